@@ -1,0 +1,109 @@
+//! `lint`: findings in the chosen format, and the exit status for CI.
+
+use std::io;
+
+use super::{FailOn, LintArgs, LintFormat, usage_error};
+use crate::load::discover;
+use crate::pipeline::{self, Policy, RunOptions};
+use crate::report::human::{HumanReporter, render_input_error};
+use crate::report::json::JsonReporter;
+use crate::report::{Reporter, Summary};
+use crate::rules::{self, Severity};
+
+pub fn run(args: LintArgs) -> io::Result<u8> {
+    let policy = match policy(&args.select, &args.ignore) {
+        Ok(policy) => policy,
+        Err(message) => return usage_error(message),
+    };
+    let mut settings = args.profile.settings();
+    let (inputs, discovery_errors) = discover(&args.input.paths);
+    let inputs = pipeline::Inputs::new(inputs)?;
+    pipeline::gather_context(&inputs, RunOptions::default().limits, &mut settings);
+    let stderr_style = args.output.stderr_style();
+    let out = args.output.writer()?;
+    let mut reporter: Box<dyn Reporter> = match args.format {
+        LintFormat::Human => Box::new(HumanReporter::new(out, args.output.style(), args.quiet)),
+        LintFormat::Json => Box::new(JsonReporter::new(out)),
+    };
+    let mut summary = Summary {
+        files: inputs.len(),
+        ..Summary::default()
+    };
+    for error in &discovery_errors {
+        eprint!("{}", render_input_error(error, stderr_style));
+        reporter.input_error(error)?;
+        summary.add_input_error();
+    }
+    let options = RunOptions {
+        threads: args.input.threads,
+        policy,
+        ..RunOptions::default()
+    };
+    let mut failure = None;
+    pipeline::run(&inputs, &settings, &options, |report| {
+        if failure.is_some() {
+            return;
+        }
+        summary.add(&report);
+        let result = (|| {
+            for error in &report.errors {
+                eprint!("{}", render_input_error(error, stderr_style));
+                reporter.input_error(error)?;
+            }
+            if !args.quiet {
+                for note in &report.skipped {
+                    eprintln!("note: {note}");
+                }
+            }
+            let findings: Vec<_> = report
+                .analyses
+                .iter()
+                .flat_map(|a| &a.findings)
+                .filter(|f| f.suppressed.is_none())
+                .collect();
+            reporter.findings(&findings)
+        })();
+        if let Err(error) = result {
+            failure = Some(error);
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    reporter.finish(&summary)?;
+    Ok(exit_status(&summary, args.fail_on))
+}
+
+/// The exit status of the output contract: 2 for unreadable input, 1 for findings at
+/// or above the threshold, else 0.
+pub fn exit_status(summary: &Summary, fail_on: FailOn) -> u8 {
+    if summary.input_errors > 0 {
+        return 2;
+    }
+    let threshold = match fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Info => Severity::Info,
+        FailOn::Never => return 0,
+    };
+    u8::from(summary.at_or_above(threshold) > 0)
+}
+
+/// Turns `--select`/`--ignore` into a policy; unknown rules are usage errors.
+fn policy(select: &[String], ignore: &[String]) -> Result<Policy, String> {
+    let ids = |keys: &[String]| -> Result<Vec<&'static str>, String> {
+        keys.iter()
+            .filter(|k| !k.is_empty())
+            .map(|key| {
+                rules::find(key).map(|rule| rule.meta().id).ok_or_else(|| {
+                    format!("unknown rule `{key}` (see `kubectl mesh-lifecycle rules`)")
+                })
+            })
+            .collect()
+    };
+    Ok(Policy {
+        selected: ids(select)?,
+        disabled: ids(ignore)?,
+        ..Policy::default()
+    })
+}

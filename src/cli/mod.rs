@@ -1,0 +1,216 @@
+//! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
+
+mod explain;
+mod lint;
+mod output;
+mod profile;
+mod rules;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+pub use output::Output;
+pub use profile::ProfileArgs;
+
+/// The name kubectl users type.
+pub const PLUGIN_NAME: &str = "kubectl mesh-lifecycle";
+/// The executable's name, which makes it a kubectl plugin.
+pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
+
+/// Finds traffic lost when service-mesh pods start and stop.
+///
+/// Simulates how the kubelet and the sidecar proxy (Istio, Linkerd, native sidecars)
+/// start and stop each pod, and reports every place where requests can fail: the app
+/// starting before its proxy, the proxy leaving before the app, preStop hooks and drains
+/// running past the grace period, Jobs that never complete.
+#[derive(Debug, Parser)]
+#[command(name = BINARY_NAME, bin_name = PLUGIN_NAME, version, propagate_version = true)]
+#[command(max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint manifests and report every hazard at its YAML line, with a fix.
+    ///
+    /// Exit status: 0 when nothing reaches --fail-on, 1 when findings do, 2 when an
+    /// input could not be read or parsed (everything else is still linted).
+    Lint(LintArgs),
+    /// Draw the simulated start-up and shutdown timeline of each workload.
+    Explain(ExplainArgs),
+    /// List the rules, or print one rule's documentation.
+    Rules(RulesArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+}
+
+/// Inputs shared by `lint` and `explain`.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json);
+    /// `-` or nothing reads standard input.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+
+    /// Worker threads (0: one per core).
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        hide_short_help = true
+    )]
+    pub threads: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+
+    /// Lowest severity that makes the exit status 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+
+    /// Run only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+
+    /// Skip these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+
+    /// Print findings only: no summary line, no notes.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// Formats of `lint`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    /// Diagnostics with the YAML excerpt and the fix.
+    Human,
+    /// The JSON output contract (schemaVersion 1).
+    Json,
+}
+
+/// The `--fail-on` threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    /// Exit 0 whatever is found (input errors still exit 2).
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text)]
+    pub format: ExplainFormat,
+
+    /// Only workloads with this name.
+    #[arg(long, value_name = "NAME")]
+    pub workload: Option<String>,
+
+    /// Only workloads of this kind (Deployment, Job, ...).
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// Formats of `explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    /// The timeline drawn in the terminal.
+    Text,
+    /// Plan, assumptions and events.
+    Json,
+    /// A picture of the timeline.
+    Svg,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// A rule id (ML201) or name (grace-period-exceeded) to print in full.
+    #[arg(value_name = "RULE")]
+    pub rule: Option<String>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
+}
+
+/// Formats of `rules`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Parses `args` and runs the command; the return value is the process exit status.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::command().try_get_matches_from(args) {
+        Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+            Ok(cli) => cli,
+            Err(error) => error.exit(),
+        },
+        Err(error) => error.exit(),
+    };
+    let status = match cli.command {
+        Command::Lint(args) => lint::run(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Rules(args) => rules::run(args),
+        Command::Completions(args) => {
+            let mut command = Cli::command();
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(args.shell, &mut command, BINARY_NAME, &mut out);
+            Ok(0)
+        }
+    };
+    match status {
+        Ok(code) => ExitCode::from(code),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A usage error in an argument clap could not check: printed like clap's, exit 2.
+fn usage_error(message: impl std::fmt::Display) -> std::io::Result<u8> {
+    eprintln!("error: {message}\n\nFor more information, try '--help'.");
+    Ok(2)
+}

@@ -1,0 +1,248 @@
+//! Stage 1 of the pipeline: inputs in, documents with positions out.
+//!
+//! Files, directories and stdin are discovered ([`discover`]), each input is cut into
+//! documents without parsing ([`split`]), and each document is parsed into a tree that
+//! keeps every node's line and column ([`parse`], [`tree`]). Nothing here knows about
+//! Kubernetes kinds.
+
+pub mod discover;
+pub mod parse;
+pub mod path;
+pub mod scalar;
+pub mod split;
+pub mod tree;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use discover::{Input, discover};
+pub use parse::Limits;
+pub use path::JsonPath;
+pub use tree::{Anchor, Node, Pos, Span, Value};
+
+/// The text of one document, kept so a report can show the lines a finding is about.
+#[derive(Clone, Debug)]
+pub struct SourceText {
+    /// The input's name as the user gave it (`-` for stdin).
+    pub file: Arc<str>,
+    /// 1-based line in `file` of the first line of `text`.
+    pub first_line: u32,
+    pub text: Arc<str>,
+}
+
+impl SourceText {
+    /// The byte offset in `text` of a position in the file, clamped to the text.
+    pub fn offset(&self, pos: Pos) -> usize {
+        let mut line = self.first_line;
+        let mut offset = 0;
+        let text = self.text.as_ref();
+        while line < pos.line {
+            match text[offset..].find('\n') {
+                Some(at) => offset += at + 1,
+                None => return text.len(),
+            }
+            line += 1;
+        }
+        let rest = &text[offset..];
+        let line_end = rest.find('\n').unwrap_or(rest.len());
+        let column = rest[..line_end]
+            .char_indices()
+            .nth(pos.column.saturating_sub(1) as usize)
+            .map_or(line_end, |(at, _)| at);
+        offset + column
+    }
+}
+
+/// One parsed document of an input.
+#[derive(Debug)]
+pub struct Document {
+    /// 0-based index of the document in its file.
+    pub index: usize,
+    pub source: SourceText,
+    pub root: Node,
+    /// The template a Helm-rendered document came from (`# Source: chart/templates/x.yaml`).
+    pub origin: Option<String>,
+}
+
+/// An input that could not be read or understood, with where and why.
+#[derive(Clone, Debug)]
+pub struct InputError {
+    pub file: Arc<str>,
+    /// Where in the file; `None` when the whole input is at fault (missing, unreadable).
+    pub pos: Option<Pos>,
+    pub message: String,
+    /// A second location that explains the first.
+    pub related: Option<Box<(Pos, String)>>,
+    /// The document's text, when there is one to show.
+    pub source: Option<SourceText>,
+}
+
+impl InputError {
+    /// An error about a whole input, such as a path that does not exist.
+    pub fn whole(file: impl Into<Arc<str>>, message: impl Into<String>) -> Self {
+        InputError {
+            file: file.into(),
+            pos: None,
+            message: message.into(),
+            related: None,
+            source: None,
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.pos {
+            Some(pos) => write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, pos.line, pos.column, self.message
+            ),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Parses one chunk of `file` into its documents. `first_index` is the document index of
+/// the chunk's first document.
+pub fn parse_chunk(
+    file: &Arc<str>,
+    chunk: split::Chunk,
+    first_index: usize,
+    limits: &Limits,
+) -> Result<Vec<Document>, InputError> {
+    let source = SourceText {
+        file: file.clone(),
+        first_line: chunk.first_line,
+        text: Arc::from(chunk.text),
+    };
+    let roots =
+        parse::parse_documents(&source.text, source.first_line, limits).map_err(|error| {
+            InputError {
+                file: file.clone(),
+                pos: Some(error.pos),
+                message: error.message,
+                related: error.related,
+                source: Some(source.clone()),
+            }
+        })?;
+    let origin = helm_origin(&source.text);
+    Ok(roots
+        .into_iter()
+        .filter(|root| root.value != Value::Null)
+        .enumerate()
+        .map(|(offset, root)| Document {
+            index: first_index + offset,
+            source: source.clone(),
+            root,
+            origin: origin.clone(),
+        })
+        .collect())
+}
+
+/// Describes a chunk that could not be read as text.
+pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
+    use split::ChunkError;
+    let at = |line: u32, column: u32| Some(Pos { line, column });
+    let (pos, message) = match error {
+        ChunkError::NotUtf8 { line, column } => (
+            at(line, column),
+            "not valid UTF-8; Kubernetes manifests must be UTF-8 text".to_owned(),
+        ),
+        ChunkError::Binary { line } => (
+            at(line, 1),
+            "contains NUL bytes: a binary file, not YAML; the rest of the file is skipped"
+                .to_owned(),
+        ),
+        ChunkError::TooLarge { first_line, limit } => (
+            at(first_line, 1),
+            format!(
+                "document larger than {} MiB; skipped without parsing (the API server accepts at most 3 MiB per object)",
+                limit / (1024 * 1024)
+            ),
+        ),
+        ChunkError::Io(error) => (None, format!("cannot read: {error}")),
+    };
+    InputError {
+        file: file.clone(),
+        pos,
+        message,
+        related: None,
+        source: None,
+    }
+}
+
+/// Helm marks each rendered document with `# Source: <template>` before its content.
+fn helm_origin(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .take_while(|line| line.is_empty() || line.starts_with('#') || line.starts_with("---"))
+        .find_map(|line| line.strip_prefix("# Source:"))
+        .map(|source| source.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_helm_template_a_document_came_from() {
+        let text = "---\n# Source: web/templates/deploy.yaml\napiVersion: v1\n";
+        assert_eq!(
+            helm_origin(text).as_deref(),
+            Some("web/templates/deploy.yaml")
+        );
+        assert_eq!(helm_origin("a: 1\n# Source: late\n"), None);
+    }
+
+    #[test]
+    fn offsets_count_characters_within_lines() {
+        let source = SourceText {
+            file: Arc::from("x.yaml"),
+            first_line: 10,
+            text: Arc::from("a: é\nbé: 2\n"),
+        };
+        assert_eq!(
+            source.offset(Pos {
+                line: 10,
+                column: 1
+            }),
+            0
+        );
+        assert_eq!(
+            source.offset(Pos {
+                line: 11,
+                column: 1
+            }),
+            6
+        );
+        assert_eq!(
+            source.offset(Pos {
+                line: 11,
+                column: 3
+            }),
+            9
+        );
+        assert_eq!(
+            source.offset(Pos {
+                line: 99,
+                column: 1
+            }),
+            source.text.len()
+        );
+    }
+
+    #[test]
+    fn empty_documents_yield_nothing() {
+        let file: Arc<str> = Arc::from("x.yaml");
+        let chunk = split::Chunk {
+            first_line: 1,
+            text: "---\n# only a comment\n".into(),
+        };
+        assert!(
+            parse_chunk(&file, chunk, 0, &Limits::default())
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,325 @@
+//! Splits a YAML stream into documents without parsing it.
+//!
+//! A line starting with `---` or `...` followed by a space, tab or line end is a
+//! document marker wherever it appears: YAML forbids such lines inside any scalar. So the
+//! stream can be cut into per-document chunks by looking at line starts alone, which
+//! keeps memory bounded by the largest document and lets documents be parsed in
+//! parallel.
+
+use std::io::{self, BufRead};
+
+/// The text of one document and where it starts in its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// 1-based line of the chunk's first line.
+    pub first_line: u32,
+    pub text: String,
+}
+
+/// Why a chunk could not be read as text.
+#[derive(Debug)]
+pub enum ChunkError {
+    /// Bytes that are not UTF-8 at `line`/`column` (column counted in bytes).
+    NotUtf8 {
+        line: u32,
+        column: u32,
+    },
+    /// A NUL byte: this is a binary file, not YAML.
+    Binary {
+        line: u32,
+    },
+    /// The document is longer than the limit; it was skipped without being parsed.
+    TooLarge {
+        first_line: u32,
+        limit: usize,
+    },
+    Io(io::Error),
+}
+
+/// Reads documents from `reader` one at a time.
+pub struct Splitter<R> {
+    reader: R,
+    max_bytes: usize,
+    /// Lines read so far.
+    line: u32,
+    /// The chunk being collected, its first line, and what it holds so far.
+    pending: Vec<u8>,
+    pending_first_line: u32,
+    pending_has_content: bool,
+    pending_has_start: bool,
+    /// The chunk grew past `max_bytes`; its text is dropped until it ends.
+    oversized: bool,
+    done: bool,
+    line_buf: Vec<u8>,
+}
+
+impl<R: BufRead> Splitter<R> {
+    /// Splits `reader`, refusing documents longer than `max_bytes`.
+    pub fn new(reader: R, max_bytes: usize) -> Self {
+        Splitter {
+            reader,
+            max_bytes,
+            line: 0,
+            pending: Vec::new(),
+            pending_first_line: 1,
+            pending_has_content: false,
+            pending_has_start: false,
+            oversized: false,
+            done: false,
+            line_buf: Vec::new(),
+        }
+    }
+
+    /// Reads one line into `line_buf`, keeping at most `max_bytes + 1` bytes of it so a
+    /// single enormous line cannot exhaust memory. Returns false at end of input.
+    fn read_line(&mut self) -> io::Result<bool> {
+        self.line_buf.clear();
+        let mut any = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error),
+            };
+            if available.is_empty() {
+                return Ok(any);
+            }
+            any = true;
+            let (take, found_newline) = match available.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            };
+            let room = (self.max_bytes + 1).saturating_sub(self.line_buf.len());
+            self.line_buf
+                .extend_from_slice(&available[..take.min(room)]);
+            self.reader.consume(take);
+            if found_newline {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Ends the pending chunk; `None` when there is nothing to hand out.
+    fn take_chunk(&mut self) -> Option<Result<Chunk, ChunkError>> {
+        let first_line = self.pending_first_line;
+        self.pending_has_content = false;
+        self.pending_has_start = false;
+        if std::mem::take(&mut self.oversized) {
+            self.pending.clear();
+            return Some(Err(ChunkError::TooLarge {
+                first_line,
+                limit: self.max_bytes,
+            }));
+        }
+        let bytes = std::mem::take(&mut self.pending);
+        if bytes.is_empty() {
+            return None;
+        }
+        Some(to_text(bytes, first_line).map(|text| Chunk { first_line, text }))
+    }
+
+    fn append_line(&mut self) {
+        if self.pending.is_empty() && !self.oversized {
+            self.pending_first_line = self.line;
+        }
+        if self.oversized {
+            return;
+        }
+        if self.pending.len() + self.line_buf.len() > self.max_bytes {
+            self.oversized = true;
+            self.pending = Vec::new();
+            return;
+        }
+        self.pending.extend_from_slice(&self.line_buf);
+    }
+}
+
+fn to_text(bytes: Vec<u8>, first_line: u32) -> Result<String, ChunkError> {
+    String::from_utf8(bytes).map_err(|error| {
+        let bytes = error.as_bytes();
+        let valid = error.utf8_error().valid_up_to();
+        let before = &bytes[..valid];
+        let line = first_line + before.iter().filter(|&&b| b == b'\n').count() as u32;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        ChunkError::NotUtf8 {
+            line,
+            column: (valid - line_start) as u32 + 1,
+        }
+    })
+}
+
+/// What a line means to the splitter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    /// `---`: starts a document (the line belongs to the new document).
+    Start,
+    /// `...`: ends a document (the line belongs to the ending document).
+    End,
+    /// Blank, comment or directive: not content on its own.
+    Trivia,
+    Content,
+}
+
+fn classify(line: &[u8]) -> LineKind {
+    let is_marker = |marker: &[u8]| {
+        line.strip_prefix(marker)
+            .is_some_and(|rest| matches!(rest.first(), None | Some(b' ' | b'\t' | b'\r' | b'\n')))
+    };
+    if is_marker(b"---") {
+        return LineKind::Start;
+    }
+    if is_marker(b"...") {
+        return LineKind::End;
+    }
+    let trimmed = line.trim_ascii_start();
+    if trimmed.is_empty() || trimmed[0] == b'#' || line[0] == b'%' {
+        LineKind::Trivia
+    } else {
+        LineKind::Content
+    }
+}
+
+impl<R: BufRead> Iterator for Splitter<R> {
+    type Item = Result<Chunk, ChunkError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.read_line() {
+                Err(error) => {
+                    self.done = true;
+                    return Some(Err(ChunkError::Io(error)));
+                }
+                Ok(false) => {
+                    self.done = true;
+                    return self.take_chunk();
+                }
+                Ok(true) => {}
+            }
+            self.line += 1;
+            if self.line == 1 && self.line_buf.starts_with(b"\xEF\xBB\xBF") {
+                self.line_buf.drain(..3);
+            }
+            if self.line_buf.contains(&0) {
+                self.done = true;
+                return Some(Err(ChunkError::Binary { line: self.line }));
+            }
+            let kind = classify(&self.line_buf);
+            // Blank lines, comments and directives before a `---` belong to the document
+            // it opens; anything else before it is a document of its own.
+            let emitted = if kind == LineKind::Start
+                && (self.pending_has_content || self.pending_has_start)
+            {
+                self.take_chunk()
+            } else {
+                None
+            };
+            self.append_line();
+            match kind {
+                LineKind::Start => self.pending_has_start = true,
+                LineKind::Content => self.pending_has_content = true,
+                LineKind::Trivia => {}
+                LineKind::End => {
+                    if emitted.is_none() {
+                        return self.take_chunk();
+                    }
+                }
+            }
+            if emitted.is_some() {
+                return emitted;
+            }
+        }
+        None
+    }
+}
+
+/// Splits everything `reader` yields, for callers that want all chunks at once.
+pub fn split_all<R: BufRead>(reader: R, max_bytes: usize) -> Vec<Result<Chunk, ChunkError>> {
+    Splitter::new(reader, max_bytes).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(text: &str) -> Vec<(u32, String)> {
+        split_all(text.as_bytes(), 1 << 20)
+            .into_iter()
+            .map(|chunk| {
+                let chunk = chunk.expect("text chunk");
+                (chunk.first_line, chunk.text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_document_markers() {
+        let got = chunks("a: 1\n---\nb: 2\n--- \nc: 3\n");
+        assert_eq!(
+            got,
+            vec![
+                (1, "a: 1\n".into()),
+                (2, "---\nb: 2\n".into()),
+                (4, "--- \nc: 3\n".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn leading_comments_join_the_first_document() {
+        let got = chunks("# Source: x\n---\na: 1\n");
+        assert_eq!(got, vec![(1, "# Source: x\n---\na: 1\n".into())]);
+    }
+
+    #[test]
+    fn markers_need_a_separator() {
+        let got = chunks("a: |\n  x\n---x: 1\n");
+        assert_eq!(got.len(), 1);
+    }
+
+    #[test]
+    fn end_markers_close_documents() {
+        let got = chunks("a: 1\n...\nb: 2\n");
+        assert_eq!(got, vec![(1, "a: 1\n...\n".into()), (3, "b: 2\n".into())]);
+    }
+
+    #[test]
+    fn empty_documents_are_kept_as_chunks() {
+        let got = chunks("---\n---\na: 1\n");
+        assert_eq!(got, vec![(1, "---\n".into()), (2, "---\na: 1\n".into())]);
+    }
+
+    #[test]
+    fn byte_order_mark_is_dropped() {
+        let got = chunks("\u{feff}a: 1\n");
+        assert_eq!(got, vec![(1, "a: 1\n".into())]);
+    }
+
+    #[test]
+    fn oversized_documents_are_skipped_and_reading_goes_on() {
+        let text = format!("a: {}\n---\nb: 1\n", "x".repeat(100));
+        let got = split_all(text.as_bytes(), 50);
+        assert!(matches!(
+            got[0],
+            Err(ChunkError::TooLarge { first_line: 1, .. })
+        ));
+        assert_eq!(got[1].as_ref().unwrap().text, "---\nb: 1\n");
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        let got = split_all(&b"a: 1\nb: \xff\n"[..], 1 << 20);
+        assert!(matches!(
+            got[0],
+            Err(ChunkError::NotUtf8 { line: 2, column: 4 })
+        ));
+    }
+
+    #[test]
+    fn nul_bytes_mean_binary() {
+        let got = split_all(&b"\x7fELF\x00\x01"[..], 1 << 20);
+        assert!(matches!(got[0], Err(ChunkError::Binary { line: 1 })));
+    }
+}

@@ -1,0 +1,222 @@
+//! The parsed YAML tree: JSON-shaped values that remember where they came from.
+//!
+//! Every node and every mapping key keeps its position in the file, so a finding can
+//! point at the exact node a user has to change. Values follow the JSON data model
+//! because that is what the Kubernetes API sees after `kubectl` converts YAML.
+
+use super::path::{JsonPath, Segment};
+
+/// A position in an input file: 1-based line, 1-based column counted in Unicode code
+/// points (the unit SARIF calls `unicodeCodePoints`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// The extent of a node, start inclusive and end exclusive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    /// A span that covers both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// A YAML node converted to the JSON data model, with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub value: Value,
+    /// How the scalar was written; collections are `Plain`.
+    pub style: Style,
+}
+
+/// How a scalar is written, which decides how positions inside it map to the file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Style {
+    #[default]
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    /// `|`: content lines are file lines, with the indentation removed.
+    Literal,
+    /// `>`: lines are folded, so inner positions do not map back.
+    Folded,
+}
+
+/// A node's value. Scalars are already resolved with Kubernetes' YAML 1.1 rules.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Integers above `i64::MAX` that still fit an unsigned 64-bit integer.
+    UInt(u64),
+    Float(f64),
+    String(String),
+    Seq(Vec<Node>),
+    Map(Vec<Entry>),
+}
+
+/// One `key: value` pair; keys are strings, as JSON requires.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: String,
+    pub key_span: Span,
+    pub value: Node,
+}
+
+/// Which part of a mapping entry a location should point at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Anchor {
+    /// The key (`preStop:`): "this field is the problem".
+    Key,
+    /// The value (`45` in `sleep 45`): "this value is the problem".
+    Value,
+}
+
+/// The result of looking a path up: the span found and whether it is the node asked for
+/// or its deepest existing ancestor (the path names a field the manifest leaves unset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub span: Span,
+    pub exact: bool,
+}
+
+impl Node {
+    /// The value of `key` when this node is a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|entry| &entry.value)
+    }
+
+    /// The entry of `key` when this node is a mapping.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        match &self.value {
+            Value::Map(entries) => entries.iter().find(|entry| entry.key == key),
+            _ => None,
+        }
+    }
+
+    /// The string value, when this node is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The node at `path` below this one.
+    pub fn at(&self, path: &JsonPath) -> Option<&Node> {
+        path.segments()
+            .iter()
+            .try_fold(self, |node, segment| node.child(segment))
+    }
+
+    fn child(&self, segment: &Segment) -> Option<&Node> {
+        match (segment, &self.value) {
+            (Segment::Key(key), Value::Map(_)) => self.get(key),
+            (Segment::Index(index), Value::Seq(items)) => items.get(*index),
+            _ => None,
+        }
+    }
+
+    /// Finds the span to report for `path`. A missing tail falls back to the deepest
+    /// node that exists, so a defaulted field still points somewhere useful. An
+    /// [`Segment::Embedded`] step looks inside a string that holds YAML or JSON (an
+    /// annotation such as `proxy.istio.io/config`).
+    pub fn locate(&self, path: &JsonPath, anchor: Anchor) -> Located {
+        let segments = path.segments();
+        let mut node = self;
+        let mut span = self.span;
+        for (depth, segment) in segments.iter().enumerate() {
+            let is_last = depth + 1 == segments.len();
+            let next = match (segment, &node.value) {
+                (Segment::Key(key), Value::Map(_)) => node.entry(key).map(|entry| {
+                    let span = if is_last && anchor == Anchor::Value {
+                        entry.value.span
+                    } else {
+                        entry.key_span
+                    };
+                    (&entry.value, span)
+                }),
+                (Segment::Index(index), Value::Seq(items)) => {
+                    items.get(*index).map(|item| (item, item.span))
+                }
+                (Segment::Embedded, Value::String(text)) => {
+                    let rest = JsonPath::from_segments(&segments[depth + 1..]);
+                    return match node.locate_embedded(text, &rest, anchor) {
+                        Some(located) => located,
+                        None => Located { span, exact: false },
+                    };
+                }
+                _ => None,
+            };
+            match next {
+                Some((child, child_span)) => {
+                    node = child;
+                    span = child_span;
+                }
+                None => return Located { span, exact: false },
+            }
+        }
+        Located { span, exact: true }
+    }
+
+    /// Locates `path` inside the YAML held by this string node, mapped back to file
+    /// positions where the scalar's style allows it.
+    fn locate_embedded(&self, text: &str, path: &JsonPath, anchor: Anchor) -> Option<Located> {
+        let single_line = self.span.start.line == self.span.end.line;
+        let column_shift = match self.style {
+            Style::Literal => 0,
+            Style::Plain if single_line => 0,
+            Style::SingleQuoted | Style::DoubleQuoted if single_line => 1,
+            _ => return None,
+        };
+        let roots =
+            super::parse::parse_documents(text, 1, &super::parse::Limits::default()).ok()?;
+        let inner = roots.first()?.locate(path, anchor);
+        let map = |pos: Pos| Pos {
+            line: self.span.start.line + pos.line - 1,
+            column: self.span.start.column + column_shift + pos.column - 1,
+        };
+        if self.style != Style::Literal && inner.span.start.line > 1 {
+            return None;
+        }
+        Some(Located {
+            span: Span {
+                start: map(inner.span.start),
+                end: map(inner.span.end),
+            },
+            exact: inner.exact,
+        })
+    }
+
+    /// Converts the tree to `serde_json::Value` for typed decoding.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::UInt(u) => J::from(*u),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Value::String(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(entries) => J::Object(
+                entries
+                    .iter()
+                    .map(|entry| (entry.key.clone(), entry.value.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+}

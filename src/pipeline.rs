@@ -1,0 +1,393 @@
+//! Drives the stages of design.md over every input: load → workload → resolve →
+//! simulate → rules, then hands each document's results, in input order, to a sink.
+//!
+//! Documents are processed on all cores. A reader thread cuts inputs into documents;
+//! workers run the stages; results are handed out strictly in input order, so output
+//! is byte-identical to a single-threaded run. At most a fixed number of documents are
+//! in flight, which bounds memory by the largest documents, not by the input.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use crate::load::{self, Input, InputError, Limits, Pos, SourceText, split};
+use crate::resolve::{self, PodPlan};
+use crate::rules::{self, Finding, Severity};
+use crate::settings::Settings;
+use crate::simulate::{self, Timeline};
+use crate::workload::{self, WorkloadRef};
+
+/// A finding with its place in the input resolved.
+#[derive(Clone, Debug)]
+pub struct Located {
+    pub finding: Finding,
+    pub file: Arc<str>,
+    pub document: usize,
+    pub workload: WorkloadRef,
+    /// Where Helm rendered the workload from.
+    pub origin: Option<String>,
+    pub primary: Place,
+    pub related: Vec<Place>,
+    /// The document's text, for excerpts.
+    pub source: SourceText,
+    /// The reason given in a suppression annotation, when one applies.
+    pub suppressed: Option<String>,
+}
+
+/// A resolved label: positions and the note to show there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub start: Pos,
+    pub end: Pos,
+    pub text: String,
+    /// The manifest path the label names (it may be unset in the manifest).
+    pub path: String,
+}
+
+/// One workload's full analysis, for `explain`.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub file: Arc<str>,
+    pub document: usize,
+    pub origin: Option<String>,
+    pub plan: PodPlan,
+    pub timeline: Timeline,
+    pub findings: Vec<Located>,
+}
+
+/// What one document produced.
+#[derive(Debug, Default)]
+pub struct DocumentReport {
+    pub analyses: Vec<Analysis>,
+    pub errors: Vec<InputError>,
+    /// Workloads left out on purpose, with why.
+    pub skipped: Vec<InputError>,
+}
+
+/// Options of a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub limits: Limits,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Which rules run and at what severity.
+    pub policy: Policy,
+}
+
+/// Which rules are on, and severities users changed.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// Rule ids turned off.
+    pub disabled: Vec<&'static str>,
+    /// Only these rule ids, when not empty.
+    pub selected: Vec<&'static str>,
+    /// Severity overrides by rule id.
+    pub severities: BTreeMap<&'static str, Severity>,
+}
+
+impl Policy {
+    fn applies(&self, id: &str) -> bool {
+        (self.selected.is_empty() || self.selected.contains(&id)) && !self.disabled.contains(&id)
+    }
+}
+
+/// The inputs of a run with standard input read once, so that it can be read twice.
+pub struct Inputs {
+    inputs: Vec<Input>,
+    stdin: Option<Arc<[u8]>>,
+}
+
+impl Inputs {
+    /// Takes the inputs; standard input, if among them, is read into memory now.
+    pub fn new(inputs: Vec<Input>) -> std::io::Result<Inputs> {
+        let stdin = if inputs.contains(&Input::Stdin) {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+            Some(Arc::from(bytes))
+        } else {
+            None
+        };
+        Ok(Inputs { inputs, stdin })
+    }
+
+    /// How many inputs there are.
+    pub fn len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty()
+    }
+
+    fn open(&self, input: &Input) -> std::io::Result<Box<dyn BufRead + Send>> {
+        Ok(match input {
+            Input::Stdin => {
+                let bytes = self.stdin.clone().unwrap_or_else(|| Arc::from(Vec::new()));
+                Box::new(std::io::Cursor::new(bytes))
+            }
+            Input::File(path) => Box::new(BufReader::with_capacity(
+                1 << 16,
+                std::fs::File::open(path)?,
+            )),
+        })
+    }
+}
+
+/// Objects in the input that change how other documents are read: `Namespace` objects,
+/// whose labels decide injection. Only documents that mention them are parsed here, and
+/// nothing is reported; the main pass reports every document once.
+pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
+    for input in &inputs.inputs {
+        let Ok(reader) = inputs.open(input) else {
+            continue;
+        };
+        let file = input.display_name();
+        for (index, chunk) in split::Splitter::new(reader, limits.max_document_bytes).enumerate() {
+            let Ok(chunk) = chunk else { continue };
+            if !chunk.text.contains("Namespace") {
+                continue;
+            }
+            let Ok(documents) = load::parse_chunk(&file, chunk, index, &limits) else {
+                continue;
+            };
+            for document in &documents {
+                for namespace in workload::objects(document).namespaces {
+                    settings.namespaces.insert(
+                        namespace.name.clone(),
+                        crate::settings::NamespaceInfo {
+                            labels: namespace.labels,
+                            annotations: namespace.annotations,
+                            source: Some(crate::settings::Source::Input(file.clone())),
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Runs the pipeline over `inputs`, calling `sink` with each document's report in input
+/// order. Returns once every input has been processed.
+pub fn run(
+    inputs: &Inputs,
+    settings: &Settings,
+    options: &RunOptions,
+    mut sink: impl FnMut(DocumentReport),
+) {
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    if threads <= 1 {
+        read_all(inputs, options.limits, |unit| {
+            sink(process(unit, settings, options))
+        });
+        return;
+    }
+    // Documents in flight: queued, being processed, or waiting for their turn.
+    let in_flight = threads * 4;
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Unit)>(in_flight);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, DocumentReport)>();
+    let (token_tx, token_rx) = mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        token_tx
+            .send(())
+            .expect("the token channel has room for every token");
+    }
+    let work_rx = Arc::new(Mutex::new(work_rx));
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut seq = 0u64;
+            read_all(inputs, options.limits, |unit| {
+                if token_rx.recv().is_err() {
+                    return;
+                }
+                let _ = work_tx.send((seq, unit));
+                seq += 1;
+            });
+        });
+        for _ in 0..threads {
+            let work_rx = Arc::clone(&work_rx);
+            let done_tx = done_tx.clone();
+            scope.spawn(move || {
+                loop {
+                    let next = work_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((seq, unit))) = next else { break };
+                    if done_tx
+                        .send((seq, process(unit, settings, options)))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0u64;
+        for (seq, report) in done_rx {
+            waiting.insert(seq, report);
+            while let Some(report) = waiting.remove(&next) {
+                sink(report);
+                next += 1;
+                let _ = token_tx.send(());
+            }
+        }
+    });
+}
+
+/// A piece of work: one document's text, or an input that could not be read.
+enum Unit {
+    Chunk {
+        file: Arc<str>,
+        index: usize,
+        chunk: split::Chunk,
+    },
+    Failed(InputError),
+}
+
+/// Reads every input in order, cutting each into document chunks.
+fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
+    for input in &inputs.inputs {
+        let file = input.display_name();
+        let reader = match inputs.open(input) {
+            Ok(reader) => reader,
+            Err(error) => {
+                each(Unit::Failed(InputError::whole(
+                    file,
+                    load::discover::describe_io(&error),
+                )));
+                continue;
+            }
+        };
+        let mut any = false;
+        for (index, chunk) in split::Splitter::new(reader, limits.max_document_bytes).enumerate() {
+            match chunk {
+                Ok(chunk) => {
+                    any |= !chunk.text.trim().is_empty();
+                    each(Unit::Chunk {
+                        file: file.clone(),
+                        index,
+                        chunk,
+                    });
+                }
+                Err(error) => {
+                    any = true;
+                    let error = match error {
+                        split::ChunkError::Io(io)
+                            if io.kind() == std::io::ErrorKind::IsADirectory =>
+                        {
+                            InputError::whole(file.clone(), "is a directory")
+                        }
+                        other => load::chunk_error(&file, other),
+                    };
+                    each(Unit::Failed(error));
+                }
+            }
+        }
+        if !any && matches!(input, Input::Stdin) {
+            each(Unit::Failed(InputError::whole(
+                file,
+                "standard input is empty; nothing to lint",
+            )));
+        }
+    }
+}
+
+/// Runs every stage over one document.
+fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
+    let mut report = DocumentReport::default();
+    let (file, index, chunk) = match unit {
+        Unit::Failed(error) => {
+            report.errors.push(error);
+            return report;
+        }
+        Unit::Chunk { file, index, chunk } => (file, index, chunk),
+    };
+    let documents = match load::parse_chunk(&file, chunk, index, &options.limits) {
+        Ok(documents) => documents,
+        Err(error) => {
+            report.errors.push(error);
+            return report;
+        }
+    };
+    for document in &documents {
+        let objects = workload::objects(document);
+        report.errors.extend(objects.errors);
+        report.skipped.extend(objects.skipped);
+        for workload in &objects.workloads {
+            let plan = resolve::resolve(workload, settings);
+            let timeline = simulate::simulate(&plan);
+            let findings = rules::check(&rules::Pod {
+                plan: &plan,
+                timeline: &timeline,
+            });
+            let mut located: Vec<Located> = findings
+                .into_iter()
+                .filter(|f| options.policy.applies(f.rule.id))
+                .map(|mut finding| {
+                    if let Some(severity) = options.policy.severities.get(finding.rule.id) {
+                        finding.severity = *severity;
+                    }
+                    locate(finding, document, workload)
+                })
+                .collect();
+            located.sort_by(|a, b| {
+                (a.primary.start, a.finding.rule.id).cmp(&(b.primary.start, b.finding.rule.id))
+            });
+            report.analyses.push(Analysis {
+                file: file.clone(),
+                document: document.index,
+                origin: document.origin.clone(),
+                plan,
+                timeline,
+                findings: located,
+            });
+        }
+    }
+    report
+}
+
+/// Resolves a finding's paths to positions while the document's tree is alive.
+fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
+    let place = |label: &rules::Label| {
+        let found = document.root.locate(&label.path, label.anchor);
+        Place {
+            start: found.span.start,
+            end: found.span.end,
+            text: label.text.clone(),
+            path: label.path.to_string(),
+        }
+    };
+    let primary = place(&finding.primary);
+    let related = finding.related.iter().map(place).collect();
+    let suppressed = suppression(workload, &finding);
+    Located {
+        file: document.source.file.clone(),
+        document: document.index,
+        workload: workload.reference(),
+        origin: document.origin.clone(),
+        primary,
+        related,
+        source: document.source.clone(),
+        suppressed,
+        finding,
+    }
+}
+
+/// `ignore-check.mesh-lifecycle.io/<id or name>: "<reason>"` or
+/// `mesh-lifecycle.io/ignore-all: "<reason>"` on the object or its pod template.
+fn suppression(workload: &workload::Workload, finding: &Finding) -> Option<String> {
+    let keys = [
+        format!("ignore-check.mesh-lifecycle.io/{}", finding.rule.id),
+        format!("ignore-check.mesh-lifecycle.io/{}", finding.rule.name),
+        format!("{}ignore-all", resolve::ANNOTATION_PREFIX),
+    ];
+    keys.iter().find_map(|key| {
+        workload
+            .annotation(key)
+            .map(|(reason, _)| reason.to_owned())
+    })
+}

@@ -1,0 +1,119 @@
+//! `explain --format json`: the plan, its assumptions, the events and the hazards.
+
+use serde_json::{Value, json};
+
+use crate::pipeline::Analysis;
+use crate::resolve::{
+    ContainerList, ExitPolicy, Hook, HookDuration, Injection, PlannedContainer, Provenance, Role,
+};
+use crate::settings::Settings;
+use crate::simulate::events;
+
+/// The explanation of every analysis.
+pub fn json(analyses: &[Analysis], settings: &Settings) -> Value {
+    json!({
+        "schemaVersion": 1,
+        "profile": {
+            "kubernetesVersion": settings.kubernetes.value.to_string(),
+            "kubernetesVersionSource": settings.kubernetes.source.to_string(),
+            "istioVersion": settings.istio.version.as_ref().map(|v| v.value.to_string()),
+            "linkerdVersion": settings.linkerd.version.as_ref().map(|v| v.value.to_string()),
+        },
+        "workloads": analyses.iter().map(workload).collect::<Vec<_>>(),
+    })
+}
+
+fn workload(analysis: &Analysis) -> Value {
+    let plan = &analysis.plan;
+    json!({
+        "file": analysis.file.as_ref(),
+        "document": analysis.document,
+        "origin": analysis.origin,
+        "workload": plan.workload,
+        "plan": {
+            "kubernetesVersion": plan.kubernetes.value.to_string(),
+            "gracePeriodSeconds": plan.grace_period.value,
+            "gracePeriodSource": plan.grace_period.source.to_string(),
+            "meshes": plan.meshes.iter().map(|m| json!({
+                "mesh": m.mesh,
+                "injection": match &m.injection {
+                    Injection::InManifest => "inManifest".to_owned(),
+                    Injection::WillInject { .. } => "willInject".to_owned(),
+                    Injection::NotInjected { .. } => "notInjected".to_owned(),
+                },
+                "mode": m.mode,
+                "reasons": m.reasons,
+            })).collect::<Vec<_>>(),
+            "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
+        },
+        "assumptions": {
+            "scenario": plan.scenario.entries().into_iter().map(|(name, value)| json!({
+                "name": name,
+                "ms": value.map(|v| v.value.0),
+                "source": value.map(|v| v.source.to_string()),
+            })).collect::<Vec<_>>(),
+            "notes": plan.assumptions.iter().map(|a| a.text.clone()).collect::<Vec<_>>(),
+        },
+        "events": events(plan, &analysis.timeline),
+        "hazards": analysis.findings.iter().map(|f| json!({
+            "ruleId": f.finding.rule.id,
+            "rule": f.finding.rule.name,
+            "severity": f.finding.severity,
+            "message": f.finding.message,
+            "line": f.primary.start.line,
+            "column": f.primary.start.column,
+            "window": f.finding.window,
+            "suppressed": f.suppressed.is_some(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn container(c: &PlannedContainer) -> Value {
+    json!({
+        "name": c.name,
+        "list": match c.list { ContainerList::Init => "initContainers", ContainerList::Regular => "containers" },
+        "index": c.index,
+        "role": match &c.role {
+            Role::App => "app".to_owned(),
+            Role::Init => "init".to_owned(),
+            Role::Sidecar(s) => if s.carries_traffic { "proxy".to_owned() } else { "sidecar".to_owned() },
+        },
+        "sidecar": c.sidecar().map(|s| s.kind.label().to_owned()),
+        "nativeSidecar": c.native_sidecar,
+        "injected": matches!(c.provenance, Provenance::Injected { .. }),
+        "postStart": c.post_start.as_ref().map(hook),
+        "preStop": c.pre_stop.as_ref().map(hook),
+        "startupProbe": c.startup_probe.map(|p| json!({
+            "initialDelayMs": p.initial_delay.0, "periodMs": p.period.0, "failureThreshold": p.failure_threshold,
+        })),
+        "startupMs": c.startup.0,
+        "exit": exit(&c.exit),
+        "startGate": c.start_gate.as_ref().map(|g| g.summary.clone()),
+    })
+}
+
+fn hook(h: &Hook) -> Value {
+    json!({
+        "summary": h.summary,
+        "duration": match &h.duration {
+            HookDuration::Fixed(length) => json!({"fixedMs": length.0}),
+            HookDuration::UntilReady { timeout } => json!({"untilReady": {"timeoutMs": timeout.0}}),
+            HookDuration::UntilAppsExit => json!("untilAppsExit"),
+            HookDuration::UntilSelfExits => json!("untilSelfExits"),
+            HookDuration::Unknown => json!("unknown"),
+        },
+    })
+}
+
+fn exit(policy: &ExitPolicy) -> Value {
+    match policy {
+        ExitPolicy::After(length) => {
+            json!({"afterMs": length.value.0, "source": length.source.to_string()})
+        }
+        ExitPolicy::Immediately => json!("immediately"),
+        ExitPolicy::WhenIdle { minimum, poll } => {
+            json!({"whenIdle": {"minimumMs": minimum.value.0, "pollMs": poll.0}})
+        }
+        ExitPolicy::WhenRequestsDone { cap } => json!({"whenRequestsDone": {"capMs": cap.value.0}}),
+    }
+}

@@ -1,0 +1,352 @@
+//! Turns a Timeline into lanes: one per container, one for the endpoints, one per
+//! hazard, for each phase.
+
+use crate::pipeline::Analysis;
+use crate::resolve::{ContainerList, PlannedContainer, Role};
+use crate::simulate::Phase;
+use crate::time::Millis;
+
+/// What a stretch of a lane shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Started, not ready yet.
+    Starting,
+    /// Running (an init container doing its work, an app serving).
+    Running,
+    /// A postStart or preStop hook running.
+    Hook,
+    /// After the stop signal: draining or shutting down.
+    Stopping,
+    /// Endpoints still route new requests to the pod.
+    Routed,
+    /// Traffic can be lost here.
+    Hazard,
+    /// Blocked forever (never starts, never exits).
+    Stuck,
+}
+
+/// A point mark on a lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    Start,
+    Ready,
+    Sigterm,
+    Sigkill,
+    Exit,
+    Removed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub from: Millis,
+    pub to: Millis,
+    pub state: State,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub at: Millis,
+    pub kind: MarkKind,
+}
+
+/// One horizontal lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    pub label: String,
+    /// Short role tag: app, init, proxy, sidecar, pod, hazard id.
+    pub tag: String,
+    pub segments: Vec<Segment>,
+    pub marks: Vec<Mark>,
+    /// Text after the lane ("never exits", "20 s").
+    pub note: Option<String>,
+}
+
+/// The lanes of one phase, and the time it spans.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Panel {
+    pub phase: Phase,
+    pub title: String,
+    pub end: Millis,
+    pub lanes: Vec<Lane>,
+}
+
+fn tag(container: &PlannedContainer) -> String {
+    match &container.role {
+        Role::App => "app".into(),
+        Role::Init => "init".into(),
+        Role::Sidecar(s) if s.carries_traffic && container.native_sidecar => "native proxy".into(),
+        Role::Sidecar(s) if s.carries_traffic => "proxy".into(),
+        Role::Sidecar(_) if container.native_sidecar => "native sidecar".into(),
+        Role::Sidecar(_) => "sidecar".into(),
+    }
+}
+
+fn lane(container: &PlannedContainer) -> Lane {
+    Lane {
+        label: container.name.clone(),
+        tag: tag(container),
+        segments: Vec::new(),
+        marks: Vec::new(),
+        note: None,
+    }
+}
+
+fn segment(lane: &mut Lane, from: Millis, to: Millis, state: State) {
+    if to > from {
+        lane.segments.push(Segment { from, to, state });
+    }
+}
+
+fn mark(lane: &mut Lane, at: Millis, kind: MarkKind) {
+    lane.marks.push(Mark { at, kind });
+}
+
+/// Rounds a phase's end up to leave room after the last event.
+fn span_end(last: Millis) -> Millis {
+    let padded = last.0 + last.0 / 8 + 500;
+    Millis(padded.max(2000))
+}
+
+/// All panels of one analysis.
+pub fn panels(analysis: &Analysis) -> Vec<Panel> {
+    let mut panels = vec![startup(analysis), termination(analysis)];
+    if let Some(panel) = completion(analysis) {
+        panels.push(panel);
+    }
+    for panel in &mut panels {
+        add_hazards(panel, analysis);
+    }
+    panels
+}
+
+fn startup(analysis: &Analysis) -> Panel {
+    let plan = &analysis.plan;
+    let entries = &analysis.timeline.startup.containers;
+    let mut last = Millis::ZERO;
+    for entry in entries {
+        for at in [
+            entry.started,
+            entry.ready,
+            entry.post_start_done,
+            entry.exited,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            last = last.max(at);
+        }
+    }
+    let end = span_end(last);
+    let mut lanes = Vec::new();
+    for (container, entry) in plan.containers.iter().zip(entries) {
+        let mut lane = lane(container);
+        let Some(started) = entry.started else {
+            segment(&mut lane, Millis::ZERO, end, State::Stuck);
+            lane.note = Some("never starts".into());
+            lanes.push(lane);
+            continue;
+        };
+        mark(&mut lane, started, MarkKind::Start);
+        match (container.list, entry.exited) {
+            (ContainerList::Init, Some(exited)) => {
+                segment(&mut lane, started, exited, State::Running);
+                mark(&mut lane, exited, MarkKind::Exit);
+            }
+            (ContainerList::Init, None)
+                if container.restart_always && !container.native_sidecar =>
+            {
+                segment(&mut lane, started, end, State::Stuck);
+                lane.note = Some("never exits: restartPolicy Always is not a sidecar here".into());
+            }
+            _ => {
+                let ready = entry.ready.unwrap_or(started);
+                if container.sidecar().is_some() && ready > started {
+                    segment(&mut lane, started, ready, State::Starting);
+                    segment(&mut lane, ready, end, State::Running);
+                    mark(&mut lane, ready, MarkKind::Ready);
+                } else {
+                    segment(&mut lane, started, end, State::Running);
+                }
+                if let Some(done) = entry.post_start_done.filter(|d| *d > started) {
+                    lane.note = Some(format!(
+                        "postStart until {done}{}",
+                        if entry.post_start_failed {
+                            " (gave up)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+        }
+        lanes.push(lane);
+    }
+    Panel {
+        phase: Phase::Startup,
+        title: "Start-up (0 = pod scheduled)".into(),
+        end,
+        lanes,
+    }
+}
+
+fn termination(analysis: &Analysis) -> Panel {
+    let plan = &analysis.plan;
+    let t = &analysis.timeline.termination;
+    let mut last = t.endpoints_removed.max(Millis::secs(t.grace_seconds));
+    for entry in t.containers.iter().flatten() {
+        last = last
+            .max(entry.exit)
+            .max(entry.kill.min(entry.natural_exit.max(entry.exit)));
+    }
+    let end = span_end(last);
+    let mut lanes = Vec::new();
+    for (container, entry) in plan.containers.iter().zip(&t.containers) {
+        let Some(entry) = entry else { continue };
+        let mut lane = lane(container);
+        let hook_end = entry.pre_stop_end.unwrap_or(Millis::ZERO);
+        if entry.pre_stop_end.is_some() {
+            segment(
+                &mut lane,
+                Millis::ZERO,
+                hook_end.min(entry.exit),
+                State::Hook,
+            );
+        }
+        segment(
+            &mut lane,
+            hook_end,
+            entry.signal.min(entry.exit),
+            State::Running,
+        );
+        segment(&mut lane, entry.signal, entry.exit, State::Stopping);
+        if entry.signal < entry.exit || entry.signal == entry.natural_exit {
+            mark(&mut lane, entry.signal, MarkKind::Sigterm);
+        }
+        if entry.killed {
+            mark(&mut lane, entry.kill, MarkKind::Sigkill);
+            lane.note = Some(format!("SIGKILL at {}", entry.kill));
+        } else {
+            mark(&mut lane, entry.exit, MarkKind::Exit);
+        }
+        lanes.push(lane);
+    }
+    let mut endpoints = Lane {
+        label: "endpoints".into(),
+        tag: "pod".into(),
+        segments: Vec::new(),
+        marks: Vec::new(),
+        note: Some(format!("removed at {}", t.endpoints_removed)),
+    };
+    segment(
+        &mut endpoints,
+        Millis::ZERO,
+        t.endpoints_removed,
+        State::Routed,
+    );
+    mark(&mut endpoints, t.endpoints_removed, MarkKind::Removed);
+    lanes.push(endpoints);
+    Panel {
+        phase: Phase::Termination,
+        title: format!(
+            "Termination (0 = deletion; grace period {} s)",
+            plan.grace_period.value
+        ),
+        end,
+        lanes,
+    }
+}
+
+fn completion(analysis: &Analysis) -> Option<Panel> {
+    let plan = &analysis.plan;
+    let completion = analysis.timeline.completion.as_ref()?;
+    let startup = &analysis.timeline.startup.containers;
+    let last = completion
+        .exits
+        .iter()
+        .flatten()
+        .copied()
+        .chain([completion.work_done])
+        .max()
+        .unwrap_or_default();
+    let end = span_end(last + Millis::secs(2));
+    let mut lanes = Vec::new();
+    for (index, container) in plan.containers.iter().enumerate() {
+        let running = container.list == ContainerList::Regular || container.native_sidecar;
+        if !running {
+            continue;
+        }
+        let mut lane = lane(container);
+        let started = startup[index].started.unwrap_or_default();
+        match completion.exits[index] {
+            Some(exit) => {
+                segment(&mut lane, started, exit, State::Running);
+                mark(&mut lane, exit, MarkKind::Exit);
+            }
+            None => {
+                segment(&mut lane, started, completion.work_done, State::Running);
+                segment(&mut lane, completion.work_done, end, State::Stuck);
+                lane.note = Some("never exits".into());
+            }
+        }
+        lanes.push(lane);
+    }
+    let mut job = Lane {
+        label: plan.kind.as_str().to_owned(),
+        tag: "pod".into(),
+        segments: Vec::new(),
+        marks: Vec::new(),
+        note: Some(match completion.completes {
+            Some(at) => format!("completes at {at}"),
+            None => "never completes".into(),
+        }),
+    };
+    if let Some(at) = completion.completes {
+        mark(&mut job, at, MarkKind::Exit);
+    }
+    lanes.push(job);
+    Some(Panel {
+        phase: Phase::Completion,
+        title: format!("Completion (work ends at {})", completion.work_done),
+        end,
+        lanes,
+    })
+}
+
+/// One lane per finding that marks a window in this phase.
+fn add_hazards(panel: &mut Panel, analysis: &Analysis) {
+    for located in &analysis.findings {
+        let Some(window) = &located.finding.window else {
+            continue;
+        };
+        if window.phase != panel.phase {
+            continue;
+        }
+        let length = window.to - window.from;
+        let mut lane = Lane {
+            label: located.finding.rule.id.to_owned(),
+            tag: located.finding.rule.name.to_owned(),
+            segments: Vec::new(),
+            marks: Vec::new(),
+            note: Some(if length.0 > 0 {
+                length.to_string()
+            } else {
+                located.finding.rule.name.to_owned()
+            }),
+        };
+        let to = if length.0 > 0 { window.to } else { panel.end };
+        segment(&mut lane, window.from, to.min(panel.end), State::Hazard);
+        panel.lanes.push(lane);
+    }
+}
+
+/// A tick interval that puts at most `max_ticks` labelled ticks on `end`.
+pub fn tick_interval(end: Millis, max_ticks: i64) -> Millis {
+    const STEPS: [i64; 12] = [
+        500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000,
+    ];
+    STEPS
+        .iter()
+        .copied()
+        .find(|step| end.0 / step <= max_ticks)
+        .map_or(Millis(3_600_000), Millis)
+}

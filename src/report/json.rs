@@ -1,0 +1,141 @@
+//! `--format json`: the output contract of design.md, written as documents arrive.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{Reporter, Summary};
+use crate::load::InputError;
+use crate::pipeline::Located;
+use crate::workload::WorkloadRef;
+
+/// Streams the JSON report: findings as they come, errors and the summary at the end.
+pub struct JsonReporter<W: Write> {
+    out: W,
+    wrote_header: bool,
+    any_finding: bool,
+    errors: Vec<ErrorJson>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindingJson<'a> {
+    rule_id: &'a str,
+    rule: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    help: &'a str,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    document: usize,
+    workload: &'a WorkloadRef,
+    container: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ErrorJson {
+    file: String,
+    line: Option<u32>,
+    column: Option<u32>,
+    message: String,
+}
+
+impl<W: Write> JsonReporter<W> {
+    pub fn new(out: W) -> Self {
+        JsonReporter {
+            out,
+            wrote_header: false,
+            any_finding: false,
+            errors: Vec::new(),
+        }
+    }
+
+    fn header(&mut self) -> io::Result<()> {
+        if !self.wrote_header {
+            self.wrote_header = true;
+            write!(self.out, "{{\n  \"schemaVersion\": 1,\n  \"findings\": [")?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `value` pretty-printed, each line indented by `indent` spaces.
+fn write_indented(out: &mut impl Write, value: &impl Serialize, indent: usize) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    let pad = " ".repeat(indent);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.write_all(b"\n")?;
+            out.write_all(pad.as_bytes())?;
+        }
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The contract's object for one finding, fields in the contract's order.
+fn finding_json(located: &Located) -> FindingJson<'_> {
+    let finding = &located.finding;
+    FindingJson {
+        rule_id: finding.rule.id,
+        rule: finding.rule.name,
+        severity: finding.severity.as_str(),
+        message: &finding.message,
+        help: &finding.help,
+        file: &located.file,
+        line: located.primary.start.line,
+        column: located.primary.start.column,
+        document: located.document,
+        workload: &located.workload,
+        container: finding.container.as_deref(),
+    }
+}
+
+impl<W: Write> Reporter for JsonReporter<W> {
+    fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
+        self.header()?;
+        for located in findings {
+            self.out.write_all(if self.any_finding {
+                b",\n    "
+            } else {
+                b"\n    "
+            })?;
+            self.any_finding = true;
+            write_indented(&mut self.out, &finding_json(located), 4)?;
+        }
+        Ok(())
+    }
+
+    fn input_error(&mut self, error: &InputError) -> io::Result<()> {
+        self.errors.push(ErrorJson {
+            file: error.file.to_string(),
+            line: error.pos.map(|p| p.line),
+            column: error.pos.map(|p| p.column),
+            message: error.message.clone(),
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.header()?;
+        self.out.write_all(if self.any_finding {
+            b"\n  ],\n  \"errors\": ["
+        } else {
+            b"],\n  \"errors\": ["
+        })?;
+        for (i, error) in self.errors.iter().enumerate() {
+            self.out
+                .write_all(if i > 0 { b",\n    " } else { b"\n    " })?;
+            write_indented(&mut self.out, error, 4)?;
+        }
+        self.out.write_all(if self.errors.is_empty() {
+            b"],\n  \"summary\": "
+        } else {
+            b"\n  ],\n  \"summary\": "
+        })?;
+        write_indented(&mut self.out, summary, 2)?;
+        self.out.write_all(b"\n}\n")?;
+        self.out.flush()
+    }
+}

@@ -1,0 +1,72 @@
+//! Stage 6 of the pipeline: rendering only. Nothing here decides anything; every number
+//! printed was computed by an earlier stage.
+
+pub mod catalog;
+pub mod explain;
+pub mod human;
+pub mod json;
+
+use std::io;
+
+use serde::Serialize;
+
+use crate::load::InputError;
+use crate::pipeline::{DocumentReport, Located};
+use crate::rules::Severity;
+
+/// Counts for the end of a report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub files: usize,
+    pub workloads: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub input_errors: usize,
+    /// Findings silenced by a suppression annotation.
+    pub suppressed: usize,
+}
+
+impl Summary {
+    /// Counts one document's results.
+    pub fn add(&mut self, report: &DocumentReport) {
+        self.workloads += report.analyses.len();
+        self.input_errors += report.errors.len();
+        for finding in report.analyses.iter().flat_map(|a| &a.findings) {
+            if finding.suppressed.is_some() {
+                self.suppressed += 1;
+                continue;
+            }
+            match finding.finding.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+    }
+
+    /// Counts an input that failed before any document was read.
+    pub fn add_input_error(&mut self) {
+        self.input_errors += 1;
+    }
+
+    /// Findings at or above `threshold` (unsuppressed).
+    pub fn at_or_above(&self, threshold: Severity) -> usize {
+        match threshold {
+            Severity::Error => self.errors,
+            Severity::Warning => self.errors + self.warnings,
+            Severity::Info => self.errors + self.warnings + self.infos,
+        }
+    }
+}
+
+/// A lint output format, fed one document at a time.
+pub trait Reporter {
+    /// Writes (or keeps) one document's findings; `findings` are unsuppressed, sorted.
+    fn findings(&mut self, findings: &[&Located]) -> io::Result<()>;
+    /// Notes an input error (it is also printed to stderr by the caller).
+    fn input_error(&mut self, error: &InputError) -> io::Result<()>;
+    /// Ends the report.
+    fn finish(&mut self, summary: &Summary) -> io::Result<()>;
+}

@@ -1,0 +1,306 @@
+//! Reads lifecycle hooks into [`Hook`]s: what they run and how long they last.
+
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
+
+use super::commands::{self, Env, Length};
+use super::plan::{Hook, HookAction, HookDuration, HookEffect};
+use super::shell;
+use crate::load::JsonPath;
+use crate::time::Millis;
+
+/// Which hook is being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookKind {
+    PostStart,
+    PreStop,
+}
+
+impl HookKind {
+    fn field(self) -> &'static str {
+        match self {
+            HookKind::PostStart => "postStart",
+            HookKind::PreStop => "preStop",
+        }
+    }
+}
+
+/// Whose hook it is: a loop that waits for processes means different things in an app
+/// (its own process) and in a sidecar (the app's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    App,
+    Sidecar,
+}
+
+/// The container's environment as plain values (`valueFrom` entries are unknown).
+pub fn env_of(container: &Container) -> Env {
+    container
+        .env
+        .iter()
+        .flatten()
+        .filter_map(|var| {
+            var.value
+                .as_ref()
+                .map(|value| (var.name.clone(), value.clone()))
+        })
+        .collect()
+}
+
+/// Reads one hook of a manifest container at `container_path`.
+pub fn read(
+    container: &Container,
+    container_path: &JsonPath,
+    kind: HookKind,
+    owner: Owner,
+) -> Option<Hook> {
+    let lifecycle = container.lifecycle.as_ref()?;
+    let handler = match kind {
+        HookKind::PostStart => lifecycle.post_start.as_ref()?,
+        HookKind::PreStop => lifecycle.pre_stop.as_ref()?,
+    };
+    let path = container_path.key("lifecycle").key(kind.field());
+    Some(from_handler(
+        handler,
+        Some(path),
+        kind,
+        owner,
+        &env_of(container),
+    ))
+}
+
+/// Interprets a handler.
+pub fn from_handler(
+    handler: &LifecycleHandler,
+    path: Option<JsonPath>,
+    kind: HookKind,
+    owner: Owner,
+    env: &Env,
+) -> Hook {
+    if let Some(sleep) = &handler.sleep {
+        return Hook {
+            path,
+            action: HookAction::Sleep(sleep.seconds),
+            duration: HookDuration::Fixed(Millis::secs(sleep.seconds.max(0))),
+            effect: HookEffect::None,
+            summary: format!("sleep action {} s", sleep.seconds),
+        };
+    }
+    if let Some(exec) = &handler.exec {
+        let argv = exec.command.clone().unwrap_or_default();
+        return from_argv(argv, path, kind, owner, env);
+    }
+    if let Some(http) = &handler.http_get {
+        let port = match &http.port {
+            k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(port) => {
+                port.to_string()
+            }
+            k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(name) => name.clone(),
+        };
+        let request_path = http.path.clone().unwrap_or_else(|| "/".to_owned());
+        return Hook {
+            summary: format!("HTTP GET :{port}{request_path}"),
+            path,
+            action: HookAction::HttpGet {
+                port,
+                path: request_path,
+            },
+            duration: HookDuration::Unknown,
+            effect: HookEffect::None,
+        };
+    }
+    Hook {
+        path,
+        action: HookAction::TcpSocket,
+        duration: HookDuration::Unknown,
+        effect: HookEffect::None,
+        summary: "tcpSocket".to_owned(),
+    }
+}
+
+/// Interprets an exec hook's argv.
+pub fn from_argv(
+    argv: Vec<String>,
+    path: Option<JsonPath>,
+    kind: HookKind,
+    owner: Owner,
+    env: &Env,
+) -> Hook {
+    let summary = summarize(&argv);
+    let list = shell::parse_argv(&argv);
+    let name = list
+        .simple_commands()
+        .first()
+        .and_then(|c| c.name())
+        .unwrap_or("");
+    let has_arg = |arg: &str| argv.iter().any(|a| a == arg);
+    // Hooks the meshes inject, recognised by what they run.
+    let (duration, effect) =
+        if kind == HookKind::PostStart && name == "pilot-agent" && has_arg("wait") {
+            (
+                wait_timeout(&argv, "--timeoutSeconds", Millis::secs(60)),
+                HookEffect::None,
+            )
+        } else if kind == HookKind::PostStart && name == "linkerd-await" {
+            (
+                wait_timeout(&argv, "--timeout", Millis::secs(120)),
+                HookEffect::None,
+            )
+        } else if kind == HookKind::PreStop
+            && name == "pilot-agent"
+            && argv.iter().any(|a| a.eq_ignore_ascii_case("drain"))
+        {
+            (HookDuration::Fixed(Millis::ZERO), HookEffect::DrainsInbound)
+        } else {
+            let duration = match commands::length(&list, env) {
+                Length::Known { total, .. } => HookDuration::Fixed(total),
+                Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
+                Length::WaitsForExit => match owner {
+                    Owner::App => HookDuration::UntilSelfExits,
+                    Owner::Sidecar => HookDuration::UntilAppsExit,
+                },
+                Length::Unknown => HookDuration::Unknown,
+            };
+            (duration, HookEffect::None)
+        };
+    Hook {
+        path,
+        action: HookAction::Exec(argv),
+        duration,
+        effect,
+        summary,
+    }
+}
+
+/// Whether an exec hook has parts of unknown length that were taken as instant.
+pub fn has_unknown_parts(hook: &Hook, env: &Env) -> bool {
+    match &hook.action {
+        HookAction::Exec(argv) => matches!(
+            commands::length(&shell::parse_argv(argv), env),
+            Length::Known { unknown_parts, .. } if unknown_parts > 0
+        ),
+        _ => false,
+    }
+}
+
+/// `--timeoutSeconds=90`, `--timeout=2m`, `--timeout 2m`.
+fn wait_timeout(argv: &[String], flag: &str, default: Millis) -> HookDuration {
+    let value = argv.iter().enumerate().find_map(|(i, arg)| {
+        arg.strip_prefix(flag)
+            .and_then(|rest| rest.strip_prefix('='))
+            .map(str::to_owned)
+            .or_else(|| (arg == flag).then(|| argv.get(i + 1).cloned()).flatten())
+    });
+    let timeout = value
+        .and_then(|v| {
+            crate::time::parse_go_duration(&v).or_else(|| v.parse::<i64>().ok().map(Millis::secs))
+        })
+        .unwrap_or(default);
+    HookDuration::UntilReady { timeout }
+}
+
+/// A short, single-line form of a command for messages.
+pub fn summarize(argv: &[String]) -> String {
+    let text = match shell::shell_script(argv) {
+        Some(script) => script.split_whitespace().collect::<Vec<_>>().join(" "),
+        None => argv.join(" "),
+    };
+    const MAX: usize = 60;
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX - 1).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exec(argv: &[&str], kind: HookKind, owner: Owner) -> Hook {
+        from_argv(
+            argv.iter().map(|s| s.to_string()).collect(),
+            None,
+            kind,
+            owner,
+            &Env::new(),
+        )
+    }
+
+    #[test]
+    fn recognises_injected_hooks() {
+        let hold = exec(
+            &["pilot-agent", "wait"],
+            HookKind::PostStart,
+            Owner::Sidecar,
+        );
+        assert_eq!(
+            hold.duration,
+            HookDuration::UntilReady {
+                timeout: Millis::secs(60)
+            }
+        );
+        let hold = exec(
+            &["pilot-agent", "wait", "--timeoutSeconds=90"],
+            HookKind::PostStart,
+            Owner::Sidecar,
+        );
+        assert_eq!(
+            hold.duration,
+            HookDuration::UntilReady {
+                timeout: Millis::secs(90)
+            }
+        );
+        let await_ = exec(
+            &[
+                "/usr/lib/linkerd/linkerd-await",
+                "--timeout=2m",
+                "--port=4191",
+            ],
+            HookKind::PostStart,
+            Owner::Sidecar,
+        );
+        assert_eq!(
+            await_.duration,
+            HookDuration::UntilReady {
+                timeout: Millis::secs(120)
+            }
+        );
+        let drain = exec(
+            &[
+                "pilot-agent",
+                "request",
+                "--debug-port=15020",
+                "POST",
+                "drain",
+            ],
+            HookKind::PreStop,
+            Owner::Sidecar,
+        );
+        assert_eq!(drain.effect, HookEffect::DrainsInbound);
+        assert_eq!(drain.duration, HookDuration::Fixed(Millis::ZERO));
+    }
+
+    #[test]
+    fn waiting_loops_depend_on_the_owner() {
+        let script = [
+            "sh",
+            "-c",
+            "while [ $(netstat -plunt | grep tcp | grep -v envoy | wc -l) -ne 0 ]; do sleep 1; done",
+        ];
+        assert_eq!(
+            exec(&script, HookKind::PreStop, Owner::Sidecar).duration,
+            HookDuration::UntilAppsExit
+        );
+        assert_eq!(
+            exec(&script, HookKind::PreStop, Owner::App).duration,
+            HookDuration::UntilSelfExits
+        );
+    }
+
+    #[test]
+    fn summaries_are_short() {
+        let long = "x ".repeat(100);
+        assert!(summarize(&["sh".into(), "-c".into(), long]).chars().count() <= 60);
+    }
+}

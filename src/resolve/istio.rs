@@ -1,0 +1,717 @@
+//! Istio sidecars (semantics section 3).
+//!
+//! Before injection: decides whether the webhook injects (3.1), which layout it produces
+//! (3.2, A–D), whether the proxy is a native sidecar (3.3), and how the effective
+//! `ProxyConfig` comes out of defaults, mesh config and the pod annotation (3.7). After
+//! injection: reads the `istio-proxy` container as written, with the ProxyConfig the
+//! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (3.6) is
+//! reduced to an exit policy and traffic cuts.
+
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
+
+use super::Builder;
+use super::hooks::{self, HookKind, Owner};
+use super::plan::*;
+use crate::load::JsonPath;
+use crate::settings::istio::{NativeSidecars, ProxyConfig};
+use crate::settings::{IstioVersion, Source, Sourced};
+use crate::time::{Millis, parse_go_duration};
+
+/// The proxy container's name.
+pub const PROXY: &str = "istio-proxy";
+const INIT: &str = "istio-init";
+const INJECT: &str = "sidecar.istio.io/inject";
+const REVISION: &str = "istio.io/rev";
+const PROXY_CONFIG: &str = "proxy.istio.io/config";
+const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
+/// Namespaces the injector never touches (semantics 3.1, stage 2).
+const IGNORED_NAMESPACES: [&str; 4] = [
+    "kube-system",
+    "kube-public",
+    "kube-node-lease",
+    "local-path-storage",
+];
+/// Default status port of pilot-agent: `/healthz/ready`, `/quitquitquit`, `/drain`.
+pub const DEFAULT_STATUS_PORT: u16 = 15020;
+
+/// Resolves Istio for the pod being built.
+pub fn resolve(b: &mut Builder) {
+    let found = b.find(PROXY);
+    let custom_template =
+        found.filter(|&(list, i)| b.get(list, i).image.as_deref() == Some("auto"));
+    match (found, custom_template) {
+        (Some((list, index)), None) => adopt_injected(b, list, index),
+        (_, template) => {
+            if let Some(decision) = injection(b, template.is_some()) {
+                let config = effective_config(b, None);
+                inject(b, decision, template, config);
+            }
+        }
+    }
+}
+
+/// The layers of ProxyConfig that apply, lowest first: defaults, mesh-wide
+/// `defaultConfig`, `PROXY_CONFIG` rendered at injection (after injection only), the
+/// pod annotation (semantics 3.7).
+struct Effective {
+    termination_drain: Sourced<Millis>,
+    hold: Sourced<bool>,
+    exit_on_zero: Sourced<bool>,
+    minimum_drain: Sourced<Millis>,
+    /// Whether the layers set these explicitly (for moot-setting reports).
+    termination_drain_set: bool,
+    minimum_drain_set: bool,
+}
+
+fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective {
+    let mut layered = b.settings.istio.mesh_default_config.clone();
+    if let Some(container) = injected {
+        let env = hooks::env_of(container);
+        if let Some(text) = env.get("PROXY_CONFIG") {
+            let path = b.workload.paths.pod_spec.clone();
+            if let Ok(rendered) = ProxyConfig::parse(text, &Source::Manifest(path)) {
+                layered = layered.overlay(&rendered);
+            }
+        }
+    }
+    if let Some((text, path)) = b.workload.pod_annotation(PROXY_CONFIG) {
+        match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
+            Ok(annotation) => layered = layered.overlay(&annotation),
+            Err(error) => b.problems.push(ConfigProblem {
+                path,
+                message: if error.field.is_empty() {
+                    format!("`{PROXY_CONFIG}` cannot be read: {}", error.message)
+                } else {
+                    format!(
+                        "`{PROXY_CONFIG}` field `{}`: {}",
+                        error.field, error.message
+                    )
+                },
+                kind: ConfigProblemKind::Invalid,
+            }),
+        }
+    }
+    // After injection, proxyMetadata has become the container's environment.
+    let mut metadata: std::collections::BTreeMap<String, Sourced<String>> =
+        layered.proxy_metadata.clone();
+    if let Some(container) = injected {
+        let path = b
+            .find(PROXY)
+            .and_then(|(list, i)| b.get(list, i).manifest_path().cloned());
+        for var in container.env.iter().flatten() {
+            if let (Some(value), Some(path)) = (&var.value, &path) {
+                metadata.insert(
+                    var.name.clone(),
+                    Sourced::new(value.clone(), Source::Manifest(path.key("env"))),
+                );
+            }
+        }
+    }
+    let exit_on_zero = metadata
+        .get("EXIT_ON_ZERO_ACTIVE_CONNECTIONS")
+        .map(|v| Sourced::new(parse_go_bool(&v.value), v.source.clone()))
+        .unwrap_or_else(|| Sourced::default_value(false));
+    let minimum_drain = metadata
+        .get("MINIMUM_DRAIN_DURATION")
+        .and_then(|v| parse_go_duration(&v.value).map(|d| Sourced::new(d, v.source.clone())));
+    let legacy_drain = metadata
+        .get("TERMINATION_DRAIN_DURATION_SECONDS")
+        .and_then(|v| {
+            v.value
+                .parse::<i64>()
+                .ok()
+                .map(|s| Sourced::new(Millis::secs(s), v.source.clone()))
+        });
+    let termination_drain = layered.termination_drain_duration.clone().or(legacy_drain);
+    let mut hold = layered
+        .hold_application_until_proxy_starts
+        .clone()
+        .unwrap_or_else(|| Sourced::default_value(false));
+    // The deprecated Helm value is ORed in (semantics 3.2).
+    if let Some(global) = &b.settings.istio.hold_helm_global
+        && global.value
+        && !hold.value
+    {
+        hold = global.clone();
+    }
+    Effective {
+        termination_drain_set: termination_drain.is_some(),
+        termination_drain: termination_drain
+            .unwrap_or_else(|| Sourced::default_value(Millis::secs(5))),
+        hold,
+        exit_on_zero,
+        minimum_drain_set: minimum_drain.is_some(),
+        minimum_drain: minimum_drain.unwrap_or_else(|| Sourced::default_value(Millis::secs(5))),
+    }
+}
+
+/// Go's `strconv.ParseBool`, which the agent uses for its environment.
+fn parse_go_bool(text: &str) -> bool {
+    matches!(text.trim(), "1" | "t" | "T" | "true" | "TRUE" | "True")
+}
+
+fn version(b: &Builder) -> Option<IstioVersion> {
+    b.settings.istio.version.as_ref().map(|v| v.value)
+}
+
+/// Whether the running Istio has the feature that arrived in `minor` (unknown versions
+/// have everything).
+fn has(b: &Builder, minor: u32) -> bool {
+    version(b).is_none_or(|v| v.minor >= minor)
+}
+
+/// The proxy is in the manifest: read it as written.
+fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
+    let container = b.manifest_container(b.get(list, index)).cloned();
+    let config = effective_config(b, container.as_ref());
+    let native = b.get(list, index).native_sidecar;
+    let restart_always = b.get(list, index).restart_always;
+    conflicting_opt_out(b);
+    b.make_sidecar(list, index, SidecarKind::IstioProxy, true);
+    let proxy = b.get_mut(list, index);
+    let path = proxy.manifest_path().cloned().unwrap_or_default();
+    if proxy
+        .post_start
+        .as_ref()
+        .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }))
+    {
+        proxy.gate_request = Some(GateRequest {
+            source: Source::Manifest(path.key("lifecycle").key("postStart")),
+            setting: "postStart `pilot-agent wait`".into(),
+        });
+    } else if config.hold.value {
+        proxy.gate_request = Some(GateRequest {
+            source: config.hold.source.clone(),
+            setting: "holdApplicationUntilProxyStarts: true".into(),
+        });
+    }
+    apply_shutdown(proxy, &config, native);
+    let mode = if native {
+        "native"
+    } else if restart_always {
+        "native (not supported by this Kubernetes version)"
+    } else {
+        "classic"
+    };
+    b.meshes.push(MeshDecision {
+        mesh: "istio",
+        injection: Injection::InManifest,
+        mode: mode.into(),
+        reasons: vec![format!(
+            "`{PROXY}` is in the manifest: it was injected already"
+        )],
+    });
+    note_moot_drain(b, &config, native);
+}
+
+/// `sidecar.istio.io/inject: "false"` on a pod whose proxy is already there.
+fn conflicting_opt_out(b: &mut Builder) {
+    let opt_out = b
+        .workload
+        .pod_label(INJECT)
+        .or_else(|| b.workload.pod_annotation(INJECT))
+        .filter(|(value, _)| *value == "false")
+        .map(|(_, path)| path);
+    if let Some(path) = opt_out {
+        b.problems.push(ConfigProblem {
+            path,
+            message: format!("the pod opts out of injection, yet `{PROXY}` is in the manifest"),
+            kind: ConfigProblemKind::InjectionConflict,
+        });
+    }
+}
+
+/// Why the webhook injects, when it does.
+struct Decision {
+    trigger: JsonPath,
+    reasons: Vec<String>,
+}
+
+/// Semantics 3.1: both stages of the injection decision.
+fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
+    let w = b.workload;
+    let label = w.pod_label(INJECT);
+    let annotation = w.pod_annotation(INJECT);
+    let revision = w.pod_label(REVISION);
+    let namespace = w.namespace.clone();
+    let ns_info = namespace
+        .as_ref()
+        .and_then(|ns| b.settings.namespaces.get(ns))
+        .cloned();
+    let not_injected = |b: &mut Builder, reason: String| {
+        b.meshes.push(MeshDecision {
+            mesh: "istio",
+            injection: Injection::NotInjected { reason },
+            mode: "none".into(),
+            reasons: Vec::new(),
+        });
+        None
+    };
+    let asks = label.as_ref().is_some_and(|(v, _)| *v == "true")
+        || annotation.as_ref().is_some_and(|(v, _)| *v == "true")
+        || revision.is_some()
+        || has_template;
+    // Opt-in annotations the webhook never sees (stage 1 reads labels only).
+    if let Some((value, path)) = &annotation
+        && label.is_none()
+    {
+        check_annotation_opt_in(b, value, path.clone(), ns_info.as_ref());
+    }
+    if let (Some((l, _)), Some((a, apath))) = (&label, &annotation)
+        && l != a
+    {
+        b.problems.push(ConfigProblem {
+            path: apath.clone(),
+            message: format!(
+                "the `{INJECT}` label says \"{l}\" and the annotation says \"{a}\"; the label wins"
+            ),
+            kind: ConfigProblemKind::InjectionConflict,
+        });
+    }
+    if label.is_none() && annotation.is_none() && revision.is_none() && !has_template {
+        let ns_injects = ns_info.as_ref().is_some_and(|ns| {
+            ns.labels.get("istio-injection").map(String::as_str) == Some("enabled")
+                || (!ns.labels.contains_key("istio-injection") && ns.labels.contains_key(REVISION))
+        });
+        if !ns_injects {
+            return None;
+        }
+    }
+    if w.pod_spec.host_network == Some(true) {
+        return if asks {
+            not_injected(b, "hostNetwork pods are never injected".into())
+        } else {
+            None
+        };
+    }
+    if let Some(ns) = namespace
+        .as_deref()
+        .filter(|ns| IGNORED_NAMESPACES.contains(ns))
+    {
+        return not_injected(b, format!("namespace {ns} is never injected"));
+    }
+    // Stage 1: does the API server call the webhook?
+    let pod_value = label.as_ref().map(|(v, _)| *v);
+    let stage_one = match &ns_info {
+        Some(ns) => match ns.labels.get("istio-injection") {
+            Some(v) if v == "enabled" => pod_value != Some("false"),
+            Some(_) => false,
+            None if ns.labels.contains_key(REVISION) => pod_value != Some("false"),
+            None => (pod_value == Some("true") && revision.is_none()) || revision.is_some(),
+        },
+        // Namespace unknown: a pod that asks for injection gets it (the conservative reading).
+        None => asks,
+    };
+    if !stage_one {
+        let reason = match ns_info
+            .as_ref()
+            .and_then(|ns| ns.labels.get("istio-injection"))
+        {
+            Some(v) if v != "enabled" => format!("namespace has istio-injection={v}"),
+            _ => "the webhook is not called for this pod".into(),
+        };
+        return not_injected(b, reason);
+    }
+    // Stage 2: the pod's own value, label before annotation, then the policy.
+    let value = label.as_ref().or(annotation.as_ref()).map(|(v, _)| *v);
+    if value == Some("false") {
+        return not_injected(b, format!("`{INJECT}: \"false\"`"));
+    }
+    if value != Some("true") && !b.settings.istio.auto_inject.value {
+        return not_injected(b, "the injection policy is disabled".into());
+    }
+    let mut reasons = Vec::new();
+    let trigger = if let Some((v, path)) = &label {
+        reasons.push(format!("pod label `{INJECT}: \"{v}\"`"));
+        path.clone()
+    } else if let Some((v, path)) = &revision {
+        reasons.push(format!("pod label `{REVISION}: {v}`"));
+        path.clone()
+    } else if let Some((v, path)) = &annotation {
+        reasons.push(format!("pod annotation `{INJECT}: \"{v}\"`"));
+        path.clone()
+    } else if has_template {
+        reasons.push(format!(
+            "a `{PROXY}` container with `image: auto` (custom injection)"
+        ));
+        b.find(PROXY)
+            .and_then(|(list, i)| b.get(list, i).manifest_path().cloned())
+            .unwrap_or_else(|| w.paths.pod_metadata.clone())
+    } else {
+        reasons.push(format!(
+            "namespace {} has injection enabled",
+            namespace.as_deref().unwrap_or("?")
+        ));
+        w.paths.pod_metadata.clone()
+    };
+    match &ns_info {
+        Some(ns) => {
+            if let Some(Source::Input(file)) = &ns.source {
+                reasons.push(format!("namespace labels from {file}"));
+            }
+        }
+        None => {
+            let text = match &namespace {
+                Some(ns) => format!(
+                    "namespace {ns}: labels unknown; a pod that asks for injection is taken to get it"
+                ),
+                None => {
+                    "namespace unknown; a pod that asks for injection is taken to get it".to_owned()
+                }
+            };
+            b.assume(text, Source::Default);
+        }
+    }
+    Some(Decision { trigger, reasons })
+}
+
+/// The annotation form of `sidecar.istio.io/inject` cannot opt a pod in (semantics 3.1).
+fn check_annotation_opt_in(
+    b: &mut Builder,
+    value: &str,
+    path: JsonPath,
+    ns: Option<&crate::settings::NamespaceInfo>,
+) {
+    let message = match value {
+        "true" => match ns.and_then(|ns| ns.labels.get("istio-injection")) {
+            Some(v) if v == "enabled" => return,
+            _ => format!(
+                "`{INJECT}` as an annotation cannot opt a pod in: the webhook is only called for the label (or a namespace with istio-injection=enabled); use the pod label"
+            ),
+        },
+        "false" => return,
+        other => format!(
+            "`{INJECT}: \"{other}\"` is neither \"true\" nor \"false\"; the injector ignores it"
+        ),
+    };
+    b.problems.push(ConfigProblem {
+        path,
+        message,
+        kind: ConfigProblemKind::IgnoredOptIn,
+    });
+}
+
+/// Whether the injector makes the proxy a native sidecar (semantics 3.3).
+fn native_mode(b: &mut Builder) -> (bool, String) {
+    let kube = b.settings.kubernetes.value;
+    if let Some((value, _)) = b.workload.pod_annotation(NATIVE)
+        && has(b, 24)
+    {
+        let on = value == "true";
+        return (on, format!("pod annotation `{NATIVE}: \"{value}\"`"));
+    }
+    match (&b.settings.istio.native_sidecars, version(b)) {
+        (Some(setting), _) => {
+            let on = match setting.value {
+                NativeSidecars::On => true,
+                NativeSidecars::Off => false,
+                NativeSidecars::Auto => kube.minor >= 33,
+            };
+            (
+                on,
+                format!("ENABLE_NATIVE_SIDECARS from {}", setting.source),
+            )
+        }
+        (None, Some(v)) if v.minor >= 28 => (
+            kube.minor >= 33,
+            format!(
+                "Istio {v} defaults ENABLE_NATIVE_SIDECARS to auto (native on Kubernetes ≥ 1.33, here {kube})"
+            ),
+        ),
+        (None, Some(v)) => (
+            false,
+            format!("Istio {v} injects classic sidecars by default"),
+        ),
+        (None, None) => {
+            b.assume(
+                "Istio version unknown: classic sidecar injection assumed (Istio 1.28+ injects native sidecars on Kubernetes ≥ 1.33); set --istio-version",
+                Source::Default,
+            );
+            (
+                false,
+                "Istio version unknown: classic sidecar assumed".to_owned(),
+            )
+        }
+    }
+}
+
+/// Adds the modelled `istio-init` and `istio-proxy` containers in the layout the
+/// injector produces (semantics 3.2).
+fn inject(
+    b: &mut Builder,
+    decision: Decision,
+    template: Option<(ContainerList, usize)>,
+    config: Effective,
+) {
+    let (native, native_reason) = native_mode(b);
+    // A partial `istio-proxy` (custom injection) is merged into what the injector adds.
+    let template_container = template.and_then(|(list, i)| {
+        let planned = match list {
+            ContainerList::Init => b.init.remove(i),
+            ContainerList::Regular => b.regular.remove(i),
+        };
+        b.manifest_container(&planned)
+            .cloned()
+            .map(|c| (c, planned.manifest_path().cloned()))
+    });
+    let custom_lifecycle = b.settings.istio.custom_lifecycle.clone();
+    let hold = config.hold.value && !native;
+    let trigger = decision.trigger.clone();
+    let startup = b.scenario.proxy_startup.value;
+    let mut proxy = PlannedContainer {
+        name: PROXY.into(),
+        list: if native {
+            ContainerList::Init
+        } else {
+            ContainerList::Regular
+        },
+        index: 0,
+        provenance: Provenance::Injected {
+            by: "Istio",
+            trigger: trigger.clone(),
+        },
+        role: Role::Sidecar(Sidecar {
+            kind: SidecarKind::IstioProxy,
+            carries_traffic: true,
+        }),
+        native_sidecar: native && b.settings.kubernetes.value.runs_native_sidecars(),
+        restart_always: native,
+        image: Some("istio/proxyv2".into()),
+        post_start: None,
+        pre_stop: None,
+        startup_probe: startup_probe(b),
+        serves: false,
+        start_gate: None,
+        startup,
+        runs_for: None,
+        exit: ExitPolicy::Immediately,
+        traffic: None,
+        sidecar_stops: Vec::new(),
+        gate_request: None,
+    };
+    let env = crate::resolve::commands::Env::new();
+    if hold {
+        proxy.post_start = Some(hooks::from_argv(
+            vec!["pilot-agent".into(), "wait".into()],
+            None,
+            HookKind::PostStart,
+            Owner::Sidecar,
+            &env,
+        ));
+    }
+    if native && has(b, 21) {
+        proxy.pre_stop = Some(hooks::from_argv(
+            [
+                "pilot-agent",
+                "request",
+                "--debug-port=15020",
+                "POST",
+                "drain",
+            ]
+            .map(String::from)
+            .to_vec(),
+            None,
+            HookKind::PreStop,
+            Owner::Sidecar,
+            &env,
+        ));
+    }
+    if config.hold.value {
+        proxy.gate_request = Some(GateRequest {
+            source: config.hold.source.clone(),
+            setting: "holdApplicationUntilProxyStarts: true".into(),
+        });
+        if native {
+            b.moot.push(MootSetting {
+                kind: MootKind::Gate,
+                source: config.hold.source.clone(),
+                message: "holdApplicationUntilProxyStarts is ignored for native sidecars: the startup probe already holds the app".into(),
+            });
+        }
+    }
+    // Layout D: Helm `global.proxy.lifecycle` replaces both injected hooks.
+    if let Some(lifecycle) = &custom_lifecycle {
+        proxy.post_start = custom_hook(&lifecycle.value, "postStart", HookKind::PostStart);
+        proxy.pre_stop = custom_hook(&lifecycle.value, "preStop", HookKind::PreStop);
+    }
+    if let Some((container, path)) = &template_container
+        && let Some(path) = path
+    {
+        let owner = Owner::Sidecar;
+        if let Some(hook) = hooks::read(container, path, HookKind::PostStart, owner) {
+            proxy.post_start = Some(hook);
+        }
+        if let Some(hook) = hooks::read(container, path, HookKind::PreStop, owner) {
+            proxy.pre_stop = Some(hook);
+        }
+        if let Some(probe) = &container.startup_probe {
+            proxy.startup_probe = Some(super::probe_timing(probe));
+        }
+    }
+    apply_shutdown(&mut proxy, &config, native);
+    let init = PlannedContainer {
+        name: INIT.into(),
+        list: ContainerList::Init,
+        index: 0,
+        provenance: Provenance::Injected {
+            by: "Istio",
+            trigger,
+        },
+        role: Role::Init,
+        native_sidecar: false,
+        restart_always: false,
+        image: Some("istio/proxyv2".into()),
+        post_start: None,
+        pre_stop: None,
+        startup_probe: None,
+        serves: false,
+        start_gate: None,
+        startup: Millis::ZERO,
+        runs_for: Some(b.scenario.init_duration.value),
+        exit: ExitPolicy::Immediately,
+        traffic: None,
+        sidecar_stops: Vec::new(),
+        gate_request: None,
+    };
+    let has_init = b.init.iter().any(|c| c.name == INIT);
+    let mode = if native {
+        // Layout C: istio-init, then the proxy, then the user's init containers.
+        if !has_init {
+            b.init.insert(0, init);
+        }
+        let at = b
+            .init
+            .iter()
+            .position(|c| c.name == INIT)
+            .map_or(0, |i| i + 1);
+        b.init.insert(at, proxy);
+        "native"
+    } else {
+        // Layout A appends the proxy; layout B (hold) puts it first.
+        if !has_init {
+            b.init.push(init);
+        }
+        if hold {
+            b.regular.insert(0, proxy);
+        } else {
+            b.regular.push(proxy);
+        }
+        if hold {
+            "classic, held (proxy first, postStart pilot-agent wait)"
+        } else {
+            "classic"
+        }
+    };
+    let mut reasons = decision.reasons;
+    reasons.push(native_reason);
+    if config.hold.value {
+        reasons.push(format!(
+            "holdApplicationUntilProxyStarts from {}",
+            config.hold.source
+        ));
+    }
+    b.meshes.push(MeshDecision {
+        mesh: "istio",
+        injection: Injection::WillInject {
+            trigger: decision.trigger,
+        },
+        mode: mode.into(),
+        reasons,
+    });
+    note_moot_drain(b, &config, native);
+}
+
+/// The injected startup probe: `/healthz/ready` on 15021 every second, 600 tries
+/// (semantics 3.2; on by default since Istio 1.20).
+fn startup_probe(b: &Builder) -> Option<ProbeTiming> {
+    let enabled = match &b.settings.istio.startup_probe {
+        Some(setting) => setting.value,
+        None => has(b, 20),
+    };
+    enabled.then_some(ProbeTiming {
+        initial_delay: Millis::ZERO,
+        period: Millis::secs(1),
+        failure_threshold: 600,
+    })
+}
+
+fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Option<Hook> {
+    let handler: LifecycleHandler = serde_json::from_value(lifecycle.get(field)?.clone()).ok()?;
+    Some(hooks::from_handler(
+        &handler,
+        None,
+        kind,
+        Owner::Sidecar,
+        &Default::default(),
+    ))
+}
+
+/// Semantics 3.6: how pilot-agent shuts down, as an exit policy and traffic cuts.
+fn apply_shutdown(proxy: &mut PlannedContainer, config: &Effective, native: bool) {
+    let drains_on_prestop = proxy
+        .pre_stop
+        .as_ref()
+        .is_some_and(|h| h.effect == HookEffect::DrainsInbound);
+    proxy.exit = if native && drains_on_prestop {
+        // `/drain` was called: the agent exits as soon as SIGTERM comes.
+        ExitPolicy::Immediately
+    } else if config.exit_on_zero.value {
+        ExitPolicy::WhenIdle {
+            minimum: config.minimum_drain.clone(),
+            poll: Millis::secs(1),
+        }
+    } else {
+        ExitPolicy::After(config.termination_drain.clone())
+    };
+    proxy.traffic = Some(TrafficCuts {
+        inbound_refused: Cut::Exit,
+        inbound_drained: if drains_on_prestop {
+            Cut::PreStop
+        } else {
+            Cut::Signal
+        },
+        outbound_refused: Cut::Exit,
+    });
+}
+
+/// ML205: drain settings the agent does not use in this mode.
+fn note_moot_drain(b: &mut Builder, config: &Effective, native: bool) {
+    if config.exit_on_zero.value && !has(b, 12) {
+        b.moot.push(MootSetting {
+            kind: MootKind::Drain,
+            source: config.exit_on_zero.source.clone(),
+            message:
+                "EXIT_ON_ZERO_ACTIVE_CONNECTIONS needs Istio 1.12 or newer; this version ignores it"
+                    .into(),
+        });
+    }
+    if native {
+        if config.termination_drain_set {
+            b.moot.push(MootSetting {
+                kind: MootKind::Drain,
+                source: config.termination_drain.source.clone(),
+                message: "terminationDrainDuration is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app".into(),
+            });
+        }
+        return;
+    }
+    if config.exit_on_zero.value && config.termination_drain_set {
+        b.moot.push(MootSetting {
+            kind: MootKind::Drain,
+            source: config.termination_drain.source.clone(),
+            message: format!(
+                "terminationDrainDuration ({}) is not used when EXIT_ON_ZERO_ACTIVE_CONNECTIONS is on; MINIMUM_DRAIN_DURATION ({}) is",
+                config.termination_drain.value, config.minimum_drain.value
+            ),
+        });
+    }
+    if !config.exit_on_zero.value && config.minimum_drain_set {
+        b.moot.push(MootSetting {
+            kind: MootKind::Drain,
+            source: config.minimum_drain.source.clone(),
+            message:
+                "MINIMUM_DRAIN_DURATION only applies when EXIT_ON_ZERO_ACTIVE_CONNECTIONS is on"
+                    .into(),
+        });
+    }
+}

@@ -1,0 +1,277 @@
+//! How a Job's work container stops its sidecars (semantics 2.6 and section 7, F1–F4).
+//!
+//! A Job pod completes only when every regular container has exited, so a classic
+//! sidecar must be told to stop. This module finds the calls that do it in the work
+//! container's command, decides which sidecar each reaches, and whether it can work.
+
+use super::commands::{self, HttpMethod, StopCall, StopTarget};
+use super::istio::DEFAULT_STATUS_PORT;
+use super::plan::*;
+use super::{Builder, argv_of, command_path};
+
+/// Linkerd's admin port, where `/shutdown` lives.
+const LINKERD_ADMIN_PORT: u16 = 4191;
+const ENVOY_ADMIN_PORT: u16 = 15000;
+const CLOUD_SQL_ADMIN_PORT: u16 = 9091;
+const DAPR_HTTP_PORT: u16 = 3500;
+
+/// Finds the stop calls of every work container of a Job pod.
+pub fn resolve(b: &mut Builder) {
+    if !b.workload.kind.runs_to_completion() {
+        return;
+    }
+    for index in 0..b.regular.len() {
+        if b.regular[index].role != Role::App {
+            continue;
+        }
+        let Some(container) = b.manifest_container(&b.regular[index]) else {
+            continue;
+        };
+        let Some(path) = b.regular[index].manifest_path().cloned() else {
+            continue;
+        };
+        let argv = argv_of(container);
+        let at = command_path(container, &path);
+        let calls = commands::stop_calls(&argv, &b.settings.stop_wrappers);
+        let stops: Vec<SidecarStop> = calls
+            .into_iter()
+            .map(|call| {
+                let (method, effective) = judge(b, &call);
+                SidecarStop {
+                    path: at.clone(),
+                    method,
+                    status: call.status,
+                    text: call.text,
+                    effective,
+                }
+            })
+            .collect();
+        b.regular[index].sidecar_stops = stops;
+    }
+}
+
+/// The sidecar a call reaches, and whether it can stop it.
+fn judge(b: &Builder, call: &StopCall) -> (StopMethod, Result<(), String>) {
+    let post_only = |method: StopMethod, what: &str| {
+        let verdict = match call.method {
+            Some(HttpMethod::Get) => Err(format!(
+                "{what} only accepts POST; this call sends GET and gets 405"
+            )),
+            _ => Ok(()),
+        };
+        (method, verdict)
+    };
+    match &call.target {
+        StopTarget::Http { port, path } if path.ends_with("/quitquitquit") => {
+            if *port == istio_status_port(b) {
+                post_only(
+                    StopMethod::IstioAgentQuit { port: *port },
+                    "pilot-agent's /quitquitquit",
+                )
+            } else if *port == ENVOY_ADMIN_PORT {
+                (
+                    StopMethod::EnvoyAdminQuit,
+                    Err(format!(
+                        "port {ENVOY_ADMIN_PORT} is Envoy's admin port: Envoy exits but pilot-agent keeps running, so the pod stays Running (istio#11659); call :{}/quitquitquit",
+                        istio_status_port(b)
+                    )),
+                )
+            } else if *port == cloud_sql_admin_port(b)
+                || has_sidecar(b, &SidecarKind::CloudSqlProxy)
+            {
+                let verdict = if cloud_sql_flag(b, "--quitquitquit") {
+                    Ok(())
+                } else {
+                    Err("the Cloud SQL proxy serves /quitquitquit only when started with --quitquitquit".into())
+                };
+                (StopMethod::CloudSqlQuit { port: *port }, verdict)
+            } else {
+                (
+                    StopMethod::Other {
+                        description: format!(":{port}{path}"),
+                    },
+                    Err(format!(
+                        "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {}",
+                        istio_status_port(b)
+                    )),
+                )
+            }
+        }
+        StopTarget::Http { port, path } if path.ends_with("/v1.0/shutdown") => post_only(
+            StopMethod::DaprShutdown { port: *port },
+            "Dapr's /v1.0/shutdown",
+        ),
+        StopTarget::Http { port, path } if path.ends_with("/shutdown") => {
+            let method = StopMethod::LinkerdShutdown { port: *port };
+            if *port != LINKERD_ADMIN_PORT && *port != DAPR_HTTP_PORT {
+                return (
+                    method,
+                    Err(format!(
+                        "Linkerd's /shutdown is on the admin port {LINKERD_ADMIN_PORT}, not {port}"
+                    )),
+                );
+            }
+            if call.method == Some(HttpMethod::Get) {
+                return post_only(method, "Linkerd's /shutdown");
+            }
+            (method, linkerd_shutdown_enabled(b))
+        }
+        StopTarget::Http { port, path } => (
+            StopMethod::Other {
+                description: format!(":{port}{path}"),
+            },
+            Ok(()),
+        ),
+        StopTarget::LinkerdAwait => (
+            StopMethod::LinkerdAwaitShutdown,
+            linkerd_shutdown_enabled(b),
+        ),
+        StopTarget::CloudSqlShutdown => {
+            let verdict = if cloud_sql_flag(b, "--quitquitquit") {
+                Ok(())
+            } else {
+                Err("`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit".into())
+            };
+            (
+                StopMethod::CloudSqlQuit {
+                    port: cloud_sql_admin_port(b),
+                },
+                verdict,
+            )
+        }
+        StopTarget::PilotAgentRequest => (
+            StopMethod::IstioAgentQuit {
+                port: istio_status_port(b),
+            },
+            Ok(()),
+        ),
+        StopTarget::Signal { process } => {
+            let verdict = if b.workload.pod_spec.share_process_namespace == Some(true) {
+                Ok(())
+            } else {
+                Err(
+                    "signalling another container's process needs `shareProcessNamespace: true`"
+                        .into(),
+                )
+            };
+            (
+                StopMethod::Signal {
+                    target: process.clone(),
+                },
+                verdict,
+            )
+        }
+        StopTarget::Wrapper { command } => (
+            StopMethod::Wrapper {
+                command: command.clone(),
+            },
+            Ok(()),
+        ),
+    }
+}
+
+fn has_sidecar(b: &Builder, kind: &SidecarKind) -> bool {
+    b.init
+        .iter()
+        .chain(&b.regular)
+        .any(|c| c.sidecar().is_some_and(|s| &s.kind == kind))
+}
+
+fn istio_status_port(b: &Builder) -> u16 {
+    b.workload
+        .pod_annotation("status.sidecar.istio.io/port")
+        .and_then(|(v, _)| v.parse().ok())
+        .unwrap_or(DEFAULT_STATUS_PORT)
+}
+
+fn cloud_sql_argv(b: &Builder) -> Vec<String> {
+    b.init
+        .iter()
+        .chain(&b.regular)
+        .filter(|c| {
+            c.sidecar()
+                .is_some_and(|s| s.kind == SidecarKind::CloudSqlProxy)
+        })
+        .filter_map(|c| b.manifest_container(c))
+        .flat_map(argv_of)
+        .collect()
+}
+
+fn cloud_sql_flag(b: &Builder, flag: &str) -> bool {
+    cloud_sql_argv(b)
+        .iter()
+        .any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")) && !arg.ends_with("=false"))
+}
+
+fn cloud_sql_admin_port(b: &Builder) -> u16 {
+    let argv = cloud_sql_argv(b);
+    argv.iter()
+        .enumerate()
+        .find_map(|(i, arg)| {
+            arg.strip_prefix("--admin-port=")
+                .map(str::to_owned)
+                .or_else(|| {
+                    (arg == "--admin-port")
+                        .then(|| argv.get(i + 1).cloned())
+                        .flatten()
+                })
+        })
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(CLOUD_SQL_ADMIN_PORT)
+}
+
+/// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (semantics 4.3).
+fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), String> {
+    const ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
+    if let Some((value, _)) = b.workload.annotation(ANNOTATION) {
+        return if value == "enabled" {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{ANNOTATION}: {value}` leaves Linkerd's /shutdown endpoint off (404)"
+            ))
+        };
+    }
+    let env_enabled = b
+        .init
+        .iter()
+        .chain(&b.regular)
+        .find(|c| c.name == "linkerd-proxy")
+        .and_then(|c| {
+            b.manifest_container(c)?
+                .env
+                .iter()
+                .flatten()
+                .find_map(|var| {
+                    (var.name == "LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED")
+                        .then(|| var.value.clone().unwrap_or_default())
+                })
+        });
+    if let Some(value) = env_enabled {
+        return if value == "true" {
+            Ok(())
+        } else {
+            Err("the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into())
+        };
+    }
+    if let Some(setting) = &b.settings.linkerd.shutdown_endpoint {
+        return if setting.value {
+            Ok(())
+        } else {
+            Err(format!(
+                "proxy.enableShutdownEndpoint is off ({})",
+                setting.source
+            ))
+        };
+    }
+    match &b.settings.linkerd.version {
+        Some(v) if !v.value.shutdown_endpoint_off_by_default() => Ok(()),
+        Some(v) => Err(format!(
+            "Linkerd {} serves /shutdown only with `{ANNOTATION}: enabled` (off by default since 2.16)",
+            v.value
+        )),
+        None => Err(format!(
+            "Linkerd 2.16 and later serve /shutdown only with `{ANNOTATION}: enabled` (Linkerd version unknown, newest assumed)"
+        )),
+    }
+}

@@ -1,0 +1,352 @@
+//! Stage 3 of the pipeline: a workload and the environment profile in, a [`PodPlan`] out.
+//!
+//! Decides which containers are sidecars and what each will do: for manifests after
+//! injection the proxy is in the YAML; before injection this stage models what the
+//! injector will add. Mesh knowledge lives in one module per mesh; what comes out is
+//! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
+
+pub mod commands;
+pub mod hooks;
+pub mod istio;
+pub mod jobs;
+pub mod plan;
+pub mod shell;
+pub mod sidecars;
+
+use k8s_openapi::api::core::v1::{Container, Probe};
+
+use crate::load::JsonPath;
+use crate::settings::{Scenario, Settings, Source, Sourced};
+use crate::time::{Millis, parse_go_duration};
+use crate::workload::Workload;
+use hooks::{HookKind, Owner};
+pub use plan::*;
+
+/// The annotation prefix for per-workload scenario values and suppressions.
+pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";
+
+/// Resolves one workload into the plan of its pod.
+pub fn resolve(workload: &Workload, settings: &Settings) -> PodPlan {
+    let mut builder = Builder::new(workload, settings);
+    istio::resolve(&mut builder);
+    sidecars::resolve(&mut builder);
+    jobs::resolve(&mut builder);
+    builder.finish()
+}
+
+/// The plan under construction; mesh resolvers edit its container lists.
+pub struct Builder<'a> {
+    pub workload: &'a Workload,
+    pub settings: &'a Settings,
+    /// Init containers in start order, native sidecars among them.
+    pub init: Vec<PlannedContainer>,
+    /// Regular containers in start order.
+    pub regular: Vec<PlannedContainer>,
+    pub scenario: Scenario,
+    pub meshes: Vec<MeshDecision>,
+    pub assumptions: Vec<Assumption>,
+    pub problems: Vec<ConfigProblem>,
+    pub moot: Vec<MootSetting>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(workload: &'a Workload, settings: &'a Settings) -> Self {
+        let mut builder = Builder {
+            workload,
+            settings,
+            init: Vec::new(),
+            regular: Vec::new(),
+            scenario: settings.scenario.clone(),
+            meshes: Vec::new(),
+            assumptions: Vec::new(),
+            problems: Vec::new(),
+            moot: Vec::new(),
+        };
+        builder.read_scenario_annotations();
+        let spec = &workload.pod_spec;
+        let init_path = workload.paths.pod_spec.key("initContainers");
+        for (index, container) in spec.init_containers.iter().flatten().enumerate() {
+            let planned =
+                builder.from_manifest(container, ContainerList::Init, init_path.index(index));
+            builder.init.push(planned);
+        }
+        let regular_path = workload.paths.pod_spec.key("containers");
+        for (index, container) in spec.containers.iter().enumerate() {
+            let planned =
+                builder.from_manifest(container, ContainerList::Regular, regular_path.index(index));
+            builder.regular.push(planned);
+        }
+        builder
+    }
+
+    /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
+    fn read_scenario_annotations(&mut self) {
+        for key in crate::settings::SCENARIO_KEYS {
+            let annotation = format!("{ANNOTATION_PREFIX}{key}");
+            let Some((value, path)) = self.workload.annotation(&annotation) else {
+                continue;
+            };
+            match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
+                Some(duration) => {
+                    self.scenario.set(key, duration, Source::Manifest(path));
+                }
+                None => self.problems.push(ConfigProblem {
+                    path,
+                    message: format!("`{annotation}: {value}` is not a duration such as \"20s\""),
+                    kind: ConfigProblemKind::Invalid,
+                }),
+            }
+        }
+    }
+
+    /// A manifest container with the role the kubelet alone gives it.
+    pub fn from_manifest(
+        &self,
+        container: &Container,
+        list: ContainerList,
+        path: JsonPath,
+    ) -> PlannedContainer {
+        let restart_always =
+            list == ContainerList::Init && container.restart_policy.as_deref() == Some("Always");
+        let native_sidecar =
+            restart_always && self.settings.kubernetes.value.runs_native_sidecars();
+        let role = match list {
+            ContainerList::Init if native_sidecar => Role::Sidecar(Sidecar {
+                kind: SidecarKind::Generic,
+                carries_traffic: false,
+            }),
+            ContainerList::Init => Role::Init,
+            ContainerList::Regular => Role::App,
+        };
+        let owner = if native_sidecar {
+            Owner::Sidecar
+        } else {
+            Owner::App
+        };
+        // An app whose own command waits for the proxy before starting its process.
+        let start_gate = (list == ContainerList::Regular)
+            .then(|| commands::start_gate(&shell::parse_argv(&argv_of(container))))
+            .flatten()
+            .map(|summary| StartGate {
+                path: command_path(container, &path),
+                summary,
+            });
+        let runs_for = match list {
+            ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
+            ContainerList::Regular if self.workload.kind.runs_to_completion() => {
+                Some(self.scenario.job_duration.value)
+            }
+            _ => None,
+        };
+        PlannedContainer {
+            name: container.name.clone(),
+            list,
+            index: 0,
+            post_start: hooks::read(container, &path, HookKind::PostStart, owner),
+            pre_stop: hooks::read(container, &path, HookKind::PreStop, owner),
+            provenance: Provenance::Manifest(path),
+            role,
+            native_sidecar,
+            restart_always,
+            image: container.image.clone(),
+            startup_probe: container.startup_probe.as_ref().map(probe_timing),
+            serves: container.ports.as_ref().is_some_and(|p| !p.is_empty())
+                || container.readiness_probe.is_some(),
+            start_gate,
+            startup: if native_sidecar {
+                self.scenario.proxy_startup.value
+            } else {
+                Millis::ZERO
+            },
+            runs_for,
+            exit: ExitPolicy::After(self.scenario.app_shutdown.clone()),
+            traffic: None,
+            sidecar_stops: Vec::new(),
+            gate_request: None,
+        }
+    }
+
+    /// The manifest container at `path`, when there is one.
+    pub fn manifest_container(&self, planned: &PlannedContainer) -> Option<&'a Container> {
+        let path = planned.manifest_path()?;
+        let index = match path.segments().last()? {
+            crate::load::path::Segment::Index(index) => *index,
+            _ => return None,
+        };
+        match planned.list {
+            ContainerList::Init => self.workload.pod_spec.init_containers.as_ref()?.get(index),
+            ContainerList::Regular => self.workload.pod_spec.containers.get(index),
+        }
+    }
+
+    /// Finds a container by name in either list.
+    pub fn find(&self, name: &str) -> Option<(ContainerList, usize)> {
+        if let Some(i) = self.init.iter().position(|c| c.name == name) {
+            return Some((ContainerList::Init, i));
+        }
+        self.regular
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| (ContainerList::Regular, i))
+    }
+
+    /// The container at a position found with [`Builder::find`].
+    pub fn get(&self, list: ContainerList, index: usize) -> &PlannedContainer {
+        match list {
+            ContainerList::Init => &self.init[index],
+            ContainerList::Regular => &self.regular[index],
+        }
+    }
+
+    /// The container at a position found with [`Builder::find`], to change it.
+    pub fn get_mut(&mut self, list: ContainerList, index: usize) -> &mut PlannedContainer {
+        match list {
+            ContainerList::Init => &mut self.init[index],
+            ContainerList::Regular => &mut self.regular[index],
+        }
+    }
+
+    /// Makes the container at `list`/`index` a sidecar of `kind`: its start-up is the
+    /// proxy start-up and its hooks are re-read as a sidecar's (a waiting loop in a
+    /// sidecar's preStop waits for the app, not for itself).
+    pub fn make_sidecar(
+        &mut self,
+        list: ContainerList,
+        index: usize,
+        kind: SidecarKind,
+        carries_traffic: bool,
+    ) {
+        let startup = self.scenario.proxy_startup.value;
+        let manifest = self.manifest_container(self.get(list, index)).cloned();
+        let planned = self.get_mut(list, index);
+        planned.role = Role::Sidecar(Sidecar {
+            kind,
+            carries_traffic,
+        });
+        planned.startup = startup;
+        planned.runs_for = None;
+        if let (Some(container), Some(path)) = (manifest, planned.manifest_path().cloned()) {
+            planned.post_start =
+                hooks::read(&container, &path, HookKind::PostStart, Owner::Sidecar);
+            planned.pre_stop = hooks::read(&container, &path, HookKind::PreStop, Owner::Sidecar);
+        }
+    }
+
+    /// Records an assumption once.
+    pub fn assume(&mut self, text: impl Into<String>, source: Source) {
+        let text = text.into();
+        if !self.assumptions.iter().any(|a| a.text == text) {
+            self.assumptions.push(Assumption { text, source });
+        }
+    }
+
+    fn finish(mut self) -> PodPlan {
+        self.note_unknown_hook_lengths();
+        let workload = self.workload;
+        let spec = &workload.pod_spec;
+        let grace_period = match spec.termination_grace_period_seconds {
+            Some(seconds) => Sourced::new(
+                seconds,
+                Source::Manifest(workload.paths.pod_spec.key("terminationGracePeriodSeconds")),
+            ),
+            None => Sourced::default_value(30),
+        };
+        if grace_period.value < 0 {
+            self.problems.push(ConfigProblem {
+                path: workload.paths.pod_spec.key("terminationGracePeriodSeconds"),
+                message: format!(
+                    "terminationGracePeriodSeconds is {}; the API server rejects negative values",
+                    grace_period.value
+                ),
+                kind: ConfigProblemKind::Invalid,
+            });
+        }
+        let restart_policy = match spec.restart_policy.as_deref() {
+            Some("Never") => RestartPolicy::Never,
+            Some("OnFailure") => RestartPolicy::OnFailure,
+            Some(_) => RestartPolicy::Always,
+            None if workload.kind.runs_to_completion() => RestartPolicy::Never,
+            None => RestartPolicy::Always,
+        };
+        let mut containers = self.init;
+        for (index, container) in containers.iter_mut().enumerate() {
+            container.index = index;
+        }
+        for (index, mut container) in self.regular.into_iter().enumerate() {
+            container.index = index;
+            containers.push(container);
+        }
+        PodPlan {
+            workload: workload.reference(),
+            kind: workload.kind,
+            paths: workload.paths.clone(),
+            kubernetes: self.settings.kubernetes.clone(),
+            grace_period,
+            restart_policy,
+            share_process_namespace: spec.share_process_namespace == Some(true),
+            containers,
+            meshes: self.meshes,
+            scenario: self.scenario,
+            assumptions: self.assumptions,
+            config_problems: self.problems,
+            moot_settings: self.moot,
+        }
+    }
+
+    /// Hooks whose length could not be read are taken as instant; say so.
+    fn note_unknown_hook_lengths(&mut self) {
+        let mut notes = Vec::new();
+        for container in self.init.iter().chain(&self.regular) {
+            for hook in [&container.pre_stop, &container.post_start]
+                .into_iter()
+                .flatten()
+            {
+                let Some(path) = &hook.path else { continue };
+                if hook.duration == HookDuration::Unknown {
+                    notes.push((
+                        format!(
+                            "{}: `{}` is of unknown length; taken as instant",
+                            container.name, hook.summary
+                        ),
+                        path.clone(),
+                    ));
+                }
+            }
+        }
+        for (text, path) in notes {
+            self.assume(text, Source::Manifest(path));
+        }
+    }
+}
+
+/// A probe's timing with the API defaults filled in (semantics 1.3).
+pub fn probe_timing(probe: &Probe) -> ProbeTiming {
+    ProbeTiming {
+        initial_delay: Millis::secs(i64::from(probe.initial_delay_seconds.unwrap_or(0).max(0))),
+        period: Millis::secs(i64::from(probe.period_seconds.unwrap_or(10).max(1))),
+        failure_threshold: i64::from(probe.failure_threshold.unwrap_or(3).max(1)),
+    }
+}
+
+/// The argv a container runs: `command` then `args` (args alone when the image's
+/// entrypoint runs them).
+pub fn argv_of(container: &Container) -> Vec<String> {
+    container
+        .command
+        .iter()
+        .flatten()
+        .chain(container.args.iter().flatten())
+        .cloned()
+        .collect()
+}
+
+/// The path of a container's command, or of its args when it has no command.
+pub fn command_path(container: &Container, path: &JsonPath) -> JsonPath {
+    if container.command.is_some() {
+        path.key("command")
+    } else if container.args.is_some() {
+        path.key("args")
+    } else {
+        path.clone()
+    }
+}

@@ -1,0 +1,486 @@
+//! The PodPlan: what will run in the pod and how each container starts and stops.
+//!
+//! Resolve reduces everything mesh-specific to the generic behaviours below, so the
+//! simulator needs no mesh knowledge and rules need not re-derive anything.
+
+use crate::load::JsonPath;
+use crate::settings::{KubeVersion, Scenario, Source, Sourced};
+use crate::time::Millis;
+use crate::workload::{Kind, Paths, WorkloadRef};
+
+/// Everything known about one pod template.
+#[derive(Clone, Debug)]
+pub struct PodPlan {
+    pub workload: WorkloadRef,
+    pub kind: Kind,
+    pub paths: Paths,
+    pub kubernetes: Sourced<KubeVersion>,
+    /// `spec.terminationGracePeriodSeconds` (default 30).
+    pub grace_period: Sourced<i64>,
+    pub restart_policy: RestartPolicy,
+    pub share_process_namespace: bool,
+    /// In the kubelet's start order: init containers (native sidecars among them in
+    /// place), then regular containers.
+    pub containers: Vec<PlannedContainer>,
+    /// What was decided about each mesh, for explain and the configuration rules.
+    pub meshes: Vec<MeshDecision>,
+    pub scenario: Scenario,
+    /// Readings the verdict rests on that the manifest does not state.
+    pub assumptions: Vec<Assumption>,
+    /// Problems found while resolving (malformed mesh settings), for ML401 and friends.
+    pub config_problems: Vec<ConfigProblem>,
+    /// Settings that are in the manifest or profile but have no effect.
+    pub moot_settings: Vec<MootSetting>,
+}
+
+impl PodPlan {
+    /// Whether the pod runs to completion (Job, CronJob).
+    pub fn runs_to_completion(&self) -> bool {
+        self.kind.runs_to_completion()
+    }
+
+    /// Whether any container is a native sidecar the kubelet runs as one.
+    pub fn has_native_sidecars(&self) -> bool {
+        self.containers.iter().any(|c| c.native_sidecar)
+    }
+
+    /// Containers that run in `spec.containers`.
+    pub fn regular(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
+        self.containers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.list == ContainerList::Regular)
+    }
+
+    /// The application containers: regular containers that are not sidecars.
+    pub fn apps(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
+        self.regular().filter(|(_, c)| c.role == Role::App)
+    }
+
+    /// Sidecars that carry the pod's traffic (mesh proxies).
+    pub fn proxies(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
+        self.containers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.sidecar().is_some_and(|s| s.carries_traffic))
+    }
+
+    /// Where to point when the pod spec as a whole is at fault.
+    pub fn pod_spec_path(&self) -> &JsonPath {
+        &self.paths.pod_spec
+    }
+
+    /// The path of `terminationGracePeriodSeconds`, set or not.
+    pub fn grace_period_path(&self) -> JsonPath {
+        self.paths.pod_spec.key("terminationGracePeriodSeconds")
+    }
+}
+
+/// Pod `restartPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RestartPolicy {
+    Always,
+    OnFailure,
+    Never,
+}
+
+/// Which list a container is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContainerList {
+    Init,
+    Regular,
+}
+
+/// What a container is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A regular container doing the pod's work.
+    App,
+    /// A regular init container that runs to completion before the next one.
+    Init,
+    /// A helper that runs alongside the app: a mesh proxy or another sidecar.
+    Sidecar(Sidecar),
+}
+
+/// A sidecar's identity and traits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sidecar {
+    pub kind: SidecarKind,
+    /// The app's traffic passes through it: while it is not running, traffic is lost.
+    pub carries_traffic: bool,
+}
+
+/// Sidecars the resolver knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SidecarKind {
+    IstioProxy,
+    LinkerdProxy,
+    ConsulDataplane,
+    KumaSidecar,
+    Daprd,
+    CloudSqlProxy,
+    /// Declared in the user's config.
+    Declared(String),
+    /// A native sidecar (init container with `restartPolicy: Always`) of unknown kind.
+    Generic,
+}
+
+impl SidecarKind {
+    /// A short human name.
+    pub fn label(&self) -> &str {
+        match self {
+            SidecarKind::IstioProxy => "Istio proxy",
+            SidecarKind::LinkerdProxy => "Linkerd proxy",
+            SidecarKind::ConsulDataplane => "Consul dataplane",
+            SidecarKind::KumaSidecar => "Kuma sidecar",
+            SidecarKind::Daprd => "Dapr sidecar",
+            SidecarKind::CloudSqlProxy => "Cloud SQL proxy",
+            SidecarKind::Declared(name) => name,
+            SidecarKind::Generic => "sidecar",
+        }
+    }
+}
+
+/// Whether a container is written in the manifest or added by an injector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// In the manifest at this path.
+    Manifest(JsonPath),
+    /// Added by a mesh injector at admission; `trigger` is what asks for it (a label,
+    /// an annotation, or the pod metadata when a namespace asks).
+    Injected { by: &'static str, trigger: JsonPath },
+}
+
+/// One container as it will run.
+#[derive(Clone, Debug)]
+pub struct PlannedContainer {
+    pub name: String,
+    pub list: ContainerList,
+    /// Position in its list after injection.
+    pub index: usize,
+    pub provenance: Provenance,
+    pub role: Role,
+    /// An init container with `restartPolicy: Always` that this Kubernetes version runs
+    /// as a sidecar.
+    pub native_sidecar: bool,
+    /// `restartPolicy: Always` is set on this init container (supported or not).
+    pub restart_always: bool,
+    pub image: Option<String>,
+    pub post_start: Option<Hook>,
+    pub pre_stop: Option<Hook>,
+    pub startup_probe: Option<ProbeTiming>,
+    /// Whether the container serves requests (declares ports or a readiness probe).
+    pub serves: bool,
+    /// The app's own command waits for a proxy before starting its real process.
+    pub start_gate: Option<StartGate>,
+    /// Process start to ready (sidecars) or to first network use (apps).
+    pub startup: Millis,
+    /// How long it runs before exiting on its own (init containers, Job work); `None`
+    /// for containers that run until stopped.
+    pub runs_for: Option<Millis>,
+    /// What it does after the stop signal.
+    pub exit: ExitPolicy,
+    /// For proxies: when traffic through it stops working.
+    pub traffic: Option<TrafficCuts>,
+    /// In a Job, how this work container stops the sidecars when it is done.
+    pub sidecar_stops: Vec<SidecarStop>,
+    /// For proxies: the setting that asks the app to wait for this proxy
+    /// (`holdApplicationUntilProxyStarts`, `proxy-await`), if any.
+    pub gate_request: Option<GateRequest>,
+}
+
+impl PlannedContainer {
+    /// The sidecar traits, when this container is one.
+    pub fn sidecar(&self) -> Option<&Sidecar> {
+        match &self.role {
+            Role::Sidecar(sidecar) => Some(sidecar),
+            _ => None,
+        }
+    }
+
+    /// Whether this container is a sidecar that carries traffic.
+    pub fn is_proxy(&self) -> bool {
+        self.sidecar().is_some_and(|s| s.carries_traffic)
+    }
+
+    /// Where findings about this container point.
+    pub fn anchor(&self) -> &JsonPath {
+        match &self.provenance {
+            Provenance::Manifest(path) => path,
+            Provenance::Injected { trigger, .. } => trigger,
+        }
+    }
+
+    /// The container's path in the manifest, when it is written there.
+    pub fn manifest_path(&self) -> Option<&JsonPath> {
+        match &self.provenance {
+            Provenance::Manifest(path) => Some(path),
+            Provenance::Injected { .. } => None,
+        }
+    }
+
+    /// Whether an injector adds it (it is not in the manifest).
+    pub fn is_injected(&self) -> bool {
+        matches!(self.provenance, Provenance::Injected { .. })
+    }
+}
+
+/// A lifecycle hook and how long it lasts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hook {
+    /// The hook in the manifest (`...lifecycle.preStop`); `None` when injected.
+    pub path: Option<JsonPath>,
+    pub action: HookAction,
+    pub duration: HookDuration,
+    /// Side effect that matters to traffic.
+    pub effect: HookEffect,
+    /// A one-line description for messages ("sleep 10", "pilot-agent wait").
+    pub summary: String,
+}
+
+/// The handler of a hook.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookAction {
+    Exec(Vec<String>),
+    HttpGet {
+        port: String,
+        path: String,
+    },
+    TcpSocket,
+    /// The kubelet's own `sleep` action, in seconds.
+    Sleep(i64),
+}
+
+/// How long a hook lasts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookDuration {
+    /// A known length (`sleep 10`).
+    Fixed(Millis),
+    /// Until this container is ready, or the timeout (`pilot-agent wait`, `linkerd-await`).
+    UntilReady { timeout: Millis },
+    /// Until the app containers have exited (a loop on their connections or processes).
+    UntilAppsExit,
+    /// The hook stops this container's own process and waits for it
+    /// (`nginx -s quit; while killall -0 nginx; do sleep 1; done`).
+    UntilSelfExits,
+    /// Unknown length, taken as short (0 s) with the assumption printed.
+    Unknown,
+}
+
+/// What a hook does to traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookEffect {
+    None,
+    /// Starts draining inbound connections (Istio native `pilot-agent request POST drain`).
+    DrainsInbound,
+}
+
+/// A startup probe's timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProbeTiming {
+    pub initial_delay: Millis,
+    pub period: Millis,
+    pub failure_threshold: i64,
+}
+
+/// The app's own command waits for a proxy to be ready before starting its process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartGate {
+    /// Where the waiting command is.
+    pub path: JsonPath,
+    /// What it polls, for messages.
+    pub summary: String,
+}
+
+/// What a container does between its stop signal and its exit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExitPolicy {
+    /// Exits this long after the signal (app shutdown, a fixed drain).
+    After(Sourced<Millis>),
+    /// Exits as soon as it gets the signal.
+    Immediately,
+    /// Istio `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`: waits `minimum`, then polls every
+    /// `poll` and exits once the app's connections are gone. No upper bound but SIGKILL.
+    WhenIdle {
+        minimum: Sourced<Millis>,
+        poll: Millis,
+    },
+    /// Linkerd: refuses new connections and exits when in-flight requests are done,
+    /// at most `cap` after the signal.
+    WhenRequestsDone { cap: Sourced<Millis> },
+}
+
+/// When a proxy stops carrying traffic, relative to its own events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrafficCuts {
+    /// New inbound connections are refused from this moment.
+    pub inbound_refused: Cut,
+    /// Existing inbound connections are told to go away (GOAWAY, `Connection: close`).
+    pub inbound_drained: Cut,
+    /// The app's new outbound calls fail from this moment.
+    pub outbound_refused: Cut,
+}
+
+/// A moment in a container's termination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// When its preStop hook starts (T0).
+    PreStop,
+    /// When it gets the stop signal.
+    Signal,
+    /// When it exits.
+    Exit,
+}
+
+/// A way a Job's work container stops a sidecar when the work is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SidecarStop {
+    /// The command or script the call is in.
+    pub path: JsonPath,
+    pub method: StopMethod,
+    /// How the work's exit status survives the stop call.
+    pub status: ExitStatus,
+    /// The call as written, for messages.
+    pub text: String,
+    /// Whether it can work, and if not, why.
+    pub effective: Result<(), String>,
+}
+
+/// How a sidecar is told to stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopMethod {
+    /// `POST :15020/quitquitquit` (pilot-agent).
+    IstioAgentQuit { port: u16 },
+    /// `POST :15000/quitquitquit` (Envoy only; pilot-agent keeps running).
+    EnvoyAdminQuit,
+    /// `POST :4191/shutdown`.
+    LinkerdShutdown { port: u16 },
+    /// `linkerd-await --shutdown -- work`.
+    LinkerdAwaitShutdown,
+    /// Cloud SQL proxy `/quitquitquit` or `cloud-sql-proxy shutdown`.
+    CloudSqlQuit { port: u16 },
+    /// Dapr `POST :3500/v1.0/shutdown`.
+    DaprShutdown { port: u16 },
+    /// `pkill`/`kill`/`killall` of the sidecar's process.
+    Signal { target: String },
+    /// A command the user declared as stopping the sidecar.
+    Wrapper { command: String },
+    /// A call to some other endpoint with a known stop path on an unexpected port.
+    Other { description: String },
+}
+
+/// What happens to the work's exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// The status is saved and returned (`trap`, `rc=$?; stop; exit $rc`, wrappers).
+    Kept,
+    /// `work; stop`: the pod reports the stop call's status, success for failed work.
+    LostOnFailure,
+    /// `work && stop` (or `set -e`): on failure the stop call never runs and the pod hangs.
+    HangsOnFailure,
+    /// `work || stop`: the sidecar is stopped only when the work fails.
+    SkippedOnSuccess,
+}
+
+/// A decision about one mesh for this pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MeshDecision {
+    pub mesh: &'static str,
+    pub injection: Injection,
+    /// `classic` or `native` (or why neither applies).
+    pub mode: String,
+    /// Readable reasons, one per line.
+    pub reasons: Vec<String>,
+}
+
+/// Whether a mesh's proxy is in the pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Injection {
+    /// The proxy is already in the manifest (it was injected before).
+    InManifest,
+    /// The injector will add it; `trigger` asks for it.
+    WillInject { trigger: JsonPath },
+    /// Not injected, and why.
+    NotInjected { reason: String },
+}
+
+/// A reading the result rests on that the manifest does not state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assumption {
+    pub text: String,
+    pub source: Source,
+}
+
+/// A malformed or contradictory mesh setting found while resolving.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigProblem {
+    pub path: JsonPath,
+    pub message: String,
+    pub kind: ConfigProblemKind,
+}
+
+/// Which rule a configuration problem belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigProblemKind {
+    /// Unparsable or wrongly typed (ML401).
+    Invalid,
+    /// Injection settings that disagree (ML402).
+    InjectionConflict,
+    /// An opt-in the injector ignores (ML404).
+    IgnoredOptIn,
+}
+
+/// A setting that asks for the app to be held until a proxy is ready.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateRequest {
+    pub source: Source,
+    /// The setting as users know it (`holdApplicationUntilProxyStarts: true`).
+    pub setting: String,
+}
+
+/// A setting that has no effect in this pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MootSetting {
+    pub kind: MootKind,
+    pub source: Source,
+    pub message: String,
+}
+
+/// Why a setting is moot, which decides the rule that reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MootKind {
+    /// A drain setting the proxy does not use in its mode (ML205).
+    Drain,
+    /// A start gate another mechanism already provides (ML403).
+    Gate,
+}
+
+impl StopMethod {
+    /// Whether this way of stopping addresses a sidecar of `kind`.
+    pub fn reaches(&self, kind: &SidecarKind) -> bool {
+        match self {
+            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => {
+                *kind == SidecarKind::IstioProxy
+            }
+            StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
+                *kind == SidecarKind::LinkerdProxy
+            }
+            StopMethod::CloudSqlQuit { .. } => *kind == SidecarKind::CloudSqlProxy,
+            StopMethod::DaprShutdown { .. } => *kind == SidecarKind::Daprd,
+            StopMethod::Signal { target } => signal_reaches(target, kind),
+            StopMethod::Wrapper { .. } => true,
+            StopMethod::Other { .. } => false,
+        }
+    }
+}
+
+fn signal_reaches(target: &str, kind: &SidecarKind) -> bool {
+    let target = target.to_lowercase();
+    match kind {
+        SidecarKind::IstioProxy => target.contains("envoy") || target.contains("pilot-agent"),
+        SidecarKind::LinkerdProxy => target.contains("linkerd"),
+        SidecarKind::CloudSqlProxy => target.contains("cloud-sql") || target.contains("cloud_sql"),
+        SidecarKind::Declared(name) => target.contains(&name.to_lowercase()),
+        _ => target.contains("proxy"),
+    }
+}

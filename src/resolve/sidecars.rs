@@ -1,0 +1,197 @@
+//! Sidecars that are not mesh proxies the mesh modules handle: the Cloud SQL Auth Proxy
+//! (semantics section 5), sidecars users declare in config, and the legacy sidecars of
+//! Jobs (a log shipper running `tail -F`) that never exit on their own.
+
+use super::commands;
+use super::plan::*;
+use super::shell::{self, Command};
+use super::{Builder, argv_of};
+use crate::settings::{Source, Sourced};
+use crate::time::Millis;
+
+/// Marks the known and declared sidecars among the regular containers.
+pub fn resolve(b: &mut Builder) {
+    for index in 0..b.regular.len() {
+        if b.regular[index].role != Role::App {
+            continue;
+        }
+        let name = b.regular[index].name.clone();
+        if let Some(declared) = b
+            .settings
+            .declared_sidecars
+            .iter()
+            .find(|d| d.name == name)
+            .cloned()
+        {
+            b.make_sidecar(
+                ContainerList::Regular,
+                index,
+                SidecarKind::Declared(name.clone()),
+                declared.carries_traffic,
+            );
+            let container = &mut b.regular[index];
+            if let Some(startup) = declared.startup {
+                container.startup = startup;
+            }
+            container.exit = ExitPolicy::After(Sourced::new(declared.shutdown, Source::Default));
+            if declared.carries_traffic {
+                container.traffic = Some(TrafficCuts {
+                    inbound_refused: Cut::Exit,
+                    inbound_drained: Cut::Signal,
+                    outbound_refused: Cut::Exit,
+                });
+            }
+            continue;
+        }
+        if is_cloud_sql_proxy(&b.regular[index]) {
+            cloud_sql_proxy(b, index);
+        }
+    }
+    // Native sidecars of a known kind keep their kubelet behaviour but get a name.
+    for index in 0..b.init.len() {
+        if b.init[index].native_sidecar
+            && b.init[index]
+                .sidecar()
+                .is_some_and(|s| s.kind == SidecarKind::Generic)
+            && is_cloud_sql_proxy(&b.init[index])
+        {
+            b.make_sidecar(ContainerList::Init, index, SidecarKind::CloudSqlProxy, true);
+        }
+    }
+    if b.workload.kind.runs_to_completion() {
+        mark_endless_job_containers(b);
+    }
+}
+
+fn is_cloud_sql_proxy(container: &PlannedContainer) -> bool {
+    container.image.as_deref().is_some_and(|image| {
+        image.contains("cloud-sql-proxy")
+            || image.contains("cloudsql-proxy")
+            || image.contains("cloud_sql_proxy")
+    })
+}
+
+/// Cloud SQL Auth Proxy v2 exits at once on SIGTERM (143 unless
+/// `--exit-zero-on-sigterm`), or waits up to `--max-sigterm-delay` for connections.
+fn cloud_sql_proxy(b: &mut Builder, index: usize) {
+    let argv = b
+        .manifest_container(&b.regular[index])
+        .map(argv_of)
+        .unwrap_or_default();
+    b.make_sidecar(
+        ContainerList::Regular,
+        index,
+        SidecarKind::CloudSqlProxy,
+        true,
+    );
+    let flag = |name: &str| {
+        argv.iter().enumerate().find_map(|(i, arg)| {
+            arg.strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('='))
+                .map(str::to_owned)
+                .or_else(|| (arg == name).then(|| argv.get(i + 1).cloned()).flatten())
+        })
+    };
+    let max_delay = flag("--max-sigterm-delay").and_then(|d| crate::time::parse_go_duration(&d));
+    let min_delay = flag("--min-sigterm-delay").and_then(|d| crate::time::parse_go_duration(&d));
+    let container = &mut b.regular[index];
+    container.exit = match max_delay {
+        Some(cap) => ExitPolicy::WhenRequestsDone {
+            cap: Sourced::default_value(cap),
+        },
+        None => ExitPolicy::Immediately,
+    };
+    container.traffic = Some(TrafficCuts {
+        inbound_refused: Cut::Signal,
+        inbound_drained: Cut::Signal,
+        outbound_refused: if min_delay.is_some_and(|d| d > Millis::ZERO) {
+            Cut::Exit
+        } else {
+            Cut::Signal
+        },
+    });
+}
+
+/// In a Job, a second container that runs forever (`tail -F`, `sleep infinity`,
+/// `while true`) is a sidecar in all but name: it keeps the pod running.
+fn mark_endless_job_containers(b: &mut Builder) {
+    let apps: Vec<usize> = (0..b.regular.len())
+        .filter(|&i| b.regular[i].role == Role::App)
+        .collect();
+    if apps.len() < 2 {
+        return;
+    }
+    let endless: Vec<usize> = apps
+        .iter()
+        .copied()
+        .filter(|&i| {
+            b.manifest_container(&b.regular[i])
+                .is_some_and(|c| runs_forever(&argv_of(c)))
+        })
+        .collect();
+    if endless.len() == apps.len() {
+        return;
+    }
+    for index in endless {
+        b.make_sidecar(ContainerList::Regular, index, SidecarKind::Generic, false);
+    }
+}
+
+/// Whether a command never ends by itself.
+pub fn runs_forever(argv: &[String]) -> bool {
+    let list = shell::parse_argv(argv);
+    list.0.iter().any(|item| {
+        item.first.commands.iter().any(|command| match command {
+            Command::Simple(simple) => {
+                let words = simple.argv();
+                match simple.name() {
+                    Some("tail") => words.iter().any(|w| {
+                        matches!(w.0.as_str(), "-f" | "-F" | "--follow")
+                            || w.0.starts_with("--follow")
+                    }),
+                    Some("sleep") => matches!(
+                        commands::sleep_length(simple, &Default::default()),
+                        Some(commands::Sleep::Forever)
+                    ),
+                    _ => false,
+                }
+            }
+            Command::Loop {
+                kind: shell::LoopKind::While,
+                condition,
+                body,
+            } => {
+                let endless_condition = condition
+                    .simple_commands()
+                    .iter()
+                    .all(|c| matches!(c.name(), Some("true" | ":")));
+                let exits = body
+                    .simple_commands()
+                    .iter()
+                    .any(|c| matches!(c.name(), Some("exit" | "break" | "return")));
+                endless_condition && !exits
+            }
+            _ => false,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["sh".into(), "-c".into(), script.into()]
+    }
+
+    #[test]
+    fn endless_commands() {
+        assert!(runs_forever(&sh("tail -F /var/log/app.log")));
+        assert!(runs_forever(&["sleep".into(), "infinity".into()]));
+        assert!(runs_forever(&sh("while true; do sleep 5; done")));
+        assert!(!runs_forever(&sh(
+            "while true; do sleep 5; [ -f /done ] && exit 0; done"
+        )));
+        assert!(!runs_forever(&sh("./run-migration")));
+    }
+}

@@ -1,0 +1,120 @@
+//! Help texts shared by several rules: the concrete change that fixes a hazard for each
+//! kind of sidecar.
+
+use crate::load::JsonPath;
+use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
+
+/// Where a finding about a container points: its `name:` when it is in the manifest,
+/// otherwise what asks for its injection.
+pub fn container_label_path(container: &PlannedContainer) -> JsonPath {
+    match container.manifest_path() {
+        Some(path) => path.key("name"),
+        None => container.anchor().clone(),
+    }
+}
+
+/// Whether the label path names the container itself (then point at the value).
+pub fn is_in_manifest(container: &PlannedContainer) -> bool {
+    container.manifest_path().is_some()
+}
+
+/// How to hold the app until this proxy is ready.
+pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> String {
+    let native = native_hint(plan);
+    match proxy.sidecar().map(|s| &s.kind) {
+        Some(SidecarKind::IstioProxy) => format!(
+            "hold the app until the proxy is ready; on the pod template:\n  metadata:\n    annotations:\n      proxy.istio.io/config: |\n        holdApplicationUntilProxyStarts: true\n{native}"
+        ),
+        Some(SidecarKind::LinkerdProxy) => format!(
+            "let the app wait for the proxy; on the pod template:\n  metadata:\n    annotations:\n      config.linkerd.io/proxy-await: enabled\n{native}"
+        ),
+        _ => format!(
+            "run `{}` as a native sidecar (an init container with `restartPolicy: Always` and a startupProbe), so the app starts once it is ready",
+            proxy.name
+        ),
+    }
+}
+
+/// The native-sidecar alternative, when the Kubernetes version has it.
+fn native_hint(plan: &PodPlan) -> String {
+    if plan.kubernetes.value.runs_native_sidecars() {
+        "or run the proxy as a native sidecar (Istio: `sidecar.istio.io/nativeSidecar: \"true\"`; Linkerd: `config.linkerd.io/proxy-enable-native-sidecar: \"true\"`)".to_owned()
+    } else {
+        String::new()
+    }
+}
+
+/// How a Job's work should stop this sidecar when it is done.
+pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
+    let native = if plan.kubernetes.value.runs_native_sidecars() {
+        "; or avoid the problem: a native sidecar does not block Job completion"
+    } else {
+        ""
+    };
+    match sidecar.sidecar().map(|s| &s.kind) {
+        Some(SidecarKind::IstioProxy) => format!(
+            "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\n    exec-your-work-here\n(or `sidecar.istio.io/nativeSidecar: \"true\"` on the pod template{native})"
+        ),
+        Some(SidecarKind::LinkerdProxy) => format!(
+            "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `config.linkerd.io/proxy-admin-shutdown: enabled`{native}"
+        ),
+        Some(SidecarKind::CloudSqlProxy) => format!(
+            "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
+        ),
+        _ => format!(
+            "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so it does not block completion",
+            sidecar.name
+        ),
+    }
+}
+
+/// What a container's SIGTERM-to-exit time is called, for messages: "drain
+/// (terminationDrainDuration 25 s)", "app shutdown 5 s (assumed; set app-shutdown)".
+pub fn exit_description(container: &PlannedContainer) -> String {
+    use crate::resolve::{ExitPolicy, Role};
+    use crate::settings::Source;
+    match &container.exit {
+        ExitPolicy::After(length) => {
+            let what = match container.sidecar().map(|s| &s.kind) {
+                Some(SidecarKind::IstioProxy) => "terminationDrainDuration",
+                Some(_) => "shutdown",
+                None if container.role == Role::App => "app shutdown",
+                None => "shutdown",
+            };
+            match &length.source {
+                Source::Default if container.role == Role::App => {
+                    format!("{what} {} (assumed; set app-shutdown)", length.value)
+                }
+                Source::Default => format!("{what} {} (default)", length.value),
+                source => format!("{what} {} (from {source})", length.value),
+            }
+        }
+        ExitPolicy::Immediately => "exits on the signal".to_owned(),
+        ExitPolicy::WhenIdle { minimum, .. } => format!(
+            "EXIT_ON_ZERO_ACTIVE_CONNECTIONS: waits MINIMUM_DRAIN_DURATION {} then until the app's connections close",
+            minimum.value
+        ),
+        ExitPolicy::WhenRequestsDone { cap } => {
+            format!("lets requests finish, up to {}", cap.value)
+        }
+    }
+}
+
+/// A label on the grace period, or on the pod spec when it is left at its default.
+pub fn grace_label(plan: &PodPlan) -> crate::rules::Label {
+    use crate::rules::Label;
+    if plan.grace_period.is_explicit() {
+        Label::value(
+            plan.grace_period_path(),
+            format!("grace period {} s", plan.grace_period.value),
+        )
+    } else {
+        Label::key(
+            plan.pod_spec_path().clone(),
+            format!(
+                "terminationGracePeriodSeconds unset: {} s",
+                plan.grace_period.value
+            ),
+        )
+    }
+}

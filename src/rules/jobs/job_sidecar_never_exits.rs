@@ -1,0 +1,119 @@
+use crate::rules::fix::{container_label_path, is_in_manifest, stop_sidecar};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A Job or CronJob pod with a sidecar in `containers` (an injected Istio or
+    /// Linkerd proxy, a log shipper) and nothing in the work's command that stops it
+    /// when the work ends.
+    ///
+    /// ## Why it loses traffic
+    /// A pod is `Running` while any regular container runs (semantics 2.6). The
+    /// sidecar never exits on its own, so the pod stays `1/2 Running`, the Job never
+    /// completes, `ttlSecondsAfterFinished` never fires, and a CronJob with
+    /// `concurrencyPolicy: Forbid` stops scheduling (istio#11045, linkerd#1869).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// kind: Job
+    /// spec:
+    ///   template:
+    ///     metadata:
+    ///       labels:
+    ///         sidecar.istio.io/inject: "true"
+    ///     spec:
+    ///       containers:
+    ///       - name: migrate
+    ///         command: ["./migrate"]
+    /// ```
+    ///
+    /// ## Fix
+    /// Run the proxy as a native sidecar (Kubernetes 1.29+), which never blocks
+    /// completion, or stop it when the work ends and keep the work's exit status:
+    /// ```yaml
+    /// command: ["/bin/sh", "-c"]
+    /// args:
+    /// - |
+    ///   trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT
+    ///   ./migrate
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
+    /// - https://github.com/istio/istio/issues/11045
+    /// - https://github.com/linkerd/linkerd2/issues/1869
+    pub struct JobSidecarNeverExits {
+        id: "ML301",
+        name: "job-sidecar-never-exits",
+        severity: Error,
+        group: Jobs,
+        summary: "a Job's sidecar is never stopped, so the Job never completes",
+    }
+}
+
+impl Rule for JobSidecarNeverExits {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let Some(completion) = &pod.timeline.completion else {
+            return;
+        };
+        for &index in &completion.blocking {
+            let sidecar = &plan.containers[index];
+            let Some(kind) = sidecar.sidecar().map(|s| &s.kind) else {
+                continue;
+            };
+            // Calls that try and fail are ML303/ML304's.
+            let tried = plan.apps().any(|(_, app)| {
+                app.sidecar_stops
+                    .iter()
+                    .any(|stop| stop.method.reaches(kind))
+            });
+            if tried {
+                continue;
+            }
+            let work: Vec<String> = plan
+                .apps()
+                .map(|(_, app)| format!("`{}`", app.name))
+                .collect();
+            let message = format!(
+                "{} `{}` runs in `containers` and nothing stops it when {} finish{}: the pod stays Running and the {} never completes",
+                kind.label(),
+                sidecar.name,
+                work.join(", "),
+                if work.len() == 1 { "es" } else { "" },
+                plan.kind,
+            );
+            let primary = if is_in_manifest(sidecar) {
+                Label::value(container_label_path(sidecar), "never exits on its own")
+            } else {
+                Label::key(
+                    sidecar.anchor().clone(),
+                    format!("injects `{}`, which never exits on its own", sidecar.name),
+                )
+            };
+            let mut finding =
+                Finding::new(&Self::META, primary, message, stop_sidecar(sidecar, plan))
+                    .container(&sidecar.name)
+                    .window(
+                        Phase::Completion,
+                        completion.work_done,
+                        completion.work_done,
+                        Some(&sidecar.name),
+                    );
+            if let Some((_, app)) = plan.apps().next()
+                && let Some(path) = app.manifest_path()
+            {
+                finding = finding.related(Label::value(
+                    path.key("name"),
+                    "the work ends here, the sidecar does not",
+                ));
+            }
+            findings.push(finding);
+        }
+    }
+}

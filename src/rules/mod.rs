@@ -1,0 +1,287 @@
+//! Stage 5 of the pipeline: a PodPlan and its Timeline in, findings out.
+//!
+//! Each rule is one module with its doc (the single source of `rules`, the SARIF rule
+//! table and `docs/rules/`), its default severity, and one check that reads the plan and
+//! the timeline top to bottom. A rule never re-derives what resolve or simulate computed.
+
+mod fix;
+pub mod jobs;
+pub mod startup;
+pub mod termination;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::load::{Anchor, JsonPath};
+use crate::resolve::PodPlan;
+use crate::simulate::{Phase, Timeline};
+use crate::time::Millis;
+
+/// How serious a finding is; CI gates compare against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    /// Parses `error`, `warning` or `info`.
+    pub fn parse(text: &str) -> Option<Severity> {
+        match text {
+            "error" => Some(Severity::Error),
+            "warning" => Some(Severity::Warning),
+            "info" => Some(Severity::Info),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The part of the pod's life a rule is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    Startup,
+    Termination,
+    Jobs,
+    Configuration,
+}
+
+impl Group {
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Startup => "Start-up",
+            Group::Termination => "Termination",
+            Group::Jobs => "Jobs",
+            Group::Configuration => "Configuration",
+        }
+    }
+}
+
+/// A rule's identity and documentation. Ids and names are a contract.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub group: Group,
+    /// One line, for tables.
+    pub summary: &'static str,
+    /// The doc comment of the rule's struct, in Markdown.
+    pub raw_doc: &'static str,
+}
+
+impl RuleMeta {
+    /// The doc with the one-space indent of doc comments removed.
+    pub fn doc(&self) -> String {
+        let mut doc = String::with_capacity(self.raw_doc.len());
+        for line in self.raw_doc.lines() {
+            doc.push_str(line.strip_prefix(' ').unwrap_or(line));
+            doc.push('\n');
+        }
+        doc.trim().to_owned() + "\n"
+    }
+
+    /// One section of the doc (`What it detects`), without its heading.
+    pub fn section(&self, heading: &str) -> Option<String> {
+        let doc = self.doc();
+        let marker = format!("## {heading}\n");
+        let start = doc.find(&marker)? + marker.len();
+        let rest = &doc[start..];
+        let end = rest.find("\n## ").map_or(rest.len(), |at| at + 1);
+        Some(rest[..end].trim().to_owned())
+    }
+}
+
+/// A check over one pod.
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>);
+}
+
+/// What a rule looks at.
+pub struct Pod<'a> {
+    pub plan: &'a PodPlan,
+    pub timeline: &'a Timeline,
+}
+
+/// A place in the manifest with a short note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub path: JsonPath,
+    pub anchor: Anchor,
+    pub text: String,
+}
+
+impl Label {
+    pub fn key(path: JsonPath, text: impl Into<String>) -> Self {
+        Label {
+            path,
+            anchor: Anchor::Key,
+            text: text.into(),
+        }
+    }
+
+    pub fn value(path: JsonPath, text: impl Into<String>) -> Self {
+        Label {
+            path,
+            anchor: Anchor::Value,
+            text: text.into(),
+        }
+    }
+}
+
+/// A stretch of the timeline where traffic can be lost, for `explain` to shade.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Window {
+    pub phase: Phase,
+    #[serde(rename = "fromMs")]
+    pub from: Millis,
+    #[serde(rename = "toMs")]
+    pub to: Millis,
+    /// The lane it belongs to (a container name), or `null` for the whole pod.
+    pub container: Option<String>,
+}
+
+impl Serialize for Millis {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(self.0)
+    }
+}
+
+/// One problem found in one pod.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub rule: &'static RuleMeta,
+    pub severity: Severity,
+    pub container: Option<String>,
+    pub message: String,
+    /// The concrete fix, possibly with a YAML snippet.
+    pub help: String,
+    /// The node to change.
+    pub primary: Label,
+    /// The other side of a comparison (the grace period, the earlier container).
+    pub related: Vec<Label>,
+    pub window: Option<Window>,
+}
+
+impl Finding {
+    /// A finding of `rule` at its default severity.
+    pub fn new(rule: &'static RuleMeta, primary: Label, message: String, help: String) -> Self {
+        Finding {
+            rule,
+            severity: rule.severity,
+            container: None,
+            message,
+            help,
+            primary,
+            related: Vec::new(),
+            window: None,
+        }
+    }
+
+    pub fn container(mut self, name: &str) -> Self {
+        self.container = Some(name.to_owned());
+        self
+    }
+
+    pub fn related(mut self, label: Label) -> Self {
+        self.related.push(label);
+        self
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    pub fn window(
+        mut self,
+        phase: Phase,
+        from: Millis,
+        to: Millis,
+        container: Option<&str>,
+    ) -> Self {
+        self.window = Some(Window {
+            phase,
+            from,
+            to,
+            container: container.map(str::to_owned),
+        });
+        self
+    }
+}
+
+/// Declares a rule: a unit struct whose doc comment is the rule's documentation, and
+/// its [`RuleMeta`].
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            id: $id:literal,
+            name: $rule_name:literal,
+            severity: $severity:ident,
+            group: $group:ident,
+            summary: $summary:literal $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub struct $name;
+
+        impl $name {
+            /// The rule's identity and doc.
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                id: $id,
+                name: $rule_name,
+                severity: $crate::rules::Severity::$severity,
+                group: $crate::rules::Group::$group,
+                summary: $summary,
+                raw_doc: concat!($($doc, "\n"),*),
+            };
+        }
+    };
+}
+pub(crate) use declare_rule;
+
+/// Every rule, in id order.
+pub static RULES: &[&dyn Rule] = &[
+    &startup::AppStartsBeforeProxy,
+    &startup::ProxyGateIneffective,
+    &termination::GracePeriodExceeded,
+    &termination::PrestopOutlivesGrace,
+    &jobs::JobSidecarNeverExits,
+];
+
+/// Looks a rule up by id (`ML201`, any case) or name (`grace-period-exceeded`).
+pub fn find(key: &str) -> Option<&'static dyn Rule> {
+    RULES
+        .iter()
+        .copied()
+        .find(|rule| rule.meta().id.eq_ignore_ascii_case(key) || rule.meta().name == key)
+}
+
+/// Runs every rule over one pod.
+pub fn check(pod: &Pod) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for rule in RULES {
+        rule.check(pod, &mut findings);
+    }
+    findings
+}

@@ -1,0 +1,118 @@
+use crate::rules::fix::{container_label_path, hold_app, is_in_manifest};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A proxy that runs as a regular container with nothing holding the app until it
+    /// is ready: Istio without `holdApplicationUntilProxyStarts`, Linkerd with
+    /// `proxy-await` off, any classic sidecar proxy without a start gate. The app
+    /// container starts at once and runs while the proxy is still starting.
+    ///
+    /// ## Why it loses traffic
+    /// The kubelet starts regular containers one after another without waiting for
+    /// readiness; only a `postStart` hook blocks the next container (semantics 1.1).
+    /// With traffic redirected to a proxy that is not ready, the app's first outbound
+    /// calls fail with connection refused or 503, and apps that connect at start-up
+    /// crash-loop (istio#4341, istio#32439). In a Job the failed call is the work itself.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// template:
+    ///   metadata:
+    ///     labels:
+    ///       sidecar.istio.io/inject: "true"   # proxy injected last, no hold
+    ///   spec:
+    ///     containers:
+    ///     - name: app
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    /// template:
+    ///   metadata:
+    ///     annotations:
+    ///       proxy.istio.io/config: |
+    ///         holdApplicationUntilProxyStarts: true
+    /// ```
+    /// or `config.linkerd.io/proxy-await: enabled` for Linkerd, or a native sidecar
+    /// (Kubernetes 1.29+) whose startupProbe holds the app. A loop in the app's own
+    /// command that polls the proxy's readiness before `exec`-ing the app works too.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
+    /// - https://github.com/istio/istio/issues/4341
+    pub struct AppStartsBeforeProxy {
+        id: "ML101",
+        name: "app-starts-before-proxy",
+        severity: Warning,
+        group: Startup,
+        summary: "the app can start and call out before its proxy is ready",
+    }
+}
+
+impl Rule for AppStartsBeforeProxy {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let startup = &pod.timeline.startup.containers;
+        for (proxy_index, proxy) in plan.proxies() {
+            // Native proxies are ML104's; a gate that is asked for but fails is ML102's.
+            if proxy.native_sidecar || proxy.gate_request.is_some() {
+                continue;
+            }
+            let Some(ready) = startup[proxy_index].ready else {
+                continue;
+            };
+            // The app container that uses the network earliest before the proxy is ready.
+            let exposed = plan
+                .apps()
+                .filter_map(|(i, app)| startup[i].first_network_use.map(|at| (app, at)))
+                .filter(|(_, at)| *at < ready)
+                .min_by_key(|(_, at)| *at);
+            let Some((app, first_use)) = exposed else {
+                continue;
+            };
+            let window = ready - first_use;
+            let assumed = if plan.scenario.proxy_startup.is_explicit() {
+                String::new()
+            } else {
+                " (proxy start-up of 2 s assumed; set proxy-startup)".to_owned()
+            };
+            let message = format!(
+                "app container `{}` starts at {} but `{}` is ready only at {}{}: its outbound calls in those {} can fail",
+                app.name, first_use, proxy.name, ready, assumed, window
+            );
+            let severity = if plan.runs_to_completion() {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            let primary = if is_in_manifest(proxy) {
+                Label::value(
+                    container_label_path(proxy),
+                    format!("{} starts without holding the app", proxy.name),
+                )
+            } else {
+                Label::key(
+                    proxy.anchor().clone(),
+                    format!("injects {} without holding the app", proxy.name),
+                )
+            };
+            let mut finding = Finding::new(&Self::META, primary, message, hold_app(proxy, plan))
+                .severity(severity)
+                .container(&proxy.name)
+                .window(Phase::Startup, first_use, ready, Some(&app.name));
+            if let Some(path) = app.manifest_path() {
+                finding = finding.related(Label::value(
+                    path.key("name"),
+                    format!("starts at {first_use}"),
+                ));
+            }
+            findings.push(finding);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+use crate::resolve::{HookDuration, Role};
+use crate::rules::fix::{container_label_path, is_in_manifest};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::settings::Source;
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A start gate that is asked for but cannot work: the proxy carries the
+    /// `pilot-agent wait` (or `linkerd-await`) postStart hook but is not the first
+    /// container, or `holdApplicationUntilProxyStarts` is set yet the proxy has no
+    /// postStart that waits (a custom `global.proxy.lifecycle` replaced it).
+    ///
+    /// ## Why it loses traffic
+    /// A postStart hook only delays the containers *after* its own (semantics 1.1).
+    /// Containers listed before the proxy start at once, before the proxy is ready, and
+    /// their first outbound calls fail, exactly as if there were no gate. A custom
+    /// proxy lifecycle drops the injected hook altogether (istio#37541).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// containers:
+    /// - name: app            # starts first, not held
+    /// - name: istio-proxy
+    ///   lifecycle:
+    ///     postStart:
+    ///       exec: {command: [pilot-agent, wait]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Put the proxy first in `containers` (re-inject rather than editing injected
+    /// YAML), or put `pilot-agent wait` back into the custom lifecycle:
+    /// ```yaml
+    /// global:
+    ///   proxy:
+    ///     lifecycle:
+    ///       postStart:
+    ///         exec: {command: [pilot-agent, wait]}
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §1.1 (only later containers wait), §3.2 (layouts B and D), §3.5, §7 F8
+    /// - https://github.com/istio/istio/issues/37541
+    pub struct ProxyGateIneffective {
+        id: "ML102",
+        name: "proxy-gate-ineffective",
+        severity: Error,
+        group: Startup,
+        summary: "a start gate is configured but cannot hold the app",
+    }
+}
+
+impl Rule for ProxyGateIneffective {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let startup = &pod.timeline.startup.containers;
+        for (proxy_index, proxy) in plan.proxies() {
+            if proxy.native_sidecar {
+                continue;
+            }
+            let Some(request) = &proxy.gate_request else {
+                continue;
+            };
+            let waits = proxy
+                .post_start
+                .as_ref()
+                .is_some_and(|hook| matches!(hook.duration, HookDuration::UntilReady { .. }));
+            let ready = startup[proxy_index].ready.unwrap_or_default();
+            if !waits {
+                let primary = match &request.source {
+                    Source::Manifest(path) => Label::key(path.clone(), "asks to hold the app"),
+                    _ => Label::key(
+                        proxy.anchor().clone(),
+                        format!("{} has no postStart that waits", proxy.name),
+                    ),
+                };
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        primary,
+                        format!(
+                            "{} asks to hold the app until `{}` is ready, but the proxy has no postStart hook that waits (a custom proxy lifecycle replaces it): the app starts at once",
+                            request.setting, proxy.name
+                        ),
+                        "add `postStart: {exec: {command: [pilot-agent, wait]}}` to the custom proxy lifecycle (Helm `global.proxy.lifecycle`), or drop the custom lifecycle".into(),
+                    )
+                    .container(&proxy.name),
+                );
+                continue;
+            }
+            // Containers before the proxy are not held by its postStart.
+            let before: Vec<_> = plan
+                .regular()
+                .filter(|(i, c)| *i < proxy_index && c.role == Role::App)
+                .collect();
+            let Some((first_index, first)) = before.first().copied() else {
+                continue;
+            };
+            let started = startup[first_index].started.unwrap_or_default();
+            let names: Vec<String> = before
+                .iter()
+                .map(|(_, c)| format!("`{}`", c.name))
+                .collect();
+            let primary = if is_in_manifest(proxy) {
+                Label::value(
+                    container_label_path(proxy),
+                    format!("{} is not the first container", proxy.name),
+                )
+            } else {
+                Label::key(
+                    proxy.anchor().clone(),
+                    format!("{} is not the first container", proxy.name),
+                )
+            };
+            let mut finding = Finding::new(
+                &Self::META,
+                primary,
+                format!(
+                    "`{}` has the postStart gate ({}), but {} {} before it and {} not held: {} from {} while the proxy is ready only at {}",
+                    proxy.name,
+                    request.setting,
+                    names.join(", "),
+                    if names.len() == 1 { "starts" } else { "start" },
+                    if names.len() == 1 { "is" } else { "are" },
+                    if names.len() == 1 { "it runs" } else { "they run" },
+                    started,
+                    ready
+                ),
+                format!(
+                    "make `{}` the first entry of `containers` (re-inject the pod rather than editing injected YAML)",
+                    proxy.name
+                ),
+            )
+            .container(&proxy.name)
+            .window(Phase::Startup, started, ready, Some(&first.name));
+            if let Some(path) = first.manifest_path() {
+                finding =
+                    finding.related(Label::value(path.key("name"), "starts before the proxy"));
+            }
+            findings.push(finding);
+        }
+    }
+}

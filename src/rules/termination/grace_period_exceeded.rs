@@ -1,0 +1,168 @@
+use crate::load::JsonPath;
+use crate::resolve::{ExitPolicy, HookDuration, Role};
+use crate::rules::fix::{container_label_path, exit_description, grace_label, is_in_manifest};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::settings::Source;
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A container whose preStop hook plus its SIGTERM-to-exit time runs past
+    /// `terminationGracePeriodSeconds`, so the kubelet's SIGKILL ends it first. For an
+    /// Istio proxy the exit time is the drain (`terminationDrainDuration`); for an app
+    /// it is its shutdown time (a scenario value, 5 s unless set).
+    ///
+    /// ## Why it loses traffic
+    /// preStop time counts against the grace period: the kubelet sends SIGTERM when the
+    /// hook ends and SIGKILL when the remaining grace is used up (semantics 2.2). A proxy
+    /// killed mid-drain drops the connections it was draining; an app killed mid-shutdown
+    /// drops its in-flight requests. The documented constraint is
+    /// `preStop + terminationDrainDuration < terminationGracePeriodSeconds`.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// terminationGracePeriodSeconds: 30
+    /// # proxy.istio.io/config: terminationDrainDuration: 25s
+    /// - name: istio-proxy
+    ///   lifecycle:
+    ///     preStop:
+    ///       exec: {command: [sleep, "10"]}   # SIGTERM at 10 s, drain until 35 s, SIGKILL at 30 s
+    /// ```
+    ///
+    /// ## Fix
+    /// Raise the grace period above preStop plus drain, or shorten them:
+    /// ```yaml
+    /// terminationGracePeriodSeconds: 40
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints)
+    /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
+    pub struct GracePeriodExceeded {
+        id: "ML201",
+        name: "grace-period-exceeded",
+        severity: Error,
+        group: Termination,
+        summary: "preStop plus drain or shutdown runs past the grace period: SIGKILL cuts it off",
+    }
+}
+
+impl Rule for GracePeriodExceeded {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let termination = &pod.timeline.termination;
+        for (index, entry) in termination.containers.iter().enumerate() {
+            let Some(entry) = entry else { continue };
+            // A hook that alone outlives the grace period is ML206's.
+            if !entry.killed || entry.pre_stop_cut {
+                continue;
+            }
+            let container = &plan.containers[index];
+            let pre_stop = container.pre_stop.as_ref();
+            // An app with no preStop is only late by the assumed shutdown time: no
+            // verdict rests on an assumption alone.
+            if container.role == Role::App
+                && pre_stop.is_none()
+                && !plan.scenario.app_shutdown.is_explicit()
+            {
+                continue;
+            }
+            let lead = match pre_stop {
+                Some(hook) if entry.pre_stop_end.is_some_and(|end| end.0 > 0) => {
+                    let length = entry.pre_stop_end.unwrap_or_default();
+                    match hook.duration {
+                        HookDuration::Fixed(_) => {
+                            format!("preStop `{}` ({length}) then ", hook.summary)
+                        }
+                        _ => format!("preStop `{}` (until {length}) then ", hook.summary),
+                    }
+                }
+                _ if entry.signal.0 > 0 => {
+                    format!("SIGTERM at {} (its turn after the app) then ", entry.signal)
+                }
+                _ => String::new(),
+            };
+            let cut = entry.natural_exit - entry.kill;
+            let message = format!(
+                "`{}` needs until {} to exit — {}{} — but the grace period of {} s ends in SIGKILL at {}: {} of its {} cut",
+                container.name,
+                entry.natural_exit,
+                lead,
+                exit_description(container),
+                plan.grace_period.value,
+                entry.kill,
+                cut,
+                if container.is_proxy() {
+                    "drain is"
+                } else {
+                    "shutdown is"
+                },
+            );
+            let needed = (entry.natural_exit.0 + 999) / 1000;
+            let help = format!(
+                "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {}",
+                if container.is_proxy() {
+                    "the drain"
+                } else {
+                    "the shutdown"
+                }
+            );
+            let exit_source = match &container.exit {
+                ExitPolicy::After(length) => match &length.source {
+                    Source::Manifest(path) => Some(path.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let hook_path = pre_stop.and_then(|h| h.path.clone());
+            let exit_label = |path: JsonPath| {
+                Label::value(
+                    path,
+                    format!("exit takes {}", entry.natural_exit - entry.signal),
+                )
+            };
+            let hook_label =
+                |path: JsonPath| Label::key(path, format!("SIGTERM only at {}", entry.signal));
+            // A proxy's drain setting is what to change; for an app, its own preStop.
+            let (primary, secondary) = match (exit_source, hook_path) {
+                (Some(exit), Some(hook)) if container.is_proxy() => {
+                    (exit_label(exit), Some(hook_label(hook)))
+                }
+                (Some(exit), Some(hook)) => (hook_label(hook), Some(exit_label(exit))),
+                (Some(exit), None) => (exit_label(exit), None),
+                (None, Some(hook)) => (hook_label(hook), None),
+                (None, None) if is_in_manifest(container) => (
+                    Label::value(
+                        container_label_path(container),
+                        format!("killed at {}", entry.kill),
+                    ),
+                    None,
+                ),
+                (None, None) => (
+                    Label::key(
+                        container.anchor().clone(),
+                        format!("{} killed at {}", container.name, entry.kill),
+                    ),
+                    None,
+                ),
+            };
+            let mut finding = Finding::new(&Self::META, primary, message, help)
+                .container(&container.name)
+                .related(grace_label(plan))
+                .window(
+                    Phase::Termination,
+                    entry.kill,
+                    entry.natural_exit,
+                    Some(&container.name),
+                );
+            if let Some(label) = secondary {
+                finding = finding.related(label);
+            }
+            findings.push(finding);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+use crate::resolve::HookDuration;
+use crate::rules::fix::grace_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A preStop hook that alone lasts at least `terminationGracePeriodSeconds`.
+    ///
+    /// ## Why it loses traffic
+    /// The kubelet waits for the hook only as long as the grace period; then it sends
+    /// SIGTERM with the one-time 2-second minimum left and SIGKILLs 2 s later
+    /// (semantics 2.2). The rest of the hook never matters, the process gets 2 s to shut
+    /// down instead of the time it was meant to have, and in-flight requests are cut.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// terminationGracePeriodSeconds: 20
+    /// containers:
+    /// - name: app
+    ///   lifecycle:
+    ///     preStop:
+    ///       exec: {command: [sleep, "45"]}   # SIGTERM at 20 s, SIGKILL at 22 s
+    /// ```
+    ///
+    /// ## Fix
+    /// Keep the hook well inside the grace period and leave room for the shutdown:
+    /// ```yaml
+    /// terminationGracePeriodSeconds: 60
+    /// ```
+    /// or shorten the sleep.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.2 (preStop time counts against the grace period; `minimumGracePeriodInSeconds`)
+    /// - https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination
+    pub struct PrestopOutlivesGrace {
+        id: "ML206",
+        name: "prestop-outlives-grace",
+        severity: Error,
+        group: Termination,
+        summary: "a preStop hook alone lasts the whole grace period",
+    }
+}
+
+impl Rule for PrestopOutlivesGrace {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        for (index, entry) in pod.timeline.termination.containers.iter().enumerate() {
+            let Some(entry) = entry else { continue };
+            let container = &plan.containers[index];
+            let Some(hook) = &container.pre_stop else {
+                continue;
+            };
+            let HookDuration::Fixed(length) = hook.duration else {
+                continue;
+            };
+            if !entry.pre_stop_cut {
+                continue;
+            }
+            let Some(path) = hook.path.clone() else {
+                continue;
+            };
+            let lost = length.saturating_sub(entry.signal);
+            let message = format!(
+                "the preStop hook of `{}` (`{}`) lasts {} but the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
+                container.name,
+                hook.summary,
+                length,
+                plan.grace_period.value,
+                entry.signal,
+                (entry.kill - entry.signal).whole_secs(),
+                entry.kill,
+                if lost.0 > 0 {
+                    format!("; the hook's last {lost} never matter")
+                } else {
+                    String::new()
+                },
+            );
+            let suggested = (length.whole_secs() + 15).max(plan.grace_period.value + 1);
+            let help = format!(
+                "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
+            );
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    Label::key(path, format!("lasts {length}")),
+                    message,
+                    help,
+                )
+                .container(&container.name)
+                .related(grace_label(plan))
+                .window(
+                    Phase::Termination,
+                    entry.signal,
+                    entry.kill,
+                    Some(&container.name),
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The Istio part of the environment profile (semantics section 3), and the
+//! `ProxyConfig` layer format shared by mesh config and the `proxy.istio.io/config`
+//! annotation.
+
+use std::collections::BTreeMap;
+
+use super::{IstioVersion, Source, Sourced};
+use crate::time::{Millis, parse_go_duration};
+
+/// How istiod decides native sidecar mode (`ENABLE_NATIVE_SIDECARS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NativeSidecars {
+    On,
+    Off,
+    /// On when every node runs Kubernetes 1.33 or newer (the 1.28+ default).
+    Auto,
+}
+
+/// Control-plane values that decide what the Istio injector adds.
+#[derive(Clone, Debug)]
+pub struct IstioSettings {
+    /// Unknown by default: the classic sidecar (the reading that can lose traffic) is
+    /// assumed unless the version or a setting says native.
+    pub version: Option<Sourced<IstioVersion>>,
+    /// `meshConfig.defaultConfig`.
+    pub mesh_default_config: ProxyConfig,
+    /// Helm `global.proxy.holdApplicationUntilProxyStarts` (deprecated, ORed with the
+    /// ProxyConfig field).
+    pub hold_helm_global: Option<Sourced<bool>>,
+    /// istiod `ENABLE_NATIVE_SIDECARS`.
+    pub native_sidecars: Option<Sourced<NativeSidecars>>,
+    /// Helm `global.proxy.lifecycle`: replaces the injected hooks (layout D).
+    pub custom_lifecycle: Option<Sourced<serde_json::Value>>,
+    /// Helm `global.proxy.startupProbe.enabled` (default on since 1.20).
+    pub startup_probe: Option<Sourced<bool>>,
+    /// Helm `global.proxy.autoInject` (the injection policy; default enabled).
+    pub auto_inject: Sourced<bool>,
+    /// Helm `sidecarInjectorWebhook.enableNamespacesByDefault`.
+    pub enable_namespaces_by_default: Sourced<bool>,
+}
+
+impl Default for IstioSettings {
+    fn default() -> Self {
+        IstioSettings {
+            version: None,
+            mesh_default_config: ProxyConfig::default(),
+            hold_helm_global: None,
+            native_sidecars: None,
+            custom_lifecycle: None,
+            startup_probe: None,
+            auto_inject: Sourced::default_value(true),
+            enable_namespaces_by_default: Sourced::default_value(false),
+        }
+    }
+}
+
+/// One layer of Istio `ProxyConfig`: only the fields the lifecycle depends on, each
+/// present only when this layer sets it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProxyConfig {
+    pub termination_drain_duration: Option<Sourced<Millis>>,
+    pub drain_duration: Option<Sourced<Millis>>,
+    pub hold_application_until_proxy_starts: Option<Sourced<bool>>,
+    pub status_port: Option<Sourced<u16>>,
+    /// `proxyMetadata`: environment variables of the agent, merged key by key.
+    pub proxy_metadata: BTreeMap<String, Sourced<String>>,
+}
+
+/// A ProxyConfig value that cannot be used, with the field it is in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProxyConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ProxyConfig {
+    /// Reads a ProxyConfig given as YAML or JSON text (the annotation's format).
+    pub fn parse(text: &str, source: &Source) -> Result<ProxyConfig, ProxyConfigError> {
+        let roots = crate::load::parse::parse_documents(text, 1, &crate::load::Limits::default())
+            .map_err(|error| ProxyConfigError {
+            field: String::new(),
+            message: error.message,
+        })?;
+        let json = roots
+            .first()
+            .map(crate::load::Node::to_json)
+            .unwrap_or_default();
+        ProxyConfig::from_json(&json, source)
+    }
+
+    /// Reads a ProxyConfig from a decoded mapping (mesh config's `defaultConfig`).
+    pub fn from_json(
+        json: &serde_json::Value,
+        source: &Source,
+    ) -> Result<ProxyConfig, ProxyConfigError> {
+        use serde_json::Value;
+        let map = match json {
+            Value::Null => return Ok(ProxyConfig::default()),
+            Value::Object(map) => map,
+            other => {
+                return Err(ProxyConfigError {
+                    field: String::new(),
+                    message: format!("expected a mapping, found {}", json_type(other)),
+                });
+            }
+        };
+        let mut config = ProxyConfig::default();
+        // Each field's source points inside the annotation, at the field itself.
+        let inside = |field: &str| match source {
+            Source::Manifest(path) => Source::Manifest(path.embedded().key(field)),
+            other => other.clone(),
+        };
+        for (field, value) in map {
+            let source = &inside(field);
+            let error = |message: String| ProxyConfigError {
+                field: field.clone(),
+                message,
+            };
+            match field.as_str() {
+                "terminationDrainDuration" => {
+                    config.termination_drain_duration = Some(Sourced::new(
+                        duration(value).map_err(error)?,
+                        source.clone(),
+                    ));
+                }
+                "drainDuration" => {
+                    config.drain_duration = Some(Sourced::new(
+                        duration(value).map_err(error)?,
+                        source.clone(),
+                    ))
+                }
+                "holdApplicationUntilProxyStarts" => {
+                    let hold = match value {
+                        Value::Bool(b) => *b,
+                        other => {
+                            return Err(error(format!(
+                                "expected true or false, found {}",
+                                json_type(other)
+                            )));
+                        }
+                    };
+                    config.hold_application_until_proxy_starts =
+                        Some(Sourced::new(hold, source.clone()));
+                }
+                "statusPort" => {
+                    let port = value
+                        .as_u64()
+                        .and_then(|p| u16::try_from(p).ok())
+                        .ok_or_else(|| error(format!("expected a port number, found {value}")))?;
+                    config.status_port = Some(Sourced::new(port, source.clone()));
+                }
+                "proxyMetadata" => {
+                    let Value::Object(metadata) = value else {
+                        return Err(error(format!(
+                            "expected a mapping, found {}",
+                            json_type(value)
+                        )));
+                    };
+                    for (key, value) in metadata {
+                        let text = match value {
+                            Value::String(s) => s.clone(),
+                            other => {
+                                return Err(ProxyConfigError {
+                                    field: format!("proxyMetadata.{key}"),
+                                    message: format!(
+                                        "expected a string, found {}",
+                                        json_type(other)
+                                    ),
+                                });
+                            }
+                        };
+                        let source = match source {
+                            Source::Manifest(path) => Source::Manifest(path.key(key)),
+                            other => other.clone(),
+                        };
+                        config
+                            .proxy_metadata
+                            .insert(key.clone(), Sourced::new(text, source));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(config)
+    }
+
+    /// This layer with `over` applied on top: fields `over` sets win, metadata merges.
+    pub fn overlay(&self, over: &ProxyConfig) -> ProxyConfig {
+        let mut merged = self.clone();
+        if over.termination_drain_duration.is_some() {
+            merged.termination_drain_duration = over.termination_drain_duration.clone();
+        }
+        if over.drain_duration.is_some() {
+            merged.drain_duration = over.drain_duration.clone();
+        }
+        if over.hold_application_until_proxy_starts.is_some() {
+            merged.hold_application_until_proxy_starts =
+                over.hold_application_until_proxy_starts.clone();
+        }
+        if over.status_port.is_some() {
+            merged.status_port = over.status_port.clone();
+        }
+        for (key, value) in &over.proxy_metadata {
+            merged.proxy_metadata.insert(key.clone(), value.clone());
+        }
+        merged
+    }
+}
+
+/// A protobuf Duration in JSON/YAML: `"5s"`, `"1m"`, `"0.5s"`.
+fn duration(value: &serde_json::Value) -> Result<Millis, String> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| format!("expected a duration such as \"5s\", found {value}"))?;
+    let parsed = parse_go_duration(text)
+        .ok_or_else(|| format!("`{text}` is not a duration such as \"5s\""))?;
+    if parsed < Millis::ZERO {
+        return Err(format!("`{text}` is negative"));
+    }
+    Ok(parsed)
+}
+
+fn json_type(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_yaml_and_json_annotations() {
+        let yaml = ProxyConfig::parse(
+            "holdApplicationUntilProxyStarts: true\nterminationDrainDuration: 25s\n",
+            &Source::Default,
+        )
+        .unwrap();
+        assert!(yaml.hold_application_until_proxy_starts.unwrap().value);
+        assert_eq!(
+            yaml.termination_drain_duration.unwrap().value,
+            Millis::secs(25)
+        );
+        let json = ProxyConfig::parse(
+            r#"{"proxyMetadata":{"EXIT_ON_ZERO_ACTIVE_CONNECTIONS":"true"}}"#,
+            &Source::Default,
+        )
+        .unwrap();
+        assert_eq!(
+            json.proxy_metadata["EXIT_ON_ZERO_ACTIVE_CONNECTIONS"].value,
+            "true"
+        );
+    }
+
+    #[test]
+    fn rejects_wrong_types_with_the_field() {
+        let error =
+            ProxyConfig::parse("terminationDrainDuration: 25\n", &Source::Default).unwrap_err();
+        assert_eq!(error.field, "terminationDrainDuration");
+        let error =
+            ProxyConfig::parse("holdApplicationUntilProxyStarts: maybe\n", &Source::Default)
+                .unwrap_err();
+        assert_eq!(error.field, "holdApplicationUntilProxyStarts");
+    }
+
+    #[test]
+    fn overlay_keeps_lower_fields_and_merges_metadata() {
+        let lower = ProxyConfig::parse(
+            "terminationDrainDuration: 20s\nproxyMetadata: {A: '1', B: '1'}\n",
+            &Source::Default,
+        )
+        .unwrap();
+        let upper = ProxyConfig::parse("proxyMetadata: {B: '2'}\n", &Source::Default).unwrap();
+        let merged = lower.overlay(&upper);
+        assert_eq!(
+            merged.termination_drain_duration.unwrap().value,
+            Millis::secs(20)
+        );
+        assert_eq!(merged.proxy_metadata["A"].value, "1");
+        assert_eq!(merged.proxy_metadata["B"].value, "2");
+    }
+}

@@ -1,0 +1,218 @@
+//! The environment profile: what the manifest does not say but the verdict depends on.
+//!
+//! Kubernetes version, mesh versions and mesh-wide defaults, which namespaces inject,
+//! and the scenario values of the simulation. Every value remembers where it came from
+//! ([`Source`]) so the assumptions in force can be printed with the result.
+
+pub mod istio;
+pub mod linkerd;
+pub mod version;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::load::JsonPath;
+use crate::load::path::Segment;
+use crate::time::Millis;
+
+pub use istio::IstioSettings;
+pub use linkerd::LinkerdSettings;
+pub use version::{IstioVersion, KubeVersion, LinkerdVersion};
+
+/// Where a value in force came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The built-in default (upstream's, or the conservative reading).
+    Default,
+    /// A command-line flag, by name.
+    Flag(&'static str),
+    /// The configuration file at this path.
+    ConfigFile(Arc<str>),
+    /// A mesh configuration file given with `--mesh-config`.
+    MeshConfig(Arc<str>),
+    /// A `Namespace` object or mesh config found among the inputs.
+    Input(Arc<str>),
+    /// A field or annotation of the manifest itself.
+    Manifest(JsonPath),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::Flag(flag) => write!(f, "{flag}"),
+            Source::ConfigFile(path) => write!(f, "config {path}"),
+            Source::MeshConfig(path) => write!(f, "mesh config {path}"),
+            Source::Input(path) => write!(f, "input {path}"),
+            Source::Manifest(path) => describe_manifest_path(path, f),
+        }
+    }
+}
+
+/// `annotation proxy.istio.io/config` (also for a field inside it), `label app`, or the
+/// path itself.
+fn describe_manifest_path(path: &JsonPath, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let segments = path.segments();
+    let found = segments.windows(2).position(|pair| {
+        matches!(&pair[0], Segment::Key(map) if map == "annotations" || map == "labels")
+            && matches!(pair[1], Segment::Key(_))
+    });
+    let Some(at) = found else {
+        return write!(f, "{path}");
+    };
+    let (Segment::Key(map), Segment::Key(key)) = (&segments[at], &segments[at + 1]) else {
+        return write!(f, "{path}");
+    };
+    let kind = if map == "labels" {
+        "label"
+    } else {
+        "annotation"
+    };
+    write!(f, "{kind} {key}")
+}
+
+/// A value and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    pub fn new(value: T, source: Source) -> Self {
+        Sourced { value, source }
+    }
+
+    pub fn default_value(value: T) -> Self {
+        Sourced {
+            value,
+            source: Source::Default,
+        }
+    }
+
+    /// Whether the user (rather than a default) chose this value.
+    pub fn is_explicit(&self) -> bool {
+        self.source != Source::Default
+    }
+}
+
+/// The scenario values: what no manifest says about the application. Each is named,
+/// printed with every `explain`, and overridable by flag, config and per-workload
+/// annotation (`mesh-lifecycle.io/<name>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Proxy (or any sidecar) process start to ready.
+    pub proxy_startup: Sourced<Millis>,
+    /// Deletion to the moment no new requests are routed to the pod.
+    pub endpoint_propagation: Sourced<Millis>,
+    /// An app container's SIGTERM to exit.
+    pub app_shutdown: Sourced<Millis>,
+    /// The longest request the app serves; rules about cut requests need it.
+    pub longest_request: Option<Sourced<Millis>>,
+    /// How long a regular init container runs.
+    pub init_duration: Sourced<Millis>,
+    /// How long a Job's work runs before its container exits.
+    pub job_duration: Sourced<Millis>,
+}
+
+/// The names of the scenario values, as flags, config keys and annotation suffixes use them.
+pub const SCENARIO_KEYS: [&str; 6] = [
+    "proxy-startup",
+    "endpoint-propagation",
+    "app-shutdown",
+    "longest-request",
+    "init-duration",
+    "job-duration",
+];
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            proxy_startup: Sourced::default_value(Millis::secs(2)),
+            endpoint_propagation: Sourced::default_value(Millis::secs(5)),
+            app_shutdown: Sourced::default_value(Millis::secs(5)),
+            longest_request: None,
+            init_duration: Sourced::default_value(Millis::ZERO),
+            job_duration: Sourced::default_value(Millis::secs(10)),
+        }
+    }
+}
+
+impl Scenario {
+    /// Sets the value named `key`; false when no scenario value has that name.
+    pub fn set(&mut self, key: &str, value: Millis, source: Source) -> bool {
+        let value = Sourced::new(value, source);
+        match key {
+            "proxy-startup" => self.proxy_startup = value,
+            "endpoint-propagation" => self.endpoint_propagation = value,
+            "app-shutdown" => self.app_shutdown = value,
+            "longest-request" => self.longest_request = Some(value),
+            "init-duration" => self.init_duration = value,
+            "job-duration" => self.job_duration = value,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Every value with its name, in a stable order, for printing.
+    pub fn entries(&self) -> Vec<(&'static str, Option<&Sourced<Millis>>)> {
+        vec![
+            ("proxy-startup", Some(&self.proxy_startup)),
+            ("endpoint-propagation", Some(&self.endpoint_propagation)),
+            ("app-shutdown", Some(&self.app_shutdown)),
+            ("longest-request", self.longest_request.as_ref()),
+            ("init-duration", Some(&self.init_duration)),
+            ("job-duration", Some(&self.job_duration)),
+        ]
+    }
+}
+
+/// Labels and annotations of a namespace, as far as injection is concerned.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NamespaceInfo {
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub source: Option<Source>,
+}
+
+/// A sidecar that users declare in config, with its own start and stop behaviour.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredSidecar {
+    /// Container name it is recognised by.
+    pub name: String,
+    /// Process start to ready.
+    pub startup: Option<Millis>,
+    /// SIGTERM to exit.
+    pub shutdown: Millis,
+    /// Whether the app's traffic passes through it (then its absence loses traffic).
+    pub carries_traffic: bool,
+}
+
+/// Everything resolve needs beyond the manifest.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub kubernetes: Sourced<KubeVersion>,
+    pub istio: IstioSettings,
+    pub linkerd: LinkerdSettings,
+    /// Namespaces known from config and from `Namespace` objects in the input.
+    pub namespaces: BTreeMap<String, NamespaceInfo>,
+    pub scenario: Scenario,
+    pub declared_sidecars: Vec<DeclaredSidecar>,
+    /// Commands that stop the sidecar when a Job's work ends (`wait-and-quit-envoy`).
+    pub stop_wrappers: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            kubernetes: Sourced::default_value(KubeVersion::NEWEST_KNOWN),
+            istio: IstioSettings::default(),
+            linkerd: LinkerdSettings::default(),
+            namespaces: BTreeMap::new(),
+            scenario: Scenario::default(),
+            declared_sidecars: Vec::new(),
+            stop_wrappers: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Release versions of Kubernetes, Istio and Linkerd, and the boundaries the model uses.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A Kubernetes minor release (`1.29`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVersion {
+    pub minor: u32,
+}
+
+impl KubeVersion {
+    /// The newest release whose behaviour the model encodes (the sleep action went GA
+    /// in 1.34); newer releases behave the same for everything modelled.
+    pub const NEWEST_KNOWN: KubeVersion = KubeVersion { minor: 34 };
+
+    /// Parses `1.29`, `v1.29.3` or `1.29.3-gke.100`.
+    pub fn parse(text: &str) -> Option<KubeVersion> {
+        let (major, minor) = major_minor(text)?;
+        (major == 1).then_some(KubeVersion { minor })
+    }
+
+    /// Whether `spec.initContainers[*].restartPolicy: Always` makes a sidecar (the
+    /// `SidecarContainers` gate: alpha and off in 1.28, on from 1.29). Semantics 1.2.
+    pub fn runs_native_sidecars(self) -> bool {
+        self.minor >= 29
+    }
+
+    /// Whether the kubelet stops native sidecars after the app containers, in reverse
+    /// order (1.29+). Semantics 2.4.
+    pub fn orders_sidecar_termination(self) -> bool {
+        self.minor >= 29
+    }
+
+    /// Whether `lifecycle.*.sleep` is enabled (`PodLifecycleSleepAction`: alpha 1.29,
+    /// on from 1.30). Semantics 2.3.
+    pub fn has_sleep_action(self) -> bool {
+        self.minor >= 30
+    }
+
+    /// Whether `sleep.seconds: 0` is accepted (`PodLifecycleSleepActionAllowZero`:
+    /// beta, on, from 1.33). Semantics 2.3.
+    pub fn allows_zero_sleep(self) -> bool {
+        self.minor >= 33
+    }
+}
+
+impl fmt::Display for KubeVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}", self.minor)
+    }
+}
+
+/// An Istio minor release (`1.24`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IstioVersion {
+    pub minor: u32,
+}
+
+impl IstioVersion {
+    /// Parses `1.24`, `1.24.2` or `v1.24.2`.
+    pub fn parse(text: &str) -> Option<IstioVersion> {
+        let (major, minor) = major_minor(text)?;
+        (major == 1).then_some(IstioVersion { minor })
+    }
+
+    pub const fn new(minor: u32) -> IstioVersion {
+        IstioVersion { minor }
+    }
+}
+
+impl fmt::Display for IstioVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}", self.minor)
+    }
+}
+
+/// A Linkerd release: a stable line (`stable-2.14.0`, `version-2.20`) or an edge
+/// release (`edge-26.5.2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LinkerdVersion {
+    Stable { minor: u32 },
+    Edge { year: u32, month: u32, build: u32 },
+}
+
+impl LinkerdVersion {
+    /// Parses `2.20`, `version-2.20`, `stable-2.14.0` or `edge-26.5.2`.
+    pub fn parse(text: &str) -> Option<LinkerdVersion> {
+        let text = text.trim();
+        if let Some(edge) = text.strip_prefix("edge-") {
+            let mut parts = edge.split('.').map(|p| p.parse::<u32>().ok());
+            let (year, month, build) = (parts.next()??, parts.next()??, parts.next()??);
+            return Some(LinkerdVersion::Edge { year, month, build });
+        }
+        let stable = text
+            .strip_prefix("version-")
+            .or_else(|| text.strip_prefix("stable-"))
+            .unwrap_or(text);
+        let (major, minor) = major_minor(stable)?;
+        (major == 2).then_some(LinkerdVersion::Stable { minor })
+    }
+
+    /// Whether this release is at least the stable line `minor` or the edge release that
+    /// became it.
+    pub fn at_least(self, minor: u32, edge: (u32, u32, u32)) -> bool {
+        match self {
+            LinkerdVersion::Stable { minor: m } => m >= minor,
+            LinkerdVersion::Edge { year, month, build } => {
+                (year, month, build).cmp(&edge) != Ordering::Less
+            }
+        }
+    }
+
+    /// `POST :4191/shutdown` is off unless enabled, since edge-24.6.2 / 2.16. Semantics 4.3.
+    pub fn shutdown_endpoint_off_by_default(self) -> bool {
+        self.at_least(16, (24, 6, 2))
+    }
+
+    /// Native sidecar mode is the default from edge-26.5.2 / 2.20. Semantics 4.2.
+    pub fn native_by_default(self) -> bool {
+        self.at_least(20, (26, 5, 2))
+    }
+}
+
+impl fmt::Display for LinkerdVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkerdVersion::Stable { minor } => write!(f, "2.{minor}"),
+            LinkerdVersion::Edge { year, month, build } => write!(f, "edge-{year}.{month}.{build}"),
+        }
+    }
+}
+
+fn major_minor(text: &str) -> Option<(u32, u32)> {
+    let text = text.trim();
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let mut parts = text.split(['.', '-', '+']);
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_kubernetes_versions() {
+        assert_eq!(KubeVersion::parse("1.29"), Some(KubeVersion { minor: 29 }));
+        assert_eq!(
+            KubeVersion::parse("v1.30.4-gke.100"),
+            Some(KubeVersion { minor: 30 })
+        );
+        assert_eq!(KubeVersion::parse("2.0"), None);
+        assert_eq!(KubeVersion::parse("latest"), None);
+    }
+
+    #[test]
+    fn kubernetes_feature_boundaries() {
+        let v = |minor| KubeVersion { minor };
+        assert!(!v(28).runs_native_sidecars());
+        assert!(v(29).runs_native_sidecars());
+        assert!(!v(29).has_sleep_action());
+        assert!(v(30).has_sleep_action());
+        assert!(!v(32).allows_zero_sleep());
+        assert!(v(33).allows_zero_sleep());
+    }
+
+    #[test]
+    fn parses_linkerd_versions() {
+        assert_eq!(
+            LinkerdVersion::parse("version-2.20"),
+            Some(LinkerdVersion::Stable { minor: 20 })
+        );
+        assert_eq!(
+            LinkerdVersion::parse("stable-2.14.0"),
+            Some(LinkerdVersion::Stable { minor: 14 })
+        );
+        assert_eq!(
+            LinkerdVersion::parse("edge-26.5.2"),
+            Some(LinkerdVersion::Edge {
+                year: 26,
+                month: 5,
+                build: 2
+            })
+        );
+    }
+
+    #[test]
+    fn linkerd_boundaries_both_sides() {
+        let stable = |minor| LinkerdVersion::Stable { minor };
+        assert!(!stable(15).shutdown_endpoint_off_by_default());
+        assert!(stable(16).shutdown_endpoint_off_by_default());
+        assert!(!stable(19).native_by_default());
+        assert!(stable(20).native_by_default());
+        let edge = |year, month, build| LinkerdVersion::Edge { year, month, build };
+        assert!(!edge(24, 6, 1).shutdown_endpoint_off_by_default());
+        assert!(edge(24, 6, 2).shutdown_endpoint_off_by_default());
+        assert!(!edge(26, 5, 1).native_by_default());
+        assert!(edge(26, 5, 2).native_by_default());
+    }
+}

@@ -1,0 +1,70 @@
+//! A Job's end (semantics 2.6): the pod finishes when every regular container has
+//! exited. A classic sidecar exits only when the work stops it; native sidecars are
+//! terminated by the kubelet once the work is done, and do not count.
+
+use super::timeline::{Completion, Startup};
+use crate::resolve::{ContainerList, ExitPolicy, PodPlan};
+use crate::time::Millis;
+
+pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
+    let mut exits: Vec<Option<Millis>> = vec![None; plan.containers.len()];
+    let mut work_done = Millis::ZERO;
+    for (index, container) in plan.apps() {
+        let started = startup.containers[index].started;
+        let done = started.map(|s| s + container.runs_for.unwrap_or(Millis::ZERO));
+        exits[index] = done;
+        if let Some(done) = done {
+            work_done = work_done.max(done);
+        }
+    }
+    let all_work_done = plan.apps().all(|(i, _)| exits[i].is_some());
+    // Regular-container sidecars: stopped by a working call from the work, or never.
+    for (index, container) in plan.regular() {
+        let Some(sidecar) = container.sidecar() else {
+            continue;
+        };
+        let stopped = plan.apps().any(|(_, app)| {
+            app.sidecar_stops
+                .iter()
+                .any(|stop| stop.effective.is_ok() && stop.method.reaches(&sidecar.kind))
+        });
+        if stopped && all_work_done {
+            exits[index] = Some(work_done + exit_after_stop(&container.exit));
+        }
+    }
+    let blocking: Vec<usize> = plan
+        .regular()
+        .filter(|(i, _)| exits[*i].is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let regular_gone = plan.regular().filter_map(|(i, _)| exits[i]).max();
+    let completes = if blocking.is_empty() {
+        regular_gone.or(Some(work_done))
+    } else {
+        None
+    };
+    // Native sidecars: the kubelet stops them once the regular containers are gone.
+    if let Some(done) = completes {
+        for (index, container) in plan.containers.iter().enumerate() {
+            if container.list == ContainerList::Init && container.native_sidecar {
+                exits[index] = Some(done + exit_after_stop(&container.exit));
+            }
+        }
+    }
+    Completion {
+        work_done,
+        exits,
+        completes,
+        blocking,
+    }
+}
+
+/// How quickly a sidecar is gone once told to stop.
+fn exit_after_stop(exit: &ExitPolicy) -> Millis {
+    match exit {
+        ExitPolicy::After(length) => length.value,
+        ExitPolicy::Immediately
+        | ExitPolicy::WhenIdle { .. }
+        | ExitPolicy::WhenRequestsDone { .. } => Millis::ZERO,
+    }
+}

@@ -1,0 +1,31 @@
+//! Stage 4 of the pipeline: a PodPlan in, a Timeline out.
+//!
+//! A deterministic simulation of the kubelet's start-up and termination sequences
+//! (semantics sections 1 and 2) with each container's behaviour as resolve described it.
+//! Nothing here knows about meshes: proxies are containers with exit policies and
+//! traffic cuts.
+
+mod completion;
+mod events;
+mod startup;
+mod termination;
+pub mod timeline;
+
+pub use events::events;
+pub use timeline::*;
+
+use crate::resolve::PodPlan;
+
+/// Simulates the pod's start-up, its termination, and for Jobs its completion.
+pub fn simulate(plan: &PodPlan) -> Timeline {
+    let startup = startup::simulate(plan);
+    let termination = termination::simulate(plan);
+    let completion = plan
+        .runs_to_completion()
+        .then(|| completion::simulate(plan, &startup));
+    Timeline {
+        startup,
+        termination,
+        completion,
+    }
+}

@@ -1,0 +1,198 @@
+//! Termination (semantics 2.2, 2.4, 3.6, 4.3): every preStop hook starts at T0 and
+//! counts against the grace period in whole seconds; SIGKILL follows the signal after
+//! the remaining grace, never less than 2 s; native sidecars wait until the app
+//! containers and later sidecars have exited, in reverse order, within the same budget.
+
+use super::timeline::{StopEntry, Termination};
+use crate::resolve::{
+    ContainerList, Cut, ExitPolicy, HookDuration, PlannedContainer, PodPlan, Role,
+};
+use crate::time::Millis;
+
+/// The kubelet's `minimumGracePeriodInSeconds`.
+const MINIMUM_GRACE_SECONDS: i64 = 2;
+
+pub fn simulate(plan: &PodPlan) -> Termination {
+    // KillPod raises a pod grace below 2 s to 2 s (semantics 2.2).
+    let grace = plan.grace_period.value.max(MINIMUM_GRACE_SECONDS);
+    let ordered = plan.kubernetes.value.orders_sidecar_termination();
+    let longest_request = plan.scenario.longest_request.as_ref().map(|r| r.value);
+    let mut entries: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
+    let running = |c: &PlannedContainer| c.list == ContainerList::Regular || c.native_sidecar;
+    let waits_its_turn = |c: &PlannedContainer| c.native_sidecar && ordered;
+
+    // Apps first: nothing they do depends on the sidecars.
+    let mut apps_exit = Millis::ZERO;
+    for (index, container) in plan.containers.iter().enumerate() {
+        if running(container) && !waits_its_turn(container) && container.role == Role::App {
+            let entry = stop_unordered(container, grace, Millis::ZERO, longest_request);
+            apps_exit = apps_exit.max(entry.exit);
+            entries[index] = Some(entry);
+        }
+    }
+    // Then sidecars in `containers` (classic) and, without ordering, native ones.
+    for (index, container) in plan.containers.iter().enumerate() {
+        if running(container) && !waits_its_turn(container) && container.role != Role::App {
+            entries[index] = Some(stop_unordered(container, grace, apps_exit, longest_request));
+        }
+    }
+    let regular_done = entries
+        .iter()
+        .flatten()
+        .map(|e| e.exit)
+        .max()
+        .unwrap_or(Millis::ZERO);
+    // Native sidecars, last declared first (semantics 2.4).
+    let mut later_sidecars_done = regular_done;
+    for (index, container) in plan.containers.iter().enumerate().rev() {
+        if running(container) && waits_its_turn(container) {
+            let entry = stop_in_turn(
+                container,
+                grace,
+                regular_done,
+                later_sidecars_done,
+                longest_request,
+            );
+            later_sidecars_done = later_sidecars_done.max(entry.exit);
+            entries[index] = Some(entry);
+        }
+    }
+    let pod_gone = entries
+        .iter()
+        .flatten()
+        .map(|e| e.exit)
+        .max()
+        .unwrap_or(Millis::ZERO);
+    Termination {
+        containers: entries,
+        grace_seconds: grace,
+        endpoints_removed: plan.scenario.endpoint_propagation.value,
+        pod_gone,
+    }
+}
+
+/// How long the preStop hook runs, given when the apps are gone.
+fn pre_stop_length(container: &PlannedContainer, apps_exit: Millis) -> Option<Millis> {
+    let hook = container.pre_stop.as_ref()?;
+    Some(match &hook.duration {
+        HookDuration::Fixed(length) => *length,
+        HookDuration::UntilAppsExit => apps_exit,
+        HookDuration::UntilSelfExits => match &container.exit {
+            ExitPolicy::After(length) => length.value,
+            _ => Millis::ZERO,
+        },
+        HookDuration::UntilReady { .. } | HookDuration::Unknown => Millis::ZERO,
+    })
+}
+
+/// A container that does not wait for others: signal after its preStop.
+fn stop_unordered(
+    container: &PlannedContainer,
+    grace: i64,
+    apps_exit: Millis,
+    longest_request: Option<Millis>,
+) -> StopEntry {
+    let grace_ms = Millis::secs(grace);
+    let hook = pre_stop_length(container, apps_exit);
+    let waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
+    let remaining = (grace - waited.whole_secs()).max(MINIMUM_GRACE_SECONDS);
+    finish(
+        container,
+        grace_ms,
+        hook,
+        waited,
+        waited,
+        remaining,
+        apps_exit,
+        longest_request,
+    )
+}
+
+/// A native sidecar with ordered termination: its preStop at T0, then its turn.
+fn stop_in_turn(
+    container: &PlannedContainer,
+    grace: i64,
+    regular_done: Millis,
+    later_done: Millis,
+    longest_request: Option<Millis>,
+) -> StopEntry {
+    let grace_ms = Millis::secs(grace);
+    let hook = pre_stop_length(container, regular_done);
+    let hook_waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
+    let mut remaining = grace - hook_waited.whole_secs();
+    let mut signal = hook_waited;
+    if remaining > 0 {
+        let turn = regular_done.max(later_done);
+        let wait = turn
+            .saturating_sub(hook_waited)
+            .max(Millis::ZERO)
+            .min(Millis::secs(remaining));
+        signal = hook_waited + wait;
+        remaining -= wait.whole_secs();
+    }
+    let remaining = remaining.max(MINIMUM_GRACE_SECONDS);
+    finish(
+        container,
+        grace_ms,
+        hook,
+        hook_waited,
+        signal,
+        remaining,
+        regular_done,
+        longest_request,
+    )
+}
+
+/// Signal at `signal`, SIGKILL `remaining` seconds later, exit per the exit policy.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    container: &PlannedContainer,
+    grace_ms: Millis,
+    hook: Option<Millis>,
+    hook_waited: Millis,
+    signal: Millis,
+    remaining: i64,
+    apps_exit: Millis,
+    longest_request: Option<Millis>,
+) -> StopEntry {
+    let kill = signal + Millis::secs(remaining);
+    let self_exiting = container
+        .pre_stop
+        .as_ref()
+        .is_some_and(|h| h.duration == HookDuration::UntilSelfExits);
+    let natural = if self_exiting {
+        // The hook stopped the process itself; it is gone when the hook ends.
+        hook.unwrap_or(Millis::ZERO)
+    } else {
+        match &container.exit {
+            ExitPolicy::After(length) => signal + length.value,
+            ExitPolicy::Immediately => signal,
+            // Polls every `poll` after the minimum; exits at the first poll that finds
+            // the app's connections gone (semantics 3.6).
+            ExitPolicy::WhenIdle { minimum, poll } => {
+                apps_exit.round_up_from(signal + minimum.value, *poll)
+            }
+            ExitPolicy::WhenRequestsDone { cap } => {
+                signal + longest_request.unwrap_or(Millis::ZERO).min(cap.value)
+            }
+        }
+    };
+    let exit = natural.min(kill);
+    let cut_at = |cut: Cut| match cut {
+        Cut::PreStop if container.pre_stop.is_some() => Millis::ZERO,
+        Cut::PreStop | Cut::Signal => signal.min(exit),
+        Cut::Exit => exit,
+    };
+    StopEntry {
+        pre_stop_end: hook.map(|_| hook_waited),
+        pre_stop_cut: hook.is_some_and(|length| length >= grace_ms),
+        signal,
+        kill,
+        exit,
+        killed: natural > kill,
+        natural_exit: natural,
+        inbound_refused: container.traffic.map(|t| cut_at(t.inbound_refused)),
+        inbound_drained: container.traffic.map(|t| cut_at(t.inbound_drained)),
+        outbound_refused: container.traffic.map(|t| cut_at(t.outbound_refused)),
+    }
+}

@@ -1,0 +1,138 @@
+//! The Timeline: when each container starts, gets ready, is signalled and exits.
+
+use serde::Serialize;
+
+use crate::time::Millis;
+
+/// The simulated life of one pod: start-up, termination on deletion, and for Jobs, what
+/// happens when the work is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeline {
+    pub startup: Startup,
+    pub termination: Termination,
+    /// Jobs and CronJobs only.
+    pub completion: Option<Completion>,
+}
+
+/// Start-up, from pod sandbox creation (0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Startup {
+    /// Indexed like `PodPlan::containers`.
+    pub containers: Vec<StartEntry>,
+    /// All containers ready: the pod joins the endpoints. `None` if it never does.
+    pub pod_ready: Option<Millis>,
+}
+
+/// One container's start-up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StartEntry {
+    /// When the kubelet starts it; `None` when something earlier blocks it forever.
+    pub started: Option<Millis>,
+    /// When it is ready (sidecars: its start-up time after `started`).
+    pub ready: Option<Millis>,
+    /// When its postStart hook returned, if it has one.
+    pub post_start_done: Option<Millis>,
+    /// Whether its postStart hook gave up (a gate that timed out).
+    pub post_start_failed: bool,
+    /// For init containers that run to completion: when they exit.
+    pub exited: Option<Millis>,
+    /// For apps: when they first use the network (after their own start gate).
+    pub first_network_use: Option<Millis>,
+}
+
+/// Termination after deletion; 0 is when the kubelet starts killing the pod (T0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Termination {
+    /// Indexed like `PodPlan::containers`; `None` for containers not running at T0.
+    pub containers: Vec<Option<StopEntry>>,
+    /// The pod's grace period after the kubelet's 2-second floor, in seconds.
+    pub grace_seconds: i64,
+    /// When no new requests are routed to the pod any more.
+    pub endpoints_removed: Millis,
+    /// When the last container is gone.
+    pub pod_gone: Millis,
+}
+
+/// One container's termination.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StopEntry {
+    /// The preStop hook: it starts at 0 and ends (or the kubelet stops waiting) here.
+    pub pre_stop_end: Option<Millis>,
+    /// The hook used up the whole grace period: the kubelet stopped waiting for it (or
+    /// it ended just then) and the container gets only the 2-second minimum after it.
+    pub pre_stop_cut: bool,
+    /// Stop signal (SIGTERM unless the image says otherwise).
+    pub signal: Millis,
+    /// SIGKILL, if the container is still there.
+    pub kill: Millis,
+    pub exit: Millis,
+    /// Exited by SIGKILL rather than on its own.
+    pub killed: bool,
+    /// When it would have exited without SIGKILL, when that is later than `kill`.
+    pub natural_exit: Millis,
+    /// Proxies: new inbound connections refused from here.
+    pub inbound_refused: Option<Millis>,
+    /// Proxies: existing inbound connections told to go away from here.
+    pub inbound_drained: Option<Millis>,
+    /// Proxies: the app's new outbound calls fail from here.
+    pub outbound_refused: Option<Millis>,
+}
+
+/// What happens when a Job's work is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// When the last work container exits.
+    pub work_done: Millis,
+    /// When each container is gone; `None` if it never exits. Indexed like
+    /// `PodPlan::containers` (`None` also for init containers).
+    pub exits: Vec<Option<Millis>>,
+    /// When the pod finishes and the Job can complete; `None`: it never does.
+    pub completes: Option<Millis>,
+    /// Containers that keep the pod running.
+    pub blocking: Vec<usize>,
+}
+
+/// One point of interest, for drawing and for `explain --format json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub phase: Phase,
+    /// Milliseconds from the phase's origin.
+    pub at_ms: i64,
+    /// The container's name, or `null` for pod-wide events.
+    pub container: Option<String>,
+    pub kind: EventKind,
+}
+
+/// The three phases a timeline has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum Phase {
+    Startup,
+    Termination,
+    Completion,
+}
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum EventKind {
+    Started,
+    PostStartDone,
+    PostStartFailed,
+    Ready,
+    Exited,
+    PodReady,
+    PreStopStarted,
+    PreStopDone,
+    PreStopCut,
+    Sigterm,
+    Sigkill,
+    InboundDrained,
+    InboundRefused,
+    OutboundRefused,
+    EndpointsRemoved,
+    WorkDone,
+    JobComplete,
+    NeverCompletes,
+}

@@ -1,0 +1,362 @@
+//! Stage 2 of the pipeline: documents in, typed workloads out.
+//!
+//! Recognises the kinds that run pods (Pod, Deployment, StatefulSet, DaemonSet,
+//! ReplicaSet, ReplicationController, Job, CronJob), also inside `kind: List`, and decodes
+//! their object metadata, pod template metadata and pod spec through k8s-openapi. Only
+//! those parts are decoded, so a manifest from an older API version (`batch/v1beta1`
+//! CronJob, `extensions/v1beta1` Deployment) is linted like its current form. `Namespace`
+//! objects are kept because their labels decide sidecar injection. Everything else is
+//! skipped without a word.
+
+use std::fmt;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::PodSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::de::DeserializeOwned;
+
+use crate::load::{Anchor, Document, InputError, JsonPath, Node, SourceText, Value};
+
+/// The kinds whose pods the linter checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Pod,
+    Deployment,
+    StatefulSet,
+    DaemonSet,
+    ReplicaSet,
+    ReplicationController,
+    Job,
+    CronJob,
+}
+
+impl Kind {
+    /// Every supported kind.
+    pub const ALL: [Kind; 8] = [
+        Kind::Pod,
+        Kind::Deployment,
+        Kind::StatefulSet,
+        Kind::DaemonSet,
+        Kind::ReplicaSet,
+        Kind::ReplicationController,
+        Kind::Job,
+        Kind::CronJob,
+    ];
+
+    /// The `kind` string of manifests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Pod => "Pod",
+            Kind::Deployment => "Deployment",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::DaemonSet => "DaemonSet",
+            Kind::ReplicaSet => "ReplicaSet",
+            Kind::ReplicationController => "ReplicationController",
+            Kind::Job => "Job",
+            Kind::CronJob => "CronJob",
+        }
+    }
+
+    /// Looks up a manifest's `kind`.
+    pub fn parse(kind: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    /// Jobs and CronJobs run to completion; a sidecar that never exits blocks them.
+    pub fn runs_to_completion(self) -> bool {
+        matches!(self, Kind::Job | Kind::CronJob)
+    }
+
+    /// Where the pod template lies in an object of this kind.
+    fn template_path(self) -> Option<JsonPath> {
+        match self {
+            Kind::Pod => None,
+            Kind::CronJob => Some(JsonPath::parse("spec.jobTemplate.spec.template")),
+            _ => Some(JsonPath::parse("spec.template")),
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where the parts of a workload lie in its document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Paths {
+    /// The object itself (the root, or `items[i]` inside a List).
+    pub object: JsonPath,
+    pub metadata: JsonPath,
+    /// The pod template's metadata (the object's own metadata for a Pod).
+    pub pod_metadata: JsonPath,
+    pub pod_spec: JsonPath,
+}
+
+/// A workload, typed, with the paths that findings point into.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub kind: Kind,
+    pub api_version: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub metadata: ObjectMeta,
+    pub pod_metadata: ObjectMeta,
+    pub pod_spec: PodSpec,
+    pub paths: Paths,
+    /// Index of the document it came from.
+    pub document: usize,
+    /// Where Helm rendered it from, when known.
+    pub origin: Option<String>,
+}
+
+impl Workload {
+    /// A workload annotation, looked up on the pod template first and then on the
+    /// object, as users put them in either place.
+    pub fn annotation(&self, key: &str) -> Option<(&str, JsonPath)> {
+        lookup(&self.pod_metadata.annotations, key)
+            .map(|value| (value, self.paths.pod_metadata.key("annotations").key(key)))
+            .or_else(|| {
+                lookup(&self.metadata.annotations, key)
+                    .map(|value| (value, self.paths.metadata.key("annotations").key(key)))
+            })
+    }
+
+    /// A pod label (labels decide injection, so only the pod template counts).
+    pub fn pod_label(&self, key: &str) -> Option<(&str, JsonPath)> {
+        lookup(&self.pod_metadata.labels, key)
+            .map(|value| (value, self.paths.pod_metadata.key("labels").key(key)))
+    }
+
+    /// A pod template annotation.
+    pub fn pod_annotation(&self, key: &str) -> Option<(&str, JsonPath)> {
+        lookup(&self.pod_metadata.annotations, key)
+            .map(|value| (value, self.paths.pod_metadata.key("annotations").key(key)))
+    }
+}
+
+fn lookup<'a>(
+    map: &'a Option<std::collections::BTreeMap<String, String>>,
+    key: &str,
+) -> Option<&'a str> {
+    map.as_ref()?.get(key).map(String::as_str)
+}
+
+/// A `Namespace` object of the input: its labels and annotations decide injection for
+/// the workloads in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Namespace {
+    pub name: String,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
+/// What a document holds, as far as the linter cares.
+#[derive(Debug, Default)]
+pub struct Objects {
+    pub workloads: Vec<Workload>,
+    pub namespaces: Vec<Namespace>,
+    /// Workloads that could not be decoded.
+    pub errors: Vec<InputError>,
+    /// Workloads left out on purpose (no containers: a kustomize patch, say).
+    pub skipped: Vec<InputError>,
+}
+
+/// Finds the workloads and namespaces of a document.
+pub fn objects(document: &Document) -> Objects {
+    let mut found = Objects::default();
+    let root = &document.root;
+    if kind_of(root) == Some("List") {
+        if let Some(Value::Seq(items)) = root.get("items").map(|n| &n.value) {
+            for (index, item) in items.iter().enumerate() {
+                let path = JsonPath::root().key("items").index(index);
+                classify(document, item, path, &mut found);
+            }
+        }
+    } else {
+        classify(document, root, JsonPath::root(), &mut found);
+    }
+    found
+}
+
+fn kind_of(node: &Node) -> Option<&str> {
+    node.get("kind").and_then(Node::as_str)
+}
+
+/// Built-in workload kinds live in the core group or in groups without a dot (`apps`,
+/// `batch`, `extensions`); a custom resource that reuses a name (`batch.volcano.sh/v1alpha1
+/// Job`) has a different schema and is not ours.
+fn is_builtin_group(api_version: &str) -> bool {
+    match api_version.split_once('/') {
+        Some((group, _)) => !group.contains('.'),
+        None => true,
+    }
+}
+
+fn classify(document: &Document, node: &Node, path: JsonPath, found: &mut Objects) {
+    let Some(kind) = kind_of(node) else { return };
+    let api_version = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+    if !is_builtin_group(api_version) {
+        return;
+    }
+    if kind == "Namespace" {
+        if let Ok(meta) = decode::<ObjectMeta>(node.get("metadata")) {
+            found.namespaces.push(Namespace {
+                name: meta.name.unwrap_or_default(),
+                labels: meta.labels.unwrap_or_default(),
+                annotations: meta.annotations.unwrap_or_default(),
+            });
+        }
+        return;
+    }
+    let Some(kind) = Kind::parse(kind) else {
+        return;
+    };
+    match decode_workload(document, node, kind, api_version, path) {
+        Ok(Some(workload)) => found.workloads.push(workload),
+        Ok(None) => {}
+        Err(Rejected::Invalid(error)) => found.errors.push(error),
+        Err(Rejected::Skipped(note)) => found.skipped.push(note),
+    }
+}
+
+enum Rejected {
+    Invalid(InputError),
+    Skipped(InputError),
+}
+
+fn decode_workload(
+    document: &Document,
+    node: &Node,
+    kind: Kind,
+    api_version: &str,
+    object: JsonPath,
+) -> Result<Option<Workload>, Rejected> {
+    let fail = |relative: &JsonPath, message: String| {
+        let path = object.join(relative);
+        let located = document.root.locate(&path, Anchor::Value);
+        InputError {
+            file: document.source.file.clone(),
+            pos: Some(located.span.start),
+            message,
+            related: None,
+            source: Some(document.source.clone()),
+        }
+    };
+    let metadata_path = JsonPath::parse("metadata");
+    let metadata: ObjectMeta = decode(node.get("metadata")).map_err(|(path, error)| {
+        Rejected::Invalid(fail(
+            &metadata_path.join(&path),
+            format!(
+                "invalid {kind} metadata at `{}`: {error}",
+                metadata_path.join(&path)
+            ),
+        ))
+    })?;
+    let (pod_metadata_path, pod_spec_path) = match kind.template_path() {
+        None => (metadata_path.clone(), JsonPath::parse("spec")),
+        Some(template) => (template.key("metadata"), template.key("spec")),
+    };
+    let pod_metadata: ObjectMeta = if kind == Kind::Pod {
+        metadata.clone()
+    } else {
+        decode(node.at(&pod_metadata_path)).map_err(|(path, error)| {
+            let full = pod_metadata_path.join(&path);
+            Rejected::Invalid(fail(
+                &full,
+                format!("invalid pod template metadata at `{full}`: {error}"),
+            ))
+        })?
+    };
+    let name = metadata
+        .name
+        .clone()
+        .or_else(|| metadata.generate_name.clone())
+        .unwrap_or_else(|| "<unnamed>".to_owned());
+    let spec_node = node.at(&pod_spec_path);
+    let has_containers = spec_node
+        .and_then(|spec| spec.get("containers"))
+        .is_some_and(|c| matches!(&c.value, Value::Seq(items) if !items.is_empty()));
+    if !has_containers {
+        return Err(Rejected::Skipped(fail(
+            &pod_spec_path,
+            format!(
+                "{kind} {name} has no containers at `{pod_spec_path}.containers`; not linted (a kustomize patch or a partial object?)"
+            ),
+        )));
+    }
+    let pod_spec: PodSpec = decode(spec_node).map_err(|(path, error)| {
+        let full = pod_spec_path.join(&path);
+        Rejected::Invalid(fail(
+            &full,
+            format!("invalid pod spec at `{full}`: {error}"),
+        ))
+    })?;
+    Ok(Some(Workload {
+        kind,
+        api_version: api_version.to_owned(),
+        namespace: metadata.namespace.clone(),
+        name,
+        metadata,
+        pod_metadata,
+        pod_spec,
+        paths: Paths {
+            metadata: object.join(&metadata_path),
+            pod_metadata: object.join(&pod_metadata_path),
+            pod_spec: object.join(&pod_spec_path),
+            object,
+        },
+        document: document.index,
+        origin: document.origin.clone(),
+    }))
+}
+
+/// Decodes a node (absent = empty) with the API server's strictness: the JSON route
+/// rejects `"30"` for an integer and `8080` for a string, as `kubectl apply` does.
+fn decode<T: DeserializeOwned + Default>(node: Option<&Node>) -> Result<T, (JsonPath, String)> {
+    let Some(node) = node else {
+        return Ok(T::default());
+    };
+    if node.value == Value::Null {
+        return Ok(T::default());
+    }
+    let json = node.to_json();
+    serde_path_to_error::deserialize(json).map_err(|error| {
+        let path = JsonPath::from_serde(error.path());
+        (path, error.into_inner().to_string())
+    })
+}
+
+/// The source text of a document, for reports that quote it.
+pub fn source_of(document: &Document) -> SourceText {
+    document.source.clone()
+}
+
+/// A workload's identity in reports.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct WorkloadRef {
+    pub kind: Kind,
+    pub name: String,
+    pub namespace: Option<String>,
+}
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl Workload {
+    /// The identity reports print.
+    pub fn reference(&self) -> WorkloadRef {
+        WorkloadRef {
+            kind: self.kind,
+            name: self.name.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
+}
+
+/// Shared handle to a file name.
+pub type FileName = Arc<str>;

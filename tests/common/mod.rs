@@ -1,0 +1,91 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A path under `testdata/`.
+pub fn testdata(relative: &str) -> PathBuf {
+    root().join("testdata").join(relative)
+}
+
+/// The shared corpus beside the repository, when this checkout has it.
+pub fn corpus() -> Option<PathBuf> {
+    let path = root().join("../shared/corpus");
+    path.is_dir().then_some(path)
+}
+
+/// The plugin binary, ready to run with arguments.
+pub fn cli() -> Command {
+    let mut command = Command::cargo_bin("kubectl-mesh_lifecycle").expect("the binary is built");
+    command.env_remove("NO_COLOR").env("COLUMNS", "100");
+    command
+}
+
+/// Runs `lint --format json` on `path` with extra flags; returns the parsed report and
+/// the exit status.
+pub fn lint_json(path: &Path, flags: &[&str]) -> (serde_json::Value, i32) {
+    let output = cli()
+        .arg("lint")
+        .arg("--format")
+        .arg("json")
+        .args(flags)
+        .arg(path)
+        .output()
+        .expect("the binary runs");
+    let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "invalid JSON from {}: {error}\nstdout: {}\nstderr: {}",
+            path.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (report, output.status.code().unwrap_or(-1))
+}
+
+/// `(ruleId, line)` of every finding, sorted.
+pub fn rule_lines(report: &serde_json::Value) -> Vec<(String, u64)> {
+    let mut found: Vec<(String, u64)> = report["findings"]
+        .as_array()
+        .expect("findings is an array")
+        .iter()
+        .map(|f| {
+            (
+                f["ruleId"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The `# expect: ML101 ML301` markers of a fixture: `(ruleId, line)`, sorted.
+pub fn expectations(text: &str) -> Vec<(String, u64)> {
+    let mut expected = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if let Some(at) = line.find("# expect:") {
+            for id in line[at + "# expect:".len()..].split_whitespace() {
+                expected.push((id.to_owned(), index as u64 + 1));
+            }
+        }
+    }
+    expected.sort();
+    expected
+}
+
+/// Flags from a `# profile: ...` first line.
+pub fn profile_flags(text: &str) -> Vec<String> {
+    text.lines()
+        .next()
+        .and_then(|line| line.strip_prefix("# profile:"))
+        .map(|flags| flags.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
+}

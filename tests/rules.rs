@@ -1,0 +1,86 @@
+//! Every rule fixture in `testdata/rules/` produces exactly the findings its
+//! `# expect:` comments name, at those lines, and nothing else.
+
+mod common;
+
+use common::{expectations, lint_json, profile_flags, rule_lines, testdata};
+
+fn fixtures() -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(testdata("rules"))
+        .expect("testdata/rules exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_fixture_yields_exactly_its_expected_findings() {
+    let mut failures = Vec::new();
+    for path in fixtures() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let flags = profile_flags(&text);
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (report, status) = lint_json(&path, &flags);
+        let expected = expectations(&text);
+        let found = rule_lines(&report);
+        if found != expected {
+            failures.push(format!(
+                "{}:\n  expected {expected:?}\n  found    {found:?}\n  messages: {}",
+                path.file_name().unwrap().to_string_lossy(),
+                report["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["message"].as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+                    .join("\n            ")
+            ));
+        }
+        let errors = report["summary"]["errors"].as_u64().unwrap();
+        let expected_status = if errors > 0 { 1 } else { 0 };
+        if status != expected_status {
+            failures.push(format!(
+                "{}: exit status {status}, expected {expected_status}",
+                path.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_rule_has_fixtures_that_fire_and_that_stay_silent() {
+    let names: Vec<String> = fixtures()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for rule in mesh_lifecycle::rules::RULES {
+        let id = rule.meta().id.to_lowercase();
+        let fire = names
+            .iter()
+            .filter(|n| n.starts_with(&format!("{id}-fire-")))
+            .count();
+        let silent = names
+            .iter()
+            .filter(|n| n.starts_with(&format!("{id}-silent-")))
+            .count();
+        assert!(fire >= 2, "{id} has {fire} firing fixtures");
+        assert!(silent >= 2, "{id} has {silent} silent fixtures");
+    }
+}
+
+#[test]
+fn app_starts_before_proxy_is_an_error_in_jobs() {
+    let (report, _) = lint_json(&testdata("rules/ml101-fire-job.yaml"), &[]);
+    let ml101 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML101")
+        .expect("ML101 fires");
+    assert_eq!(ml101["severity"], "error");
+    let (report, _) = lint_json(&testdata("rules/ml101-fire-inject-label.yaml"), &[]);
+    assert_eq!(report["findings"][0]["severity"], "warning");
+}
