@@ -111,6 +111,15 @@ impl Inputs {
         Ok(Inputs { inputs, stdin })
     }
 
+    /// One input held in memory, named like standard input (`-`): for tests, fuzzing
+    /// and embedding.
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Inputs {
+        Inputs {
+            inputs: vec![Input::Stdin],
+            stdin: Some(bytes.into()),
+        }
+    }
+
     /// How many inputs there are.
     pub fn len(&self) -> usize {
         self.inputs.len()

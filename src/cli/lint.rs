@@ -55,12 +55,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                     eprintln!("note: {note}");
                 }
             }
-            let findings: Vec<_> = report
-                .analyses
-                .iter()
-                .flat_map(|a| &a.findings)
-                .filter(|f| f.suppressed.is_none())
-                .collect();
+            let findings: Vec<_> = report.analyses.iter().flat_map(|a| &a.findings).collect();
             reporter.findings(&findings)
         })();
         if let Err(error) = result {

@@ -61,7 +61,7 @@ impl<W: Write> HumanReporter<W> {
 
 impl<W: Write> Reporter for HumanReporter<W> {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
-        for located in findings {
+        for located in findings.iter().filter(|f| f.suppressed.is_none()) {
             let text = render_finding(located, self.style);
             self.out.write_all(text.as_bytes())?;
         }

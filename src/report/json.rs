@@ -95,7 +95,7 @@ fn finding_json(located: &Located) -> FindingJson<'_> {
 impl<W: Write> Reporter for JsonReporter<W> {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
         self.header()?;
-        for located in findings {
+        for located in findings.iter().filter(|f| f.suppressed.is_none()) {
             self.out.write_all(if self.any_finding {
                 b",\n    "
             } else {

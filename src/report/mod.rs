@@ -63,7 +63,8 @@ impl Summary {
 
 /// A lint output format, fed one document at a time.
 pub trait Reporter {
-    /// Writes (or keeps) one document's findings; `findings` are unsuppressed, sorted.
+    /// Writes (or keeps) one document's findings, sorted. Suppressed findings are
+    /// included (`Located::suppressed`); formats that have no place for them skip them.
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()>;
     /// Notes an input error (it is also printed to stderr by the caller).
     fn input_error(&mut self, error: &InputError) -> io::Result<()>;
