@@ -145,8 +145,9 @@ impl Inputs {
 }
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
-/// whose labels decide injection. Only documents that mention them are parsed here, and
-/// nothing is reported; the main pass reports every document once.
+/// whose labels decide injection, and Istio mesh configuration (an `istio` ConfigMap, an
+/// IstioOperator). Only documents that mention them are parsed here, and nothing is
+/// reported; the main pass reports every document once.
 pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
     for input in &inputs.inputs {
         let Ok(reader) = inputs.open(input) else {

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::{ExplainArgs, ExplainFormat, usage_error};
+use super::{ExplainArgs, ExplainFormat, profile_errors, usage_error};
 use crate::load::discover;
 use crate::pipeline::{self, RunOptions};
 use crate::report::explain;
@@ -20,10 +20,13 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         },
         None => None,
     };
-    let mut settings = args.profile.settings();
     let (inputs, discovery_errors) = discover(&args.input.paths);
     let inputs = pipeline::Inputs::new(inputs)?;
-    pipeline::gather_context(&inputs, RunOptions::default().limits, &mut settings);
+    let profile = match args.profile.load(&inputs) {
+        Ok(profile) => profile,
+        Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
+    };
+    let settings = profile.settings;
     let stderr_style = args.output.stderr_style();
     let mut out = args.output.writer()?;
     let mut input_errors = discovery_errors.len();

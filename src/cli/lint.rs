@@ -2,27 +2,41 @@
 
 use std::io;
 
-use super::{FailOn, LintArgs, LintFormat, usage_error};
+use super::{FailOn, LintArgs, LintFormat, profile_errors, usage_error};
+use crate::load::InputError;
 use crate::load::discover;
 use crate::pipeline::{self, Policy, RunOptions};
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
 use crate::report::{Reporter, Summary};
 use crate::rules::{self, Severity};
+use crate::settings::config::RuleSetting;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
+    let (inputs, discovery_errors) = discover(&args.input.paths);
+    let inputs = pipeline::Inputs::new(inputs)?;
+    let profile = match args.profile.load(&inputs) {
+        Ok(profile) => profile,
+        Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
+    };
     let policy = match policy(&args.select, &args.ignore) {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
-    let mut settings = args.profile.settings();
-    let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs)?;
-    pipeline::gather_context(&inputs, RunOptions::default().limits, &mut settings);
+    let policy = match with_config_rules(policy, &profile.rules) {
+        Ok(policy) => policy,
+        Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
+    };
+    let settings = profile.settings;
     let stderr_style = args.output.stderr_style();
     let out = args.output.writer()?;
     let mut reporter: Box<dyn Reporter> = match args.format {
-        LintFormat::Human => Box::new(HumanReporter::new(out, args.output.style(), args.quiet)),
+        LintFormat::Human => Box::new(HumanReporter::new(
+            out,
+            args.output.style(),
+            args.quiet,
+            crate::report::assumptions::line(&settings),
+        )),
         LintFormat::Json => Box::new(JsonReporter::new(out)),
     };
     let mut summary = Summary {
@@ -101,4 +115,44 @@ fn policy(select: &[String], ignore: &[String]) -> Result<Policy, String> {
         disabled: ids(ignore)?,
         ..Policy::default()
     })
+}
+
+/// Adds the `rules:` section of the config file to the policy; flags were applied first
+/// and `--select` still limits what runs.
+fn with_config_rules(
+    mut policy: Policy,
+    settings: &[RuleSetting],
+) -> Result<Policy, Vec<InputError>> {
+    let mut errors = Vec::new();
+    for setting in settings {
+        let Some(rule) = rules::find(&setting.rule) else {
+            errors.push(InputError {
+                file: setting.file.clone(),
+                pos: Some(setting.pos),
+                message: format!(
+                    "unknown rule `{}` (see `kubectl mesh-lifecycle rules`)",
+                    setting.rule
+                ),
+                related: None,
+                source: Some(setting.source.clone()),
+            });
+            continue;
+        };
+        let id = rule.meta().id;
+        match Severity::parse(&setting.level) {
+            Some(severity) => {
+                policy.severities.insert(id, severity);
+            }
+            None => {
+                if !policy.disabled.contains(&id) {
+                    policy.disabled.push(id);
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(policy)
+    } else {
+        Err(errors)
+    }
 }

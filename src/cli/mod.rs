@@ -209,6 +209,17 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
+/// Errors in the profile (config file, mesh config, flags): printed at their place, exit 2.
+fn profile_errors(
+    errors: &[crate::load::InputError],
+    style: crate::report::human::Style,
+) -> std::io::Result<u8> {
+    for error in errors {
+        eprint!("{}", crate::report::human::render_input_error(error, style));
+    }
+    Ok(2)
+}
+
 /// A usage error in an argument clap could not check: printed like clap's, exit 2.
 fn usage_error(message: impl std::fmt::Display) -> std::io::Result<u8> {
     eprintln!("error: {message}\n\nFor more information, try '--help'.");

@@ -51,11 +51,18 @@ pub struct HumanReporter<W: Write> {
     out: W,
     style: Style,
     quiet: bool,
+    /// The assumptions in force, printed once after the summary.
+    assumptions: String,
 }
 
 impl<W: Write> HumanReporter<W> {
-    pub fn new(out: W, style: Style, quiet: bool) -> Self {
-        HumanReporter { out, style, quiet }
+    pub fn new(out: W, style: Style, quiet: bool, assumptions: String) -> Self {
+        HumanReporter {
+            out,
+            style,
+            quiet,
+            assumptions,
+        }
     }
 }
 
@@ -76,6 +83,7 @@ impl<W: Write> Reporter for HumanReporter<W> {
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         if !self.quiet {
             writeln!(self.out, "{}", summary_line(summary))?;
+            writeln!(self.out, "{}", self.assumptions)?;
         }
         self.out.flush()
     }

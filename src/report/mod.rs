@@ -1,6 +1,7 @@
 //! Stage 6 of the pipeline: rendering only. Nothing here decides anything; every number
 //! printed was computed by an earlier stage.
 
+pub mod assumptions;
 pub mod catalog;
 pub mod explain;
 pub mod human;

@@ -137,12 +137,12 @@ pub fn from_argv(
     let (duration, effect) =
         if kind == HookKind::PostStart && name == "pilot-agent" && has_arg("wait") {
             (
-                wait_timeout(&argv, "--timeoutSeconds", Millis::secs(60)),
+                wait_timeout(&argv, "--timeoutSeconds", Millis::secs(60), Millis(500)),
                 HookEffect::None,
             )
         } else if kind == HookKind::PostStart && name == "linkerd-await" {
             (
-                wait_timeout(&argv, "--timeout", Millis::secs(120)),
+                wait_timeout(&argv, "--timeout", Millis::secs(120), Millis::secs(1)),
                 HookEffect::None,
             )
         } else if kind == HookKind::PreStop
@@ -183,7 +183,7 @@ pub fn has_unknown_parts(hook: &Hook, env: &Env) -> bool {
 }
 
 /// `--timeoutSeconds=90`, `--timeout=2m`, `--timeout 2m`.
-fn wait_timeout(argv: &[String], flag: &str, default: Millis) -> HookDuration {
+fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> HookDuration {
     let value = argv.iter().enumerate().find_map(|(i, arg)| {
         arg.strip_prefix(flag)
             .and_then(|rest| rest.strip_prefix('='))
@@ -195,7 +195,13 @@ fn wait_timeout(argv: &[String], flag: &str, default: Millis) -> HookDuration {
             crate::time::parse_go_duration(&v).or_else(|| v.parse::<i64>().ok().map(Millis::secs))
         })
         .unwrap_or(default);
-    HookDuration::UntilReady { timeout }
+    // pilot-agent also takes --periodMillis.
+    let poll = argv
+        .iter()
+        .find_map(|arg| arg.strip_prefix("--periodMillis="))
+        .and_then(|v| v.parse::<i64>().ok())
+        .map_or(poll, Millis);
+    HookDuration::UntilReady { timeout, poll }
 }
 
 /// A short, single-line form of a command for messages.
@@ -237,7 +243,8 @@ mod tests {
         assert_eq!(
             hold.duration,
             HookDuration::UntilReady {
-                timeout: Millis::secs(60)
+                timeout: Millis::secs(60),
+                poll: Millis(500)
             }
         );
         let hold = exec(
@@ -248,7 +255,8 @@ mod tests {
         assert_eq!(
             hold.duration,
             HookDuration::UntilReady {
-                timeout: Millis::secs(90)
+                timeout: Millis::secs(90),
+                poll: Millis(500)
             }
         );
         let await_ = exec(
@@ -263,7 +271,8 @@ mod tests {
         assert_eq!(
             await_.duration,
             HookDuration::UntilReady {
-                timeout: Millis::secs(120)
+                timeout: Millis::secs(120),
+                poll: Millis::secs(1)
             }
         );
         let drain = exec(

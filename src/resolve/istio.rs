@@ -58,6 +58,8 @@ struct Effective {
     hold: Sourced<bool>,
     exit_on_zero: Sourced<bool>,
     minimum_drain: Sourced<Millis>,
+    /// Envoy's `--drain-time-s`.
+    drain_duration: Sourced<Millis>,
     /// Whether the layers set these explicitly (for moot-setting reports).
     termination_drain_set: bool,
     minimum_drain_set: bool,
@@ -123,18 +125,35 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                 .map(|s| Sourced::new(Millis::secs(s), v.source.clone()))
         });
     let termination_drain = layered.termination_drain_duration.clone().or(legacy_drain);
-    let mut hold = layered
-        .hold_application_until_proxy_starts
-        .clone()
-        .unwrap_or_else(|| Sourced::default_value(false));
+    // The ProxyConfig field exists from Istio 1.8, the Helm value from 1.7 (3.5).
+    let mut hold = match layered.hold_application_until_proxy_starts.clone() {
+        Some(hold) if hold.value && !has(b, 8) => {
+            b.assume(
+                "holdApplicationUntilProxyStarts in ProxyConfig needs Istio 1.8; this version ignores it",
+                hold.source,
+            );
+            Sourced::default_value(false)
+        }
+        Some(hold) => hold,
+        None => Sourced::default_value(false),
+    };
     // The deprecated Helm value is ORed in (semantics 3.2).
-    if let Some(global) = &b.settings.istio.hold_helm_global
+    if let Some(global) = b.settings.istio.hold_helm_global.clone()
         && global.value
         && !hold.value
     {
-        hold = global.clone();
+        if has(b, 7) {
+            hold = global;
+        } else {
+            b.assume("global.proxy.holdApplicationUntilProxyStarts needs Istio 1.7; this version ignores it", global.source);
+        }
     }
+    let drain_duration = layered
+        .drain_duration
+        .clone()
+        .unwrap_or_else(|| Sourced::default_value(Millis::secs(45)));
     Effective {
+        drain_duration,
         termination_drain_set: termination_drain.is_some(),
         termination_drain: termination_drain
             .unwrap_or_else(|| Sourced::default_value(Millis::secs(5))),
@@ -317,7 +336,24 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     if value == Some("false") {
         return not_injected(b, format!("`{INJECT}: \"false\"`"));
     }
-    if value != Some("true") && !b.settings.istio.auto_inject.value {
+    // Fall-through (stage 2, step 5): the selectors, then the policy.
+    let pod_labels = b.workload.pod_metadata.labels.clone().unwrap_or_default();
+    if value != Some("true")
+        && b.settings
+            .istio
+            .never_inject_selector
+            .iter()
+            .any(|s| selector_matches(s, &pod_labels))
+    {
+        return not_injected(b, "the pod matches neverInjectSelector".into());
+    }
+    let always = b
+        .settings
+        .istio
+        .always_inject_selector
+        .iter()
+        .any(|s| selector_matches(s, &pod_labels));
+    if value != Some("true") && !always && !b.settings.istio.auto_inject.value {
         return not_injected(b, "the injection policy is disabled".into());
     }
     let mut reasons = Vec::new();
@@ -458,37 +494,22 @@ fn inject(
     let hold = config.hold.value && !native;
     let trigger = decision.trigger.clone();
     let startup = b.scenario.proxy_startup.value;
-    let mut proxy = PlannedContainer {
-        name: PROXY.into(),
-        list: if native {
-            ContainerList::Init
-        } else {
-            ContainerList::Regular
-        },
-        index: 0,
-        provenance: Provenance::Injected {
-            by: "Istio",
-            trigger: trigger.clone(),
-        },
-        role: Role::Sidecar(Sidecar {
-            kind: SidecarKind::IstioProxy,
-            carries_traffic: true,
-        }),
-        native_sidecar: native && b.settings.kubernetes.value.runs_native_sidecars(),
-        restart_always: native,
-        image: Some("istio/proxyv2".into()),
-        post_start: None,
-        pre_stop: None,
-        startup_probe: startup_probe(b),
-        serves: false,
-        start_gate: None,
-        startup,
-        runs_for: None,
-        exit: ExitPolicy::Immediately,
-        traffic: None,
-        sidecar_stops: Vec::new(),
-        gate_request: None,
+    let list = if native {
+        ContainerList::Init
+    } else {
+        ContainerList::Regular
     };
+    let role = Role::Sidecar(Sidecar {
+        kind: SidecarKind::IstioProxy,
+        carries_traffic: true,
+    });
+    let mut proxy = PlannedContainer::injected(PROXY, list, "Istio", trigger.clone(), role);
+    proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
+    proxy.restart_always = native;
+    proxy.image = Some("istio/proxyv2".into());
+    proxy.startup_probe = startup_probe(b);
+    proxy.readiness_probe = Some(readiness_probe(b));
+    proxy.startup = startup;
     let env = crate::resolve::commands::Env::new();
     if hold {
         proxy.post_start = Some(hooks::from_argv(
@@ -549,30 +570,10 @@ fn inject(
         }
     }
     apply_shutdown(&mut proxy, &config, native);
-    let init = PlannedContainer {
-        name: INIT.into(),
-        list: ContainerList::Init,
-        index: 0,
-        provenance: Provenance::Injected {
-            by: "Istio",
-            trigger,
-        },
-        role: Role::Init,
-        native_sidecar: false,
-        restart_always: false,
-        image: Some("istio/proxyv2".into()),
-        post_start: None,
-        pre_stop: None,
-        startup_probe: None,
-        serves: false,
-        start_gate: None,
-        startup: Millis::ZERO,
-        runs_for: Some(b.scenario.init_duration.value),
-        exit: ExitPolicy::Immediately,
-        traffic: None,
-        sidecar_stops: Vec::new(),
-        gate_request: None,
-    };
+    let mut init =
+        PlannedContainer::injected(INIT, ContainerList::Init, "Istio", trigger, Role::Init);
+    init.image = Some("istio/proxyv2".into());
+    init.runs_for = Some(b.scenario.init_duration.value);
     let has_init = b.init.iter().any(|c| c.name == INIT);
     let mode = if native {
         // Layout C: istio-init, then the proxy, then the user's init containers.
@@ -635,6 +636,23 @@ fn startup_probe(b: &Builder) -> Option<ProbeTiming> {
     })
 }
 
+/// The injected readiness probe: initial delay / period 0 s / 15 s since Istio 1.20,
+/// 1 s / 2 s before (semantics 3.2); `readiness.status.sidecar.istio.io/*` override.
+fn readiness_probe(b: &Builder) -> ProbeTiming {
+    let (delay, period, failures) = if has(b, 20) { (0, 15, 4) } else { (1, 2, 30) };
+    let annotation = |key: &str, default: i64| {
+        b.workload
+            .pod_annotation(&format!("readiness.status.sidecar.istio.io/{key}"))
+            .and_then(|(v, _)| v.parse::<i64>().ok())
+            .unwrap_or(default)
+    };
+    ProbeTiming {
+        initial_delay: Millis::secs(annotation("initialDelaySeconds", delay)),
+        period: Millis::secs(annotation("periodSeconds", period).max(1)),
+        failure_threshold: annotation("failureThreshold", failures),
+    }
+}
+
 fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Option<Hook> {
     let handler: LifecycleHandler = serde_json::from_value(lifecycle.get(field)?.clone()).ok()?;
     Some(hooks::from_handler(
@@ -663,8 +681,10 @@ fn apply_shutdown(proxy: &mut PlannedContainer, config: &Effective, native: bool
     } else {
         ExitPolicy::After(config.termination_drain.clone())
     };
+    // Envoy keeps accepting inbound connections while it drains, until its drain
+    // time (`drainDuration`, 45 s) ends or it is killed (semantics 3.6).
     proxy.traffic = Some(TrafficCuts {
-        inbound_refused: Cut::Exit,
+        inbound_refused: Cut::AfterSignal(config.drain_duration.value),
         inbound_drained: if drains_on_prestop {
             Cut::PreStop
         } else {
@@ -714,4 +734,33 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, native: bool) {
                     .into(),
         });
     }
+}
+
+/// Whether `labels` match a Kubernetes label selector (`matchLabels` and
+/// `matchExpressions` with In, NotIn, Exists, DoesNotExist).
+pub fn selector_matches(
+    selector: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    labels: &std::collections::BTreeMap<String, String>,
+) -> bool {
+    let labels_match = selector
+        .match_labels
+        .iter()
+        .flatten()
+        .all(|(key, value)| labels.get(key) == Some(value));
+    let expressions_match = selector
+        .match_expressions
+        .iter()
+        .flatten()
+        .all(|expression| {
+            let value = labels.get(&expression.key);
+            let values = expression.values.as_deref().unwrap_or_default();
+            match expression.operator.as_str() {
+                "In" => value.is_some_and(|v| values.contains(v)),
+                "NotIn" => value.is_none_or(|v| !values.contains(v)),
+                "Exists" => value.is_some(),
+                "DoesNotExist" => value.is_none(),
+                _ => false,
+            }
+        });
+    labels_match && expressions_match
 }

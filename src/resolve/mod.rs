@@ -6,9 +6,13 @@
 //! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
 
 pub mod commands;
+pub mod consul;
+pub mod dapr;
 pub mod hooks;
 pub mod istio;
 pub mod jobs;
+pub mod kuma;
+pub mod linkerd;
 pub mod plan;
 pub mod shell;
 pub mod sidecars;
@@ -29,7 +33,12 @@ pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";
 pub fn resolve(workload: &Workload, settings: &Settings) -> PodPlan {
     let mut builder = Builder::new(workload, settings);
     istio::resolve(&mut builder);
+    linkerd::resolve(&mut builder);
+    consul::resolve(&mut builder);
+    kuma::resolve(&mut builder);
+    dapr::resolve(&mut builder);
     sidecars::resolve(&mut builder);
+    builder.check_mesh_conflicts();
     jobs::resolve(&mut builder);
     builder.finish()
 }
@@ -77,6 +86,36 @@ impl<'a> Builder<'a> {
             builder.regular.push(planned);
         }
         builder
+    }
+
+    /// The kubelet's `sleep` action only exists from Kubernetes 1.29 (alpha, off) and is
+    /// on from 1.30, GA from 1.34 (semantics 2.3): below, the API drops it and the hook
+    /// does nothing; while beta a cluster may have turned it off.
+    fn check_sleep_actions(&mut self) {
+        let version = self.settings.kubernetes.value;
+        let mut notes = Vec::new();
+        for container in self.init.iter_mut().chain(self.regular.iter_mut()) {
+            for hook in [&mut container.pre_stop, &mut container.post_start]
+                .into_iter()
+                .flatten()
+            {
+                if !matches!(hook.action, HookAction::Sleep(_)) {
+                    continue;
+                }
+                let Some(path) = hook.path.clone() else {
+                    continue;
+                };
+                if !version.has_sleep_action() {
+                    hook.duration = HookDuration::Fixed(Millis::ZERO);
+                    notes.push((format!("{}: the sleep action is off in Kubernetes {version}; the hook does nothing", container.name), path));
+                } else if !version.sleep_action_is_ga() {
+                    notes.push((format!("{}: the sleep action is beta in Kubernetes {version}; taken as enabled", container.name), path));
+                }
+            }
+        }
+        for (text, path) in notes {
+            self.assume(text, Source::Manifest(path));
+        }
     }
 
     /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
@@ -150,6 +189,7 @@ impl<'a> Builder<'a> {
             restart_always,
             image: container.image.clone(),
             startup_probe: container.startup_probe.as_ref().map(probe_timing),
+            readiness_probe: container.readiness_probe.as_ref().map(probe_timing),
             serves: container.ports.as_ref().is_some_and(|p| !p.is_empty())
                 || container.readiness_probe.is_some(),
             start_gate,
@@ -163,6 +203,11 @@ impl<'a> Builder<'a> {
             traffic: None,
             sidecar_stops: Vec::new(),
             gate_request: None,
+            probe_grace: container
+                .startup_probe
+                .as_ref()
+                .and_then(|probe| probe.termination_grace_period_seconds),
+            exit_code_on_signal: 0,
         }
     }
 
@@ -232,6 +277,30 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Two meshes in one pod: both proxies intercept the same traffic (ML402).
+    fn check_mesh_conflicts(&mut self) {
+        let injected: Vec<&MeshDecision> = self
+            .meshes
+            .iter()
+            .filter(|m| !matches!(m.injection, Injection::NotInjected { .. }))
+            .collect();
+        if injected.len() > 1 {
+            let names: Vec<&str> = injected.iter().map(|m| m.mesh).collect();
+            let path = match &injected[1].injection {
+                Injection::WillInject { trigger } => trigger.clone(),
+                _ => self.workload.paths.pod_metadata.clone(),
+            };
+            self.problems.push(ConfigProblem {
+                path,
+                message: format!(
+                    "{} would both proxy this pod's traffic",
+                    names.join(" and ")
+                ),
+                kind: ConfigProblemKind::InjectionConflict,
+            });
+        }
+    }
+
     /// Records an assumption once.
     pub fn assume(&mut self, text: impl Into<String>, source: Source) {
         let text = text.into();
@@ -241,6 +310,7 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self) -> PodPlan {
+        self.check_sleep_actions();
         self.note_unknown_hook_lengths();
         let workload = self.workload;
         let spec = &workload.pod_spec;
@@ -282,6 +352,8 @@ impl<'a> Builder<'a> {
             paths: workload.paths.clone(),
             kubernetes: self.settings.kubernetes.clone(),
             grace_period,
+            deletion_grace_period: self.settings.deletion_grace_period.clone(),
+            deadline_termination: self.settings.restartable_sidecars_during_termination.value,
             restart_policy,
             share_process_namespace: spec.share_process_namespace == Some(true),
             containers,

@@ -17,6 +17,12 @@ pub struct PodPlan {
     pub kubernetes: Sourced<KubeVersion>,
     /// `spec.terminationGracePeriodSeconds` (default 30).
     pub grace_period: Sourced<i64>,
+    /// The grace period of the simulated deletion when it differs from the pod's
+    /// (`kubectl delete --grace-period`, `deletionGracePeriodSeconds`).
+    pub deletion_grace_period: Option<Sourced<i64>>,
+    /// The kubelet's `SidecarsRestartableDuringPodTermination` gate: an absolute
+    /// deadline and no 2-second floor (semantics 2.5).
+    pub deadline_termination: bool,
     pub restart_policy: RestartPolicy,
     pub share_process_namespace: bool,
     /// In the kubelet's start order: init containers (native sidecars among them in
@@ -68,6 +74,13 @@ impl PodPlan {
     /// Where to point when the pod spec as a whole is at fault.
     pub fn pod_spec_path(&self) -> &JsonPath {
         &self.paths.pod_spec
+    }
+
+    /// The grace period the kubelet works with for this deletion.
+    pub fn deletion_grace(&self) -> &Sourced<i64> {
+        self.deletion_grace_period
+            .as_ref()
+            .unwrap_or(&self.grace_period)
     }
 
     /// The path of `terminationGracePeriodSeconds`, set or not.
@@ -169,6 +182,8 @@ pub struct PlannedContainer {
     pub post_start: Option<Hook>,
     pub pre_stop: Option<Hook>,
     pub startup_probe: Option<ProbeTiming>,
+    /// When the kubelet first counts it ready; `None` means no probe (ready at once).
+    pub readiness_probe: Option<ProbeTiming>,
     /// Whether the container serves requests (declares ports or a readiness probe).
     pub serves: bool,
     /// The app's own command waits for a proxy before starting its real process.
@@ -187,9 +202,50 @@ pub struct PlannedContainer {
     /// For proxies: the setting that asks the app to wait for this proxy
     /// (`holdApplicationUntilProxyStarts`, `proxy-await`), if any.
     pub gate_request: Option<GateRequest>,
+    /// The startup probe's own `terminationGracePeriodSeconds`: a kill the probe causes
+    /// uses it instead of the pod's (semantics 1.3).
+    pub probe_grace: Option<i64>,
+    /// The exit code when stopped by a signal (143 for the Cloud SQL proxy unless
+    /// `--exit-zero-on-sigterm`); a non-zero code fails a Job pod (semantics 2.6, F4).
+    pub exit_code_on_signal: i32,
 }
 
 impl PlannedContainer {
+    /// A container an injector adds, with no hooks or probes yet: it exits at once on
+    /// its signal and carries no traffic until the caller says otherwise.
+    pub fn injected(
+        name: &str,
+        list: ContainerList,
+        by: &'static str,
+        trigger: JsonPath,
+        role: Role,
+    ) -> Self {
+        PlannedContainer {
+            name: name.to_owned(),
+            list,
+            index: 0,
+            provenance: Provenance::Injected { by, trigger },
+            native_sidecar: false,
+            restart_always: false,
+            image: None,
+            post_start: None,
+            pre_stop: None,
+            startup_probe: None,
+            readiness_probe: None,
+            serves: false,
+            start_gate: None,
+            startup: Millis::ZERO,
+            runs_for: None,
+            exit: ExitPolicy::Immediately,
+            traffic: None,
+            sidecar_stops: Vec::new(),
+            gate_request: None,
+            probe_grace: None,
+            exit_code_on_signal: 0,
+            role,
+        }
+    }
+
     /// The sidecar traits, when this container is one.
     pub fn sidecar(&self) -> Option<&Sidecar> {
         match &self.role {
@@ -256,8 +312,9 @@ pub enum HookAction {
 pub enum HookDuration {
     /// A known length (`sleep 10`).
     Fixed(Millis),
-    /// Until this container is ready, or the timeout (`pilot-agent wait`, `linkerd-await`).
-    UntilReady { timeout: Millis },
+    /// Until this container is ready, polled every `poll`, or the timeout (`pilot-agent
+    /// wait` polls every 500 ms for 60 s; `linkerd-await` every second for 2 min).
+    UntilReady { timeout: Millis, poll: Millis },
     /// Until the app containers have exited (a loop on their connections or processes).
     UntilAppsExit,
     /// The hook stops this container's own process and waits for it
@@ -328,6 +385,8 @@ pub enum Cut {
     PreStop,
     /// When it gets the stop signal.
     Signal,
+    /// This long after the stop signal (Envoy stops accepting once `drainDuration` ends).
+    AfterSignal(Millis),
     /// When it exits.
     Exit,
 }

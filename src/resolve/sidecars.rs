@@ -93,8 +93,12 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
         })
     };
     let max_delay = flag("--max-sigterm-delay").and_then(|d| crate::time::parse_go_duration(&d));
+    let exit_zero = argv
+        .iter()
+        .any(|arg| arg == "--exit-zero-on-sigterm" || arg == "--exit-zero-on-sigterm=true");
     let min_delay = flag("--min-sigterm-delay").and_then(|d| crate::time::parse_go_duration(&d));
     let container = &mut b.regular[index];
+    container.exit_code_on_signal = if exit_zero { 0 } else { 143 };
     container.exit = match max_delay {
         Some(cap) => ExitPolicy::WhenRequestsDone {
             cap: Sourced::default_value(cap),

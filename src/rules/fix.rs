@@ -103,6 +103,15 @@ pub fn exit_description(container: &PlannedContainer) -> String {
 /// A label on the grace period, or on the pod spec when it is left at its default.
 pub fn grace_label(plan: &PodPlan) -> crate::rules::Label {
     use crate::rules::Label;
+    if let Some(deletion) = &plan.deletion_grace_period {
+        return Label::key(
+            plan.grace_period_path(),
+            format!(
+                "deleted with a {} s grace period ({})",
+                deletion.value, deletion.source
+            ),
+        );
+    }
     if plan.grace_period.is_explicit() {
         Label::value(
             plan.grace_period_path(),

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
 use super::{IstioVersion, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -14,6 +16,16 @@ pub enum NativeSidecars {
     Off,
     /// On when every node runs Kubernetes 1.33 or newer (the 1.28+ default).
     Auto,
+}
+
+impl std::fmt::Display for NativeSidecars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NativeSidecars::On => "true",
+            NativeSidecars::Off => "false",
+            NativeSidecars::Auto => "auto",
+        })
+    }
 }
 
 /// Control-plane values that decide what the Istio injector adds.
@@ -37,6 +49,12 @@ pub struct IstioSettings {
     pub auto_inject: Sourced<bool>,
     /// Helm `sidecarInjectorWebhook.enableNamespacesByDefault`.
     pub enable_namespaces_by_default: Sourced<bool>,
+    /// Helm `sidecarInjectorWebhook.neverInjectSelector`: pods never injected unless
+    /// they ask for it.
+    pub never_inject_selector: Vec<LabelSelector>,
+    /// Helm `sidecarInjectorWebhook.alwaysInjectSelector`: pods injected even when the
+    /// policy is disabled.
+    pub always_inject_selector: Vec<LabelSelector>,
 }
 
 impl Default for IstioSettings {
@@ -50,6 +68,8 @@ impl Default for IstioSettings {
             startup_probe: None,
             auto_inject: Sourced::default_value(true),
             enable_namespaces_by_default: Sourced::default_value(false),
+            never_inject_selector: Vec::new(),
+            always_inject_selector: Vec::new(),
         }
     }
 }

@@ -4,8 +4,12 @@
 //! and the scenario values of the simulation. Every value remembers where it came from
 //! ([`Source`]) so the assumptions in force can be printed with the result.
 
+pub mod config;
+pub mod file;
 pub mod istio;
 pub mod linkerd;
+pub mod mesh_config;
+pub mod preset;
 pub mod version;
 
 use std::collections::BTreeMap;
@@ -33,6 +37,8 @@ pub enum Source {
     MeshConfig(Arc<str>),
     /// A `Namespace` object or mesh config found among the inputs.
     Input(Arc<str>),
+    /// A named preset for a managed mesh.
+    Preset(&'static str),
     /// A field or annotation of the manifest itself.
     Manifest(JsonPath),
 }
@@ -45,6 +51,7 @@ impl fmt::Display for Source {
             Source::ConfigFile(path) => write!(f, "config {path}"),
             Source::MeshConfig(path) => write!(f, "mesh config {path}"),
             Source::Input(path) => write!(f, "input {path}"),
+            Source::Preset(name) => write!(f, "preset {name}"),
             Source::Manifest(path) => describe_manifest_path(path, f),
         }
     }
@@ -201,6 +208,13 @@ pub struct Settings {
     pub declared_sidecars: Vec<DeclaredSidecar>,
     /// Commands that stop the sidecar when a Job's work ends (`wait-and-quit-envoy`).
     pub stop_wrappers: Vec<String>,
+    /// `metadata.deletionGracePeriodSeconds` of the deletion being simulated
+    /// (`kubectl delete --grace-period`); it overrides the pod's grace period.
+    pub deletion_grace_period: Option<Sourced<i64>>,
+    /// The kubelet's `SidecarsRestartableDuringPodTermination` gate (alpha, off):
+    /// termination against an absolute deadline, without the 2-second floor
+    /// (semantics 2.5).
+    pub restartable_sidecars_during_termination: Sourced<bool>,
 }
 
 impl Default for Settings {
@@ -213,6 +227,8 @@ impl Default for Settings {
             scenario: Scenario::default(),
             declared_sidecars: Vec::new(),
             stop_wrappers: Vec::new(),
+            deletion_grace_period: None,
+            restartable_sidecars_during_termination: Sourced::default_value(false),
         }
     }
 }

@@ -38,6 +38,12 @@ impl KubeVersion {
         self.minor >= 30
     }
 
+    /// Whether the sleep action is GA and locked on (1.34), rather than a beta gate a
+    /// cluster may have turned off. Semantics 2.3.
+    pub fn sleep_action_is_ga(self) -> bool {
+        self.minor >= 34
+    }
+
     /// Whether `sleep.seconds: 0` is accepted (`PodLifecycleSleepActionAllowZero`:
     /// beta, on, from 1.33). Semantics 2.3.
     pub fn allows_zero_sleep(self) -> bool {
@@ -153,6 +159,17 @@ mod tests {
         );
         assert_eq!(KubeVersion::parse("2.0"), None);
         assert_eq!(KubeVersion::parse("latest"), None);
+    }
+
+    #[test]
+    fn s2_3_sleep_action_boundaries_1_29_1_30_1_33_1_34() {
+        let v = |minor| KubeVersion { minor };
+        assert!(!v(29).has_sleep_action());
+        assert!(v(30).has_sleep_action());
+        assert!(!v(33).sleep_action_is_ga());
+        assert!(v(34).sleep_action_is_ga());
+        assert!(!v(32).allows_zero_sleep());
+        assert!(v(33).allows_zero_sleep());
     }
 
     #[test]

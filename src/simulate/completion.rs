@@ -2,8 +2,8 @@
 //! exited. A classic sidecar exits only when the work stops it; native sidecars are
 //! terminated by the kubelet once the work is done, and do not count.
 
-use super::timeline::{Completion, Startup};
-use crate::resolve::{ContainerList, ExitPolicy, PodPlan};
+use super::timeline::{Completion, Outcome, Startup};
+use crate::resolve::{ContainerList, ExitPolicy, PodPlan, RestartPolicy};
 use crate::time::Millis;
 
 pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
@@ -32,16 +32,31 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
             exits[index] = Some(work_done + exit_after_stop(&container.exit));
         }
     }
+    // A stopped sidecar that exits non-zero fails the pod under `Never`; under
+    // `OnFailure` the kubelet restarts it and the pod runs on.
+    let failing: Vec<(usize, i32)> = plan
+        .regular()
+        .filter(|(i, c)| exits[*i].is_some() && c.sidecar().is_some() && c.exit_code_on_signal != 0)
+        .map(|(i, c)| (i, c.exit_code_on_signal))
+        .collect();
+    if plan.restart_policy == RestartPolicy::OnFailure {
+        for &(index, _) in &failing {
+            exits[index] = None;
+        }
+    }
     let blocking: Vec<usize> = plan
         .regular()
         .filter(|(i, _)| exits[*i].is_none())
         .map(|(i, _)| i)
         .collect();
     let regular_gone = plan.regular().filter_map(|(i, _)| exits[i]).max();
-    let completes = if blocking.is_empty() {
-        regular_gone.or(Some(work_done))
-    } else {
-        None
+    let completes = blocking
+        .is_empty()
+        .then(|| regular_gone.unwrap_or(work_done));
+    let outcome = match completes {
+        None => Outcome::Hangs,
+        Some(at) if !failing.is_empty() => Outcome::Fails(at),
+        Some(at) => Outcome::Succeeds(at),
     };
     // Native sidecars: the kubelet stops them once the regular containers are gone.
     if let Some(done) = completes {
@@ -55,7 +70,9 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
         work_done,
         exits,
         completes,
+        outcome,
         blocking,
+        failing,
     }
 }
 

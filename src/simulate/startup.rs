@@ -1,6 +1,7 @@
-//! Start-up (semantics 1.1, 1.2): init containers one at a time; a native sidecar lets
+//! Start-up (semantics 1.1–1.3): init containers one at a time; a native sidecar lets
 //! the next container start once it runs and its startupProbe passes; regular containers
-//! start in order, each postStart hook blocking the next container.
+//! start in order, each postStart hook blocking the next container; readiness probes
+//! decide when the pod joins the endpoints.
 
 use super::timeline::{StartEntry, Startup};
 use crate::resolve::{ContainerList, HookDuration, PlannedContainer, PodPlan, ProbeTiming, Role};
@@ -15,7 +16,7 @@ pub fn simulate(plan: &PodPlan) -> Startup {
         entry.started = Some(now);
         clock = match container.list {
             ContainerList::Init if container.native_sidecar => {
-                Some(start_sidecar(container, now, entry))
+                start_sidecar(container, now, entry, plan)
             }
             ContainerList::Init if container.restart_always => {
                 // `restartPolicy: Always` where the kubelet does not run native sidecars:
@@ -27,7 +28,7 @@ pub fn simulate(plan: &PodPlan) -> Startup {
                 entry.exited = Some(done);
                 Some(done)
             }
-            ContainerList::Regular => Some(start_regular(container, now, entry)),
+            ContainerList::Regular => Some(start_regular(container, now, entry, plan)),
         };
     }
     // Apps that gate themselves on a proxy start using the network once it is ready.
@@ -45,12 +46,15 @@ pub fn simulate(plan: &PodPlan) -> Startup {
                     _ => started,
                 });
     }
+    for (container, entry) in plan.containers.iter().zip(entries.iter_mut()) {
+        entry.serving = serving(container, entry);
+    }
     let pod_ready = plan
         .containers
         .iter()
         .zip(&entries)
         .filter(|(c, _)| c.list == ContainerList::Regular || c.native_sidecar)
-        .map(|(_, e)| e.ready)
+        .map(|(_, e)| e.serving)
         .try_fold(Millis::ZERO, |latest, ready| ready.map(|r| latest.max(r)));
     Startup {
         containers: entries,
@@ -58,23 +62,62 @@ pub fn simulate(plan: &PodPlan) -> Startup {
     }
 }
 
-/// Starts a native sidecar at `now`; returns when the next container may start.
-fn start_sidecar(container: &PlannedContainer, now: Millis, entry: &mut StartEntry) -> Millis {
+/// Starts a native sidecar at `now`; returns when the next container may start, or
+/// `None` when its startupProbe fails and nothing after it ever starts.
+fn start_sidecar(
+    container: &PlannedContainer,
+    now: Millis,
+    entry: &mut StartEntry,
+    plan: &PodPlan,
+) -> Option<Millis> {
     let ready = now + container.startup;
     entry.ready = Some(ready);
     let hook_done = post_start(container, now, ready, entry);
-    let probe_passed = container
-        .startup_probe
-        .map(|probe| first_success(probe, now, ready))
-        .unwrap_or(now);
-    hook_done.max(probe_passed)
+    let probe_passed = match container.startup_probe {
+        Some(probe) => startup_probe(container, probe, now, ready, entry, plan)?,
+        None => now,
+    };
+    Some(hook_done.max(probe_passed))
 }
 
 /// Starts a regular container at `now`; returns when the next one may start.
-fn start_regular(container: &PlannedContainer, now: Millis, entry: &mut StartEntry) -> Millis {
+fn start_regular(
+    container: &PlannedContainer,
+    now: Millis,
+    entry: &mut StartEntry,
+    plan: &PodPlan,
+) -> Millis {
     let ready = now + container.startup;
     entry.ready = Some(ready);
+    if let Some(probe) = container.startup_probe {
+        let _ = startup_probe(container, probe, now, ready, entry, plan);
+    }
     post_start(container, now, ready, entry)
+}
+
+/// When the startupProbe passes: its first tick at or after `ready`. If `ready` comes
+/// after the last tick it may fail, the probe fails, the kubelet kills the container with
+/// the probe's own grace period if it has one (semantics 1.3), and it never gets ready.
+fn startup_probe(
+    container: &PlannedContainer,
+    probe: ProbeTiming,
+    started: Millis,
+    ready: Millis,
+    entry: &mut StartEntry,
+    plan: &PodPlan,
+) -> Option<Millis> {
+    let passed = first_tick(probe, started, ready);
+    let last_chance = started
+        + probe.initial_delay
+        + Millis(probe.period.0 * (probe.failure_threshold - 1).max(0));
+    if passed > last_chance {
+        entry.ready = None;
+        entry.startup_probe_failed = Some(last_chance);
+        entry.probe_kill_grace = Some(container.probe_grace.unwrap_or(plan.grace_period.value));
+        return None;
+    }
+    entry.startup_probe_passed = Some(passed);
+    Some(passed)
 }
 
 /// Runs the postStart hook from `now`; returns when it is done (`now` without one).
@@ -89,13 +132,15 @@ fn post_start(
     };
     let done = match &hook.duration {
         HookDuration::Fixed(length) => now + *length,
-        HookDuration::UntilReady { timeout } => {
-            if ready - now > *timeout {
+        HookDuration::UntilReady { timeout, poll } => {
+            // Polls from the start; returns at the first poll that finds it ready.
+            let found = ready.round_up_from(now, *poll);
+            if found - now > *timeout {
                 // The gate gives up; the kubelet kills the container and moves on (1.1).
                 entry.post_start_failed = true;
                 now + *timeout
             } else {
-                ready
+                found
             }
         }
         HookDuration::UntilAppsExit | HookDuration::UntilSelfExits | HookDuration::Unknown => now,
@@ -104,8 +149,24 @@ fn post_start(
     done
 }
 
-/// The first startupProbe tick at or after `ready` (ticks at start + delay + k·period).
-fn first_success(probe: ProbeTiming, started: Millis, ready: Millis) -> Millis {
+/// When the kubelet first counts the container ready: readiness probing starts after the
+/// initial delay and after any startup probe has passed (1.3); no probe means ready.
+fn serving(container: &PlannedContainer, entry: &StartEntry) -> Option<Millis> {
+    let started = entry.started?;
+    let ready = match container.role {
+        Role::Sidecar(_) => entry.ready?,
+        _ => entry.ready.unwrap_or(started),
+    };
+    let Some(probe) = container.readiness_probe else {
+        return Some(ready.max(entry.startup_probe_passed.unwrap_or(started)));
+    };
+    let probing_from =
+        (started + probe.initial_delay).max(entry.startup_probe_passed.unwrap_or(started));
+    Some(ready.round_up_from(probing_from, probe.period))
+}
+
+/// The first probe tick at or after `ready` (ticks at start + delay + k·period).
+fn first_tick(probe: ProbeTiming, started: Millis, ready: Millis) -> Millis {
     ready.round_up_from(started + probe.initial_delay, probe.period)
 }
 
@@ -120,25 +181,19 @@ mod tests {
             period: Millis::secs(1),
             failure_threshold: 600,
         };
-        assert_eq!(
-            first_success(probe, Millis::ZERO, Millis(2000)),
-            Millis(2000)
-        );
-        assert_eq!(
-            first_success(probe, Millis::ZERO, Millis(2100)),
-            Millis(3000)
-        );
+        assert_eq!(first_tick(probe, Millis::ZERO, Millis(2000)), Millis(2000));
+        assert_eq!(first_tick(probe, Millis::ZERO, Millis(2100)), Millis(3000));
         let slow = ProbeTiming {
             initial_delay: Millis::secs(5),
             period: Millis::secs(10),
             failure_threshold: 3,
         };
         assert_eq!(
-            first_success(slow, Millis::ZERO, Millis(2000)),
+            first_tick(slow, Millis::ZERO, Millis(2000)),
             Millis::secs(5)
         );
         assert_eq!(
-            first_success(slow, Millis::ZERO, Millis::secs(6)),
+            first_tick(slow, Millis::ZERO, Millis::secs(6)),
             Millis::secs(15)
         );
     }

@@ -1,7 +1,9 @@
-//! Termination (semantics 2.2, 2.4, 3.6, 4.3): every preStop hook starts at T0 and
+//! Termination (semantics 2.2, 2.4, 2.5, 3.6, 4.3): every preStop hook starts at T0 and
 //! counts against the grace period in whole seconds; SIGKILL follows the signal after
 //! the remaining grace, never less than 2 s; native sidecars wait until the app
 //! containers and later sidecars have exited, in reverse order, within the same budget.
+//! With `SidecarsRestartableDuringPodTermination` the kubelet instead works to an
+//! absolute deadline, without the 2-second floor.
 
 use super::timeline::{StopEntry, Termination};
 use crate::resolve::{
@@ -12,9 +14,33 @@ use crate::time::Millis;
 /// The kubelet's `minimumGracePeriodInSeconds`.
 const MINIMUM_GRACE_SECONDS: i64 = 2;
 
+/// How the kubelet spends the grace period.
+#[derive(Clone, Copy)]
+struct Budget {
+    /// The pod's grace period after `KillPod`'s floor, in seconds.
+    grace: i64,
+    /// The floor applied to each container's remaining grace (0 on the deadline path).
+    floor: i64,
+    /// On the deadline path, SIGKILL comes at the deadline whatever the signal time.
+    deadline: Option<Millis>,
+}
+
 pub fn simulate(plan: &PodPlan) -> Termination {
     // KillPod raises a pod grace below 2 s to 2 s (semantics 2.2).
-    let grace = plan.grace_period.value.max(MINIMUM_GRACE_SECONDS);
+    let grace = plan.deletion_grace().value.max(MINIMUM_GRACE_SECONDS);
+    let budget = if plan.deadline_termination {
+        Budget {
+            grace,
+            floor: 0,
+            deadline: Some(Millis::secs(grace)),
+        }
+    } else {
+        Budget {
+            grace,
+            floor: MINIMUM_GRACE_SECONDS,
+            deadline: None,
+        }
+    };
     let ordered = plan.kubernetes.value.orders_sidecar_termination();
     let longest_request = plan.scenario.longest_request.as_ref().map(|r| r.value);
     let mut entries: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
@@ -25,7 +51,7 @@ pub fn simulate(plan: &PodPlan) -> Termination {
     let mut apps_exit = Millis::ZERO;
     for (index, container) in plan.containers.iter().enumerate() {
         if running(container) && !waits_its_turn(container) && container.role == Role::App {
-            let entry = stop_unordered(container, grace, Millis::ZERO, longest_request);
+            let entry = stop_unordered(container, budget, Millis::ZERO, longest_request);
             apps_exit = apps_exit.max(entry.exit);
             entries[index] = Some(entry);
         }
@@ -33,7 +59,12 @@ pub fn simulate(plan: &PodPlan) -> Termination {
     // Then sidecars in `containers` (classic) and, without ordering, native ones.
     for (index, container) in plan.containers.iter().enumerate() {
         if running(container) && !waits_its_turn(container) && container.role != Role::App {
-            entries[index] = Some(stop_unordered(container, grace, apps_exit, longest_request));
+            entries[index] = Some(stop_unordered(
+                container,
+                budget,
+                apps_exit,
+                longest_request,
+            ));
         }
     }
     let regular_done = entries
@@ -48,7 +79,7 @@ pub fn simulate(plan: &PodPlan) -> Termination {
         if running(container) && waits_its_turn(container) {
             let entry = stop_in_turn(
                 container,
-                grace,
+                budget,
                 regular_done,
                 later_sidecars_done,
                 longest_request,
@@ -88,17 +119,17 @@ fn pre_stop_length(container: &PlannedContainer, apps_exit: Millis) -> Option<Mi
 /// A container that does not wait for others: signal after its preStop.
 fn stop_unordered(
     container: &PlannedContainer,
-    grace: i64,
+    budget: Budget,
     apps_exit: Millis,
     longest_request: Option<Millis>,
 ) -> StopEntry {
-    let grace_ms = Millis::secs(grace);
+    let grace_ms = Millis::secs(budget.grace);
     let hook = pre_stop_length(container, apps_exit);
     let waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
-    let remaining = (grace - waited.whole_secs()).max(MINIMUM_GRACE_SECONDS);
+    let remaining = (budget.grace - waited.whole_secs()).max(budget.floor);
     finish(
         container,
-        grace_ms,
+        budget,
         hook,
         waited,
         waited,
@@ -111,15 +142,15 @@ fn stop_unordered(
 /// A native sidecar with ordered termination: its preStop at T0, then its turn.
 fn stop_in_turn(
     container: &PlannedContainer,
-    grace: i64,
+    budget: Budget,
     regular_done: Millis,
     later_done: Millis,
     longest_request: Option<Millis>,
 ) -> StopEntry {
-    let grace_ms = Millis::secs(grace);
+    let grace_ms = Millis::secs(budget.grace);
     let hook = pre_stop_length(container, regular_done);
     let hook_waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
-    let mut remaining = grace - hook_waited.whole_secs();
+    let mut remaining = budget.grace - hook_waited.whole_secs();
     let mut signal = hook_waited;
     if remaining > 0 {
         let turn = regular_done.max(later_done);
@@ -130,10 +161,10 @@ fn stop_in_turn(
         signal = hook_waited + wait;
         remaining -= wait.whole_secs();
     }
-    let remaining = remaining.max(MINIMUM_GRACE_SECONDS);
+    let remaining = remaining.max(budget.floor);
     finish(
         container,
-        grace_ms,
+        budget,
         hook,
         hook_waited,
         signal,
@@ -143,11 +174,12 @@ fn stop_in_turn(
     )
 }
 
-/// Signal at `signal`, SIGKILL `remaining` seconds later, exit per the exit policy.
+/// Signal at `signal`, SIGKILL `remaining` seconds later (or at the deadline), exit per
+/// the container's exit policy.
 #[allow(clippy::too_many_arguments)]
 fn finish(
     container: &PlannedContainer,
-    grace_ms: Millis,
+    budget: Budget,
     hook: Option<Millis>,
     hook_waited: Millis,
     signal: Millis,
@@ -155,7 +187,10 @@ fn finish(
     apps_exit: Millis,
     longest_request: Option<Millis>,
 ) -> StopEntry {
-    let kill = signal + Millis::secs(remaining);
+    let kill = match budget.deadline {
+        Some(deadline) => deadline.max(signal),
+        None => signal + Millis::secs(remaining),
+    };
     let self_exiting = container
         .pre_stop
         .as_ref()
@@ -181,11 +216,12 @@ fn finish(
     let cut_at = |cut: Cut| match cut {
         Cut::PreStop if container.pre_stop.is_some() => Millis::ZERO,
         Cut::PreStop | Cut::Signal => signal.min(exit),
+        Cut::AfterSignal(delay) => (signal + delay).min(exit),
         Cut::Exit => exit,
     };
     StopEntry {
         pre_stop_end: hook.map(|_| hook_waited),
-        pre_stop_cut: hook.is_some_and(|length| length >= grace_ms),
+        pre_stop_cut: hook.is_some_and(|length| length >= Millis::secs(budget.grace)),
         signal,
         kill,
         exit,

@@ -38,6 +38,14 @@ pub struct StartEntry {
     pub exited: Option<Millis>,
     /// For apps: when they first use the network (after their own start gate).
     pub first_network_use: Option<Millis>,
+    /// When its startupProbe passed.
+    pub startup_probe_passed: Option<Millis>,
+    /// When its startupProbe failed for good; the kubelet kills it then.
+    pub startup_probe_failed: Option<Millis>,
+    /// The grace period of that kill: the probe's own, or the pod's.
+    pub probe_kill_grace: Option<i64>,
+    /// When the kubelet first counts it ready (its readiness probe, if any, passed).
+    pub serving: Option<Millis>,
 }
 
 /// Termination after deletion; 0 is when the kubelet starts killing the pod (T0).
@@ -78,6 +86,18 @@ pub struct StopEntry {
     pub outbound_refused: Option<Millis>,
 }
 
+/// How a Job pod ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every regular container exited 0: the pod succeeds at this time.
+    Succeeds(Millis),
+    /// A sidecar exited non-zero when stopped and `restartPolicy` is Never: the pod
+    /// fails although the work succeeded.
+    Fails(Millis),
+    /// A container keeps running (or is restarted): the Job never completes.
+    Hangs,
+}
+
 /// What happens when a Job's work is done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Completion {
@@ -88,8 +108,11 @@ pub struct Completion {
     pub exits: Vec<Option<Millis>>,
     /// When the pod finishes and the Job can complete; `None`: it never does.
     pub completes: Option<Millis>,
+    pub outcome: Outcome,
     /// Containers that keep the pod running.
     pub blocking: Vec<usize>,
+    /// Sidecars that exit non-zero when stopped, with their exit code.
+    pub failing: Vec<(usize, i32)>,
 }
 
 /// One point of interest, for drawing and for `explain --format json`.
@@ -120,6 +143,8 @@ pub enum EventKind {
     Started,
     PostStartDone,
     PostStartFailed,
+    StartupProbePassed,
+    StartupProbeFailed,
     Ready,
     Exited,
     PodReady,
@@ -134,5 +159,6 @@ pub enum EventKind {
     EndpointsRemoved,
     WorkDone,
     JobComplete,
+    JobFails,
     NeverCompletes,
 }

@@ -97,7 +97,7 @@ fn hook(h: &Hook) -> Value {
         "summary": h.summary,
         "duration": match &h.duration {
             HookDuration::Fixed(length) => json!({"fixedMs": length.0}),
-            HookDuration::UntilReady { timeout } => json!({"untilReady": {"timeoutMs": timeout.0}}),
+            HookDuration::UntilReady { timeout, poll } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0}}),
             HookDuration::UntilAppsExit => json!("untilAppsExit"),
             HookDuration::UntilSelfExits => json!("untilSelfExits"),
             HookDuration::Unknown => json!("unknown"),

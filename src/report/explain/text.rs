@@ -193,6 +193,10 @@ fn describe(event: &Event, analysis: &Analysis) -> Option<String> {
         EventKind::PostStartFailed => {
             "postStart gives up; the kubelet kills it and starts the next container".to_owned()
         }
+        EventKind::StartupProbePassed => "startupProbe passes".to_owned(),
+        EventKind::StartupProbeFailed => {
+            "startupProbe fails for good; the kubelet kills it".to_owned()
+        }
         EventKind::Ready => "ready".to_owned(),
         EventKind::Exited => "exits".to_owned(),
         EventKind::PodReady => "pod ready: joins the endpoints".to_owned(),
@@ -218,6 +222,7 @@ fn describe(event: &Event, analysis: &Analysis) -> Option<String> {
         }
         EventKind::WorkDone => "the work is done".to_owned(),
         EventKind::JobComplete => "the Job completes".to_owned(),
+        EventKind::JobFails => "the pod fails: a stopped sidecar exited non-zero".to_owned(),
         EventKind::NeverCompletes => "the Job never completes".to_owned(),
     };
     Some(text)

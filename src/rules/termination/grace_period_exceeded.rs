@@ -93,7 +93,7 @@ impl Rule for GracePeriodExceeded {
                 entry.natural_exit,
                 lead,
                 exit_description(container),
-                plan.grace_period.value,
+                plan.deletion_grace().value,
                 entry.kill,
                 cut,
                 if container.is_proxy() {

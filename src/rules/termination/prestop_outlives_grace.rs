@@ -70,7 +70,7 @@ impl Rule for PrestopOutlivesGrace {
                 container.name,
                 hook.summary,
                 length,
-                plan.grace_period.value,
+                plan.deletion_grace().value,
                 entry.signal,
                 (entry.kill - entry.signal).whole_secs(),
                 entry.kill,
@@ -80,7 +80,7 @@ impl Rule for PrestopOutlivesGrace {
                     String::new()
                 },
             );
-            let suggested = (length.whole_secs() + 15).max(plan.grace_period.value + 1);
+            let suggested = (length.whole_secs() + 15).max(plan.deletion_grace().value + 1);
             let help = format!(
                 "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
             );

@@ -1,0 +1,90 @@
+//! The assumptions in force, printed once per run: what the verdict rests on that the
+//! manifests do not say, and where each value came from.
+
+use crate::settings::{Settings, Source, Sourced};
+
+fn from(source: &Source) -> String {
+    match source {
+        Source::Default => "default".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+fn value<T: std::fmt::Display>(name: &str, value: &Sourced<T>) -> String {
+    format!("{name} {} ({})", value.value, from(&value.source))
+}
+
+/// Each assumption as a phrase.
+pub fn items(settings: &Settings) -> Vec<String> {
+    let mut items = vec![value("Kubernetes", &settings.kubernetes)];
+    let istio = &settings.istio;
+    items.push(match &istio.version {
+        Some(version) => value("Istio", version),
+        None => "Istio version unknown (classic sidecars)".to_owned(),
+    });
+    if let Some(native) = &istio.native_sidecars {
+        items.push(value("ENABLE_NATIVE_SIDECARS", native));
+    }
+    let mesh = &istio.mesh_default_config;
+    if let Some(hold) = mesh
+        .hold_application_until_proxy_starts
+        .as_ref()
+        .or(istio.hold_helm_global.as_ref())
+    {
+        items.push(format!(
+            "mesh-wide holdApplicationUntilProxyStarts {} ({})",
+            hold.value,
+            from(&hold.source)
+        ));
+    }
+    if let Some(drain) = &mesh.termination_drain_duration {
+        items.push(format!(
+            "mesh-wide terminationDrainDuration {} ({})",
+            drain.value,
+            from(&drain.source)
+        ));
+    }
+    for (key, metadata) in &mesh.proxy_metadata {
+        items.push(format!(
+            "mesh-wide {key}={} ({})",
+            metadata.value,
+            from(&metadata.source)
+        ));
+    }
+    if let Some(lifecycle) = &istio.custom_lifecycle {
+        items.push(format!(
+            "custom proxy lifecycle ({})",
+            from(&lifecycle.source)
+        ));
+    }
+    let linkerd = &settings.linkerd;
+    items.push(match &linkerd.version {
+        Some(version) => value("Linkerd", version),
+        None => "Linkerd version unknown (classic proxy)".to_owned(),
+    });
+    if let Some(grace) = &settings.deletion_grace_period {
+        items.push(format!(
+            "deletion grace period {} s ({})",
+            grace.value,
+            from(&grace.source)
+        ));
+    }
+    for (name, scenario) in settings.scenario.entries() {
+        if let Some(scenario) = scenario {
+            if name == "init-duration" || name == "job-duration" {
+                continue;
+            }
+            items.push(value(name, scenario));
+        }
+    }
+    if !settings.namespaces.is_empty() {
+        let names: Vec<&str> = settings.namespaces.keys().map(String::as_str).collect();
+        items.push(format!("namespace labels known for {}", names.join(", ")));
+    }
+    items
+}
+
+/// The one-line summary printed after a human report.
+pub fn line(settings: &Settings) -> String {
+    format!("Assumed: {}", items(settings).join(" · "))
+}

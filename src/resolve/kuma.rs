@@ -1,0 +1,130 @@
+//! Kuma and Kong Mesh's `kuma-sidecar` (semantics section 5).
+//!
+//! The label `kuma.io/sidecar-injection: enabled` adds the sidecar; with
+//! `kuma.io/wait-for-dataplane-ready: "true"` it is placed first with a postStart that
+//! waits for it (the same kubelet mechanism as Istio's hold). On SIGTERM it drains its
+//! listeners and waits the whole drain time (`kuma.io/sidecar-drain-time`, 30 s) before
+//! exiting.
+
+use super::Builder;
+use super::hooks::{self, HookKind, Owner};
+use super::plan::*;
+use crate::settings::{Source, Sourced};
+use crate::time::{Millis, parse_go_duration};
+
+const CONTAINER: &str = "kuma-sidecar";
+const INJECT: &str = "kuma.io/sidecar-injection";
+const WAIT: &str = "kuma.io/wait-for-dataplane-ready";
+const DRAIN: &str = "kuma.io/sidecar-drain-time";
+const DEFAULT_DRAIN: Millis = Millis::secs(30);
+
+/// Resolves Kuma for the pod being built.
+pub fn resolve(b: &mut Builder) {
+    let drain = drain_time(b);
+    if let Some((list, index)) = b.find(CONTAINER) {
+        b.make_sidecar(list, index, SidecarKind::KumaSidecar, true);
+        apply_shutdown(b.get_mut(list, index), drain);
+        b.meshes.push(MeshDecision {
+            mesh: "kuma",
+            injection: Injection::InManifest,
+            mode: if b.get(list, index).native_sidecar {
+                "native"
+            } else {
+                "classic"
+            }
+            .into(),
+            reasons: vec![format!("`{CONTAINER}` is in the manifest")],
+        });
+        return;
+    }
+    // The label is the documented form; the annotation form is deprecated but honoured.
+    let Some((value, trigger)) = b
+        .workload
+        .pod_label(INJECT)
+        .or_else(|| b.workload.pod_annotation(INJECT))
+    else {
+        return;
+    };
+    if value != "enabled" {
+        return;
+    }
+    let wait = b
+        .workload
+        .pod_annotation(WAIT)
+        .filter(|(v, _)| *v == "true")
+        .map(|(_, p)| p);
+    let role = Role::Sidecar(Sidecar {
+        kind: SidecarKind::KumaSidecar,
+        carries_traffic: true,
+    });
+    let mut sidecar = PlannedContainer::injected(
+        CONTAINER,
+        ContainerList::Regular,
+        "Kuma",
+        trigger.clone(),
+        role,
+    );
+    sidecar.startup = b.scenario.proxy_startup.value;
+    if let Some(path) = &wait {
+        let mut hook = hooks::from_argv(
+            vec!["kuma-dp".into(), "wait".into()],
+            None,
+            HookKind::PostStart,
+            Owner::Sidecar,
+            &Default::default(),
+        );
+        hook.duration = HookDuration::UntilReady {
+            timeout: Millis::secs(180),
+            poll: Millis::secs(1),
+        };
+        sidecar.post_start = Some(hook);
+        sidecar.gate_request = Some(GateRequest {
+            source: Source::Manifest(path.clone()),
+            setting: format!("{WAIT}: \"true\""),
+        });
+    }
+    apply_shutdown(&mut sidecar, drain);
+    if wait.is_some() {
+        b.regular.insert(0, sidecar);
+    } else {
+        b.regular.push(sidecar);
+    }
+    b.meshes.push(MeshDecision {
+        mesh: "kuma",
+        injection: Injection::WillInject { trigger },
+        mode: if wait.is_some() {
+            "classic, held (waits for the dataplane)"
+        } else {
+            "classic"
+        }
+        .into(),
+        reasons: vec![format!("`{INJECT}: enabled`")],
+    });
+}
+
+fn drain_time(b: &mut Builder) -> Sourced<Millis> {
+    match b.workload.pod_annotation(DRAIN) {
+        Some((value, path)) => match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
+            Some(drain) => Sourced::new(drain, Source::Manifest(path)),
+            None => {
+                b.problems.push(ConfigProblem {
+                    path,
+                    message: format!("`{DRAIN}: {value}` is not a duration such as \"30s\""),
+                    kind: ConfigProblemKind::Invalid,
+                });
+                Sourced::default_value(DEFAULT_DRAIN)
+            }
+        },
+        None => Sourced::default_value(DEFAULT_DRAIN),
+    }
+}
+
+/// Drains listeners on SIGTERM, keeps serving, exits after the whole drain time.
+fn apply_shutdown(sidecar: &mut PlannedContainer, drain: Sourced<Millis>) {
+    sidecar.exit = ExitPolicy::After(drain);
+    sidecar.traffic = Some(TrafficCuts {
+        inbound_refused: Cut::Exit,
+        inbound_drained: Cut::Signal,
+        outbound_refused: Cut::Exit,
+    });
+}

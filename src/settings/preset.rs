@@ -1,0 +1,32 @@
+//! Named presets for managed meshes whose defaults differ from upstream.
+
+use super::{Settings, Source, Sourced};
+
+/// The preset names, for help and errors.
+pub const PRESETS: [&str; 1] = ["alibaba-asm"];
+
+/// Applies the preset `name`.
+pub fn apply(name: &str, settings: &mut Settings) -> Result<(), String> {
+    let source = Source::Preset(PRESET_ALIBABA);
+    match name {
+        // Alibaba Cloud Service Mesh turns holdApplicationUntilProxyStarts on mesh-wide and
+        // gives the proxy a `sleep 15` preStop hook (semantics, vendor documentation C1).
+        PRESET_ALIBABA => {
+            settings.istio.hold_helm_global = Some(Sourced::new(true, source.clone()));
+            settings.istio.custom_lifecycle = Some(Sourced::new(
+                serde_json::json!({
+                    "postStart": {"exec": {"command": ["pilot-agent", "wait"]}},
+                    "preStop": {"exec": {"command": ["/bin/sh", "-c", "sleep 15"]}},
+                }),
+                source,
+            ));
+            Ok(())
+        }
+        other => Err(format!(
+            "unknown preset `{other}`; known presets: {}",
+            PRESETS.join(", ")
+        )),
+    }
+}
+
+const PRESET_ALIBABA: &str = "alibaba-asm";
