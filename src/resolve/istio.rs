@@ -58,6 +58,8 @@ struct Effective {
     hold: Sourced<bool>,
     exit_on_zero: Sourced<bool>,
     minimum_drain: Sourced<Millis>,
+    /// EXIT_ON_ZERO_ACTIVE_CONNECTIONS is on and this Istio has it (1.12+).
+    exit_on_zero_applies: bool,
     /// Envoy's `--drain-time-s`.
     drain_duration: Sourced<Millis>,
     /// Whether the layers set these explicitly (for moot-setting reports).
@@ -109,6 +111,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
             }
         }
     }
+    // EXIT_ON_ZERO_ACTIVE_CONNECTIONS arrived in Istio 1.12 (semantics 3.6).
     let exit_on_zero = metadata
         .get("EXIT_ON_ZERO_ACTIVE_CONNECTIONS")
         .map(|v| Sourced::new(parse_go_bool(&v.value), v.source.clone()))
@@ -153,6 +156,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         .clone()
         .unwrap_or_else(|| Sourced::default_value(Millis::secs(45)));
     Effective {
+        exit_on_zero_applies: exit_on_zero.value && has(b, 12),
         drain_duration,
         termination_drain_set: termination_drain.is_some(),
         termination_drain: termination_drain
@@ -673,7 +677,7 @@ fn apply_shutdown(proxy: &mut PlannedContainer, config: &Effective, native: bool
     proxy.exit = if native && drains_on_prestop {
         // `/drain` was called: the agent exits as soon as SIGTERM comes.
         ExitPolicy::Immediately
-    } else if config.exit_on_zero.value {
+    } else if config.exit_on_zero_applies {
         ExitPolicy::WhenIdle {
             minimum: config.minimum_drain.clone(),
             poll: Millis::secs(1),
@@ -715,7 +719,7 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, native: bool) {
         }
         return;
     }
-    if config.exit_on_zero.value && config.termination_drain_set {
+    if config.exit_on_zero_applies && config.termination_drain_set {
         b.moot.push(MootSetting {
             kind: MootKind::Drain,
             source: config.termination_drain.source.clone(),
@@ -725,7 +729,7 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, native: bool) {
             ),
         });
     }
-    if !config.exit_on_zero.value && config.minimum_drain_set {
+    if !config.exit_on_zero_applies && config.minimum_drain_set {
         b.moot.push(MootSetting {
             kind: MootKind::Drain,
             source: config.minimum_drain.source.clone(),

@@ -3,7 +3,7 @@
 //! terminated by the kubelet once the work is done, and do not count.
 
 use super::timeline::{Completion, Outcome, Startup};
-use crate::resolve::{ContainerList, ExitPolicy, PodPlan, RestartPolicy};
+use crate::resolve::{ContainerList, ExitPolicy, PodPlan, RestartPolicy, StopMethod};
 use crate::time::Millis;
 
 pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
@@ -18,27 +18,28 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
         }
     }
     let all_work_done = plan.apps().all(|(i, _)| exits[i].is_some());
-    // Regular-container sidecars: stopped by a working call from the work, or never.
+    // Regular-container sidecars: stopped by a working call from the work, or never. A
+    // sidecar stopped by a signal exits with its signal exit code.
+    let mut failing: Vec<(usize, i32)> = Vec::new();
     for (index, container) in plan.regular() {
         let Some(sidecar) = container.sidecar() else {
             continue;
         };
-        let stopped = plan.apps().any(|(_, app)| {
-            app.sidecar_stops
-                .iter()
-                .any(|stop| stop.effective.is_ok() && stop.method.reaches(&sidecar.kind))
-        });
-        if stopped && all_work_done {
-            exits[index] = Some(work_done + exit_after_stop(&container.exit));
+        let stop = plan
+            .apps()
+            .flat_map(|(_, app)| &app.sidecar_stops)
+            .find(|stop| stop.effective.is_ok() && stop.method.reaches(&sidecar.kind));
+        let Some(stop) = stop else { continue };
+        if !all_work_done {
+            continue;
+        }
+        exits[index] = Some(work_done + exit_after_stop(&container.exit));
+        if matches!(stop.method, StopMethod::Signal { .. }) && container.exit_code_on_signal != 0 {
+            failing.push((index, container.exit_code_on_signal));
         }
     }
-    // A stopped sidecar that exits non-zero fails the pod under `Never`; under
-    // `OnFailure` the kubelet restarts it and the pod runs on.
-    let failing: Vec<(usize, i32)> = plan
-        .regular()
-        .filter(|(i, c)| exits[*i].is_some() && c.sidecar().is_some() && c.exit_code_on_signal != 0)
-        .map(|(i, c)| (i, c.exit_code_on_signal))
-        .collect();
+    // A non-zero exit fails the pod under `Never`; under `OnFailure` the kubelet
+    // restarts the sidecar and the pod runs on.
     if plan.restart_policy == RestartPolicy::OnFailure {
         for &(index, _) in &failing {
             exits[index] = None;

@@ -136,7 +136,8 @@ pub enum Phase {
     Completion,
 }
 
-/// What happened.
+/// What happened. Declared in the order events of one container happen at one instant
+/// (a hook starts before it returns; the signal comes before the exit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 pub enum EventKind {
@@ -146,16 +147,16 @@ pub enum EventKind {
     StartupProbePassed,
     StartupProbeFailed,
     Ready,
-    Exited,
     PodReady,
     PreStopStarted,
+    InboundDrained,
     PreStopDone,
     PreStopCut,
     Sigterm,
-    Sigkill,
-    InboundDrained,
     InboundRefused,
     OutboundRefused,
+    Sigkill,
+    Exited,
     EndpointsRemoved,
     WorkDone,
     JobComplete,

@@ -89,3 +89,84 @@ pub fn profile_flags(text: &str) -> Vec<String> {
         .map(|flags| flags.split_whitespace().map(str::to_owned).collect())
         .unwrap_or_default()
 }
+
+/// Runs the whole pipeline on `yaml` in memory with `configure` applied to the default
+/// profile; returns every workload's analysis.
+pub fn analyze(
+    yaml: &str,
+    configure: impl FnOnce(&mut mesh_lifecycle::settings::Settings),
+) -> Vec<mesh_lifecycle::pipeline::Analysis> {
+    use mesh_lifecycle::pipeline::{self, Inputs, RunOptions};
+    let mut settings = mesh_lifecycle::settings::Settings::default();
+    let inputs = Inputs::from_bytes(yaml.as_bytes().to_vec());
+    pipeline::gather_context(&inputs, Default::default(), &mut settings);
+    configure(&mut settings);
+    let options = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let mut analyses = Vec::new();
+    pipeline::run(&inputs, &settings, &options, |report| {
+        assert!(
+            report.errors.is_empty(),
+            "input errors: {:?}",
+            report.errors
+        );
+        analyses.extend(report.analyses);
+    });
+    analyses
+}
+
+/// The one analysis of `yaml`.
+pub fn analyze_one(
+    yaml: &str,
+    configure: impl FnOnce(&mut mesh_lifecycle::settings::Settings),
+) -> mesh_lifecycle::pipeline::Analysis {
+    let mut analyses = analyze(yaml, configure);
+    assert_eq!(analyses.len(), 1, "one workload");
+    analyses.remove(0)
+}
+
+/// The index of container `name` in the plan.
+pub fn index_of(analysis: &mesh_lifecycle::pipeline::Analysis, name: &str) -> usize {
+    analysis
+        .plan
+        .containers
+        .iter()
+        .position(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no container {name}"))
+}
+
+/// The termination entry of container `name`.
+pub fn stop<'a>(
+    analysis: &'a mesh_lifecycle::pipeline::Analysis,
+    name: &str,
+) -> &'a mesh_lifecycle::simulate::StopEntry {
+    analysis.timeline.termination.containers[index_of(analysis, name)]
+        .as_ref()
+        .unwrap_or_else(|| panic!("{name} is not running at T0"))
+}
+
+/// The start-up entry of container `name`.
+pub fn start<'a>(
+    analysis: &'a mesh_lifecycle::pipeline::Analysis,
+    name: &str,
+) -> &'a mesh_lifecycle::simulate::StartEntry {
+    &analysis.timeline.startup.containers[index_of(analysis, name)]
+}
+
+/// Seconds as milliseconds on the timeline.
+pub fn s(seconds: f64) -> mesh_lifecycle::time::Millis {
+    mesh_lifecycle::time::Millis((seconds * 1000.0).round() as i64)
+}
+
+/// The rule ids found, sorted.
+pub fn rule_ids(analysis: &mesh_lifecycle::pipeline::Analysis) -> Vec<&'static str> {
+    let mut ids: Vec<&str> = analysis
+        .findings
+        .iter()
+        .map(|f| f.finding.rule.id)
+        .collect();
+    ids.sort();
+    ids
+}

@@ -15,6 +15,8 @@ pub enum State {
     Running,
     /// A postStart or preStop hook running.
     Hook,
+    /// A proxy still running but draining its inbound connections.
+    Draining,
     /// After the stop signal: draining or shutting down.
     Stopping,
     /// Endpoints still route new requests to the pod.
@@ -122,7 +124,7 @@ pub fn panels(analysis: &Analysis) -> Vec<Panel> {
 fn startup(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let entries = &analysis.timeline.startup.containers;
-    let mut last = Millis::ZERO;
+    let mut last = analysis.timeline.startup.pod_ready.unwrap_or_default();
     for entry in entries {
         for at in [
             entry.started,
@@ -181,6 +183,21 @@ fn startup(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
+    let mut endpoints = Lane {
+        label: "endpoints".into(),
+        tag: "pod".into(),
+        segments: Vec::new(),
+        marks: Vec::new(),
+        note: Some(match analysis.timeline.startup.pod_ready {
+            Some(at) => format!("ready at {at}"),
+            None => "never ready".into(),
+        }),
+    };
+    if let Some(ready) = analysis.timeline.startup.pod_ready {
+        segment(&mut endpoints, ready, end, State::Routed);
+        mark(&mut endpoints, ready, MarkKind::Ready);
+    }
+    lanes.push(endpoints);
     Panel {
         phase: Phase::Startup,
         title: "Start-up (0 = pod scheduled)".into(),
@@ -212,12 +229,20 @@ fn termination(analysis: &Analysis) -> Panel {
                 State::Hook,
             );
         }
-        segment(
-            &mut lane,
-            hook_end,
-            entry.signal.min(entry.exit),
-            State::Running,
-        );
+        // A proxy that drains before its signal (a native Istio proxy's preStop `/drain`).
+        let running_until = entry.signal.min(entry.exit);
+        match entry.inbound_drained.filter(|at| *at < running_until) {
+            Some(drained) => {
+                segment(&mut lane, hook_end, drained.max(hook_end), State::Running);
+                segment(
+                    &mut lane,
+                    drained.max(hook_end),
+                    running_until,
+                    State::Draining,
+                );
+            }
+            None => segment(&mut lane, hook_end, running_until, State::Running),
+        }
         segment(&mut lane, entry.signal, entry.exit, State::Stopping);
         if entry.signal < entry.exit || entry.signal == entry.natural_exit {
             mark(&mut lane, entry.signal, MarkKind::Sigterm);
@@ -322,15 +347,16 @@ fn add_hazards(panel: &mut Panel, analysis: &Analysis) {
             continue;
         }
         let length = window.to - window.from;
+        let rule = located.finding.rule;
         let mut lane = Lane {
-            label: located.finding.rule.id.to_owned(),
-            tag: located.finding.rule.name.to_owned(),
+            label: rule.id.to_owned(),
+            tag: "hazard".to_owned(),
             segments: Vec::new(),
             marks: Vec::new(),
             note: Some(if length.0 > 0 {
-                length.to_string()
+                format!("{length} {}", rule.name)
             } else {
-                located.finding.rule.name.to_owned()
+                rule.name.to_owned()
             }),
         };
         let to = if length.0 > 0 { window.to } else { panel.end };

@@ -32,7 +32,7 @@ pub fn svg(analyses: &[Analysis]) -> String {
         concat!(
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">"#,
             "\n<style>.title{{font-weight:bold;font-size:13px}}.panel{{font-weight:bold}}.tick{{fill:#666}}",
-            ".starting{{fill:#f2c14e}}.running{{fill:#4f86c6}}.hook{{fill:#9b7fd1}}.stopping{{fill:#a7c4e5}}",
+            ".starting{{fill:#f2c14e}}.running{{fill:#4f86c6}}.hook{{fill:#9b7fd1}}.draining{{fill:#7fb0d9}}.stopping{{fill:#a7c4e5}}",
             ".routed{{fill:#58b368}}.hazard{{fill:#d64545;fill-opacity:0.8}}.stuck{{fill:#999}}</style>\n",
             r#"<rect width="100%" height="100%" fill="white"/>"#,
             "\n{body}</svg>\n"
@@ -114,6 +114,7 @@ fn draw_panel(out: &mut String, panel: &Panel, mut y: f64) -> f64 {
                 State::Starting => "starting",
                 State::Running => "running",
                 State::Hook => "hook",
+                State::Draining => "draining",
                 State::Stopping => "stopping",
                 State::Routed => "routed",
                 State::Hazard => "hazard",

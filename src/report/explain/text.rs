@@ -43,18 +43,21 @@ fn header(out: &mut String, analysis: &Analysis) {
     }
     out.push('\n');
     for mesh in &plan.meshes {
-        let state = match &mesh.injection {
-            crate::resolve::Injection::InManifest => "proxy in the manifest".to_owned(),
-            crate::resolve::Injection::WillInject { .. } => {
-                "the injector adds the proxy".to_owned()
+        let mesh_name = capitalize(mesh.mesh);
+        let _ = match &mesh.injection {
+            crate::resolve::Injection::InManifest => {
+                writeln!(out, "  {mesh_name}: {} proxy, already injected", mesh.mode)
             }
-            crate::resolve::Injection::NotInjected { reason } => format!("not injected: {reason}"),
+            crate::resolve::Injection::WillInject { .. } => writeln!(
+                out,
+                "  {mesh_name}: {} proxy, added by the injector ({})",
+                mesh.mode,
+                mesh.reasons.join("; ")
+            ),
+            crate::resolve::Injection::NotInjected { reason } => {
+                writeln!(out, "  {mesh_name}: not injected ({reason})")
+            }
         };
-        let _ = write!(out, "  {}: {state}; {}", capitalize(mesh.mesh), mesh.mode);
-        if !mesh.reasons.is_empty() {
-            let _ = write!(out, " ({})", mesh.reasons.join("; "));
-        }
-        out.push('\n');
     }
     let _ = writeln!(
         out,
@@ -84,6 +87,7 @@ fn glyph(state: State) -> char {
         State::Starting => '░',
         State::Running => '━',
         State::Hook => '▒',
+        State::Draining => '┄',
         State::Stopping => '─',
         State::Routed => '═',
         State::Hazard => '▓',
@@ -143,7 +147,7 @@ fn draw_panel(out: &mut String, panel: &Panel) {
     }
     let _ = writeln!(
         out,
-        "{}● start  ◆ ready  ▒ hook  ━ running  ─ stopping  ▼ SIGTERM  ✕ SIGKILL  ┤ exit  ═ routed  ▓ hazard",
+        "{}● start  ◆ ready  ▒ hook  ━ running  ┄ draining  ─ stopping  ▼ SIGTERM  ✕ SIGKILL  ┤ exit  ═ routed  ▓ hazard",
         " ".repeat(indent)
     );
 }

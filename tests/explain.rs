@@ -1,0 +1,279 @@
+//! `explain` end to end: every corpus file renders in every format, the renderings of a
+//! few are pinned as snapshots, the SVG is a real image, and the assumptions printed
+//! follow the profile.
+
+mod common;
+
+use common::{cli, root, testdata};
+
+fn corpus_files() -> Vec<String> {
+    let mut files = Vec::new();
+    let mut pending = vec![testdata("corpus")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("md" | "tsv")
+            ) {
+                files.push(path.display().to_string());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_corpus_file_explains_in_every_format() {
+    let files = corpus_files();
+    for format in ["text", "json", "svg"] {
+        let output = cli()
+            .args(["explain", "--format", format])
+            .args(&files)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{format}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!output.stdout.is_empty());
+    }
+}
+
+fn explain(format: &str, file: &str) -> String {
+    let output = cli()
+        .current_dir(root())
+        .args(["explain", "--format", format, "--no-config", file])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+const SNAPSHOTS: [(&str, &str); 4] = [
+    (
+        "istio_classic_job",
+        "testdata/corpus/istio-inject/istio-1.24.0/job.yaml.injected",
+    ),
+    (
+        "istio_native_sidecar",
+        "testdata/corpus/istio-inject/istio-86c9f01/native-sidecar.yaml.injected",
+    ),
+    (
+        "linkerd_held_classic",
+        "testdata/corpus/linkerd-inject/linkerd2-version-2.19/inject_emojivoto_deployment.golden.yml",
+    ),
+    (
+        "nginx_quits_in_prestop",
+        "testdata/corpus/k8s-examples/kubernetes-website/pods/lifecycle-events.yaml",
+    ),
+];
+
+#[test]
+fn text_renderings() {
+    for (name, file) in SNAPSHOTS {
+        insta::assert_snapshot!(format!("text_{name}"), explain("text", file));
+    }
+}
+
+#[test]
+fn json_renderings() {
+    for (name, file) in SNAPSHOTS {
+        let value: serde_json::Value = serde_json::from_str(&explain("json", file)).unwrap();
+        let workload = &value["workloads"][0];
+        assert!(
+            workload["plan"]["containers"]
+                .as_array()
+                .is_some_and(|c| !c.is_empty())
+        );
+        assert!(
+            workload["assumptions"]["scenario"]
+                .as_array()
+                .is_some_and(|s| s.len() >= 4)
+        );
+        assert!(workload["events"].as_array().is_some_and(|e| !e.is_empty()));
+        insta::assert_json_snapshot!(format!("json_{name}"), value);
+    }
+}
+
+#[test]
+fn svg_renderings_are_valid_images() {
+    for (name, file) in SNAPSHOTS {
+        let svg = explain("svg", file);
+        let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default())
+            .unwrap_or_else(|error| panic!("{name}: not a valid SVG: {error}"));
+        let size = tree.size().to_int_size();
+        assert!(
+            size.width() > 400 && size.height() > 100,
+            "{name}: {size:?}"
+        );
+        let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::default(),
+            &mut pixmap.as_mut(),
+        );
+        let drawn = pixmap
+            .pixels()
+            .iter()
+            .filter(|p| p.red() < 200 || p.blue() < 200)
+            .count();
+        assert!(drawn > 1000, "{name}: only {drawn} drawn pixels");
+        insta::assert_snapshot!(format!("svg_{name}"), svg);
+    }
+}
+
+/// The last line of a human lint report: the assumptions in force.
+fn assumptions(args: &[&str]) -> String {
+    let output = cli()
+        .current_dir(root())
+        .args(["lint", "testdata/rules/ml101-fire-inject-label.yaml"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    stdout.lines().last().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_assumptions_line_follows_mesh_config_and_config_files() {
+    let defaults = assumptions(&["--no-config"]);
+    assert!(
+        defaults.starts_with("Assumed: Kubernetes 1.34 (default) · Istio version unknown"),
+        "{defaults}"
+    );
+    let mesh = assumptions(&[
+        "--no-config",
+        "--mesh-config",
+        "testdata/mesh-config/istio-configmap.yaml",
+    ]);
+    assert!(
+        mesh.contains("mesh-wide holdApplicationUntilProxyStarts true (mesh config testdata/mesh-config/istio-configmap.yaml)"),
+        "{mesh}"
+    );
+    assert!(
+        mesh.contains("mesh-wide terminationDrainDuration 20 s"),
+        "{mesh}"
+    );
+    let operator = assumptions(&[
+        "--no-config",
+        "--mesh-config",
+        "testdata/mesh-config/istio-operator.yaml",
+    ]);
+    assert!(operator.contains("Istio 1.28 (mesh config"), "{operator}");
+    assert!(
+        operator.contains("ENABLE_NATIVE_SIDECARS false"),
+        "{operator}"
+    );
+    let config = assumptions(&["--config", "testdata/config/.mesh-lifecycle.yaml"]);
+    assert!(
+        config.contains("Kubernetes 1.30 (config testdata/config/.mesh-lifecycle.yaml)"),
+        "{config}"
+    );
+    assert!(config.contains("Istio 1.24 (config"), "{config}");
+    assert!(config.contains("app-shutdown 12 s (config"), "{config}");
+    assert!(
+        config.contains("mesh-wide holdApplicationUntilProxyStarts true (mesh config"),
+        "{config}"
+    );
+    assert_ne!(defaults, mesh);
+    assert_ne!(defaults, config);
+}
+
+#[test]
+fn the_config_file_is_found_upward_and_changes_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".mesh-lifecycle.yaml"),
+        "rules:\n  ML101: off\n",
+    )
+    .unwrap();
+    let nested = dir.path().join("deploy/web");
+    std::fs::create_dir_all(&nested).unwrap();
+    let manifest = nested.join("web.yaml");
+    std::fs::copy(testdata("rules/ml101-fire-inject-label.yaml"), &manifest).unwrap();
+    let output = cli()
+        .current_dir(&nested)
+        .args(["lint", "--format", "json", "web.yaml"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["findings"].as_array().unwrap().len(),
+        0,
+        "ML101 is off in the config"
+    );
+    let output = cli()
+        .current_dir(&nested)
+        .args(["lint", "--format", "json", "--no-config", "web.yaml"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["findings"][0]["ruleId"], "ML101");
+}
+
+#[test]
+fn config_errors_point_at_their_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mesh-lifecycle.yaml");
+    std::fs::write(
+        &config,
+        "istio:\n  version: \"1.24\"\nrules:\n  ML999: off\n",
+    )
+    .unwrap();
+    let output = cli()
+        .arg("lint")
+        .arg("--config")
+        .arg(&config)
+        .arg(testdata("rules/ml101-fire-inject-label.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(".mesh-lifecycle.yaml:4:3: unknown rule `ML999`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn explain_filters_by_workload_and_kind() {
+    let file = "testdata/corpus/istio-samples/bookinfo/platform/kube/bookinfo.yaml";
+    let all = explain("json", file);
+    let all: serde_json::Value = serde_json::from_str(&all).unwrap();
+    assert!(all["workloads"].as_array().unwrap().len() > 3);
+    let output = cli()
+        .current_dir(root())
+        .args([
+            "explain",
+            "--format",
+            "json",
+            "--workload",
+            "productpage-v1",
+            file,
+        ])
+        .output()
+        .unwrap();
+    let one: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<&str> = one["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["workload"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["productpage-v1"]);
+    let output = cli()
+        .current_dir(root())
+        .args(["explain", "--format", "json", "--kind", "job", file])
+        .output()
+        .unwrap();
+    let none: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(none["workloads"].as_array().unwrap().len(), 0);
+}

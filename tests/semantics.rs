@@ -1,0 +1,948 @@
+//! One test (at least) per row of the "Parameters the simulator needs" table of
+//! `lifecycle-semantics.md` §8, each named after the section whose fact it checks, with
+//! both sides of every version boundary: Kubernetes 1.28/1.29/1.33/1.34, Istio
+//! 1.7/1.8/1.12/1.20/1.21/1.24/1.28, Linkerd 2.16/2.20.
+
+mod common;
+
+use common::{analyze_one, index_of, s, start, stop};
+use mesh_lifecycle::pipeline::Analysis;
+use mesh_lifecycle::resolve::{ConfigProblemKind, ContainerList, HookDuration, Injection};
+use mesh_lifecycle::settings::istio::NativeSidecars;
+use mesh_lifecycle::settings::{
+    IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
+};
+use mesh_lifecycle::simulate::Outcome;
+use mesh_lifecycle::time::Millis;
+
+fn kube(minor: u32) -> impl FnOnce(&mut Settings) {
+    move |settings| settings.kubernetes = Sourced::new(KubeVersion { minor }, Source::Default)
+}
+
+fn istio(minor: u32) -> impl FnOnce(&mut Settings) {
+    move |settings| {
+        settings.istio.version = Some(Sourced::new(IstioVersion::new(minor), Source::Default))
+    }
+}
+
+fn linkerd(version: &str) -> impl FnOnce(&mut Settings) + '_ {
+    move |settings| {
+        settings.linkerd.version = Some(Sourced::new(
+            LinkerdVersion::parse(version).unwrap(),
+            Source::Default,
+        ))
+    }
+}
+
+/// A pod with `metadata` lines (under `metadata:`) and `spec` lines (under `spec:`).
+fn pod(metadata: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns\n{metadata}spec:\n{spec}"
+    )
+}
+
+const APP: &str = "  containers:\n  - name: app\n    image: app\n";
+
+fn app_with_prestop(command: &str) -> String {
+    format!(
+        "  containers:\n  - name: app\n    image: app\n    lifecycle:\n      preStop:\n        exec:\n          command: {command}\n"
+    )
+}
+
+fn labels(lines: &str) -> String {
+    format!("  labels:\n{lines}")
+}
+
+fn annotations(lines: &str) -> String {
+    format!("  annotations:\n{lines}")
+}
+
+fn istio_injected(a: &Analysis) -> bool {
+    a.plan.containers.iter().any(|c| c.name == "istio-proxy")
+}
+
+fn namespace(labels: &[(&str, &str)], annotations: &[(&str, &str)]) -> impl FnOnce(&mut Settings) {
+    let info = NamespaceInfo {
+        labels: labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        annotations: annotations
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        source: Some(Source::Default),
+    };
+    move |settings| {
+        settings.namespaces.insert("ns".into(), info);
+    }
+}
+
+// --- Kubernetes: the kubelet -------------------------------------------------------
+
+#[test]
+fn s2_1_and_s1_3_grace_period_defaults_to_30_seconds() {
+    let a = analyze_one(&pod("", &app_with_prestop("[sleep, \"50\"]")), |_| {});
+    assert_eq!(a.plan.grace_period.value, 30);
+    assert_eq!(stop(&a, "app").signal, s(30.0));
+    assert_eq!(stop(&a, "app").kill, s(32.0));
+}
+
+#[test]
+fn s2_1_deletion_grace_period_overrides_the_pods() {
+    let yaml = pod(
+        "",
+        &format!(
+            "  terminationGracePeriodSeconds: 60\n{}",
+            app_with_prestop("[sleep, \"50\"]")
+        ),
+    );
+    let a = analyze_one(&yaml, |settings| {
+        settings.deletion_grace_period =
+            Some(Sourced::new(10, Source::Flag("--deletion-grace-period")));
+    });
+    assert_eq!(stop(&a, "app").signal, s(10.0));
+    assert_eq!(stop(&a, "app").kill, s(12.0));
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(stop(&a, "app").signal, s(50.0));
+}
+
+#[test]
+fn s1_3_probe_termination_grace_period_applies_to_probe_kills() {
+    let sidecar = "  initContainers:\n  - name: agent\n    image: agent\n    restartPolicy: Always\n    startupProbe:\n      httpGet: {path: /ready, port: 8080}\n      periodSeconds: 1\n      failureThreshold: 3\n      terminationGracePeriodSeconds: 5\n";
+    let a = analyze_one(&pod("", &format!("{sidecar}{APP}")), |settings| {
+        settings
+            .scenario
+            .set("proxy-startup", Millis::secs(10), Source::Default);
+    });
+    let agent = start(&a, "agent");
+    // Ticks at 0, 1, 2 fail: the third failure is final.
+    assert_eq!(agent.startup_probe_failed, Some(s(2.0)));
+    assert_eq!(agent.probe_kill_grace, Some(5));
+    assert_eq!(
+        start(&a, "app").started,
+        None,
+        "nothing after a failed native sidecar starts"
+    );
+    let a = analyze_one(&pod("", &format!("{sidecar}{APP}")), |_| {});
+    assert_eq!(start(&a, "agent").startup_probe_passed, Some(s(2.0)));
+    assert_eq!(start(&a, "app").started, Some(s(2.0)));
+}
+
+#[test]
+fn s2_2_minimum_grace_period_is_2_seconds() {
+    let yaml = pod(
+        "",
+        &format!(
+            "  terminationGracePeriodSeconds: 20\n{}",
+            app_with_prestop("[sleep, \"45\"]")
+        ),
+    );
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(
+        (stop(&a, "app").signal, stop(&a, "app").kill),
+        (s(20.0), s(22.0))
+    );
+    // KillPod raises a grace period of 0 to 2.
+    let yaml = pod("", &format!("  terminationGracePeriodSeconds: 0\n{APP}"));
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(a.timeline.termination.grace_seconds, 2);
+    assert_eq!(stop(&a, "app").kill, s(2.0));
+}
+
+#[test]
+fn s2_2_elapsed_hook_time_is_truncated_to_whole_seconds() {
+    let a = analyze_one(&pod("", &app_with_prestop("[sleep, \"2.5\"]")), |_| {});
+    // g = 30 − floor(2.5) = 28: SIGKILL at 2.5 + 28 = 30.5.
+    assert_eq!(stop(&a, "app").signal, s(2.5));
+    assert_eq!(stop(&a, "app").kill, s(30.5));
+}
+
+#[test]
+fn s2_6_restart_policy_decides_a_job_whose_sidecar_exits_non_zero() {
+    let job = |policy: &str, flags: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  template:\n    spec:\n      restartPolicy: {policy}\n      shareProcessNamespace: true\n      containers:\n      - name: work\n        image: work\n        command: [/bin/sh, -c, \"./work; pkill -TERM cloud-sql-proxy\"]\n      - name: sql\n        image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.0\n        args: [\"--port=5432\"{flags}]\n"
+        )
+    };
+    let outcome = |yaml: String| {
+        analyze_one(&yaml, |_| {})
+            .timeline
+            .completion
+            .unwrap()
+            .outcome
+    };
+    // SIGTERM makes the Cloud SQL proxy exit 143 (semantics 5): the pod fails under Never...
+    assert!(matches!(outcome(job("Never", "")), Outcome::Fails(_)));
+    // ...and the proxy is restarted under OnFailure, so the Job never ends.
+    assert_eq!(outcome(job("OnFailure", "")), Outcome::Hangs);
+    assert!(matches!(
+        outcome(job("Never", ", \"--exit-zero-on-sigterm\"")),
+        Outcome::Succeeds(_)
+    ));
+}
+
+const NATIVE_SIDECAR: &str =
+    "  initContainers:\n  - name: logs\n    image: fluent-bit\n    restartPolicy: Always\n";
+
+#[test]
+fn s1_2_restart_policy_always_marks_a_native_sidecar_from_1_29() {
+    let yaml = pod("", &format!("{NATIVE_SIDECAR}{APP}"));
+    let a = analyze_one(&yaml, kube(29));
+    let logs = &a.plan.containers[index_of(&a, "logs")];
+    assert!(logs.native_sidecar);
+    assert!(logs.sidecar().is_some());
+    assert_eq!(start(&a, "app").started, Some(s(0.0)));
+    // 1.28: the SidecarContainers gate is alpha and off: an init container that never
+    // exits, so the app never starts.
+    let a = analyze_one(&yaml, kube(28));
+    assert!(!a.plan.containers[index_of(&a, "logs")].native_sidecar);
+    assert_eq!(start(&a, "app").started, None);
+}
+
+#[test]
+fn s2_4_native_sidecars_stop_after_the_app_in_reverse_order() {
+    let yaml = pod(
+        "",
+        &format!(
+            "  initContainers:\n  - name: first\n    image: a\n    restartPolicy: Always\n  - name: second\n    image: b\n    restartPolicy: Always\n{}",
+            app_with_prestop("[sleep, \"10\"]")
+        ),
+    );
+    let a = analyze_one(&yaml, kube(29));
+    let app_exit = stop(&a, "app").exit;
+    assert_eq!(app_exit, s(15.0));
+    // `second` was declared last: its turn comes first.
+    assert_eq!(stop(&a, "second").signal, app_exit);
+    assert_eq!(stop(&a, "first").signal, stop(&a, "second").exit);
+    assert!(stop(&a, "first").signal > stop(&a, "second").signal);
+}
+
+#[test]
+fn s2_5_sidecars_restartable_during_pod_termination_drops_the_floor() {
+    let yaml = pod("", &app_with_prestop("[sleep, \"40\"]"));
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(stop(&a, "app").kill, s(32.0));
+    let a = analyze_one(&yaml, |settings| {
+        settings.restartable_sidecars_during_termination =
+            Sourced::new(true, Source::Flag("--feature-gates"));
+    });
+    // An absolute deadline at T0 + 30 s, no 2-second extension.
+    assert_eq!(
+        (stop(&a, "app").signal, stop(&a, "app").kill),
+        (s(30.0), s(30.0))
+    );
+}
+
+#[test]
+fn s2_3_sleep_action_needs_1_30_and_is_beta_until_1_34() {
+    let yaml = pod(
+        "",
+        "  containers:\n  - name: app\n    image: app\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 10\n",
+    );
+    let notes = |a: &Analysis| {
+        a.plan
+            .assumptions
+            .iter()
+            .map(|n| n.text.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let a = analyze_one(&yaml, kube(29));
+    assert_eq!(
+        stop(&a, "app").signal,
+        s(0.0),
+        "off in 1.29: the hook does nothing"
+    );
+    assert!(notes(&a).contains("the sleep action is off in Kubernetes 1.29"));
+    let a = analyze_one(&yaml, kube(30));
+    assert_eq!(stop(&a, "app").signal, s(10.0));
+    let a = analyze_one(&yaml, kube(33));
+    assert!(notes(&a).contains("beta in Kubernetes 1.33"));
+    let a = analyze_one(&yaml, kube(34));
+    assert!(!notes(&a).contains("sleep action"));
+}
+
+#[test]
+fn s1_3_probe_defaults_are_0_10_1_1_3() {
+    let yaml = pod(
+        "",
+        &format!(
+            "  initContainers:\n  - name: agent\n    image: agent\n    restartPolicy: Always\n    startupProbe:\n      httpGet: {{path: /ready, port: 8080}}\n{APP}"
+        ),
+    );
+    let a = analyze_one(&yaml, |_| {});
+    let probe = a.plan.containers[index_of(&a, "agent")]
+        .startup_probe
+        .unwrap();
+    assert_eq!(
+        (probe.initial_delay, probe.period, probe.failure_threshold),
+        (s(0.0), s(10.0), 3)
+    );
+    // Ready at 2 s, but the probe ticks at 0 and 10: the app starts at 10.
+    assert_eq!(start(&a, "app").started, Some(s(10.0)));
+}
+
+#[test]
+fn s1_1_exec_hooks_have_no_timeout_and_postart_blocks_the_next_container() {
+    let yaml = pod(
+        "",
+        "  containers:\n  - name: first\n    image: a\n    lifecycle:\n      postStart:\n        exec:\n          command: [sleep, \"3600\"]\n  - name: second\n    image: b\n",
+    );
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(start(&a, "second").started, Some(s(3600.0)));
+}
+
+// --- Istio ------------------------------------------------------------------------
+
+#[test]
+fn s3_1_namespace_label_and_pod_label_decide_injection() {
+    let plain = pod("", APP);
+    assert!(istio_injected(&analyze_one(
+        &plain,
+        namespace(&[("istio-injection", "enabled")], &[])
+    )));
+    assert!(!istio_injected(&analyze_one(
+        &plain,
+        namespace(&[("istio-injection", "disabled")], &[])
+    )));
+    assert!(!istio_injected(&analyze_one(&plain, namespace(&[], &[]))));
+    assert!(istio_injected(&analyze_one(
+        &plain,
+        namespace(&[("istio.io/rev", "canary")], &[])
+    )));
+    let opted_out = pod(&labels("    sidecar.istio.io/inject: \"false\"\n"), APP);
+    assert!(!istio_injected(&analyze_one(
+        &opted_out,
+        namespace(&[("istio-injection", "enabled")], &[])
+    )));
+    let opted_in = pod(&labels("    sidecar.istio.io/inject: \"true\"\n"), APP);
+    assert!(istio_injected(&analyze_one(&opted_in, namespace(&[], &[]))));
+    assert!(!istio_injected(&analyze_one(
+        &opted_in,
+        namespace(&[("istio-injection", "disabled")], &[])
+    )));
+    let revision = pod(&labels("    istio.io/rev: canary\n"), APP);
+    assert!(istio_injected(&analyze_one(&revision, namespace(&[], &[]))));
+}
+
+#[test]
+fn s3_1_the_annotation_cannot_opt_a_pod_in() {
+    let yaml = pod(&annotations("    sidecar.istio.io/inject: \"true\"\n"), APP);
+    let a = analyze_one(&yaml, namespace(&[], &[]));
+    assert!(!istio_injected(&a));
+    assert!(
+        a.plan
+            .config_problems
+            .iter()
+            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn)
+    );
+}
+
+#[test]
+fn s3_1_host_network_and_ignored_namespaces_are_never_injected() {
+    let yaml = pod(
+        &labels("    sidecar.istio.io/inject: \"true\"\n"),
+        &format!("  hostNetwork: true\n{APP}"),
+    );
+    assert!(!istio_injected(&analyze_one(&yaml, |_| {})));
+    let system = pod(&labels("    sidecar.istio.io/inject: \"true\"\n"), APP)
+        .replace("namespace: ns", "namespace: kube-system");
+    assert!(!istio_injected(&analyze_one(&system, |_| {})));
+}
+
+#[test]
+fn s3_1_selectors_and_the_policy() {
+    let plain = pod(&labels("    app: batch\n"), APP);
+    let selector: k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector =
+        serde_json::from_value(serde_json::json!({"matchLabels": {"app": "batch"}})).unwrap();
+    let never = selector.clone();
+    let a = analyze_one(&plain, |settings| {
+        namespace(&[("istio-injection", "enabled")], &[])(settings);
+        settings.istio.never_inject_selector = vec![never];
+    });
+    assert!(!istio_injected(&a));
+    let a = analyze_one(&plain, |settings| {
+        namespace(&[("istio-injection", "enabled")], &[])(settings);
+        settings.istio.auto_inject = Sourced::new(false, Source::Default);
+    });
+    assert!(!istio_injected(&a), "policy disabled");
+    let a = analyze_one(&plain, |settings| {
+        namespace(&[("istio-injection", "enabled")], &[])(settings);
+        settings.istio.auto_inject = Sourced::new(false, Source::Default);
+        settings.istio.always_inject_selector = vec![selector];
+    });
+    assert!(
+        istio_injected(&a),
+        "alwaysInjectSelector overrides the disabled policy"
+    );
+}
+
+fn injected_istio() -> String {
+    pod(&labels("    sidecar.istio.io/inject: \"true\"\n"), APP)
+}
+
+fn proxy_list(a: &Analysis) -> ContainerList {
+    a.plan.containers[index_of(a, "istio-proxy")].list
+}
+
+#[test]
+fn s3_3_native_sidecars_by_istio_and_kubernetes_version_1_27_1_28_and_1_32_1_33() {
+    let both = |istio_minor, kube_minor| {
+        move |settings: &mut Settings| {
+            istio(istio_minor)(settings);
+            kube(kube_minor)(settings);
+        }
+    };
+    assert_eq!(
+        proxy_list(&analyze_one(&injected_istio(), both(27, 34))),
+        ContainerList::Regular
+    );
+    assert_eq!(
+        proxy_list(&analyze_one(&injected_istio(), both(28, 33))),
+        ContainerList::Init
+    );
+    assert_eq!(
+        proxy_list(&analyze_one(&injected_istio(), both(28, 32))),
+        ContainerList::Regular
+    );
+    // Unknown version: the conservative classic reading.
+    assert_eq!(
+        proxy_list(&analyze_one(&injected_istio(), |_| {})),
+        ContainerList::Regular
+    );
+    let forced = analyze_one(&injected_istio(), |settings| {
+        settings.istio.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
+    });
+    assert_eq!(proxy_list(&forced), ContainerList::Init);
+}
+
+#[test]
+fn s3_3_the_native_sidecar_annotation_needs_istio_1_24() {
+    let yaml = pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations("    sidecar.istio.io/nativeSidecar: \"true\"\n")
+        ),
+        APP,
+    );
+    assert_eq!(
+        proxy_list(&analyze_one(&yaml, istio(23))),
+        ContainerList::Regular
+    );
+    assert_eq!(
+        proxy_list(&analyze_one(&yaml, istio(24))),
+        ContainerList::Init
+    );
+}
+
+fn held(a: &Analysis) -> bool {
+    let proxy = &a.plan.containers[index_of(a, "istio-proxy")];
+    proxy.post_start.is_some()
+        && a.plan
+            .regular()
+            .next()
+            .is_some_and(|(_, c)| c.name == "istio-proxy")
+}
+
+#[test]
+fn s3_5_hold_in_proxy_config_needs_istio_1_8_and_the_helm_value_1_7() {
+    let annotated = pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations(
+                "    proxy.istio.io/config: '{\"holdApplicationUntilProxyStarts\": true}'\n"
+            )
+        ),
+        APP,
+    );
+    assert!(!held(&analyze_one(&annotated, istio(7))));
+    assert!(held(&analyze_one(&annotated, istio(8))));
+    let global = |minor| {
+        move |settings: &mut Settings| {
+            istio(minor)(settings);
+            settings.istio.hold_helm_global = Some(Sourced::new(true, Source::Default));
+        }
+    };
+    assert!(!held(&analyze_one(&injected_istio(), global(6))));
+    assert!(held(&analyze_one(&injected_istio(), global(7))));
+}
+
+#[test]
+fn s3_2_a_custom_lifecycle_replaces_the_injected_hooks() {
+    let a = analyze_one(&injected_istio(), |settings| {
+        settings.istio.hold_helm_global = Some(Sourced::new(true, Source::Default));
+        settings.istio.custom_lifecycle = Some(Sourced::new(
+            serde_json::json!({"preStop": {"exec": {"command": ["sleep", "15"]}}}),
+            Source::Default,
+        ));
+    });
+    let proxy = &a.plan.containers[index_of(&a, "istio-proxy")];
+    assert!(
+        proxy.post_start.is_none(),
+        "layout D drops the hold postStart"
+    );
+    assert_eq!(
+        proxy.pre_stop.as_ref().unwrap().duration,
+        HookDuration::Fixed(s(15.0))
+    );
+    assert!(common::rule_ids(&a).contains(&"ML102"));
+}
+
+#[test]
+fn s3_5_pilot_agent_wait_polls_every_500_ms_for_60_s() {
+    let held = pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations(
+                "    proxy.istio.io/config: '{\"holdApplicationUntilProxyStarts\": true}'\n"
+            )
+        ),
+        APP,
+    );
+    let a = analyze_one(&held, |settings| {
+        settings
+            .scenario
+            .set("proxy-startup", Millis(2200), Source::Default);
+    });
+    assert_eq!(start(&a, "app").started, Some(s(2.5)));
+    let a = analyze_one(&held, |settings| {
+        settings
+            .scenario
+            .set("proxy-startup", Millis::secs(70), Source::Default);
+    });
+    let proxy = start(&a, "istio-proxy");
+    assert!(proxy.post_start_failed);
+    assert_eq!(
+        start(&a, "app").started,
+        Some(s(60.0)),
+        "the kubelet starts the app anyway (F6)"
+    );
+}
+
+fn native_istio() -> String {
+    pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations("    sidecar.istio.io/nativeSidecar: \"true\"\n")
+        ),
+        APP,
+    )
+}
+
+#[test]
+fn s3_2_startup_probe_1_s_600_tries_since_istio_1_20() {
+    let a = analyze_one(&native_istio(), |settings| {
+        istio(28)(settings);
+        settings
+            .scenario
+            .set("proxy-startup", Millis::secs(700), Source::Default);
+    });
+    assert_eq!(
+        start(&a, "istio-proxy").startup_probe_failed,
+        Some(s(599.0))
+    );
+    // Istio 1.19: no startup probe, so nothing holds the app behind the native proxy.
+    let a = analyze_one(&native_istio(), |settings| {
+        istio(19)(settings);
+        settings.istio.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
+    });
+    assert!(
+        a.plan.containers[index_of(&a, "istio-proxy")]
+            .startup_probe
+            .is_none()
+    );
+    assert_eq!(start(&a, "app").started, Some(s(0.0)));
+    let a = analyze_one(&native_istio(), istio(24));
+    assert_eq!(start(&a, "app").started, Some(s(2.0)));
+}
+
+#[test]
+fn s3_2_readiness_probe_0_15_4_since_1_20_and_1_2_30_before() {
+    // 1.20+: readiness probing starts when the startup probe passes (2 s).
+    let a = analyze_one(&injected_istio(), istio(20));
+    assert_eq!(start(&a, "istio-proxy").serving, Some(s(2.0)));
+    // 1.19: no startup probe; readiness ticks at 1, 3, …: the first after 2 s is 3.
+    let a = analyze_one(&injected_istio(), istio(19));
+    assert_eq!(start(&a, "istio-proxy").serving, Some(s(3.0)));
+    assert_eq!(a.timeline.startup.pod_ready, Some(s(3.0)));
+}
+
+#[test]
+fn s3_6_native_proxies_drain_on_prestop_and_exit_on_sigterm_since_istio_1_21() {
+    // The annotation needs 1.24; istiod's ENABLE_NATIVE_SIDECARS turns native mode on.
+    let a = analyze_one(&native_istio(), |settings| {
+        istio(21)(settings);
+        settings.istio.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
+    });
+    let proxy = &a.plan.containers[index_of(&a, "istio-proxy")];
+    assert!(proxy.pre_stop.is_some());
+    assert_eq!(stop(&a, "istio-proxy").inbound_drained, Some(s(0.0)));
+    assert_eq!(stop(&a, "istio-proxy").exit, stop(&a, "istio-proxy").signal);
+    // 1.20: the native experiment had no preStop; the agent drains on SIGTERM for D.
+    let a = analyze_one(&native_istio(), |settings| {
+        istio(20)(settings);
+        settings.istio.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
+    });
+    assert!(
+        a.plan.containers[index_of(&a, "istio-proxy")]
+            .pre_stop
+            .is_none()
+    );
+    let proxy = stop(&a, "istio-proxy");
+    assert_eq!(proxy.exit - proxy.signal, s(5.0));
+}
+
+fn exit_on_zero() -> String {
+    pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations(
+                "    proxy.istio.io/config: '{\"proxyMetadata\": {\"EXIT_ON_ZERO_ACTIVE_CONNECTIONS\": \"true\"}}'\n"
+            )
+        ),
+        &app_with_prestop("[sleep, \"8.5\"]"),
+    )
+}
+
+#[test]
+fn s3_6_exit_on_zero_active_connections_needs_istio_1_12_and_polls_every_second() {
+    let a = analyze_one(&exit_on_zero(), istio(11));
+    assert_eq!(
+        stop(&a, "istio-proxy").exit,
+        s(5.0),
+        "ignored: terminationDrainDuration applies"
+    );
+    let a = analyze_one(&exit_on_zero(), istio(12));
+    // The app exits at 13.5; polls after the 5 s minimum come at 5, 6, …, 14.
+    assert_eq!(stop(&a, "app").exit, s(13.5));
+    assert_eq!(stop(&a, "istio-proxy").exit, s(14.0));
+}
+
+#[test]
+fn s3_6_envoy_stops_accepting_once_drain_duration_ends() {
+    let yaml = pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations(
+                "    proxy.istio.io/config: '{\"proxyMetadata\": {\"EXIT_ON_ZERO_ACTIVE_CONNECTIONS\": \"true\"}}'\n"
+            )
+        ),
+        &format!(
+            "  terminationGracePeriodSeconds: 90\n{}",
+            app_with_prestop("[sleep, \"60\"]")
+        ),
+    );
+    let a = analyze_one(&yaml, |_| {});
+    let proxy = stop(&a, "istio-proxy");
+    assert_eq!(proxy.exit, s(65.0));
+    assert_eq!(proxy.inbound_refused, Some(s(45.0)), "drainDuration 45 s");
+    // Outbound traffic works until the proxy is gone (inbound-only drain).
+    assert_eq!(proxy.outbound_refused, Some(s(65.0)));
+}
+
+#[test]
+fn s3_4_status_port_moves_quitquitquit() {
+    let job = |annotation: &str, port: u16| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  template:\n    metadata:\n      labels: {{sidecar.istio.io/inject: \"true\"}}\n{annotation}    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        image: work\n        command: [/bin/sh, -c, \"trap 'curl -fsS -X POST localhost:{port}/quitquitquit' EXIT; ./work\"]\n"
+        )
+    };
+    let moved = "      annotations: {status.sidecar.istio.io/port: \"15030\"}\n";
+    let outcome = |yaml: String| {
+        analyze_one(&yaml, |_| {})
+            .timeline
+            .completion
+            .unwrap()
+            .outcome
+    };
+    assert!(matches!(outcome(job("", 15020)), Outcome::Succeeds(_)));
+    assert_eq!(outcome(job(moved, 15020)), Outcome::Hangs);
+    assert!(matches!(outcome(job(moved, 15030)), Outcome::Succeeds(_)));
+}
+
+// --- Linkerd ----------------------------------------------------------------------
+
+fn linkerd_injected(a: &Analysis) -> bool {
+    a.plan.containers.iter().any(|c| c.name == "linkerd-proxy")
+}
+
+#[test]
+fn s4_1_the_linkerd_inject_annotation_on_pod_or_namespace() {
+    let plain = pod("", APP);
+    assert!(linkerd_injected(&analyze_one(
+        &plain,
+        namespace(&[], &[("linkerd.io/inject", "enabled")])
+    )));
+    let disabled = pod(&annotations("    linkerd.io/inject: disabled\n"), APP);
+    assert!(!linkerd_injected(&analyze_one(
+        &disabled,
+        namespace(&[], &[("linkerd.io/inject", "enabled")])
+    )));
+    let enabled = pod(&annotations("    linkerd.io/inject: enabled\n"), APP);
+    assert!(linkerd_injected(&analyze_one(
+        &enabled,
+        namespace(&[], &[])
+    )));
+    assert!(linkerd_injected(&analyze_one(
+        &enabled,
+        namespace(&[], &[("linkerd.io/inject", "disabled")])
+    )));
+    let invalid = pod(&annotations("    linkerd.io/inject: yes-please\n"), APP);
+    assert!(!linkerd_injected(&analyze_one(&invalid, |_| {})));
+    let label = pod(&labels("    linkerd.io/inject: enabled\n"), APP);
+    let a = analyze_one(&label, |_| {});
+    assert!(!linkerd_injected(&a));
+    assert!(
+        a.plan
+            .config_problems
+            .iter()
+            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn)
+    );
+}
+
+fn linkerd_pod(extra: &str) -> String {
+    pod(
+        &annotations(&format!("    linkerd.io/inject: enabled\n{extra}")),
+        APP,
+    )
+}
+
+fn linkerd_list(a: &Analysis) -> ContainerList {
+    a.plan.containers[index_of(a, "linkerd-proxy")].list
+}
+
+#[test]
+fn s4_2_native_by_default_from_linkerd_2_20() {
+    assert_eq!(
+        linkerd_list(&analyze_one(&linkerd_pod(""), |_| {})),
+        ContainerList::Regular
+    );
+    assert_eq!(
+        linkerd_list(&analyze_one(&linkerd_pod(""), linkerd("version-2.19"))),
+        ContainerList::Regular
+    );
+    assert_eq!(
+        linkerd_list(&analyze_one(&linkerd_pod(""), linkerd("version-2.20"))),
+        ContainerList::Init
+    );
+    assert_eq!(
+        linkerd_list(&analyze_one(&linkerd_pod(""), linkerd("edge-26.5.2"))),
+        ContainerList::Init
+    );
+    let beta = linkerd_pod("    config.beta.linkerd.io/proxy-enable-native-sidecar: \"true\"\n");
+    assert_eq!(
+        linkerd_list(&analyze_one(&beta, linkerd("version-2.19"))),
+        ContainerList::Init
+    );
+    let alpha = linkerd_pod("    config.alpha.linkerd.io/proxy-enable-native-sidecar: \"true\"\n");
+    assert_eq!(
+        linkerd_list(&analyze_one(&alpha, linkerd("stable-2.14.0"))),
+        ContainerList::Regular
+    );
+}
+
+#[test]
+fn s4_2_proxy_await_holds_the_app_unless_disabled() {
+    let a = analyze_one(&linkerd_pod(""), |_| {});
+    let ready = start(&a, "linkerd-proxy").ready.unwrap();
+    assert_eq!(start(&a, "app").started, Some(ready));
+    assert!(!common::rule_ids(&a).contains(&"ML101"));
+    let a = analyze_one(
+        &linkerd_pod("    config.linkerd.io/proxy-await: disabled\n"),
+        |_| {},
+    );
+    assert_eq!(start(&a, "app").started, Some(s(0.0)));
+    assert!(common::rule_ids(&a).contains(&"ML101"));
+}
+
+#[test]
+fn s4_2_native_startup_probe_and_await_timeout() {
+    let a = analyze_one(&linkerd_pod(""), linkerd("version-2.20"));
+    let probe = a.plan.containers[index_of(&a, "linkerd-proxy")]
+        .startup_probe
+        .unwrap();
+    assert_eq!((probe.period, probe.failure_threshold), (s(1.0), 120));
+    assert_eq!(start(&a, "app").started, Some(s(2.0)));
+    // Classic: `linkerd-await --timeout=2m` backs off 1 s.
+    let a = analyze_one(&linkerd_pod(""), |settings| {
+        settings
+            .scenario
+            .set("proxy-startup", Millis(2300), Source::Default);
+    });
+    assert_eq!(start(&a, "app").started, Some(s(3.0)));
+    let a = analyze_one(&linkerd_pod(""), |settings| {
+        settings
+            .scenario
+            .set("proxy-startup", Millis::secs(150), Source::Default);
+    });
+    assert!(start(&a, "linkerd-proxy").post_start_failed);
+    assert_eq!(start(&a, "app").started, Some(s(120.0)));
+}
+
+#[test]
+fn s4_2_wait_before_exit_is_a_classic_proxy_prestop_only() {
+    let extra = "    config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"\n";
+    let a = analyze_one(&linkerd_pod(extra), |_| {});
+    assert_eq!(stop(&a, "linkerd-proxy").signal, s(10.0));
+    let a = analyze_one(&linkerd_pod(extra), linkerd("version-2.20"));
+    assert!(
+        a.plan.containers[index_of(&a, "linkerd-proxy")]
+            .pre_stop
+            .is_none()
+    );
+}
+
+#[test]
+fn s4_3_shutdown_grace_period_caps_in_flight_requests() {
+    let with_grace = linkerd_pod("    config.linkerd.io/shutdown-grace-period: 3s\n");
+    let a = analyze_one(&with_grace, |settings| {
+        settings
+            .scenario
+            .set("longest-request", Millis::secs(60), Source::Default);
+    });
+    assert_eq!(stop(&a, "linkerd-proxy").exit, s(3.0));
+    // Default 120 s: the kubelet's SIGKILL at 30 s comes first.
+    let a = analyze_one(&linkerd_pod(""), |settings| {
+        settings
+            .scenario
+            .set("longest-request", Millis::secs(60), Source::Default);
+    });
+    let proxy = stop(&a, "linkerd-proxy");
+    assert_eq!(proxy.natural_exit, s(60.0));
+    assert_eq!((proxy.exit, proxy.killed), (s(30.0), true));
+}
+
+#[test]
+fn s4_3_the_shutdown_endpoint_is_off_by_default_from_linkerd_2_16() {
+    let job = |extra: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  template:\n    metadata:\n      annotations:\n        linkerd.io/inject: enabled\n{extra}    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        image: work\n        command: [/bin/sh, -c, \"./work; rc=$?; curl -X POST http://localhost:4191/shutdown; exit $rc\"]\n"
+        )
+    };
+    let outcome = |yaml: String, version: &str| {
+        analyze_one(&yaml, linkerd(version))
+            .timeline
+            .completion
+            .unwrap()
+            .outcome
+    };
+    assert!(matches!(
+        outcome(job(""), "version-2.15"),
+        Outcome::Succeeds(_)
+    ));
+    assert_eq!(outcome(job(""), "version-2.16"), Outcome::Hangs);
+    let enabled = job("        config.linkerd.io/proxy-admin-shutdown: enabled\n");
+    assert!(matches!(
+        outcome(enabled, "version-2.16"),
+        Outcome::Succeeds(_)
+    ));
+}
+
+// --- Other sidecars ---------------------------------------------------------------
+
+fn exit_after_signal(a: &Analysis, name: &str) -> Millis {
+    let entry = stop(a, name);
+    entry.exit - entry.signal
+}
+
+#[test]
+fn s5_dapr_waits_graceful_shutdown_seconds() {
+    let a = analyze_one(
+        &pod(&annotations("    dapr.io/enabled: \"true\"\n"), APP),
+        |_| {},
+    );
+    assert_eq!(exit_after_signal(&a, "daprd"), s(5.0));
+    let a = analyze_one(
+        &pod(
+            &annotations(
+                "    dapr.io/enabled: \"true\"\n    dapr.io/graceful-shutdown-seconds: \"20\"\n",
+            ),
+            APP,
+        ),
+        |_| {},
+    );
+    assert_eq!(exit_after_signal(&a, "daprd"), s(20.0));
+}
+
+#[test]
+fn s5_consul_dataplane_and_kuma_wait_30_seconds() {
+    let yaml = pod(
+        &format!(
+            "{}{}",
+            annotations("    consul.hashicorp.com/connect-inject: \"true\"\n"),
+            ""
+        ),
+        &format!("  terminationGracePeriodSeconds: 60\n{APP}"),
+    );
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(exit_after_signal(&a, "consul-dataplane"), s(30.0));
+    let yaml = pod(
+        &labels("    kuma.io/sidecar-injection: enabled\n"),
+        &format!("  terminationGracePeriodSeconds: 60\n{APP}"),
+    );
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(exit_after_signal(&a, "kuma-sidecar"), s(30.0));
+}
+
+#[test]
+fn s5_cloud_sql_proxy_exits_143_and_quits_on_its_admin_port() {
+    let job = |flags: &str, port: u16| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        image: work\n        command: [/bin/sh, -c, \"./work; rc=$?; curl -X POST localhost:{port}/quitquitquit; exit $rc\"]\n      - name: sql\n        image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.0\n        args: [\"--port=5432\"{flags}]\n"
+        )
+    };
+    let outcome = |yaml: String| {
+        analyze_one(&yaml, |_| {})
+            .timeline
+            .completion
+            .unwrap()
+            .outcome
+    };
+    assert_eq!(
+        outcome(job("", 9091)),
+        Outcome::Hangs,
+        "no --quitquitquit: the call gets nothing"
+    );
+    assert!(matches!(
+        outcome(job(", \"--quitquitquit\"", 9091)),
+        Outcome::Succeeds(_)
+    ));
+    let a = analyze_one(&job("", 9091), |_| {});
+    assert_eq!(
+        a.plan.containers[index_of(&a, "sql")].exit_code_on_signal,
+        143
+    );
+}
+
+#[test]
+fn s3_1_and_s4_1_two_meshes_conflict() {
+    let yaml = pod(
+        &format!(
+            "{}{}",
+            labels("    sidecar.istio.io/inject: \"true\"\n"),
+            annotations("    linkerd.io/inject: enabled\n")
+        ),
+        APP,
+    );
+    let a = analyze_one(&yaml, |_| {});
+    let injected = a
+        .plan
+        .meshes
+        .iter()
+        .filter(|m| matches!(m.injection, Injection::WillInject { .. }))
+        .count();
+    assert_eq!(injected, 2);
+    assert!(
+        a.plan
+            .config_problems
+            .iter()
+            .any(|p| p.kind == ConfigProblemKind::InjectionConflict)
+    );
+}
