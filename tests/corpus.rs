@@ -57,21 +57,23 @@ const PINNED: &[(&str, &[(&str, u64)])] = &[
     // Classic istio-proxy appended after the app, no hold: the app starts first.
     (
         "istio-inject/istio-86c9f01/daemonset-old-version.yaml.injected",
-        &[("ML101", 106)],
+        &[("ML101", 106), ("ML207", 31)],
     ),
     // Hold on: the proxy is first with `pilot-agent wait`.
+    // (the app serves without a preStop delay: ML207, information)
     (
         "istio-inject/istio-1.24.0/hello.proxyHoldsApplication.yaml.injected",
-        &[],
+        &[("ML207", 169)],
     ),
+    // Native: the preStop /drain starts at deletion (ML203 as information, istio#60649).
     (
         "istio-inject/istio-86c9f01/hello.proxyHoldsApplication.yaml.injected",
-        &[],
+        &[("ML203", 151), ("ML207", 33)],
     ),
     // istioctl test output: hold is asked for, but the stub template has no postStart.
     (
         "istio-inject/istioctl-86c9f01/hello-with-proxyconfig-anno.yaml.injected",
-        &[("ML102", 19)],
+        &[("ML102", 19), ("ML207", 31)],
     ),
     // Classic proxy in a Job with nothing that stops it (ML101 is an error in Jobs).
     (

@@ -862,3 +862,102 @@ mod tests {
         assert!(stop_calls(&argv("./work; curl https://example.com/shutdown"), &[]).is_empty());
     }
 }
+
+/// Commands that talk to the network: HTTP clients, database and queue clients,
+/// migration tools, DNS and socket probes.
+const NETWORK_CLIENTS: [&str; 38] = [
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "telnet",
+    "socat",
+    "http",
+    "grpcurl",
+    "psql",
+    "pg_isready",
+    "pg_dump",
+    "pg_restore",
+    "mysql",
+    "mysqladmin",
+    "mysqldump",
+    "mongo",
+    "mongosh",
+    "mongodump",
+    "redis-cli",
+    "cqlsh",
+    "nslookup",
+    "dig",
+    "host",
+    "ping",
+    "git",
+    "migrate",
+    "flyway",
+    "liquibase",
+    "alembic",
+    "gsutil",
+    "aws",
+    "gcloud",
+    "az",
+    "vault",
+    "etcdctl",
+    "kafka-topics.sh",
+    "wait-for-it",
+];
+
+/// URL schemes and service ports that show a command reaches the network.
+const NETWORK_MARKERS: [&str; 11] = [
+    "http://",
+    "https://",
+    "jdbc:",
+    "postgres://",
+    "postgresql://",
+    "mysql://",
+    "mongodb://",
+    "redis://",
+    "amqp://",
+    "nats://",
+    "grpc://",
+];
+
+/// The first command in `argv` that uses the network, as written.
+pub fn network_use(argv: &[String]) -> Option<String> {
+    let list = shell::parse_argv(argv);
+    list.simple_commands().into_iter().find_map(|command| {
+        let name = command.name()?;
+        let words = command.argv();
+        let is_client = (NETWORK_CLIENTS.contains(&name) && name != "git")
+            || (name == "git"
+                && words
+                    .get(1)
+                    .is_some_and(|w| matches!(w.0.as_str(), "clone" | "fetch" | "pull")))
+            || (matches!(name, "python" | "python3") && words.iter().any(|w| w.0 == "migrate"))
+            || (matches!(name, "rake" | "rails" | "bundle")
+                && words.iter().any(|w| w.0.starts_with("db:")));
+        let has_marker = words
+            .iter()
+            .any(|w| NETWORK_MARKERS.iter().any(|marker| w.0.contains(marker)));
+        (is_client || has_marker).then(|| command.text())
+    })
+}
+
+#[cfg(test)]
+mod network_tests {
+    use super::*;
+
+    fn uses(script: &str) -> Option<String> {
+        network_use(&["sh".into(), "-c".into(), script.into()])
+    }
+
+    #[test]
+    fn recognises_network_clients_and_urls() {
+        assert!(uses("until nc -z db 5432; do sleep 1; done").is_some());
+        assert!(uses("psql -h db -c 'select 1'").is_some());
+        assert!(uses("./bin/fetch --from https://config.example.com/app.json").is_some());
+        assert!(uses("bundle exec rake db:migrate").is_some());
+        assert!(uses("cp /config/a /etc/b; chmod 600 /etc/b").is_none());
+        assert!(uses("true").is_none());
+        assert!(uses("git config --global x y").is_none());
+    }
+}

@@ -33,10 +33,11 @@ pub fn resolve(b: &mut Builder) {
         let argv = argv_of(container);
         let at = command_path(container, &path);
         let calls = commands::stop_calls(&argv, &b.settings.stop_wrappers);
+        let work_user = run_as_user(b, container);
         let stops: Vec<SidecarStop> = calls
             .into_iter()
             .map(|call| {
-                let (method, effective) = judge(b, &call);
+                let (method, effective) = judge(b, &call, work_user);
                 SidecarStop {
                     path: at.clone(),
                     method,
@@ -51,7 +52,7 @@ pub fn resolve(b: &mut Builder) {
 }
 
 /// The sidecar a call reaches, and whether it can stop it.
-fn judge(b: &Builder, call: &StopCall) -> (StopMethod, Result<(), String>) {
+fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, Result<(), String>) {
     let post_only = |method: StopMethod, what: &str| {
         let verdict = match call.method {
             Some(HttpMethod::Get) => Err(format!(
@@ -146,13 +147,13 @@ fn judge(b: &Builder, call: &StopCall) -> (StopMethod, Result<(), String>) {
             Ok(()),
         ),
         StopTarget::Signal { process } => {
-            let verdict = if b.workload.pod_spec.share_process_namespace == Some(true) {
-                Ok(())
-            } else {
+            let verdict = if b.workload.pod_spec.share_process_namespace != Some(true) {
                 Err(
                     "signalling another container's process needs `shareProcessNamespace: true`"
                         .into(),
                 )
+            } else {
+                signal_permitted(process, work_user)
             };
             (
                 StopMethod::Signal {
@@ -273,5 +274,42 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), String> {
         None => Err(format!(
             "Linkerd 2.16 and later serve /shutdown only with `{ANNOTATION}: enabled` (Linkerd version unknown, newest assumed)"
         )),
+    }
+}
+
+/// The user a container runs as, from its own or the pod's security context.
+fn run_as_user(b: &Builder, container: &k8s_openapi::api::core::v1::Container) -> Option<i64> {
+    container
+        .security_context
+        .as_ref()
+        .and_then(|c| c.run_as_user)
+        .or_else(|| {
+            b.workload
+                .pod_spec
+                .security_context
+                .as_ref()
+                .and_then(|c| c.run_as_user)
+        })
+}
+
+/// Users the proxies run as: Istio's 1337, Linkerd's 2102.
+fn proxy_user(process: &str) -> Option<i64> {
+    let process = process.to_lowercase();
+    if process.contains("envoy") || process.contains("pilot-agent") {
+        Some(1337)
+    } else if process.contains("linkerd") {
+        Some(2102)
+    } else {
+        None
+    }
+}
+
+/// A non-root process may signal only processes of its own user.
+fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), String> {
+    match (work_user, proxy_user(process)) {
+        (Some(user), Some(proxy)) if user != 0 && user != proxy => Err(format!(
+            "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
+        )),
+        _ => Ok(()),
     }
 }

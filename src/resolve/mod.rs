@@ -9,6 +9,7 @@ pub mod commands;
 pub mod consul;
 pub mod dapr;
 pub mod hooks;
+pub mod images;
 pub mod istio;
 pub mod jobs;
 pub mod kuma;
@@ -162,6 +163,10 @@ impl<'a> Builder<'a> {
         } else {
             Owner::App
         };
+        let network_use = (list == ContainerList::Init && !restart_always)
+            .then(|| commands::network_use(&argv_of(container)))
+            .flatten()
+            .map(|text| (command_path(container, &path), text));
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
             .then(|| commands::start_gate(&shell::parse_argv(&argv_of(container))))
@@ -208,6 +213,8 @@ impl<'a> Builder<'a> {
                 .as_ref()
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
+            network_use,
+            lacks_shell: container.image.as_deref().is_some_and(images::lacks_shell),
         }
     }
 

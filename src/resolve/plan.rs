@@ -205,6 +205,11 @@ pub struct PlannedContainer {
     /// The startup probe's own `terminationGracePeriodSeconds`: a kill the probe causes
     /// uses it instead of the pod's (semantics 1.3).
     pub probe_grace: Option<i64>,
+    /// The first command of an init container that uses the network, as written, with
+    /// the path of its command (ML103).
+    pub network_use: Option<(JsonPath, String)>,
+    /// The image most likely has no shell or `sleep` (distroless, static).
+    pub lacks_shell: bool,
     /// The exit code when stopped by a signal (143 for the Cloud SQL proxy unless
     /// `--exit-zero-on-sigterm`); a non-zero code fails a Job pod (semantics 2.6, F4).
     pub exit_code_on_signal: i32,
@@ -242,6 +247,8 @@ impl PlannedContainer {
             gate_request: None,
             probe_grace: None,
             exit_code_on_signal: 0,
+            network_use: None,
+            lacks_shell: false,
             role,
         }
     }

@@ -127,3 +127,55 @@ pub fn grace_label(plan: &PodPlan) -> crate::rules::Label {
         )
     }
 }
+
+/// A label on a container: its `name:` in the manifest, or what asks for its injection.
+pub fn container_label(
+    container: &PlannedContainer,
+    text: impl Into<String>,
+) -> crate::rules::Label {
+    use crate::rules::Label;
+    if is_in_manifest(container) {
+        Label::value(container_label_path(container), text)
+    } else {
+        Label::key(container.anchor().clone(), text)
+    }
+}
+
+/// A label on where a setting came from when it is in the manifest.
+pub fn source_label(
+    source: &crate::settings::Source,
+    text: impl Into<String>,
+) -> Option<crate::rules::Label> {
+    match source {
+        crate::settings::Source::Manifest(path) => {
+            Some(crate::rules::Label::value(path.clone(), text))
+        }
+        _ => None,
+    }
+}
+
+/// How to keep a proxy alive until the app has exited.
+pub fn keep_proxy_until_app_exits(
+    proxy: &PlannedContainer,
+    plan: &PodPlan,
+    needed: crate::time::Millis,
+) -> String {
+    let seconds = needed.0.div_euclid(1000) + i64::from(needed.0.rem_euclid(1000) > 0);
+    let native = if plan.kubernetes.value.runs_native_sidecars() {
+        " — or run it as a native sidecar, which the kubelet stops only after the app"
+    } else {
+        ""
+    };
+    match proxy.sidecar().map(|s| &s.kind) {
+        Some(SidecarKind::IstioProxy) => format!(
+            "keep the proxy until the app's connections are gone; on the pod template:\n  proxy.istio.io/config: |\n    proxyMetadata:\n      EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"\n(or terminationDrainDuration of at least {seconds}s){native}"
+        ),
+        Some(SidecarKind::LinkerdProxy) => format!(
+            "delay the proxy's shutdown past the app's: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"{seconds}\"{native}"
+        ),
+        _ => format!(
+            "make `{}` outlive the app (at least {seconds} s){native}",
+            proxy.name
+        ),
+    }
+}

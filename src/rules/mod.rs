@@ -4,6 +4,7 @@
 //! table and `docs/rules/`), its default severity, and one check that reads the plan and
 //! the timeline top to bottom. A rule never re-derives what resolve or simulate computed.
 
+pub mod configuration;
 mod fix;
 pub mod jobs;
 pub mod startup;
@@ -264,9 +265,26 @@ pub(crate) use declare_rule;
 pub static RULES: &[&dyn Rule] = &[
     &startup::AppStartsBeforeProxy,
     &startup::ProxyGateIneffective,
+    &startup::InitContainerNeedsProxy,
+    &startup::NativeSidecarNotGated,
+    &startup::NativeSidecarUnsupported,
     &termination::GracePeriodExceeded,
+    &termination::ProxyExitsBeforeApp,
+    &termination::InboundClosedBeforeEndpointsRemoved,
+    &termination::LongRequestsCut,
+    &termination::DrainSettingIgnored,
     &termination::PrestopOutlivesGrace,
+    &termination::AppWithoutPrestopDelay,
+    &termination::PrestopNeedsShell,
+    &termination::SleepActionUnsupported,
     &jobs::JobSidecarNeverExits,
+    &jobs::JobExitStatusLost,
+    &jobs::JobKillNeedsSharedPid,
+    &jobs::JobExitCallIneffective,
+    &configuration::InvalidProxyConfig,
+    &configuration::InjectionConflict,
+    &configuration::RedundantGate,
+    &configuration::InjectAnnotationIgnored,
 ];
 
 /// Looks a rule up by id (`ML201`, any case) or name (`grace-period-exceeded`).

@@ -1,4 +1,4 @@
-use crate::resolve::HookDuration;
+use crate::resolve::{HookAction, HookDuration};
 use crate::rules::fix::grace_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
@@ -58,6 +58,11 @@ impl Rule for PrestopOutlivesGrace {
             let HookDuration::Fixed(length) = hook.duration else {
                 continue;
             };
+            // A sleep action longer than the grace period is rejected outright (ML209).
+            if matches!(hook.action, HookAction::Sleep(seconds) if seconds > plan.grace_period.value)
+            {
+                continue;
+            }
             if !entry.pre_stop_cut {
                 continue;
             }

@@ -1,0 +1,56 @@
+use super::report_problems;
+use crate::resolve::ConfigProblemKind;
+use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// An injection opt-in the injector ignores: Istio's `sidecar.istio.io/inject` as an
+    /// annotation in a namespace without an injection label, a value that is neither
+    /// "true" nor "false", Linkerd's `linkerd.io/inject` as a label or with a value other
+    /// than enabled, ingress or disabled.
+    ///
+    /// ## Why it loses traffic
+    /// The API server calls Istio's webhook only for pods whose labels (or namespace)
+    /// ask for it, so the annotation never reaches it (semantics 3.1); Linkerd reads an
+    /// annotation only (4.1). The pod runs without the proxy its author expected: no
+    /// mTLS, no retries, and policies that reject it.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// metadata:
+    ///   annotations: {sidecar.istio.io/inject: "true"}
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    /// metadata:
+    ///   labels: {sidecar.istio.io/inject: "true"}
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §3.1 (stage 1 reads labels only), §4.1 (Linkerd's annotation and values)
+    /// - https://istio.io/latest/docs/setup/additional-setup/sidecar-injection/
+    pub struct InjectAnnotationIgnored {
+        id: "ML404",
+        name: "inject-annotation-ignored",
+        severity: Warning,
+        group: Configuration,
+        summary: "an injection opt-in that the injector ignores",
+    }
+}
+
+impl Rule for InjectAnnotationIgnored {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        report_problems(
+            pod,
+            ConfigProblemKind::IgnoredOptIn,
+            &Self::META,
+            "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd",
+            findings,
+        );
+    }
+}

@@ -1,0 +1,57 @@
+use super::report_problems;
+use crate::resolve::ConfigProblemKind;
+use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// A mesh setting that cannot be read: a `proxy.istio.io/config` annotation that is
+    /// not YAML or has wrongly typed fields (`terminationDrainDuration: 25` instead of
+    /// `"25s"`), Linkerd duration and seconds annotations that do not parse, Dapr,
+    /// Consul and Kuma timing annotations, this tool's own `mesh-lifecycle.io/*` scenario
+    /// annotations, and a negative `terminationGracePeriodSeconds`.
+    ///
+    /// ## Why it loses traffic
+    /// The setting the author relied on is not applied: Istio's injector and agent reject
+    /// or ignore an unparsable ProxyConfig (semantics 3.7), so the hold, the drain or
+    /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` silently fall back to defaults; the API server
+    /// rejects a negative grace period.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// proxy.istio.io/config: |
+    ///   terminationDrainDuration: 25
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    /// proxy.istio.io/config: |
+    ///   terminationDrainDuration: 25s
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §3.7 (ProxyConfig sources and format), §4.2 and §4.3 (Linkerd annotations), §5 (other sidecars' annotations), §2.1
+    /// - https://istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/#ProxyConfig
+    pub struct InvalidProxyConfig {
+        id: "ML401",
+        name: "invalid-proxy-config",
+        severity: Error,
+        group: Configuration,
+        summary: "an unparsable or wrongly typed mesh setting",
+    }
+}
+
+impl Rule for InvalidProxyConfig {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        report_problems(
+            pod,
+            ConfigProblemKind::Invalid,
+            &Self::META,
+            "fix the value: durations are strings such as \"25s\", booleans are true or false",
+            findings,
+        );
+    }
+}

@@ -1,0 +1,65 @@
+use crate::resolve::MootKind;
+use crate::rules::fix::source_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// A start gate made moot by another: `holdApplicationUntilProxyStarts` for a native
+    /// Istio sidecar (the injector ignores it; the startup probe holds the app), a
+    /// `linkerd-await` postStart on a native Linkerd proxy that already has a startup
+    /// probe.
+    ///
+    /// ## Why it loses traffic
+    /// It does not by itself, but it misleads: the setting suggests a mechanism that is
+    /// not the one at work, and a redundant postStart that times out kills the proxy
+    /// (semantics 1.1, F7, F9).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// annotations:
+    ///   sidecar.istio.io/nativeSidecar: "true"
+    ///   proxy.istio.io/config: '{"holdApplicationUntilProxyStarts": true}'
+    /// ```
+    ///
+    /// ## Fix
+    /// Remove the redundant setting.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §7 F9
+    /// - https://github.com/istio/istio/issues/59690
+    pub struct RedundantGate {
+        id: "ML403",
+        name: "redundant-gate",
+        severity: Info,
+        group: Configuration,
+        summary: "a start gate made moot by another",
+    }
+}
+
+impl Rule for RedundantGate {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        for moot in plan
+            .moot_settings
+            .iter()
+            .filter(|m| m.kind == MootKind::Gate)
+        {
+            let primary = source_label(&moot.source, "redundant").unwrap_or_else(|| {
+                Label::key(
+                    plan.paths.pod_metadata.clone(),
+                    format!("from {}: redundant", moot.source),
+                )
+            });
+            findings.push(Finding::new(
+                &Self::META,
+                primary,
+                moot.message.clone(),
+                "remove the redundant setting".into(),
+            ));
+        }
+    }
+}

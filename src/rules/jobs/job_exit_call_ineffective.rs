@@ -1,0 +1,82 @@
+use crate::resolve::StopMethod;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// A call in a Job's work that is meant to stop the sidecar but cannot: Envoy's own
+    /// `:15000/quitquitquit` (Envoy exits, pilot-agent keeps running), pilot-agent's
+    /// `/quitquitquit` with GET (405) or on the wrong port, Linkerd's `:4191/shutdown`
+    /// where the endpoint is off (the default since 2.16), a Cloud SQL proxy quit call
+    /// without `--quitquitquit`, a stop path on a port nothing serves.
+    ///
+    /// ## Why it loses traffic
+    /// The sidecar keeps running, so the pod stays `Running` and the Job never completes
+    /// (semantics 2.6, F2, F3).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// command: ["/bin/sh", "-c", "./work; curl -X POST localhost:15000/quitquitquit"]
+    /// ```
+    ///
+    /// ## Fix
+    /// Call the endpoint that stops the whole sidecar, with POST:
+    /// ```yaml
+    /// trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT
+    /// ```
+    /// For Linkerd, enable the endpoint: `config.linkerd.io/proxy-admin-shutdown: enabled`.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §3.4 (agent endpoints: POST only, port 15020), §4.3 (`/shutdown` off since 2.16), §5 (Cloud SQL `--quitquitquit`, admin port 9091), §7 F2, F3
+    /// - https://github.com/istio/istio/issues/11659
+    /// - https://github.com/cloudnative-pg/cloudnative-pg/pull/5643
+    pub struct JobExitCallIneffective {
+        id: "ML304",
+        name: "job-exit-call-ineffective",
+        severity: Error,
+        group: Jobs,
+        summary: "the call meant to stop the sidecar cannot work",
+    }
+}
+
+impl Rule for JobExitCallIneffective {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        if !plan.runs_to_completion() {
+            return;
+        }
+        for (_, app) in plan.apps() {
+            for stop in &app.sidecar_stops {
+                // Signals are ML303's.
+                if matches!(stop.method, StopMethod::Signal { .. }) {
+                    continue;
+                }
+                let Err(reason) = &stop.effective else {
+                    continue;
+                };
+                let help = match &stop.method {
+                    StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
+                        "enable the endpoint on the pod template: config.linkerd.io/proxy-admin-shutdown: enabled".to_owned()
+                    }
+                    StopMethod::CloudSqlQuit { .. } => "start the Cloud SQL proxy with --quitquitquit".to_owned(),
+                    _ => "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit".to_owned(),
+                };
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        Label::key(stop.path.clone(), "does not stop the sidecar"),
+                        format!(
+                            "in `{}`, `{}` does not stop the sidecar: {reason}",
+                            app.name, stop.text
+                        ),
+                        help,
+                    )
+                    .container(&app.name),
+                );
+            }
+        }
+    }
+}

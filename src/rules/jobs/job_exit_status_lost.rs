@@ -1,0 +1,112 @@
+use crate::resolve::ExitStatus;
+use crate::rules::fix::container_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A Job's work stops its sidecar in a way that loses the work's result:
+    /// `work; stop` reports the stop call's success for failed work; `work && stop` (or
+    /// `set -e`) never stops the sidecar when the work fails, so the pod hangs;
+    /// `work || stop` stops it only on failure. Also a sidecar that exits non-zero when
+    /// stopped (the Cloud SQL proxy exits 143 on SIGTERM), which fails the pod although
+    /// the work succeeded.
+    ///
+    /// ## Why it loses traffic
+    /// The pod's phase comes from the regular containers' exit codes (semantics 2.6): the
+    /// Job controller retries or gives up on the wrong result, and a hung pod holds the
+    /// Job open forever (F1, F4; linkerd#8033).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// command: ["/bin/sh", "-c", "./migrate; curl -X POST localhost:15020/quitquitquit"]
+    /// ```
+    ///
+    /// ## Fix
+    /// Keep the status and stop the sidecar on every path:
+    /// ```yaml
+    /// command: ["/bin/sh", "-c"]
+    /// args:
+    /// - |
+    ///   trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT
+    ///   ./migrate
+    /// ```
+    /// (or `./migrate; rc=$?; curl …; exit $rc`, or `linkerd-await --shutdown -- ./migrate`).
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5 (Cloud SQL proxy exit 143), §7 F1, F4
+    /// - https://github.com/linkerd/linkerd2/issues/8033
+    pub struct JobExitStatusLost {
+        id: "ML302",
+        name: "job-exit-status-lost",
+        severity: Error,
+        group: Jobs,
+        summary: "the sidecar is stopped in a way that loses the work's result",
+    }
+}
+
+impl Rule for JobExitStatusLost {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        if !plan.runs_to_completion() {
+            return;
+        }
+        for (_, app) in plan.apps() {
+            for stop in app.sidecar_stops.iter().filter(|s| s.effective.is_ok()) {
+                let (problem, help) = match stop.status {
+                    ExitStatus::Kept => continue,
+                    ExitStatus::LostOnFailure => (
+                        "runs after the work whatever its result: the container exits with the stop call's status, so failed work is reported as success",
+                        "save and return the work's status: `trap '<stop call>' EXIT` before the work, or `work; rc=$?; <stop call>; exit $rc`",
+                    ),
+                    ExitStatus::HangsOnFailure => (
+                        "runs only when the work succeeds: when it fails the sidecar keeps running and the Job never completes",
+                        "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
+                    ),
+                    ExitStatus::SkippedOnSuccess => (
+                        "runs only when the work fails: after successful work the sidecar keeps running and the Job never completes",
+                        "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
+                    ),
+                };
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        Label::key(stop.path.clone(), "the stop call"),
+                        format!("in `{}`, `{}` {problem}", app.name, stop.text),
+                        help.to_owned(),
+                    )
+                    .container(&app.name),
+                );
+            }
+        }
+        let Some(completion) = &pod.timeline.completion else {
+            return;
+        };
+        for &(index, code) in &completion.failing {
+            let sidecar = &plan.containers[index];
+            let at = completion.exits[index].unwrap_or(completion.work_done);
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    container_label(sidecar, format!("exits {code} when stopped")),
+                    format!(
+                        "`{}` exits with code {code} when the work stops it, so the pod {} although the work succeeded",
+                        sidecar.name,
+                        if plan.restart_policy == crate::resolve::RestartPolicy::OnFailure {
+                            "restarts it and never completes"
+                        } else {
+                            "fails"
+                        }
+                    ),
+                    "make the sidecar exit 0 when stopped (Cloud SQL proxy: --exit-zero-on-sigterm), or run it as a native sidecar, whose exit code does not count".into(),
+                )
+                .container(&sidecar.name)
+                .window(Phase::Completion, at, at, Some(&sidecar.name)),
+            );
+        }
+    }
+}

@@ -1,0 +1,77 @@
+use crate::resolve::StopMethod;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// A Job's work stops its sidecar by signalling the sidecar's process (`pkill`,
+    /// `kill`, `killall`) when it cannot: without `shareProcessNamespace: true` the
+    /// process is not visible from the work's container, and a work container running
+    /// as another non-root user may not signal it.
+    ///
+    /// ## Why it loses traffic
+    /// The signal goes nowhere, the sidecar keeps running, the pod stays `Running`, and
+    /// the Job never completes (semantics 2.6, F1).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// spec:
+    ///   containers:
+    ///   - name: work
+    ///     command: ["/bin/sh", "-c", "./work; pkill -INT envoy"]
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    /// spec:
+    ///   shareProcessNamespace: true
+    /// ```
+    /// or, better, stop the sidecar through its API (`POST :15020/quitquitquit`) or run
+    /// it as a native sidecar.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.6 (a running regular container keeps the pod Running), §3.4 (the agent's `/quitquitquit`), §7 F1
+    /// - https://kubernetes.io/docs/tasks/configure-pod-container/share-process-namespace/
+    pub struct JobKillNeedsSharedPid {
+        id: "ML303",
+        name: "job-kill-needs-shared-pid",
+        severity: Error,
+        group: Jobs,
+        summary: "the sidecar is signalled from a container that cannot reach its process",
+    }
+}
+
+impl Rule for JobKillNeedsSharedPid {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        if !plan.runs_to_completion() {
+            return;
+        }
+        for (_, app) in plan.apps() {
+            for stop in &app.sidecar_stops {
+                let (StopMethod::Signal { target }, Err(reason)) = (&stop.method, &stop.effective)
+                else {
+                    continue;
+                };
+                let help = if plan.share_process_namespace {
+                    "run the work as root or as the sidecar's user, or stop the sidecar through its API instead".to_owned()
+                } else {
+                    "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API (POST :15020/quitquitquit for Istio)".to_owned()
+                };
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        Label::key(stop.path.clone(), "signals another container's process"),
+                        format!("in `{}`, `{}` cannot stop `{target}`: {reason}; the sidecar keeps running and the Job never completes", app.name, stop.text),
+                        help,
+                    )
+                    .container(&app.name)
+                    .related(Label::key(plan.pod_spec_path().key("shareProcessNamespace"), "process namespace")),
+                );
+            }
+        }
+    }
+}

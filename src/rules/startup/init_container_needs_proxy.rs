@@ -1,0 +1,100 @@
+use crate::rules::fix::container_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A regular init container that makes network calls (an HTTP client, a database or
+    /// queue client, a migration tool, a URL in its arguments) in a pod whose traffic
+    /// goes through a proxy that is not running yet when the init container runs.
+    ///
+    /// ## Why it loses traffic
+    /// Init containers run one at a time before the regular containers (semantics 1.1).
+    /// A classic proxy is a regular container, so it does not exist yet; with the Istio
+    /// CNI plugin the traffic redirection is already in place, so the call goes to a
+    /// proxy that is not there and fails, and without CNI it leaves the pod outside the
+    /// mesh, in plaintext, and fails against STRICT mTLS (semantics 3.2, istio#11130).
+    /// A native proxy placed after the init container has the same problem.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// metadata:
+    ///   labels: {sidecar.istio.io/inject: "true"}
+    /// spec:
+    ///   initContainers:
+    ///   - name: migrate
+    ///     command: ["./migrate", "--db", "postgres://db:5432/app"]
+    /// ```
+    ///
+    /// ## Fix
+    /// Run the proxy as a native sidecar placed before the init container (Istio places
+    /// it first: `sidecar.istio.io/nativeSidecar: "true"`), move the call into the app
+    /// container after its start gate, or exclude the traffic from the proxy:
+    /// ```yaml
+    /// traffic.sidecar.istio.io/excludeOutboundPorts: "5432"
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy follows the init containers)
+    /// - https://istio.io/latest/docs/setup/additional-setup/cni/#compatibility-with-application-init-containers
+    /// - https://github.com/istio/istio/issues/11130
+    pub struct InitContainerNeedsProxy {
+        id: "ML103",
+        name: "init-container-needs-proxy",
+        severity: Warning,
+        group: Startup,
+        summary: "an init container calls out before the proxy it needs is running",
+    }
+}
+
+impl Rule for InitContainerNeedsProxy {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let startup = &pod.timeline.startup.containers;
+        // The proxy the pod's traffic goes through, and when it is ready.
+        let Some((proxy_index, proxy)) = plan.proxies().next() else {
+            return;
+        };
+        let proxy_ready = startup[proxy_index].ready;
+        for (index, init) in plan.containers.iter().enumerate() {
+            if init.is_injected() || init.native_sidecar || init.restart_always {
+                continue;
+            }
+            let Some((path, call)) = &init.network_use else {
+                continue;
+            };
+            let runs_at = startup[index].started;
+            let before_proxy = match (runs_at, proxy_ready) {
+                (Some(at), Some(ready)) => at < ready,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if !before_proxy {
+                continue;
+            }
+            let at = runs_at.unwrap_or_default();
+            let message = format!(
+                "init container `{}` runs `{call}` at {at}, before `{}` is running: with traffic redirected to the proxy the call fails (and without redirection it leaves the mesh)",
+                init.name, proxy.name
+            );
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    Label::value(path.clone(), "calls out before the proxy runs"),
+                    message,
+                    format!(
+                        "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or exclude its port from the proxy (traffic.sidecar.istio.io/excludeOutboundPorts)",
+                        proxy.name
+                    ),
+                )
+                .container(&init.name)
+                .related(container_label(proxy, "not running yet"))
+                .window(Phase::Startup, at, proxy_ready.unwrap_or(at), Some(&init.name)),
+            );
+        }
+    }
+}

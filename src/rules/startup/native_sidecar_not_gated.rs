@@ -1,0 +1,94 @@
+use crate::rules::fix::container_label;
+use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A native sidecar proxy (an init container with `restartPolicy: Always` that
+    /// carries the pod's traffic) with neither a `startupProbe` nor a `postStart` hook.
+    ///
+    /// ## Why it loses traffic
+    /// The kubelet starts the container after a native sidecar as soon as the sidecar is
+    /// running and its startupProbe, if it has one, has passed; a readiness probe does not
+    /// hold it (semantics 1.2). Without a startup probe the app starts while the proxy is
+    /// still starting, exactly as with a classic sidecar: its first calls fail.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// initContainers:
+    /// - name: istio-proxy
+    ///   restartPolicy: Always
+    ///   readinessProbe: {httpGet: {path: /healthz/ready, port: 15021}}
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    ///   startupProbe:
+    ///     httpGet: {path: /healthz/ready, port: 15021}
+    ///     periodSeconds: 1
+    ///     failureThreshold: 600
+    /// ```
+    /// (Istio injects this since 1.20 unless `global.proxy.startupProbe.enabled` is off.)
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §1.2 (only startupProbe gates the next container), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
+    /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
+    pub struct NativeSidecarNotGated {
+        id: "ML104",
+        name: "native-sidecar-not-gated",
+        severity: Warning,
+        group: Startup,
+        summary: "a native sidecar proxy has no startupProbe, so nothing waits for it",
+    }
+}
+
+impl Rule for NativeSidecarNotGated {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let startup = &pod.timeline.startup.containers;
+        for (index, proxy) in plan.proxies() {
+            if !proxy.native_sidecar || proxy.startup_probe.is_some() || proxy.post_start.is_some()
+            {
+                continue;
+            }
+            let (Some(started), Some(ready)) = (startup[index].started, startup[index].ready)
+            else {
+                continue;
+            };
+            let next = plan
+                .containers
+                .iter()
+                .zip(startup)
+                .skip(index + 1)
+                .find(|(_, e)| e.started.is_some());
+            let Some((next, next_entry)) = next else {
+                continue;
+            };
+            let next_start = next_entry.started.unwrap_or(started);
+            if next_start >= ready {
+                continue;
+            }
+            let message = format!(
+                "native sidecar `{}` has no startupProbe: `{}` starts at {next_start} while the proxy is ready only at {ready}",
+                proxy.name, next.name
+            );
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    container_label(proxy, "nothing waits for it to be ready"),
+                    message,
+                    format!(
+                        "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
+                        proxy.name
+                    ),
+                )
+                .container(&proxy.name)
+                .window(Phase::Startup, next_start, ready, Some(&next.name)),
+            );
+        }
+    }
+}

@@ -1,0 +1,107 @@
+use crate::rules::fix::container_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// An init container with `restartPolicy: Always` (a native sidecar) on a Kubernetes
+    /// version that does not run native sidecars: before 1.29 the `SidecarContainers`
+    /// feature gate is off (alpha in 1.28) or absent. Also a mesh configured to inject
+    /// native sidecars into such a cluster.
+    ///
+    /// ## Why it loses traffic
+    /// Without the gate the API server drops the field, and the container is an ordinary
+    /// init container that never exits: the kubelet waits for it forever, so no container
+    /// after it ever starts (semantics 1.2, 2.6). The pod never becomes ready.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// # Kubernetes 1.28
+    /// initContainers:
+    /// - name: log-shipper
+    ///   restartPolicy: Always
+    /// ```
+    ///
+    /// ## Fix
+    /// Upgrade the cluster to Kubernetes 1.29 or later, or run the sidecar as a regular
+    /// container (and take care of its start and stop ordering).
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
+    /// - https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/
+    pub struct NativeSidecarUnsupported {
+        id: "ML105",
+        name: "native-sidecar-unsupported",
+        severity: Error,
+        group: Startup,
+        summary: "a native sidecar on a Kubernetes version that blocks on it instead",
+    }
+}
+
+impl Rule for NativeSidecarUnsupported {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let startup = &pod.timeline.startup.containers;
+        let version = plan.kubernetes.value;
+        for (index, container) in plan.containers.iter().enumerate() {
+            if !container.restart_always || container.native_sidecar {
+                continue;
+            }
+            let blocked: Vec<&str> = plan
+                .containers
+                .iter()
+                .zip(startup)
+                .skip(index + 1)
+                .filter(|(_, e)| e.started.is_none())
+                .map(|(c, _)| c.name.as_str())
+                .collect();
+            let at = startup[index].started.unwrap_or_default();
+            let message = format!(
+                "Kubernetes {version} does not run native sidecars ({}): `{}` is an init container that never exits, so {} never start{}",
+                if version.minor == 28 {
+                    "the SidecarContainers gate is alpha and off"
+                } else {
+                    "they arrived in 1.28 and are on from 1.29"
+                },
+                container.name,
+                if blocked.is_empty() {
+                    "the containers after it".to_owned()
+                } else {
+                    blocked
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+                if blocked.len() == 1 { "s" } else { "" },
+            );
+            let primary = match container.manifest_path() {
+                Some(path) => Label::value(
+                    path.key("restartPolicy"),
+                    format!("not a sidecar on Kubernetes {version}"),
+                ),
+                None => container_label(
+                    container,
+                    format!("injected as a native sidecar, unsupported on Kubernetes {version}"),
+                ),
+            };
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    primary,
+                    message,
+                    format!(
+                        "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{}` a regular container",
+                        container.name
+                    ),
+                )
+                .container(&container.name)
+                .window(Phase::Startup, at, at, Some(&container.name)),
+            );
+        }
+    }
+}

@@ -1,0 +1,92 @@
+use crate::rules::fix::container_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// A serving app container (it declares ports or a readiness probe, in a workload
+    /// that is not a Job) that gets SIGTERM before endpoint removal has propagated,
+    /// because it has no preStop delay.
+    ///
+    /// ## Why it loses traffic
+    /// The kubelet sends SIGTERM while load balancers and other proxies still route new
+    /// requests to the pod (semantics 2.1). An app that stops accepting on SIGTERM
+    /// refuses them: the familiar 502/503 spike of rolling updates (kubernetes#43576,
+    /// istio#12183). A short preStop sleep is the standard mitigation (semantics 6).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// containers:
+    /// - name: web
+    ///   ports: [{containerPort: 8080}]
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    ///   lifecycle:
+    ///     preStop:
+    ///       sleep: {seconds: 5}      # Kubernetes 1.30+; else exec: [sleep, "5"]
+    /// ```
+    /// and keep the proxy alive past it.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11
+    /// - https://github.com/kubernetes/kubernetes/issues/43576
+    pub struct AppWithoutPrestopDelay {
+        id: "ML207",
+        name: "app-without-prestop-delay",
+        severity: Info,
+        group: Termination,
+        summary: "a serving app gets SIGTERM while endpoints still route to it",
+    }
+}
+
+impl Rule for AppWithoutPrestopDelay {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        if plan.runs_to_completion() {
+            return;
+        }
+        let termination = &pod.timeline.termination;
+        let removed = termination.endpoints_removed;
+        for (index, app) in plan.apps() {
+            if !app.serves {
+                continue;
+            }
+            let Some(stop) = &termination.containers[index] else {
+                continue;
+            };
+            if stop.signal >= removed {
+                continue;
+            }
+            let primary = match app.pre_stop.as_ref().and_then(|h| h.path.clone()) {
+                Some(path) => Label::key(path, format!("SIGTERM at {}", stop.signal)),
+                None => container_label(app, format!("SIGTERM at {}", stop.signal)),
+            };
+            let sleep = if plan.kubernetes.value.has_sleep_action() {
+                "lifecycle: {preStop: {sleep: {seconds: 5}}}"
+            } else {
+                "lifecycle: {preStop: {exec: {command: [sleep, \"5\"]}}}"
+            };
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    primary,
+                    format!(
+                        "`{}` gets SIGTERM at {} but endpoints route new requests to it until {removed}{}: requests arriving in between can be refused",
+                        app.name,
+                        stop.signal,
+                        if plan.scenario.endpoint_propagation.is_explicit() { "" } else { " (endpoint propagation of 5 s assumed)" }
+                    ),
+                    format!("delay SIGTERM past endpoint propagation: {sleep}, and keep the proxy alive that long"),
+                )
+                .container(&app.name)
+                .window(Phase::Termination, stop.signal, removed, Some(&app.name)),
+            );
+        }
+    }
+}

@@ -1,0 +1,68 @@
+use crate::resolve::MootKind;
+use crate::rules::fix::source_label;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// A drain setting that has no effect in this pod: `terminationDrainDuration` while
+    /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` is on (the agent uses `MINIMUM_DRAIN_DURATION`
+    /// instead), `MINIMUM_DRAIN_DURATION` while it is off, either on a native sidecar
+    /// (which drains from its preStop and exits on SIGTERM), or
+    /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` on an Istio older than 1.12.
+    ///
+    /// ## Why it loses traffic
+    /// A drain that was tuned for the app never happens: the proxy leaves at another
+    /// time than its owner expects (semantics 3.6; istio#44690). The setting misleads
+    /// whoever reads the manifest next.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// proxy.istio.io/config: |
+    ///   terminationDrainDuration: 60s
+    ///   proxyMetadata:
+    ///     EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"
+    /// ```
+    ///
+    /// ## Fix
+    /// Remove the setting, or set the one in effect (`MINIMUM_DRAIN_DURATION` with
+    /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
+    /// - https://github.com/istio/istio/issues/44690
+    pub struct DrainSettingIgnored {
+        id: "ML205",
+        name: "drain-setting-ignored",
+        severity: Info,
+        group: Termination,
+        summary: "a drain setting that has no effect in this pod",
+    }
+}
+
+impl Rule for DrainSettingIgnored {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        for moot in plan
+            .moot_settings
+            .iter()
+            .filter(|m| m.kind == MootKind::Drain)
+        {
+            let primary = source_label(&moot.source, "has no effect").unwrap_or_else(|| {
+                Label::key(
+                    plan.paths.pod_metadata.clone(),
+                    format!("from {}: has no effect", moot.source),
+                )
+            });
+            findings.push(Finding::new(
+                &Self::META,
+                primary,
+                moot.message.clone(),
+                "remove it, or set the drain setting the proxy uses in this mode".into(),
+            ));
+        }
+    }
+}

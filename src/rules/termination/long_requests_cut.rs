@@ -1,0 +1,114 @@
+use crate::rules::fix::container_label;
+use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::Phase;
+
+declare_rule! {
+    /// ## What it detects
+    /// With a longest request configured (the `longest-request` scenario value), a
+    /// request admitted just before the pod stops taking new ones would still be running
+    /// when its proxy exits or the app is killed. Without that value the rule does not
+    /// run: no manifest says how long requests take.
+    ///
+    /// ## Why it loses traffic
+    /// Requests keep arriving until endpoint removal has propagated or the app stops
+    /// accepting them (semantics 2.1). Each may run for the longest-request time. Istio's
+    /// agent kills Envoy after `terminationDrainDuration`, Linkerd cuts at its shutdown
+    /// grace period, and SIGKILL ends everything at the grace period (semantics 3.6,
+    /// 4.3, 2.2): long uploads, reports and streams are cut (Alibaba Cloud ASM C1).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// # kubectl mesh-lifecycle lint --longest-request 60s
+    /// terminationGracePeriodSeconds: 30
+    /// ```
+    ///
+    /// ## Fix
+    /// Give requests the time they need: a grace period longer than the admission
+    /// window plus the longest request, and a proxy that stays until the app's
+    /// connections are done (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`, or a native sidecar).
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10
+    /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
+    pub struct LongRequestsCut {
+        id: "ML204",
+        name: "long-requests-cut",
+        severity: Warning,
+        group: Termination,
+        summary: "requests admitted before shutdown cannot finish in time",
+    }
+}
+
+impl Rule for LongRequestsCut {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let Some(longest) = &plan.scenario.longest_request else {
+            return;
+        };
+        let termination = &pod.timeline.termination;
+        for (app_index, app) in plan.apps() {
+            if !app.serves {
+                continue;
+            }
+            let Some(app_stop) = &termination.containers[app_index] else {
+                continue;
+            };
+            // The app takes requests until its signal or endpoint removal, whichever
+            // comes first (a proxy that refuses earlier ends admission sooner).
+            let proxy_refuses = plan
+                .proxies()
+                .filter_map(|(i, _)| termination.containers[i].as_ref()?.inbound_refused)
+                .min();
+            let admitted_until = [
+                Some(app_stop.signal),
+                Some(termination.endpoints_removed),
+                proxy_refuses,
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or_default();
+            let finishes = admitted_until + longest.value;
+            // The earliest of: the app killed, the proxy gone.
+            let proxy_end = plan
+                .proxies()
+                .filter_map(|(i, p)| termination.containers[i].as_ref().map(|s| (p, s.exit)))
+                .min_by_key(|(_, exit)| *exit);
+            let (cutter, cut_at) = match proxy_end {
+                Some((proxy, exit)) if exit < app_stop.kill => (proxy.name.clone(), exit),
+                _ => ("SIGKILL".to_owned(), app_stop.kill),
+            };
+            if finishes <= cut_at {
+                continue;
+            }
+            let what = if cutter == "SIGKILL" {
+                format!("SIGKILL ends `{}` at {cut_at}", app.name)
+            } else {
+                format!("`{cutter}` is gone at {cut_at}")
+            };
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    container_label(app, format!("takes requests until {admitted_until}")),
+                    format!(
+                        "`{}` takes requests until {admitted_until}; one of the longest ({}, {}) runs until {finishes}, but {what}: {} of it are cut",
+                        app.name,
+                        longest.value,
+                        longest.source,
+                        finishes - cut_at
+                    ),
+                    format!(
+                        "let requests finish: a grace period of at least {} s and a proxy that leaves only when the app's connections are done (EXIT_ON_ZERO_ACTIVE_CONNECTIONS, or a native sidecar)",
+                        (finishes.0 + 999) / 1000 + 2
+                    ),
+                )
+                .container(&app.name)
+                .window(Phase::Termination, cut_at, finishes, Some(&app.name)),
+            );
+        }
+    }
+}

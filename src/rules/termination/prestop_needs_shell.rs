@@ -1,0 +1,95 @@
+use crate::resolve::{HookAction, shell};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// An exec hook that runs `sh`, `bash` or `sleep` in a container whose image most
+    /// likely has neither: distroless, static and scratch-based images, and the Linkerd
+    /// proxy.
+    ///
+    /// ## Why it loses traffic
+    /// The exec fails at once, so the preStop delay that was meant to cover endpoint
+    /// propagation or the app's drain does not happen: the container gets SIGTERM
+    /// immediately (semantics 2.2), and a failed postStart kills the container
+    /// (semantics 1.1). The kubelet's own `sleep` action needs no binary in the image.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// image: gcr.io/distroless/static-debian12
+    /// lifecycle:
+    ///   preStop:
+    ///     exec: {command: ["/bin/sh", "-c", "sleep 5"]}
+    /// ```
+    ///
+    /// ## Fix
+    /// ```yaml
+    /// lifecycle:
+    ///   preStop:
+    ///     sleep: {seconds: 5}     # Kubernetes 1.30+
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.3 (the sleep action runs in the kubelet), §2.2, §1.1 (a failed postStart kills the container)
+    /// - https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/
+    pub struct PrestopNeedsShell {
+        id: "ML208",
+        name: "prestop-needs-shell",
+        severity: Warning,
+        group: Termination,
+        summary: "an exec hook needs a shell or sleep the image likely lacks",
+    }
+}
+
+impl Rule for PrestopNeedsShell {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        for container in &plan.containers {
+            if !container.lacks_shell {
+                continue;
+            }
+            for hook in [&container.pre_stop, &container.post_start]
+                .into_iter()
+                .flatten()
+            {
+                let (HookAction::Exec(argv), Some(path)) = (&hook.action, &hook.path) else {
+                    continue;
+                };
+                let Some(program) = argv.first().map(|p| shell::basename(p)) else {
+                    continue;
+                };
+                if !matches!(
+                    program,
+                    "sh" | "bash" | "ash" | "dash" | "sleep" | "busybox"
+                ) {
+                    continue;
+                }
+                let image = container.image.as_deref().unwrap_or("its image");
+                let fix = if plan.kubernetes.value.has_sleep_action() {
+                    "use the kubelet's sleep action instead: lifecycle.preStop.sleep: {seconds: N}"
+                        .to_owned()
+                } else {
+                    format!(
+                        "use an image with a shell, or upgrade to Kubernetes 1.30+ for the sleep action (now {})",
+                        plan.kubernetes.value
+                    )
+                };
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        Label::key(path.key("exec").key("command"), format!("runs `{program}`")),
+                        format!(
+                            "`{}` runs `{program}` in a hook, but `{image}` most likely has no `{program}`: the hook fails at once and its delay never happens",
+                            container.name
+                        ),
+                        fix,
+                    )
+                    .container(&container.name),
+                );
+            }
+        }
+    }
+}

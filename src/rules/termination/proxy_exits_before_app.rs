@@ -1,0 +1,140 @@
+use crate::resolve::{PlannedContainer, Role};
+use crate::rules::fix::{container_label, keep_proxy_until_app_exits};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::simulate::{Phase, StopEntry};
+
+declare_rule! {
+    /// ## What it detects
+    /// On the simulated termination, a proxy stops carrying traffic while an app
+    /// container is still running: the app's outbound calls and its responses to
+    /// in-flight requests have nowhere to go. The finding states the window in seconds.
+    ///
+    /// ## Why it loses traffic
+    /// All containers get their preStop hooks and signals independently, and a classic
+    /// proxy is not told to wait for the app (semantics 2.2). Istio's agent kills Envoy
+    /// `terminationDrainDuration` (5 s) after SIGTERM; Linkerd refuses new connections
+    /// from SIGTERM on (semantics 3.6, 4.3). An app that sleeps in preStop, or takes a
+    /// while to shut down, outlives its proxy (istio#7136, istio#36631).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// - name: app
+    ///   lifecycle: {preStop: {exec: {command: [sleep, "25"]}}}   # serves until 30 s
+    /// - name: istio-proxy
+    ///   lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}    # gone at 10 s
+    /// ```
+    ///
+    /// ## Fix
+    /// Make the proxy leave after the app: Istio's `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
+    /// (it exits once the app's connections close), a longer `terminationDrainDuration`,
+    /// Linkerd's `proxy-wait-before-exit-seconds` longer than the app's preStop plus
+    /// shutdown, or a native sidecar, which the kubelet stops only after the app:
+    /// ```yaml
+    /// proxy.istio.io/config: |
+    ///   proxyMetadata:
+    ///     EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"
+    /// ```
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.2 (independent kills), §2.4 (native ordering), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
+    /// - https://github.com/istio/istio/issues/7136
+    pub struct ProxyExitsBeforeApp {
+        id: "ML202",
+        name: "proxy-exits-before-app",
+        severity: Error,
+        group: Termination,
+        summary: "the proxy is gone while the app still serves or calls out",
+    }
+}
+
+impl Rule for ProxyExitsBeforeApp {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let stops = &pod.timeline.termination.containers;
+        for (proxy_index, proxy) in plan.proxies() {
+            let Some(proxy_stop) = &stops[proxy_index] else {
+                continue;
+            };
+            let Some(gone) = proxy_stop.outbound_refused.or(Some(proxy_stop.exit)) else {
+                continue;
+            };
+            // The app that runs longest after the proxy is gone.
+            let late = plan
+                .apps()
+                .filter_map(|(i, app)| stops[i].as_ref().map(|stop| (app, stop)))
+                .filter(|(_, stop)| stop.exit > gone)
+                .max_by_key(|(_, stop)| stop.exit);
+            let Some((app, app_stop)) = late else {
+                continue;
+            };
+            let window = app_stop.exit - gone;
+            let assumed = !plan.scenario.app_shutdown.is_explicit();
+            let how = if gone < proxy_stop.exit {
+                "refuses new connections"
+            } else {
+                "is gone"
+            };
+            let message = format!(
+                "`{}` {how} at {gone} while `{}` runs until {} {}: its outbound calls and responses in those {window} fail",
+                proxy.name,
+                app.name,
+                app_stop.exit,
+                app_timing(app, app_stop, assumed),
+            );
+            let mut finding = Finding::new(
+                &Self::META,
+                proxy_label(proxy, gone),
+                message,
+                keep_proxy_until_app_exits(
+                    proxy,
+                    plan,
+                    app_stop.exit - proxy_stop.signal.min(gone),
+                ),
+            )
+            .container(&proxy.name)
+            .window(Phase::Termination, gone, app_stop.exit, Some(&app.name));
+            if let Some(label) = app_label(app, app_stop) {
+                finding = finding.related(label);
+            }
+            findings.push(finding);
+        }
+    }
+}
+
+/// "(preStop until 25 s, then 5 s to exit, assumed; set app-shutdown)".
+fn app_timing(app: &PlannedContainer, stop: &StopEntry, assumed: bool) -> String {
+    let shutdown = stop.exit - stop.signal;
+    let note = if assumed && app.role == Role::App {
+        ", assumed; set app-shutdown"
+    } else {
+        ""
+    };
+    match stop.pre_stop_end {
+        Some(end) if end.0 > 0 => format!("(preStop until {end}, then {shutdown} to exit{note})"),
+        _ => format!(
+            "(SIGTERM at {}, then {shutdown} to exit{note})",
+            stop.signal
+        ),
+    }
+}
+
+/// Where to point at the proxy: its preStop, or the container.
+fn proxy_label(proxy: &PlannedContainer, gone: crate::time::Millis) -> Label {
+    match proxy.pre_stop.as_ref().and_then(|h| h.path.clone()) {
+        Some(path) => Label::key(path, format!("gone at {gone}")),
+        None => container_label(proxy, format!("gone at {gone}")),
+    }
+}
+
+fn app_label(app: &PlannedContainer, stop: &StopEntry) -> Option<Label> {
+    match app.pre_stop.as_ref().and_then(|h| h.path.clone()) {
+        Some(path) => Some(Label::key(path, format!("runs until {}", stop.exit))),
+        None => app
+            .manifest_path()
+            .map(|p| Label::value(p.key("name"), format!("runs until {}", stop.exit))),
+    }
+}

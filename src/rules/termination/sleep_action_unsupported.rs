@@ -1,0 +1,95 @@
+use crate::resolve::HookAction;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+
+declare_rule! {
+    /// ## What it detects
+    /// The kubelet's `sleep` hook action (`lifecycle.preStop.sleep`,
+    /// `lifecycle.postStart.sleep`) on a Kubernetes version where it is off (before
+    /// 1.30), or with `seconds` the version does not accept: negative, zero before 1.33,
+    /// or more than `terminationGracePeriodSeconds`.
+    ///
+    /// ## Why it loses traffic
+    /// Where the `PodLifecycleSleepAction` gate is off the API server drops the field
+    /// and rejects the now empty handler; invalid seconds are rejected by validation
+    /// (semantics 2.3). The workload is not created, or the delay that protects traffic
+    /// is not there.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// # Kubernetes 1.29
+    /// lifecycle:
+    ///   preStop:
+    ///     sleep: {seconds: 5}
+    /// ```
+    ///
+    /// ## Fix
+    /// On older clusters use `exec: {command: [sleep, "5"]}`; keep `seconds` between 1
+    /// (0 from 1.33) and the grace period.
+    ///
+    /// ## References
+    /// - lifecycle-semantics.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
+    /// - https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/3960-pod-lifecycle-sleep-action
+    pub struct SleepActionUnsupported {
+        id: "ML209",
+        name: "sleep-action-unsupported",
+        severity: Error,
+        group: Termination,
+        summary: "a sleep hook action the Kubernetes version rejects",
+    }
+}
+
+impl Rule for SleepActionUnsupported {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let plan = pod.plan;
+        let version = plan.kubernetes.value;
+        let grace = plan.grace_period.value;
+        for container in &plan.containers {
+            for hook in [&container.pre_stop, &container.post_start]
+                .into_iter()
+                .flatten()
+            {
+                let (HookAction::Sleep(seconds), Some(path)) = (&hook.action, &hook.path) else {
+                    continue;
+                };
+                let seconds = *seconds;
+                let problem = if !version.has_sleep_action() {
+                    format!(
+                        "the sleep action is off in Kubernetes {version} (on from 1.30): the API server drops it and rejects the hook"
+                    )
+                } else if seconds < 0 {
+                    format!("sleep.seconds is {seconds}; it must not be negative")
+                } else if seconds == 0 && !version.allows_zero_sleep() {
+                    format!(
+                        "sleep.seconds: 0 is accepted only from Kubernetes 1.33 (this is {version})"
+                    )
+                } else if seconds > grace {
+                    format!(
+                        "sleep.seconds is {seconds} but must not exceed terminationGracePeriodSeconds ({grace}); the API server rejects it"
+                    )
+                } else {
+                    continue;
+                };
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        Label::value(path.key("sleep").key("seconds"), "rejected"),
+                        format!("`{}`: {problem}", container.name),
+                        if version.has_sleep_action() {
+                            format!(
+                                "keep sleep.seconds between {} and {grace}",
+                                if version.allows_zero_sleep() { 0 } else { 1 }
+                            )
+                        } else {
+                            "use exec: {command: [sleep, \"N\"]} on this version".to_owned()
+                        },
+                    )
+                    .container(&container.name),
+                );
+            }
+        }
+    }
+}
