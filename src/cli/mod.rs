@@ -1,6 +1,7 @@
 //! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
 
 mod explain;
+mod github;
 mod lint;
 mod output;
 mod profile;
@@ -104,8 +105,16 @@ pub struct LintArgs {
 pub enum LintFormat {
     /// Diagnostics with the YAML excerpt and the fix.
     Human,
+    /// One row per finding.
+    Table,
     /// The JSON output contract (schemaVersion 1).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// JUnit XML, for GitLab and other CI test reports.
+    Junit,
+    /// GitHub Actions annotations (workflow commands), and the job summary.
+    Github,
 }
 
 /// The `--fail-on` threshold.
