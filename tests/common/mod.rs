@@ -25,6 +25,16 @@ pub fn corpus() -> Option<PathBuf> {
 pub fn cli() -> Command {
     let mut command = Command::cargo_bin("kubectl-mesh_lifecycle").expect("the binary is built");
     command.env_remove("NO_COLOR").env("COLUMNS", "100");
+    // The github format reads these in GitHub Actions; tests set them explicitly.
+    for variable in [
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_WORKSPACE",
+        "GITHUB_SERVER_URL",
+        "GITHUB_REPOSITORY",
+        "GITHUB_SHA",
+    ] {
+        command.env_remove(variable);
+    }
     command
 }
 
