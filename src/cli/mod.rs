@@ -1,5 +1,7 @@
 //! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
 
+pub mod complete;
+pub mod completions;
 mod explain;
 mod github;
 mod lint;
@@ -10,7 +12,7 @@ mod rules;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 
 pub use output::Output;
 pub use profile::ProfileArgs;
@@ -54,7 +56,7 @@ pub enum Command {
 pub struct InputArgs {
     /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json);
     /// `-` or nothing reads standard input.
-    #[arg(value_name = "PATH")]
+    #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
     /// Worker threads (0: one per core).
@@ -85,11 +87,11 @@ pub struct LintArgs {
     pub fail_on: FailOn,
 
     /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other)]
     pub select: Vec<String>,
 
     /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other)]
     pub ignore: Vec<String>,
 
     /// Print findings only: no summary line, no notes.
@@ -165,7 +167,7 @@ pub enum ExplainFormat {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id (ML201) or name (grace-period-exceeded) to print in full.
-    #[arg(value_name = "RULE")]
+    #[arg(value_name = "RULE", value_hint = ValueHint::Other)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -190,6 +192,17 @@ pub struct CompletionsArgs {
 
 /// Parses `args` and runs the command; the return value is the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Cobra's completion protocol, for kubectl: not a subcommand users see.
+    if let Some(first) = args.get(1).and_then(|a| a.to_str())
+        && (first == complete::COMPLETE || first == complete::COMPLETE_NO_DESC)
+    {
+        let words: Vec<String> = args[2..]
+            .iter()
+            .map(|word| word.to_string_lossy().into_owned())
+            .collect();
+        return finish(complete::run(&words, first == complete::COMPLETE));
+    }
     let cli = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
             Ok(cli) => cli,
@@ -201,13 +214,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Rules(args) => rules::run(args),
-        Command::Completions(args) => {
-            let mut command = Cli::command();
-            let mut out = std::io::stdout().lock();
-            clap_complete::generate(args.shell, &mut command, BINARY_NAME, &mut out);
-            Ok(0)
-        }
+        Command::Completions(args) => completions::run(args.shell),
     };
+    finish(status)
+}
+
+/// The exit status of a command's result; a closed pipe (`… | head`) is not an error.
+fn finish(status: std::io::Result<u8>) -> ExitCode {
     match status {
         Ok(code) => ExitCode::from(code),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

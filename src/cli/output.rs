@@ -12,7 +12,7 @@ use crate::report::human::Style;
 #[derive(Debug, Args)]
 pub struct Output {
     /// Write the report to FILE instead of standard output.
-    #[arg(long, short = 'o', value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub output: Option<PathBuf>,
 
     /// When to use colour (NO_COLOR is honoured).
