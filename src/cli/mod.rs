@@ -79,23 +79,23 @@ pub struct LintArgs {
     pub profile: ProfileArgs,
 
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human)]
+    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human, help_heading = "Report")]
     pub format: LintFormat,
 
     /// Lowest severity that makes the exit status 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY", help_heading = "Rules")]
     pub fail_on: FailOn,
 
     /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other)]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other, help_heading = "Rules")]
     pub select: Vec<String>,
 
     /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other)]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other, help_heading = "Rules")]
     pub ignore: Vec<String>,
 
     /// Print findings only: no summary line, no notes.
-    #[arg(long, short = 'q')]
+    #[arg(long, short = 'q', help_heading = "Report")]
     pub quiet: bool,
 
     #[command(flatten)]
@@ -138,15 +138,15 @@ pub struct ExplainArgs {
     pub profile: ProfileArgs,
 
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text)]
+    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text, help_heading = "Report")]
     pub format: ExplainFormat,
 
     /// Only workloads with this name.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Workloads")]
     pub workload: Option<String>,
 
     /// Only workloads of this kind (Deployment, Job, ...).
-    #[arg(long, value_name = "KIND")]
+    #[arg(long, value_name = "KIND", help_heading = "Workloads")]
     pub kind: Option<String>,
 
     #[command(flatten)]
