@@ -1,5 +1,6 @@
-//! `krew-manifest.yaml` against krew's own rules, and `packaging/package.sh`, which
-//! builds an archive and fills in its platform's sha256. No network.
+//! What users install from: `krew-manifest.yaml` against krew's own rules,
+//! `packaging/package.sh`, which builds an archive and fills in its platform's sha256,
+//! and the pre-commit hooks. No network.
 //!
 //! The rules mirror kubernetes-sigs/krew: `internal/index/validation` (ValidatePlugin:
 //! apiVersion, kind, a safe name that matches the file, a one-line short description,
@@ -589,4 +590,44 @@ fn package_sh_builds_the_archive_and_fills_in_its_sha256() {
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
+}
+
+/// The hooks run the linter's binary on the files pre-commit passes.
+#[test]
+fn pre_commit_hooks_run_lint_on_manifests() {
+    let hooks = load(&root().join(".pre-commit-hooks.yaml"));
+    let hooks = hooks.as_array().expect("a list of hooks");
+    let ids: Vec<&str> = hooks.iter().filter_map(|h| h["id"].as_str()).collect();
+    assert_eq!(ids, ["mesh-lifecycle", "mesh-lifecycle-system"]);
+    let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    for hook in hooks {
+        for field in ["id", "name", "description", "entry", "language"] {
+            assert!(
+                hook[field].as_str().is_some_and(|v| !v.is_empty()),
+                "{field}: {hook}"
+            );
+        }
+        assert!(["rust", "system"].contains(&hook["language"].as_str().unwrap()));
+        let entry: Vec<&str> = hook["entry"].as_str().unwrap().split_whitespace().collect();
+        assert_eq!(entry, ["kubectl-mesh_lifecycle", "lint"]);
+        assert!(
+            cargo.contains(&format!("name = \"{}\"", entry[0])),
+            "a [[bin]] of the crate"
+        );
+        assert_eq!(hook["files"], r"\.(ya?ml|json)$");
+        assert!(hook.get("pass_filenames").is_none_or(|p| p == true));
+    }
+    // What pre-commit runs: the entry with the staged files, here a mix.
+    let output = common::cli()
+        .current_dir(root())
+        .args([
+            "lint",
+            "testdata/mixed/deploy.yaml",
+            "testdata/mixed/renovate.json",
+            "testdata/mixed/chart/values.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stderr.is_empty());
 }
