@@ -5,37 +5,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{cli, lint_json, testdata};
+use common::{cli, kubectl, lint_json, testdata};
 use predicates::prelude::*;
-
-/// Runs the real `kubectl` with the plugin on PATH. Without kubectl the test is skipped,
-/// unless MESH_LIFECYCLE_REQUIRE_KUBECTL is set (CI sets it).
-fn kubectl() -> Option<(assert_cmd::Command, tempfile::TempDir)> {
-    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|dir| dir.join("kubectl").is_file());
-    if !found {
-        assert!(
-            std::env::var_os("MESH_LIFECYCLE_REQUIRE_KUBECTL").is_none(),
-            "kubectl is required but not on PATH"
-        );
-        eprintln!("kubectl not on PATH: skipping the plugin test");
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let binary = assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle");
-    let plugin = dir.path().join("kubectl-mesh_lifecycle");
-    std::fs::copy(&binary, &plugin).unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(dir.path().to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
-    let mut command = assert_cmd::Command::new("kubectl");
-    command
-        .env("PATH", path)
-        .env("KUBECONFIG", dir.path().join("no-kubeconfig"));
-    Some((command, dir))
-}
 
 #[test]
 fn kubectl_runs_the_plugin() {

@@ -65,3 +65,74 @@ fn lint_json_job() {
         "testdata/rules/ml301-fire-injected-job.yaml"
     ]));
 }
+
+const TABLE_FIXTURES: [&str; 3] = [
+    "testdata/rules/ml101-fire-job.yaml",
+    "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    "testdata/rules/ml206-silent-short-sleep.yaml",
+];
+
+#[test]
+fn lint_table() {
+    let mut args = vec!["lint", "--format", "table"];
+    args.extend(TABLE_FIXTURES);
+    insta::assert_snapshot!(run(&args));
+}
+
+/// The SARIF log with the base directory redacted and the rule table cut to its ids
+/// (each descriptor is checked against the rule docs in tests/sarif.rs).
+#[test]
+fn lint_sarif() {
+    let output = cli()
+        .current_dir(root())
+        .args([
+            "lint",
+            "--format",
+            "sarif",
+            "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+            "testdata/suppressions/partly-suppressed.yaml",
+            "testdata/bad/unclosed-flow.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let mut log: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let run = &mut log["runs"][0];
+    run["originalUriBaseIds"]["%SRCROOT%"]["uri"] = "file:///[current directory]/".into();
+    let ids: Vec<serde_json::Value> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rule| rule["id"].clone())
+        .collect();
+    run["tool"]["driver"]["rules"] = ids.into();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&log).unwrap());
+}
+
+#[test]
+fn lint_junit() {
+    insta::assert_snapshot!(run(&[
+        "lint",
+        "--format",
+        "junit",
+        "testdata/rules/ml101-fire-job.yaml",
+        "testdata/rules/ml206-silent-short-sleep.yaml",
+        "testdata/suppressions/partly-suppressed.yaml",
+        "testdata/bad/unclosed-flow.yaml",
+    ]));
+}
+
+#[test]
+fn lint_github() {
+    insta::assert_snapshot!(run(&[
+        "lint",
+        "--format",
+        "github",
+        "--fail-on",
+        "warning",
+        "testdata/rules/ml101-fire-inject-label.yaml",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+        "testdata/suppressions/partly-suppressed.yaml",
+        "testdata/bad/unclosed-flow.yaml",
+    ]));
+}

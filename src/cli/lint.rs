@@ -2,12 +2,17 @@
 
 use std::io;
 
-use super::{FailOn, LintArgs, LintFormat, profile_errors, usage_error};
+use super::{FailOn, LintArgs, LintFormat, github, profile_errors, usage_error};
 use crate::load::InputError;
 use crate::load::discover;
 use crate::pipeline::{self, Policy, RunOptions};
+use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
+use crate::report::junit::JunitReporter;
+use crate::report::paths::PathBase;
+use crate::report::sarif::SarifReporter;
+use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
 use crate::rules::{self, Severity};
 use crate::settings::config::RuleSetting;
@@ -37,7 +42,16 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             args.quiet,
             crate::report::assumptions::line(&settings),
         )),
+        LintFormat::Table => Box::new(TableReporter::new(out, args.output.style(), args.quiet)),
         LintFormat::Json => Box::new(JsonReporter::new(out)),
+        LintFormat::Sarif => Box::new(SarifReporter::new(out, PathBase::current_dir()?)),
+        LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
+        LintFormat::Github => Box::new(GithubReporter::new(
+            out,
+            github::workspace()?,
+            args.quiet,
+            github::step_summary(),
+        )),
     };
     let mut summary = Summary {
         files: inputs.len(),
@@ -69,8 +83,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                     eprintln!("note: {note}");
                 }
             }
-            let findings: Vec<_> = report.analyses.iter().flat_map(|a| &a.findings).collect();
-            reporter.findings(&findings)
+            reporter.document(&report.analyses)
         })();
         if let Err(error) = result {
             failure = Some(error);

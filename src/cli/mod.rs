@@ -1,6 +1,9 @@
 //! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
 
+pub mod complete;
+pub mod completions;
 mod explain;
+mod github;
 mod lint;
 mod output;
 mod profile;
@@ -9,7 +12,7 @@ mod rules;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 
 pub use output::Output;
 pub use profile::ProfileArgs;
@@ -53,7 +56,7 @@ pub enum Command {
 pub struct InputArgs {
     /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json);
     /// `-` or nothing reads standard input.
-    #[arg(value_name = "PATH")]
+    #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
     /// Worker threads (0: one per core).
@@ -76,23 +79,23 @@ pub struct LintArgs {
     pub profile: ProfileArgs,
 
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human)]
+    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human, help_heading = "Report")]
     pub format: LintFormat,
 
     /// Lowest severity that makes the exit status 1.
-    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY", help_heading = "Rules")]
     pub fail_on: FailOn,
 
     /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other, help_heading = "Rules")]
     pub select: Vec<String>,
 
     /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other, help_heading = "Rules")]
     pub ignore: Vec<String>,
 
     /// Print findings only: no summary line, no notes.
-    #[arg(long, short = 'q')]
+    #[arg(long, short = 'q', help_heading = "Report")]
     pub quiet: bool,
 
     #[command(flatten)]
@@ -104,8 +107,16 @@ pub struct LintArgs {
 pub enum LintFormat {
     /// Diagnostics with the YAML excerpt and the fix.
     Human,
+    /// One row per finding.
+    Table,
     /// The JSON output contract (schemaVersion 1).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// JUnit XML, for GitLab and other CI test reports.
+    Junit,
+    /// GitHub Actions annotations (workflow commands), and the job summary.
+    Github,
 }
 
 /// The `--fail-on` threshold.
@@ -127,15 +138,15 @@ pub struct ExplainArgs {
     pub profile: ProfileArgs,
 
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text)]
+    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text, help_heading = "Report")]
     pub format: ExplainFormat,
 
     /// Only workloads with this name.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Workloads")]
     pub workload: Option<String>,
 
     /// Only workloads of this kind (Deployment, Job, ...).
-    #[arg(long, value_name = "KIND")]
+    #[arg(long, value_name = "KIND", help_heading = "Workloads")]
     pub kind: Option<String>,
 
     #[command(flatten)]
@@ -156,7 +167,7 @@ pub enum ExplainFormat {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id (ML201) or name (grace-period-exceeded) to print in full.
-    #[arg(value_name = "RULE")]
+    #[arg(value_name = "RULE", value_hint = ValueHint::Other)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -181,6 +192,17 @@ pub struct CompletionsArgs {
 
 /// Parses `args` and runs the command; the return value is the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Cobra's completion protocol, for kubectl: not a subcommand users see.
+    if let Some(first) = args.get(1).and_then(|a| a.to_str())
+        && (first == complete::COMPLETE || first == complete::COMPLETE_NO_DESC)
+    {
+        let words: Vec<String> = args[2..]
+            .iter()
+            .map(|word| word.to_string_lossy().into_owned())
+            .collect();
+        return finish(complete::run(&words, first == complete::COMPLETE));
+    }
     let cli = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
             Ok(cli) => cli,
@@ -192,13 +214,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Rules(args) => rules::run(args),
-        Command::Completions(args) => {
-            let mut command = Cli::command();
-            let mut out = std::io::stdout().lock();
-            clap_complete::generate(args.shell, &mut command, BINARY_NAME, &mut out);
-            Ok(0)
-        }
+        Command::Completions(args) => completions::run(args.shell),
     };
+    finish(status)
+}
+
+/// The exit status of a command's result; a closed pipe (`… | head`) is not an error.
+fn finish(status: std::io::Result<u8>) -> ExitCode {
     match status {
         Ok(code) => ExitCode::from(code),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

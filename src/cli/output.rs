@@ -10,9 +10,10 @@ use crate::report::human::Style;
 
 /// Output destination and colour.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Report")]
 pub struct Output {
     /// Write the report to FILE instead of standard output.
-    #[arg(long, short = 'o', value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub output: Option<PathBuf>,
 
     /// When to use colour (NO_COLOR is honoured).

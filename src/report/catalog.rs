@@ -39,7 +39,8 @@ pub fn markdown(meta: &RuleMeta) -> String {
     )
 }
 
-fn capitalize(text: &str) -> String {
+/// `text` as a sentence: capitalised, with a full stop.
+pub(crate) fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect::<String>() + ".",

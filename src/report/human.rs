@@ -203,13 +203,12 @@ struct FindingDiagnostic<'a> {
 
 impl<'a> FindingDiagnostic<'a> {
     fn new(located: &'a Located) -> Self {
-        let workload = &located.workload;
-        let subject = match &workload.namespace {
-            Some(ns) => format!("{} {ns}/{}", workload.kind, workload.name),
-            None => format!("{} {}", workload.kind, workload.name),
-        };
         FindingDiagnostic {
-            headline: format!("{subject}: {}", located.finding.message),
+            headline: format!(
+                "{}: {}",
+                super::subject(&located.workload),
+                located.finding.message
+            ),
             code: DocumentCode {
                 name: match &located.origin {
                     Some(origin) => format!("{} (from {origin})", located.file),

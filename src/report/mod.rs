@@ -4,16 +4,22 @@
 pub mod assumptions;
 pub mod catalog;
 pub mod explain;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod paths;
+pub mod sarif;
+pub mod table;
 
 use std::io;
 
 use serde::Serialize;
 
 use crate::load::InputError;
-use crate::pipeline::{DocumentReport, Located};
+use crate::pipeline::{Analysis, DocumentReport, Located};
 use crate::rules::Severity;
+use crate::workload::WorkloadRef;
 
 /// Counts for the end of a report.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -64,6 +70,13 @@ impl Summary {
 
 /// A lint output format, fed one document at a time.
 pub trait Reporter {
+    /// Takes one document's workloads, each with its findings. Formats that list
+    /// workloads without findings (JUnit's passing test cases) override it; the default
+    /// hands the findings to [`Reporter::findings`].
+    fn document(&mut self, analyses: &[Analysis]) -> io::Result<()> {
+        let findings: Vec<&Located> = analyses.iter().flat_map(|a| &a.findings).collect();
+        self.findings(&findings)
+    }
     /// Writes (or keeps) one document's findings, sorted. Suppressed findings are
     /// included (`Located::suppressed`); formats that have no place for them skip them.
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()>;
@@ -71,4 +84,13 @@ pub trait Reporter {
     fn input_error(&mut self, error: &InputError) -> io::Result<()>;
     /// Ends the report.
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
+}
+
+/// How reports name a workload: `Deployment shop/api`, or `Deployment api` without a
+/// namespace.
+pub fn subject(workload: &WorkloadRef) -> String {
+    match &workload.namespace {
+        Some(namespace) => format!("{} {namespace}/{}", workload.kind, workload.name),
+        None => format!("{} {}", workload.kind, workload.name),
+    }
 }

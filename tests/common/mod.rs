@@ -25,6 +25,16 @@ pub fn corpus() -> Option<PathBuf> {
 pub fn cli() -> Command {
     let mut command = Command::cargo_bin("kubectl-mesh_lifecycle").expect("the binary is built");
     command.env_remove("NO_COLOR").env("COLUMNS", "100");
+    // The github format reads these in GitHub Actions; tests set them explicitly.
+    for variable in [
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_WORKSPACE",
+        "GITHUB_SERVER_URL",
+        "GITHUB_REPOSITORY",
+        "GITHUB_SHA",
+    ] {
+        command.env_remove(variable);
+    }
     command
 }
 
@@ -169,4 +179,40 @@ pub fn rule_ids(analysis: &mesh_lifecycle::pipeline::Analysis) -> Vec<&'static s
         .collect();
     ids.sort();
     ids
+}
+
+/// The real `kubectl` on PATH. Without it, tests that need it are skipped, unless
+/// MESH_LIFECYCLE_REQUIRE_KUBECTL is set (CI sets it).
+pub fn kubectl_binary() -> Option<PathBuf> {
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("kubectl"))
+        .find(|path| path.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("MESH_LIFECYCLE_REQUIRE_KUBECTL").is_none(),
+            "kubectl is required but not on PATH"
+        );
+        eprintln!("kubectl not on PATH: skipping a test that runs it");
+    }
+    found
+}
+
+/// Runs the real `kubectl` with the plugin and its completion helper on PATH, and no
+/// cluster configured; the directory holding them lives as long as the returned guard.
+pub fn kubectl() -> Option<(Command, tempfile::TempDir)> {
+    kubectl_binary()?;
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["kubectl-mesh_lifecycle", "kubectl_complete-mesh_lifecycle"] {
+        std::fs::copy(assert_cmd::cargo::cargo_bin(name), dir.path().join(name)).unwrap();
+    }
+    let path = std::env::join_paths(
+        std::iter::once(dir.path().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let mut command = Command::new("kubectl");
+    command
+        .env("PATH", path)
+        .env("KUBECONFIG", dir.path().join("no-kubeconfig"));
+    Some((command, dir))
 }

@@ -1,0 +1,139 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'kubectl-mesh_lifecycle'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'kubectl-mesh_lifecycle' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Lint manifests and report every hazard at its YAML line, with a fix')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-mesh_lifecycle;lint' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
+            [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
+            [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
+            [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
+            [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
+            [CompletionResult]::new('--endpoint-propagation', '--endpoint-propagation', [CompletionResultType]::ParameterName, 'Time until no new requests are routed to a deleted pod (default 5s)')
+            [CompletionResult]::new('--app-shutdown', '--app-shutdown', [CompletionResultType]::ParameterName, 'An app container''s SIGTERM-to-exit time (default 5s)')
+            [CompletionResult]::new('--longest-request', '--longest-request', [CompletionResultType]::ParameterName, 'The longest request the apps serve (unset by default)')
+            [CompletionResult]::new('--deletion-grace-period', '--deletion-grace-period', [CompletionResultType]::ParameterName, 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod''s terminationGracePeriodSeconds')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Lowest severity that makes the exit status 1')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Run only these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mesh_lifecycle;explain' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
+            [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
+            [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
+            [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
+            [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
+            [CompletionResult]::new('--endpoint-propagation', '--endpoint-propagation', [CompletionResultType]::ParameterName, 'Time until no new requests are routed to a deleted pod (default 5s)')
+            [CompletionResult]::new('--app-shutdown', '--app-shutdown', [CompletionResultType]::ParameterName, 'An app container''s SIGTERM-to-exit time (default 5s)')
+            [CompletionResult]::new('--longest-request', '--longest-request', [CompletionResultType]::ParameterName, 'The longest request the apps serve (unset by default)')
+            [CompletionResult]::new('--deletion-grace-period', '--deletion-grace-period', [CompletionResultType]::ParameterName, 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod''s terminationGracePeriodSeconds')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--workload', '--workload', [CompletionResultType]::ParameterName, 'Only workloads with this name')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only workloads of this kind (Deployment, Job, ...)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mesh_lifecycle;rules' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mesh_lifecycle;completions' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mesh_lifecycle;help' {
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Lint manifests and report every hazard at its YAML line, with a fix')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-mesh_lifecycle;help;lint' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;explain' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;rules' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;completions' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

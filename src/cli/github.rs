@@ -1,0 +1,46 @@
+//! What the `github` format takes from the GitHub Actions environment.
+
+use std::fs::OpenOptions;
+use std::io::{self, BufWriter};
+use std::path::Path;
+
+use crate::report::github::StepSummary;
+use crate::report::paths::PathBase;
+
+/// Paths are relative to the checkout (`$GITHUB_WORKSPACE`), which is what GitHub
+/// matches annotations against; outside Actions, to the current directory.
+pub fn workspace() -> io::Result<PathBase> {
+    match std::env::var_os("GITHUB_WORKSPACE") {
+        Some(dir) if Path::new(&dir).is_absolute() => Ok(PathBase::new(dir)),
+        _ => PathBase::current_dir(),
+    }
+}
+
+/// The job summary file (`$GITHUB_STEP_SUMMARY`), opened for appending, with the URL
+/// that links a file at the commit under test. A summary that cannot be opened is
+/// reported and left out: the annotations still go out.
+pub fn step_summary() -> Option<StepSummary> {
+    let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
+    let file = match OpenOptions::new().create(true).append(true).open(&path) {
+        Ok(file) => file,
+        Err(error) => {
+            eprintln!(
+                "warning: cannot write the job summary to {}: {error}",
+                Path::new(&path).display()
+            );
+            return None;
+        }
+    };
+    let var = |name| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let blob_url = match (var("GITHUB_REPOSITORY"), var("GITHUB_SHA")) {
+        (Some(repository), Some(sha)) => {
+            let server = var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into());
+            Some(format!("{server}/{repository}/blob/{sha}/"))
+        }
+        _ => None,
+    };
+    Some(StepSummary {
+        out: Box::new(BufWriter::new(file)),
+        blob_url,
+    })
+}

@@ -1,0 +1,516 @@
+//! `--format sarif`: SARIF 2.1.0, as GitHub code scanning and other SARIF viewers read
+//! it.
+//!
+//! - `tool.driver.rules` is the whole catalog, generated from the rule docs, so a
+//!   viewer can show any rule's documentation; `ruleIndex` points into it.
+//! - Each result's region is the node the finding is about (lines and columns 1-based,
+//!   columns in Unicode code points as `columnKind` says, the end exclusive), and the
+//!   other side of a comparison is a related location with its note.
+//! - File URIs are relative to a base directory (the current directory), named
+//!   `%SRCROOT%` and defined in `originalUriBaseIds`; files outside it get absolute
+//!   `file://` URIs, and standard input is `stdin`.
+//! - `partialFingerprints.primaryLocationLineHash` is derived from the rule, the file,
+//!   the workload, the container and the manifest path of the node, not from line
+//!   numbers, so an alert keeps its identity when lines move.
+//! - A finding silenced by an annotation is kept, with an `inSource` suppression and
+//!   the annotation's reason as its justification.
+//! - Inputs that could not be read are tool execution notifications, and make
+//!   `executionSuccessful` false.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::catalog::capitalize;
+use super::paths::{Artifact, PathBase, file_uri};
+use super::{Reporter, Summary, subject};
+use crate::load::{InputError, Pos};
+use crate::pipeline::{Located, Place};
+use crate::rules::{RULES, RuleMeta, Severity};
+
+/// The `$schema` of the output: the OASIS SARIF 2.1.0 schema.
+pub const SCHEMA_URI: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+/// The base URI id that relative artifact locations refer to.
+pub const SRCROOT: &str = "%SRCROOT%";
+
+/// Collects results as documents arrive and writes the log at the end.
+pub struct SarifReporter<W: Write> {
+    out: W,
+    base: PathBase,
+    results: Vec<SarifResult>,
+    notifications: Vec<Notification>,
+    fingerprints: HashMap<u64, usize>,
+}
+
+impl<W: Write> SarifReporter<W> {
+    /// A reporter whose artifact URIs are relative to `base`.
+    pub fn new(out: W, base: PathBase) -> Self {
+        SarifReporter {
+            out,
+            base,
+            results: Vec::new(),
+            notifications: Vec::new(),
+            fingerprints: HashMap::new(),
+        }
+    }
+
+    fn artifact_location(&self, file: &str) -> ArtifactLocation {
+        match self.base.artifact(file) {
+            Artifact::Stdin => ArtifactLocation {
+                uri: "stdin".to_owned(),
+                uri_base_id: None,
+            },
+            Artifact::Relative(path) => ArtifactLocation {
+                uri: super::paths::encode_path(&path),
+                uri_base_id: Some(SRCROOT),
+            },
+            Artifact::Absolute(path) => ArtifactLocation {
+                uri: file_uri(&path, false),
+                uri_base_id: None,
+            },
+        }
+    }
+
+    fn result(&mut self, located: &Located) -> SarifResult {
+        let finding = &located.finding;
+        let meta = finding.rule;
+        let artifact = self.artifact_location(&located.file);
+        let fingerprint = self.fingerprint(located, &artifact.uri);
+        let mut text = format!("{}: {}", subject(&located.workload), finding.message);
+        if !finding.help.is_empty() {
+            text.push_str("\n\nFix: ");
+            text.push_str(&finding.help);
+        }
+        let workload = &located.workload;
+        let logical = LogicalLocation {
+            name: workload.name.clone(),
+            fully_qualified_name: match &workload.namespace {
+                Some(namespace) => format!("{namespace}/{}/{}", workload.kind, workload.name),
+                None => format!("{}/{}", workload.kind, workload.name),
+            },
+            kind: "resource",
+        };
+        SarifResult {
+            rule_id: meta.id,
+            rule_index: rule_index(meta),
+            level: level(finding.severity),
+            message: Message { text },
+            locations: vec![Location {
+                id: None,
+                physical_location: physical(artifact.clone(), &located.primary),
+                logical_locations: vec![logical],
+                message: None,
+            }],
+            related_locations: located
+                .related
+                .iter()
+                .filter(|place| {
+                    place.start != located.primary.start || place.end != located.primary.end
+                })
+                .enumerate()
+                .map(|(index, place)| Location {
+                    id: Some(index + 1),
+                    physical_location: physical(artifact.clone(), place),
+                    logical_locations: Vec::new(),
+                    message: (!place.text.is_empty()).then(|| Message {
+                        text: place.text.clone(),
+                    }),
+                })
+                .collect(),
+            partial_fingerprints: BTreeMap::from([("primaryLocationLineHash", fingerprint)]),
+            suppressions: located
+                .suppressed
+                .iter()
+                .map(|reason| Suppression {
+                    kind: "inSource",
+                    status: "accepted",
+                    justification: reason.clone(),
+                })
+                .collect(),
+            properties: ResultProperties {
+                container: finding.container.clone(),
+                helm_template: located.origin.clone(),
+                manifest_path: located.primary.path.clone(),
+            },
+        }
+    }
+
+    /// A hash of what identifies the finding regardless of where lines fall, with the
+    /// 1-based count of earlier results with the same hash appended (`…:2`).
+    fn fingerprint(&mut self, located: &Located, uri: &str) -> String {
+        let workload = &located.workload;
+        let key = [
+            located.finding.rule.id,
+            uri,
+            workload.kind.as_str(),
+            workload.namespace.as_deref().unwrap_or(""),
+            &workload.name,
+            located.finding.container.as_deref().unwrap_or(""),
+            &located.primary.path,
+        ];
+        let hash = fnv1a(key.join("\u{0}").as_bytes());
+        let count = self.fingerprints.entry(hash).or_default();
+        *count += 1;
+        format!("{hash:016x}:{count}")
+    }
+}
+
+/// FNV-1a, 64 bits: stable across platforms and releases, unlike the standard
+/// library's hashers.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+fn rule_index(meta: &RuleMeta) -> usize {
+    RULES
+        .iter()
+        .position(|rule| rule.meta().id == meta.id)
+        .expect("every finding's rule is in the registry")
+}
+
+/// SARIF's levels: `note` is its name for what we call info.
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn physical(artifact_location: ArtifactLocation, place: &Place) -> PhysicalLocation {
+    PhysicalLocation {
+        artifact_location,
+        region: Some(region(place.start, place.end)),
+    }
+}
+
+/// A region from a start and an exclusive end; an empty or inverted extent becomes the
+/// one character at the start.
+fn region(start: Pos, end: Pos) -> Region {
+    let end = if end > start {
+        end
+    } else {
+        Pos {
+            line: start.line,
+            column: start.column + 1,
+        }
+    };
+    Region {
+        start_line: start.line,
+        start_column: start.column,
+        end_line: Some(end.line),
+        end_column: Some(end.column),
+    }
+}
+
+/// The catalog entry of one rule, from its documentation.
+fn descriptor(meta: &RuleMeta) -> ReportingDescriptor {
+    let doc = meta.doc();
+    let detects = meta
+        .section("What it detects")
+        .unwrap_or_else(|| capitalize(meta.summary));
+    ReportingDescriptor {
+        id: meta.id,
+        name: meta.name,
+        short_description: Message {
+            text: capitalize(meta.summary),
+        },
+        full_description: MultiformatMessage {
+            text: detects.clone(),
+            markdown: detects,
+        },
+        help: MultiformatMessage {
+            text: doc.clone(),
+            markdown: doc,
+        },
+        default_configuration: Configuration {
+            level: level(meta.severity),
+        },
+        properties: RuleProperties {
+            tags: vec![
+                "kubernetes",
+                "service-mesh",
+                match meta.group {
+                    crate::rules::Group::Startup => "startup",
+                    crate::rules::Group::Termination => "termination",
+                    crate::rules::Group::Jobs => "jobs",
+                    crate::rules::Group::Configuration => "configuration",
+                },
+            ],
+        },
+    }
+}
+
+impl<W: Write> Reporter for SarifReporter<W> {
+    fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
+        for located in findings {
+            let result = self.result(located);
+            self.results.push(result);
+        }
+        Ok(())
+    }
+
+    fn input_error(&mut self, error: &InputError) -> io::Result<()> {
+        let artifact = self.artifact_location(&error.file);
+        self.notifications.push(Notification {
+            level: "error",
+            message: Message {
+                text: error.message.clone(),
+            },
+            locations: vec![Location {
+                id: None,
+                physical_location: PhysicalLocation {
+                    artifact_location: artifact,
+                    region: error.pos.map(|pos| Region {
+                        start_line: pos.line,
+                        start_column: pos.column,
+                        end_line: None,
+                        end_column: None,
+                    }),
+                },
+                logical_locations: Vec::new(),
+                message: None,
+            }],
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        let log = Log {
+            schema: SCHEMA_URI,
+            version: "2.1.0",
+            runs: [Run {
+                tool: Tool {
+                    driver: Driver {
+                        name: env!("CARGO_PKG_NAME"),
+                        version: env!("CARGO_PKG_VERSION"),
+                        semantic_version: env!("CARGO_PKG_VERSION"),
+                        information_uri: env!("CARGO_PKG_REPOSITORY"),
+                        rules: RULES.iter().map(|rule| descriptor(rule.meta())).collect(),
+                    },
+                },
+                original_uri_base_ids: BTreeMap::from([(
+                    SRCROOT,
+                    BaseUri {
+                        uri: file_uri(self.base.dir(), true),
+                    },
+                )]),
+                invocations: [Invocation {
+                    execution_successful: summary.input_errors == 0,
+                    tool_execution_notifications: std::mem::take(&mut self.notifications),
+                }],
+                results: std::mem::take(&mut self.results),
+                column_kind: "unicodeCodePoints",
+            }],
+        };
+        serde_json::to_writer_pretty(&mut self.out, &log).map_err(io::Error::other)?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+}
+
+#[derive(Serialize)]
+struct Log {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run {
+    tool: Tool,
+    original_uri_base_ids: BTreeMap<&'static str, BaseUri>,
+    invocations: [Invocation; 1],
+    results: Vec<SarifResult>,
+    column_kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    semantic_version: &'static str,
+    information_uri: &'static str,
+    rules: Vec<ReportingDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportingDescriptor {
+    id: &'static str,
+    name: &'static str,
+    short_description: Message,
+    full_description: MultiformatMessage,
+    help: MultiformatMessage,
+    default_configuration: Configuration,
+    properties: RuleProperties,
+}
+
+#[derive(Serialize)]
+struct RuleProperties {
+    tags: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct BaseUri {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Message,
+    locations: Vec<Location>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Message,
+    locations: Vec<Location>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<Location>,
+    partial_fingerprints: BTreeMap<&'static str, String>,
+    /// Empty when the finding is not suppressed: SARIF reads an empty array as "checked,
+    /// none apply" and an absent one as "not checked".
+    suppressions: Vec<Suppression>,
+    properties: ResultProperties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultProperties {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<String>,
+    /// The Helm template a rendered document came from (`# Source:`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    helm_template: Option<String>,
+    /// The manifest path of the node, e.g. `spec.template.spec.containers[1].lifecycle`.
+    manifest_path: String,
+}
+
+#[derive(Serialize)]
+struct Suppression {
+    kind: &'static str,
+    status: &'static str,
+    justification: String,
+}
+
+#[derive(Serialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct MultiformatMessage {
+    text: String,
+    markdown: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    logical_locations: Vec<LogicalLocation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Message>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: u32,
+    start_column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<u32>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation {
+    name: String,
+    fully_qualified_name: String,
+    kind: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_reference_vectors() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn every_rule_has_a_descriptor_with_its_docs() {
+        for rule in RULES {
+            let meta = rule.meta();
+            let descriptor = descriptor(meta);
+            assert_eq!(descriptor.id, meta.id);
+            assert!(!descriptor.full_description.text.is_empty());
+            assert!(descriptor.help.markdown.contains("## Fix"), "{}", meta.id);
+        }
+    }
+
+    #[test]
+    fn empty_regions_cover_one_character() {
+        let at = Pos { line: 3, column: 7 };
+        let region = region(at, at);
+        assert_eq!((region.end_line, region.end_column), (Some(3), Some(8)));
+    }
+}
