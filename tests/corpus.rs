@@ -1,6 +1,6 @@
 //! The shared corpus of real manifests (copied verbatim into `testdata/corpus/`):
-//! every file is read without a crash, and the files that pin a rule's behaviour on
-//! real input do so.
+//! every file is read without a crash, and every file yields the findings reviewed for it
+//! in `testdata/corpus-expectations.tsv`.
 
 mod common;
 
@@ -51,67 +51,185 @@ fn every_corpus_file_is_processed_without_a_crash() {
     assert!(report["summary"]["workloads"].as_u64().unwrap() >= 150);
 }
 
-/// `(file under testdata/corpus, expected (rule, line) pairs)`, each checked against the
-/// hazard notes of INDEX.tsv.
-const PINNED: &[(&str, &[(&str, u64)])] = &[
-    // Classic istio-proxy appended after the app, no hold: the app starts first.
-    (
-        "istio-inject/istio-86c9f01/daemonset-old-version.yaml.injected",
-        &[("ML101", 106), ("ML207", 31)],
-    ),
-    // Hold on: the proxy is first with `pilot-agent wait`.
-    // (the app serves without a preStop delay: ML207, information)
-    (
-        "istio-inject/istio-1.24.0/hello.proxyHoldsApplication.yaml.injected",
-        &[("ML207", 169)],
-    ),
-    // Native: the preStop /drain starts at deletion (ML203 as information, istio#60649).
-    (
-        "istio-inject/istio-86c9f01/hello.proxyHoldsApplication.yaml.injected",
-        &[("ML203", 151), ("ML207", 33)],
-    ),
-    // istioctl test output: hold is asked for, but the stub template has no postStart.
-    (
-        "istio-inject/istioctl-86c9f01/hello-with-proxyconfig-anno.yaml.injected",
-        &[("ML102", 19), ("ML207", 31)],
-    ),
-    // Classic proxy in a Job with nothing that stops it (ML101 is an error in Jobs).
-    (
-        "istio-inject/istio-1.24.0/job.yaml.injected",
-        &[("ML101", 107), ("ML301", 107)],
-    ),
-    // The legacy log-shipper sidecar of the Kubernetes docs never exits.
-    (
-        "k8s-examples/kubernetes-website/application/job/job-sidecar-legacy.yaml",
-        &[("ML301", 15)],
-    ),
-    // Native sidecars: the Job completes.
-    (
-        "k8s-examples/kubernetes-website/application/job/job-sidecar.yaml",
-        &[],
-    ),
-    ("istio-inject/istio-86c9f01/job.yaml.injected", &[]),
-    // nginx quits itself in preStop and the hook waits for it: no fixed length to check.
-    (
-        "k8s-examples/kubernetes-website/pods/lifecycle-events.yaml",
-        &[],
-    ),
-];
+/// One row of `testdata/corpus-expectations.tsv`.
+struct Expectation {
+    line: usize,
+    file: String,
+    /// `None` when the column is malformed (reported as a problem).
+    findings: Option<Vec<(String, u64)>>,
+}
 
+/// Parses `RULEID:LINE RULEID:LINE ...` (or `-`), checking the documented order: by line,
+/// then rule id.
+fn parse_findings(text: &str) -> Result<Vec<(String, u64)>, String> {
+    if text == "-" {
+        return Ok(Vec::new());
+    }
+    let mut findings = Vec::new();
+    for token in text.split(' ') {
+        let (rule, line) = token
+            .split_once(':')
+            .ok_or_else(|| format!("`{token}` is not RULEID:LINE"))?;
+        let valid_rule = rule.len() == 5
+            && rule.starts_with("ML")
+            && rule[2..].bytes().all(|b| b.is_ascii_digit());
+        let line: u64 = line
+            .parse()
+            .map_err(|_| format!("`{token}` has no line number"))?;
+        if !valid_rule || line == 0 {
+            return Err(format!("`{token}` is not RULEID:LINE"));
+        }
+        findings.push((rule.to_owned(), line));
+    }
+    let mut sorted = findings.clone();
+    sorted.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    if sorted != findings {
+        return Err(format!("`{text}` is not sorted by line, then rule id"));
+    }
+    Ok(findings)
+}
+
+/// Reads the expectations table; every malformed row is reported as a problem.
+fn read_expectations(problems: &mut Vec<String>) -> Vec<Expectation> {
+    let path = testdata("corpus-expectations.tsv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut rows = Vec::new();
+    let mut header = false;
+    for (index, row) in text.lines().enumerate() {
+        let line = index + 1;
+        if row.starts_with('#') || row.trim().is_empty() {
+            continue;
+        }
+        if !header {
+            assert_eq!(
+                row, "file\tfindings\treview",
+                "corpus-expectations.tsv:{line}: the first row names the columns"
+            );
+            header = true;
+            continue;
+        }
+        let fields: Vec<&str> = row.split('\t').collect();
+        let [file, findings, review] = fields[..] else {
+            problems.push(format!(
+                "corpus-expectations.tsv:{line}: {} columns, expected 3",
+                fields.len()
+            ));
+            continue;
+        };
+        if review.trim().is_empty() {
+            problems.push(format!(
+                "corpus-expectations.tsv:{line}: {file}: empty review"
+            ));
+        }
+        if !testdata("corpus").join(file).is_file() || matches!(file, "SOURCES.md" | "INDEX.tsv") {
+            problems.push(format!(
+                "corpus-expectations.tsv:{line}: {file} is not a corpus file"
+            ));
+            continue;
+        }
+        let findings = parse_findings(findings)
+            .map_err(|error| {
+                problems.push(format!("corpus-expectations.tsv:{line}: {file}: {error}"));
+            })
+            .ok();
+        rows.push(Expectation {
+            line,
+            file: file.to_owned(),
+            findings,
+        });
+    }
+    rows
+}
+
+fn format_findings(findings: &[(String, u64)]) -> String {
+    if findings.is_empty() {
+        return "-".into();
+    }
+    findings
+        .iter()
+        .map(|(rule, line)| format!("{rule}:{line}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every corpus file, linted on its own with default settings, yields exactly the findings
+/// its row of `testdata/corpus-expectations.tsv` lists; each row is reviewed by hand against
+/// the hazard note of INDEX.tsv. All mismatches are reported together.
 #[test]
-fn pinned_corpus_files_yield_their_findings() {
-    let mut failures = Vec::new();
-    for (file, expected) in PINNED {
-        let (report, _) = lint_json(&testdata(&format!("corpus/{file}")), &[]);
-        let found = rule_lines(&report);
-        let mut expected: Vec<(String, u64)> = expected
-            .iter()
-            .map(|(id, line)| (id.to_string(), *line))
-            .collect();
-        expected.sort();
-        if found != expected {
-            failures.push(format!("{file}: expected {expected:?}, found {found:?}"));
+fn every_corpus_file_yields_its_reviewed_findings() {
+    let mut problems = Vec::new();
+    let rows = read_expectations(&mut problems);
+
+    let corpus = testdata("corpus");
+    let files: Vec<String> = corpus_files()
+        .iter()
+        .map(|path| {
+            let relative = path.strip_prefix(&corpus).unwrap();
+            relative.to_str().unwrap().replace('\\', "/")
+        })
+        .collect();
+    let mut seen = std::collections::BTreeMap::new();
+    for row in &rows {
+        if let Some(first) = seen.insert(row.file.as_str(), row.line) {
+            problems.push(format!(
+                "corpus-expectations.tsv:{}: {} already has a row at line {first}",
+                row.line, row.file
+            ));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for file in &files {
+        if !seen.contains_key(file.as_str()) {
+            problems.push(format!("{file}: no row in corpus-expectations.tsv"));
+        }
+    }
+
+    for row in &rows {
+        let Some(expected) = &row.findings else {
+            continue;
+        };
+        let (report, status) = lint_json(&corpus.join(&row.file), &["--no-config"]);
+        if !matches!(status, 0 | 1) || report["errors"].as_array().is_some_and(|e| !e.is_empty()) {
+            problems.push(format!(
+                "{}: exit status {status}, input errors {}",
+                row.file, report["errors"]
+            ));
+        }
+        let mut found = rule_lines(&report);
+        found.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        if found != *expected {
+            let missing: Vec<_> = expected
+                .iter()
+                .filter(|f| !found.contains(f))
+                .cloned()
+                .collect();
+            let unexpected: Vec<_> = found
+                .iter()
+                .filter(|f| !expected.contains(f))
+                .cloned()
+                .collect();
+            problems.push(format!(
+                "{} (corpus-expectations.tsv:{}): expected {}, found {}{}{}",
+                row.file,
+                row.line,
+                format_findings(expected),
+                format_findings(&found),
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!("; missing {}", format_findings(&missing))
+                },
+                if unexpected.is_empty() {
+                    String::new()
+                } else {
+                    format!("; unexpected {}", format_findings(&unexpected))
+                },
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
