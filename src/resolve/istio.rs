@@ -191,13 +191,14 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let restart_always = b.get(list, index).restart_always;
     conflicting_opt_out(b);
     b.make_sidecar(list, index, SidecarKind::IstioProxy, true);
+    let intercepts = intercepts_inbound(b);
     let proxy = b.get_mut(list, index);
     let path = proxy.manifest_path().cloned().unwrap_or_default();
-    if proxy
+    let waits = proxy
         .post_start
         .as_ref()
-        .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }))
-    {
+        .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }));
+    if waits {
         proxy.gate_request = Some(GateRequest {
             source: Source::Manifest(path.key("lifecycle").key("postStart")),
             setting: "postStart `pilot-agent wait`".into(),
@@ -208,7 +209,22 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
             setting: "holdApplicationUntilProxyStarts: true".into(),
         });
     }
-    apply_shutdown(proxy, &config, native);
+    apply_shutdown(proxy, &config, native, intercepts);
+    // A native proxy is held by its startup probe: a hold setting or a leftover
+    // `pilot-agent wait` does nothing more (semantics 3.2 layout C; F9).
+    if native && waits {
+        b.moot.push(MootSetting {
+            kind: MootKind::Gate,
+            source: Source::Manifest(path.key("lifecycle").key("postStart")),
+            message: "the native proxy's startupProbe already holds the app; the postStart `pilot-agent wait` adds nothing (and kills the proxy if it times out)".into(),
+        });
+    } else if native && config.hold.value {
+        b.moot.push(MootSetting {
+            kind: MootKind::Gate,
+            source: config.hold.source.clone(),
+            message: "holdApplicationUntilProxyStarts is ignored for native sidecars: the startup probe already holds the app".into(),
+        });
+    }
     let mode = if native {
         "native"
     } else if restart_always {
@@ -573,7 +589,7 @@ fn inject(
             proxy.startup_probe = Some(super::probe_timing(probe));
         }
     }
-    apply_shutdown(&mut proxy, &config, native);
+    apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
     let mut init =
         PlannedContainer::injected(INIT, ContainerList::Init, "Istio", trigger, Role::Init);
     init.image = Some("istio/proxyv2".into());
@@ -669,7 +685,12 @@ fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Op
 }
 
 /// Semantics 3.6: how pilot-agent shuts down, as an exit policy and traffic cuts.
-fn apply_shutdown(proxy: &mut PlannedContainer, config: &Effective, native: bool) {
+fn apply_shutdown(
+    proxy: &mut PlannedContainer,
+    config: &Effective,
+    native: bool,
+    intercepts: bool,
+) {
     let drains_on_prestop = proxy
         .pre_stop
         .as_ref()
@@ -688,14 +709,27 @@ fn apply_shutdown(proxy: &mut PlannedContainer, config: &Effective, native: bool
     // Envoy keeps accepting inbound connections while it drains, until its drain
     // time (`drainDuration`, 45 s) ends or it is killed (semantics 3.6).
     proxy.traffic = Some(TrafficCuts {
-        inbound_refused: Cut::AfterSignal(config.drain_duration.value),
-        inbound_drained: if drains_on_prestop {
-            Cut::PreStop
+        inbound_refused: if intercepts {
+            Cut::AfterSignal(config.drain_duration.value)
         } else {
-            Cut::Signal
+            Cut::Never
+        },
+        inbound_drained: match (intercepts, drains_on_prestop) {
+            (false, _) => Cut::Never,
+            (true, true) => Cut::PreStop,
+            (true, false) => Cut::Signal,
         },
         outbound_refused: Cut::Exit,
     });
+}
+
+/// Whether the proxy receives inbound traffic: not with
+/// `sidecar.istio.io/interceptionMode: NONE`, where nothing redirects to it (semantics
+/// 3.2) and Envoy builds no inbound listeners without a Sidecar ingress.
+fn intercepts_inbound(b: &Builder) -> bool {
+    b.workload
+        .pod_annotation("sidecar.istio.io/interceptionMode")
+        .is_none_or(|(mode, _)| mode != "NONE")
 }
 
 /// ML205: drain settings the agent does not use in this mode.

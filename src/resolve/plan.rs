@@ -396,6 +396,9 @@ pub enum Cut {
     AfterSignal(Millis),
     /// When it exits.
     Exit,
+    /// Never: the proxy does not carry this traffic (Istio's `interceptionMode: NONE`
+    /// leaves inbound alone).
+    Never,
 }
 
 /// A way a Job's work container stops a sidecar when the work is done.

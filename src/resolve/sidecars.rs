@@ -16,6 +16,17 @@ pub fn resolve(b: &mut Builder) {
             continue;
         }
         let name = b.regular[index].name.clone();
+        // The debug container `linkerd inject --enable-debug-sidecar` adds: a long-running
+        // helper, not the pod's work.
+        if name == "linkerd-debug" {
+            b.make_sidecar(
+                ContainerList::Regular,
+                index,
+                SidecarKind::Declared(name),
+                false,
+            );
+            continue;
+        }
         if let Some(declared) = b
             .settings
             .declared_sidecars

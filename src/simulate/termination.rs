@@ -214,10 +214,11 @@ fn finish(
     };
     let exit = natural.min(kill);
     let cut_at = |cut: Cut| match cut {
-        Cut::PreStop if container.pre_stop.is_some() => Millis::ZERO,
-        Cut::PreStop | Cut::Signal => signal.min(exit),
-        Cut::AfterSignal(delay) => (signal + delay).min(exit),
-        Cut::Exit => exit,
+        Cut::PreStop if container.pre_stop.is_some() => Some(Millis::ZERO),
+        Cut::PreStop | Cut::Signal => Some(signal.min(exit)),
+        Cut::AfterSignal(delay) => Some((signal + delay).min(exit)),
+        Cut::Exit => Some(exit),
+        Cut::Never => None,
     };
     StopEntry {
         pre_stop_end: hook.map(|_| hook_waited),
@@ -227,8 +228,8 @@ fn finish(
         exit,
         killed: natural > kill,
         natural_exit: natural,
-        inbound_refused: container.traffic.map(|t| cut_at(t.inbound_refused)),
-        inbound_drained: container.traffic.map(|t| cut_at(t.inbound_drained)),
-        outbound_refused: container.traffic.map(|t| cut_at(t.outbound_refused)),
+        inbound_refused: container.traffic.and_then(|t| cut_at(t.inbound_refused)),
+        inbound_drained: container.traffic.and_then(|t| cut_at(t.inbound_drained)),
+        outbound_refused: container.traffic.and_then(|t| cut_at(t.outbound_refused)),
     }
 }

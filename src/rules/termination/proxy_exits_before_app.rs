@@ -73,13 +73,18 @@ impl Rule for ProxyExitsBeforeApp {
             };
             let window = app_stop.exit - gone;
             let assumed = !plan.scenario.app_shutdown.is_explicit();
-            let how = if gone < proxy_stop.exit {
-                "refuses new connections"
+            // Linkerd refuses new connections from its signal but lets in-flight ones
+            // finish; Istio's Envoy carries everything until it is killed.
+            let refuses_new = proxy
+                .traffic
+                .is_some_and(|t| t.outbound_refused != crate::resolve::Cut::Exit);
+            let (how, lost) = if refuses_new {
+                ("refuses new connections", "its new outbound calls")
             } else {
-                "is gone"
+                ("is gone", "its outbound calls and responses")
             };
             let message = format!(
-                "`{}` {how} at {gone} while `{}` runs until {} {}: its outbound calls and responses in those {window} fail",
+                "`{}` {how} at {gone} while `{}` runs until {} {}: {lost} in those {window} fail",
                 proxy.name,
                 app.name,
                 app_stop.exit,
