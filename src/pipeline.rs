@@ -7,6 +7,7 @@
 //! in flight, which bounds memory by the largest documents, not by the input.
 
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -96,6 +97,9 @@ impl Policy {
 pub struct Inputs {
     inputs: Vec<Input>,
     stdin: Option<Arc<[u8]>>,
+    /// Documents [`gather_context`] already parsed, by input and chunk index, so the
+    /// main pass does not parse them again.
+    parsed: Mutex<HashMap<(usize, usize), Vec<load::Document>>>,
 }
 
 impl Inputs {
@@ -108,7 +112,11 @@ impl Inputs {
         } else {
             None
         };
-        Ok(Inputs { inputs, stdin })
+        Ok(Inputs {
+            inputs,
+            stdin,
+            parsed: Mutex::default(),
+        })
     }
 
     /// One input held in memory, named like standard input (`-`): for tests, fuzzing
@@ -117,6 +125,7 @@ impl Inputs {
         Inputs {
             inputs: vec![Input::Stdin],
             stdin: Some(bytes.into()),
+            parsed: Mutex::default(),
         }
     }
 
@@ -149,20 +158,31 @@ impl Inputs {
 /// IstioOperator). Only documents that mention them are parsed here, and nothing is
 /// reported; the main pass reports every document once.
 pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
-    for input in &inputs.inputs {
+    let mut parsed = HashMap::new();
+    for (input_index, input) in inputs.inputs.iter().enumerate() {
         let Ok(reader) = inputs.open(input) else {
             continue;
         };
         let file = input.display_name();
         for (index, chunk) in split::Splitter::new(reader, limits.max_document_bytes).enumerate() {
             let Ok(chunk) = chunk else { continue };
-            if !chunk.text.contains("Namespace") {
+            let mesh_config = chunk.text.contains("IstioOperator")
+                || (chunk.text.contains("ConfigMap") && chunk.text.contains("istio"));
+            if !chunk.text.contains("Namespace") && !mesh_config {
                 continue;
             }
             let Ok(documents) = load::parse_chunk(&file, chunk, index, &limits) else {
                 continue;
             };
             for document in &documents {
+                if mesh_config {
+                    let source = crate::settings::Source::Input(file.clone());
+                    crate::settings::mesh_config::apply_input_object(
+                        &document.root,
+                        settings,
+                        source,
+                    );
+                }
                 for namespace in workload::objects(document).namespaces {
                     settings.namespaces.insert(
                         namespace.name.clone(),
@@ -174,7 +194,11 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                     );
                 }
             }
+            parsed.insert((input_index, index), documents);
         }
+    }
+    if let Ok(mut cache) = inputs.parsed.lock() {
+        *cache = parsed;
     }
 }
 
@@ -256,11 +280,18 @@ enum Unit {
         chunk: split::Chunk,
     },
     Failed(InputError),
+    /// A document the context pass already parsed.
+    Parsed(Vec<load::Document>),
 }
 
 /// Reads every input in order, cutting each into document chunks.
 fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
-    for input in &inputs.inputs {
+    let mut parsed = inputs
+        .parsed
+        .lock()
+        .map(|mut cache| std::mem::take(&mut *cache))
+        .unwrap_or_default();
+    for (input_index, input) in inputs.inputs.iter().enumerate() {
         let file = input.display_name();
         let reader = match inputs.open(input) {
             Ok(reader) => reader,
@@ -277,11 +308,14 @@ fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
             match chunk {
                 Ok(chunk) => {
                     any |= !chunk.text.trim().is_empty();
-                    each(Unit::Chunk {
-                        file: file.clone(),
-                        index,
-                        chunk,
-                    });
+                    match parsed.remove(&(input_index, index)) {
+                        Some(documents) => each(Unit::Parsed(documents)),
+                        None => each(Unit::Chunk {
+                            file: file.clone(),
+                            index,
+                            chunk,
+                        }),
+                    }
                 }
                 Err(error) => {
                     any = true;
@@ -309,18 +343,20 @@ fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
 /// Runs every stage over one document.
 fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
     let mut report = DocumentReport::default();
-    let (file, index, chunk) = match unit {
+    let documents = match unit {
         Unit::Failed(error) => {
             report.errors.push(error);
             return report;
         }
-        Unit::Chunk { file, index, chunk } => (file, index, chunk),
-    };
-    let documents = match load::parse_chunk(&file, chunk, index, &options.limits) {
-        Ok(documents) => documents,
-        Err(error) => {
-            report.errors.push(error);
-            return report;
+        Unit::Parsed(documents) => documents,
+        Unit::Chunk { file, index, chunk } => {
+            match load::parse_chunk(&file, chunk, index, &options.limits) {
+                Ok(documents) => documents,
+                Err(error) => {
+                    report.errors.push(error);
+                    return report;
+                }
+            }
         }
     };
     for document in &documents {
@@ -348,7 +384,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
                 (a.primary.start, a.finding.rule.id).cmp(&(b.primary.start, b.finding.rule.id))
             });
             report.analyses.push(Analysis {
-                file: file.clone(),
+                file: document.source.file.clone(),
                 document: document.index,
                 origin: document.origin.clone(),
                 plan,

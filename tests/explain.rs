@@ -152,10 +152,10 @@ fn the_assumptions_line_follows_mesh_config_and_config_files() {
     let mesh = assumptions(&[
         "--no-config",
         "--mesh-config",
-        "testdata/mesh-config/istio-configmap.yaml",
+        "testdata/.profiles/mesh-config/istio-configmap.yaml",
     ]);
     assert!(
-        mesh.contains("mesh-wide holdApplicationUntilProxyStarts true (mesh config testdata/mesh-config/istio-configmap.yaml)"),
+        mesh.contains("mesh-wide holdApplicationUntilProxyStarts true (mesh config testdata/.profiles/mesh-config/istio-configmap.yaml)"),
         "{mesh}"
     );
     assert!(
@@ -165,16 +165,16 @@ fn the_assumptions_line_follows_mesh_config_and_config_files() {
     let operator = assumptions(&[
         "--no-config",
         "--mesh-config",
-        "testdata/mesh-config/istio-operator.yaml",
+        "testdata/.profiles/mesh-config/istio-operator.yaml",
     ]);
     assert!(operator.contains("Istio 1.28 (mesh config"), "{operator}");
     assert!(
         operator.contains("ENABLE_NATIVE_SIDECARS false"),
         "{operator}"
     );
-    let config = assumptions(&["--config", "testdata/config/.mesh-lifecycle.yaml"]);
+    let config = assumptions(&["--config", "testdata/.profiles/config/.mesh-lifecycle.yaml"]);
     assert!(
-        config.contains("Kubernetes 1.30 (config testdata/config/.mesh-lifecycle.yaml)"),
+        config.contains("Kubernetes 1.30 (config testdata/.profiles/config/.mesh-lifecycle.yaml)"),
         "{config}"
     );
     assert!(config.contains("Istio 1.24 (config"), "{config}");
@@ -287,4 +287,43 @@ fn explain_filters_by_workload_and_kind() {
         .unwrap();
     let none: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(none["workloads"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn mesh_config_in_the_input_stream_applies_to_its_workloads() {
+    let mesh =
+        std::fs::read_to_string(testdata(".profiles/mesh-config/istio-configmap.yaml")).unwrap();
+    let deployment =
+        std::fs::read_to_string(testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
+    let output = cli()
+        .args(["lint", "--format", "json", "--no-config", "-"])
+        .write_stdin(format!("{deployment}---\n{mesh}"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let ids: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["ruleId"].as_str().unwrap())
+        .collect();
+    assert!(
+        !ids.contains(&"ML101"),
+        "the mesh-wide hold holds the app: {ids:?}"
+    );
+    let output = cli()
+        .args(["lint", "--no-config", "-"])
+        .write_stdin(format!("{deployment}---\n{mesh}"))
+        .output()
+        .unwrap();
+    let last = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_owned();
+    assert!(
+        last.contains("mesh-wide holdApplicationUntilProxyStarts true (input -)"),
+        "{last}"
+    );
 }
