@@ -11,9 +11,13 @@ use crate::workload::{Kind, Paths, WorkloadRef};
 /// Everything known about one pod template.
 #[derive(Clone, Debug)]
 pub struct PodPlan {
+    /// Which workload this pod template belongs to, for reports.
     pub workload: WorkloadRef,
+    /// The workload's kind: Jobs and CronJobs run to completion.
     pub kind: Kind,
+    /// Where the workload's parts lie in its document.
     pub paths: Paths,
+    /// The Kubernetes version whose kubelet is simulated.
     pub kubernetes: Sourced<KubeVersion>,
     /// `spec.terminationGracePeriodSeconds` (default 30).
     pub grace_period: Sourced<i64>,
@@ -23,13 +27,16 @@ pub struct PodPlan {
     /// The kubelet's `SidecarsRestartableDuringPodTermination` gate: an absolute
     /// deadline and no 2-second floor (semantics 2.5).
     pub deadline_termination: bool,
+    /// Pod `restartPolicy` (default Always; Never for Jobs that leave it unset).
     pub restart_policy: RestartPolicy,
+    /// `shareProcessNamespace: true`: containers can signal each other's processes.
     pub share_process_namespace: bool,
     /// In the kubelet's start order: init containers (native sidecars among them in
     /// place), then regular containers.
     pub containers: Vec<PlannedContainer>,
     /// What was decided about each mesh, for explain and the configuration rules.
     pub meshes: Vec<MeshDecision>,
+    /// The scenario values in force for this workload, after its annotations.
     pub scenario: Scenario,
     /// Readings the verdict rests on that the manifest does not state.
     pub assumptions: Vec<Assumption>,
@@ -92,15 +99,20 @@ impl PodPlan {
 /// Pod `restartPolicy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RestartPolicy {
+    /// The default for workloads that run forever.
     Always,
+    /// Failed containers restart; a Job's sidecar that exits non-zero comes back.
     OnFailure,
+    /// Nothing restarts; a non-zero exit fails the pod.
     Never,
 }
 
 /// Which list a container is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContainerList {
+    /// `spec.initContainers`.
     Init,
+    /// `spec.containers`.
     Regular,
 }
 
@@ -118,6 +130,7 @@ pub enum Role {
 /// A sidecar's identity and traits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sidecar {
+    /// Which sidecar it is.
     pub kind: SidecarKind,
     /// The app's traffic passes through it: while it is not running, traffic is lost.
     pub carries_traffic: bool,
@@ -126,11 +139,17 @@ pub struct Sidecar {
 /// Sidecars the resolver knows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SidecarKind {
+    /// Istio's `istio-proxy` (pilot-agent and Envoy).
     IstioProxy,
+    /// Linkerd's `linkerd-proxy`.
     LinkerdProxy,
+    /// Consul's `consul-dataplane` (or the older `envoy-sidecar`).
     ConsulDataplane,
+    /// Kuma's or Kong Mesh's `kuma-sidecar`.
     KumaSidecar,
+    /// Dapr's `daprd`.
     Daprd,
+    /// The Cloud SQL Auth Proxy.
     CloudSqlProxy,
     /// Declared in the user's config.
     Declared(String),
@@ -161,26 +180,39 @@ pub enum Provenance {
     Manifest(JsonPath),
     /// Added by a mesh injector at admission; `trigger` is what asks for it (a label,
     /// an annotation, or the pod metadata when a namespace asks).
-    Injected { by: &'static str, trigger: JsonPath },
+    Injected {
+        /// The mesh whose injector adds it.
+        by: &'static str,
+        /// What asks for the injection.
+        trigger: JsonPath,
+    },
 }
 
 /// One container as it will run.
 #[derive(Clone, Debug)]
 pub struct PlannedContainer {
+    /// The container name.
     pub name: String,
+    /// `initContainers` or `containers`.
     pub list: ContainerList,
     /// Position in its list after injection.
     pub index: usize,
+    /// Written in the manifest, or added by an injector.
     pub provenance: Provenance,
+    /// What the container is for.
     pub role: Role,
     /// An init container with `restartPolicy: Always` that this Kubernetes version runs
     /// as a sidecar.
     pub native_sidecar: bool,
     /// `restartPolicy: Always` is set on this init container (supported or not).
     pub restart_always: bool,
+    /// The image, when known.
     pub image: Option<String>,
+    /// Its postStart hook: it blocks the next container until it returns (semantics 1.1).
     pub post_start: Option<Hook>,
+    /// Its preStop hook: it runs from T0 and counts against the grace period (2.2).
     pub pre_stop: Option<Hook>,
+    /// Its startup probe: for a native sidecar, it holds the next container (1.2).
     pub startup_probe: Option<ProbeTiming>,
     /// When the kubelet first counts it ready; `None` means no probe (ready at once).
     pub readiness_probe: Option<ProbeTiming>,
@@ -293,7 +325,9 @@ impl PlannedContainer {
 pub struct Hook {
     /// The hook in the manifest (`...lifecycle.preStop`); `None` when injected.
     pub path: Option<JsonPath>,
+    /// What the hook runs.
     pub action: HookAction,
+    /// How long it lasts, as far as the simulation is concerned.
     pub duration: HookDuration,
     /// Side effect that matters to traffic.
     pub effect: HookEffect,
@@ -304,11 +338,16 @@ pub struct Hook {
 /// The handler of a hook.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HookAction {
+    /// Runs a command in the container.
     Exec(Vec<String>),
+    /// Sends an HTTP GET to the container.
     HttpGet {
+        /// The port, by number or name.
         port: String,
+        /// The request path.
         path: String,
     },
+    /// Opens a TCP connection.
     TcpSocket,
     /// The kubelet's own `sleep` action, in seconds.
     Sleep(i64),
@@ -321,7 +360,12 @@ pub enum HookDuration {
     Fixed(Millis),
     /// Until this container is ready, polled every `poll`, or the timeout (`pilot-agent
     /// wait` polls every 500 ms for 60 s; `linkerd-await` every second for 2 min).
-    UntilReady { timeout: Millis, poll: Millis },
+    UntilReady {
+        /// When the hook gives up (and the kubelet kills the container).
+        timeout: Millis,
+        /// How often readiness is polled.
+        poll: Millis,
+    },
     /// Until the app containers have exited (a loop on their connections or processes).
     UntilAppsExit,
     /// The hook stops this container's own process and waits for it
@@ -334,6 +378,7 @@ pub enum HookDuration {
 /// What a hook does to traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookEffect {
+    /// Nothing that changes traffic.
     None,
     /// Starts draining inbound connections (Istio native `pilot-agent request POST drain`).
     DrainsInbound,
@@ -342,8 +387,11 @@ pub enum HookEffect {
 /// A startup probe's timing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProbeTiming {
+    /// `initialDelaySeconds`.
     pub initial_delay: Millis,
+    /// `periodSeconds`.
     pub period: Millis,
+    /// `failureThreshold`: failures in a row before the kubelet gives up.
     pub failure_threshold: i64,
 }
 
@@ -366,12 +414,17 @@ pub enum ExitPolicy {
     /// Istio `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`: waits `minimum`, then polls every
     /// `poll` and exits once the app's connections are gone. No upper bound but SIGKILL.
     WhenIdle {
+        /// `MINIMUM_DRAIN_DURATION`: the wait before the first poll.
         minimum: Sourced<Millis>,
+        /// How often the connections are polled (1 s, not configurable).
         poll: Millis,
     },
     /// Linkerd: refuses new connections and exits when in-flight requests are done,
     /// at most `cap` after the signal.
-    WhenRequestsDone { cap: Sourced<Millis> },
+    WhenRequestsDone {
+        /// The shutdown grace period that ends the wait.
+        cap: Sourced<Millis>,
+    },
 }
 
 /// When a proxy stops carrying traffic, relative to its own events.
@@ -406,6 +459,7 @@ pub enum Cut {
 pub struct SidecarStop {
     /// The command or script the call is in.
     pub path: JsonPath,
+    /// How the call addresses the sidecar.
     pub method: StopMethod,
     /// How the work's exit status survives the stop call.
     pub status: ExitStatus,
@@ -419,23 +473,44 @@ pub struct SidecarStop {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopMethod {
     /// `POST :15020/quitquitquit` (pilot-agent).
-    IstioAgentQuit { port: u16 },
+    IstioAgentQuit {
+        /// pilot-agent's status port (15020 unless moved).
+        port: u16,
+    },
     /// `POST :15000/quitquitquit` (Envoy only; pilot-agent keeps running).
     EnvoyAdminQuit,
     /// `POST :4191/shutdown`.
-    LinkerdShutdown { port: u16 },
+    LinkerdShutdown {
+        /// The port called (the admin port is 4191).
+        port: u16,
+    },
     /// `linkerd-await --shutdown -- work`.
     LinkerdAwaitShutdown,
     /// Cloud SQL proxy `/quitquitquit` or `cloud-sql-proxy shutdown`.
-    CloudSqlQuit { port: u16 },
+    CloudSqlQuit {
+        /// The admin port (9091 unless `--admin-port`).
+        port: u16,
+    },
     /// Dapr `POST :3500/v1.0/shutdown`.
-    DaprShutdown { port: u16 },
+    DaprShutdown {
+        /// Dapr's HTTP port (3500).
+        port: u16,
+    },
     /// `pkill`/`kill`/`killall` of the sidecar's process.
-    Signal { target: String },
+    Signal {
+        /// The process named by the command.
+        target: String,
+    },
     /// A command the user declared as stopping the sidecar.
-    Wrapper { command: String },
+    Wrapper {
+        /// The wrapper's name.
+        command: String,
+    },
     /// A call to some other endpoint with a known stop path on an unexpected port.
-    Other { description: String },
+    Other {
+        /// The port and path called.
+        description: String,
+    },
 }
 
 /// What happens to the work's exit status.
@@ -454,7 +529,9 @@ pub enum ExitStatus {
 /// A decision about one mesh for this pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MeshDecision {
+    /// `istio`, `linkerd`, `consul`, `kuma` or `dapr`.
     pub mesh: &'static str,
+    /// Whether its proxy is in the pod.
     pub injection: Injection,
     /// `classic` or `native` (or why neither applies).
     pub mode: String,
@@ -468,23 +545,34 @@ pub enum Injection {
     /// The proxy is already in the manifest (it was injected before).
     InManifest,
     /// The injector will add it; `trigger` asks for it.
-    WillInject { trigger: JsonPath },
+    WillInject {
+        /// The label, annotation or pod metadata that asks for it.
+        trigger: JsonPath,
+    },
     /// Not injected, and why.
-    NotInjected { reason: String },
+    NotInjected {
+        /// Why not, for explain.
+        reason: String,
+    },
 }
 
 /// A reading the result rests on that the manifest does not state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assumption {
+    /// The assumption, as printed.
     pub text: String,
+    /// Where the value assumed came from.
     pub source: Source,
 }
 
 /// A malformed or contradictory mesh setting found while resolving.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigProblem {
+    /// The setting at fault.
     pub path: JsonPath,
+    /// What is wrong with it.
     pub message: String,
+    /// Which rule reports it.
     pub kind: ConfigProblemKind,
 }
 
@@ -502,6 +590,7 @@ pub enum ConfigProblemKind {
 /// A setting that asks for the app to be held until a proxy is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateRequest {
+    /// Where the setting is.
     pub source: Source,
     /// The setting as users know it (`holdApplicationUntilProxyStarts: true`).
     pub setting: String,
@@ -510,8 +599,11 @@ pub struct GateRequest {
 /// A setting that has no effect in this pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MootSetting {
+    /// Which rule reports it.
     pub kind: MootKind,
+    /// Where the setting is.
     pub source: Source,
+    /// Why it has no effect.
     pub message: String,
 }
 

@@ -13,14 +13,18 @@ pub struct Word(pub String);
 /// A command name with arguments, and the `NAME=value` assignments before it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SimpleCommand {
+    /// `NAME=value` words before the command, which set its environment (`rc=$?`).
     pub assignments: Vec<(String, String)>,
+    /// The command and its arguments.
     pub words: Vec<Word>,
 }
 
 /// How two pipelines of an and-or chain are joined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Connector {
+    /// `&&`: the next pipeline runs if this one succeeds.
     And,
+    /// `||`: the next pipeline runs if this one fails.
     Or,
 }
 
@@ -31,7 +35,9 @@ pub struct List(pub Vec<AndOr>);
 /// `a && b || c`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AndOr {
+    /// The first pipeline.
     pub first: Pipeline,
+    /// The pipelines after it, each with the connector before it.
     pub rest: Vec<(Connector, Pipeline)>,
     /// Ended by `&`: runs in the background.
     pub background: bool,
@@ -40,36 +46,61 @@ pub struct AndOr {
 /// `! a | b`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pipeline {
+    /// Starts with `!`: the exit status is inverted.
     pub negated: bool,
+    /// The commands joined by `|`.
     pub commands: Vec<Command>,
 }
 
 /// Whether a loop runs while or until its condition succeeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoopKind {
+    /// Loops while the condition succeeds.
     While,
+    /// Loops until the condition succeeds.
     Until,
 }
 
 /// A command of any form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// A command with arguments.
     Simple(SimpleCommand),
     /// `{ …; }` or `( … )`.
     Group(List),
     If {
+        /// Each `if`/`elif` condition with its body.
+        branches: Vec<(List, List)>,
+        /// The `else` body.
+        otherwise: Option<List>,
+    },
         branches: Vec<(List, List)>,
         otherwise: Option<List>,
     },
     Loop {
+        /// `while` or `until`.
+        kind: LoopKind,
+        /// What is tested each round.
+        condition: List,
+        /// What runs each round.
+        body: List,
+    },
         kind: LoopKind,
         condition: List,
         body: List,
     },
     For {
+        /// What runs for each item.
+        body: List,
+    },
         body: List,
     },
     Function {
+        /// Its name, as later commands call it.
+        name: String,
+        /// Its body.
+        body: Box<Command>,
+    },
         name: String,
         body: Box<Command>,
     },

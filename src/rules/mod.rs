@@ -23,12 +23,16 @@ use crate::time::Millis;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Worth knowing; rarely a gate.
     Info,
+    /// Traffic can be lost under some conditions.
     Warning,
+    /// Traffic is lost.
     Error,
 }
 
 impl Severity {
+    /// The lower-case name used in output and flags.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -58,13 +62,18 @@ impl fmt::Display for Severity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Group {
+    /// ML1xx: containers starting before what they depend on.
     Startup,
+    /// ML2xx: shutdown.
     Termination,
+    /// ML3xx: pods that run to completion.
     Jobs,
+    /// ML4xx: settings themselves.
     Configuration,
 }
 
 impl Group {
+    /// The heading used in documentation.
     pub fn title(self) -> &'static str {
         match self {
             Group::Startup => "Start-up",
@@ -78,9 +87,13 @@ impl Group {
 /// A rule's identity and documentation. Ids and names are a contract.
 #[derive(Debug)]
 pub struct RuleMeta {
+    /// `ML201`: stable, used in suppressions and CI configs.
     pub id: &'static str,
+    /// `grace-period-exceeded`: stable, accepted wherever an id is.
     pub name: &'static str,
+    /// The default severity; config may override it.
     pub severity: Severity,
+    /// The part of the pod's life it concerns.
     pub group: Group,
     /// One line, for tables.
     pub summary: &'static str,
@@ -112,25 +125,33 @@ impl RuleMeta {
 
 /// A check over one pod.
 pub trait Rule: Sync {
+    /// The rule's identity and documentation.
     fn meta(&self) -> &'static RuleMeta;
+    /// Adds a finding for each hazard in `pod`.
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>);
 }
 
 /// What a rule looks at.
 pub struct Pod<'a> {
+    /// What will run and how.
     pub plan: &'a PodPlan,
+    /// When it happens.
     pub timeline: &'a Timeline,
 }
 
 /// A place in the manifest with a short note.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
+    /// The node, by path.
     pub path: JsonPath,
+    /// Its key or its value.
     pub anchor: Anchor,
+    /// The note shown at the node.
     pub text: String,
 }
 
 impl Label {
+    /// A label on the key of `path`.
     pub fn key(path: JsonPath, text: impl Into<String>) -> Self {
         Label {
             path,
@@ -139,6 +160,7 @@ impl Label {
         }
     }
 
+    /// A label on the value at `path`.
     pub fn value(path: JsonPath, text: impl Into<String>) -> Self {
         Label {
             path,
@@ -152,10 +174,13 @@ impl Label {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Window {
+    /// The part of the timeline.
     pub phase: Phase,
     #[serde(rename = "fromMs")]
+    /// Where the window starts.
     pub from: Millis,
     #[serde(rename = "toMs")]
+    /// Where it ends.
     pub to: Millis,
     /// The lane it belongs to (a container name), or `null` for the whole pod.
     pub container: Option<String>,
@@ -170,9 +195,13 @@ impl Serialize for Millis {
 /// One problem found in one pod.
 #[derive(Clone, Debug)]
 pub struct Finding {
+    /// The rule that found it.
     pub rule: &'static RuleMeta,
+    /// Its severity: the rule's default, or as the rule or config decided.
     pub severity: Severity,
+    /// The container at fault, when one is.
     pub container: Option<String>,
+    /// What happens, with the numbers from the timeline.
     pub message: String,
     /// The concrete fix, possibly with a YAML snippet.
     pub help: String,
@@ -180,6 +209,7 @@ pub struct Finding {
     pub primary: Label,
     /// The other side of a comparison (the grace period, the earlier container).
     pub related: Vec<Label>,
+    /// The stretch of the timeline where traffic is lost, for explain.
     pub window: Option<Window>,
 }
 
@@ -198,21 +228,25 @@ impl Finding {
         }
     }
 
+    /// Names the container at fault.
     pub fn container(mut self, name: &str) -> Self {
         self.container = Some(name.to_owned());
         self
     }
 
+    /// Adds a label on the other side of a comparison.
     pub fn related(mut self, label: Label) -> Self {
         self.related.push(label);
         self
     }
 
+    /// Overrides the rule's default severity.
     pub fn severity(mut self, severity: Severity) -> Self {
         self.severity = severity;
         self
     }
 
+    /// Marks the window `explain` shades.
     pub fn window(
         mut self,
         phase: Phase,

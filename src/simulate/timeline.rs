@@ -8,7 +8,9 @@ use crate::time::Millis;
 /// happens when the work is done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timeline {
+    /// From pod scheduling to every container running.
     pub startup: Startup,
+    /// From deletion to every container gone.
     pub termination: Termination,
     /// Jobs and CronJobs only.
     pub completion: Option<Completion>,
@@ -73,6 +75,7 @@ pub struct StopEntry {
     pub signal: Millis,
     /// SIGKILL, if the container is still there.
     pub kill: Millis,
+    /// When it is gone: its natural exit or SIGKILL, whichever is first.
     pub exit: Millis,
     /// Exited by SIGKILL rather than on its own.
     pub killed: bool,
@@ -108,6 +111,7 @@ pub struct Completion {
     pub exits: Vec<Option<Millis>>,
     /// When the pod finishes and the Job can complete; `None`: it never does.
     pub completes: Option<Millis>,
+    /// How the pod ends.
     pub outcome: Outcome,
     /// Containers that keep the pod running.
     pub blocking: Vec<usize>,
@@ -119,11 +123,13 @@ pub struct Completion {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
+    /// Which part of the timeline.
     pub phase: Phase,
     /// Milliseconds from the phase's origin.
     pub at_ms: i64,
     /// The container's name, or `null` for pod-wide events.
     pub container: Option<String>,
+    /// What happened.
     pub kind: EventKind,
 }
 
@@ -131,8 +137,11 @@ pub struct Event {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 pub enum Phase {
+    /// From scheduling.
     Startup,
+    /// From deletion (T0).
     Termination,
+    /// From the start of a Job's work.
     Completion,
 }
 
@@ -141,25 +150,46 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 pub enum EventKind {
+    /// The kubelet starts the container.
     Started,
+    /// Its postStart hook returns.
     PostStartDone,
+    /// Its postStart hook gives up.
     PostStartFailed,
+    /// Its startup probe passes.
     StartupProbePassed,
+    /// Its startup probe fails for good.
     StartupProbeFailed,
+    /// It is ready (process start plus start-up time).
     Ready,
+    /// Every container is ready: the pod joins the endpoints.
     PodReady,
+    /// Its preStop hook starts (T0).
     PreStopStarted,
+    /// It starts draining inbound connections.
     InboundDrained,
+    /// Its preStop hook returns.
     PreStopDone,
+    /// The kubelet stops waiting for its preStop hook.
     PreStopCut,
+    /// It gets the stop signal.
     Sigterm,
+    /// It refuses new inbound connections.
     InboundRefused,
+    /// New outbound calls through it fail.
     OutboundRefused,
+    /// It is killed.
     Sigkill,
+    /// It is gone.
     Exited,
+    /// No new requests are routed to the pod.
     EndpointsRemoved,
+    /// A Job's work is done.
     WorkDone,
+    /// The Job completes.
     JobComplete,
+    /// The pod fails.
     JobFails,
+    /// The Job never completes.
     NeverCompletes,
 }

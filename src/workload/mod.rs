@@ -20,13 +20,21 @@ use crate::load::{Anchor, Document, InputError, JsonPath, Node, SourceText, Valu
 /// The kinds whose pods the linter checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    /// `v1` Pod.
     Pod,
+    /// `apps` Deployment.
     Deployment,
+    /// `apps` StatefulSet.
     StatefulSet,
+    /// `apps` DaemonSet.
     DaemonSet,
+    /// `apps` ReplicaSet.
     ReplicaSet,
+    /// `v1` ReplicationController.
     ReplicationController,
+    /// `batch` Job.
     Job,
+    /// `batch` CronJob (`spec.jobTemplate`).
     CronJob,
 }
 
@@ -88,22 +96,32 @@ impl fmt::Display for Kind {
 pub struct Paths {
     /// The object itself (the root, or `items[i]` inside a List).
     pub object: JsonPath,
+    /// The object's metadata.
     pub metadata: JsonPath,
     /// The pod template's metadata (the object's own metadata for a Pod).
     pub pod_metadata: JsonPath,
+    /// The pod spec.
     pub pod_spec: JsonPath,
 }
 
 /// A workload, typed, with the paths that findings point into.
 #[derive(Clone, Debug)]
 pub struct Workload {
+    /// Its kind.
     pub kind: Kind,
+    /// `apiVersion` as written (older groups are read like current ones).
     pub api_version: String,
+    /// `metadata.name` (or `generateName`).
     pub name: String,
+    /// `metadata.namespace`, when set.
     pub namespace: Option<String>,
+    /// The object's metadata.
     pub metadata: ObjectMeta,
+    /// The pod template's metadata: labels and annotations that injectors read.
     pub pod_metadata: ObjectMeta,
+    /// The pod spec.
     pub pod_spec: PodSpec,
+    /// Where the parts lie in the document.
     pub paths: Paths,
     /// Index of the document it came from.
     pub document: usize,
@@ -147,15 +165,20 @@ fn lookup<'a>(
 /// the workloads in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Namespace {
+    /// `metadata.name`.
     pub name: String,
+    /// Its labels (`istio-injection`, `istio.io/rev`).
     pub labels: std::collections::BTreeMap<String, String>,
+    /// Its annotations (`linkerd.io/inject`, `config.linkerd.io/*`).
     pub annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// What a document holds, as far as the linter cares.
 #[derive(Debug, Default)]
 pub struct Objects {
+    /// Workloads found.
     pub workloads: Vec<Workload>,
+    /// Namespaces found.
     pub namespaces: Vec<Namespace>,
     /// Workloads that could not be decoded.
     pub errors: Vec<InputError>,
@@ -336,8 +359,11 @@ pub fn source_of(document: &Document) -> SourceText {
 /// A workload's identity in reports.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct WorkloadRef {
+    /// Its kind.
     pub kind: Kind,
+    /// Its name.
     pub name: String,
+    /// Its namespace, when the manifest sets one.
     pub namespace: Option<String>,
 }
 
