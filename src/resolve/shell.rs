@@ -68,15 +68,14 @@ pub enum Command {
     Simple(SimpleCommand),
     /// `{ …; }` or `( … )`.
     Group(List),
+    /// `if … then … elif … else … fi`.
     If {
         /// Each `if`/`elif` condition with its body.
         branches: Vec<(List, List)>,
         /// The `else` body.
         otherwise: Option<List>,
     },
-        branches: Vec<(List, List)>,
-        otherwise: Option<List>,
-    },
+    /// `while`/`until … do … done`.
     Loop {
         /// `while` or `until`.
         kind: LoopKind,
@@ -85,23 +84,16 @@ pub enum Command {
         /// What runs each round.
         body: List,
     },
-        kind: LoopKind,
-        condition: List,
-        body: List,
-    },
+    /// `for … do … done`.
     For {
         /// What runs for each item.
         body: List,
     },
-        body: List,
-    },
+    /// `name() { … }`.
     Function {
         /// Its name, as later commands call it.
         name: String,
         /// Its body.
-        body: Box<Command>,
-    },
-        name: String,
         body: Box<Command>,
     },
     /// `case … esac`, kept opaque.
