@@ -184,6 +184,8 @@ fn check_region(region: &Value) {
 }
 
 /// Every result sits on the line its fixture marks, so no region defaults to line 1.
+/// Each fixture is linted alone, with the flags of its `# profile:` line, as the rule
+/// fixture test does.
 #[test]
 fn regions_point_at_the_marked_nodes() {
     for dir in ["rules", "suppressions"] {
@@ -193,62 +195,35 @@ fn regions_point_at_the_marked_nodes() {
             .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
             .collect();
         files.sort();
-        // Only the rules the fixtures mark, so that a new rule firing there too does
-        // not count as a result in an unmarked place.
-        let mut marked = BTreeSet::new();
-        for path in &files {
-            let text = std::fs::read_to_string(path).unwrap();
-            for (id, _) in markers(&text, "expect")
-                .into_iter()
-                .chain(markers(&text, "suppressed"))
-            {
-                marked.insert(id);
-            }
-        }
-        let select = marked.into_iter().collect::<Vec<_>>().join(",");
-        let (log, _) = sarif(
-            &[
-                "--fail-on",
-                "never",
-                "--select",
-                &select,
-                &format!("testdata/{dir}"),
-            ],
-            None,
-        );
-        validate(&log);
-        let mut found: BTreeMap<String, (Markers, Markers)> = BTreeMap::new();
-        for result in log["runs"][0]["results"].as_array().unwrap() {
-            let location = &result["locations"][0]["physicalLocation"];
-            let entry = found
-                .entry(
-                    location["artifactLocation"]["uri"]
-                        .as_str()
-                        .unwrap()
-                        .to_owned(),
-                )
-                .or_default();
-            let key = (
-                result["ruleId"].as_str().unwrap().to_owned(),
-                location["region"]["startLine"].as_u64().unwrap(),
-            );
-            if result["suppressions"].as_array().unwrap().is_empty() {
-                entry.0.insert(key);
-            } else {
-                entry.1.insert(key);
-            }
-        }
         for path in files {
             let text = std::fs::read_to_string(&path).unwrap();
             let uri = format!(
                 "testdata/{dir}/{}",
                 path.file_name().unwrap().to_str().unwrap()
             );
-            let (active, suppressed) = found.remove(&uri).unwrap_or_default();
+            let mut args: Vec<String> = vec!["--fail-on".into(), "never".into()];
+            args.extend(common::profile_flags(&text));
+            args.push(uri.clone());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (log, _) = sarif(&args, None);
+            validate(&log);
+            let (mut active, mut suppressed) = (Markers::new(), Markers::new());
+            for result in log["runs"][0]["results"].as_array().unwrap() {
+                let location = &result["locations"][0]["physicalLocation"];
+                assert_eq!(location["artifactLocation"]["uri"], uri.as_str());
+                let key = (
+                    result["ruleId"].as_str().unwrap().to_owned(),
+                    location["region"]["startLine"].as_u64().unwrap(),
+                );
+                if result["suppressions"].as_array().unwrap().is_empty() {
+                    active.insert(key);
+                } else {
+                    suppressed.insert(key);
+                }
+            }
             assert_eq!(active, markers(&text, "expect"), "{uri}");
             assert_eq!(suppressed, markers(&text, "suppressed"), "{uri}");
         }
-        assert!(found.is_empty(), "results in unmarked files: {found:?}");
     }
 }
 
