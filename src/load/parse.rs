@@ -606,4 +606,29 @@ mod embedded_tests {
         let text = "config: >\n  hold: true\n";
         assert_eq!(locate(text, "hold"), Pos { line: 1, column: 1 });
     }
+
+    fn locate_line(text: &str, line: usize) -> (Pos, Pos) {
+        let root = parse_documents(text, 1, &Limits::default())
+            .unwrap()
+            .remove(0);
+        let span = root
+            .locate(&JsonPath::parse("script").line(line), Anchor::Value)
+            .span;
+        (span.start, span.end)
+    }
+
+    #[test]
+    fn finds_script_lines_inside_literal_blocks() {
+        let text = "script: |\n  set -e\n  curl -X POST x\n";
+        assert_eq!(
+            locate_line(text, 1),
+            (Pos { line: 3, column: 3 }, Pos { line: 3, column: 17 })
+        );
+    }
+
+    #[test]
+    fn script_lines_of_other_styles_fall_back_to_the_scalar() {
+        let text = "script: \"set -e\\ncurl -X POST x\"\n";
+        assert_eq!(locate_line(text, 1).0, Pos { line: 1, column: 9 });
+    }
 }

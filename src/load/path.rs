@@ -12,6 +12,8 @@ pub enum Segment {
     Index(usize),
     /// Into the YAML or JSON document held by a string value.
     Embedded,
+    /// One line (from 0) of a string value: the line of a script that holds a call.
+    Line(usize),
 }
 
 /// A path from a document's root to one of its nodes.
@@ -53,6 +55,13 @@ impl JsonPath {
     pub fn embedded(&self) -> Self {
         let mut next = self.clone();
         next.0.push(Segment::Embedded);
+        next
+    }
+
+    /// This path narrowed to one line (from 0) of its string value.
+    pub fn line(&self, line: usize) -> Self {
+        let mut next = self.clone();
+        next.0.push(Segment::Line(line));
         next
     }
 
@@ -111,6 +120,7 @@ impl fmt::Display for JsonPath {
                 }
                 Segment::Key(key) => write!(f, "[{key:?}]")?,
                 Segment::Embedded => f.write_str(" →")?,
+                Segment::Line(line) => write!(f, " (line {})", line + 1)?,
             }
         }
         Ok(())

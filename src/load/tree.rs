@@ -151,6 +151,9 @@ impl Node {
                 (Segment::Index(index), Value::Seq(items)) => {
                     items.get(*index).map(|item| (item, item.span))
                 }
+                (Segment::Line(line), Value::String(text)) => {
+                    return node.locate_line(text, *line);
+                }
                 (Segment::Embedded, Value::String(text)) => {
                     let rest = JsonPath::from_segments(&segments[depth + 1..]);
                     return match node.locate_embedded(text, &rest, anchor) {
@@ -169,6 +172,34 @@ impl Node {
             }
         }
         Located { span, exact: true }
+    }
+
+    /// Locates one line of this string node's text. Only a literal block scalar keeps
+    /// its lines as file lines; any other style points at the whole scalar.
+    fn locate_line(&self, text: &str, line: usize) -> Located {
+        let content = text.lines().nth(line);
+        match (self.style, content) {
+            (Style::Literal, Some(content)) => {
+                let start = Pos {
+                    line: (self.span.start.line)
+                        .saturating_add(u32::try_from(line).unwrap_or(u32::MAX)),
+                    column: self.span.start.column,
+                };
+                let end = Pos {
+                    line: start.line,
+                    column: (start.column)
+                        .saturating_add(u32::try_from(content.chars().count()).unwrap_or(0)),
+                };
+                Located {
+                    span: Span { start, end },
+                    exact: true,
+                }
+            }
+            _ => Located {
+                span: self.span,
+                exact: content.is_some(),
+            },
+        }
     }
 
     /// Locates `path` inside the YAML held by this string node, mapped back to file

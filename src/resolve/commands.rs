@@ -332,8 +332,7 @@ pub enum StopTarget {
     LinkerdAwait,
     /// `cloud-sql-proxy shutdown`.
     CloudSqlShutdown,
-    /// `pilot-agent request POST quitquitquit`.
-    PilotAgentRequest,
+
     /// A signal to a process.
     Signal { process: String },
     /// A declared wrapper command.
@@ -487,17 +486,36 @@ fn status_at(
         Some(Connector::Or) => ExitStatus::SkippedOnSuccess,
         None => {
             if index == 0 {
-                return ExitStatus::Kept;
+                // Stopping the sidecar first leaves any work after it without the proxy.
+                return if does_work_after(list, index) {
+                    ExitStatus::BeforeWork
+                } else {
+                    ExitStatus::Kept
+                };
             }
-            if saves_status_and_exits_with_it(list, index) {
-                ExitStatus::Kept
-            } else if errexit {
+            // Under `set -e` a failing work exits before its status can be saved.
+            if errexit {
                 ExitStatus::HangsOnFailure
+            } else if saves_status_and_exits_with_it(list, index) {
+                ExitStatus::Kept
             } else {
                 ExitStatus::LostOnFailure
             }
         }
     }
+}
+
+/// Whether real work follows item `index` (anything but `exit`, `echo` and the like).
+fn does_work_after(list: &List, index: usize) -> bool {
+    list.0[index + 1..].iter().any(|item| {
+        item.first.commands.iter().any(|command| match command {
+            Command::Simple(simple) => !matches!(
+                simple.name(),
+                Some("exit" | "echo" | "printf" | "true" | ":") | None
+            ),
+            _ => true,
+        })
+    })
 }
 
 /// `work; rc=$?; stop; exit $rc`.
@@ -601,7 +619,28 @@ fn classify_call(
             if argv.iter().any(|w| w.0 == "request")
                 && argv.iter().any(|w| w.0.contains("quitquitquit")) =>
         {
-            Some((StopTarget::PilotAgentRequest, Some(HttpMethod::Post)))
+            // `pilot-agent request` talks to Envoy's admin port unless told otherwise.
+            let port = argv
+                .iter()
+                .enumerate()
+                .find_map(|(i, w)| {
+                    w.0.strip_prefix("--debug-port=")
+                        .map(str::to_owned)
+                        .or_else(|| {
+                            (w.0 == "--debug-port")
+                                .then(|| argv.get(i + 1).map(|p| p.0.clone()))
+                                .flatten()
+                        })
+                })
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(15000);
+            Some((
+                StopTarget::Http {
+                    port,
+                    path: "/quitquitquit".into(),
+                },
+                Some(HttpMethod::Post),
+            ))
         }
         "kill" | "pkill" | "killall" => {
             let target = argv[1..]

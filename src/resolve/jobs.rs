@@ -4,10 +4,13 @@
 //! sidecar must be told to stop. This module finds the calls that do it in the work
 //! container's command, decides which sidecar each reaches, and whether it can work.
 
+use k8s_openapi::api::core::v1::Container;
+
 use super::commands::{self, HttpMethod, StopCall, StopTarget};
 use super::istio::DEFAULT_STATUS_PORT;
 use super::plan::*;
 use super::{Builder, argv_of, command_path};
+use crate::load::JsonPath;
 
 /// Linkerd's admin port, where `/shutdown` lives.
 const LINKERD_ADMIN_PORT: u16 = 4191;
@@ -31,7 +34,6 @@ pub fn resolve(b: &mut Builder) {
             continue;
         };
         let argv = argv_of(container);
-        let at = command_path(container, &path);
         let calls = commands::stop_calls(&argv, &b.settings.stop_wrappers);
         let work_user = run_as_user(b, container);
         let stops: Vec<SidecarStop> = calls
@@ -39,7 +41,7 @@ pub fn resolve(b: &mut Builder) {
             .map(|call| {
                 let (method, effective) = judge(b, &call, work_user);
                 SidecarStop {
-                    path: at.clone(),
+                    path: call_path(container, &path, &call),
                     method,
                     status: call.status,
                     text: call.text,
@@ -51,13 +53,65 @@ pub fn resolve(b: &mut Builder) {
     }
 }
 
+/// Where the call is written: the `command` or `args` item that holds it, narrowed to
+/// the script line that shares the most words with the call.
+fn call_path(container: &Container, path: &JsonPath, call: &StopCall) -> JsonPath {
+    let words: Vec<&str> = call
+        .text
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c| c == '\'' || c == '"'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let score = |line: &str| words.iter().filter(|word| line.contains(*word)).count();
+    let lists = [("command", &container.command), ("args", &container.args)];
+    let best = lists
+        .iter()
+        .flat_map(|(field, list)| {
+            list.iter()
+                .flatten()
+                .enumerate()
+                .flat_map(move |(index, item)| {
+                    item.lines()
+                        .enumerate()
+                        .map(move |(line, text)| (*field, index, item.lines().count(), line, text))
+                })
+        })
+        .map(|(field, index, lines, line, text)| (score(text), field, index, lines, line))
+        .filter(|(score, ..)| *score > 0)
+        // The first of the best lines: `max_by_key` would keep the last.
+        .fold(
+            None,
+            |best: Option<(usize, &str, usize, usize, usize)>, candidate| match best {
+                Some(best) if best.0 >= candidate.0 => Some(best),
+                _ => Some(candidate),
+            },
+        );
+    match best {
+        Some((_, field, index, 1, _)) => path.key(field).index(index),
+        Some((_, field, index, _, line)) => path.key(field).index(index).line(line),
+        None => command_path(container, path),
+    }
+}
+
+fn ineffective(kind: IneffectiveKind, reason: impl Into<String>) -> Result<(), Ineffective> {
+    Err(Ineffective {
+        kind,
+        reason: reason.into(),
+    })
+}
+
 /// The sidecar a call reaches, and whether it can stop it.
-fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, Result<(), String>) {
+fn judge(
+    b: &Builder,
+    call: &StopCall,
+    work_user: Option<i64>,
+) -> (StopMethod, Result<(), Ineffective>) {
     let post_only = |method: StopMethod, what: &str| {
         let verdict = match call.method {
-            Some(HttpMethod::Get) => Err(format!(
-                "{what} only accepts POST; this call sends GET and gets 405"
-            )),
+            Some(HttpMethod::Get) => ineffective(
+                IneffectiveKind::Call,
+                format!("{what} only accepts POST; this call sends GET and gets 405"),
+            ),
             _ => Ok(()),
         };
         (method, verdict)
@@ -72,10 +126,13 @@ fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, R
             } else if *port == ENVOY_ADMIN_PORT {
                 (
                     StopMethod::EnvoyAdminQuit,
-                    Err(format!(
-                        "port {ENVOY_ADMIN_PORT} is Envoy's admin port: Envoy exits but pilot-agent keeps running, so the pod stays Running (istio#11659); call :{}/quitquitquit",
-                        istio_status_port(b)
-                    )),
+                    ineffective(
+                        IneffectiveKind::Call,
+                        format!(
+                            "port {ENVOY_ADMIN_PORT} is Envoy's admin port: Envoy exits but pilot-agent keeps running, so the pod stays Running (istio#11659); call :{}/quitquitquit",
+                            istio_status_port(b)
+                        ),
+                    ),
                 )
             } else if *port == cloud_sql_admin_port(b)
                 || has_sidecar(b, &SidecarKind::CloudSqlProxy)
@@ -83,7 +140,10 @@ fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, R
                 let verdict = if cloud_sql_flag(b, "--quitquitquit") {
                     Ok(())
                 } else {
-                    Err("the Cloud SQL proxy serves /quitquitquit only when started with --quitquitquit".into())
+                    ineffective(
+                        IneffectiveKind::Call,
+                        "the Cloud SQL proxy serves /quitquitquit only when started with --quitquitquit",
+                    )
                 };
                 (StopMethod::CloudSqlQuit { port: *port }, verdict)
             } else {
@@ -91,10 +151,13 @@ fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, R
                     StopMethod::Other {
                         description: format!(":{port}{path}"),
                     },
-                    Err(format!(
-                        "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {}",
-                        istio_status_port(b)
-                    )),
+                    ineffective(
+                        IneffectiveKind::Call,
+                        format!(
+                            "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {}",
+                            istio_status_port(b)
+                        ),
+                    ),
                 )
             }
         }
@@ -107,9 +170,12 @@ fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, R
             if *port != LINKERD_ADMIN_PORT && *port != DAPR_HTTP_PORT {
                 return (
                     method,
-                    Err(format!(
-                        "Linkerd's /shutdown is on the admin port {LINKERD_ADMIN_PORT}, not {port}"
-                    )),
+                    ineffective(
+                        IneffectiveKind::Call,
+                        format!(
+                            "Linkerd's /shutdown is on the admin port {LINKERD_ADMIN_PORT}, not {port}"
+                        ),
+                    ),
                 );
             }
             if call.method == Some(HttpMethod::Get) {
@@ -131,7 +197,10 @@ fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, R
             let verdict = if cloud_sql_flag(b, "--quitquitquit") {
                 Ok(())
             } else {
-                Err("`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit".into())
+                ineffective(
+                    IneffectiveKind::Call,
+                    "`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit",
+                )
             };
             (
                 StopMethod::CloudSqlQuit {
@@ -140,17 +209,11 @@ fn judge(b: &Builder, call: &StopCall, work_user: Option<i64>) -> (StopMethod, R
                 verdict,
             )
         }
-        StopTarget::PilotAgentRequest => (
-            StopMethod::IstioAgentQuit {
-                port: istio_status_port(b),
-            },
-            Ok(()),
-        ),
         StopTarget::Signal { process } => {
             let verdict = if b.workload.pod_spec.share_process_namespace != Some(true) {
-                Err(
-                    "signalling another container's process needs `shareProcessNamespace: true`"
-                        .into(),
+                ineffective(
+                    IneffectiveKind::ProcessNamespace,
+                    "signalling another container's process needs `shareProcessNamespace: true`",
                 )
             } else {
                 signal_permitted(process, work_user)
@@ -222,13 +285,14 @@ fn cloud_sql_admin_port(b: &Builder) -> u16 {
 }
 
 /// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (semantics 4.3).
-fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), String> {
+fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
     const ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
+    let off = |reason: String| ineffective(IneffectiveKind::Call, reason);
     if let Some((value, _)) = b.workload.annotation(ANNOTATION) {
         return if value == "enabled" {
             Ok(())
         } else {
-            Err(format!(
+            off(format!(
                 "`{ANNOTATION}: {value}` leaves Linkerd's /shutdown endpoint off (404)"
             ))
         };
@@ -252,14 +316,14 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), String> {
         return if value == "true" {
             Ok(())
         } else {
-            Err("the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into())
+            off("the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into())
         };
     }
     if let Some(setting) = &b.settings.linkerd.shutdown_endpoint {
         return if setting.value {
             Ok(())
         } else {
-            Err(format!(
+            off(format!(
                 "proxy.enableShutdownEndpoint is off ({})",
                 setting.source
             ))
@@ -267,18 +331,18 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), String> {
     }
     match &b.settings.linkerd.version {
         Some(v) if !v.value.shutdown_endpoint_off_by_default() => Ok(()),
-        Some(v) => Err(format!(
+        Some(v) => off(format!(
             "Linkerd {} serves /shutdown only with `{ANNOTATION}: enabled` (off by default since 2.16)",
             v.value
         )),
-        None => Err(format!(
+        None => off(format!(
             "Linkerd 2.16 and later serve /shutdown only with `{ANNOTATION}: enabled` (Linkerd version unknown, newest assumed)"
         )),
     }
 }
 
 /// The user a container runs as, from its own or the pod's security context.
-fn run_as_user(b: &Builder, container: &k8s_openapi::api::core::v1::Container) -> Option<i64> {
+fn run_as_user(b: &Builder, container: &Container) -> Option<i64> {
     container
         .security_context
         .as_ref()
@@ -304,12 +368,26 @@ fn proxy_user(process: &str) -> Option<i64> {
     }
 }
 
-/// A non-root process may signal only processes of its own user.
-fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), String> {
-    match (work_user, proxy_user(process)) {
-        (Some(user), Some(proxy)) if user != 0 && user != proxy => Err(format!(
-            "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
-        )),
-        _ => Ok(()),
+/// Whether a signal to `process` from the work can stop the sidecar: a non-root process
+/// may signal only its own user's processes, and signalling Envoy alone leaves
+/// pilot-agent running (F2).
+fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), Ineffective> {
+    if let (Some(user), Some(proxy)) = (work_user, proxy_user(process)) {
+        if user != 0 && user != proxy {
+            return ineffective(
+                IneffectiveKind::Permission,
+                format!(
+                    "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
+                ),
+            );
+        }
     }
+    let lower = process.to_lowercase();
+    if lower.contains("envoy") && !lower.contains("pilot-agent") {
+        return ineffective(
+            IneffectiveKind::Call,
+            "this stops Envoy only: pilot-agent keeps running and the pod stays Running (istio#11659); signal pilot-agent, or POST :15020/quitquitquit",
+        );
+    }
+    Ok(())
 }

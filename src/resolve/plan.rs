@@ -466,7 +466,27 @@ pub struct SidecarStop {
     /// The call as written, for messages.
     pub text: String,
     /// Whether it can work, and if not, why.
-    pub effective: Result<(), String>,
+    pub effective: Result<(), Ineffective>,
+}
+
+/// Why a stop call cannot stop the sidecar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ineffective {
+    /// Which rule reports it.
+    pub kind: IneffectiveKind,
+    /// The explanation, for the message.
+    pub reason: String,
+}
+
+/// The kinds of ineffective stops, which decide the rule that reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IneffectiveKind {
+    /// A signal without `shareProcessNamespace: true` (ML303).
+    ProcessNamespace,
+    /// A signal to another user's process (ML303).
+    Permission,
+    /// A call that reaches nothing that stops the whole sidecar (ML304).
+    Call,
 }
 
 /// How a sidecar is told to stop.
@@ -524,6 +544,8 @@ pub enum ExitStatus {
     HangsOnFailure,
     /// `work || stop`: the sidecar is stopped only when the work fails.
     SkippedOnSuccess,
+    /// `stop; work`: the sidecar is gone before the work runs.
+    BeforeWork,
 }
 
 /// A decision about one mesh for this pod.

@@ -696,7 +696,15 @@ impl SimpleCommand {
     pub fn text(&self) -> String {
         self.words
             .iter()
-            .map(|w| w.0.as_str())
+            .map(|w| {
+                if w.0.is_empty() {
+                    "''".to_owned()
+                } else if w.0.contains(char::is_whitespace) && !w.0.starts_with("$(") {
+                    format!("'{}'", w.0)
+                } else {
+                    w.0.clone()
+                }
+            })
             .collect::<Vec<_>>()
             .join(" ")
     }

@@ -1,4 +1,4 @@
-use crate::resolve::StopMethod;
+use crate::resolve::{Ineffective, IneffectiveKind, StopMethod};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
 declare_rule! {
@@ -50,11 +50,12 @@ impl Rule for JobExitCallIneffective {
         }
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
-                // Signals are ML303's.
-                if matches!(stop.method, StopMethod::Signal { .. }) {
-                    continue;
-                }
-                let Err(reason) = &stop.effective else {
+                // Signals that cannot reach the process are ML303's.
+                let Err(Ineffective {
+                    kind: IneffectiveKind::Call,
+                    reason,
+                }) = &stop.effective
+                else {
                     continue;
                 };
                 let help = match &stop.method {

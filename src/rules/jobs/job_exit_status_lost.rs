@@ -59,6 +59,13 @@ impl Rule for JobExitStatusLost {
             for stop in app.sidecar_stops.iter().filter(|s| s.effective.is_ok()) {
                 let (problem, help) = match stop.status {
                     ExitStatus::Kept => continue,
+                    // Under `OnFailure` the failed work's container restarts and retries,
+                    // so the sidecar is still wanted: nothing hangs.
+                    ExitStatus::HangsOnFailure
+                        if plan.restart_policy == crate::resolve::RestartPolicy::OnFailure =>
+                    {
+                        continue;
+                    }
                     ExitStatus::LostOnFailure => (
                         "runs after the work whatever its result: the container exits with the stop call's status, so failed work is reported as success",
                         "save and return the work's status: `trap '<stop call>' EXIT` before the work, or `work; rc=$?; <stop call>; exit $rc`",
@@ -66,6 +73,10 @@ impl Rule for JobExitStatusLost {
                     ExitStatus::HangsOnFailure => (
                         "runs only when the work succeeds: when it fails the sidecar keeps running and the Job never completes",
                         "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
+                    ),
+                    ExitStatus::BeforeWork => (
+                        "runs before the work: the sidecar is gone while the work runs, so its network calls fail",
+                        "stop the sidecar after the work, on every path: `trap '<stop call>' EXIT` before the work",
                     ),
                     ExitStatus::SkippedOnSuccess => (
                         "runs only when the work fails: after successful work the sidecar keeps running and the Job never completes",

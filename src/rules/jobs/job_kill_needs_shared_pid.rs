@@ -1,4 +1,4 @@
-use crate::resolve::StopMethod;
+use crate::resolve::{IneffectiveKind, StopMethod};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
 declare_rule! {
@@ -52,10 +52,16 @@ impl Rule for JobKillNeedsSharedPid {
         }
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
-                let (StopMethod::Signal { target }, Err(reason)) = (&stop.method, &stop.effective)
+                let (StopMethod::Signal { target }, Err(ineffective)) =
+                    (&stop.method, &stop.effective)
                 else {
                     continue;
                 };
+                // A signal the sidecar ignores is a wrong call (ML304), not a reach problem.
+                if ineffective.kind == IneffectiveKind::Call {
+                    continue;
+                }
+                let reason = &ineffective.reason;
                 let help = if plan.share_process_namespace {
                     "run the work as root or as the sidecar's user, or stop the sidecar through its API instead".to_owned()
                 } else {
