@@ -622,7 +622,13 @@ mod embedded_tests {
         let text = "script: |\n  set -e\n  curl -X POST x\n";
         assert_eq!(
             locate_line(text, 1),
-            (Pos { line: 3, column: 3 }, Pos { line: 3, column: 17 })
+            (
+                Pos { line: 3, column: 3 },
+                Pos {
+                    line: 3,
+                    column: 17
+                }
+            )
         );
     }
 

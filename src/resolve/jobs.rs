@@ -372,15 +372,16 @@ fn proxy_user(process: &str) -> Option<i64> {
 /// may signal only its own user's processes, and signalling Envoy alone leaves
 /// pilot-agent running (F2).
 fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), Ineffective> {
-    if let (Some(user), Some(proxy)) = (work_user, proxy_user(process)) {
-        if user != 0 && user != proxy {
-            return ineffective(
-                IneffectiveKind::Permission,
-                format!(
-                    "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
-                ),
-            );
-        }
+    if let (Some(user), Some(proxy)) = (work_user, proxy_user(process))
+        && user != 0
+        && user != proxy
+    {
+        return ineffective(
+            IneffectiveKind::Permission,
+            format!(
+                "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
+            ),
+        );
     }
     let lower = process.to_lowercase();
     if lower.contains("envoy") && !lower.contains("pilot-agent") {
