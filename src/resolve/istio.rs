@@ -19,6 +19,8 @@ use crate::time::{Millis, parse_go_duration};
 
 /// The proxy container's name.
 pub const PROXY: &str = "istio-proxy";
+/// The UID the proxy runs as; the redirection skips its traffic (semantics 3.2).
+pub const PROXY_UID: i64 = 1337;
 const INIT: &str = "istio-init";
 const INJECT: &str = "sidecar.istio.io/inject";
 const REVISION: &str = "istio.io/rev";
@@ -510,6 +512,7 @@ fn inject(
             .cloned()
             .map(|c| (c, planned.manifest_path().cloned()))
     });
+    b.exempt_init_calls(PROXY_UID, "traffic.sidecar.istio.io/excludeOutboundPorts");
     let custom_lifecycle = b.settings.istio.custom_lifecycle.clone();
     let hold = config.hold.value && !native;
     let trigger = decision.trigger.clone();

@@ -35,7 +35,7 @@ pub fn resolve(b: &mut Builder) {
         };
         let argv = argv_of(container);
         let calls = commands::stop_calls(&argv, &b.settings.stop_wrappers);
-        let work_user = run_as_user(b, container);
+        let work_user = b.run_as_user(container);
         let stops: Vec<SidecarStop> = calls
             .into_iter()
             .map(|call| {
@@ -341,28 +341,13 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
     }
 }
 
-/// The user a container runs as, from its own or the pod's security context.
-fn run_as_user(b: &Builder, container: &Container) -> Option<i64> {
-    container
-        .security_context
-        .as_ref()
-        .and_then(|c| c.run_as_user)
-        .or_else(|| {
-            b.workload
-                .pod_spec
-                .security_context
-                .as_ref()
-                .and_then(|c| c.run_as_user)
-        })
-}
-
 /// Users the proxies run as: Istio's 1337, Linkerd's 2102.
 fn proxy_user(process: &str) -> Option<i64> {
     let process = process.to_lowercase();
     if process.contains("envoy") || process.contains("pilot-agent") {
-        Some(1337)
+        Some(super::istio::PROXY_UID)
     } else if process.contains("linkerd") {
-        Some(2102)
+        Some(super::linkerd::PROXY_UID)
     } else {
         None
     }

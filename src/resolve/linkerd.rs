@@ -15,6 +15,8 @@ use crate::time::{Millis, parse_go_duration};
 
 /// The proxy container's name.
 pub const PROXY: &str = "linkerd-proxy";
+/// The UID the proxy runs as; `linkerd-init` skips its traffic (`--proxy-uid`).
+pub const PROXY_UID: i64 = 2102;
 const INIT: &str = "linkerd-init";
 const INJECT: &str = "linkerd.io/inject";
 const AWAIT: &str = "config.linkerd.io/proxy-await";
@@ -327,6 +329,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
 
 /// Adds the modelled `linkerd-init` and `linkerd-proxy` (semantics 4.2).
 fn inject(b: &mut Builder, trigger: JsonPath) {
+    b.exempt_init_calls(PROXY_UID, "config.linkerd.io/skip-outbound-ports");
     let (native, native_reason) = native_mode(b);
     let awaits = await_proxy(b);
     let wait = if native { None } else { wait_before_exit(b) };
@@ -396,18 +399,31 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     );
     init.image = Some("cr.l5d.io/linkerd/proxy-init".into());
     init.runs_for = Some(b.scenario.init_duration.value);
-    if !b.init.iter().any(|c| c.name == INIT) {
-        b.init.push(init);
-    }
+    // Natively, `linkerd-init` and the proxy go first so that the pod's own init
+    // containers run meshed; classic injection appends `linkerd-init` (the injector's
+    // patch inserts at index 0 only when `proxy.nativeSidecar` is set).
+    let existing = b.init.iter().position(|c| c.name == INIT);
     let mode = if native {
-        b.init.push(proxy);
+        let after_init = match existing {
+            Some(index) => index + 1,
+            None => {
+                b.init.insert(0, init);
+                1
+            }
+        };
+        b.init.insert(after_init, proxy);
         "native"
-    } else if awaits.value {
-        b.regular.insert(0, proxy);
-        "classic, held (proxy first, postStart linkerd-await)"
     } else {
-        b.regular.push(proxy);
-        "classic"
+        if existing.is_none() {
+            b.init.push(init);
+        }
+        if awaits.value {
+            b.regular.insert(0, proxy);
+            "classic, held (proxy first, postStart linkerd-await)"
+        } else {
+            b.regular.push(proxy);
+            "classic"
+        }
     };
     let mut reasons = vec![match &trigger {
         path if path == &b.workload.paths.pod_metadata => {

@@ -166,7 +166,12 @@ impl<'a> Builder<'a> {
         let network_use = (list == ContainerList::Init && !restart_always)
             .then(|| commands::network_use(&argv_of(container)))
             .flatten()
-            .map(|text| (command_path(container, &path), text));
+            .map(|(call, ports)| NetworkUse {
+                path: command_path(container, &path),
+                call,
+                ports,
+                bypass: None,
+            });
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
             .then(|| commands::start_gate(&shell::parse_argv(&argv_of(container))))
@@ -214,7 +219,59 @@ impl<'a> Builder<'a> {
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
             network_use,
+            run_as_user: self.run_as_user(container),
             lacks_shell: container.image.as_deref().is_some_and(images::lacks_shell),
+        }
+    }
+
+    /// The UID `container` runs as: its own security context's, else the pod's.
+    fn run_as_user(&self, container: &Container) -> Option<i64> {
+        container
+            .security_context
+            .as_ref()
+            .and_then(|c| c.run_as_user)
+            .or_else(|| {
+                let pod = self.workload.pod_spec.security_context.as_ref();
+                pod.and_then(|c| c.run_as_user)
+            })
+    }
+
+    /// The ports listed by a pod annotation such as
+    /// `traffic.sidecar.istio.io/excludeOutboundPorts: "5432,6379"` (ranges `a-b` too).
+    fn annotated_ports(&self, key: &str) -> Vec<u16> {
+        let Some((value, _)) = self.workload.pod_annotation(key) else {
+            return Vec::new();
+        };
+        value
+            .split(',')
+            .map(str::trim)
+            .flat_map(|item| {
+                let (low, high) = item.split_once('-').unwrap_or((item, item));
+                match (low.trim().parse::<u16>(), high.trim().parse::<u16>()) {
+                    (Ok(low), Ok(high)) if low <= high => (low..=high).collect(),
+                    _ => Vec::new(),
+                }
+            })
+            .collect()
+    }
+
+    /// Marks the init containers' calls that the proxy's traffic redirection lets
+    /// through: those of a container running as `proxy_uid` (the rules skip the proxy's
+    /// own user) and those whose every port is in `excluded_ports`.
+    fn exempt_init_calls(&mut self, proxy_uid: i64, exclusion: &str) {
+        let excluded = self.annotated_ports(exclusion);
+        for container in &mut self.init {
+            let runs_as_proxy = container.run_as_user == Some(proxy_uid);
+            let Some(call) = &mut container.network_use else {
+                continue;
+            };
+            if runs_as_proxy {
+                call.bypass = Some(format!(
+                    "it runs as the proxy's UID {proxy_uid}, which the redirection skips"
+                ));
+            } else if !call.ports.is_empty() && call.ports.iter().all(|p| excluded.contains(p)) {
+                call.bypass = Some(format!("`{exclusion}` excludes its ports"));
+            }
         }
     }
 
@@ -290,6 +347,9 @@ impl<'a> Builder<'a> {
             .meshes
             .iter()
             .filter(|m| !matches!(m.injection, Injection::NotInjected { .. }))
+            // Dapr's sidecar is an API the app calls, not a proxy that captures the pod's
+            // traffic: it runs beside any mesh.
+            .filter(|m| m.mesh != "dapr")
             .collect();
         if injected.len() > 1 {
             let names: Vec<&str> = injected.iter().map(|m| m.mesh).collect();

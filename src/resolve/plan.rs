@@ -237,9 +237,10 @@ pub struct PlannedContainer {
     /// The startup probe's own `terminationGracePeriodSeconds`: a kill the probe causes
     /// uses it instead of the pod's (semantics 1.3).
     pub probe_grace: Option<i64>,
-    /// The first command of an init container that uses the network, as written, with
-    /// the path of its command (ML103).
-    pub network_use: Option<(JsonPath, String)>,
+    /// The first command of an init container that uses the network (ML103).
+    pub network_use: Option<NetworkUse>,
+    /// The UID the container runs as, from its own or the pod's security context.
+    pub run_as_user: Option<i64>,
     /// The image most likely has no shell or `sleep` (distroless, static).
     pub lacks_shell: bool,
     /// The exit code when stopped by a signal (143 for the Cloud SQL proxy unless
@@ -280,6 +281,7 @@ impl PlannedContainer {
             probe_grace: None,
             exit_code_on_signal: 0,
             network_use: None,
+            run_as_user: None,
             lacks_shell: false,
             role,
         }
@@ -467,6 +469,21 @@ pub struct SidecarStop {
     pub text: String,
     /// Whether it can work, and if not, why.
     pub effective: Result<(), Ineffective>,
+}
+
+/// An init container's call out of the pod, which needs a proxy that is running when
+/// the pod's traffic is redirected to one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkUse {
+    /// The `command` or `args` that makes the call.
+    pub path: JsonPath,
+    /// The command, as written.
+    pub call: String,
+    /// The destination ports the command shows; empty when it shows none.
+    pub ports: Vec<u16>,
+    /// Why the redirection lets this call through, when it does: the container runs as
+    /// the proxy's user, or every port it uses is excluded.
+    pub bypass: Option<String>,
 }
 
 /// Why a stop call cannot stop the sidecar.

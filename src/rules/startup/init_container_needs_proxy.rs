@@ -1,3 +1,4 @@
+use crate::resolve::{PlannedContainer, SidecarKind, istio, linkerd};
 use crate::rules::fix::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
@@ -14,7 +15,9 @@ declare_rule! {
     /// CNI plugin the traffic redirection is already in place, so the call goes to a
     /// proxy that is not there and fails, and without CNI it leaves the pod outside the
     /// mesh, in plaintext, and fails against STRICT mTLS (semantics 3.2, istio#11130).
-    /// A native proxy placed after the init container has the same problem.
+    /// A native proxy placed after the init container has the same problem. A call the
+    /// redirection lets through is fine: the init container runs as the proxy's UID
+    /// (Istio 1337, Linkerd 2102), or every port it uses is excluded.
     ///
     /// ## Example
     /// ```yaml
@@ -27,15 +30,19 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Run the proxy as a native sidecar placed before the init container (Istio places
-    /// it first: `sidecar.istio.io/nativeSidecar: "true"`), move the call into the app
-    /// container after its start gate, or exclude the traffic from the proxy:
+    /// Run the proxy as a native sidecar, which both meshes place before the pod's own
+    /// init containers (`sidecar.istio.io/nativeSidecar: "true"`,
+    /// `config.beta.linkerd.io/proxy-enable-native-sidecar: "true"`), move the call into
+    /// the app container after its start gate, or let the call bypass the proxy:
     /// ```yaml
-    /// traffic.sidecar.istio.io/excludeOutboundPorts: "5432"
+    /// traffic.sidecar.istio.io/excludeOutboundPorts: "5432"   # Istio
+    /// config.linkerd.io/skip-outbound-ports: "5432"           # Linkerd
     /// ```
+    /// or run the init container with `securityContext.runAsUser: 1337` (Istio's
+    /// documented workaround; needed when DNS proxying resolves the name).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy follows the init containers)
+    /// - lifecycle-semantics.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first)
     /// - https://istio.io/latest/docs/setup/additional-setup/cni/#compatibility-with-application-init-containers
     /// - https://github.com/istio/istio/issues/11130
     pub struct InitContainerNeedsProxy {
@@ -64,9 +71,12 @@ impl Rule for InitContainerNeedsProxy {
             if init.is_injected() || init.native_sidecar || init.restart_always {
                 continue;
             }
-            let Some((path, call)) = &init.network_use else {
+            let Some(call) = &init.network_use else {
                 continue;
             };
+            if call.bypass.is_some() {
+                continue;
+            }
             let runs_at = startup[index].started;
             let before_proxy = match (runs_at, proxy_ready) {
                 (Some(at), Some(ready)) => at < ready,
@@ -78,23 +88,45 @@ impl Rule for InitContainerNeedsProxy {
             }
             let at = runs_at.unwrap_or_default();
             let message = format!(
-                "init container `{}` runs `{call}` at {at}, before `{}` is running: with traffic redirected to the proxy the call fails (and without redirection it leaves the mesh)",
-                init.name, proxy.name
+                "init container `{}` runs `{}` at {at}, before `{}` is running: with traffic redirected to the proxy the call fails (and without redirection it leaves the mesh)",
+                init.name, call.call, proxy.name
             );
             findings.push(
                 Finding::new(
                     &Self::META,
-                    Label::value(path.clone(), "calls out before the proxy runs"),
+                    Label::value(call.path.clone(), "calls out before the proxy runs"),
                     message,
-                    format!(
-                        "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or exclude its port from the proxy (traffic.sidecar.istio.io/excludeOutboundPorts)",
-                        proxy.name
-                    ),
+                    help(proxy),
                 )
                 .container(&init.name)
                 .related(container_label(proxy, "not running yet"))
-                .window(Phase::Startup, at, proxy_ready.unwrap_or(at), Some(&init.name)),
+                .window(
+                    Phase::Startup,
+                    at,
+                    proxy_ready.unwrap_or(at),
+                    Some(&init.name),
+                ),
             );
         }
     }
+}
+
+/// The fix for this proxy: a native proxy placed first, or the mesh's own way to let
+/// the call bypass it.
+fn help(proxy: &PlannedContainer) -> String {
+    let bypass = match proxy.sidecar().map(|s| &s.kind) {
+        Some(SidecarKind::IstioProxy) => format!(
+            "run the init container as UID {} or exclude its port (traffic.sidecar.istio.io/excludeOutboundPorts)",
+            istio::PROXY_UID
+        ),
+        Some(SidecarKind::LinkerdProxy) => format!(
+            "run the init container as UID {} or skip its port (config.linkerd.io/skip-outbound-ports)",
+            linkerd::PROXY_UID
+        ),
+        _ => "exclude its port from the proxy's redirection".to_owned(),
+    };
+    format!(
+        "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or {bypass}",
+        proxy.name
+    )
 }
