@@ -808,15 +808,27 @@ fn s4_3_shutdown_grace_period_caps_in_flight_requests() {
             .set("longest-request", Millis::secs(60), Source::Default);
     });
     assert_eq!(stop(&a, "linkerd-proxy").exit, s(3.0));
-    // Default 120 s: the kubelet's SIGKILL at 30 s comes first.
+    // Default 120 s: the app, still finishing a 60 s request, is SIGKILLed at 30 s, and
+    // its requests die with it: nothing is left in flight through the proxy.
     let a = analyze_one(&linkerd_pod(""), |settings| {
         settings
             .scenario
             .set("longest-request", Millis::secs(60), Source::Default);
     });
-    let proxy = stop(&a, "linkerd-proxy");
-    assert_eq!(proxy.natural_exit, s(60.0));
-    assert_eq!((proxy.exit, proxy.killed), (s(30.0), true));
+    let app = stop(&a, "app");
+    assert_eq!(
+        (app.natural_exit, app.exit, app.killed),
+        (s(60.0), s(30.0), true)
+    );
+    assert_eq!(stop(&a, "linkerd-proxy").exit, s(30.0));
+    // Requests of 10 s, taken until the signal at 0 s: done at 10 s, and so is the proxy.
+    let a = analyze_one(&linkerd_pod(""), |settings| {
+        settings
+            .scenario
+            .set("longest-request", Millis::secs(10), Source::Default);
+    });
+    assert_eq!(stop(&a, "app").exit, s(10.0));
+    assert_eq!(stop(&a, "linkerd-proxy").exit, s(10.0));
 }
 
 #[test]
@@ -919,6 +931,47 @@ fn s5_cloud_sql_proxy_exits_143_and_quits_on_its_admin_port() {
         a.plan.containers[index_of(&a, "sql")].exit_code_on_signal,
         143
     );
+}
+
+#[test]
+fn s5_cloud_sql_proxy_sigterm_delays() {
+    let serving = |flags: &str| {
+        pod(
+            "",
+            &format!(
+                "  containers:\n  - name: app\n    image: app\n  - name: sql\n    image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.0\n    args: [\"--port=5432\"{flags}]\n"
+            ),
+        )
+    };
+    let shutdown = |seconds: i64| {
+        move |settings: &mut mesh_lifecycle::settings::Settings| {
+            settings
+                .scenario
+                .set("app-shutdown", Millis::secs(seconds), Source::Default);
+        }
+    };
+    // No delay: it exits on SIGTERM, and refuses the app's new connections at once.
+    let a = analyze_one(&serving(""), shutdown(5));
+    let sql = stop(&a, "sql");
+    assert_eq!((sql.exit, sql.outbound_refused), (s(0.0), Some(s(0.0))));
+    assert_eq!(sql.inbound_refused, None, "it carries no inbound traffic");
+    // --min-sigterm-delay: accepts for 10 s, then exits (no --max-sigterm-delay).
+    let a = analyze_one(&serving(", \"--min-sigterm-delay=10s\""), shutdown(5));
+    let sql = stop(&a, "sql");
+    assert_eq!((sql.exit, sql.outbound_refused), (s(10.0), Some(s(10.0))));
+    // --max-sigterm-delay: waits for the app's connections, which close when it exits at
+    // 5 s, at most 20 s.
+    let a = analyze_one(&serving(", \"--max-sigterm-delay=20s\""), shutdown(5));
+    assert_eq!(stop(&a, "sql").exit, s(5.0));
+    let a = analyze_one(&serving(", \"--max-sigterm-delay=3s\""), shutdown(5));
+    assert_eq!(stop(&a, "sql").exit, s(3.0));
+    // Both: accepts for 2 s, then waits up to 20 s more for the app, gone at 8 s.
+    let a = analyze_one(
+        &serving(", \"--min-sigterm-delay=2s\", \"--max-sigterm-delay=20s\""),
+        shutdown(8),
+    );
+    let sql = stop(&a, "sql");
+    assert_eq!((sql.exit, sql.outbound_refused), (s(8.0), Some(s(2.0))));
 }
 
 #[test]

@@ -427,6 +427,15 @@ pub enum ExitPolicy {
         /// The shutdown grace period that ends the wait.
         cap: Sourced<Millis>,
     },
+    /// Cloud SQL Auth Proxy: keeps accepting for `minimum` (`--min-sigterm-delay`),
+    /// then waits for the app's connections to close, which pooled connections do when
+    /// the app exits, at most `cap` more (`--max-sigterm-delay`).
+    WhenConnectionsClose {
+        /// The wait before the proxy stops accepting.
+        minimum: Millis,
+        /// The longest wait for open connections after that.
+        cap: Millis,
+    },
 }
 
 /// When a proxy stops carrying traffic, relative to its own events.

@@ -83,7 +83,8 @@ fn is_cloud_sql_proxy(container: &PlannedContainer) -> bool {
 }
 
 /// Cloud SQL Auth Proxy v2 exits at once on SIGTERM (143 unless
-/// `--exit-zero-on-sigterm`), or waits up to `--max-sigterm-delay` for connections.
+/// `--exit-zero-on-sigterm`), or keeps accepting for `--min-sigterm-delay` and then
+/// waits up to `--max-sigterm-delay` for open connections.
 fn cloud_sql_proxy(b: &mut Builder, index: usize) {
     let argv = b
         .manifest_container(&b.regular[index])
@@ -110,20 +111,19 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
     let min_delay = flag("--min-sigterm-delay").and_then(|d| crate::time::parse_go_duration(&d));
     let container = &mut b.regular[index];
     container.exit_code_on_signal = if exit_zero { 0 } else { 143 };
-    container.exit = match max_delay {
-        Some(cap) => ExitPolicy::WhenRequestsDone {
-            cap: Sourced::default_value(cap),
+    let minimum = min_delay.unwrap_or(Millis::ZERO);
+    container.exit = match (min_delay, max_delay) {
+        (None, None) => ExitPolicy::Immediately,
+        _ => ExitPolicy::WhenConnectionsClose {
+            minimum,
+            cap: max_delay.unwrap_or(Millis::ZERO),
         },
-        None => ExitPolicy::Immediately,
     };
+    // It carries only the app's outbound database connections.
     container.traffic = Some(TrafficCuts {
-        inbound_refused: Cut::Signal,
-        inbound_drained: Cut::Signal,
-        outbound_refused: if min_delay.is_some_and(|d| d > Millis::ZERO) {
-            Cut::Exit
-        } else {
-            Cut::Signal
-        },
+        inbound_refused: Cut::Never,
+        inbound_drained: Cut::Never,
+        outbound_refused: Cut::AfterSignal(minimum),
     });
 }
 

@@ -3,6 +3,7 @@
 
 use crate::load::JsonPath;
 use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
+use crate::simulate::StopEntry;
 
 /// Where a finding about a container points: its `name:` when it is in the manifest,
 /// otherwise what asks for its injection.
@@ -68,6 +69,18 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     }
 }
 
+/// Why an app's exit waits for its requests, when it does: "finishing the requests it takes
+/// until 5 s, up to 60 s each (--longest-request)".
+pub fn requests_description(plan: &PodPlan, entry: &StopEntry) -> Option<String> {
+    entry.requests_done?;
+    let longest = plan.scenario.longest_request.as_ref()?;
+    let admitted = entry.signal.min(plan.scenario.endpoint_propagation.value);
+    Some(format!(
+        "finishing the requests it takes until {admitted}, up to {} each ({})",
+        longest.value, longest.source
+    ))
+}
+
 /// What a container's SIGTERM-to-exit time is called, for messages: "drain
 /// (terminationDrainDuration 25 s)", "app shutdown 5 s (assumed; set app-shutdown)".
 pub fn exit_description(container: &PlannedContainer) -> String {
@@ -97,6 +110,9 @@ pub fn exit_description(container: &PlannedContainer) -> String {
         ExitPolicy::WhenRequestsDone { cap } => {
             format!("lets requests finish, up to {}", cap.value)
         }
+        ExitPolicy::WhenConnectionsClose { minimum, cap } => format!(
+            "accepts for {minimum} (--min-sigterm-delay), then waits up to {cap} for connections to close (--max-sigterm-delay)"
+        ),
     }
 }
 
@@ -172,6 +188,9 @@ pub fn keep_proxy_until_app_exits(
         ),
         Some(SidecarKind::LinkerdProxy) => format!(
             "delay the proxy's shutdown past the app's: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"{seconds}\"{native}"
+        ),
+        Some(SidecarKind::CloudSqlProxy) => format!(
+            "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={seconds}s` (and `--max-sigterm-delay` for open connections){native}"
         ),
         _ => format!(
             "make `{}` outlive the app (at least {seconds} s){native}",

@@ -81,6 +81,7 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
 fn exit_after_stop(exit: &ExitPolicy) -> Millis {
     match exit {
         ExitPolicy::After(length) => length.value,
+        ExitPolicy::WhenConnectionsClose { minimum, .. } => *minimum,
         ExitPolicy::Immediately
         | ExitPolicy::WhenIdle { .. }
         | ExitPolicy::WhenRequestsDone { .. } => Millis::ZERO,

@@ -14,6 +14,25 @@ use crate::time::Millis;
 /// The kubelet's `minimumGracePeriodInSeconds`.
 const MINIMUM_GRACE_SECONDS: i64 = 2;
 
+/// The requests the pod serves while it stops.
+#[derive(Clone, Copy)]
+struct Load {
+    /// The longest request, when the user gave it (`longest-request`).
+    longest_request: Option<Millis>,
+    /// When endpoint removal has propagated: no new requests arrive after it.
+    endpoints_removed: Millis,
+}
+
+impl Load {
+    /// When the requests a container took before `signal` are done: it takes them until
+    /// its signal or endpoint removal, whichever is first, and each runs the longest
+    /// request at most.
+    fn in_flight_done(self, signal: Millis) -> Option<Millis> {
+        self.longest_request
+            .map(|longest| signal.min(self.endpoints_removed) + longest)
+    }
+}
+
 /// How the kubelet spends the grace period.
 #[derive(Clone, Copy)]
 struct Budget {
@@ -42,7 +61,10 @@ pub fn simulate(plan: &PodPlan) -> Termination {
         }
     };
     let ordered = plan.kubernetes.value.orders_sidecar_termination();
-    let longest_request = plan.scenario.longest_request.as_ref().map(|r| r.value);
+    let load = Load {
+        longest_request: plan.scenario.longest_request.as_ref().map(|r| r.value),
+        endpoints_removed: plan.scenario.endpoint_propagation.value,
+    };
     let mut entries: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
     let running = |c: &PlannedContainer| c.list == ContainerList::Regular || c.native_sidecar;
     let waits_its_turn = |c: &PlannedContainer| c.native_sidecar && ordered;
@@ -51,7 +73,7 @@ pub fn simulate(plan: &PodPlan) -> Termination {
     let mut apps_exit = Millis::ZERO;
     for (index, container) in plan.containers.iter().enumerate() {
         if running(container) && !waits_its_turn(container) && container.role == Role::App {
-            let entry = stop_unordered(container, budget, Millis::ZERO, longest_request);
+            let entry = stop_unordered(container, budget, Millis::ZERO, load);
             apps_exit = apps_exit.max(entry.exit);
             entries[index] = Some(entry);
         }
@@ -59,12 +81,7 @@ pub fn simulate(plan: &PodPlan) -> Termination {
     // Then sidecars in `containers` (classic) and, without ordering, native ones.
     for (index, container) in plan.containers.iter().enumerate() {
         if running(container) && !waits_its_turn(container) && container.role != Role::App {
-            entries[index] = Some(stop_unordered(
-                container,
-                budget,
-                apps_exit,
-                longest_request,
-            ));
+            entries[index] = Some(stop_unordered(container, budget, apps_exit, load));
         }
     }
     let regular_done = entries
@@ -77,13 +94,7 @@ pub fn simulate(plan: &PodPlan) -> Termination {
     let mut later_sidecars_done = regular_done;
     for (index, container) in plan.containers.iter().enumerate().rev() {
         if running(container) && waits_its_turn(container) {
-            let entry = stop_in_turn(
-                container,
-                budget,
-                regular_done,
-                later_sidecars_done,
-                longest_request,
-            );
+            let entry = stop_in_turn(container, budget, regular_done, later_sidecars_done, load);
             later_sidecars_done = later_sidecars_done.max(entry.exit);
             entries[index] = Some(entry);
         }
@@ -121,21 +132,14 @@ fn stop_unordered(
     container: &PlannedContainer,
     budget: Budget,
     apps_exit: Millis,
-    longest_request: Option<Millis>,
+    load: Load,
 ) -> StopEntry {
     let grace_ms = Millis::secs(budget.grace);
     let hook = pre_stop_length(container, apps_exit);
     let waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
     let remaining = (budget.grace - waited.whole_secs()).max(budget.floor);
     finish(
-        container,
-        budget,
-        hook,
-        waited,
-        waited,
-        remaining,
-        apps_exit,
-        longest_request,
+        container, budget, hook, waited, waited, remaining, apps_exit, load,
     )
 }
 
@@ -145,7 +149,7 @@ fn stop_in_turn(
     budget: Budget,
     regular_done: Millis,
     later_done: Millis,
-    longest_request: Option<Millis>,
+    load: Load,
 ) -> StopEntry {
     let grace_ms = Millis::secs(budget.grace);
     let hook = pre_stop_length(container, regular_done);
@@ -170,7 +174,7 @@ fn stop_in_turn(
         signal,
         remaining,
         regular_done,
-        longest_request,
+        load,
     )
 }
 
@@ -185,7 +189,7 @@ fn finish(
     signal: Millis,
     remaining: i64,
     apps_exit: Millis,
-    longest_request: Option<Millis>,
+    load: Load,
 ) -> StopEntry {
     let kill = match budget.deadline {
         Some(deadline) => deadline.max(signal),
@@ -195,20 +199,37 @@ fn finish(
         .pre_stop
         .as_ref()
         .is_some_and(|h| h.duration == HookDuration::UntilSelfExits);
+    let requests_done = match &container.exit {
+        ExitPolicy::After(length) if container.role == Role::App && !self_exiting => load
+            .in_flight_done(signal)
+            .filter(|done| *done > signal + length.value),
+        _ => None,
+    };
     let natural = if self_exiting {
         // The hook stopped the process itself; it is gone when the hook ends.
         hook.unwrap_or(Millis::ZERO)
     } else {
         match &container.exit {
-            ExitPolicy::After(length) => signal + length.value,
+            // An app that finishes its requests cannot be done before they are.
+            ExitPolicy::After(length) => requests_done.unwrap_or(signal + length.value),
             ExitPolicy::Immediately => signal,
             // Polls every `poll` after the minimum; exits at the first poll that finds
             // the app's connections gone (semantics 3.6).
             ExitPolicy::WhenIdle { minimum, poll } => {
                 apps_exit.round_up_from(signal + minimum.value, *poll)
             }
+            // The requests through the proxy are the apps': none outlives them, and
+            // none started after the signal (semantics 4.3).
             ExitPolicy::WhenRequestsDone { cap } => {
-                signal + longest_request.unwrap_or(Millis::ZERO).min(cap.value)
+                let in_flight = load
+                    .longest_request
+                    .map_or(signal, |longest| (signal + longest).min(apps_exit));
+                in_flight.max(signal).min(signal + cap.value)
+            }
+            // Pooled connections close when the apps exit (semantics 5).
+            ExitPolicy::WhenConnectionsClose { minimum, cap } => {
+                let accepting_ends = signal + *minimum;
+                apps_exit.max(accepting_ends).min(accepting_ends + *cap)
             }
         }
     };
@@ -228,6 +249,7 @@ fn finish(
         exit,
         killed: natural > kill,
         natural_exit: natural,
+        requests_done,
         inbound_refused: container.traffic.and_then(|t| cut_at(t.inbound_refused)),
         inbound_drained: container.traffic.and_then(|t| cut_at(t.inbound_drained)),
         outbound_refused: container.traffic.and_then(|t| cut_at(t.outbound_refused)),

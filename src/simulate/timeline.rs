@@ -81,6 +81,9 @@ pub struct StopEntry {
     pub killed: bool,
     /// When it would have exited without SIGKILL, when that is later than `kill`.
     pub natural_exit: Millis,
+    /// Apps: when the requests taken before the signal are done, if that (rather than
+    /// the shutdown time) decides the exit (`longest-request`).
+    pub requests_done: Option<Millis>,
     /// Proxies: new inbound connections refused from here.
     pub inbound_refused: Option<Millis>,
     /// Proxies: existing inbound connections told to go away from here.

@@ -115,5 +115,8 @@ fn exit(policy: &ExitPolicy) -> Value {
             json!({"whenIdle": {"minimumMs": minimum.value.0, "pollMs": poll.0}})
         }
         ExitPolicy::WhenRequestsDone { cap } => json!({"whenRequestsDone": {"capMs": cap.value.0}}),
+        ExitPolicy::WhenConnectionsClose { minimum, cap } => {
+            json!({"whenConnectionsClose": {"minimumMs": minimum.0, "capMs": cap.0}})
+        }
     }
 }

@@ -1,6 +1,8 @@
 use crate::load::JsonPath;
 use crate::resolve::{ExitPolicy, HookDuration, Role};
-use crate::rules::fix::{container_label_path, exit_description, grace_label, is_in_manifest};
+use crate::rules::fix::{
+    container_label_path, exit_description, grace_label, is_in_manifest, requests_description,
+};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::settings::Source;
 use crate::simulate::Phase;
@@ -92,7 +94,7 @@ impl Rule for GracePeriodExceeded {
                 container.name,
                 entry.natural_exit,
                 lead,
-                exit_description(container),
+                requests_description(plan, entry).unwrap_or_else(|| exit_description(container)),
                 plan.deletion_grace().value,
                 entry.kill,
                 cut,

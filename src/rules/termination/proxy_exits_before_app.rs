@@ -1,5 +1,5 @@
-use crate::resolve::{PlannedContainer, Role};
-use crate::rules::fix::{container_label, keep_proxy_until_app_exits};
+use crate::resolve::{PlannedContainer, PodPlan, Role};
+use crate::rules::fix::{container_label, keep_proxy_until_app_exits, requests_description};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::{Phase, StopEntry};
 
@@ -88,7 +88,7 @@ impl Rule for ProxyExitsBeforeApp {
                 proxy.name,
                 app.name,
                 app_stop.exit,
-                app_timing(app, app_stop, assumed),
+                app_timing(plan, app, app_stop, assumed),
             );
             let mut finding = Finding::new(
                 &Self::META,
@@ -111,7 +111,11 @@ impl Rule for ProxyExitsBeforeApp {
 }
 
 /// "(preStop until 25 s, then 5 s to exit, assumed; set app-shutdown)".
-fn app_timing(app: &PlannedContainer, stop: &StopEntry, assumed: bool) -> String {
+fn app_timing(plan: &PodPlan, app: &PlannedContainer, stop: &StopEntry, assumed: bool) -> String {
+    if let Some(requests) = requests_description(plan, stop) {
+        let killed = if stop.killed { ", SIGKILLed" } else { "" };
+        return format!("({requests}{killed})");
+    }
     let shutdown = stop.exit - stop.signal;
     let note = if assumed && app.role == Role::App {
         ", assumed; set app-shutdown"
