@@ -82,6 +82,11 @@ impl JsonPath {
         &self.0
     }
 
+    /// Whether the last step is the mapping key `key`.
+    pub fn ends_with_key(&self, key: &str) -> bool {
+        matches!(self.0.last(), Some(Segment::Key(last)) if last == key)
+    }
+
     /// Whether `self` is `prefix` or lies below it.
     pub fn starts_with(&self, prefix: &JsonPath) -> bool {
         self.0.starts_with(&prefix.0)

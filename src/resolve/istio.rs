@@ -213,8 +213,10 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     }
     apply_shutdown(proxy, &config, native, intercepts);
     // A native proxy is held by its startup probe: a hold setting or a leftover
-    // `pilot-agent wait` does nothing more (semantics 3.2 layout C; F9).
-    if native && waits {
+    // `pilot-agent wait` does nothing more (semantics 3.2 layout C; F9). Without a
+    // probe, the postStart is what holds the next container.
+    let probed = proxy.startup_probe.is_some();
+    if native && waits && probed {
         b.moot.push(MootSetting {
             kind: MootKind::Gate,
             source: Source::Manifest(path.key("lifecycle").key("postStart")),

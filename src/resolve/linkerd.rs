@@ -299,8 +299,10 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
             setting: format!("{AWAIT}: {value}"),
         });
     }
+    let probed = proxy.startup_probe.is_some();
     apply_shutdown(proxy, grace);
-    if native && awaits {
+    // Without a startup probe, the postStart is what holds the next container.
+    if native && awaits && probed {
         let source = Source::Manifest(path.key("lifecycle").key("postStart"));
         b.moot.push(MootSetting {
             kind: MootKind::Gate,

@@ -1,13 +1,15 @@
 use crate::resolve::MootKind;
 use crate::rules::fix::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::settings::Source;
 
 declare_rule! {
     /// ## What it detects
     /// A start gate made moot by another: `holdApplicationUntilProxyStarts` for a native
     /// Istio sidecar (the injector ignores it; the startup probe holds the app), a
-    /// `linkerd-await` postStart on a native Linkerd proxy that already has a startup
-    /// probe.
+    /// `linkerd-await` or `pilot-agent wait` postStart on a native proxy that already
+    /// has a startup probe. (Without the probe, the postStart is the gate: the kubelet
+    /// starts the next container only when a native sidecar's postStart has finished.)
     ///
     /// ## Why it loses traffic
     /// It does not by itself, but it misleads: the setting suggests a mechanism that is
@@ -48,12 +50,21 @@ impl Rule for RedundantGate {
             .iter()
             .filter(|m| m.kind == MootKind::Gate)
         {
-            let primary = source_label(&moot.source, "redundant").unwrap_or_else(|| {
-                Label::key(
-                    plan.paths.pod_metadata.clone(),
-                    format!("from {}: redundant", moot.source),
-                )
-            });
+            // A hook is the field to remove: point at its key, not into its body.
+            let hook = match &moot.source {
+                Source::Manifest(path) if path.ends_with_key("postStart") => {
+                    Some(Label::key(path.clone(), "redundant"))
+                }
+                _ => None,
+            };
+            let primary = hook
+                .or_else(|| source_label(&moot.source, "redundant"))
+                .unwrap_or_else(|| {
+                    Label::key(
+                        plan.paths.pod_metadata.clone(),
+                        format!("from {}: redundant", moot.source),
+                    )
+                });
             findings.push(Finding::new(
                 &Self::META,
                 primary,
