@@ -244,7 +244,10 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
             "`{PROXY}` is in the manifest: it was injected already"
         )],
     });
-    note_moot_drain(b, &config, native);
+    let exits_on_signal = native
+        && b.find(PROXY)
+            .is_some_and(|(list, index)| drains_on_pre_stop(b.get(list, index)));
+    note_moot_drain(b, &config, exits_on_signal);
 }
 
 /// `sidecar.istio.io/inject: "false"` on a pod whose proxy is already there.
@@ -644,7 +647,10 @@ fn inject(
         mode: mode.into(),
         reasons,
     });
-    note_moot_drain(b, &config, native);
+    let exits_on_signal = native
+        && b.find(PROXY)
+            .is_some_and(|(list, index)| drains_on_pre_stop(b.get(list, index)));
+    note_moot_drain(b, &config, exits_on_signal);
 }
 
 /// The injected startup probe: `/healthz/ready` on 15021 every second, 600 tries
@@ -696,10 +702,7 @@ fn apply_shutdown(
     native: bool,
     intercepts: bool,
 ) {
-    let drains_on_prestop = proxy
-        .pre_stop
-        .as_ref()
-        .is_some_and(|h| h.effect == HookEffect::DrainsInbound);
+    let drains_on_prestop = drains_on_pre_stop(proxy);
     proxy.exit = if native && drains_on_prestop {
         // `/drain` was called: the agent exits as soon as SIGTERM comes.
         ExitPolicy::Immediately
@@ -728,6 +731,15 @@ fn apply_shutdown(
     });
 }
 
+/// Whether the proxy's preStop starts its drain (`pilot-agent request POST drain`, the
+/// native sidecar's injected hook).
+fn drains_on_pre_stop(proxy: &PlannedContainer) -> bool {
+    proxy
+        .pre_stop
+        .as_ref()
+        .is_some_and(|h| h.effect == HookEffect::DrainsInbound)
+}
+
 /// Whether the proxy receives inbound traffic: not with
 /// `sidecar.istio.io/interceptionMode: NONE`, where nothing redirects to it (semantics
 /// 3.2) and Envoy builds no inbound listeners without a Sidecar ingress.
@@ -737,8 +749,10 @@ fn intercepts_inbound(b: &Builder) -> bool {
         .is_none_or(|(mode, _)| mode != "NONE")
 }
 
-/// ML205: drain settings the agent does not use in this mode.
-fn note_moot_drain(b: &mut Builder, config: &Effective, native: bool) {
+/// ML205: drain settings the agent does not use in this mode. `exits_on_signal`: a
+/// native proxy whose preStop drained it exits as soon as SIGTERM comes, so none of
+/// the drain settings is used.
+fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
     if config.exit_on_zero.value && !has(b, 12) {
         b.moot.push(MootSetting {
             kind: MootKind::Drain,
@@ -748,12 +762,29 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, native: bool) {
                     .into(),
         });
     }
-    if native {
-        if config.termination_drain_set {
+    if exits_on_signal {
+        let unused = [
+            (
+                config.termination_drain_set,
+                &config.termination_drain.source,
+                "terminationDrainDuration",
+            ),
+            (
+                config.exit_on_zero_applies,
+                &config.exit_on_zero.source,
+                "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+            ),
+            (
+                config.minimum_drain_set,
+                &config.minimum_drain.source,
+                "MINIMUM_DRAIN_DURATION",
+            ),
+        ];
+        for (_, source, setting) in unused.into_iter().filter(|(set, ..)| *set) {
             b.moot.push(MootSetting {
                 kind: MootKind::Drain,
-                source: config.termination_drain.source.clone(),
-                message: "terminationDrainDuration is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app".into(),
+                source: source.clone(),
+                message: format!("{setting} is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app"),
             });
         }
         return;

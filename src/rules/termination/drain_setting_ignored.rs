@@ -6,8 +6,8 @@ declare_rule! {
     /// ## What it detects
     /// A drain setting that has no effect in this pod: `terminationDrainDuration` while
     /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` is on (the agent uses `MINIMUM_DRAIN_DURATION`
-    /// instead), `MINIMUM_DRAIN_DURATION` while it is off, either on a native sidecar
-    /// (which drains from its preStop and exits on SIGTERM), or
+    /// instead), `MINIMUM_DRAIN_DURATION` while it is off, any of the three on a native
+    /// sidecar whose preStop drains it (it exits as soon as SIGTERM comes), or
     /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` on an Istio older than 1.12.
     ///
     /// ## Why it loses traffic
