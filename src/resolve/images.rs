@@ -11,19 +11,57 @@ const MINIMAL_MARKS: [&str; 6] = [
     "chainguard/static",
 ];
 
-/// Images known to ship without a shell although their name does not say so.
-const SHELL_LESS: [&str; 2] = ["linkerd/proxy:", "envoyproxy/envoy-distroless"];
+/// Images known to ship without a shell although their name does not say so, with
+/// whether they still carry a `sleep` binary. Linkerd's proxy image has `/bin/sleep`
+/// for its injected wait-before-exit hook, and nothing else.
+const SHELL_LESS: [(&str, bool); 2] = [
+    ("linkerd/proxy:", true),
+    ("envoyproxy/envoy-distroless", false),
+];
 
-/// Whether the image most likely has no `sh` and no `sleep`.
-pub fn lacks_shell(image: &str) -> bool {
+/// The programs of hooks that an image most likely lacks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MissingTools {
+    /// No `sh`, `bash` or `busybox`.
+    pub shell: bool,
+    /// No `sleep`.
+    pub sleep: bool,
+}
+
+impl MissingTools {
+    /// Whether `program` (a basename) is most likely missing.
+    pub fn lacks(self, program: &str) -> bool {
+        match program {
+            "sh" | "bash" | "ash" | "dash" | "busybox" => self.shell,
+            "sleep" => self.sleep,
+            _ => false,
+        }
+    }
+}
+
+/// What `image` most likely lacks.
+pub fn missing_tools(image: &str) -> MissingTools {
     let image = image.to_ascii_lowercase();
-    MINIMAL_MARKS.iter().any(|mark| image.contains(mark))
-        || SHELL_LESS.iter().any(|mark| image.contains(mark))
+    if let Some((_, has_sleep)) = SHELL_LESS.iter().find(|(mark, _)| image.contains(mark)) {
+        return MissingTools {
+            shell: true,
+            sleep: !has_sleep,
+        };
+    }
+    let minimal = MINIMAL_MARKS.iter().any(|mark| image.contains(mark));
+    MissingTools {
+        shell: minimal,
+        sleep: minimal,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lacks_shell(image: &str) -> bool {
+        missing_tools(image).shell
+    }
 
     #[test]
     fn distroless_and_static_images() {
@@ -33,5 +71,13 @@ mod tests {
         assert!(!lacks_shell("nginx:1.27"));
         assert!(!lacks_shell("busybox"));
         assert!(!lacks_shell("docker.io/istio/proxyv2:1.24.0"));
+    }
+
+    #[test]
+    fn the_linkerd_proxy_has_sleep_but_no_shell() {
+        let tools = missing_tools("cr.l5d.io/linkerd/proxy:edge-24.11.8");
+        assert!(tools.lacks("sh") && !tools.lacks("sleep"));
+        let tools = missing_tools("gcr.io/distroless/static");
+        assert!(tools.lacks("sh") && tools.lacks("sleep"));
     }
 }

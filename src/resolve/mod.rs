@@ -220,7 +220,11 @@ impl<'a> Builder<'a> {
             exit_code_on_signal: 0,
             network_use,
             run_as_user: self.run_as_user(container),
-            lacks_shell: container.image.as_deref().is_some_and(images::lacks_shell),
+            missing_tools: container
+                .image
+                .as_deref()
+                .map(images::missing_tools)
+                .unwrap_or_default(),
         }
     }
 
@@ -378,6 +382,7 @@ impl<'a> Builder<'a> {
 
     fn finish(mut self) -> PodPlan {
         self.check_sleep_actions();
+        self.fail_hooks_without_their_program();
         self.note_unknown_hook_lengths();
         let workload = self.workload;
         let spec = &workload.pod_spec;
@@ -433,6 +438,37 @@ impl<'a> Builder<'a> {
     }
 
     /// Hooks whose length could not be read are taken as instant; say so.
+    /// An exec hook whose program the image most likely lacks fails at once: it delays
+    /// nothing and has no effect (ML208 says why).
+    fn fail_hooks_without_their_program(&mut self) {
+        let mut notes = Vec::new();
+        for container in self.init.iter_mut().chain(&mut self.regular) {
+            let missing = container.missing_tools;
+            let image = container.image.clone().unwrap_or_default();
+            for hook in [&mut container.pre_stop, &mut container.post_start]
+                .into_iter()
+                .flatten()
+            {
+                let (Some(program), Some(path)) = (hook.missing_program(missing), &hook.path)
+                else {
+                    continue;
+                };
+                notes.push((
+                    format!(
+                        "{}: `{}` most likely fails at once (`{image}` has no `{program}`); taken as instant",
+                        container.name, hook.summary
+                    ),
+                    path.clone(),
+                ));
+                hook.duration = HookDuration::Fixed(Millis::ZERO);
+                hook.effect = HookEffect::None;
+            }
+        }
+        for (text, path) in notes {
+            self.assume(text, Source::Manifest(path));
+        }
+    }
+
     fn note_unknown_hook_lengths(&mut self) {
         let mut notes = Vec::new();
         for container in self.init.iter().chain(&self.regular) {

@@ -242,7 +242,7 @@ pub struct PlannedContainer {
     /// The UID the container runs as, from its own or the pod's security context.
     pub run_as_user: Option<i64>,
     /// The image most likely has no shell or `sleep` (distroless, static).
-    pub lacks_shell: bool,
+    pub missing_tools: super::images::MissingTools,
     /// The exit code when stopped by a signal (143 for the Cloud SQL proxy unless
     /// `--exit-zero-on-sigterm`); a non-zero code fails a Job pod (semantics 2.6, F4).
     pub exit_code_on_signal: i32,
@@ -282,7 +282,7 @@ impl PlannedContainer {
             exit_code_on_signal: 0,
             network_use: None,
             run_as_user: None,
-            lacks_shell: false,
+            missing_tools: Default::default(),
             role,
         }
     }
@@ -335,6 +335,18 @@ pub struct Hook {
     pub effect: HookEffect,
     /// A one-line description for messages ("sleep 10", "pilot-agent wait").
     pub summary: String,
+}
+
+impl Hook {
+    /// The program a manifest exec hook runs, which the image must have (`sh`).
+    pub fn missing_program(&self, missing: super::images::MissingTools) -> Option<&str> {
+        let HookAction::Exec(argv) = &self.action else {
+            return None;
+        };
+        self.path.as_ref()?;
+        let program = super::shell::basename(argv.first()?);
+        missing.lacks(program).then_some(program)
+    }
 }
 
 /// The handler of a hook.

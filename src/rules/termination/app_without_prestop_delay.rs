@@ -63,6 +63,14 @@ impl Rule for AppWithoutPrestopDelay {
             if stop.signal >= removed {
                 continue;
             }
+            // A delay that fails for want of its program is ML208's.
+            let failed_delay = app
+                .pre_stop
+                .as_ref()
+                .and_then(|h| h.missing_program(app.missing_tools));
+            if failed_delay.is_some() {
+                continue;
+            }
             let primary = match app.pre_stop.as_ref().and_then(|h| h.path.clone()) {
                 Some(path) => Label::key(path, format!("SIGTERM at {}", stop.signal)),
                 None => container_label(app, format!("SIGTERM at {}", stop.signal)),

@@ -1,11 +1,10 @@
-use crate::resolve::{HookAction, shell};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
 declare_rule! {
     /// ## What it detects
     /// An exec hook that runs `sh`, `bash` or `sleep` in a container whose image most
-    /// likely has neither: distroless, static and scratch-based images, and the Linkerd
-    /// proxy.
+    /// likely lacks it: distroless, static and scratch-based images have neither, the
+    /// Linkerd proxy has `sleep` but no shell.
     ///
     /// ## Why it loses traffic
     /// The exec fails at once, so the preStop delay that was meant to cover endpoint
@@ -48,25 +47,15 @@ impl Rule for PrestopNeedsShell {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for container in &plan.containers {
-            if !container.lacks_shell {
-                continue;
-            }
             for hook in [&container.pre_stop, &container.post_start]
                 .into_iter()
                 .flatten()
             {
-                let (HookAction::Exec(argv), Some(path)) = (&hook.action, &hook.path) else {
+                let (Some(program), Some(path)) =
+                    (hook.missing_program(container.missing_tools), &hook.path)
+                else {
                     continue;
                 };
-                let Some(program) = argv.first().map(|p| shell::basename(p)) else {
-                    continue;
-                };
-                if !matches!(
-                    program,
-                    "sh" | "bash" | "ash" | "dash" | "sleep" | "busybox"
-                ) {
-                    continue;
-                }
                 let image = container.image.as_deref().unwrap_or("its image");
                 let fix = if plan.kubernetes.value.has_sleep_action() {
                     "use the kubelet's sleep action instead: lifecycle.preStop.sleep: {seconds: N}"
