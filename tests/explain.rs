@@ -57,7 +57,7 @@ fn explain(format: &str, file: &str) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-const SNAPSHOTS: [(&str, &str); 4] = [
+const SNAPSHOTS: [(&str, &str); 5] = [
     (
         "istio_classic_job",
         "testdata/corpus/istio-inject/istio-1.24.0/job.yaml.injected",
@@ -73,6 +73,10 @@ const SNAPSHOTS: [(&str, &str); 4] = [
     (
         "nginx_quits_in_prestop",
         "testdata/corpus/k8s-examples/kubernetes-website/pods/lifecycle-events.yaml",
+    ),
+    (
+        "denied_by_the_injector",
+        "testdata/rules/ml401-fire-injector-denies.yaml",
     ),
 ];
 

@@ -83,18 +83,31 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
     if let Some((text, path)) = b.workload.pod_annotation(PROXY_CONFIG) {
         match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
             Ok(annotation) => layered = layered.overlay(&annotation),
-            Err(error) => b.problems.push(ConfigProblem {
-                path,
-                message: if error.field.is_empty() {
+            Err(error) => {
+                let mut message = if error.field.is_empty() {
                     format!("`{PROXY_CONFIG}` cannot be read: {}", error.message)
                 } else {
                     format!(
                         "`{PROXY_CONFIG}` field `{}`: {}",
                         error.field, error.message
                     )
-                },
-                kind: ConfigProblemKind::Invalid,
-            }),
+                };
+                // The injector validates the annotation and fails the admission
+                // request, so the pod is never created (`validateAnnotations`).
+                if injected.is_none() {
+                    b.rejection.get_or_insert(Rejection {
+                        path: path.clone(),
+                        by: "Istio's sidecar injector",
+                        reason: message.clone(),
+                    });
+                    message.push_str("; the sidecar injector denies the pod");
+                }
+                b.problems.push(ConfigProblem {
+                    path,
+                    message,
+                    kind: ConfigProblemKind::Invalid,
+                });
+            }
         }
     }
     // After injection, proxyMetadata has become the container's environment.

@@ -21,6 +21,7 @@ pub mod sidecars;
 use k8s_openapi::api::core::v1::{Container, Probe};
 
 use crate::load::JsonPath;
+use crate::settings::version::KubeVersion;
 use crate::settings::{Scenario, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 use crate::workload::Workload;
@@ -57,6 +58,8 @@ pub struct Builder<'a> {
     pub assumptions: Vec<Assumption>,
     pub problems: Vec<ConfigProblem>,
     pub moot: Vec<MootSetting>,
+    /// Why the pod would not be admitted, when it would not.
+    pub rejection: Option<Rejection>,
 }
 
 impl<'a> Builder<'a> {
@@ -71,6 +74,7 @@ impl<'a> Builder<'a> {
             assumptions: Vec::new(),
             problems: Vec::new(),
             moot: Vec::new(),
+            rejection: None,
         };
         builder.read_scenario_annotations();
         let spec = &workload.pod_spec;
@@ -92,20 +96,28 @@ impl<'a> Builder<'a> {
     /// The kubelet's `sleep` action only exists from Kubernetes 1.29 (alpha, off) and is
     /// on from 1.30, GA from 1.34 (semantics 2.3): below, the API drops it and the hook
     /// does nothing; while beta a cluster may have turned it off.
-    fn check_sleep_actions(&mut self) {
+    fn check_sleep_actions(&mut self, grace: i64) {
         let version = self.settings.kubernetes.value;
         let mut notes = Vec::new();
+        let mut rejection = None;
         for container in self.init.iter_mut().chain(self.regular.iter_mut()) {
             for hook in [&mut container.pre_stop, &mut container.post_start]
                 .into_iter()
                 .flatten()
             {
-                if !matches!(hook.action, HookAction::Sleep(_)) {
+                let HookAction::Sleep(seconds) = hook.action else {
                     continue;
-                }
+                };
                 let Some(path) = hook.path.clone() else {
                     continue;
                 };
+                if let Some(reason) = sleep_action_problem(version, grace, seconds) {
+                    rejection.get_or_insert(Rejection {
+                        path: path.key("sleep"),
+                        by: "the API server",
+                        reason,
+                    });
+                }
                 if !version.has_sleep_action() {
                     hook.duration = HookDuration::Fixed(Millis::ZERO);
                     notes.push((format!("{}: the sleep action is off in Kubernetes {version}; the hook does nothing", container.name), path));
@@ -116,6 +128,9 @@ impl<'a> Builder<'a> {
         }
         for (text, path) in notes {
             self.assume(text, Source::Manifest(path));
+        }
+        if self.rejection.is_none() {
+            self.rejection = rejection;
         }
     }
 
@@ -381,12 +396,9 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self) -> PodPlan {
-        self.check_sleep_actions();
-        self.fail_hooks_without_their_program();
-        self.note_unknown_hook_lengths();
         let workload = self.workload;
         let spec = &workload.pod_spec;
-        let grace_period = match spec.termination_grace_period_seconds {
+        let mut grace_period = match spec.termination_grace_period_seconds {
             Some(seconds) => Sourced::new(
                 seconds,
                 Source::Manifest(workload.paths.pod_spec.key("terminationGracePeriodSeconds")),
@@ -397,12 +409,16 @@ impl<'a> Builder<'a> {
             self.problems.push(ConfigProblem {
                 path: workload.paths.pod_spec.key("terminationGracePeriodSeconds"),
                 message: format!(
-                    "terminationGracePeriodSeconds is {}; the API server rejects negative values",
+                    "terminationGracePeriodSeconds is {}: the API server treats a negative grace period as 1 s (Kubernetes 1.27 and later), and the kubelet allows its 2 s minimum",
                     grace_period.value
                 ),
                 kind: ConfigProblemKind::Invalid,
             });
+            grace_period.value = 1;
         }
+        self.check_sleep_actions(grace_period.value);
+        self.fail_hooks_without_their_program();
+        self.note_unknown_hook_lengths();
         let restart_policy = match spec.restart_policy.as_deref() {
             Some("Never") => RestartPolicy::Never,
             Some("OnFailure") => RestartPolicy::OnFailure,
@@ -434,10 +450,10 @@ impl<'a> Builder<'a> {
             assumptions: self.assumptions,
             config_problems: self.problems,
             moot_settings: self.moot,
+            rejection: self.rejection,
         }
     }
 
-    /// Hooks whose length could not be read are taken as instant; say so.
     /// An exec hook whose program the image most likely lacks fails at once: it delays
     /// nothing and has no effect (ML208 says why).
     fn fail_hooks_without_their_program(&mut self) {
@@ -469,6 +485,7 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Hooks whose length could not be read are taken as instant; say so.
     fn note_unknown_hook_lengths(&mut self) {
         let mut notes = Vec::new();
         for container in self.init.iter().chain(&self.regular) {
@@ -523,5 +540,29 @@ pub fn command_path(container: &Container, path: &JsonPath) -> JsonPath {
         path.key("args")
     } else {
         path.clone()
+    }
+}
+
+/// Why the API server rejects a `sleep` hook action with `seconds` on `version`
+/// (semantics 2.3), when it does.
+pub fn sleep_action_problem(version: KubeVersion, grace: i64, seconds: i64) -> Option<String> {
+    if !version.has_sleep_action() {
+        Some(format!(
+            "the sleep action is off in Kubernetes {version} (on from 1.30): the API server drops it and rejects the hook"
+        ))
+    } else if seconds < 0 {
+        Some(format!(
+            "sleep.seconds is {seconds}; it must not be negative"
+        ))
+    } else if seconds == 0 && !version.allows_zero_sleep() {
+        Some(format!(
+            "sleep.seconds: 0 is accepted only from Kubernetes 1.33 (this is {version})"
+        ))
+    } else if seconds > grace {
+        Some(format!(
+            "sleep.seconds is {seconds} but must not exceed terminationGracePeriodSeconds ({grace}); the API server rejects it"
+        ))
+    } else {
+        None
     }
 }

@@ -44,6 +44,20 @@ pub struct PodPlan {
     pub config_problems: Vec<ConfigProblem>,
     /// Settings that are in the manifest or profile but have no effect.
     pub moot_settings: Vec<MootSetting>,
+    /// Why the pod would not be admitted, when it would not: there is then no pod to
+    /// start or stop, and only the rules about admission apply.
+    pub rejection: Option<Rejection>,
+}
+
+/// The first reason the pod would not be admitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// The field that causes it.
+    pub path: JsonPath,
+    /// Who rejects it: "the API server", "Istio's sidecar injector".
+    pub by: &'static str,
+    /// Why, for messages.
+    pub reason: String,
 }
 
 impl PodPlan {

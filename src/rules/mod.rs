@@ -97,6 +97,9 @@ pub struct RuleMeta {
     pub group: Group,
     /// One line, for tables.
     pub summary: &'static str,
+    /// Whether the rule speaks about a pod that is not admitted (the manifest itself).
+    /// The others need the pod to run, and stay silent when it would be rejected.
+    pub admission: bool,
     /// The doc comment of the rule's struct, in Markdown.
     pub raw_doc: &'static str,
 }
@@ -274,7 +277,8 @@ macro_rules! declare_rule {
             name: $rule_name:literal,
             severity: $severity:ident,
             group: $group:ident,
-            summary: $summary:literal $(,)?
+            summary: $summary:literal
+            $(, admission: $admission:literal)? $(,)?
         }
     ) => {
         $(#[doc = $doc])*
@@ -288,6 +292,7 @@ macro_rules! declare_rule {
                 severity: $crate::rules::Severity::$severity,
                 group: $crate::rules::Group::$group,
                 summary: $summary,
+                admission: false $(|| $admission)?,
                 raw_doc: concat!($($doc, "\n"),*),
             };
         }
@@ -329,10 +334,15 @@ pub fn find(key: &str) -> Option<&'static dyn Rule> {
         .find(|rule| rule.meta().id.eq_ignore_ascii_case(key) || rule.meta().name == key)
 }
 
-/// Runs every rule over one pod.
+/// Runs every rule over one pod; over a pod that would not be admitted, only the
+/// rules about admission.
 pub fn check(pod: &Pod) -> Vec<Finding> {
     let mut findings = Vec::new();
-    for rule in RULES {
+    let admitted = pod.plan.rejection.is_none();
+    for rule in RULES
+        .iter()
+        .filter(|rule| admitted || rule.meta().admission)
+    {
         rule.check(pod, &mut findings);
     }
     findings

@@ -45,6 +45,11 @@ fn workload(analysis: &Analysis) -> Value {
                 "reasons": m.reasons,
             })).collect::<Vec<_>>(),
             "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
+            "rejection": plan.rejection.as_ref().map(|r| json!({
+                "by": r.by,
+                "reason": r.reason,
+                "path": r.path.to_string(),
+            })),
         },
         "assumptions": {
             "scenario": plan.scenario.entries().into_iter().map(|(name, value)| json!({
@@ -54,7 +59,11 @@ fn workload(analysis: &Analysis) -> Value {
             })).collect::<Vec<_>>(),
             "notes": plan.assumptions.iter().map(|a| a.text.clone()).collect::<Vec<_>>(),
         },
-        "events": events(plan, &analysis.timeline),
+        "events": if plan.rejection.is_some() {
+            Vec::new()
+        } else {
+            events(plan, &analysis.timeline)
+        },
         "hazards": analysis.findings.iter().map(|f| json!({
             "ruleId": f.finding.rule.id,
             "rule": f.finding.rule.name,

@@ -111,6 +111,10 @@ fn span_end(last: Millis) -> Millis {
 
 /// All panels of one analysis.
 pub fn panels(analysis: &Analysis) -> Vec<Panel> {
+    // A pod that is not admitted never starts: there is no timeline to draw.
+    if analysis.plan.rejection.is_some() {
+        return Vec::new();
+    }
     let mut panels = vec![startup(analysis), termination(analysis)];
     if let Some(panel) = completion(analysis) {
         panels.push(panel);

@@ -67,6 +67,13 @@ fn header(out: &mut String, analysis: &Analysis) {
         plan.grace_period.value,
         plan.grace_period.source
     );
+    if let Some(rejection) = &plan.rejection {
+        let _ = writeln!(
+            out,
+            "  Not admitted: {} rejects the pod ({}), so it never starts",
+            rejection.by, rejection.reason
+        );
+    }
 }
 
 fn capitalize(text: &str) -> String {

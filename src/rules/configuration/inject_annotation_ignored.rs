@@ -36,6 +36,7 @@ declare_rule! {
         severity: Warning,
         group: Configuration,
         summary: "an injection opt-in that the injector ignores",
+        admission: true,
     }
 }
 

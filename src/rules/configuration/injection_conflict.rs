@@ -32,6 +32,7 @@ declare_rule! {
         severity: Warning,
         group: Configuration,
         summary: "injection settings that disagree",
+        admission: true,
     }
 }
 

@@ -35,6 +35,7 @@ declare_rule! {
         severity: Info,
         group: Configuration,
         summary: "a start gate made moot by another",
+        admission: true,
     }
 }
 

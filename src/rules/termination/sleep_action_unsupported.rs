@@ -1,4 +1,4 @@
-use crate::resolve::HookAction;
+use crate::resolve::{HookAction, sleep_action_problem};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
 declare_rule! {
@@ -35,6 +35,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "a sleep hook action the Kubernetes version rejects",
+        admission: true,
     }
 }
 
@@ -55,22 +56,7 @@ impl Rule for SleepActionUnsupported {
                 let (HookAction::Sleep(seconds), Some(path)) = (&hook.action, &hook.path) else {
                     continue;
                 };
-                let seconds = *seconds;
-                let problem = if !version.has_sleep_action() {
-                    format!(
-                        "the sleep action is off in Kubernetes {version} (on from 1.30): the API server drops it and rejects the hook"
-                    )
-                } else if seconds < 0 {
-                    format!("sleep.seconds is {seconds}; it must not be negative")
-                } else if seconds == 0 && !version.allows_zero_sleep() {
-                    format!(
-                        "sleep.seconds: 0 is accepted only from Kubernetes 1.33 (this is {version})"
-                    )
-                } else if seconds > grace {
-                    format!(
-                        "sleep.seconds is {seconds} but must not exceed terminationGracePeriodSeconds ({grace}); the API server rejects it"
-                    )
-                } else {
+                let Some(problem) = sleep_action_problem(version, grace, *seconds) else {
                     continue;
                 };
                 findings.push(
