@@ -57,7 +57,7 @@ fn explain(format: &str, file: &str) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-const SNAPSHOTS: [(&str, &str); 5] = [
+const SNAPSHOTS: [(&str, &str); 4] = [
     (
         "istio_classic_job",
         "testdata/corpus/istio-inject/istio-1.24.0/job.yaml.injected",
@@ -73,10 +73,6 @@ const SNAPSHOTS: [(&str, &str); 5] = [
     (
         "nginx_quits_in_prestop",
         "testdata/corpus/k8s-examples/kubernetes-website/pods/lifecycle-events.yaml",
-    ),
-    (
-        "denied_by_the_injector",
-        "testdata/rules/ml401-fire-injector-denies.yaml",
     ),
 ];
 
@@ -105,6 +101,22 @@ fn json_renderings() {
         assert!(workload["events"].as_array().is_some_and(|e| !e.is_empty()));
         insta::assert_json_snapshot!(format!("json_{name}"), value);
     }
+}
+
+#[test]
+fn a_pod_that_is_not_admitted_has_no_timeline() {
+    let file = "testdata/rules/ml401-fire-injector-denies.yaml";
+    insta::assert_snapshot!("text_denied_by_the_injector", explain("text", file));
+    let value: serde_json::Value = serde_json::from_str(&explain("json", file)).unwrap();
+    let workload = &value["workloads"][0];
+    assert_eq!(
+        workload["plan"]["rejection"]["by"],
+        "Istio's sidecar injector"
+    );
+    assert_eq!(workload["events"], serde_json::json!([]));
+    let svg = explain("svg", file);
+    assert!(svg.contains("Not admitted"), "{svg}");
+    assert!(!svg.contains("Termination"), "{svg}");
 }
 
 #[test]

@@ -72,6 +72,15 @@ fn draw_analysis(out: &mut String, analysis: &Analysis, mut y: f64) -> f64 {
         r#"<text x="{MARGIN}" y="{y}" class="title">{}</text>"#,
         escape(&title)
     );
+    if let Some(rejection) = &analysis.plan.rejection {
+        y += 18.0;
+        let _ = writeln!(
+            out,
+            r#"<text x="{MARGIN}" y="{y}" class="tick">Not admitted: {} rejects the pod ({}), so it never starts</text>"#,
+            escape(rejection.by),
+            escape(&rejection.reason)
+        );
+    }
     for panel in panels(analysis) {
         y = draw_panel(out, &panel, y + 8.0);
     }
