@@ -327,6 +327,47 @@ fn s3_1_namespace_label_and_pod_label_decide_injection() {
 }
 
 #[test]
+fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
+    // `injectRequired` (istio pkg/kube/inject): y, yes, true, on inject; empty falls
+    // through to the policy; anything else keeps the pod out.
+    let enabled = || namespace(&[("istio-injection", "enabled")], &[]);
+    let with = |value: &str| {
+        pod(
+            &labels(&format!("    sidecar.istio.io/inject: \"{value}\"\n")),
+            APP,
+        )
+    };
+    assert!(istio_injected(&analyze_one(&with("yes"), enabled())));
+    assert!(istio_injected(&analyze_one(&with("On"), enabled())));
+    assert!(istio_injected(&analyze_one(&with(""), enabled())));
+    let a = analyze_one(&with("enabled"), enabled());
+    assert!(!istio_injected(&a));
+    assert!(
+        a.plan
+            .config_problems
+            .iter()
+            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn),
+        "a value that looks like an opt-in but keeps the pod out is reported"
+    );
+    let a = analyze_one(&with("no"), enabled());
+    assert!(!istio_injected(&a));
+    assert!(
+        a.plan.config_problems.is_empty(),
+        "\"no\" says what it does"
+    );
+    // Stage 1 matches the label value "true" exactly: "yes" in a plain namespace is
+    // never seen by the webhook.
+    let a = analyze_one(&with("yes"), namespace(&[], &[]));
+    assert!(!istio_injected(&a));
+    assert!(
+        a.plan
+            .config_problems
+            .iter()
+            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn)
+    );
+}
+
+#[test]
 fn s3_1_the_annotation_cannot_opt_a_pod_in() {
     let yaml = pod(&annotations("    sidecar.istio.io/inject: \"true\"\n"), APP);
     let a = analyze_one(&yaml, namespace(&[], &[]));

@@ -306,15 +306,17 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         });
         None
     };
-    let asks = label.as_ref().is_some_and(|(v, _)| *v == "true")
-        || annotation.as_ref().is_some_and(|(v, _)| *v == "true")
-        || revision.is_some()
-        || has_template;
-    // Opt-in annotations the webhook never sees (stage 1 reads labels only).
-    if let Some((value, path)) = &annotation
-        && label.is_none()
-    {
-        check_annotation_opt_in(b, value, path.clone(), ns_info.as_ref());
+    let says_inject = |form: &Option<(&str, JsonPath)>| {
+        form.as_ref()
+            .is_some_and(|(v, _)| InjectValue::read(v) == InjectValue::Inject)
+    };
+    let asks =
+        says_inject(&label) || says_inject(&annotation) || revision.is_some() || has_template;
+    // Opt-ins the webhook never sees (stage 1 reads labels only) or does not read.
+    if let Some((value, path)) = &label {
+        check_opt_in(b, value, path.clone(), Form::Label, ns_info.as_ref());
+    } else if let Some((value, path)) = &annotation {
+        check_opt_in(b, value, path.clone(), Form::Annotation, ns_info.as_ref());
     }
     if let (Some((l, _)), Some((a, apath))) = (&label, &annotation)
         && l != a
@@ -373,12 +375,14 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     }
     // Stage 2: the pod's own value, label before annotation, then the policy.
     let value = label.as_ref().or(annotation.as_ref()).map(|(v, _)| *v);
-    if value == Some("false") {
-        return not_injected(b, format!("`{INJECT}: \"false\"`"));
+    let reading = value.map_or(InjectValue::Unset, InjectValue::read);
+    if reading == InjectValue::Skip {
+        return not_injected(b, format!("`{INJECT}: \"{}\"`", value.unwrap_or_default()));
     }
     // Fall-through (stage 2, step 5): the selectors, then the policy.
+    let explicit = reading == InjectValue::Inject;
     let pod_labels = b.workload.pod_metadata.labels.clone().unwrap_or_default();
-    if value != Some("true")
+    if !explicit
         && b.settings
             .istio
             .never_inject_selector
@@ -393,7 +397,7 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         .always_inject_selector
         .iter()
         .any(|s| selector_matches(s, &pod_labels));
-    if value != Some("true") && !always && !b.settings.istio.auto_inject.value {
+    if !explicit && !always && !b.settings.istio.auto_inject.value {
         return not_injected(b, "the injection policy is disabled".into());
     }
     let mut reasons = Vec::new();
@@ -441,24 +445,78 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     Some(Decision { trigger, reasons })
 }
 
-/// The annotation form of `sidecar.istio.io/inject` cannot opt a pod in (semantics 3.1).
-fn check_annotation_opt_in(
+/// How the injector reads a `sidecar.istio.io/inject` value (`injectRequired`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InjectValue {
+    /// `y`, `yes`, `true`, `on`, in any case.
+    Inject,
+    /// Empty or absent: the selectors and the policy decide.
+    Unset,
+    /// Anything else, `"false"` and typos alike, keeps the pod out.
+    Skip,
+}
+
+impl InjectValue {
+    fn read(value: &str) -> Self {
+        match value.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" | "on" => InjectValue::Inject,
+            "" => InjectValue::Unset,
+            _ => InjectValue::Skip,
+        }
+    }
+}
+
+/// Where a pod states `sidecar.istio.io/inject`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Label,
+    Annotation,
+}
+
+/// ML404: an opt-in the webhook is not called for (stage 1 matches the label value
+/// `"true"` exactly, and never reads annotations) or a value the injector reads as
+/// "no" although it is not one (semantics 3.1; istio `injectRequired`).
+fn check_opt_in(
     b: &mut Builder,
     value: &str,
     path: JsonPath,
+    form: Form,
     ns: Option<&crate::settings::NamespaceInfo>,
 ) {
-    let message = match value {
-        "true" => match ns.and_then(|ns| ns.labels.get("istio-injection")) {
-            Some(v) if v == "enabled" => return,
-            _ => format!(
-                "`{INJECT}` as an annotation cannot opt a pod in: the webhook is only called for the label (or a namespace with istio-injection=enabled); use the pod label"
-            ),
-        },
-        "false" => return,
-        other => format!(
-            "`{INJECT}: \"{other}\"` is neither \"true\" nor \"false\"; the injector ignores it"
+    let namespace_injects = ns.map(|ns| {
+        ns.labels
+            .get("istio-injection")
+            .is_some_and(|v| v == "enabled")
+    });
+    let message = match InjectValue::read(value) {
+        InjectValue::Unset => return,
+        InjectValue::Skip
+            if matches!(
+                value.to_ascii_lowercase().as_str(),
+                "false" | "no" | "n" | "off"
+            ) =>
+        {
+            return;
+        }
+        InjectValue::Skip => format!(
+            "`{INJECT}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
         ),
+        InjectValue::Inject if form == Form::Label && value == "true" => return,
+        InjectValue::Inject => {
+            let what = match form {
+                Form::Label => format!("the label value \"{value}\""),
+                Form::Annotation => format!("`{INJECT}` as an annotation"),
+            };
+            match namespace_injects {
+                Some(true) => return,
+                Some(false) => format!(
+                    "{what} cannot opt a pod in: the webhook is called only for the label value \"true\" (or in a namespace with istio-injection=enabled); use the label `{INJECT}: \"true\"`"
+                ),
+                None => format!(
+                    "{what} does not opt a pod in by itself: the pod is injected only if its namespace has istio-injection=enabled (its labels are unknown, so that is assumed); use the label `{INJECT}: \"true\"`"
+                ),
+            }
+        }
     };
     b.problems.push(ConfigProblem {
         path,

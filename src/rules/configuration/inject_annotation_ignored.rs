@@ -5,9 +5,12 @@ use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
 declare_rule! {
     /// ## What it detects
     /// An injection opt-in the injector ignores: Istio's `sidecar.istio.io/inject` as an
-    /// annotation in a namespace without an injection label, a value that is neither
-    /// "true" nor "false", Linkerd's `linkerd.io/inject` as a label or with a value other
-    /// than enabled, ingress or disabled.
+    /// annotation, or as a label with a value other than "true", in a namespace without
+    /// an injection label (in a namespace of unknown labels, the opt-in rests on the
+    /// assumption that it has one); a value the injector reads as "no" although it does
+    /// not say so (only y, yes, true and on inject: `enabled` keeps the pod out);
+    /// Linkerd's `linkerd.io/inject` as a label or with a value other than enabled,
+    /// ingress or disabled.
     ///
     /// ## Why it loses traffic
     /// The API server calls Istio's webhook only for pods whose labels (or namespace)
@@ -30,6 +33,7 @@ declare_rule! {
     /// ## References
     /// - lifecycle-semantics.md §3.1 (stage 1 reads labels only), §4.1 (Linkerd's annotation and values)
     /// - https://istio.io/latest/docs/setup/additional-setup/sidecar-injection/
+    /// - istio/istio `pkg/kube/inject/inject.go` (`injectRequired`: y, yes, true, on)
     pub struct InjectAnnotationIgnored {
         id: "ML404",
         name: "inject-annotation-ignored",
