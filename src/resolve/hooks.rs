@@ -145,6 +145,13 @@ pub fn from_argv(
                 wait_timeout(&argv, "--timeout", Millis::secs(120), Millis::secs(1)),
                 HookEffect::None,
             )
+        } else if kind == HookKind::PostStart && name == "cloud-sql-proxy" && has_arg("wait") {
+            // Polls `/startup` until it answers, for at most `--max` (30 s); the retry
+            // interval is taken as 1 s (semantics 5).
+            (
+                wait_timeout(&argv, "--max", Millis::secs(30), Millis::secs(1)),
+                HookEffect::None,
+            )
         } else if kind == HookKind::PreStop
             && name == "pilot-agent"
             && argv.iter().any(|a| a.eq_ignore_ascii_case("drain"))
@@ -272,6 +279,18 @@ mod tests {
             await_.duration,
             HookDuration::UntilReady {
                 timeout: Millis::secs(120),
+                poll: Millis::secs(1)
+            }
+        );
+        let wait = exec(
+            &["/cloud-sql-proxy", "wait", "--max", "1m"],
+            HookKind::PostStart,
+            Owner::Sidecar,
+        );
+        assert_eq!(
+            wait.duration,
+            HookDuration::UntilReady {
+                timeout: Millis::secs(60),
                 poll: Millis::secs(1)
             }
         );

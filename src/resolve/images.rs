@@ -39,16 +39,25 @@ impl MissingTools {
     }
 }
 
+/// Images whose default variant is distroless, with the tag suffixes of the variants
+/// that have a shell (the Cloud SQL Auth Proxy publishes `-alpine`, `-bullseye` and
+/// `-bookworm`).
+const DISTROLESS_BY_DEFAULT: [(&str, &[&str]); 1] =
+    [("cloud-sql-proxy:", &["-alpine", "-bullseye", "-bookworm"])];
+
 /// What `image` most likely lacks.
 pub fn missing_tools(image: &str) -> MissingTools {
     let image = image.to_ascii_lowercase();
+    let default_variant = DISTROLESS_BY_DEFAULT.iter().any(|(mark, variants)| {
+        image.contains(mark) && !variants.iter().any(|variant| image.ends_with(variant))
+    });
     if let Some((_, has_sleep)) = SHELL_LESS.iter().find(|(mark, _)| image.contains(mark)) {
         return MissingTools {
             shell: true,
             sleep: !has_sleep,
         };
     }
-    let minimal = MINIMAL_MARKS.iter().any(|mark| image.contains(mark));
+    let minimal = default_variant || MINIMAL_MARKS.iter().any(|mark| image.contains(mark));
     MissingTools {
         shell: minimal,
         sleep: minimal,
@@ -79,5 +88,18 @@ mod tests {
         assert!(tools.lacks("sh") && !tools.lacks("sleep"));
         let tools = missing_tools("gcr.io/distroless/static");
         assert!(tools.lacks("sh") && tools.lacks("sleep"));
+    }
+
+    #[test]
+    fn the_cloud_sql_proxy_is_distroless_unless_a_variant_says_otherwise() {
+        assert!(lacks_shell(
+            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1"
+        ));
+        assert!(!lacks_shell(
+            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-alpine"
+        ));
+        assert!(!lacks_shell(
+            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-bookworm"
+        ));
     }
 }

@@ -1,3 +1,4 @@
+use crate::resolve::HookDuration;
 use crate::rules::fix::container_label;
 use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
@@ -5,7 +6,9 @@ use crate::simulate::Phase;
 declare_rule! {
     /// ## What it detects
     /// A native sidecar proxy (an init container with `restartPolicy: Always` that
-    /// carries the pod's traffic) with neither a `startupProbe` nor a `postStart` hook.
+    /// carries the pod's traffic) with neither a `startupProbe` nor a `postStart` hook that
+    /// waits for it to be ready (`pilot-agent wait`, `linkerd-await`, `cloud-sql-proxy
+    /// wait`).
     ///
     /// ## Why it loses traffic
     /// The kubelet starts the container after a native sidecar as soon as the sidecar is
@@ -51,8 +54,12 @@ impl Rule for NativeSidecarNotGated {
         let plan = pod.plan;
         let startup = &pod.timeline.startup.containers;
         for (index, proxy) in plan.proxies() {
-            if !proxy.native_sidecar || proxy.startup_probe.is_some() || proxy.post_start.is_some()
-            {
+            // A postStart that waits for readiness holds the next container too.
+            let waits = proxy
+                .post_start
+                .as_ref()
+                .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }));
+            if !proxy.native_sidecar || proxy.startup_probe.is_some() || waits {
                 continue;
             }
             let (Some(started), Some(ready)) = (startup[index].started, startup[index].ready)
