@@ -79,6 +79,7 @@ pub fn from_handler(
     if let Some(sleep) = &handler.sleep {
         return Hook {
             path,
+            asked_by: None,
             action: HookAction::Sleep(sleep.seconds),
             duration: HookDuration::Fixed(Millis::secs(sleep.seconds.max(0))),
             effect: HookEffect::None,
@@ -100,6 +101,7 @@ pub fn from_handler(
         return Hook {
             summary: format!("HTTP GET :{port}{request_path}"),
             path,
+            asked_by: None,
             action: HookAction::HttpGet {
                 port,
                 path: request_path,
@@ -110,6 +112,7 @@ pub fn from_handler(
     }
     Hook {
         path,
+        asked_by: None,
         action: HookAction::TcpSocket,
         duration: HookDuration::Unknown,
         effect: HookEffect::None,
@@ -171,6 +174,7 @@ pub fn from_argv(
         };
     Hook {
         path,
+        asked_by: None,
         action: HookAction::Exec(argv),
         duration,
         effect,

@@ -117,11 +117,12 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         let path = b
             .find(PROXY)
             .and_then(|(list, i)| b.get(list, i).manifest_path().cloned());
-        for var in container.env.iter().flatten() {
+        for (index, var) in container.env.iter().flatten().enumerate() {
             if let (Some(value), Some(path)) = (&var.value, &path) {
+                let item = path.key("env").index(index).key("value");
                 metadata.insert(
                     var.name.clone(),
-                    Sourced::new(value.clone(), Source::Manifest(path.key("env"))),
+                    Sourced::new(value.clone(), Source::Manifest(item)),
                 );
             }
         }
@@ -602,7 +603,16 @@ fn inject(
         kind: SidecarKind::IstioProxy,
         carries_traffic: true,
     });
-    let mut proxy = PlannedContainer::injected(PROXY, list, "Istio", trigger.clone(), role);
+    let shaped_by = ShapedBy {
+        native: b
+            .workload
+            .pod_annotation(NATIVE)
+            .filter(|_| native)
+            .map(|(_, path)| path),
+        no_startup_gate: None,
+    };
+    let mut proxy =
+        PlannedContainer::injected(PROXY, list, "Istio", trigger.clone(), role).shaped(shaped_by);
     proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
     proxy.restart_always = native;
     proxy.image = Some("istio/proxyv2".into());

@@ -347,7 +347,20 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         kind: SidecarKind::LinkerdProxy,
         carries_traffic: true,
     });
-    let mut proxy = PlannedContainer::injected(PROXY, list, "Linkerd", trigger.clone(), role);
+    let manifest_path = |source: &Source| match source {
+        Source::Manifest(path) => Some(path.clone()),
+        _ => None,
+    };
+    let shaped_by = ShapedBy {
+        native: NATIVE
+            .iter()
+            .find_map(|key| setting(b, key))
+            .filter(|_| native)
+            .and_then(|(_, source)| manifest_path(&source)),
+        no_startup_gate: manifest_path(&awaits.source).filter(|_| !awaits.value),
+    };
+    let mut proxy =
+        PlannedContainer::injected(PROXY, list, "Linkerd", trigger.clone(), role).shaped(shaped_by);
     proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
     proxy.restart_always = native;
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
@@ -389,6 +402,9 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
             "sleep {} (proxy-wait-before-exit-seconds)",
             wait.value.whole_secs()
         );
+        if let Source::Manifest(path) = &wait.source {
+            hook.asked_by = Some(path.clone());
+        }
         proxy.pre_stop = Some(hook);
     }
     apply_shutdown(&mut proxy, grace);

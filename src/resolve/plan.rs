@@ -199,7 +199,19 @@ pub enum Provenance {
         by: &'static str,
         /// What asks for the injection.
         trigger: JsonPath,
+        /// The pod settings that shaped it, for findings about those aspects.
+        shaped_by: ShapedBy,
     },
+}
+
+/// The pod settings that decided how an injected sidecar looks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShapedBy {
+    /// The setting that made it a native sidecar (`sidecar.istio.io/nativeSidecar`).
+    pub native: Option<JsonPath>,
+    /// The setting that left it without a start-up gate
+    /// (`config.linkerd.io/proxy-await: disabled`).
+    pub no_startup_gate: Option<JsonPath>,
 }
 
 /// One container as it will run.
@@ -276,7 +288,11 @@ impl PlannedContainer {
             name: name.to_owned(),
             list,
             index: 0,
-            provenance: Provenance::Injected { by, trigger },
+            provenance: Provenance::Injected {
+                by,
+                trigger,
+                shaped_by: ShapedBy::default(),
+            },
             native_sidecar: false,
             restart_always: false,
             image: None,
@@ -322,6 +338,22 @@ impl PlannedContainer {
         }
     }
 
+    /// For an injected sidecar, the pod settings that shaped it.
+    pub fn shaped_by(&self) -> Option<&ShapedBy> {
+        match &self.provenance {
+            Provenance::Injected { shaped_by, .. } => Some(shaped_by),
+            Provenance::Manifest(_) => None,
+        }
+    }
+
+    /// This injected sidecar, with the pod settings that shaped it recorded.
+    pub fn shaped(mut self, settings: ShapedBy) -> Self {
+        if let Provenance::Injected { shaped_by, .. } = &mut self.provenance {
+            *shaped_by = settings;
+        }
+        self
+    }
+
     /// The container's path in the manifest, when it is written there.
     pub fn manifest_path(&self) -> Option<&JsonPath> {
         match &self.provenance {
@@ -341,6 +373,9 @@ impl PlannedContainer {
 pub struct Hook {
     /// The hook in the manifest (`...lifecycle.preStop`); `None` when injected.
     pub path: Option<JsonPath>,
+    /// For an injected hook, the setting that asks the injector for it (Linkerd's
+    /// `proxy-wait-before-exit-seconds` annotation).
+    pub asked_by: Option<JsonPath>,
     /// What the hook runs.
     pub action: HookAction,
     /// How long it lasts, as far as the simulation is concerned.
@@ -352,6 +387,12 @@ pub struct Hook {
 }
 
 impl Hook {
+    /// Where a finding about the hook points: the hook in the manifest, or the setting
+    /// that asked the injector for it.
+    pub fn anchor(&self) -> Option<&JsonPath> {
+        self.path.as_ref().or(self.asked_by.as_ref())
+    }
+
     /// The program a manifest exec hook runs, which the image must have (`sh`).
     pub fn missing_program(&self, missing: super::images::MissingTools) -> Option<&str> {
         let HookAction::Exec(argv) = &self.action else {

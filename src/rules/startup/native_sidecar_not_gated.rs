@@ -1,6 +1,6 @@
-use crate::resolve::HookDuration;
+use crate::resolve::{HookDuration, PlannedContainer};
 use crate::rules::fix::container_label;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 
 declare_rule! {
@@ -86,7 +86,7 @@ impl Rule for NativeSidecarNotGated {
             findings.push(
                 Finding::new(
                     &Self::META,
-                    container_label(proxy, "nothing waits for it to be ready"),
+                    primary_label(proxy),
                     message,
                     format!(
                         "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
@@ -97,5 +97,13 @@ impl Rule for NativeSidecarNotGated {
                 .window(Phase::Startup, next_start, ready, Some(&next.name)),
             );
         }
+    }
+}
+
+/// The setting that left an injected proxy without its gate, or the proxy itself.
+fn primary_label(proxy: &PlannedContainer) -> Label {
+    match proxy.shaped_by().and_then(|s| s.no_startup_gate.clone()) {
+        Some(path) => Label::value(path, "turns the start-up gate off"),
+        None => container_label(proxy, "nothing waits for it to be ready"),
     }
 }

@@ -84,10 +84,15 @@ impl Rule for NativeSidecarUnsupported {
                     path.key("restartPolicy"),
                     format!("not a sidecar on Kubernetes {version}"),
                 ),
-                None => container_label(
-                    container,
-                    format!("injected as a native sidecar, unsupported on Kubernetes {version}"),
-                ),
+                None => {
+                    let text = format!(
+                        "injected as a native sidecar, unsupported on Kubernetes {version}"
+                    );
+                    match container.shaped_by().and_then(|s| s.native.clone()) {
+                        Some(path) => Label::value(path, text),
+                        None => container_label(container, text),
+                    }
+                }
             };
             findings.push(
                 Finding::new(

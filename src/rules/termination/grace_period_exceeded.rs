@@ -120,7 +120,7 @@ impl Rule for GracePeriodExceeded {
                 },
                 _ => None,
             };
-            let hook_path = pre_stop.and_then(|h| h.path.clone());
+            let hook_path = pre_stop.and_then(|h| h.anchor().cloned());
             let exit_label = |path: JsonPath| {
                 Label::value(
                     path,

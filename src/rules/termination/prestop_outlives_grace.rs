@@ -66,7 +66,7 @@ impl Rule for PrestopOutlivesGrace {
             if !entry.pre_stop_cut {
                 continue;
             }
-            let Some(path) = hook.path.clone() else {
+            let Some(path) = hook.anchor().cloned() else {
                 continue;
             };
             let lost = length.saturating_sub(entry.signal);
