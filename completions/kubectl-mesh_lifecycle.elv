@@ -90,8 +90,8 @@ set edit:completion:arg-completer[kubectl-mesh_lifecycle] = {|@words|
         &'kubectl-mesh_lifecycle;rules'= {
             cand -f 'Output format'
             cand --format 'Output format'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }

@@ -50,9 +50,9 @@ json\t'The JSON output contract (schemaVersion 1)'
 sarif\t'SARIF 2.1.0, for GitHub code scanning and other SARIF viewers'
 junit\t'JUnit XML, for GitLab and other CI test reports'
 github\t'GitHub Actions annotations (workflow commands), and the job summary'"
-complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l fail-on -d 'Lowest severity that makes the exit status 1' -r -f -a "error\t''
-warning\t''
-info\t''
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l fail-on -d 'Lowest severity that makes the exit status 1' -r -f -a "error\t'Errors only'
+warning\t'Warnings and errors'
+info\t'Any finding'
 never\t'Exit 0 whatever is found (input errors still exit 2)'"
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l select -d 'Run only these rules (ids or names, comma-separated or repeated)' -r -f
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l ignore -d 'Skip these rules (ids or names, comma-separated or repeated)' -r -f
@@ -89,10 +89,10 @@ never\t''"
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l no-config -d 'Ignore any .mesh-lifecycle.yaml'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s V -l version -d 'Print version'
-complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand rules" -s f -l format -d 'Output format' -r -f -a "table\t''
-json\t''
-markdown\t''"
-complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand rules" -s h -l help -d 'Print help'
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand rules" -s f -l format -d 'Output format' -r -f -a "table\t'One row per rule, or the rule\'s doc as text'
+json\t'Ids, names, severities, groups and docs'
+markdown\t'The docs as Markdown, as in docs/rules'"
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand rules" -s V -l version -d 'Print version'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand completions" -s V -l version -d 'Print version'

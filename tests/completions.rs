@@ -356,7 +356,10 @@ fn the_kubectl_completion_helper_answers_in_cobras_protocol() {
             "{top}"
         );
     }
-    assert_eq!(complete(&["lint", "--fail-on", "w"]), "warning\n:36\n");
+    assert_eq!(
+        complete(&["lint", "--fail-on", "w"]),
+        "warning\tWarnings and errors\n:36\n"
+    );
     assert_eq!(
         complete(&["lint", "--format=s"]),
         "--format=sarif\tSARIF 2.1.0, for GitHub code scanning and other SARIF viewers\n:36\n"

@@ -44,6 +44,7 @@ pub mod directive {
 pub struct Completion {
     /// Candidates with their descriptions.
     pub candidates: Vec<(String, String)>,
+    /// The protocol's directive bits (`ShellCompDirective`): 4 is no file completion.
     pub directive: u32,
 }
 

@@ -32,10 +32,12 @@ pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
 #[command(name = BINARY_NAME, bin_name = PLUGIN_NAME, version, propagate_version = true)]
 #[command(max_term_width = 100)]
 pub struct Cli {
+    /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint manifests and report every hazard at its YAML line, with a fix.
@@ -70,11 +72,14 @@ pub struct InputArgs {
     pub threads: usize,
 }
 
+/// `lint`: findings, in a format for people or machines, and an exit status for CI.
 #[derive(Debug, Args)]
 pub struct LintArgs {
+    /// What to read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// The cluster and mesh the manifests run on.
     #[command(flatten)]
     pub profile: ProfileArgs,
 
@@ -98,6 +103,7 @@ pub struct LintArgs {
     #[arg(long, short = 'q', help_heading = "Report")]
     pub quiet: bool,
 
+    /// Where the report goes.
     #[command(flatten)]
     pub output: Output,
 }
@@ -122,18 +128,24 @@ pub enum LintFormat {
 /// The `--fail-on` threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
+    /// Errors only.
     Error,
+    /// Warnings and errors.
     Warning,
+    /// Any finding.
     Info,
     /// Exit 0 whatever is found (input errors still exit 2).
     Never,
 }
 
+/// `explain`: the simulated timelines.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
+    /// What to read.
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// The cluster and mesh the manifests run on.
     #[command(flatten)]
     pub profile: ProfileArgs,
 
@@ -149,6 +161,7 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "KIND", help_heading = "Workloads")]
     pub kind: Option<String>,
 
+    /// Where the timelines go.
     #[command(flatten)]
     pub output: Output,
 }
@@ -164,6 +177,7 @@ pub enum ExplainFormat {
     Svg,
 }
 
+/// `rules`: the catalog.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id (ML201) or name (grace-period-exceeded) to print in full.
@@ -178,11 +192,15 @@ pub struct RulesArgs {
 /// Formats of `rules`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RulesFormat {
+    /// One row per rule, or the rule's doc as text.
     Table,
+    /// Ids, names, severities, groups and docs.
     Json,
+    /// The docs as Markdown, as in docs/rules.
     Markdown,
 }
 
+/// `completions`: a script for the shell.
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for.

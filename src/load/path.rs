@@ -8,7 +8,9 @@ use std::fmt;
 /// One step of a path: a mapping key or a sequence index.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Segment {
+    /// A mapping key.
     Key(String),
+    /// A sequence index.
     Index(usize),
     /// Into the YAML or JSON document held by a string value.
     Embedded,

@@ -10,14 +10,18 @@ use super::path::{JsonPath, Segment};
 /// points (the unit SARIF calls `unicodeCodePoints`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Pos {
+    /// The line, from 1.
     pub line: u32,
+    /// The column, from 1, in code points.
     pub column: u32,
 }
 
 /// The extent of a node, start inclusive and end exclusive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// The first position.
     pub start: Pos,
+    /// The position just after the last.
     pub end: Pos,
 }
 
@@ -34,7 +38,9 @@ impl Span {
 /// A YAML node converted to the JSON data model, with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// Where the node is in its file.
     pub span: Span,
+    /// The node's value.
     pub value: Value,
     /// How the scalar was written; collections are `Plain`.
     pub style: Style,
@@ -44,8 +50,11 @@ pub struct Node {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Style {
     #[default]
+    /// A plain scalar, or a collection.
     Plain,
+    /// `'…'`: one character of quoting before the content.
     SingleQuoted,
+    /// `"…"`: escapes may shift columns inside.
     DoubleQuoted,
     /// `|`: content lines are file lines, with the indentation removed.
     Literal,
@@ -56,22 +65,32 @@ pub enum Style {
 /// A node's value. Scalars are already resolved with Kubernetes' YAML 1.1 rules.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// `null`, `~` or an empty value.
     Null,
+    /// A YAML 1.1 boolean (`true`, `yes`, `on`…).
     Bool(bool),
+    /// An integer that fits 64 signed bits.
     Int(i64),
     /// Integers above `i64::MAX` that still fit an unsigned 64-bit integer.
     UInt(u64),
+    /// A floating-point number.
     Float(f64),
+    /// Any other scalar.
     String(String),
+    /// A sequence.
     Seq(Vec<Node>),
+    /// A mapping, in the order written.
     Map(Vec<Entry>),
 }
 
 /// One `key: value` pair; keys are strings, as JSON requires.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The key, as a string.
     pub key: String,
+    /// Where the key is.
     pub key_span: Span,
+    /// The value.
     pub value: Node,
 }
 
@@ -88,7 +107,9 @@ pub enum Anchor {
 /// or its deepest existing ancestor (the path names a field the manifest leaves unset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Located {
+    /// The span found.
     pub span: Span,
+    /// Whether it is the node the path names, not an ancestor.
     pub exact: bool,
 }
 

@@ -27,6 +27,7 @@ pub const ANNOTATION_LIMIT: usize = 10;
 
 /// Where the job summary goes and how it links to files.
 pub struct StepSummary {
+    /// The file named by `GITHUB_STEP_SUMMARY`.
     pub out: Box<dyn Write>,
     /// `https://github.com/OWNER/REPO/blob/SHA/`: links locations to the commit.
     pub blob_url: Option<String>,

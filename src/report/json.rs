@@ -42,6 +42,7 @@ struct ErrorJson {
 }
 
 impl<W: Write> JsonReporter<W> {
+    /// A reporter that writes one JSON document to `out` when it finishes.
     pub fn new(out: W) -> Self {
         JsonReporter {
             out,

@@ -25,11 +25,17 @@ use crate::workload::WorkloadRef;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
+    /// Inputs read.
     pub files: usize,
+    /// Workloads analysed.
     pub workloads: usize,
+    /// Findings of severity error, after suppressions.
     pub errors: usize,
+    /// Findings of severity warning.
     pub warnings: usize,
+    /// Findings of severity info.
     pub infos: usize,
+    /// Inputs, or documents, that could not be read or parsed (exit status 2).
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,

@@ -20,6 +20,7 @@ pub struct TableReporter<W: Write> {
 }
 
 impl<W: Write> TableReporter<W> {
+    /// A reporter that collects rows and prints the table when it finishes.
     pub fn new(out: W, style: Style, quiet: bool) -> Self {
         TableReporter {
             out,

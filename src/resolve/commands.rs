@@ -18,7 +18,12 @@ pub type Env = BTreeMap<String, String>;
 pub enum Length {
     /// Sleeps adding up to this; `unknown_parts` counts commands of unknown length
     /// taken as instant.
-    Known { total: Millis, unknown_parts: usize },
+    Known {
+        /// The sum of the sleeps.
+        total: Millis,
+        /// Commands of unknown length, counted as 0 s.
+        unknown_parts: usize,
+    },
     /// A loop that waits for connections or processes to go away.
     WaitsForExit,
     /// `sleep infinity`.
@@ -157,7 +162,9 @@ fn substitutions(word: &str) -> Vec<&str> {
 /// A `sleep` command's length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sleep {
+    /// `sleep 10`, `sleep 1m`.
     For(Millis),
+    /// `sleep infinity`.
     Forever,
 }
 
@@ -308,18 +315,22 @@ fn is_retrying_fetch(command: &SimpleCommand) -> bool {
 /// A call in a Job's command that asks a sidecar to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StopCall {
+    /// What it addresses.
     pub target: StopTarget,
     /// The call as written.
     pub text: String,
     /// The HTTP method it uses, when it is an HTTP call.
     pub method: Option<HttpMethod>,
+    /// How the work's exit status survives the call.
     pub status: super::plan::ExitStatus,
 }
 
 /// HTTP methods that matter to stop endpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HttpMethod {
+    /// curl's and wget's default.
     Get,
+    /// `curl -X POST`, `curl -d`, `wget --post-data`.
     Post,
 }
 
@@ -327,16 +338,27 @@ pub enum HttpMethod {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopTarget {
     /// An HTTP endpoint on localhost.
-    Http { port: u16, path: String },
+    Http {
+        /// The port.
+        port: u16,
+        /// The request path (`/quitquitquit`).
+        path: String,
+    },
     /// `linkerd-await --shutdown`.
     LinkerdAwait,
     /// `cloud-sql-proxy shutdown`.
     CloudSqlShutdown,
 
     /// A signal to a process.
-    Signal { process: String },
+    Signal {
+        /// The process name `pkill`/`killall` match, or what `kill` targets.
+        process: String,
+    },
     /// A declared wrapper command.
-    Wrapper { command: String },
+    Wrapper {
+        /// The wrapper's name.
+        command: String,
+    },
 }
 
 /// Finds the calls in `argv` (a container's command and args) that stop sidecars,

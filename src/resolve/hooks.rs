@@ -11,7 +11,9 @@ use crate::time::Millis;
 /// Which hook is being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookKind {
+    /// `lifecycle.postStart`: runs as the container starts, and holds the next one.
     PostStart,
+    /// `lifecycle.preStop`: runs at deletion, before the stop signal.
     PreStop,
 }
 
@@ -28,7 +30,9 @@ impl HookKind {
 /// (its own process) and in a sidecar (the app's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Owner {
+    /// An app container.
     App,
+    /// A sidecar.
     Sidecar,
 }
 

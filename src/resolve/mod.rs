@@ -47,16 +47,23 @@ pub fn resolve(workload: &Workload, settings: &Settings) -> PodPlan {
 
 /// The plan under construction; mesh resolvers edit its container lists.
 pub struct Builder<'a> {
+    /// The workload whose pod is planned.
     pub workload: &'a Workload,
+    /// The profile: versions, mesh settings, scenario.
     pub settings: &'a Settings,
     /// Init containers in start order, native sidecars among them.
     pub init: Vec<PlannedContainer>,
     /// Regular containers in start order.
     pub regular: Vec<PlannedContainer>,
+    /// The scenario, after the workload's own `mesh-lifecycle.io/*` annotations.
     pub scenario: Scenario,
+    /// What each mesh resolver decided.
     pub meshes: Vec<MeshDecision>,
+    /// Readings the plan rests on.
     pub assumptions: Vec<Assumption>,
+    /// Malformed or conflicting settings found on the way.
     pub problems: Vec<ConfigProblem>,
+    /// Settings without effect.
     pub moot: Vec<MootSetting>,
     /// Why the pod would not be admitted, when it would not.
     pub rejection: Option<Rejection>,

@@ -60,8 +60,11 @@ pub struct RuleSetting {
     pub rule: String,
     /// `off`, `error`, `warning` or `info`.
     pub level: String,
+    /// The config file, for errors about the setting.
     pub file: Arc<str>,
+    /// Where the setting is in it.
     pub pos: Pos,
+    /// The file's text, for the excerpt in those errors.
     pub source: SourceText,
 }
 
@@ -99,6 +102,7 @@ pub fn apply_file(
 /// What a config file holds beyond `Settings`.
 #[derive(Clone, Debug, Default)]
 pub struct ConfigExtras {
+    /// `rules:`: severities and `off`, by rule.
     pub rules: Vec<RuleSetting>,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,

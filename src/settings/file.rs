@@ -8,6 +8,7 @@ use crate::load::{self, InputError, Limits, Node, Pos, SourceText, split};
 
 /// A settings file, parsed, with what is needed to report errors in it.
 pub struct SettingsFile {
+    /// The path as given, for messages.
     pub name: Arc<str>,
     /// Its documents (a mesh config may be one document of several).
     pub documents: Vec<(Node, SourceText)>,

@@ -12,7 +12,9 @@ use crate::time::{Millis, parse_go_duration};
 /// How istiod decides native sidecar mode (`ENABLE_NATIVE_SIDECARS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NativeSidecars {
+    /// `true`: every injected proxy is native.
     On,
+    /// `false`: classic proxies.
     Off,
     /// On when every node runs Kubernetes 1.33 or newer (the 1.28+ default).
     Auto,
@@ -78,9 +80,13 @@ impl Default for IstioSettings {
 /// present only when this layer sets it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProxyConfig {
+    /// How long the agent keeps Envoy after SIGTERM (default 5 s).
     pub termination_drain_duration: Option<Sourced<Millis>>,
+    /// Envoy's `--drain-time-s`: how long it keeps accepting while it drains (45 s).
     pub drain_duration: Option<Sourced<Millis>>,
+    /// Whether the app waits for the proxy (`pilot-agent wait` postStart).
     pub hold_application_until_proxy_starts: Option<Sourced<bool>>,
+    /// The agent's status port, where `/quitquitquit` is (15020).
     pub status_port: Option<Sourced<u16>>,
     /// `proxyMetadata`: environment variables of the agent, merged key by key.
     pub proxy_metadata: BTreeMap<String, Sourced<String>>,
@@ -89,7 +95,9 @@ pub struct ProxyConfig {
 /// A ProxyConfig value that cannot be used, with the field it is in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProxyConfigError {
+    /// The field, empty when the text as a whole cannot be read.
     pub field: String,
+    /// What is wrong with it.
     pub message: String,
 }
 

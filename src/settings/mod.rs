@@ -82,15 +82,19 @@ fn describe_manifest_path(path: &JsonPath, f: &mut fmt::Formatter<'_>) -> fmt::R
 /// A value and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sourced<T> {
+    /// The value.
     pub value: T,
+    /// Where it came from, for messages and for pointing at it.
     pub source: Source,
 }
 
 impl<T> Sourced<T> {
+    /// `value`, from `source`.
     pub fn new(value: T, source: Source) -> Self {
         Sourced { value, source }
     }
 
+    /// `value` as a built-in default: an assumption the reports name.
     pub fn default_value(value: T) -> Self {
         Sourced {
             value,
@@ -178,8 +182,11 @@ impl Scenario {
 /// Labels and annotations of a namespace, as far as injection is concerned.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NamespaceInfo {
+    /// Its labels (`istio-injection`, `istio.io/rev`).
     pub labels: BTreeMap<String, String>,
+    /// Its annotations (`linkerd.io/inject`, Linkerd's `config.*` defaults).
     pub annotations: BTreeMap<String, String>,
+    /// Where they were read: config or a `Namespace` in the input.
     pub source: Option<Source>,
 }
 
@@ -199,12 +206,17 @@ pub struct DeclaredSidecar {
 /// Everything resolve needs beyond the manifest.
 #[derive(Clone, Debug)]
 pub struct Settings {
+    /// The kubelet's version, which decides native sidecars and the sleep action.
     pub kubernetes: Sourced<KubeVersion>,
+    /// Istio's version and mesh-wide configuration.
     pub istio: IstioSettings,
+    /// Linkerd's version and install values.
     pub linkerd: LinkerdSettings,
     /// Namespaces known from config and from `Namespace` objects in the input.
     pub namespaces: BTreeMap<String, NamespaceInfo>,
+    /// The timings the manifest cannot state (proxy start-up, app shutdown…).
     pub scenario: Scenario,
+    /// Sidecars the user described in config.
     pub declared_sidecars: Vec<DeclaredSidecar>,
     /// Commands that stop the sidecar when a Job's work ends (`wait-and-quit-envoy`).
     pub stop_wrappers: Vec<String>,

@@ -6,6 +6,7 @@ use std::fmt;
 /// A Kubernetes minor release (`1.29`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KubeVersion {
+    /// The minor version: 29 for 1.29.
     pub minor: u32,
 }
 
@@ -60,6 +61,7 @@ impl fmt::Display for KubeVersion {
 /// An Istio minor release (`1.24`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IstioVersion {
+    /// The minor version: 24 for 1.24.
     pub minor: u32,
 }
 
@@ -70,6 +72,7 @@ impl IstioVersion {
         (major == 1).then_some(IstioVersion { minor })
     }
 
+    /// Istio `1.{minor}`.
     pub const fn new(minor: u32) -> IstioVersion {
         IstioVersion { minor }
     }
@@ -85,8 +88,20 @@ impl fmt::Display for IstioVersion {
 /// release (`edge-26.5.2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LinkerdVersion {
-    Stable { minor: u32 },
-    Edge { year: u32, month: u32, build: u32 },
+    /// `stable-2.{minor}.x` or `version-2.{minor}`.
+    Stable {
+        /// The minor version: 14 for 2.14.
+        minor: u32,
+    },
+    /// `edge-{year}.{month}.{build}`.
+    Edge {
+        /// Two digits: 24 for 2024.
+        year: u32,
+        /// 1 to 12.
+        month: u32,
+        /// The release within the month.
+        build: u32,
+    },
 }
 
 impl LinkerdVersion {
