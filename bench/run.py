@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""The benchmark suite: `lint --format json` beside the bare parse floor and checkov.
+
+    python3 bench/run.py            # everything; writes bench/out/results.md
+    python3 bench/run.py --quick    # fewer runs, to check that the suite works
+
+It builds the release binary and the parse floor example, generates the corpora
+(bench/gen.py, seeded) into bench/out/corpus, installs checkov 3.3.30 into
+bench/out/venv, checks that `-j 1` and the default thread count print byte-identical
+reports, then times every tool on every corpus round-robin and prints a Markdown table
+of medians, peak RSS, throughput and the targets of BENCHMARKS.md.
+
+Python 3.11 standard library only. See BENCHMARKS.md for what each number means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import filecmp
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECKOV_VERSION = "3.3.30"
+MIB = 1024 * 1024
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gen  # noqa: E402
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_checked(command: list[str], **kwargs) -> None:
+    log("$ " + " ".join(command))
+    subprocess.run(command, check=True, cwd=ROOT, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# Preparation.
+
+
+def build() -> None:
+    run_checked(["cargo", "build", "--release", "--locked"])
+    run_checked(["cargo", "build", "--release", "--locked", "--examples"])
+
+
+def corpora(out: str) -> dict:
+    """Generates the corpora unless they are there already from the same generator."""
+    corpus = os.path.join(out, "corpus")
+    manifest_path = os.path.join(corpus, "manifest.json")
+    with open(os.path.join(ROOT, "bench", "gen.py"), "rb") as f:
+        generator = hashlib.sha256(f.read()).hexdigest()
+    try:
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        if manifest.get("generatorSha256") == generator:
+            return manifest
+    except (OSError, ValueError):
+        pass
+    log(f"generating corpora into {corpus}")
+    shutil.rmtree(corpus, ignore_errors=True)
+    manifest = gen.generate(corpus)
+    manifest["generatorSha256"] = generator
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    return manifest
+
+
+def checkov(out: str) -> str:
+    """The checkov executable of bench/out/venv, installed on first use."""
+    venv = os.path.join(out, "venv")
+    executable = os.path.join(venv, "bin", "checkov")
+    python = os.path.join(venv, "bin", "python")
+    if os.path.exists(executable):
+        installed = subprocess.run(
+            [python, "-c", "import importlib.metadata as m; print(m.version('checkov'))"],
+            capture_output=True, text=True).stdout.strip()
+        if installed == CHECKOV_VERSION:
+            return executable
+    run_checked([sys.executable, "-m", "venv", venv])
+    run_checked([os.path.join(venv, "bin", "pip"), "install", "--quiet", f"checkov=={CHECKOV_VERSION}"])
+    return executable
+
+
+# ---------------------------------------------------------------------------------------
+# Measurement.
+
+
+class Cell:
+    """One tool on one corpus: a command, timed `runs` times."""
+
+    def __init__(self, key: str, corpus: str, tool: str, command: list[str], runs: int,
+                 input_bytes: int, env: dict | None = None, slow: bool = False):
+        self.key = key
+        self.slow = slow
+        self.output_bytes = 0
+        self.output_complete = True
+        self.corpus = corpus
+        self.tool = tool
+        self.command = command
+        self.runs = runs
+        self.input_bytes = input_bytes
+        self.env = env
+        self.walls: list[float] = []
+        self.rss_kib: list[int] = []
+        self.time_v_rss_kib: int | None = None
+        self.statuses: set[int] = set()
+
+    def spawn(self, stdout_path: str, prefix: tuple = ()) -> tuple[float, int, int]:
+        """Runs the command once: (wall seconds, exit status, max RSS in KiB)."""
+        env = dict(os.environ, **(self.env or {}))
+        with open(stdout_path, "wb") as stdout, open(stdout_path + ".stderr", "wb") as stderr:
+            started = time.perf_counter()
+            process = subprocess.Popen([*prefix, *self.command], stdout=stdout, stderr=stderr,
+                                       env=env, cwd=ROOT)
+            _, status, usage = os.wait4(process.pid, 0)
+            wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        return wall, process.returncode, usage.ru_maxrss
+
+    def measure_once(self, scratch: str) -> None:
+        output = os.path.join(scratch, self.key + ".out")
+        if self.slow:
+            # Runs of many seconds are timed under /usr/bin/time -v itself (its own
+            # start-up is noise at that scale), so there is no extra run for peak RSS.
+            report = os.path.join(scratch, self.key + ".time-v")
+            wall, status, rss = self.spawn(output, ("/usr/bin/time", "-v", "-o", report))
+            self.time_v_rss_kib = max(self.time_v_rss_kib or 0, read_time_v(report))
+        else:
+            wall, status, rss = self.spawn(output)
+        self.walls.append(wall)
+        self.rss_kib.append(rss)
+        self.statuses.add(status)
+        self.output_bytes = os.path.getsize(output)
+        with open(output, "rb") as f:
+            f.seek(max(0, self.output_bytes - 64))
+            tail = f.read().rstrip()
+        # Both reports are one JSON object; one cut short does not end with its brace.
+        self.output_complete = tail.endswith(b"}")
+
+    def measure_rss(self, scratch: str) -> None:
+        """Peak RSS as `/usr/bin/time -v` reports it ("Maximum resident set size")."""
+        if self.slow:
+            return
+        report = os.path.join(scratch, self.key + ".time-v")
+        command = ["/usr/bin/time", "-v", "-o", report] + self.command
+        with open(os.devnull, "wb") as devnull:
+            subprocess.run(command, stdout=devnull, stderr=devnull, cwd=ROOT,
+                           env=dict(os.environ, **(self.env or {})))
+        self.time_v_rss_kib = read_time_v(report)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def rss_mib(self) -> float:
+        kib = self.time_v_rss_kib if self.time_v_rss_kib is not None else max(self.rss_kib)
+        return kib / 1024
+
+    def throughput(self) -> float | None:
+        return self.input_bytes / 1e6 / self.median if self.input_bytes else None
+
+    def as_json(self) -> dict:
+        return {"corpus": self.corpus, "tool": self.tool, "command": self.command,
+                "wallSeconds": self.walls, "medianSeconds": self.median,
+                "maxRssKiBPerRun": self.rss_kib, "timeVMaxRssKiB": self.time_v_rss_kib,
+                "exitStatuses": sorted(self.statuses), "inputBytes": self.input_bytes,
+                "outputBytes": self.output_bytes, "outputComplete": self.output_complete}
+
+
+def read_time_v(report: str) -> int:
+    with open(report) as f:
+        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", f.read())
+    if not match:
+        raise SystemExit(f"no peak RSS in {report}")
+    return int(match.group(1))
+
+
+def identical_across_threads(binary: str, path: str, scratch: str) -> tuple[bool, dict]:
+    """Lints `path` with `-j 1` and with the default thread count; compares the bytes."""
+    outputs = []
+    for label, extra in [("j1", ["-j", "1"]), ("default", [])]:
+        target = os.path.join(scratch, f"determinism-{os.path.basename(path)}-{label}.json")
+        with open(target, "wb") as stdout:
+            status = subprocess.run([binary, "lint", "--format", "json", *extra, path],
+                                    stdout=stdout, stderr=subprocess.DEVNULL, cwd=ROOT).returncode
+        if status not in (0, 1):
+            raise SystemExit(f"lint exited {status} on {path}: an input error in a generated corpus")
+        outputs.append(target)
+    same = filecmp.cmp(outputs[0], outputs[1], shallow=False)
+    with open(outputs[1]) as f:
+        summary = json.load(f)["summary"]
+    if summary.get("inputErrors"):
+        raise SystemExit(f"lint reports input errors on {path}: {summary}")
+    return same, summary
+
+
+def instructions(command: list[str], scratch: str, name: str) -> int:
+    """Instructions executed, counted by callgrind: deterministic where wall time is not."""
+    out = os.path.join(scratch, f"callgrind-{name}.out")
+    result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    match = re.search(r"refs:\s+([\d,]+)", result.stderr)
+    if not match:
+        raise SystemExit(f"callgrind failed on {command}: {result.stderr[-500:]}")
+    return int(match.group(1).replace(",", ""))
+
+
+def instruction_table(lint: str, floor: str, path: str, size: int, scratch: str) -> str:
+    rows = [("lint `-j 1`", [lint, "lint", "--format", "json", "-j", "1", path]),
+            ("parse floor", [floor, path]),
+            ("read + split only", [floor, "--split-only", path])]
+    counts = {}
+    for label, command in rows:
+        log(f"callgrind: {label}")
+        counts[label] = instructions(command, scratch, label.split()[0])
+    lines = ["", f"Instructions (callgrind) on `{os.path.basename(path)}`, deterministic:", "",
+             "| tool | instructions | per input byte |", "|---|---|---|"]
+    for label, count in counts.items():
+        lines.append(f"| {label} | {count / 1e6:,.0f} M | {count / size:.0f} |")
+    ratio = counts["parse floor"] / counts["lint `-j 1`"]
+    lines += ["", f"Parse floor ÷ lint `-j 1` in instructions: {ratio:.2f} (the throughput ratio a "
+                  "single thread would reach if time followed instructions)."]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# Report.
+
+
+def machine() -> dict:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=ROOT).stdout.strip()
+    return {"cpu": model, "cores": os.cpu_count(), "kernel": platform.release(), "rustc": rustc,
+            "python": platform.python_version(), "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def rate(mb_per_s: float) -> str:
+    return f"{mb_per_s:.1f} MB/s" if mb_per_s >= 1 else f"{mb_per_s:.3f} MB/s"
+
+
+def size(count: int) -> str:
+    return f"{count / 1e6:.2f} MB" if count >= 100_000 else f"{count / 1e3:.1f} KB"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict,
+           load: tuple[str, str], args) -> str:
+    corpora_info = manifest["corpora"]
+    lines = [
+        f"Machine: {info['cpu']}, {info['cores']} cores, Linux {info['kernel']}; {info['rustc']}; "
+        f"commit {info['commit']}; {info['date']}.",
+        f"Load average before / after: {load[0]} / {load[1]}. "
+        f"Runs per cell: {args.runs} (checkov {args.slow_runs}, small file {args.small_runs}); "
+        "wall time is the median, with the range in brackets.",
+        "",
+        "| corpus | tool | median wall (min–max) | peak RSS | throughput |",
+        "|---|---|---|---|---|",
+    ]
+    for cell in cells.values():
+        throughput = cell.throughput()
+        lines.append(
+            f"| {cell.corpus} | {cell.tool} | {ms(cell.median)} ({ms(min(cell.walls))}–{ms(max(cell.walls))}) "
+            f"| {cell.rss_mib:.1f} MiB | {rate(throughput) if throughput and cell.input_bytes > 1e6 else ''} |")
+
+    checks = ["", "| target | measured | limit | |", "|---|---|---|---|"]
+
+    def check(name: str, measured: str, limit: str, ok: bool) -> None:
+        checks.append(f"| {name} | {measured} | {limit} | {verdict(ok)} |")
+
+    if "deployments/checkov" in cells:
+        speedup = cells["deployments/checkov"].median / cells["deployments/lint"].median
+        check("1,000 Deployments: checkov time ÷ lint time", f"{speedup:.0f}×", "≥ 200×", speedup >= 200)
+    rss = cells["deployments/lint"].rss_mib
+    check("1,000 Deployments: lint peak RSS", f"{rss:.1f} MiB", "< 30 MiB", rss < 30)
+    small = cells["single/lint"].median
+    check("one small file: lint median, whole process", ms(small), "< 5 ms", small < 0.005)
+    lint, floor = cells["stream-50MB/lint"], cells["stream-50MB/floor"]
+    ratio = lint.throughput() / floor.throughput()
+    check("50 MB stream: lint throughput ÷ parse floor throughput",
+          f"{lint.throughput():.1f} ÷ {floor.throughput():.1f} MB/s = {ratio:.2f}", "≥ 0.5", ratio >= 0.5)
+    ratio_j1 = cells["stream-50MB/lint-j1"].throughput() / floor.throughput()
+    check("… the same at `-j 1`", f"{cells['stream-50MB/lint-j1'].throughput():.1f} ÷ "
+          f"{floor.throughput():.1f} MB/s = {ratio_j1:.2f}", "(≥ 0.5)", ratio_j1 >= 0.5)
+    largest = corpora_info["stream-50MB"]["largest_document_bytes"]
+    limit = (3 * largest + 20 * MIB) / MIB
+    check("50 MB stream: lint peak RSS", f"{lint.rss_mib:.1f} MiB (largest document {largest / MIB:.2f} MiB)",
+          f"< 3 × largest + 20 MiB = {limit:.1f} MiB", lint.rss_mib < limit)
+    scale_bytes = corpora_info["stream-50MB"]["bytes"] / corpora_info["stream-5MB"]["bytes"]
+    for tool, name in [("lint", "lint"), ("lint-j1", "lint `-j 1`"), ("floor", "parse floor")]:
+        scale = cells[f"stream-50MB/{tool}"].median / cells[f"stream-5MB/{tool}"].median
+        check(f"10× input ({scale_bytes:.2f}× the bytes): {name} time ratio", f"{scale:.2f}×", "≤ 11×",
+              scale <= 11)
+    for corpus, same in determinism.items():
+        check(f"`-j 1` and default output byte-identical: {corpus}", "identical" if same else "DIFFERENT",
+              "identical", same)
+
+    notes = ["", "Corpora (bench/gen.py, seed %d):" % manifest["seed"], ""]
+    for name, info_ in corpora_info.items():
+        documents = info_["documents"]
+        text = f"- `{name}`: {info_['bytes'] / 1e6:.2f} MB, {documents} document{'s' if documents != 1 else ''}"
+        if "files" in info_:
+            text += f" in {info_['files']} files"
+        if "largest_document_bytes" in info_:
+            text += f", largest document {info_['largest_document_bytes'] / 1000:.0f} KB"
+        if "kinds" in info_:
+            text += "; " + ", ".join(f"{count} {kind}" for kind, count in info_["kinds"].items())
+        notes.append(text)
+    notes += ["", "Report sizes: " + "; ".join(
+        f"{cell.corpus} {cell.tool} {size(cell.output_bytes)}"
+        + ("" if cell.output_complete else " (**cut short**: not a complete JSON object)")
+        for cell in cells.values() if cell.tool in ("lint", "checkov") and cell.corpus != "startup") + "."]
+    startup = [cells[k] for k in ("startup/true", "startup/version", "startup/empty") if k in cells]
+    if startup:
+        notes += ["", "Process start-up, for reading the small-file time: " + "; ".join(
+            f"{cell.tool} {ms(cell.median)}" for cell in startup) + "."]
+    return "\n".join(lines + checks + notes) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10, help="timed runs of lint and the parse floor (10)")
+    parser.add_argument("--slow-runs", type=int, default=3, help="timed runs of checkov (3)")
+    parser.add_argument("--small-runs", type=int, default=30, help="timed runs on the single small file (30)")
+    parser.add_argument("--quick", action="store_true", help="3 runs, 1 of checkov, 10 on the small file")
+    parser.add_argument("--no-build", action="store_true", help="use the binaries already in target/release")
+    parser.add_argument("--no-checkov", action="store_true", help="leave checkov out")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions with callgrind on the 5 MB stream (needs valgrind)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out"), help="output directory (bench/out)")
+    parser.add_argument("--update-benchmarks", metavar="LABEL",
+                        help="also put the results into BENCHMARKS.md's results section, headed by LABEL")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.slow_runs, args.small_runs = 3, 1, 10
+
+    out = os.path.abspath(args.out)
+    scratch = os.path.join(out, "runs")
+    os.makedirs(scratch, exist_ok=True)
+    if not args.no_build:
+        build()
+    lint = os.path.join(ROOT, "target", "release", "kubectl-mesh_lifecycle")
+    floor = os.path.join(ROOT, "target", "release", "examples", "parse_floor")
+    manifest = corpora(out)
+    corpus = os.path.join(out, "corpus")
+    checkov_bin = None if args.no_checkov else checkov(out)
+    # No update check against PyPI: checkov is timed without the network.
+    checkov_env = {"CKV_SKIP_PACKAGE_UPDATE_CHECK": "true"}
+
+    paths = {
+        "single": os.path.join(corpus, "single", "deploy.yaml"),
+        "deployments": os.path.join(corpus, "deployments"),
+        "stream-5MB": os.path.join(corpus, "stream-5MB.yaml"),
+        "stream-50MB": os.path.join(corpus, "stream-50MB.yaml"),
+    }
+
+    log("checking that -j 1 and the default thread count print the same report")
+    determinism = {}
+    for name, path in paths.items():
+        same, summary = identical_across_threads(lint, path, scratch)
+        determinism[name] = same
+        log(f"  {name}: {'identical' if same else 'DIFFERENT'}; {summary}")
+
+    cells: dict[str, Cell] = {}
+
+    def add(corpus_name: str, tool: str, command: list[str], runs: int, env: dict | None = None) -> None:
+        key = f"{corpus_name}/{tool}"
+        size = manifest["corpora"].get(corpus_name, {}).get("bytes", 0)
+        cells[key] = Cell(key.replace("/", "-"), corpus_name, tool, command, runs, size, env,
+                          slow=tool == "checkov")
+
+    empty = os.path.join(scratch, "empty.yaml")
+    with open(empty, "w") as f:
+        f.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    add("startup", "true", ["/bin/true"], args.small_runs)
+    add("startup", "version", [lint, "--version"], args.small_runs)
+    add("startup", "empty", [lint, "lint", "--format", "json", empty], args.small_runs)
+    for name, path in paths.items():
+        runs = args.small_runs if name == "single" else args.runs
+        add(name, "lint", [lint, "lint", "--format", "json", path], runs)
+        add(name, "lint-j1", [lint, "lint", "--format", "json", "-j", "1", path], runs)
+        add(name, "floor", [floor, path], runs)
+        if checkov_bin and name in ("single", "deployments"):
+            # checkov takes a directory; the single file's directory holds only it.
+            directory = path if os.path.isdir(path) else os.path.dirname(path)
+            add(name, "checkov", [checkov_bin, "-d", directory, "--framework", "kubernetes",
+                                  "--skip-download", "-o", "json"], args.slow_runs, checkov_env)
+    add("stream-50MB", "split-only", [floor, "--split-only", paths["stream-50MB"]], args.runs)
+
+    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    info = machine()
+    log("warming up (page cache, checkov's bytecode)")
+    for cell in cells.values():
+        if cell.tool != "checkov" or cell.corpus == "single":
+            cell.spawn(os.path.join(scratch, cell.key + ".out"))
+    rounds = max(cell.runs for cell in cells.values())
+    for round_ in range(rounds):
+        log(f"round {round_ + 1}/{rounds}")
+        for cell in cells.values():
+            if round_ < cell.runs:
+                cell.measure_once(scratch)
+    log("peak RSS under /usr/bin/time -v")
+    for cell in cells.values():
+        cell.measure_rss(scratch)
+    load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+    for cell in cells.values():
+        expected = {"lint": {0, 1}, "lint-j1": {0, 1}, "checkov": {0, 1}}.get(cell.tool, {0})
+        if cell.corpus == "startup" and cell.tool == "empty":
+            expected = {0, 1}
+        if not cell.statuses <= expected:
+            raise SystemExit(f"{cell.key}: unexpected exit status {sorted(cell.statuses)}; "
+                             f"see {os.path.join(scratch, cell.key + '.out.stderr')}")
+
+    text = report(cells, manifest, determinism, info, (load_before, load_after), args)
+    if args.instructions:
+        text += instruction_table(lint, floor, paths["stream-5MB"],
+                                  manifest["corpora"]["stream-5MB"]["bytes"], scratch)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"machine": info, "load": [load_before, load_after], "determinism": determinism,
+                   "corpora": manifest["corpora"], "cells": {k: c.as_json() for k, c in cells.items()}},
+                  f, indent=2)
+        f.write("\n")
+    print(text)
+    log(f"written to {os.path.join(out, 'results.md')}")
+    if args.update_benchmarks:
+        update_benchmarks(args.update_benchmarks, text)
+
+
+def update_benchmarks(label: str, text: str) -> None:
+    """Replaces what lies between the results markers of BENCHMARKS.md."""
+    path = os.path.join(ROOT, "BENCHMARKS.md")
+    with open(path) as f:
+        document = f.read()
+    begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+    head, rest = document.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(f"{head}{begin}\n**{label}**\n\n{text}{end}{tail}")
+    log(f"updated {path}")
+
+
+if __name__ == "__main__":
+    main()
