@@ -166,9 +166,9 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
         let file = input.display_name();
         for (index, chunk) in split::Splitter::new(reader, limits.max_document_bytes).enumerate() {
             let Ok(chunk) = chunk else { continue };
-            let mesh_config = chunk.text.contains("IstioOperator")
-                || (chunk.text.contains("ConfigMap") && chunk.text.contains("istio"));
-            if !chunk.text.contains("Namespace") && !mesh_config {
+            let mesh_config = declares_kind(&chunk.text, "IstioOperator")
+                || (declares_kind(&chunk.text, "ConfigMap") && chunk.text.contains("istio"));
+            if !mesh_config && !declares_kind(&chunk.text, "Namespace") {
                 continue;
             }
             let Ok(documents) = load::parse_chunk(&file, chunk, index, &limits) else {
@@ -200,6 +200,27 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
     if let Ok(mut cache) = inputs.parsed.lock() {
         *cache = parsed;
     }
+}
+
+/// Whether a document's text has a `kind: <kind>` entry (block or flow style, quoted or
+/// not), without parsing it: `kind: CustomResourceDefinition` with `scope: Namespaced`
+/// is not a Namespace. A `List` of such objects counts too, since its items have the
+/// same line.
+fn declares_kind(text: &str, kind: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("kind") {
+        let after = rest[at + 4..].trim_start_matches(['"', '\'']).trim_start();
+        if let Some(value) = after.strip_prefix(':') {
+            let value = value.trim_start().trim_start_matches(['"', '\'']);
+            if let Some(tail) = value.strip_prefix(kind)
+                && !tail.starts_with(|c: char| c.is_ascii_alphanumeric())
+            {
+                return true;
+            }
+        }
+        rest = &rest[at + 4..];
+    }
+    false
 }
 
 /// Runs the pipeline over `inputs`, calling `sink` with each document's report in input
@@ -436,4 +457,20 @@ fn suppression(workload: &workload::Workload, finding: &Finding) -> Option<Strin
             .annotation(key)
             .map(|(reason, _)| reason.to_owned())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declares_kind;
+
+    #[test]
+    fn finds_kinds_without_parsing() {
+        assert!(declares_kind("apiVersion: v1\nkind: Namespace\n", "Namespace"));
+        assert!(declares_kind("{\"kind\": \"Namespace\", \"x\": 1}", "Namespace"));
+        assert!(declares_kind("kind: 'Namespace' # the ns\n", "Namespace"));
+        let crd = "kind: CustomResourceDefinition\nspec:\n  scope: Namespaced\n";
+        assert!(!declares_kind(crd, "Namespace"));
+        assert!(!declares_kind("kind: NamespaceConfig\n", "Namespace"));
+        assert!(!declares_kind("metadata:\n  namespace: shop\n", "Namespace"));
+    }
 }
