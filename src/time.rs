@@ -67,8 +67,9 @@ impl fmt::Display for Millis {
         } else if ms % 1000 == 0 {
             write!(f, "{} s", ms / 1000)
         } else {
-            let text = format!("{:.3}", ms as f64 / 1000.0);
-            write!(f, "{} s", text.trim_end_matches('0'))
+            // Integer arithmetic: a float loses the fraction of large values.
+            let fraction = format!("{:03}", (ms % 1000).abs());
+            write!(f, "{}.{} s", ms / 1000, fraction.trim_end_matches('0'))
         }
     }
 }
@@ -142,6 +143,8 @@ mod tests {
         assert_eq!(Millis(2500).to_string(), "2.5 s");
         assert_eq!(Millis(500).to_string(), "500 ms");
         assert_eq!(Millis::ZERO.to_string(), "0 s");
+        assert_eq!(Millis(-2500).to_string(), "-2.5 s");
+        assert_eq!(Millis(i64::MAX).to_string(), "9223372036854775.807 s");
     }
 
     #[test]

@@ -80,7 +80,8 @@ impl Rule for PrestopOutlivesGrace {
                     String::new()
                 },
             );
-            let suggested = (length.whole_secs() + 15).max(plan.grace_period.value + 1);
+            let suggested =
+                (length.whole_secs() + 15).max(plan.grace_period.value.saturating_add(1));
             let help = format!(
                 "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
             );
