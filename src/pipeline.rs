@@ -7,7 +7,7 @@
 //! in flight, which bounds memory by the largest documents, not by the input.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -95,20 +95,31 @@ impl Policy {
 /// The inputs of a run with standard input read once, so that it can be read twice.
 pub struct Inputs {
     inputs: Vec<Input>,
-    stdin: Option<Arc<[u8]>>,
+    stdin: Stdin,
 }
 
+/// Standard input as read: in pieces, so that holding N bytes costs N bytes (a `Vec`
+/// grown by doubling briefly holds three times its contents), or why it could not be
+/// read.
+#[derive(Clone)]
+enum Stdin {
+    Read(Arc<[Arc<[u8]>]>),
+    Failed(Arc<str>),
+}
+
+/// The size of the pieces standard input is read in.
+const STDIN_PIECE: u64 = 1 << 20;
+
 impl Inputs {
-    /// Takes the inputs; standard input, if among them, is read into memory now.
-    pub fn new(inputs: Vec<Input>) -> std::io::Result<Inputs> {
+    /// Takes the inputs; standard input, if among them, is read into memory now. A
+    /// failure to read it is reported as an input error of `-` when the run reads it.
+    pub fn new(inputs: Vec<Input>) -> Inputs {
         let stdin = if inputs.contains(&Input::Stdin) {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-            Some(Arc::from(bytes))
+            read_pieces(&mut std::io::stdin().lock())
         } else {
-            None
+            Stdin::Read(Arc::from([]))
         };
-        Ok(Inputs { inputs, stdin })
+        Inputs { inputs, stdin }
     }
 
     /// One input held in memory, named like standard input (`-`): for tests, fuzzing
@@ -116,7 +127,7 @@ impl Inputs {
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Inputs {
         Inputs {
             inputs: vec![Input::Stdin],
-            stdin: Some(bytes.into()),
+            stdin: Stdin::Read(Arc::from([bytes.into()])),
         }
     }
 
@@ -132,15 +143,67 @@ impl Inputs {
 
     fn open(&self, input: &Input) -> std::io::Result<Box<dyn BufRead + Send>> {
         Ok(match input {
-            Input::Stdin => {
-                let bytes = self.stdin.clone().unwrap_or_else(|| Arc::from(Vec::new()));
-                Box::new(std::io::Cursor::new(bytes))
-            }
+            Input::Stdin => match &self.stdin {
+                Stdin::Read(pieces) => Box::new(PieceReader {
+                    pieces: Arc::clone(pieces),
+                    index: 0,
+                    offset: 0,
+                }),
+                Stdin::Failed(reason) => {
+                    return Err(std::io::Error::other(reason.to_string()));
+                }
+            },
             Input::File(path) => Box::new(BufReader::with_capacity(
                 1 << 16,
                 std::fs::File::open(path)?,
             )),
         })
+    }
+}
+
+fn read_pieces(reader: &mut impl Read) -> Stdin {
+    let mut pieces: Vec<Arc<[u8]>> = Vec::new();
+    loop {
+        let mut piece = Vec::with_capacity(STDIN_PIECE as usize);
+        match reader.take(STDIN_PIECE).read_to_end(&mut piece) {
+            Ok(0) => return Stdin::Read(Arc::from(pieces)),
+            Ok(_) => pieces.push(Arc::from(piece)),
+            Err(error) => return Stdin::Failed(Arc::from(load::discover::describe_io(&error))),
+        }
+    }
+}
+
+/// Reads pieces held in memory as one stream.
+struct PieceReader {
+    pieces: Arc<[Arc<[u8]>]>,
+    index: usize,
+    offset: usize,
+}
+
+impl Read for PieceReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for PieceReader {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while let Some(piece) = self.pieces.get(self.index) {
+            if self.offset < piece.len() {
+                return Ok(&self.pieces[self.index][self.offset..]);
+            }
+            self.index += 1;
+            self.offset = 0;
+        }
+        Ok(&[])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.offset += amount;
     }
 }
 
@@ -399,4 +462,53 @@ fn suppression(workload: &workload::Workload, finding: &Finding) -> Option<Strin
             .annotation(key)
             .map(|(reason, _)| reason.to_owned())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_input_read_in_pieces_is_one_stream() {
+        let text: String = (0..300_000).map(|i| format!("key{i}: value\n")).collect();
+        let Stdin::Read(pieces) = read_pieces(&mut text.as_bytes()) else {
+            panic!("reading from memory cannot fail");
+        };
+        assert!(pieces.len() > 3, "lines cross piece boundaries");
+        assert!(pieces.iter().all(|piece| piece.len() as u64 <= STDIN_PIECE));
+        let reader = || PieceReader {
+            pieces: Arc::clone(&pieces),
+            index: 0,
+            offset: 0,
+        };
+        let mut whole = String::new();
+        reader().read_to_string(&mut whole).unwrap();
+        assert_eq!(whole, text);
+        let lines: Vec<String> = reader().lines().map(Result::unwrap).collect();
+        assert_eq!(lines.len(), 300_000);
+        assert_eq!(lines[299_999], "key299999: value");
+    }
+
+    #[test]
+    fn standard_input_that_cannot_be_read_is_an_input_error() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from(std::io::ErrorKind::IsADirectory))
+            }
+        }
+        let inputs = Inputs {
+            inputs: vec![Input::Stdin],
+            stdin: read_pieces(&mut Broken),
+        };
+        let mut errors = Vec::new();
+        run(
+            &inputs,
+            &Settings::default(),
+            &RunOptions::default(),
+            |report| errors.extend(report.errors),
+        );
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].to_string(), "-: is a directory");
+    }
 }

@@ -17,7 +17,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     let mut settings = args.profile.settings();
     let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs)?;
+    let inputs = pipeline::Inputs::new(inputs);
     pipeline::gather_context(&inputs, RunOptions::default().limits, &mut settings);
     let stderr_style = args.output.stderr_style();
     let out = args.output.writer()?;
