@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -96,27 +96,38 @@ impl Policy {
 /// The inputs of a run with standard input read once, so that it can be read twice.
 pub struct Inputs {
     inputs: Vec<Input>,
-    stdin: Option<Arc<[u8]>>,
+    stdin: Stdin,
     /// Documents [`gather_context`] already parsed, by input and chunk index, so the
     /// main pass does not parse them again.
     parsed: Mutex<HashMap<(usize, usize), Vec<load::Document>>>,
 }
 
+/// Standard input as read: in pieces, so that holding N bytes costs N bytes (a `Vec`
+/// grown by doubling briefly holds three times its contents), or why it could not be
+/// read.
+#[derive(Clone)]
+enum Stdin {
+    Read(Arc<[Arc<[u8]>]>),
+    Failed(Arc<str>),
+}
+
+/// The size of the pieces standard input is read in.
+const STDIN_PIECE: u64 = 1 << 20;
+
 impl Inputs {
-    /// Takes the inputs; standard input, if among them, is read into memory now.
-    pub fn new(inputs: Vec<Input>) -> std::io::Result<Inputs> {
+    /// Takes the inputs; standard input, if among them, is read into memory now. A
+    /// failure to read it is reported as an input error of `-` when the run reads it.
+    pub fn new(inputs: Vec<Input>) -> Inputs {
         let stdin = if inputs.contains(&Input::Stdin) {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-            Some(Arc::from(bytes))
+            read_pieces(&mut std::io::stdin().lock())
         } else {
-            None
+            Stdin::Read(Arc::from([]))
         };
-        Ok(Inputs {
+        Inputs {
             inputs,
             stdin,
             parsed: Mutex::default(),
-        })
+        }
     }
 
     /// One input held in memory, named like standard input (`-`): for tests, fuzzing
@@ -124,7 +135,7 @@ impl Inputs {
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Inputs {
         Inputs {
             inputs: vec![Input::Stdin],
-            stdin: Some(bytes.into()),
+            stdin: Stdin::Read(Arc::from([bytes.into()])),
             parsed: Mutex::default(),
         }
     }
@@ -141,15 +152,67 @@ impl Inputs {
 
     fn open(&self, input: &Input) -> std::io::Result<Box<dyn BufRead + Send>> {
         Ok(match input {
-            Input::Stdin => {
-                let bytes = self.stdin.clone().unwrap_or_else(|| Arc::from(Vec::new()));
-                Box::new(std::io::Cursor::new(bytes))
-            }
+            Input::Stdin => match &self.stdin {
+                Stdin::Read(pieces) => Box::new(PieceReader {
+                    pieces: Arc::clone(pieces),
+                    index: 0,
+                    offset: 0,
+                }),
+                Stdin::Failed(reason) => {
+                    return Err(std::io::Error::other(reason.to_string()));
+                }
+            },
             Input::File(path) => Box::new(BufReader::with_capacity(
                 1 << 16,
                 std::fs::File::open(path)?,
             )),
         })
+    }
+}
+
+fn read_pieces(reader: &mut impl Read) -> Stdin {
+    let mut pieces: Vec<Arc<[u8]>> = Vec::new();
+    loop {
+        let mut piece = Vec::with_capacity(STDIN_PIECE as usize);
+        match reader.take(STDIN_PIECE).read_to_end(&mut piece) {
+            Ok(0) => return Stdin::Read(Arc::from(pieces)),
+            Ok(_) => pieces.push(Arc::from(piece)),
+            Err(error) => return Stdin::Failed(Arc::from(load::discover::describe_io(&error))),
+        }
+    }
+}
+
+/// Reads pieces held in memory as one stream.
+struct PieceReader {
+    pieces: Arc<[Arc<[u8]>]>,
+    index: usize,
+    offset: usize,
+}
+
+impl Read for PieceReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for PieceReader {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while let Some(piece) = self.pieces.get(self.index) {
+            if self.offset < piece.len() {
+                return Ok(&self.pieces[self.index][self.offset..]);
+            }
+            self.index += 1;
+            self.offset = 0;
+        }
+        Ok(&[])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.offset += amount;
     }
 }
 
@@ -237,7 +300,7 @@ pub fn run(
     };
     if threads <= 1 {
         read_all(inputs, options.limits, |unit| {
-            sink(process(unit, settings, options))
+            sink(process_contained(unit, settings, options))
         });
         return;
     }
@@ -271,7 +334,7 @@ pub fn run(
                     let next = work_rx.lock().map(|rx| rx.recv());
                     let Ok(Ok((seq, unit))) = next else { break };
                     if done_tx
-                        .send((seq, process(unit, settings, options)))
+                        .send((seq, process_contained(unit, settings, options)))
                         .is_err()
                     {
                         break;
@@ -362,6 +425,64 @@ fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
 }
 
 /// Runs every stage over one document.
+/// [`process`], with a bug in it turned into an error about the one document that hit it:
+/// the other inputs are still checked, the exit status says something went wrong, and a
+/// worker that panicked cannot leave the ordered output waiting forever.
+fn process_contained(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
+    let (file, pos) = unit.whereabouts();
+    contained(file, pos, || process(unit, settings, options))
+}
+
+/// Runs `check`, turning a panic into an internal error at `file`/`pos`.
+fn contained(
+    file: Arc<str>,
+    pos: Option<Pos>,
+    check: impl FnOnce() -> DocumentReport,
+) -> DocumentReport {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".to_owned());
+        let mut error = InputError::whole(
+            file,
+            format!("internal error while checking this document ({what}); please report it with the document"),
+        );
+        error.pos = pos;
+        DocumentReport {
+            errors: vec![error],
+            ..DocumentReport::default()
+        }
+    })
+}
+
+impl Unit {
+    /// The file and first line of the unit, for an error about all of it.
+    fn whereabouts(&self) -> (Arc<str>, Option<Pos>) {
+        match self {
+            Unit::Chunk { file, chunk, .. } => (
+                file.clone(),
+                Some(Pos {
+                    line: chunk.first_line,
+                    column: 1,
+                }),
+            ),
+            Unit::Failed(error) => (error.file.clone(), error.pos),
+            Unit::Parsed(documents) => match documents.first() {
+                Some(document) => (
+                    document.source.file.clone(),
+                    Some(Pos {
+                        line: document.source.first_line,
+                        column: 1,
+                    }),
+                ),
+                None => (Arc::from("-"), None),
+            },
+        }
+    }
+}
+
 fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
     let mut report = DocumentReport::default();
     let documents = match unit {
@@ -461,16 +582,89 @@ fn suppression(workload: &workload::Workload, finding: &Finding) -> Option<Strin
 
 #[cfg(test)]
 mod tests {
-    use super::declares_kind;
+    use super::*;
+
+    #[test]
+    fn standard_input_read_in_pieces_is_one_stream() {
+        let text: String = (0..300_000).map(|i| format!("key{i}: value\n")).collect();
+        let Stdin::Read(pieces) = read_pieces(&mut text.as_bytes()) else {
+            panic!("reading from memory cannot fail");
+        };
+        assert!(pieces.len() > 3, "lines cross piece boundaries");
+        assert!(pieces.iter().all(|piece| piece.len() as u64 <= STDIN_PIECE));
+        let reader = || PieceReader {
+            pieces: Arc::clone(&pieces),
+            index: 0,
+            offset: 0,
+        };
+        let mut whole = String::new();
+        reader().read_to_string(&mut whole).unwrap();
+        assert_eq!(whole, text);
+        let lines: Vec<String> = reader().lines().map(Result::unwrap).collect();
+        assert_eq!(lines.len(), 300_000);
+        assert_eq!(lines[299_999], "key299999: value");
+    }
+
+    #[test]
+    fn standard_input_that_cannot_be_read_is_an_input_error() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from(std::io::ErrorKind::IsADirectory))
+            }
+        }
+        let inputs = Inputs {
+            inputs: vec![Input::Stdin],
+            stdin: read_pieces(&mut Broken),
+            parsed: Mutex::default(),
+        };
+        let mut errors = Vec::new();
+        run(
+            &inputs,
+            &Settings::default(),
+            &RunOptions::default(),
+            |report| errors.extend(report.errors),
+        );
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].to_string(), "-: is a directory");
+    }
+
+    #[test]
+    fn a_panic_becomes_an_error_about_its_document() {
+        let pos = Some(Pos { line: 7, column: 1 });
+        let report = contained(Arc::from("deploy.yaml"), pos, || {
+            panic!("attempt to multiply with overflow")
+        });
+        assert!(report.analyses.is_empty());
+        let [error] = report.errors.as_slice() else {
+            panic!("one error expected, got {:?}", report.errors)
+        };
+        assert_eq!(&*error.file, "deploy.yaml");
+        assert_eq!(error.pos, pos);
+        assert!(
+            error.message.contains("internal error") && error.message.contains("multiply"),
+            "{}",
+            error.message
+        );
+    }
 
     #[test]
     fn finds_kinds_without_parsing() {
-        assert!(declares_kind("apiVersion: v1\nkind: Namespace\n", "Namespace"));
-        assert!(declares_kind("{\"kind\": \"Namespace\", \"x\": 1}", "Namespace"));
+        assert!(declares_kind(
+            "apiVersion: v1\nkind: Namespace\n",
+            "Namespace"
+        ));
+        assert!(declares_kind(
+            "{\"kind\": \"Namespace\", \"x\": 1}",
+            "Namespace"
+        ));
         assert!(declares_kind("kind: 'Namespace' # the ns\n", "Namespace"));
         let crd = "kind: CustomResourceDefinition\nspec:\n  scope: Namespaced\n";
         assert!(!declares_kind(crd, "Namespace"));
         assert!(!declares_kind("kind: NamespaceConfig\n", "Namespace"));
-        assert!(!declares_kind("metadata:\n  namespace: shop\n", "Namespace"));
+        assert!(!declares_kind(
+            "metadata:\n  namespace: shop\n",
+            "Namespace"
+        ));
     }
 }

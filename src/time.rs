@@ -35,10 +35,17 @@ impl Millis {
             return from;
         }
         let step = step.0.max(1);
-        let steps = (self.0 - from.0 + step - 1) / step;
-        Millis(from.0 + steps * step)
+        let steps = self.0.saturating_sub(from.0).saturating_add(step - 1) / step;
+        Millis(from.0.saturating_add(steps.saturating_mul(step)))
     }
 
+    /// `self` repeated `count` times, saturating: probe periods times thresholds from a
+    /// manifest can be absurd, and the timeline must still be drawn.
+    pub fn times(self, count: i64) -> Millis {
+        Millis(self.0.saturating_mul(count))
+    }
+
+    /// `self - other`, never wrapping (spelled out where the reader should see it).
     pub fn saturating_sub(self, other: Millis) -> Millis {
         Millis(self.0.saturating_sub(other.0))
     }
@@ -67,8 +74,9 @@ impl fmt::Display for Millis {
         } else if ms % 1000 == 0 {
             write!(f, "{} s", ms / 1000)
         } else {
-            let text = format!("{:.3}", ms as f64 / 1000.0);
-            write!(f, "{} s", text.trim_end_matches('0'))
+            // Integer arithmetic: a float loses the fraction of large values.
+            let fraction = format!("{:03}", (ms % 1000).abs());
+            write!(f, "{}.{} s", ms / 1000, fraction.trim_end_matches('0'))
         }
     }
 }
@@ -142,6 +150,8 @@ mod tests {
         assert_eq!(Millis(2500).to_string(), "2.5 s");
         assert_eq!(Millis(500).to_string(), "500 ms");
         assert_eq!(Millis::ZERO.to_string(), "0 s");
+        assert_eq!(Millis(-2500).to_string(), "-2.5 s");
+        assert_eq!(Millis(i64::MAX).to_string(), "9223372036854775.807 s");
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         None => None,
     };
     let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs)?;
+    let inputs = pipeline::Inputs::new(inputs);
     let profile = match args.profile.load(&inputs) {
         Ok(profile) => profile,
         Err(errors) => return profile_errors(&errors, args.output.stderr_style()),

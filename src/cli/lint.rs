@@ -19,7 +19,7 @@ use crate::settings::config::RuleSetting;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
     let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs)?;
+    let inputs = pipeline::Inputs::new(inputs);
     let profile = match args.profile.load(&inputs) {
         Ok(profile) => profile,
         Err(errors) => return profile_errors(&errors, args.output.stderr_style()),

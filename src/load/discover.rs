@@ -43,7 +43,10 @@ pub fn discover(paths: &[String]) -> (Vec<Input>, Vec<InputError>) {
         }
         let path = Path::new(arg);
         match std::fs::metadata(path) {
-            Err(error) => errors.push(InputError::whole(arg.as_str(), describe_io(&error))),
+            Err(error) => errors.push(InputError::whole(
+                arg.as_str(),
+                describe_path_error(path, &error),
+            )),
             Ok(meta) if meta.is_dir() => walk(path, arg, &mut inputs, &mut errors),
             Ok(_) => inputs.push(Input::File(path.to_path_buf())),
         }
@@ -101,12 +104,25 @@ fn walk_error(arg: &str, error: &walkdir::Error) -> InputError {
             "symbolic link loop back to {}; not followed",
             ancestor.display()
         )
+    } else if let (Some(io), Some(path)) = (error.io_error(), error.path()) {
+        describe_path_error(path, io)
     } else if let Some(io) = error.io_error() {
         describe_io(io)
     } else {
         error.to_string()
     };
     InputError::whole(file, message)
+}
+
+/// Why `path` cannot be used: a symbolic link whose target is missing says so, as
+/// "no such file or directory" would point at a file the user can see.
+fn describe_path_error(path: &Path, error: &std::io::Error) -> String {
+    match std::fs::read_link(path) {
+        Ok(target) if error.kind() == std::io::ErrorKind::NotFound => {
+            format!("broken symbolic link to {}", target.display())
+        }
+        _ => describe_io(error),
+    }
 }
 
 /// A short, lower-case reason for an I/O failure.

@@ -161,7 +161,16 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
                 limit / (1024 * 1024)
             ),
         ),
-        ChunkError::Io(error) => (None, format!("cannot read: {error}")),
+        ChunkError::WideEncoding { encoding } => (
+            None,
+            format!(
+                "encoded in {encoding}, not UTF-8; Kubernetes manifests must be UTF-8 text (convert it: iconv -f {encoding} -t UTF-8)"
+            ),
+        ),
+        ChunkError::Io(error) => (
+            None,
+            format!("cannot read: {}", discover::describe_io(&error)),
+        ),
     };
     InputError {
         file: file.clone(),

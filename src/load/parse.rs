@@ -62,10 +62,13 @@ pub fn parse_documents(
     };
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
-        let (event, span) = event.map_err(|error| SyntaxError {
-            message: describe_scan_error(error.info()),
-            pos: clamp_to_content(text, builder.pos(*error.marker()), first_line),
-            related: None,
+        let (event, span) = event.map_err(|error| {
+            let pos = clamp_to_content(text, builder.pos(*error.marker()), first_line);
+            SyntaxError {
+                message: describe_scan_error(error.info()),
+                pos: at_offending_tab(text, first_line, pos, error.info()),
+                related: None,
+            }
         })?;
         let span = Span {
             start: builder.pos(span.start),
@@ -91,7 +94,57 @@ fn clamp_to_content(text: &str, pos: Pos, first_line: u32) -> Pos {
     }
 }
 
+/// The scanner reports a misplaced tab at a token next to it; point at the tab, which
+/// is what the user has to replace (it is invisible in most editors). A plain scalar
+/// meets the tab in the indentation of a later line; other tab errors are reported
+/// just after the tab, or just before it.
+fn at_offending_tab(text: &str, first_line: u32, pos: Pos, info: &str) -> Pos {
+    if !info.contains("tab") {
+        return pos;
+    }
+    let index = pos.line.saturating_sub(first_line) as usize;
+    let Some(line_text) = text.split('\n').nth(index) else {
+        return pos;
+    };
+    let line_start = line_text.as_ptr() as usize - text.as_ptr() as usize;
+    let before: Vec<char> = line_text
+        .chars()
+        .take(pos.column.saturating_sub(1) as usize)
+        .collect();
+    let offset = line_start + before.iter().map(|c| c.len_utf8()).sum::<usize>();
+    // Forward: through whitespace, and for a scalar through its content lines.
+    let through_content = info.contains("plain scalar") || info.contains("block scalar");
+    let mut at = pos;
+    let mut in_content = false;
+    for c in text[offset..].chars() {
+        match c {
+            '\t' if !in_content => return at,
+            '\n' => {
+                at.line += 1;
+                at.column = 1;
+                in_content = false;
+                continue;
+            }
+            ' ' | '\r' | '\t' => {}
+            _ if through_content => in_content = true,
+            _ => break,
+        }
+        at.column += 1;
+    }
+    match before.iter().rposition(|&c| c == '\t') {
+        Some(index) => Pos {
+            line: pos.line,
+            column: index as u32 + 1,
+        },
+        None => pos,
+    }
+}
+
 fn describe_scan_error(info: &str) -> String {
+    if info == "recursion limit exceeded" {
+        // saphyr's own guard against deep flow nesting (`[[[[…`), met before ours.
+        return "invalid YAML: nested too deeply (recursion limit exceeded); the document is skipped".into();
+    }
     format!("invalid YAML: {info}")
 }
 
@@ -406,8 +459,8 @@ fn core_tag_name(tag: &Tag) -> Option<&str> {
 }
 
 fn bad_tag_message(text: &str, tag: Option<&Tag>) -> String {
-    match tag {
-        Some(tag) => format!("`{text}` is not a valid {tag}"),
+    match tag.and_then(core_tag_name) {
+        Some(name) => format!("`{text}` is not a valid !!{name}"),
         None => format!("`{text}` cannot be read"),
     }
 }
@@ -559,6 +612,15 @@ mod tests {
         }
         let error = parse_err(&text);
         assert!(error.message.contains("alias expansion"), "{error:?}");
+    }
+
+    #[test]
+    fn tab_errors_point_at_the_tab() {
+        let error = parse_err("a:\n\tb: 1\n");
+        assert_eq!(error.pos, Pos { line: 2, column: 1 });
+        // The scanner stops at the end of `x`; the tab opens the next line.
+        let error = parse_err("- a: x\n\tb: 1\n");
+        assert_eq!(error.pos, Pos { line: 2, column: 1 }, "{error:?}");
     }
 
     #[test]

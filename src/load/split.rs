@@ -19,7 +19,7 @@ pub struct Chunk {
 /// Why a chunk could not be read as text.
 #[derive(Debug)]
 pub enum ChunkError {
-    /// Bytes that are not UTF-8 at `line`/`column` (column counted in bytes).
+    /// Bytes that are not UTF-8 at `line`/`column`.
     NotUtf8 {
         line: u32,
         column: u32,
@@ -27,6 +27,10 @@ pub enum ChunkError {
     /// A NUL byte: this is a binary file, not YAML.
     Binary {
         line: u32,
+    },
+    /// A UTF-16 or UTF-32 byte order mark: text, but not in UTF-8.
+    WideEncoding {
+        encoding: &'static str,
     },
     /// The document is longer than the limit; it was skipped without being parsed.
     TooLarge {
@@ -144,11 +148,27 @@ fn to_text(bytes: Vec<u8>, first_line: u32) -> Result<String, ChunkError> {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |at| at + 1);
+        // Everything before `valid` is UTF-8, so the column counts code points like
+        // every other position.
+        let column = std::str::from_utf8(&before[line_start..]).map_or(0, |s| s.chars().count());
         ChunkError::NotUtf8 {
             line,
-            column: (valid - line_start) as u32 + 1,
+            column: column as u32 + 1,
         }
     })
+}
+
+/// The encoding a UTF-16 or UTF-32 byte order mark announces. YAML allows these
+/// encodings, but Kubernetes tooling expects UTF-8; files saved by Windows PowerShell's
+/// `>` are UTF-16.
+fn wide_encoding(start: &[u8]) -> Option<&'static str> {
+    match start {
+        [0xFF, 0xFE, 0, 0, ..] => Some("UTF-32LE"),
+        [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32BE"),
+        [0xFF, 0xFE, ..] => Some("UTF-16LE"),
+        [0xFE, 0xFF, ..] => Some("UTF-16BE"),
+        _ => None,
+    }
 }
 
 /// What a line means to the splitter.
@@ -199,8 +219,13 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 Ok(true) => {}
             }
             self.line += 1;
-            if self.line == 1 && self.line_buf.starts_with(b"\xEF\xBB\xBF") {
-                self.line_buf.drain(..3);
+            if self.line == 1 {
+                if self.line_buf.starts_with(b"\xEF\xBB\xBF") {
+                    self.line_buf.drain(..3);
+                } else if let Some(encoding) = wide_encoding(&self.line_buf) {
+                    self.done = true;
+                    return Some(Err(ChunkError::WideEncoding { encoding }));
+                }
             }
             if self.line_buf.contains(&0) {
                 self.done = true;
@@ -314,6 +339,38 @@ mod tests {
         assert!(matches!(
             got[0],
             Err(ChunkError::NotUtf8 { line: 2, column: 4 })
+        ));
+        let got = split_all(
+            "a: 1\nb: é\u{2014}"
+                .as_bytes()
+                .iter()
+                .copied()
+                .chain([0xff])
+                .collect::<Vec<_>>()
+                .as_slice(),
+            1 << 20,
+        );
+        assert!(matches!(
+            got[0],
+            Err(ChunkError::NotUtf8 { line: 2, column: 6 })
+        ));
+    }
+
+    #[test]
+    fn wide_encodings_are_named() {
+        let got = split_all(&b"\xFF\xFEa\x00:\x00"[..], 1 << 20);
+        assert!(matches!(
+            got[..],
+            [Err(ChunkError::WideEncoding {
+                encoding: "UTF-16LE"
+            })]
+        ));
+        let got = split_all(&b"\x00\x00\xFE\xFF\x00\x00\x00a"[..], 1 << 20);
+        assert!(matches!(
+            got[..],
+            [Err(ChunkError::WideEncoding {
+                encoding: "UTF-32BE"
+            })]
         ));
     }
 

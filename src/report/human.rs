@@ -141,6 +141,25 @@ pub fn render_input_error(error: &InputError, style: Style) -> String {
     out
 }
 
+/// The longest line an excerpt quotes, in characters. miette pads its labels with
+/// format widths, which panic past 65 535 columns, and a longer line (minified JSON, a
+/// generated blob) is unreadable when quoted anyway: a diagnostic about such a line
+/// names its `file:line:column` and quotes nothing.
+const MAX_QUOTED_LINE: usize = 1000;
+
+/// Whether every line at `positions` is short enough to quote.
+fn quotable(source: &SourceText, positions: impl IntoIterator<Item = Pos>) -> bool {
+    positions.into_iter().all(|pos| {
+        let start = source.offset(Pos {
+            line: pos.line,
+            column: 1,
+        });
+        let rest = &source.text[start..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        line.chars().nth(MAX_QUOTED_LINE).is_none()
+    })
+}
+
 /// A document's text as miette source: line numbers continue from the document's
 /// first line in its file.
 #[derive(Debug)]
@@ -198,24 +217,35 @@ fn span_of(source: &SourceText, start: Pos, end: Pos) -> SourceSpan {
 struct FindingDiagnostic<'a> {
     located: &'a Located,
     headline: String,
-    code: DocumentCode,
+    /// `None` when a line to quote is too long: the headline says where instead.
+    code: Option<DocumentCode>,
 }
 
 impl<'a> FindingDiagnostic<'a> {
     fn new(located: &'a Located) -> Self {
+        let subject = super::subject(&located.workload);
+        let name = match &located.origin {
+            Some(origin) => format!("{} (from {origin})", located.file),
+            None => located.file.to_string(),
+        };
+        let places = std::iter::once(&located.primary).chain(&located.related);
+        if !quotable(&located.source, places.map(|place| place.start)) {
+            let start = located.primary.start;
+            return FindingDiagnostic {
+                headline: format!(
+                    "{name}:{}:{}: {subject}: {}",
+                    start.line, start.column, located.finding.message
+                ),
+                code: None,
+                located,
+            };
+        }
         FindingDiagnostic {
-            headline: format!(
-                "{}: {}",
-                super::subject(&located.workload),
-                located.finding.message
-            ),
-            code: DocumentCode {
-                name: match &located.origin {
-                    Some(origin) => format!("{} (from {origin})", located.file),
-                    None => located.file.to_string(),
-                },
+            headline: format!("{subject}: {}", located.finding.message),
+            code: Some(DocumentCode {
+                name,
                 source: located.source.clone(),
-            },
+            }),
             located,
         }
     }
@@ -264,10 +294,11 @@ impl Diagnostic for FindingDiagnostic<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.code)
+        self.code.as_ref().map(|c| c as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.code.as_ref()?;
         let primary = std::iter::once(self.label(&self.located.primary, true));
         let related = self
             .located
@@ -294,11 +325,19 @@ impl<'a> InputDiagnostic<'a> {
             ),
             None => format!("{}: {}", error.file, error.message),
         };
+        let positions = error
+            .pos
+            .into_iter()
+            .chain(error.related.as_deref().map(|r| r.0));
         InputDiagnostic {
-            code: error.source.clone().map(|source| DocumentCode {
-                name: error.file.to_string(),
-                source,
-            }),
+            code: error
+                .source
+                .clone()
+                .filter(|source| quotable(source, positions))
+                .map(|source| DocumentCode {
+                    name: error.file.to_string(),
+                    source,
+                }),
             headline,
             error,
         }

@@ -101,6 +101,7 @@ fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
                     path,
                     message: format!("`{GRACE}: {value}` is not a whole number of seconds"),
                     kind: ConfigProblemKind::Invalid,
+                    fix: None,
                 });
                 Sourced::default_value(DEFAULT_GRACE)
             }

@@ -85,6 +85,7 @@ fn graceful_shutdown(b: &mut Builder) -> Sourced<Millis> {
                     path,
                     message: format!("`{GRACEFUL}: {value}` is not a whole number of seconds"),
                     kind: ConfigProblemKind::Invalid,
+                    fix: None,
                 });
                 Sourced::default_value(DEFAULT_GRACEFUL)
             }

@@ -106,6 +106,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                     path,
                     message,
                     kind: ConfigProblemKind::Invalid,
+                    fix: None,
                 });
             }
         }
@@ -277,6 +278,7 @@ fn conflicting_opt_out(b: &mut Builder) {
             path,
             message: format!("the pod opts out of injection, yet `{PROXY}` is in the manifest"),
             kind: ConfigProblemKind::InjectionConflict,
+            fix: None,
         });
     }
 }
@@ -328,6 +330,7 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
                 "the `{INJECT}` label says \"{l}\" and the annotation says \"{a}\"; the label wins"
             ),
             kind: ConfigProblemKind::InjectionConflict,
+            fix: None,
         });
     }
     if label.is_none() && annotation.is_none() && revision.is_none() && !has_template {
@@ -489,6 +492,7 @@ fn check_opt_in(
             .get("istio-injection")
             .is_some_and(|v| v == "enabled")
     });
+    let mut fix = None;
     let message = match InjectValue::read(value) {
         InjectValue::Unset => return,
         InjectValue::Skip
@@ -499,9 +503,14 @@ fn check_opt_in(
         {
             return;
         }
-        InjectValue::Skip => format!(
-            "`{INJECT}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
-        ),
+        InjectValue::Skip => {
+            fix = Some(format!(
+                "write `{INJECT}: \"true\"` to inject the sidecar, or \"false\" to say the pod goes without"
+            ));
+            format!(
+                "`{INJECT}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
+            )
+        }
         InjectValue::Inject if form == Form::Label && value == "true" => return,
         InjectValue::Inject => {
             let what = match form {
@@ -523,6 +532,7 @@ fn check_opt_in(
         path,
         message,
         kind: ConfigProblemKind::IgnoredOptIn,
+        fix,
     });
 }
 

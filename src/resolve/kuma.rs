@@ -111,6 +111,7 @@ fn drain_time(b: &mut Builder) -> Sourced<Millis> {
                     path,
                     message: format!("`{DRAIN}: {value}` is not a duration such as \"30s\""),
                     kind: ConfigProblemKind::Invalid,
+                    fix: None,
                 });
                 Sourced::default_value(DEFAULT_DRAIN)
             }

@@ -76,6 +76,7 @@ fn label_instead_of_annotation(b: &mut Builder) {
             path,
             message: format!("`{INJECT}: {value}` is a label here; Linkerd reads it only as an annotation, so it has no effect"),
             kind: ConfigProblemKind::IgnoredOptIn,
+            fix: None,
         });
     }
 }
@@ -102,6 +103,7 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
                 path: path.clone(),
                 message: format!("`{INJECT}: {value}` is not enabled, ingress or disabled; the injector skips the pod"),
                 kind: ConfigProblemKind::IgnoredOptIn,
+                fix: Some(format!("write `{INJECT}: enabled` to inject the proxy, or `disabled` to say the pod goes without")),
             });
         return None;
     }
@@ -217,6 +219,7 @@ fn wait_before_exit(b: &mut Builder) -> Option<Sourced<Millis>> {
                             "`{WAIT_BEFORE_EXIT}: {value}` is not a whole number of seconds"
                         ),
                         kind: ConfigProblemKind::Invalid,
+                        fix: None,
                     });
                 }
             }
@@ -241,6 +244,7 @@ fn shutdown_grace(b: &mut Builder, env: Option<&str>) -> Sourced<Millis> {
                             "`{SHUTDOWN_GRACE}: {value}` is not a duration such as \"30s\""
                         ),
                         kind: ConfigProblemKind::Invalid,
+                        fix: None,
                     });
                 }
             }

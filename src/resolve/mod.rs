@@ -156,6 +156,7 @@ impl<'a> Builder<'a> {
                     path,
                     message: format!("`{annotation}: {value}` is not a duration such as \"20s\""),
                     kind: ConfigProblemKind::Invalid,
+                    fix: None,
                 }),
             }
         }
@@ -390,6 +391,7 @@ impl<'a> Builder<'a> {
                     names.join(" and ")
                 ),
                 kind: ConfigProblemKind::InjectionConflict,
+                fix: None,
             });
         }
     }
@@ -420,6 +422,7 @@ impl<'a> Builder<'a> {
                     grace_period.value
                 ),
                 kind: ConfigProblemKind::Invalid,
+                fix: None,
             });
             grace_period.value = 1;
         }

@@ -689,6 +689,9 @@ pub struct ConfigProblem {
     pub message: String,
     /// Which rule reports it.
     pub kind: ConfigProblemKind,
+    /// The change that fixes this one problem, when it is more precise than the
+    /// rule's general help.
+    pub fix: Option<String>,
 }
 
 /// Which rule a configuration problem belongs to.

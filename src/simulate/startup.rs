@@ -107,9 +107,8 @@ fn startup_probe(
     plan: &PodPlan,
 ) -> Option<Millis> {
     let passed = first_tick(probe, started, ready);
-    let last_chance = started
-        + probe.initial_delay
-        + Millis(probe.period.0 * (probe.failure_threshold - 1).max(0));
+    let last_chance =
+        started + probe.initial_delay + probe.period.times((probe.failure_threshold - 1).max(0));
     if passed > last_chance {
         entry.ready = None;
         entry.startup_probe_failed = Some(last_chance);

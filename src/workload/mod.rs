@@ -259,6 +259,7 @@ fn decode_workload(
     let fail = |relative: &JsonPath, message: String| {
         let path = object.join(relative);
         let located = document.root.locate(&path, Anchor::Value);
+        let message = explain_big_integer(document, &path, message);
         InputError {
             file: document.source.file.clone(),
             pos: Some(located.span.start),
@@ -273,7 +274,7 @@ fn decode_workload(
             &metadata_path.join(&path),
             format!(
                 "invalid {kind} metadata at `{}`: {error}",
-                metadata_path.join(&path)
+                object.join(&metadata_path).join(&path)
             ),
         ))
     })?;
@@ -288,7 +289,10 @@ fn decode_workload(
             let full = pod_metadata_path.join(&path);
             Rejected::Invalid(fail(
                 &full,
-                format!("invalid pod template metadata at `{full}`: {error}"),
+                format!(
+                    "invalid pod template metadata at `{}`: {error}",
+                    object.join(&full)
+                ),
             ))
         })?
     };
@@ -298,14 +302,22 @@ fn decode_workload(
         .or_else(|| metadata.generate_name.clone())
         .unwrap_or_else(|| "<unnamed>".to_owned());
     let spec_node = node.at(&pod_spec_path);
-    let has_containers = spec_node
-        .and_then(|spec| spec.get("containers"))
-        .is_some_and(|c| matches!(&c.value, Value::Seq(items) if !items.is_empty()));
-    if !has_containers {
+    // Absent, null or empty: a partial object such as a kustomize patch. Anything else
+    // that is not a list (a map, a string) is a type error, reported by decoding below.
+    let no_containers = match spec_node.and_then(|spec| spec.get("containers")) {
+        None => true,
+        Some(containers) => match &containers.value {
+            Value::Null => true,
+            Value::Seq(items) => items.is_empty(),
+            _ => false,
+        },
+    };
+    if no_containers {
         return Err(Rejected::Skipped(fail(
             &pod_spec_path,
             format!(
-                "{kind} {name} has no containers at `{pod_spec_path}.containers`; not linted (a kustomize patch or a partial object?)"
+                "{kind} {name} has no containers at `{}.containers`; not linted (a kustomize patch or a partial object?)",
+                object.join(&pod_spec_path)
             ),
         )));
     }
@@ -313,7 +325,7 @@ fn decode_workload(
         let full = pod_spec_path.join(&path);
         Rejected::Invalid(fail(
             &full,
-            format!("invalid pod spec at `{full}`: {error}"),
+            format!("invalid pod spec at `{}`: {error}", object.join(&full)),
         ))
     })?;
     Ok(Some(Workload {
@@ -349,6 +361,37 @@ fn decode<T: DeserializeOwned + Default>(node: Option<&Node>) -> Result<T, (Json
         let path = JsonPath::from_serde(error.path());
         (path, error.into_inner().to_string())
     })
+}
+
+/// An integer literal too large for 64 bits reads as a float, as go-yaml reads it, and
+/// the decoder then complains about a "floating point" value nobody wrote. Say what the
+/// manifest says instead.
+fn explain_big_integer(document: &Document, path: &JsonPath, message: String) -> String {
+    let Some(node) = document.root.at(path) else {
+        return message;
+    };
+    let Some(at) = message.find("invalid type: floating point") else {
+        return message;
+    };
+    if !matches!(node.value, Value::Float(_)) {
+        return message;
+    }
+    let source = &document.source;
+    let (start, end) = (source.offset(node.span.start), source.offset(node.span.end));
+    let written = source.text.get(start..end).unwrap_or("").trim();
+    let digits = written.strip_prefix(['-', '+']).unwrap_or(written);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return message;
+    }
+    let expected = message[at..]
+        .split_once(", expected ")
+        .map_or(String::new(), |(_, expected)| {
+            format!(", expected {expected}")
+        });
+    format!(
+        "{}integer `{written}` does not fit in 64 bits{expected}",
+        &message[..at]
+    )
 }
 
 /// The source text of a document, for reports that quote it.

@@ -103,10 +103,11 @@ fn mark(lane: &mut Lane, at: Millis, kind: MarkKind) {
     lane.marks.push(Mark { at, kind });
 }
 
-/// Rounds a phase's end up to leave room after the last event.
+/// Rounds a phase's end up to leave room after the last event. Capped at half the
+/// range of `Millis`, so that stepping past the end to draw ticks cannot saturate.
 fn span_end(last: Millis) -> Millis {
-    let padded = last.0 + last.0 / 8 + 500;
-    Millis(padded.max(2000))
+    let padded = last.0.saturating_add(last.0 / 8).saturating_add(500);
+    Millis(padded.clamp(2000, i64::MAX / 2))
 }
 
 /// All panels of one analysis.
@@ -378,5 +379,9 @@ pub fn tick_interval(end: Millis, max_ticks: i64) -> Millis {
         .iter()
         .copied()
         .find(|step| end.0 / step <= max_ticks)
-        .map_or(Millis(3_600_000), Millis)
+        .map_or_else(
+            // Beyond the steps (an absurd grace period): whole hours, still few ticks.
+            || Millis((end.0 / max_ticks.max(1) / 3_600_000 + 1).saturating_mul(3_600_000)),
+            Millis,
+        )
 }

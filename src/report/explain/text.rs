@@ -85,8 +85,8 @@ fn capitalize(text: &str) -> String {
 }
 
 fn column(at: Millis, end: Millis) -> usize {
-    let end = end.0.max(1);
-    ((at.0.clamp(0, end) * WIDTH) / end) as usize
+    let end = i128::from(end.0.max(1));
+    (i128::from(at.0).clamp(0, end) * i128::from(WIDTH) / end) as usize
 }
 
 fn glyph(state: State) -> char {

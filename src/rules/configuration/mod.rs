@@ -27,7 +27,7 @@ fn report_problems(
             meta,
             Label::value(problem.path.clone(), "here"),
             problem.message.clone(),
-            help.to_owned(),
+            problem.fix.clone().unwrap_or_else(|| help.to_owned()),
         ));
     }
 }

@@ -104,7 +104,7 @@ impl Rule for GracePeriodExceeded {
                     "shutdown is"
                 },
             );
-            let needed = (entry.natural_exit.0 + 999) / 1000;
+            let needed = entry.natural_exit.0.saturating_add(999) / 1000;
             let help = format!(
                 "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {}",
                 if container.is_proxy() {

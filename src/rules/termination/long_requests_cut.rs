@@ -103,7 +103,7 @@ impl Rule for LongRequestsCut {
                     ),
                     format!(
                         "let requests finish: a grace period of at least {} s and a proxy that leaves only when the app's connections are done (EXIT_ON_ZERO_ACTIVE_CONNECTIONS, or a native sidecar)",
-                        (finishes.0 + 999) / 1000 + 2
+                        (finishes.0.saturating_add(999) / 1000).saturating_add(2)
                     ),
                 )
                 .container(&app.name)

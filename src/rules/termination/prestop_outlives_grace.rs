@@ -85,7 +85,8 @@ impl Rule for PrestopOutlivesGrace {
                     String::new()
                 },
             );
-            let suggested = (length.whole_secs() + 15).max(plan.deletion_grace().value + 1);
+            let suggested = (length.whole_secs().saturating_add(15))
+                .max(plan.deletion_grace().value.saturating_add(1));
             let help = format!(
                 "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
             );
