@@ -9,8 +9,13 @@ pub mod manifest;
 use mesh_lifecycle::load::InputError;
 use mesh_lifecycle::pipeline::{self, Analysis, Inputs, RunOptions};
 use mesh_lifecycle::report::explain;
+use mesh_lifecycle::report::github::GithubReporter;
 use mesh_lifecycle::report::human::{self, HumanReporter, Style};
 use mesh_lifecycle::report::json::JsonReporter;
+use mesh_lifecycle::report::junit::JunitReporter;
+use mesh_lifecycle::report::paths::PathBase;
+use mesh_lifecycle::report::sarif::SarifReporter;
+use mesh_lifecycle::report::table::TableReporter;
 use mesh_lifecycle::report::{Reporter, Summary};
 use mesh_lifecycle::settings::Settings;
 
@@ -32,13 +37,40 @@ pub struct ExplainFormat {
 pub const LINT_FORMATS: &[LintFormat] = &[
     LintFormat {
         name: "human",
-        reporter: |out| Box::new(HumanReporter::new(out, Style::plain(), false)),
+        reporter: |out| {
+            Box::new(HumanReporter::new(
+                out,
+                Style::plain(),
+                false,
+                String::new(),
+            ))
+        },
+        check: utf8,
+    },
+    LintFormat {
+        name: "table",
+        reporter: |out| Box::new(TableReporter::new(out, Style::plain(), false)),
         check: utf8,
     },
     LintFormat {
         name: "json",
         reporter: |out| Box::new(JsonReporter::new(out)),
         check: json,
+    },
+    LintFormat {
+        name: "sarif",
+        reporter: |out| Box::new(SarifReporter::new(out, PathBase::new("/"))),
+        check: json,
+    },
+    LintFormat {
+        name: "junit",
+        reporter: |out| Box::new(JunitReporter::new(out, PathBase::new("/"))),
+        check: xml,
+    },
+    LintFormat {
+        name: "github",
+        reporter: |out| Box::new(GithubReporter::new(out, PathBase::new("/"), false, None)),
+        check: workflow_commands,
     },
 ];
 
@@ -70,6 +102,35 @@ pub const EXPLAIN_FORMATS: &[ExplainFormat] = &[
 
 fn utf8(out: &[u8]) {
     assert!(std::str::from_utf8(out).is_ok(), "output is not UTF-8");
+}
+
+/// A JUnit report: text that starts as XML and closes its outermost element.
+fn xml(out: &[u8]) {
+    let text = std::str::from_utf8(out).expect("output is not UTF-8");
+    assert!(text.starts_with("<?xml"), "not XML: {text}");
+    assert!(
+        text.trim_end().ends_with("</testsuites>"),
+        "unclosed: {text}"
+    );
+}
+
+/// GitHub workflow commands: one annotation per line (a message cannot break out of
+/// its line or start another command: the format escapes newlines), then the summary.
+fn workflow_commands(out: &[u8]) {
+    let text = std::str::from_utf8(out).expect("output is not UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    let Some((summary, commands)) = lines.split_last() else {
+        panic!("no summary line");
+    };
+    assert!(!summary.starts_with("::"), "no summary line: {text}");
+    for line in commands {
+        assert!(
+            ["::error ", "::warning ", "::notice "]
+                .iter()
+                .any(|kind| line.starts_with(kind)),
+            "not an annotation: {line:?}"
+        );
+    }
 }
 
 fn json(out: &[u8]) {
@@ -112,9 +173,10 @@ pub fn exercise(bytes: &[u8], mut settings: Settings) {
                 reporter.input_error(error).expect("writes to memory");
             }
         }
-        let findings: Vec<_> = report.analyses.iter().flat_map(|a| &a.findings).collect();
         for reporter in &mut reporters {
-            reporter.findings(&findings).expect("writes to memory");
+            reporter
+                .document(&report.analyses)
+                .expect("writes to memory");
         }
         analyses.extend(report.analyses);
     });
