@@ -5,6 +5,7 @@
 //! [`load`] → [`workload`] → [`resolve`] → [`simulate`] → [`rules`] → [`report`],
 //! driven by [`pipeline`] and configured by [`settings`].
 
+#![warn(missing_docs)]
 pub mod cli;
 pub mod load;
 pub mod pipeline;

@@ -22,13 +22,19 @@ use crate::workload::{self, WorkloadRef};
 /// A finding with its place in the input resolved.
 #[derive(Clone, Debug)]
 pub struct Located {
+    /// The rule's finding, its locations still manifest paths.
     pub finding: Finding,
+    /// The input's name as the user gave it.
     pub file: Arc<str>,
+    /// 0-based index of the document in its file.
     pub document: usize,
+    /// The workload the finding is about.
     pub workload: WorkloadRef,
     /// Where Helm rendered the workload from.
     pub origin: Option<String>,
+    /// The node at fault.
     pub primary: Place,
+    /// The other sides of a comparison, in the rule's order.
     pub related: Vec<Place>,
     /// The document's text, for excerpts.
     pub source: SourceText,
@@ -39,8 +45,11 @@ pub struct Located {
 /// A resolved label: positions and the note to show there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
+    /// Where the node starts.
     pub start: Pos,
+    /// Where it ends (exclusive).
     pub end: Pos,
+    /// What the label says there.
     pub text: String,
     /// The manifest path the label names (it may be unset in the manifest).
     pub path: String,
@@ -49,18 +58,26 @@ pub struct Place {
 /// One workload's full analysis, for `explain`.
 #[derive(Clone, Debug)]
 pub struct Analysis {
+    /// The input's name as the user gave it.
     pub file: Arc<str>,
+    /// 0-based index of the document in its file.
     pub document: usize,
+    /// Where Helm rendered the workload from.
     pub origin: Option<String>,
+    /// What will run, configured how.
     pub plan: PodPlan,
+    /// What the kubelet and the proxies do with it.
     pub timeline: Timeline,
+    /// What went wrong on the timeline, sorted.
     pub findings: Vec<Located>,
 }
 
 /// What one document produced.
 #[derive(Debug, Default)]
 pub struct DocumentReport {
+    /// One per workload in the document.
     pub analyses: Vec<Analysis>,
+    /// Why (part of) the document could not be checked.
     pub errors: Vec<InputError>,
     /// Workloads left out on purpose, with why.
     pub skipped: Vec<InputError>,
@@ -69,6 +86,7 @@ pub struct DocumentReport {
 /// Options of a run.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
+    /// Bounds on hostile input.
     pub limits: Limits,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
@@ -148,6 +166,26 @@ impl Inputs {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.inputs.is_empty()
+    }
+
+    /// Whether all inputs together are under `limit` bytes, by their sizes on disk (a
+    /// file that cannot be measured counts as large). Stops at the first size that
+    /// reaches the limit, so a large tree costs few `stat` calls.
+    fn smaller_than(&self, limit: u64) -> bool {
+        let mut total = 0u64;
+        for input in &self.inputs {
+            total = total.saturating_add(match input {
+                Input::Stdin => match &self.stdin {
+                    Stdin::Read(pieces) => pieces.iter().map(|piece| piece.len() as u64).sum(),
+                    Stdin::Failed(_) => 0,
+                },
+                Input::File(path) => std::fs::metadata(path).map_or(u64::MAX, |m| m.len()),
+            });
+            if total >= limit {
+                return false;
+            }
+        }
+        true
     }
 
     fn open(&self, input: &Input) -> std::io::Result<Box<dyn BufRead + Send>> {
@@ -286,6 +324,11 @@ fn declares_kind(text: &str, kind: &str) -> bool {
     false
 }
 
+/// Below this many input bytes the default is one thread: a few milliseconds of work
+/// gain less from a second core than starting the workers costs (BENCHMARKS.md, the
+/// single file).
+const PARALLEL_FROM_BYTES: u64 = 64 * 1024;
+
 /// Runs the pipeline over `inputs`, calling `sink` with each document's report in input
 /// order. Returns once every input has been processed.
 pub fn run(
@@ -295,6 +338,7 @@ pub fn run(
     mut sink: impl FnMut(DocumentReport),
 ) {
     let threads = match options.threads {
+        0 if inputs.smaller_than(PARALLEL_FROM_BYTES) => 1,
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
     };
@@ -627,6 +671,23 @@ mod tests {
         );
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].to_string(), "-: is a directory");
+    }
+
+    #[test]
+    fn small_inputs_are_measured_before_threads_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small.yaml");
+        std::fs::write(&small, "kind: ConfigMap\n").unwrap();
+        let files = Inputs::new(vec![Input::File(small.clone())]);
+        assert!(files.smaller_than(PARALLEL_FROM_BYTES));
+        assert!(!files.smaller_than(16));
+        let missing = Inputs::new(vec![Input::File(dir.path().join("gone.yaml"))]);
+        assert!(
+            !missing.smaller_than(PARALLEL_FROM_BYTES),
+            "unmeasured counts as large"
+        );
+        let stdin = Inputs::from_bytes(vec![b' '; PARALLEL_FROM_BYTES as usize]);
+        assert!(!stdin.smaller_than(PARALLEL_FROM_BYTES));
     }
 
     #[test]

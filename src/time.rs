@@ -11,6 +11,7 @@ use std::ops::{Add, Sub};
 pub struct Millis(pub i64);
 
 impl Millis {
+    /// The start of a timeline, or no time at all.
     pub const ZERO: Millis = Millis(0);
 
     /// Whole seconds.

@@ -12,7 +12,9 @@ use super::InputError;
 /// Where an input's bytes come from.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Input {
+    /// Standard input (`-`): `helm template ... | kubectl mesh-lifecycle lint -`.
     Stdin,
+    /// A file, named on the command line or found in a directory.
     File(PathBuf),
 }
 

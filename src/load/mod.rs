@@ -27,6 +27,7 @@ pub struct SourceText {
     pub file: Arc<str>,
     /// 1-based line in `file` of the first line of `text`.
     pub first_line: u32,
+    /// The document's text, shared by every finding that quotes it.
     pub text: Arc<str>,
 }
 
@@ -58,7 +59,9 @@ impl SourceText {
 pub struct Document {
     /// 0-based index of the document in its file.
     pub index: usize,
+    /// The text the tree was parsed from, for excerpts.
     pub source: SourceText,
+    /// The document's tree, every node with its position.
     pub root: Node,
     /// The template a Helm-rendered document came from (`# Source: chart/templates/x.yaml`).
     pub origin: Option<String>,
@@ -67,9 +70,11 @@ pub struct Document {
 /// An input that could not be read or understood, with where and why.
 #[derive(Clone, Debug)]
 pub struct InputError {
+    /// The input's name as the user gave it (`-` for stdin).
     pub file: Arc<str>,
     /// Where in the file; `None` when the whole input is at fault (missing, unreadable).
     pub pos: Option<Pos>,
+    /// What is wrong, as one sentence for the user.
     pub message: String,
     /// A second location that explains the first.
     pub related: Option<Box<(Pos, String)>>,

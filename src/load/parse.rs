@@ -39,7 +39,9 @@ impl Default for Limits {
 /// Why a document could not be turned into a tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SyntaxError {
+    /// The parser's message, reworded where it would mislead.
     pub message: String,
+    /// The character to fix.
     pub pos: Pos,
     /// A second position that explains the first (the earlier of two duplicate keys).
     pub related: Option<Box<(Pos, String)>>,

@@ -13,6 +13,7 @@ use std::io::{self, BufRead};
 pub struct Chunk {
     /// 1-based line of the chunk's first line.
     pub first_line: u32,
+    /// The document's text, from `first_line` on.
     pub text: String,
 }
 
@@ -21,22 +22,29 @@ pub struct Chunk {
 pub enum ChunkError {
     /// Bytes that are not UTF-8 at `line`/`column`.
     NotUtf8 {
+        /// 1-based line of the first bad byte.
         line: u32,
+        /// 1-based column of the first bad byte, in characters.
         column: u32,
     },
     /// A NUL byte: this is a binary file, not YAML.
     Binary {
+        /// 1-based line of the first NUL byte.
         line: u32,
     },
     /// A UTF-16 or UTF-32 byte order mark: text, but not in UTF-8.
     WideEncoding {
+        /// The encoding the mark names (`UTF-16LE`, ...).
         encoding: &'static str,
     },
     /// The document is longer than the limit; it was skipped without being parsed.
     TooLarge {
+        /// 1-based line where the document starts.
         first_line: u32,
+        /// The limit in bytes.
         limit: usize,
     },
+    /// The input failed while being read.
     Io(io::Error),
 }
 

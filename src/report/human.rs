@@ -17,8 +17,11 @@ use crate::rules::Severity;
 /// How diagnostics are drawn.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
+    /// ANSI colours (off for NO_COLOR and when the output is not a terminal).
     pub color: bool,
+    /// Box-drawing characters rather than ASCII.
     pub unicode: bool,
+    /// Columns to wrap at.
     pub width: usize,
 }
 
@@ -56,6 +59,8 @@ pub struct HumanReporter<W: Write> {
 }
 
 impl<W: Write> HumanReporter<W> {
+    /// A reporter writing to `out`; unless `quiet`, the summary line and then the
+    /// `assumptions` line close the report.
     pub fn new(out: W, style: Style, quiet: bool, assumptions: String) -> Self {
         HumanReporter {
             out,
