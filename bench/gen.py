@@ -719,6 +719,12 @@ def pod_template(rng: random.Random, app: str, team: str, namespace: str, mesh: 
     grace = rng.choice([None, 10, 30, 30, 30, 45, 60, 60, 90, 120])
     if grace is not None:
         spec["terminationGracePeriodSeconds"] = Trailing(grace, "keep above preStop + drain") if rng.random() < 0.1 else grace
+    # The API server rejects a sleep action longer than the grace period, so no manifest
+    # that reached a cluster has one: hold the drawn ones to the grace period.
+    for container in containers:
+        action = container.get("lifecycle", {}).get("preStop", {}).get("sleep")
+        if action is not None:
+            action["seconds"] = min(action["seconds"], 30 if grace is None else grace)
     if restart_policy:
         spec["restartPolicy"] = restart_policy
     if rng.random() < 0.3:
