@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use mesh_lifecycle::pipeline::{self, Analysis, Inputs, RunOptions};
+use mesh_lifecycle::pipeline::{self, Analysis, DocumentReport, Inputs, RunOptions};
 use mesh_lifecycle::report::json::JsonReporter;
 use mesh_lifecycle::report::{Reporter, Summary};
 use mesh_lifecycle::settings::Settings;
@@ -204,6 +204,15 @@ fn any_pod() -> impl Strategy<Value = Pod> {
 /// Runs `yaml` through the whole pipeline with default settings.
 fn analyse(yaml: &str, threads: usize) -> Vec<Analysis> {
     let mut analyses = Vec::new();
+    run(yaml, threads, |report| {
+        assert!(report.errors.is_empty(), "{:?}\n{yaml}", report.errors);
+        analyses.extend(report.analyses);
+    });
+    analyses
+}
+
+/// Runs `yaml` through the pipeline on `threads` threads, as standard input.
+fn run(yaml: &str, threads: usize, sink: impl FnMut(DocumentReport)) {
     let options = RunOptions {
         threads,
         ..RunOptions::default()
@@ -212,12 +221,8 @@ fn analyse(yaml: &str, threads: usize) -> Vec<Analysis> {
         &Inputs::from_bytes(yaml.as_bytes().to_vec()),
         &Settings::default(),
         &options,
-        |report| {
-            assert!(report.errors.is_empty(), "{:?}\n{yaml}", report.errors);
-            analyses.extend(report.analyses);
-        },
+        sink,
     );
-    analyses
 }
 
 /// The JSON report of `yaml`, as `lint --format json` writes it.
@@ -228,20 +233,10 @@ fn json_report(yaml: &str, threads: usize) -> String {
         files: 1,
         ..Summary::default()
     };
-    let options = RunOptions {
-        threads,
-        ..RunOptions::default()
-    };
-    pipeline::run(
-        &Inputs::from_bytes(yaml.as_bytes().to_vec()),
-        &Settings::default(),
-        &options,
-        |report| {
-            summary.add(&report);
-            let findings: Vec<_> = report.analyses.iter().flat_map(|a| &a.findings).collect();
-            reporter.findings(&findings).unwrap();
-        },
-    );
+    run(yaml, threads, |report| {
+        summary.add(&report);
+        reporter.document(&report.analyses).unwrap();
+    });
     reporter.finish(&summary).unwrap();
     String::from_utf8(out).unwrap()
 }
