@@ -82,19 +82,37 @@ impl fmt::Display for Millis {
     }
 }
 
+/// The longest duration Go can hold, in milliseconds: `i64::MAX` nanoseconds.
+const MAX_GO_DURATION_MS: f64 = i64::MAX as f64 / 1e6;
+
 /// Parses a Go `time.Duration` string (`5s`, `1m30s`, `1.5s`, `500ms`), the format of
 /// Istio's ProxyConfig durations and Linkerd's duration annotations.
 pub fn parse_go_duration(text: &str) -> Option<Millis> {
+    go_duration(text).ok()
+}
+
+/// Why a text is not a Go duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoDurationError {
+    /// Not the syntax at all.
+    Syntax,
+    /// The syntax, but longer than Go can hold (int64 nanoseconds).
+    TooLong,
+}
+
+/// [`parse_go_duration`], saying why a text is not a duration.
+pub fn go_duration(text: &str) -> Result<Millis, GoDurationError> {
+    use GoDurationError::{Syntax, TooLong};
     let text = text.trim();
     if text == "0" {
-        return Some(Millis::ZERO);
+        return Ok(Millis::ZERO);
     }
     let (negative, mut rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     if rest.is_empty() {
-        return None;
+        return Err(Syntax);
     }
     let mut total = 0f64;
     while !rest.is_empty() {
@@ -102,9 +120,9 @@ pub fn parse_go_duration(text: &str) -> Option<Millis> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
         if number_len == 0 {
-            return None;
+            return Err(Syntax);
         }
-        let number: f64 = rest[..number_len].parse().ok()?;
+        let number: f64 = rest[..number_len].parse().map_err(|_| Syntax)?;
         rest = &rest[number_len..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -116,16 +134,20 @@ pub fn parse_go_duration(text: &str) -> Option<Millis> {
             "s" => 1e3,
             "m" => 60e3,
             "h" => 3600e3,
-            _ => return None,
+            _ => return Err(Syntax),
         };
         rest = &rest[unit_len..];
         total += number * scale;
     }
-    if !total.is_finite() || total > i64::MAX as f64 / 2.0 {
-        return None;
+    // Go keeps a duration in int64 nanoseconds and rejects what does not fit ("invalid
+    // duration", about 2562047h47m16s): Istio reads ProxyConfig durations with
+    // `time.ParseDuration` too (golang/protobuf's jsonpb), so such a value is an error
+    // there, not a long time.
+    if !total.is_finite() || total > MAX_GO_DURATION_MS {
+        return Err(TooLong);
     }
     let millis = total.round() as i64;
-    Some(Millis(if negative { -millis } else { millis }))
+    Ok(Millis(if negative { -millis } else { millis }))
 }
 
 #[cfg(test)]
@@ -138,6 +160,13 @@ mod tests {
         assert_eq!(parse_go_duration("1m30s"), Some(Millis::secs(90)));
         assert_eq!(parse_go_duration("1.5s"), Some(Millis(1500)));
         assert_eq!(parse_go_duration("500ms"), Some(Millis(500)));
+        // Go's limit: int64 nanoseconds.
+        assert_eq!(
+            parse_go_duration("2562047h47m16s"),
+            Some(Millis(9_223_372_036_000))
+        );
+        assert_eq!(parse_go_duration("2562047h47m17s"), None);
+        assert_eq!(parse_go_duration("99999999999h"), None);
         assert_eq!(parse_go_duration("0"), Some(Millis::ZERO));
         assert_eq!(parse_go_duration("-3s"), Some(Millis::secs(-3)));
         assert_eq!(parse_go_duration("5"), None);

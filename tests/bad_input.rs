@@ -252,12 +252,17 @@ fn catalogue() -> Vec<Case> {
         // leaves the app without a network for the rest (ML202).
         case("absurd grace period", File("absurd-grace-period.yaml"))
             .findings(&[("ML101", 9, 9), ("ML202", 9, 9), ("ML206", 16, 11)]),
-        // A drain of 99 999 999 999 hours cannot end within 30 s (ML201 at the drain);
-        // a 292-year proxy start-up is accepted as given, a negative app-shutdown is not
-        // a duration (ML401), and a startup probe's int32-maximum period times its
-        // int32-maximum threshold saturates instead of overflowing.
+        // The longest drain Go can hold (2562047h47m16s) cannot end within 30 s (ML201
+        // at the drain); a 292-year proxy start-up is accepted as given, a negative
+        // app-shutdown is not a duration (ML401), and a startup probe's int32-maximum
+        // period times its int32-maximum threshold saturates instead of overflowing.
         case("absurd durations", File("absurd-durations.yaml"))
             .findings(&[("ML201", 13, 37), ("ML401", 14, 41)]),
+        // A drain longer than Go can hold is not a long drain but a value the injector
+        // cannot parse: it denies the pod (ML401 at the field), and nothing else is
+        // simulated.
+        case("duration beyond Go's range", File("duration-beyond-go.yaml"))
+            .findings(&[("ML401", 14, 11)]),
         // --- Encodings and line ends. ---
         // A UTF-8 byte order mark is dropped: columns on line 1 count from the first
         // character after it (this one-line manifest's finding is at column 166).

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::{IstioVersion, Source, Sourced};
-use crate::time::{Millis, parse_go_duration};
+use crate::time::{GoDurationError, Millis, go_duration};
 
 /// How istiod decides native sidecar mode (`ENABLE_NATIVE_SIDECARS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,8 +240,12 @@ fn duration(value: &serde_json::Value) -> Result<Millis, String> {
     let text = value
         .as_str()
         .ok_or_else(|| format!("expected a duration such as \"5s\", found {value}"))?;
-    let parsed = parse_go_duration(text)
-        .ok_or_else(|| format!("`{text}` is not a duration such as \"5s\""))?;
+    let parsed = go_duration(text).map_err(|error| match error {
+        GoDurationError::Syntax => format!("`{text}` is not a duration such as \"5s\""),
+        GoDurationError::TooLong => {
+            format!("`{text}` is longer than the longest duration Go can hold (2562047h47m16s)")
+        }
+    })?;
     if parsed < Millis::ZERO {
         return Err(format!("`{text}` is negative"));
     }
