@@ -468,7 +468,6 @@ fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
     }
 }
 
-/// Runs every stage over one document.
 /// [`process`], with a bug in it turned into an error about the one document that hit it:
 /// the other inputs are still checked, the exit status says something went wrong, and a
 /// worker that panicked cannot leave the ordered output waiting forever.
@@ -527,6 +526,7 @@ impl Unit {
     }
 }
 
+/// Runs every stage over one document.
 fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
     let mut report = DocumentReport::default();
     let documents = match unit {
