@@ -57,6 +57,11 @@ fn annotations(lines: &str) -> String {
     format!("  annotations:\n{lines}")
 }
 
+/// Whether resolving the pod recorded a configuration problem of this kind.
+fn has_problem(a: &Analysis, kind: ConfigProblemKind) -> bool {
+    a.plan.config_problems.iter().any(|p| p.kind == kind)
+}
+
 fn istio_injected(a: &Analysis) -> bool {
     a.plan.containers.iter().any(|c| c.name == "istio-proxy")
 }
@@ -343,10 +348,7 @@ fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
     let a = analyze_one(&with("enabled"), enabled());
     assert!(!istio_injected(&a));
     assert!(
-        a.plan
-            .config_problems
-            .iter()
-            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn),
+        has_problem(&a, ConfigProblemKind::IgnoredOptIn),
         "a value that looks like an opt-in but keeps the pod out is reported"
     );
     let a = analyze_one(&with("no"), enabled());
@@ -359,12 +361,7 @@ fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
     // never seen by the webhook.
     let a = analyze_one(&with("yes"), namespace(&[], &[]));
     assert!(!istio_injected(&a));
-    assert!(
-        a.plan
-            .config_problems
-            .iter()
-            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn)
-    );
+    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
 }
 
 #[test]
@@ -372,12 +369,7 @@ fn s3_1_the_annotation_cannot_opt_a_pod_in() {
     let yaml = pod(&annotations("    sidecar.istio.io/inject: \"true\"\n"), APP);
     let a = analyze_one(&yaml, namespace(&[], &[]));
     assert!(!istio_injected(&a));
-    assert!(
-        a.plan
-            .config_problems
-            .iter()
-            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn)
-    );
+    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
 }
 
 #[test]
@@ -740,12 +732,7 @@ fn s4_1_the_linkerd_inject_annotation_on_pod_or_namespace() {
     let label = pod(&labels("    linkerd.io/inject: enabled\n"), APP);
     let a = analyze_one(&label, |_| {});
     assert!(!linkerd_injected(&a));
-    assert!(
-        a.plan
-            .config_problems
-            .iter()
-            .any(|p| p.kind == ConfigProblemKind::IgnoredOptIn)
-    );
+    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
 }
 
 fn linkerd_pod(extra: &str) -> String {
@@ -1033,10 +1020,5 @@ fn s3_1_and_s4_1_two_meshes_conflict() {
         .filter(|m| matches!(m.injection, Injection::WillInject { .. }))
         .count();
     assert_eq!(injected, 2);
-    assert!(
-        a.plan
-            .config_problems
-            .iter()
-            .any(|p| p.kind == ConfigProblemKind::InjectionConflict)
-    );
+    assert!(has_problem(&a, ConfigProblemKind::InjectionConflict));
 }
