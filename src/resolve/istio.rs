@@ -98,6 +98,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                     b.rejection.get_or_insert(Rejection {
                         path: path.clone(),
                         by: "Istio's sidecar injector",
+                        cause: RejectionCause::MeshSetting,
                         reason: message.clone(),
                     });
                     message.push_str("; the sidecar injector denies the pod");
@@ -131,7 +132,10 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
     // EXIT_ON_ZERO_ACTIVE_CONNECTIONS arrived in Istio 1.12 (semantics 3.6).
     let exit_on_zero = metadata
         .get("EXIT_ON_ZERO_ACTIVE_CONNECTIONS")
-        .map(|v| Sourced::new(parse_go_bool(&v.value), v.source.clone()))
+        .map(|v| {
+            let on = super::parse_go_bool(&v.value).unwrap_or(false);
+            Sourced::new(on, v.source.clone())
+        })
         .unwrap_or_else(|| Sourced::default_value(false));
     let minimum_drain = metadata
         .get("MINIMUM_DRAIN_DURATION")
@@ -183,11 +187,6 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         minimum_drain_set: minimum_drain.is_some(),
         minimum_drain: minimum_drain.unwrap_or_else(|| Sourced::default_value(Millis::secs(5))),
     }
-}
-
-/// Go's `strconv.ParseBool`, which the agent uses for its environment.
-fn parse_go_bool(text: &str) -> bool {
-    matches!(text.trim(), "1" | "t" | "T" | "true" | "TRUE" | "True")
 }
 
 fn version(b: &Builder) -> Option<IstioVersion> {
@@ -536,40 +535,120 @@ fn check_opt_in(
     });
 }
 
-/// Whether the injector makes the proxy a native sidecar (semantics 3.3).
+/// Whether the injector makes the proxy a native sidecar (docs/lifecycle.md §3.3).
 fn native_mode(b: &mut Builder) -> (bool, String) {
-    let kube = b.settings.kubernetes.value;
-    if let Some((value, _)) = b.workload.pod_annotation(NATIVE)
-        && has(b, 24)
-    {
-        let on = value == "true";
-        return (on, format!("pod annotation `{NATIVE}: \"{value}\"`"));
-    }
-    match (&b.settings.istio.native_sidecars, version(b)) {
-        (Some(setting), _) => {
-            let on = match setting.value {
-                NativeSidecars::On => true,
-                NativeSidecars::Off => false,
-                NativeSidecars::Auto => kube.minor >= 33,
-            };
-            (
-                on,
-                format!("ENABLE_NATIVE_SIDECARS from {}", setting.source),
-            )
+    let (global, global_reason) = native_by_default(b);
+    let Some((value, path)) = b.workload.pod_annotation(NATIVE) else {
+        return (global, global_reason);
+    };
+    let annotation = format!("pod annotation `{NATIVE}: \"{value}\"`");
+    match version(b) {
+        // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
+        Some(v) if v.minor < 24 => {
+            b.problems.push(ConfigProblem {
+                path,
+                message: format!(
+                    "`{NATIVE}` arrived in Istio 1.24; Istio {v} ignores it ({})",
+                    if global {
+                        "native anyway"
+                    } else {
+                        "classic sidecar"
+                    }
+                ),
+                kind: ConfigProblemKind::IgnoredOptIn,
+                fix: Some("set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".into()),
+            });
+            (global, global_reason)
         }
-        (None, Some(v)) if v.minor >= 28 => (
+        // 1.24–1.26: `eq (index .ObjectMeta.Annotations …) "true"`.
+        Some(v) if v.minor < 27 => {
+            let on = value == "true";
+            if !on && value != "false" && looks_true(value) {
+                b.problems.push(ConfigProblem {
+                    path,
+                    message: format!(
+                        "Istio {v} enables native sidecars only for exactly \"true\": `{NATIVE}: \"{value}\"` leaves the proxy a classic sidecar"
+                    ),
+                    kind: ConfigProblemKind::IgnoredOptIn,
+                    fix: Some(format!("write `{NATIVE}: \"true\"`")),
+                });
+            }
+            (on, annotation)
+        }
+        // 1.27+: `ne (index … | default (printf "%t" .NativeSidecars)) "false"`: any
+        // value but "false" enables native mode; an empty one leaves the default.
+        _ if value.is_empty() => (global, global_reason),
+        _ => {
+            let on = value != "false";
+            if on && !looks_true(value) {
+                b.problems.push(ConfigProblem {
+                    path,
+                    message: format!(
+                        "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{NATIVE}: \"{value}\"` makes the proxy a native sidecar"
+                    ),
+                    kind: ConfigProblemKind::IgnoredOptIn,
+                    fix: Some(format!("write `{NATIVE}: \"false\"` for a classic sidecar")),
+                });
+            }
+            (on, annotation)
+        }
+    }
+}
+
+/// A value that reads as "yes" (`true`, `True`, `1`, `yes`, `on`, …).
+fn looks_true(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "true" | "t" | "1" | "yes" | "y" | "on"
+    )
+}
+
+/// istiod's own choice, without the pod annotation (`ENABLE_NATIVE_SIDECARS`,
+/// `DetectNativeSidecar`): a boolean, off by default, in Istio 1.19–1.26; from 1.27
+/// `true`, `false` or `auto`, `auto` by default, native when the nodes run Kubernetes
+/// 1.33 or later (docs/lifecycle.md §3.3).
+fn native_by_default(b: &mut Builder) -> (bool, String) {
+    let kube = b.settings.kubernetes.value;
+    let auto = |context: String| {
+        (
             kube.minor >= 33,
-            format!(
-                "Istio {v} defaults ENABLE_NATIVE_SIDECARS to auto (native on Kubernetes ≥ 1.33, here {kube})"
+            format!("{context} (native on Kubernetes ≥ 1.33, here {kube})"),
+        )
+    };
+    match (b.settings.istio.native_sidecars.clone(), version(b)) {
+        (Some(setting), v) => match setting.value {
+            NativeSidecars::On => (
+                true,
+                format!("ENABLE_NATIVE_SIDECARS=true from {}", setting.source),
             ),
-        ),
+            NativeSidecars::Off => (
+                false,
+                format!("ENABLE_NATIVE_SIDECARS=false from {}", setting.source),
+            ),
+            NativeSidecars::Auto => match v {
+                Some(v) if v.minor < 27 => (
+                    false,
+                    format!(
+                        "ENABLE_NATIVE_SIDECARS=auto from {}, which Istio {v} does not know (a boolean before 1.27): classic",
+                        setting.source
+                    ),
+                ),
+                _ => auto(format!(
+                    "ENABLE_NATIVE_SIDECARS=auto from {}",
+                    setting.source
+                )),
+            },
+        },
+        (None, Some(v)) if v.minor >= 27 => {
+            auto(format!("Istio {v} defaults ENABLE_NATIVE_SIDECARS to auto"))
+        }
         (None, Some(v)) => (
             false,
             format!("Istio {v} injects classic sidecars by default"),
         ),
         (None, None) => {
             b.assume(
-                "Istio version unknown: classic sidecar injection assumed (Istio 1.28+ injects native sidecars on Kubernetes ≥ 1.33); set --istio-version",
+                "Istio version unknown: classic sidecar injection assumed (Istio 1.27+ injects native sidecars on Kubernetes ≥ 1.33); set --istio-version",
                 Source::Default,
             );
             (
@@ -601,7 +680,10 @@ fn inject(
     });
     b.exempt_init_calls(PROXY_UID, "traffic.sidecar.istio.io/excludeOutboundPorts");
     let custom_lifecycle = b.settings.istio.custom_lifecycle.clone();
-    let hold = config.hold.value && !native;
+    // The template ignores hold for native proxies from 1.21 (`$holdProxy := and …
+    // (not $nativeSidecar)`); 1.19 and 1.20 still add `pilot-agent wait`.
+    let hold_ignored = native && has(b, 21);
+    let hold = config.hold.value && !hold_ignored;
     let trigger = decision.trigger.clone();
     let startup = b.scenario.proxy_startup.value;
     let list = if native {
@@ -626,8 +708,8 @@ fn inject(
     proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
     proxy.restart_always = native;
     proxy.image = Some("istio/proxyv2".into());
-    proxy.startup_probe = startup_probe(b);
-    proxy.readiness_probe = Some(readiness_probe(b));
+    proxy.startup_probe = startup_probe(b, native);
+    proxy.readiness_probe = readiness_probe(b, native);
     proxy.startup = startup;
     let env = crate::resolve::commands::Env::new();
     if hold {
@@ -661,7 +743,7 @@ fn inject(
             source: config.hold.source.clone(),
             setting: "holdApplicationUntilProxyStarts: true".into(),
         });
-        if native {
+        if hold_ignored {
             b.moot.push(MootSetting {
                 kind: MootKind::Gate,
                 source: config.hold.source.clone(),
@@ -744,12 +826,20 @@ fn inject(
     note_moot_drain(b, &config, exits_on_signal);
 }
 
-/// The injected startup probe: `/healthz/ready` on 15021 every second, 600 tries
-/// (semantics 3.2; on by default since Istio 1.20).
-fn startup_probe(b: &Builder) -> Option<ProbeTiming> {
+/// The injected startup probe (docs/lifecycle.md §3.2): from Istio 1.20,
+/// `/healthz/ready` on 15021 every second, 600 tries, unless Helm turns it off; in 1.19
+/// native mode, the readiness probe's values as a startup probe instead. None when the
+/// status port is 0.
+fn startup_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
+    if status_port_disabled(b) {
+        return None;
+    }
+    if !has(b, 20) {
+        return native.then(|| readiness_timing(b));
+    }
     let enabled = match &b.settings.istio.startup_probe {
         Some(setting) => setting.value,
-        None => has(b, 20),
+        None => true,
     };
     enabled.then_some(ProbeTiming {
         initial_delay: Millis::ZERO,
@@ -758,9 +848,15 @@ fn startup_probe(b: &Builder) -> Option<ProbeTiming> {
     })
 }
 
-/// The injected readiness probe: initial delay / period 0 s / 15 s since Istio 1.20,
-/// 1 s / 2 s before (semantics 3.2); `readiness.status.sidecar.istio.io/*` override.
-fn readiness_probe(b: &Builder) -> ProbeTiming {
+/// The injected readiness probe, absent in 1.19 native mode (which turned it into the
+/// startup probe) and when the status port is 0.
+fn readiness_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
+    (!status_port_disabled(b) && (has(b, 20) || !native)).then(|| readiness_timing(b))
+}
+
+/// Readiness timing: initial delay / period / failures 0 s / 15 s / 4 since Istio 1.20,
+/// 1 s / 2 s / 30 before; `readiness.status.sidecar.istio.io/*` override them.
+fn readiness_timing(b: &Builder) -> ProbeTiming {
     let (delay, period, failures) = if has(b, 20) { (0, 15, 4) } else { (1, 2, 30) };
     let annotation = |key: &str, default: i64| {
         b.workload
@@ -773,6 +869,13 @@ fn readiness_probe(b: &Builder) -> ProbeTiming {
         period: Millis::secs(annotation("periodSeconds", period).max(1)),
         failure_threshold: annotation("failureThreshold", failures),
     }
+}
+
+/// `status.sidecar.istio.io/port: "0"`: the template adds no probes at all.
+fn status_port_disabled(b: &Builder) -> bool {
+    b.workload
+        .pod_annotation("status.sidecar.istio.io/port")
+        .is_some_and(|(port, _)| port.trim() == "0")
 }
 
 fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Option<Hook> {

@@ -107,8 +107,16 @@ pub fn exit_description(container: &PlannedContainer) -> String {
             "EXIT_ON_ZERO_ACTIVE_CONNECTIONS: waits MINIMUM_DRAIN_DURATION {} then until the app's connections close",
             minimum.value
         ),
-        ExitPolicy::WhenRequestsDone { cap } => {
-            format!("lets requests finish, up to {}", cap.value)
+        ExitPolicy::WhenRequestsDone { accepting, cap } => {
+            let serving = if *accepting > crate::time::Millis::ZERO {
+                format!("keeps serving for {accepting}, then ")
+            } else {
+                String::new()
+            };
+            match cap {
+                Some(cap) => format!("{serving}lets requests finish, up to {}", cap.value),
+                None => format!("{serving}lets requests finish, with no limit but SIGKILL"),
+            }
         }
         ExitPolicy::WhenConnectionsClose { minimum, cap } => format!(
             "accepts for {minimum} (--min-sigterm-delay), then waits up to {cap} for connections to close (--max-sigterm-delay)"

@@ -51,19 +51,23 @@ impl Rule for JobExitCallIneffective {
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
                 // Signals that cannot reach the process are ML303's.
-                let Err(Ineffective {
-                    kind: IneffectiveKind::Call,
-                    reason,
-                }) = &stop.effective
-                else {
+                let Err(Ineffective { kind, reason }) = &stop.effective else {
                     continue;
                 };
-                let help = match &stop.method {
-                    StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
+                let help = match (kind, &stop.method) {
+                    (IneffectiveKind::ProcessNamespace | IneffectiveKind::Permission, _) => {
+                        continue;
+                    }
+                    (IneffectiveKind::NeverRuns, _) => {
+                        "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
+                    }
+                    (IneffectiveKind::Call, method) => match method {
+                        StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
                         "enable the endpoint on the pod template: config.linkerd.io/proxy-admin-shutdown: enabled".to_owned()
                     }
                     StopMethod::CloudSqlQuit { .. } => "start the Cloud SQL proxy with --quitquitquit".to_owned(),
                     _ => "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit".to_owned(),
+                    },
                 };
                 findings.push(
                     Finding::new(

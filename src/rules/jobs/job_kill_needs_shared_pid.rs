@@ -57,8 +57,11 @@ impl Rule for JobKillNeedsSharedPid {
                 else {
                     continue;
                 };
-                // A signal the sidecar ignores is a wrong call (ML304), not a reach problem.
-                if ineffective.kind == IneffectiveKind::Call {
+                // A signal that stops the wrong process, or is never sent, is ML304's.
+                if matches!(
+                    ineffective.kind,
+                    IneffectiveKind::Call | IneffectiveKind::NeverRuns
+                ) {
                     continue;
                 }
                 let reason = &ineffective.reason;

@@ -75,8 +75,9 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                         &Self::META,
                         primary(format!("refuses inbound from {refused}")),
                         format!(
-                            "`{}` refuses new inbound connections from {refused}, but endpoints route new requests to the pod until {removed}{assumed}: {} of requests are refused",
+                            "`{}` {} from {refused}, but endpoints route new requests to the pod until {removed}{assumed}: {} of requests are refused",
                             proxy.name,
+                            refusal(proxy),
                             removed - refused
                         ),
                         delay_help(proxy),
@@ -116,10 +117,25 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
     }
 }
 
+/// What the sidecar stops taking.
+fn refusal(proxy: &crate::resolve::PlannedContainer) -> &'static str {
+    match proxy.sidecar().map(|s| &s.kind) {
+        // daprd closes its internal gRPC server: other apps' service invocations,
+        // which find this pod through the `<app-id>-dapr` Service, are refused.
+        Some(crate::resolve::SidecarKind::Daprd) => {
+            "closes its servers (Dapr service invocation of this app is refused)"
+        }
+        _ => "refuses new inbound connections",
+    }
+}
+
 fn delay_help(proxy: &crate::resolve::PlannedContainer) -> String {
     match proxy.sidecar().map(|s| &s.kind) {
         Some(crate::resolve::SidecarKind::LinkerdProxy) => {
             "delay the proxy's shutdown past endpoint propagation: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"".into()
+        }
+        Some(crate::resolve::SidecarKind::Daprd) => {
+            "keep daprd serving past endpoint propagation: dapr.io/block-shutdown-duration: \"10s\" (Dapr 1.13+)".into()
         }
         _ => format!("delay `{}`'s shutdown past endpoint propagation with a preStop sleep", proxy.name),
     }
