@@ -1,5 +1,5 @@
 //! Properties of the simulated kubelet that must hold for every pod, checked on
-//! generated manifests run through the library pipeline (lifecycle-semantics.md §1, §2).
+//! generated manifests run through the library pipeline (docs/lifecycle.md §1, §2).
 //!
 //! The manifests are YAML text, so the properties hold through the same path users
 //! take; results are read from the Timeline (read-only) and from the JSON report.

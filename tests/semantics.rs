@@ -179,7 +179,7 @@ fn s2_6_restart_policy_decides_a_job_whose_sidecar_exits_non_zero() {
             .unwrap()
             .outcome
     };
-    // SIGTERM makes the Cloud SQL proxy exit 143 (semantics 5): the pod fails under Never...
+    // SIGTERM makes the Cloud SQL proxy exit 143 (docs/lifecycle.md §5): the pod fails under Never...
     assert!(matches!(outcome(job("Never", "")), Outcome::Fails(_)));
     // ...and the proxy is restarted under OnFailure, so the Job never ends.
     assert_eq!(outcome(job("OnFailure", "")), Outcome::Hangs);

@@ -1,10 +1,10 @@
-//! Istio sidecars (semantics section 3).
+//! Istio sidecars (docs/lifecycle.md §3).
 //!
-//! Before injection: decides whether the webhook injects (3.1), which layout it produces
-//! (3.2, A–D), whether the proxy is a native sidecar (3.3), and how the effective
-//! `ProxyConfig` comes out of defaults, mesh config and the pod annotation (3.7). After
+//! Before injection: decides whether the webhook injects (§3.1), which layout it produces
+//! (§3.2, A–D), whether the proxy is a native sidecar (§3.3), and how the effective
+//! `ProxyConfig` comes out of defaults, mesh config and the pod annotation (§3.7). After
 //! injection: reads the `istio-proxy` container as written, with the ProxyConfig the
-//! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (3.6) is
+//! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (§3.6) is
 //! reduced to an exit policy and traffic cuts.
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
@@ -19,14 +19,14 @@ use crate::time::{Millis, parse_go_duration};
 
 /// The proxy container's name.
 pub const PROXY: &str = "istio-proxy";
-/// The UID the proxy runs as; the redirection skips its traffic (semantics 3.2).
+/// The UID the proxy runs as; the redirection skips its traffic (docs/lifecycle.md §3.2).
 pub const PROXY_UID: i64 = 1337;
 const INIT: &str = "istio-init";
 const INJECT: &str = "sidecar.istio.io/inject";
 const REVISION: &str = "istio.io/rev";
 const PROXY_CONFIG: &str = "proxy.istio.io/config";
 const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
-/// Namespaces the injector never touches (semantics 3.1, stage 2).
+/// Namespaces the injector never touches (docs/lifecycle.md §3.1, stage 2).
 const IGNORED_NAMESPACES: [&str; 4] = [
     "kube-system",
     "kube-public",
@@ -54,7 +54,7 @@ pub fn resolve(b: &mut Builder) {
 
 /// The layers of ProxyConfig that apply, lowest first: defaults, mesh-wide
 /// `defaultConfig`, `PROXY_CONFIG` rendered at injection (after injection only), the
-/// pod annotation (semantics 3.7).
+/// pod annotation (docs/lifecycle.md §3.7).
 struct Effective {
     termination_drain: Sourced<Millis>,
     hold: Sourced<bool>,
@@ -129,7 +129,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
             }
         }
     }
-    // EXIT_ON_ZERO_ACTIVE_CONNECTIONS arrived in Istio 1.12 (semantics 3.6).
+    // EXIT_ON_ZERO_ACTIVE_CONNECTIONS arrived in Istio 1.12 (docs/lifecycle.md §3.6).
     let exit_on_zero = metadata
         .get("EXIT_ON_ZERO_ACTIVE_CONNECTIONS")
         .map(|v| {
@@ -149,7 +149,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                 .map(|s| Sourced::new(Millis::secs(s), v.source.clone()))
         });
     let termination_drain = layered.termination_drain_duration.clone().or(legacy_drain);
-    // The ProxyConfig field exists from Istio 1.8, the Helm value from 1.7 (3.5).
+    // The ProxyConfig field exists from Istio 1.8, the Helm value from 1.7 (§3.5).
     let mut hold = match layered.hold_application_until_proxy_starts.clone() {
         Some(hold) if hold.value && !has(b, 8) => {
             b.assume(
@@ -161,7 +161,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         Some(hold) => hold,
         None => Sourced::default_value(false),
     };
-    // The deprecated Helm value is ORed in (semantics 3.2).
+    // The deprecated Helm value is ORed in (docs/lifecycle.md §3.2).
     if let Some(global) = b.settings.istio.hold_helm_global.clone()
         && global.value
         && !hold.value
@@ -227,7 +227,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     }
     apply_shutdown(proxy, &config, native, intercepts);
     // A native proxy is held by its startup probe: a hold setting or a leftover
-    // `pilot-agent wait` does nothing more (semantics 3.2 layout C; F9). Without a
+    // `pilot-agent wait` does nothing more (docs/lifecycle.md §3.2 layout C; F9). Without a
     // probe, the postStart is what holds the next container.
     let probed = proxy.startup_probe.is_some();
     if native && waits && probed {
@@ -288,7 +288,7 @@ struct Decision {
     reasons: Vec<String>,
 }
 
-/// Semantics 3.1: both stages of the injection decision.
+/// docs/lifecycle.md §3.1: both stages of the injection decision.
 fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     let w = b.workload;
     let label = w.pod_label(INJECT);
@@ -478,7 +478,7 @@ enum Form {
 
 /// ML404: an opt-in the webhook is not called for (stage 1 matches the label value
 /// `"true"` exactly, and never reads annotations) or a value the injector reads as
-/// "no" although it is not one (semantics 3.1; istio `injectRequired`).
+/// "no" although it is not one (docs/lifecycle.md §3.1; istio `injectRequired`).
 fn check_opt_in(
     b: &mut Builder,
     value: &str,
@@ -660,7 +660,7 @@ fn native_by_default(b: &mut Builder) -> (bool, String) {
 }
 
 /// Adds the modelled `istio-init` and `istio-proxy` containers in the layout the
-/// injector produces (semantics 3.2).
+/// injector produces (docs/lifecycle.md §3.2).
 fn inject(
     b: &mut Builder,
     decision: Decision,
@@ -889,7 +889,7 @@ fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Op
     ))
 }
 
-/// Semantics 3.6: how pilot-agent shuts down, as an exit policy and traffic cuts.
+/// docs/lifecycle.md §3.6: how pilot-agent shuts down, as an exit policy and traffic cuts.
 fn apply_shutdown(
     proxy: &mut PlannedContainer,
     config: &Effective,
@@ -909,7 +909,7 @@ fn apply_shutdown(
         ExitPolicy::After(config.termination_drain.clone())
     };
     // Envoy keeps accepting inbound connections while it drains, until its drain
-    // time (`drainDuration`, 45 s) ends or it is killed (semantics 3.6).
+    // time (`drainDuration`, 45 s) ends or it is killed (docs/lifecycle.md §3.6).
     proxy.traffic = Some(TrafficCuts {
         inbound_refused: if intercepts {
             Cut::AfterSignal(config.drain_duration.value)
@@ -935,8 +935,9 @@ fn drains_on_pre_stop(proxy: &PlannedContainer) -> bool {
 }
 
 /// Whether the proxy receives inbound traffic: not with
-/// `sidecar.istio.io/interceptionMode: NONE`, where nothing redirects to it (semantics
-/// 3.2) and Envoy builds no inbound listeners without a Sidecar ingress.
+/// `sidecar.istio.io/interceptionMode: NONE`, where nothing redirects to it
+/// (docs/lifecycle.md §3.2) and Envoy builds no inbound listeners without a Sidecar
+/// ingress.
 fn intercepts_inbound(b: &Builder) -> bool {
     b.workload
         .pod_annotation("sidecar.istio.io/interceptionMode")

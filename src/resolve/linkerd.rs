@@ -1,10 +1,10 @@
-//! Linkerd proxies (semantics section 4).
+//! Linkerd proxies (docs/lifecycle.md §4).
 //!
 //! Before injection: the `linkerd.io/inject` annotation on the pod or its namespace
-//! decides (4.1); the proxy is a native sidecar or a classic container, held by
-//! `linkerd-await` or not, with a `wait-before-exit` preStop (4.2). After injection:
+//! decides (§4.1); the proxy is a native sidecar or a classic container, held by
+//! `linkerd-await` or not, with a `wait-before-exit` preStop (§4.2). After injection:
 //! `linkerd-proxy` is read as written. On SIGTERM the proxy refuses new connections and
-//! lets in-flight ones finish, up to its shutdown grace period (4.3).
+//! lets in-flight ones finish, up to its shutdown grace period (§4.3).
 
 use super::Builder;
 use super::hooks::{self, HookKind, Owner};
@@ -69,7 +69,7 @@ pub fn resolve(b: &mut Builder) {
 }
 
 /// An annotation of the pod, or else of its namespace (namespace `config.*` annotations
-/// are copied to pods that do not set them, 4.1).
+/// are copied to pods that do not set them, §4.1).
 fn setting(b: &Builder, key: &str) -> Option<(String, Source)> {
     if let Some((value, path)) = b.workload.pod_annotation(key) {
         return Some((value.to_owned(), Source::Manifest(path)));
@@ -106,7 +106,7 @@ fn label_instead_of_annotation(b: &mut Builder) {
     }
 }
 
-/// Semantics 4.1: the pod's annotation and its namespace's.
+/// docs/lifecycle.md §4.1: the pod's annotation and its namespace's.
 fn injection(b: &mut Builder) -> Option<JsonPath> {
     let pod = b
         .workload
@@ -372,7 +372,7 @@ fn shutdown_grace(b: &mut Builder, env: Option<&str>) -> Sourced<Millis> {
         .unwrap_or_else(|| Sourced::default_value(DEFAULT_SHUTDOWN_GRACE))
 }
 
-/// Semantics 4.3: refuses new connections from the signal, exits when in-flight ones
+/// docs/lifecycle.md §4.3: refuses new connections from the signal, exits when in-flight ones
 /// are done or the grace period ends.
 fn apply_shutdown(proxy: &mut PlannedContainer, grace: Sourced<Millis>) {
     proxy.exit = ExitPolicy::WhenRequestsDone {
@@ -448,7 +448,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     });
 }
 
-/// Adds the modelled `linkerd-init` and `linkerd-proxy` (semantics 4.2).
+/// Adds the modelled `linkerd-init` and `linkerd-proxy` (docs/lifecycle.md §4.2).
 fn inject(b: &mut Builder, trigger: JsonPath) {
     b.exempt_init_calls(PROXY_UID, "config.linkerd.io/skip-outbound-ports");
     let (native, native_reason) = native_mode(b);
@@ -504,7 +504,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     proxy.restart_always = native;
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
-    // Native with await: `/ready` on 4191 every second, 120 tries (4.2).
+    // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
     proxy.startup_probe = (native && awaits.value).then_some(ProbeTiming {
         initial_delay: Millis::ZERO,
         period: Millis::secs(1),

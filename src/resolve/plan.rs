@@ -272,9 +272,9 @@ pub struct PlannedContainer {
     pub image: Option<String>,
     /// Its postStart hook: it blocks the next container until it returns (§1.1).
     pub post_start: Option<Hook>,
-    /// Its preStop hook: it runs from T0 and counts against the grace period (2.2).
+    /// Its preStop hook: it runs from T0 and counts against the grace period (§2.2).
     pub pre_stop: Option<Hook>,
-    /// Its startup probe: for a native sidecar, it holds the next container (1.2).
+    /// Its startup probe: for a native sidecar, it holds the next container (§1.2).
     pub startup_probe: Option<ProbeTiming>,
     /// When the kubelet first counts it ready; `None` means no probe (ready at once).
     pub readiness_probe: Option<ProbeTiming>,

@@ -31,7 +31,7 @@ declare_rule! {
     /// container (and take care of its start and stop ordering).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
+    /// - docs/lifecycle.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
     /// - https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/
     pub struct NativeSidecarUnsupported {
         id: "ML105",

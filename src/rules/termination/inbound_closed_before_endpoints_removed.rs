@@ -12,10 +12,11 @@ declare_rule! {
     /// refused then is still open upstream (istio#60649).
     ///
     /// ## Why it loses traffic
-    /// Endpoint removal races the kubelet's preStop and SIGTERM (semantics 2.1). Until
+    /// Endpoint removal races the kubelet's preStop and SIGTERM (docs/lifecycle.md §2.1). Until
     /// load balancers and other proxies have seen it, they keep sending new requests. A
-    /// Linkerd proxy refuses new connections from SIGTERM on (semantics 4.3), so without a
-    /// delay those requests are refused.
+    /// Linkerd proxy refuses new connections from SIGTERM on (docs/lifecycle.md §4.3),
+    /// and Dapr's `daprd` closes the server other apps invoke this one through (§5.1),
+    /// so without a delay those requests are refused.
     ///
     /// ## Example
     /// ```yaml
@@ -29,10 +30,11 @@ declare_rule! {
     /// ```yaml
     /// config.alpha.linkerd.io/proxy-wait-before-exit-seconds: "10"
     /// ```
-    /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`).
+    /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`; for
+    /// Dapr, `dapr.io/block-shutdown-duration`).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §6 (endpoint propagation), §7 F11, F16
+    /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §6 (endpoint propagation), §7 F11, F16
     /// - https://github.com/istio/istio/issues/60649
     pub struct InboundClosedBeforeEndpointsRemoved {
         id: "ML203",

@@ -29,7 +29,7 @@ declare_rule! {
     /// (0 from 1.33) and the grace period.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
+    /// - docs/lifecycle.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
     /// - https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/3960-pod-lifecycle-sleep-action
     pub struct SleepActionUnsupported {
         id: "ML209",
