@@ -1,5 +1,5 @@
 //! `docs/rules/` is generated from the rule docs and must not go stale; every rule's doc
-//! has the sections users rely on and cites the semantics it rests on.
+//! has the sections users rely on and cites the docs/lifecycle.md sections it rests on.
 
 mod common;
 
