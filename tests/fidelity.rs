@@ -41,37 +41,31 @@ fn both(a: impl Fn(&mut Settings), b: impl Fn(&mut Settings)) -> impl Fn(&mut Se
     }
 }
 
-/// A pod with `annotations` (indented four spaces), `labels` and `spec` lines.
+/// `key:` indented by `indent`, then `lines`; nothing when there are none.
+fn mapping(indent: &str, key: &str, lines: &str) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("{indent}{key}:\n{lines}")
+    }
+}
+
+/// A pod with `labels` and `annotations` lines (indented four spaces) and `spec` lines.
 fn pod(labels: &str, annotations: &str, spec: &str) -> String {
-    let labels = if labels.is_empty() {
-        String::new()
-    } else {
-        format!("  labels:\n{labels}")
-    };
-    let annotations = if annotations.is_empty() {
-        String::new()
-    } else {
-        format!("  annotations:\n{annotations}")
-    };
     format!(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns\n{labels}{annotations}spec:\n{spec}"
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns\n{}{}spec:\n{spec}",
+        mapping("  ", "labels", labels),
+        mapping("  ", "annotations", annotations),
     )
 }
 
-/// A Job whose work container runs `script` with `sh -c`.
+/// A Job (labels and annotations indented eight spaces) whose work container runs
+/// `script` with `sh -c`.
 fn job(labels: &str, annotations: &str, spec: &str, script: &str) -> String {
-    let labels = if labels.is_empty() {
-        String::new()
-    } else {
-        format!("      labels:\n{labels}")
-    };
-    let annotations = if annotations.is_empty() {
-        String::new()
-    } else {
-        format!("      annotations:\n{annotations}")
-    };
     format!(
-        "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  template:\n    metadata:\n{labels}{annotations}    spec:\n      restartPolicy: Never\n{spec}      containers:\n      - name: work\n        image: work\n        command: [/bin/sh, -c, \"{script}\"]\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec:\n  template:\n    metadata:\n{}{}    spec:\n      restartPolicy: Never\n{spec}      containers:\n      - name: work\n        image: work\n        command: [/bin/sh, -c, \"{script}\"]\n",
+        mapping("      ", "labels", labels),
+        mapping("      ", "annotations", annotations),
     )
 }
 
@@ -430,37 +424,61 @@ fn case_7_linkerd_native_keys_and_values_per_version() {
     let ga = "config.linkerd.io/proxy-enable-native-sidecar";
     let beta = "config.beta.linkerd.io/proxy-enable-native-sidecar";
     let alpha = "config.alpha.linkerd.io/proxy-enable-native-sidecar";
-    // ParseBool: TRUE, 1 and t enable it on 2.19 (whose default is classic).
-    for value in ["TRUE", "1", "t"] {
-        let a = analyze_one(&with(beta, value), linkerd("version-2.19"));
-        assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Init, "{value}");
+    use ContainerList::{Init, Regular};
+    // (key, value, release, where the proxy goes, what ML404 says, if anything)
+    let cases = [
+        // ParseBool: TRUE, 1 and t enable it on 2.19, whose default is classic.
+        (beta, "TRUE", "version-2.19", Init, None),
+        (beta, "1", "version-2.19", Init, None),
+        (beta, "t", "version-2.19", Init, None),
+        // "yes" does not parse: the default stays (classic on 2.19, native on 2.20).
+        (
+            beta,
+            "yes",
+            "version-2.19",
+            Regular,
+            Some("strconv.ParseBool"),
+        ),
+        (ga, "yes", "version-2.20", Init, Some("strconv.ParseBool")),
+        // A key the release does not read does nothing.
+        (
+            ga,
+            "true",
+            "version-2.19",
+            Regular,
+            Some("first read by 2.20"),
+        ),
+        (
+            beta,
+            "true",
+            "version-2.18",
+            Regular,
+            Some("first read by 2.19"),
+        ),
+        (alpha, "true", "version-2.15", Init, None),
+        (
+            alpha,
+            "true",
+            "stable-2.14.0",
+            Regular,
+            Some("first read by 2.15"),
+        ),
+    ];
+    for (key, value, release, list, problem) in cases {
+        let a = analyze_one(&with(key, value), linkerd(release));
+        let case = format!("{key}: {value} on {release}");
+        assert_eq!(list_of(&a, "linkerd-proxy"), list, "{case}");
+        match problem {
+            Some(text) => {
+                assert!(
+                    has_problem(&a, ConfigProblemKind::IgnoredOptIn, text),
+                    "{case}"
+                );
+                assert!(rule_ids(&a).contains(&"ML404"), "{case}");
+            }
+            None => assert!(!rule_ids(&a).contains(&"ML404"), "{case}"),
+        }
     }
-    // "yes" does not parse: the default stays (classic on 2.19, native on 2.20).
-    let a = analyze_one(&with(beta, "yes"), linkerd("version-2.19"));
-    assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Regular);
-    assert!(has_problem(
-        &a,
-        ConfigProblemKind::IgnoredOptIn,
-        "strconv.ParseBool"
-    ));
-    let a = analyze_one(&with(ga, "yes"), linkerd("version-2.20"));
-    assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Init);
-    // A key the release does not read does nothing, and ML404 says so.
-    let a = analyze_one(&with(ga, "true"), linkerd("version-2.19"));
-    assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Regular);
-    assert!(rule_ids(&a).contains(&"ML404"));
-    let a = analyze_one(&with(beta, "true"), linkerd("version-2.18"));
-    assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Regular);
-    assert!(has_problem(
-        &a,
-        ConfigProblemKind::IgnoredOptIn,
-        "first read by 2.19"
-    ));
-    let a = analyze_one(&with(alpha, "true"), linkerd("version-2.15"));
-    assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Init);
-    let a = analyze_one(&with(alpha, "true"), linkerd("stable-2.14.0"));
-    assert_eq!(list_of(&a, "linkerd-proxy"), ContainerList::Regular);
-    assert!(rule_ids(&a).contains(&"ML404"));
 }
 
 // --- Case 8: Kubernetes 1.28 with the SidecarContainers gate off ----------------------
@@ -503,9 +521,7 @@ fn case_8_a_plain_sidecar_on_1_28_blocks_init_and_nothing_else_is_drawn() {
     let yaml = pod(
         "",
         "",
-        &format!(
-            "  initContainers:\n  - name: logs\n    image: logs\n    restartPolicy: Always\n  containers:\n  - name: app\n    image: app\n    ports:\n    - containerPort: 8080\n    lifecycle:\n      preStop:\n        exec:\n          command: [sleep, \"40\"]\n"
-        ),
+        "  initContainers:\n  - name: logs\n    image: logs\n    restartPolicy: Always\n  containers:\n  - name: app\n    image: app\n    ports:\n    - containerPort: 8080\n    lifecycle:\n      preStop:\n        exec:\n          command: [sleep, \"40\"]\n",
     );
     let a = analyze_one(&yaml, kube(28));
     assert!(a.plan.rejection.is_none());

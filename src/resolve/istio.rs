@@ -545,9 +545,10 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
     match version(b) {
         // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
         Some(v) if v.minor < 24 => {
-            b.problems.push(ConfigProblem {
+            b.problem(
+                ConfigProblemKind::IgnoredOptIn,
                 path,
-                message: format!(
+                format!(
                     "`{NATIVE}` arrived in Istio 1.24; Istio {v} ignores it ({})",
                     if global {
                         "native anyway"
@@ -555,23 +556,22 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
                         "classic sidecar"
                     }
                 ),
-                kind: ConfigProblemKind::IgnoredOptIn,
-                fix: Some("set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".into()),
-            });
+                Some("set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".into()),
+            );
             (global, global_reason)
         }
         // 1.24–1.26: `eq (index .ObjectMeta.Annotations …) "true"`.
         Some(v) if v.minor < 27 => {
             let on = value == "true";
             if !on && value != "false" && looks_true(value) {
-                b.problems.push(ConfigProblem {
+                b.problem(
+                    ConfigProblemKind::IgnoredOptIn,
                     path,
-                    message: format!(
+                    format!(
                         "Istio {v} enables native sidecars only for exactly \"true\": `{NATIVE}: \"{value}\"` leaves the proxy a classic sidecar"
                     ),
-                    kind: ConfigProblemKind::IgnoredOptIn,
-                    fix: Some(format!("write `{NATIVE}: \"true\"`")),
-                });
+                    Some(format!("write `{NATIVE}: \"true\"`")),
+                );
             }
             (on, annotation)
         }
@@ -581,14 +581,14 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
         _ => {
             let on = value != "false";
             if on && !looks_true(value) {
-                b.problems.push(ConfigProblem {
+                b.problem(
+                    ConfigProblemKind::IgnoredOptIn,
                     path,
-                    message: format!(
+                    format!(
                         "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{NATIVE}: \"{value}\"` makes the proxy a native sidecar"
                     ),
-                    kind: ConfigProblemKind::IgnoredOptIn,
-                    fix: Some(format!("write `{NATIVE}: \"false\"` for a classic sidecar")),
-                });
+                    Some(format!("write `{NATIVE}: \"false\"` for a classic sidecar")),
+                );
             }
             (on, annotation)
         }

@@ -183,12 +183,7 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
         let known = version_at_least(b, native.since.0, native.since.1) != Some(false);
         let complain = |b: &mut Builder, message: String, fix: Option<String>| {
             if let Source::Manifest(path) = &source {
-                b.problems.push(ConfigProblem {
-                    path: path.clone(),
-                    message,
-                    kind: ConfigProblemKind::IgnoredOptIn,
-                    fix,
-                });
+                b.problem(ConfigProblemKind::IgnoredOptIn, path.clone(), message, fix);
             }
         };
         if !known {
@@ -296,14 +291,12 @@ fn await_proxy(b: &mut Builder) -> Sourced<bool> {
             return Sourced::new(value == "enabled", source);
         }
         if let Source::Manifest(path) = &source {
-            b.problems.push(ConfigProblem {
-                path: path.clone(),
-                message: format!(
-                    "`{AWAIT}: {value}` is not enabled or disabled; the injector ignores it"
-                ),
-                kind: ConfigProblemKind::Invalid,
-                fix: Some(format!("write `{AWAIT}: enabled` or `disabled`")),
-            });
+            b.problem(
+                ConfigProblemKind::Invalid,
+                path.clone(),
+                format!("`{AWAIT}: {value}` is not enabled or disabled; the injector ignores it"),
+                Some(format!("write `{AWAIT}: enabled` or `disabled`")),
+            );
         }
     }
     if let Some(setting) = &b.settings.linkerd.proxy_await {

@@ -467,6 +467,22 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Records a configuration problem with `setting` for the rule of `kind`.
+    pub fn problem(
+        &mut self,
+        kind: ConfigProblemKind,
+        setting: JsonPath,
+        message: String,
+        fix: Option<String>,
+    ) {
+        self.problems.push(ConfigProblem {
+            path: setting,
+            message,
+            kind,
+            fix,
+        });
+    }
+
     /// Records an assumption once.
     pub fn assume(&mut self, text: impl Into<String>, source: Source) {
         let text = text.into();

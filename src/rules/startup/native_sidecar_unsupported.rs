@@ -51,11 +51,10 @@ impl Rule for NativeSidecarUnsupported {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let version = plan.kubernetes.value;
-        match &plan.rejection {
-            Some(rejection) => {
-                let RejectionCause::DroppedSidecarPolicy { container } = &rejection.cause else {
-                    return;
-                };
+        // A pod rejected for this reason gets its finding here; one rejected for
+        // another reason has no start-up to speak of.
+        if let Some(rejection) = &plan.rejection {
+            if let RejectionCause::DroppedSidecarPolicy { container } = &rejection.cause {
                 findings.push(
                     Finding::new(
                         &Self::META,
@@ -67,9 +66,8 @@ impl Rule for NativeSidecarUnsupported {
                     )
                     .container(container),
                 );
-                return;
             }
-            None => {}
+            return;
         }
         let startup = &pod.timeline.startup.containers;
         for (index, container) in plan.containers.iter().enumerate() {
