@@ -42,7 +42,7 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subco
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l endpoint-propagation -d 'Time until no new requests are routed to a deleted pod (default 5s)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l app-shutdown -d 'An app container\'s SIGTERM-to-exit time (default 5s)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l longest-request -d 'The longest request the apps serve (unset by default)' -r
-complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l deletion-grace-period -d 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod\'s terminationGracePeriodSeconds' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l deletion-grace-period -d 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod\'s terminationGracePeriodSeconds; 0 is taken as 1, as kubectl sends it without --force (the kubelet gives a pod at least 1 s)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l feature-gates -d 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s f -l format -d 'Output format' -r -f -a "human\t'Diagnostics with the YAML excerpt and the fix'
 table\t'One row per finding'
@@ -75,7 +75,7 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subco
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l endpoint-propagation -d 'Time until no new requests are routed to a deleted pod (default 5s)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l app-shutdown -d 'An app container\'s SIGTERM-to-exit time (default 5s)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l longest-request -d 'The longest request the apps serve (unset by default)' -r
-complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l deletion-grace-period -d 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod\'s terminationGracePeriodSeconds' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l deletion-grace-period -d 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod\'s terminationGracePeriodSeconds; 0 is taken as 1, as kubectl sends it without --force (the kubelet gives a pod at least 1 s)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l feature-gates -d 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s f -l format -d 'Output format' -r -f -a "text\t'The timeline drawn in the terminal'
 json\t'Plan, assumptions and events'

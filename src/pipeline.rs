@@ -1,4 +1,4 @@
-//! Drives the stages of design.md over every input: load → workload → resolve →
+//! Drives the pipeline's stages over every input: load → workload → resolve →
 //! simulate → rules, then hands each document's results, in input order, to a sink.
 //!
 //! Documents are processed on all cores. A reader thread cuts inputs into documents;

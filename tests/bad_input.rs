@@ -4,7 +4,7 @@
 //!
 //! Every case gets one clear diagnostic with its location (or none at all, when the input
 //! is fine to skip), never a panic or a hang, and the exit status of the output contract
-//! (design.md): 0 nothing at or above `--fail-on`, 1 findings, 2 an input that could not
+//! (README, Exit status): 0 nothing at or above `--fail-on`, 1 findings, 2 an input that could not
 //! be read or parsed. Each case is run three ways:
 //!
 //! * alone, `lint --format json`: the exit status, the one entry of `errors` (message,
@@ -210,7 +210,7 @@ fn catalogue() -> Vec<Case> {
             21,
             26,
         ),
-        // --- Not workloads: skipped without a word, as design.md says. ---
+        // --- Not workloads: skipped without a word, as the README says. ---
         // An unknown kind is somebody else's object, whatever its spec holds.
         case("unknown kind", File("unknown-kind.yaml")),
         // A custom resource reusing a built-in name (`batch.volcano.sh` Job) has its own

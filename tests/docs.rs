@@ -1,5 +1,5 @@
 //! `docs/rules/` is generated from the rule docs and must not go stale; every rule's doc
-//! has the sections users rely on and cites the semantics it rests on.
+//! has the sections users rely on and cites the docs/lifecycle.md sections it rests on.
 
 mod common;
 
@@ -54,8 +54,8 @@ fn every_rule_doc_has_its_sections_and_cites_the_semantics() {
         }
         let references = meta.section("References").unwrap();
         assert!(
-            references.contains("lifecycle-semantics.md §"),
-            "{}: the references cite no section of lifecycle-semantics.md",
+            references.contains("docs/lifecycle.md §"),
+            "{}: the references cite no section of docs/lifecycle.md",
             meta.id
         );
     }
@@ -77,7 +77,7 @@ fn ids_and_names_are_unique_and_well_formed() {
     assert_eq!(
         RULES.len(),
         22,
-        "design.md's catalog: ML101–105, ML201–209, ML301–304, ML401–404"
+        "the catalog of the README: ML101–105, ML201–209, ML301–304, ML401–404"
     );
 }
 

@@ -1,7 +1,8 @@
-//! One test (at least) per row of the "Parameters the simulator needs" table of
-//! `lifecycle-semantics.md` §8, each named after the section whose fact it checks, with
-//! both sides of every version boundary: Kubernetes 1.28/1.29/1.33/1.34, Istio
-//! 1.7/1.8/1.12/1.20/1.21/1.24/1.28, Linkerd 2.16/2.20.
+//! One test (at least) per fact of `docs/lifecycle.md`, each named after the section
+//! whose fact it checks (`s2_2_…` checks §2.2), with both sides of every version
+//! boundary: Kubernetes 1.28/1.29/1.33/1.34, Istio 1.7/1.8/1.12/1.20/1.21/1.24/1.27,
+//! Linkerd 2.16/2.20. The cases that pin a single upstream function to the second are
+//! in `tests/fidelity.rs`.
 
 mod common;
 
@@ -135,7 +136,7 @@ fn s1_3_probe_termination_grace_period_applies_to_probe_kills() {
 }
 
 #[test]
-fn s2_2_minimum_grace_period_is_2_seconds() {
+fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
     let yaml = pod(
         "",
         &format!(
@@ -148,10 +149,11 @@ fn s2_2_minimum_grace_period_is_2_seconds() {
         (stop(&a, "app").signal, stop(&a, "app").kill),
         (s(20.0), s(22.0))
     );
-    // KillPod raises a grace period of 0 to 2.
+    // The pod worker raises a grace period of 0 to 1 (`calculateEffectiveGracePeriod`);
+    // `killContainer` still gives the container 2 s after its signal.
     let yaml = pod("", &format!("  terminationGracePeriodSeconds: 0\n{APP}"));
     let a = analyze_one(&yaml, |_| {});
-    assert_eq!(a.timeline.termination.grace_seconds, 2);
+    assert_eq!(a.timeline.termination.grace_seconds, 1);
     assert_eq!(stop(&a, "app").kill, s(2.0));
 }
 
@@ -177,7 +179,7 @@ fn s2_6_restart_policy_decides_a_job_whose_sidecar_exits_non_zero() {
             .unwrap()
             .outcome
     };
-    // SIGTERM makes the Cloud SQL proxy exit 143 (semantics 5): the pod fails under Never...
+    // SIGTERM makes the Cloud SQL proxy exit 143 (docs/lifecycle.md §5): the pod fails under Never...
     assert!(matches!(outcome(job("Never", "")), Outcome::Fails(_)));
     // ...and the proxy is restarted under OnFailure, so the Job never ends.
     assert_eq!(outcome(job("OnFailure", "")), Outcome::Hangs);
@@ -240,7 +242,7 @@ fn s2_5_sidecars_restartable_during_pod_termination_drops_the_floor() {
 }
 
 #[test]
-fn s2_3_sleep_action_needs_1_30_and_is_beta_until_1_34() {
+fn s2_3_sleep_action_is_dropped_in_1_29_on_from_1_30_and_beta_until_1_34() {
     let yaml = pod(
         "",
         "  containers:\n  - name: app\n    image: app\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 10\n",
@@ -257,9 +259,16 @@ fn s2_3_sleep_action_needs_1_30_and_is_beta_until_1_34() {
     assert_eq!(
         stop(&a, "app").signal,
         s(0.0),
-        "off in 1.29: the hook does nothing"
+        "off in 1.29: the API server drops the hook"
     );
-    assert!(notes(&a).contains("the sleep action is off in Kubernetes 1.29"));
+    assert!(a.plan.containers[index_of(&a, "app")].pre_stop.is_none());
+    assert!(a.plan.rejection.is_none(), "dropped, not rejected");
+    assert!(notes(&a).contains("Kubernetes 1.29 drops the sleep action"));
+    let a = analyze_one(&yaml, kube(28));
+    assert!(
+        a.plan.rejection.is_some(),
+        "1.28 has no sleep action at all"
+    );
     let a = analyze_one(&yaml, kube(30));
     assert_eq!(stop(&a, "app").signal, s(10.0));
     let a = analyze_one(&yaml, kube(33));
@@ -420,7 +429,7 @@ fn proxy_list(a: &Analysis) -> ContainerList {
 }
 
 #[test]
-fn s3_3_native_sidecars_by_istio_and_kubernetes_version_1_27_1_28_and_1_32_1_33() {
+fn s3_3_native_sidecars_by_istio_and_kubernetes_version_1_26_1_27_and_1_32_1_33() {
     let both = |istio_minor, kube_minor| {
         move |settings: &mut Settings| {
             istio(istio_minor)(settings);
@@ -428,15 +437,15 @@ fn s3_3_native_sidecars_by_istio_and_kubernetes_version_1_27_1_28_and_1_32_1_33(
         }
     };
     assert_eq!(
-        proxy_list(&analyze_one(&injected_istio(), both(27, 34))),
+        proxy_list(&analyze_one(&injected_istio(), both(26, 34))),
         ContainerList::Regular
     );
     assert_eq!(
-        proxy_list(&analyze_one(&injected_istio(), both(28, 33))),
+        proxy_list(&analyze_one(&injected_istio(), both(27, 33))),
         ContainerList::Init
     );
     assert_eq!(
-        proxy_list(&analyze_one(&injected_istio(), both(28, 32))),
+        proxy_list(&analyze_one(&injected_istio(), both(27, 32))),
         ContainerList::Regular
     );
     // Unknown version: the conservative classic reading.
@@ -579,17 +588,13 @@ fn s3_2_startup_probe_1_s_600_tries_since_istio_1_20() {
         start(&a, "istio-proxy").startup_probe_failed,
         Some(s(599.0))
     );
-    // Istio 1.19: no startup probe, so nothing holds the app behind the native proxy.
-    let a = analyze_one(&native_istio(), |settings| {
-        istio(19)(settings);
-        settings.istio.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
-    });
+    // Istio 1.19 classic: no startup probe (native mode is in tests/fidelity.rs).
+    let a = analyze_one(&injected_istio(), istio(19));
     assert!(
         a.plan.containers[index_of(&a, "istio-proxy")]
             .startup_probe
             .is_none()
     );
-    assert_eq!(start(&a, "app").started, Some(s(0.0)));
     let a = analyze_one(&native_istio(), istio(24));
     assert_eq!(start(&a, "app").started, Some(s(2.0)));
 }
@@ -892,23 +897,55 @@ fn exit_after_signal(a: &Analysis, name: &str) -> Millis {
     entry.exit - entry.signal
 }
 
+/// daprd's shutdown (dapr/dapr v1.18.3, `pkg/runtime/runtime.go` `Run` and
+/// `NewRunnerCloserManager` of dapr/kit): on SIGTERM it closes its servers and exits
+/// once in-flight work is done; `graceful-shutdown-seconds` (5 s) is only the limit
+/// after which it forces the exit, 0 meaning none; `block-shutdown-duration` keeps it
+/// serving first.
 #[test]
-fn s5_dapr_waits_graceful_shutdown_seconds() {
-    let a = analyze_one(
-        &pod(&annotations("    dapr.io/enabled: \"true\"\n"), APP),
-        |_| {},
-    );
+fn s5_1_daprd_exits_when_its_work_is_done_within_graceful_shutdown_seconds() {
+    let dapr = |extra: &str| {
+        pod(
+            &annotations(&format!("    dapr.io/enabled: \"true\"\n{extra}")),
+            APP,
+        )
+    };
+    let long_requests = |settings: &mut Settings| {
+        settings
+            .scenario
+            .set("longest-request", Millis::secs(60), Source::Default);
+    };
+    // Nothing in flight: gone at the signal.
+    let a = analyze_one(&dapr(""), |_| {});
+    assert_eq!(exit_after_signal(&a, "daprd"), s(0.0));
+    assert_eq!(stop(&a, "daprd").outbound_refused, Some(s(0.0)));
+    // The app's 60 s requests: daprd gives up after its 5 s, or 20 s when set.
+    let a = analyze_one(&dapr(""), long_requests);
     assert_eq!(exit_after_signal(&a, "daprd"), s(5.0));
     let a = analyze_one(
-        &pod(
-            &annotations(
-                "    dapr.io/enabled: \"true\"\n    dapr.io/graceful-shutdown-seconds: \"20\"\n",
-            ),
-            APP,
-        ),
-        |_| {},
+        &dapr("    dapr.io/graceful-shutdown-seconds: \"20\"\n"),
+        long_requests,
     );
     assert_eq!(exit_after_signal(&a, "daprd"), s(20.0));
+    // 0: no limit of its own; the app's SIGKILL at 30 s ends the requests.
+    let a = analyze_one(
+        &dapr("    dapr.io/graceful-shutdown-seconds: \"0\"\n"),
+        long_requests,
+    );
+    assert_eq!(stop(&a, "daprd").exit, s(30.0));
+    // block-shutdown-duration: serves 10 s more, then exits.
+    let a = analyze_one(&dapr("    dapr.io/block-shutdown-duration: 10s\n"), |_| {});
+    let daprd = stop(&a, "daprd");
+    assert_eq!(
+        (daprd.outbound_refused, daprd.exit),
+        (Some(s(10.0)), s(10.0))
+    );
+    // `dapr.io/enabled` is compared case-insensitively (`strings.EqualFold`).
+    let a = analyze_one(
+        &pod(&annotations("    dapr.io/enabled: \"True\"\n"), APP),
+        |_| {},
+    );
+    assert!(a.plan.containers.iter().any(|c| c.name == "daprd"));
 }
 
 #[test]

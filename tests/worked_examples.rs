@@ -1,6 +1,7 @@
-//! Every timeline of `worked-examples.md` (computed by hand from the semantics), checked
-//! to the second. G is the grace period, T0 = 0 the moment the kubelet starts killing
-//! the pod, defaults: proxy start-up 2 s, endpoint propagation 5 s, app shutdown 5 s.
+//! Every worked timeline of `docs/lifecycle.md` §9 (computed by hand from the facts of
+//! §1–§6), checked to the second; `example_N` is §9.N. G is the grace period, T0 = 0 the
+//! moment the kubelet starts killing the pod, defaults: proxy start-up 2 s, endpoint
+//! propagation 5 s, app shutdown 5 s.
 
 mod common;
 
@@ -186,6 +187,23 @@ fn example_7_a_job_with_a_native_sidecar_completes() {
     assert_eq!(completion.exits[proxy], Some(work));
     assert!(!rule_ids(&a).contains(&"ML301"));
 
+    // Two native sidecars `a`, `b` (declared in that order), `b` with preStop `sleep 7`,
+    // each exiting 5 s after SIGTERM: `b` gets SIGTERM at W + 7 and exits at W + 12,
+    // then `a` gets SIGTERM and exits at W + 17, when the Job completes (§2.4, §2.6).
+    let two = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      initContainers:\n      - name: a\n        image: a\n        restartPolicy: Always\n      - name: b\n        image: b\n        restartPolicy: Always\n        lifecycle:\n          preStop:\n            exec:\n              command: [sleep, \"7\"]\n      containers:\n      - name: migrate\n        image: migrate\n        command: [/migrate]\n";
+    let a = analyze_one(two, |_| {});
+    let completion = a.timeline.completion.as_ref().unwrap();
+    let w = completion.work_done;
+    let stopped = |name: &str| {
+        completion.sidecar_stops[common::index_of(&a, name)]
+            .clone()
+            .unwrap()
+    };
+    let (sa, sb) = (stopped("a"), stopped("b"));
+    assert_eq!((sb.signal, sb.exit), (w + s(7.0), w + s(12.0)));
+    assert_eq!((sa.signal, sa.exit), (w + s(12.0), w + s(17.0)));
+    assert_eq!(completion.outcome, Outcome::Succeeds(w + s(17.0)));
+
     let classic = job("      labels:\n        sidecar.istio.io/inject: \"true\"\n");
     let a = analyze_one(&classic, |_| {});
     assert_eq!(
@@ -257,4 +275,23 @@ fn example_9_exit_on_zero_active_connections() {
     // app: SIGTERM 8, exits 13; the poll at 13 sees no connections: the proxy exits at 13.
     assert_eq!(stop(&a, "app").exit, s(13.0));
     assert_eq!(proxy.exit, s(13.0));
+    // Polls fall at 6, 7, 8, …: the ticker starts when the 5 s sleep ends, so an app
+    // that is gone by 2 s still leaves the proxy running until 6.
+    let quick = yaml
+        .replace(
+            "            MINIMUM_DRAIN_DURATION: 5s\n",
+            "            MINIMUM_DRAIN_DURATION: 5s\n        mesh-lifecycle.io/app-shutdown: 2s\n",
+        )
+        .replace("command: [sleep, \"8\"]", "command: [sleep, \"0\"]");
+    let a = analyze_one(&quick, |_| {});
+    assert_eq!(stop(&a, "app").exit, s(2.0));
+    assert_eq!(stop(&a, "istio-proxy").exit, s(6.0));
+    // terminationDrainDuration plays no part; set, it is reported (ML205).
+    let drained = yaml.replace(
+        "            MINIMUM_DRAIN_DURATION: 5s\n",
+        "            MINIMUM_DRAIN_DURATION: 5s\n          terminationDrainDuration: 20s\n",
+    );
+    let a = analyze_one(&drained, |_| {});
+    assert_eq!(stop(&a, "istio-proxy").exit, s(13.0));
+    assert!(rule_ids(&a).contains(&"ML205"));
 }

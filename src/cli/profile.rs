@@ -65,7 +65,8 @@ pub struct ProfileArgs {
     pub longest_request: Option<Millis>,
 
     /// Simulate a deletion with this grace period (`kubectl delete --grace-period`),
-    /// which overrides the pod's terminationGracePeriodSeconds.
+    /// which overrides the pod's terminationGracePeriodSeconds; 0 is taken as 1, as
+    /// kubectl sends it without --force (the kubelet gives a pod at least 1 s).
     #[arg(long, value_name = "SECONDS", help_heading = "Scenario")]
     pub deletion_grace_period: Option<u32>,
 

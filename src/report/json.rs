@@ -1,4 +1,4 @@
-//! `--format json`: the output contract of design.md, written as documents arrive.
+//! `--format json`: the output contract of docs/lint-output.schema.json, written as documents arrive.
 
 use std::io::{self, Write};
 

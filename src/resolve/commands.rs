@@ -323,6 +323,9 @@ pub struct StopCall {
     pub method: Option<HttpMethod>,
     /// How the work's exit status survives the call.
     pub status: super::plan::ExitStatus,
+    /// The `exec` that replaces the shell before it gets to the call (the call comes
+    /// after it, or is an EXIT trap, which a replaced shell never runs).
+    pub replaced_by: Option<String>,
 }
 
 /// HTTP methods that matter to stop endpoints.
@@ -367,10 +370,60 @@ pub enum StopTarget {
 pub fn stop_calls(argv: &[String], wrappers: &[String]) -> Vec<StopCall> {
     let errexit = shell_errexit(argv);
     let list = shell::parse_argv(argv);
-    let mut calls = Vec::new();
     let functions = functions(&list);
-    scan_list(&list, wrappers, &functions, errexit, &mut calls);
+    let Some((at, exec)) = replacing_exec(&list) else {
+        let mut calls = Vec::new();
+        scan_list(&list, wrappers, &functions, errexit, None, &mut calls);
+        return calls;
+    };
+    // `exec` replaces the shell (docs/lifecycle.md §7 F19): the calls after it are
+    // never made, and the shell's EXIT traps never run.
+    let reached = List(list.0[..=at].to_vec());
+    let mut calls = Vec::new();
+    scan_list(
+        &reached,
+        wrappers,
+        &functions,
+        errexit,
+        Some(&exec),
+        &mut calls,
+    );
+    let mut after = Vec::new();
+    let rest = List(list.0[at + 1..].to_vec());
+    scan_list(&rest, wrappers, &functions, errexit, None, &mut after);
+    calls.extend(after.into_iter().map(|call| StopCall {
+        replaced_by: Some(exec.clone()),
+        ..call
+    }));
     calls
+}
+
+/// The first top-level `exec COMMAND` that runs (not in the background, nor after `||`),
+/// and its text: from there on the shell is gone. `exec` with only redirections keeps
+/// the shell.
+fn replacing_exec(list: &List) -> Option<(usize, String)> {
+    list.0.iter().enumerate().find_map(|(index, item)| {
+        if item.background {
+            return None;
+        }
+        let reached = std::iter::once(&item.first).chain(
+            item.rest
+                .iter()
+                .take_while(|(connector, _)| *connector == Connector::And)
+                .map(|(_, pipeline)| pipeline),
+        );
+        reached
+            .flat_map(|pipeline| pipeline.commands.first())
+            .find_map(|command| match command {
+                Command::Simple(simple)
+                    if simple.words.first().map(|w| shell::basename(&w.0)) == Some("exec")
+                        && !simple.argv().is_empty() =>
+                {
+                    Some((index, simple.text()))
+                }
+                _ => None,
+            })
+    })
 }
 
 /// `sh -e`/`-ec`/`bash -euo pipefail -c`: the script stops at the first failure.
@@ -406,11 +459,14 @@ fn functions(list: &List) -> BTreeMap<String, List> {
     found
 }
 
+/// Finds the stop calls of `list`. `exec`: the `exec` that will replace this shell,
+/// which its traps then never run.
 fn scan_list(
     list: &List,
     wrappers: &[String],
     functions: &BTreeMap<String, List>,
     mut errexit: bool,
+    exec: Option<&String>,
     calls: &mut Vec<StopCall>,
 ) {
     use super::plan::ExitStatus;
@@ -423,7 +479,7 @@ fn scan_list(
             for command in &pipeline.commands {
                 let Command::Simple(simple) = command else {
                     if let Command::Group(inner) = command {
-                        scan_list(inner, wrappers, functions, errexit, calls);
+                        scan_list(inner, wrappers, functions, errexit, exec, calls);
                     }
                     continue;
                 };
@@ -438,9 +494,10 @@ fn scan_list(
                 if simple.name() == Some("trap") {
                     for handler in trap_handlers(simple, functions) {
                         let mut inner = Vec::new();
-                        scan_list(&handler, wrappers, functions, false, &mut inner);
+                        scan_list(&handler, wrappers, functions, false, None, &mut inner);
                         calls.extend(inner.into_iter().map(|call| StopCall {
                             status: ExitStatus::Kept,
+                            replaced_by: exec.cloned(),
                             ..call
                         }));
                     }
@@ -452,7 +509,7 @@ fn scan_list(
                 {
                     // A function that stops the sidecar, called here.
                     let mut inner = Vec::new();
-                    scan_list(body, wrappers, functions, false, &mut inner);
+                    scan_list(body, wrappers, functions, false, None, &mut inner);
                     found = inner
                         .into_iter()
                         .next()
@@ -476,6 +533,7 @@ fn scan_list(
                     text: simple.text(),
                     method,
                     status,
+                    replaced_by: None,
                 });
             }
         }

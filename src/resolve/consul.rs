@@ -1,4 +1,4 @@
-//! Consul's `consul-dataplane` sidecar (semantics section 5).
+//! Consul's `consul-dataplane` sidecar (docs/lifecycle.md §5).
 //!
 //! `consul.hashicorp.com/connect-inject: "true"` adds the dataplane to the containers,
 //! or as a native sidecar with `enable-consul-dataplane-as-sidecar`. With the proxy

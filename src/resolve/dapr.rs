@@ -1,27 +1,34 @@
-//! Dapr's `daprd` sidecar (semantics section 5).
+//! Dapr's `daprd` sidecar (docs/lifecycle.md §5.1).
 //!
-//! `dapr.io/enabled: "true"` appends `daprd` to the containers with no start-up hold.
-//! On SIGTERM it waits `dapr.io/graceful-shutdown-seconds` (5 s unless set) for
-//! in-flight work. Jobs stop it with `POST :3500/v1.0/shutdown`.
+//! `dapr.io/enabled: "true"` appends `daprd` to the containers with no start-up hold
+//! (to the init containers as a native sidecar with `dapr.io/enable-native-sidecar`,
+//! Dapr 1.18+). On SIGTERM daprd closes its API servers (the app's calls to it) and its
+//! internal gRPC server (service invocation from other apps) and exits once in-flight
+//! work is done, force-exiting after `dapr.io/graceful-shutdown-seconds` (5 s unless
+//! set); `dapr.io/block-shutdown-duration` keeps it serving that long first. Jobs stop
+//! it with `POST :3500/v1.0/shutdown`.
 
 use super::Builder;
 use super::plan::*;
 use crate::settings::{Source, Sourced};
-use crate::time::Millis;
+use crate::time::{Millis, parse_go_duration};
 
 const CONTAINER: &str = "daprd";
 const ENABLED: &str = "dapr.io/enabled";
 const GRACEFUL: &str = "dapr.io/graceful-shutdown-seconds";
+const BLOCK: &str = "dapr.io/block-shutdown-duration";
 const NATIVE: &str = "dapr.io/enable-native-sidecar";
-/// daprd's own default when the annotation is unset or -1.
+/// daprd's own default when the annotation is unset or negative
+/// (`DefaultGracefulShutdownDuration`).
 const DEFAULT_GRACEFUL: Millis = Millis::secs(5);
 
 /// Resolves Dapr for the pod being built.
 pub fn resolve(b: &mut Builder) {
     let graceful = graceful_shutdown(b);
+    let block = block_shutdown(b);
     if let Some((list, index)) = b.find(CONTAINER) {
         b.make_sidecar(list, index, SidecarKind::Daprd, true);
-        apply_shutdown(b.get_mut(list, index), graceful);
+        apply_shutdown(b.get_mut(list, index), graceful, block);
         b.meshes.push(MeshDecision {
             mesh: "dapr",
             injection: Injection::InManifest,
@@ -35,17 +42,21 @@ pub fn resolve(b: &mut Builder) {
         });
         return;
     }
+    // The injector compares `dapr.io/enabled` case-insensitively with "true"
+    // (`strings.EqualFold`, `pkg/injector/service/handler.go`).
     let Some((value, trigger)) = b.workload.pod_annotation(ENABLED) else {
         return;
     };
-    if value != "true" {
+    if !value.eq_ignore_ascii_case("true") {
         return;
     }
-    // Native mode exists on Dapr's main branch only; honour an explicit opt-in.
-    let native = b
-        .workload
-        .pod_annotation(NATIVE)
-        .is_some_and(|(v, _)| v == "true");
+    // Boolean annotations are read with `IsTruthy`: y, yes, true, t, on, 1.
+    let native = b.workload.pod_annotation(NATIVE).is_some_and(|(v, _)| {
+        matches!(
+            v.to_ascii_lowercase().as_str(),
+            "y" | "yes" | "true" | "t" | "on" | "1"
+        )
+    });
     let list = if native {
         ContainerList::Init
     } else {
@@ -59,7 +70,7 @@ pub fn resolve(b: &mut Builder) {
     daprd.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
     daprd.restart_always = native;
     daprd.startup = b.scenario.proxy_startup.value;
-    apply_shutdown(&mut daprd, graceful);
+    apply_shutdown(&mut daprd, graceful, block);
     if native {
         b.init.push(daprd);
     } else {
@@ -69,36 +80,70 @@ pub fn resolve(b: &mut Builder) {
         mesh: "dapr",
         injection: Injection::WillInject { trigger },
         mode: if native { "native" } else { "classic" }.into(),
-        reasons: vec![format!("pod annotation `{ENABLED}: \"true\"`")],
+        reasons: vec![format!("pod annotation `{ENABLED}: \"{value}\"`")],
     });
 }
 
-fn graceful_shutdown(b: &mut Builder) -> Sourced<Millis> {
-    match b.workload.pod_annotation(GRACEFUL) {
-        Some((value, path)) => match value.trim().parse::<i64>() {
-            Ok(seconds) if seconds >= 0 => {
-                Sourced::new(Millis::secs(seconds), Source::Manifest(path))
-            }
-            Ok(-1) => Sourced::default_value(DEFAULT_GRACEFUL),
-            _ => {
-                b.problems.push(ConfigProblem {
-                    path,
-                    message: format!("`{GRACEFUL}: {value}` is not a whole number of seconds"),
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
-                Sourced::default_value(DEFAULT_GRACEFUL)
-            }
-        },
-        None => Sourced::default_value(DEFAULT_GRACEFUL),
+/// The longest daprd waits for in-flight work after it stops serving: the annotation
+/// (an integer; negative means the 5 s default), `None` for 0, which daprd takes as no
+/// limit (`NewRunnerCloserManager` with no grace period).
+fn graceful_shutdown(b: &mut Builder) -> Option<Sourced<Millis>> {
+    let Some((value, path)) = b.workload.pod_annotation(GRACEFUL) else {
+        return Some(Sourced::default_value(DEFAULT_GRACEFUL));
+    };
+    match value.parse::<i64>() {
+        Ok(0) => None,
+        Ok(seconds) if seconds > 0 => {
+            Some(Sourced::new(Millis::secs(seconds), Source::Manifest(path)))
+        }
+        Ok(_) => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
+        Err(_) => {
+            b.problems.push(ConfigProblem {
+                path,
+                message: format!(
+                    "`{GRACEFUL}: {value}` is not a whole number of seconds; daprd keeps its 5 s"
+                ),
+                kind: ConfigProblemKind::Invalid,
+                fix: None,
+            });
+            Some(Sourced::default_value(DEFAULT_GRACEFUL))
+        }
     }
 }
 
-fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Sourced<Millis>) {
-    daprd.exit = ExitPolicy::After(graceful);
+/// How long daprd keeps serving after SIGTERM (`--dapr-block-shutdown-duration`, Dapr
+/// 1.13+; 0 unless set).
+fn block_shutdown(b: &mut Builder) -> Millis {
+    let Some((value, path)) = b.workload.pod_annotation(BLOCK) else {
+        return Millis::ZERO;
+    };
+    match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
+        Some(duration) => duration,
+        None => {
+            b.problems.push(ConfigProblem {
+                path,
+                message: format!("`{BLOCK}: {value}` is not a duration such as \"10s\""),
+                kind: ConfigProblemKind::Invalid,
+                fix: None,
+            });
+            Millis::ZERO
+        }
+    }
+}
+
+fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Option<Sourced<Millis>>, block: Millis) {
+    daprd.exit = ExitPolicy::WhenRequestsDone {
+        accepting: block,
+        cap: graceful,
+    };
+    let closes = if block > Millis::ZERO {
+        Cut::AfterSignal(block)
+    } else {
+        Cut::Signal
+    };
     daprd.traffic = Some(TrafficCuts {
-        inbound_refused: Cut::Signal,
-        inbound_drained: Cut::Signal,
-        outbound_refused: Cut::Exit,
+        inbound_refused: closes,
+        inbound_drained: closes,
+        outbound_refused: closes,
     });
 }

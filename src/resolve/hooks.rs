@@ -154,7 +154,7 @@ pub fn from_argv(
             )
         } else if kind == HookKind::PostStart && name == "cloud-sql-proxy" && has_arg("wait") {
             // Polls `/startup` until it answers, for at most `--max` (30 s); the retry
-            // interval is taken as 1 s (semantics 5).
+            // interval is taken as 1 s (docs/lifecycle.md §5).
             (
                 wait_timeout(&argv, "--max", Millis::secs(30), Millis::secs(1)),
                 HookEffect::None,

@@ -1,10 +1,10 @@
-//! Istio sidecars (semantics section 3).
+//! Istio sidecars (docs/lifecycle.md §3).
 //!
-//! Before injection: decides whether the webhook injects (3.1), which layout it produces
-//! (3.2, A–D), whether the proxy is a native sidecar (3.3), and how the effective
-//! `ProxyConfig` comes out of defaults, mesh config and the pod annotation (3.7). After
+//! Before injection: decides whether the webhook injects (§3.1), which layout it produces
+//! (§3.2, A–D), whether the proxy is a native sidecar (§3.3), and how the effective
+//! `ProxyConfig` comes out of defaults, mesh config and the pod annotation (§3.7). After
 //! injection: reads the `istio-proxy` container as written, with the ProxyConfig the
-//! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (3.6) is
+//! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (§3.6) is
 //! reduced to an exit policy and traffic cuts.
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
@@ -19,14 +19,14 @@ use crate::time::{Millis, parse_go_duration};
 
 /// The proxy container's name.
 pub const PROXY: &str = "istio-proxy";
-/// The UID the proxy runs as; the redirection skips its traffic (semantics 3.2).
+/// The UID the proxy runs as; the redirection skips its traffic (docs/lifecycle.md §3.2).
 pub const PROXY_UID: i64 = 1337;
 const INIT: &str = "istio-init";
 const INJECT: &str = "sidecar.istio.io/inject";
 const REVISION: &str = "istio.io/rev";
 const PROXY_CONFIG: &str = "proxy.istio.io/config";
 const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
-/// Namespaces the injector never touches (semantics 3.1, stage 2).
+/// Namespaces the injector never touches (docs/lifecycle.md §3.1, stage 2).
 const IGNORED_NAMESPACES: [&str; 4] = [
     "kube-system",
     "kube-public",
@@ -54,7 +54,7 @@ pub fn resolve(b: &mut Builder) {
 
 /// The layers of ProxyConfig that apply, lowest first: defaults, mesh-wide
 /// `defaultConfig`, `PROXY_CONFIG` rendered at injection (after injection only), the
-/// pod annotation (semantics 3.7).
+/// pod annotation (docs/lifecycle.md §3.7).
 struct Effective {
     termination_drain: Sourced<Millis>,
     hold: Sourced<bool>,
@@ -98,6 +98,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                     b.rejection.get_or_insert(Rejection {
                         path: path.clone(),
                         by: "Istio's sidecar injector",
+                        cause: RejectionCause::MeshSetting,
                         reason: message.clone(),
                     });
                     message.push_str("; the sidecar injector denies the pod");
@@ -128,10 +129,13 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
             }
         }
     }
-    // EXIT_ON_ZERO_ACTIVE_CONNECTIONS arrived in Istio 1.12 (semantics 3.6).
+    // EXIT_ON_ZERO_ACTIVE_CONNECTIONS arrived in Istio 1.12 (docs/lifecycle.md §3.6).
     let exit_on_zero = metadata
         .get("EXIT_ON_ZERO_ACTIVE_CONNECTIONS")
-        .map(|v| Sourced::new(parse_go_bool(&v.value), v.source.clone()))
+        .map(|v| {
+            let on = super::parse_go_bool(&v.value).unwrap_or(false);
+            Sourced::new(on, v.source.clone())
+        })
         .unwrap_or_else(|| Sourced::default_value(false));
     let minimum_drain = metadata
         .get("MINIMUM_DRAIN_DURATION")
@@ -145,7 +149,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                 .map(|s| Sourced::new(Millis::secs(s), v.source.clone()))
         });
     let termination_drain = layered.termination_drain_duration.clone().or(legacy_drain);
-    // The ProxyConfig field exists from Istio 1.8, the Helm value from 1.7 (3.5).
+    // The ProxyConfig field exists from Istio 1.8, the Helm value from 1.7 (§3.5).
     let mut hold = match layered.hold_application_until_proxy_starts.clone() {
         Some(hold) if hold.value && !has(b, 8) => {
             b.assume(
@@ -157,7 +161,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         Some(hold) => hold,
         None => Sourced::default_value(false),
     };
-    // The deprecated Helm value is ORed in (semantics 3.2).
+    // The deprecated Helm value is ORed in (docs/lifecycle.md §3.2).
     if let Some(global) = b.settings.istio.hold_helm_global.clone()
         && global.value
         && !hold.value
@@ -183,11 +187,6 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         minimum_drain_set: minimum_drain.is_some(),
         minimum_drain: minimum_drain.unwrap_or_else(|| Sourced::default_value(Millis::secs(5))),
     }
-}
-
-/// Go's `strconv.ParseBool`, which the agent uses for its environment.
-fn parse_go_bool(text: &str) -> bool {
-    matches!(text.trim(), "1" | "t" | "T" | "true" | "TRUE" | "True")
 }
 
 fn version(b: &Builder) -> Option<IstioVersion> {
@@ -228,7 +227,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     }
     apply_shutdown(proxy, &config, native, intercepts);
     // A native proxy is held by its startup probe: a hold setting or a leftover
-    // `pilot-agent wait` does nothing more (semantics 3.2 layout C; F9). Without a
+    // `pilot-agent wait` does nothing more (docs/lifecycle.md §3.2 layout C; F9). Without a
     // probe, the postStart is what holds the next container.
     let probed = proxy.startup_probe.is_some();
     if native && waits && probed {
@@ -289,7 +288,7 @@ struct Decision {
     reasons: Vec<String>,
 }
 
-/// Semantics 3.1: both stages of the injection decision.
+/// docs/lifecycle.md §3.1: both stages of the injection decision.
 fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     let w = b.workload;
     let label = w.pod_label(INJECT);
@@ -479,7 +478,7 @@ enum Form {
 
 /// ML404: an opt-in the webhook is not called for (stage 1 matches the label value
 /// `"true"` exactly, and never reads annotations) or a value the injector reads as
-/// "no" although it is not one (semantics 3.1; istio `injectRequired`).
+/// "no" although it is not one (docs/lifecycle.md §3.1; istio `injectRequired`).
 fn check_opt_in(
     b: &mut Builder,
     value: &str,
@@ -536,40 +535,120 @@ fn check_opt_in(
     });
 }
 
-/// Whether the injector makes the proxy a native sidecar (semantics 3.3).
+/// Whether the injector makes the proxy a native sidecar (docs/lifecycle.md §3.3).
 fn native_mode(b: &mut Builder) -> (bool, String) {
-    let kube = b.settings.kubernetes.value;
-    if let Some((value, _)) = b.workload.pod_annotation(NATIVE)
-        && has(b, 24)
-    {
-        let on = value == "true";
-        return (on, format!("pod annotation `{NATIVE}: \"{value}\"`"));
-    }
-    match (&b.settings.istio.native_sidecars, version(b)) {
-        (Some(setting), _) => {
-            let on = match setting.value {
-                NativeSidecars::On => true,
-                NativeSidecars::Off => false,
-                NativeSidecars::Auto => kube.minor >= 33,
-            };
-            (
-                on,
-                format!("ENABLE_NATIVE_SIDECARS from {}", setting.source),
-            )
+    let (global, global_reason) = native_by_default(b);
+    let Some((value, path)) = b.workload.pod_annotation(NATIVE) else {
+        return (global, global_reason);
+    };
+    let annotation = format!("pod annotation `{NATIVE}: \"{value}\"`");
+    match version(b) {
+        // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
+        Some(v) if v.minor < 24 => {
+            b.problem(
+                ConfigProblemKind::IgnoredOptIn,
+                path,
+                format!(
+                    "`{NATIVE}` arrived in Istio 1.24; Istio {v} ignores it ({})",
+                    if global {
+                        "native anyway"
+                    } else {
+                        "classic sidecar"
+                    }
+                ),
+                Some("set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".into()),
+            );
+            (global, global_reason)
         }
-        (None, Some(v)) if v.minor >= 28 => (
+        // 1.24–1.26: `eq (index .ObjectMeta.Annotations …) "true"`.
+        Some(v) if v.minor < 27 => {
+            let on = value == "true";
+            if !on && value != "false" && looks_true(value) {
+                b.problem(
+                    ConfigProblemKind::IgnoredOptIn,
+                    path,
+                    format!(
+                        "Istio {v} enables native sidecars only for exactly \"true\": `{NATIVE}: \"{value}\"` leaves the proxy a classic sidecar"
+                    ),
+                    Some(format!("write `{NATIVE}: \"true\"`")),
+                );
+            }
+            (on, annotation)
+        }
+        // 1.27+: `ne (index … | default (printf "%t" .NativeSidecars)) "false"`: any
+        // value but "false" enables native mode; an empty one leaves the default.
+        _ if value.is_empty() => (global, global_reason),
+        _ => {
+            let on = value != "false";
+            if on && !looks_true(value) {
+                b.problem(
+                    ConfigProblemKind::IgnoredOptIn,
+                    path,
+                    format!(
+                        "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{NATIVE}: \"{value}\"` makes the proxy a native sidecar"
+                    ),
+                    Some(format!("write `{NATIVE}: \"false\"` for a classic sidecar")),
+                );
+            }
+            (on, annotation)
+        }
+    }
+}
+
+/// A value that reads as "yes" (`true`, `True`, `1`, `yes`, `on`, …).
+fn looks_true(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "true" | "t" | "1" | "yes" | "y" | "on"
+    )
+}
+
+/// istiod's own choice, without the pod annotation (`ENABLE_NATIVE_SIDECARS`,
+/// `DetectNativeSidecar`): a boolean, off by default, in Istio 1.19–1.26; from 1.27
+/// `true`, `false` or `auto`, `auto` by default, native when the nodes run Kubernetes
+/// 1.33 or later (docs/lifecycle.md §3.3).
+fn native_by_default(b: &mut Builder) -> (bool, String) {
+    let kube = b.settings.kubernetes.value;
+    let auto = |context: String| {
+        (
             kube.minor >= 33,
-            format!(
-                "Istio {v} defaults ENABLE_NATIVE_SIDECARS to auto (native on Kubernetes ≥ 1.33, here {kube})"
+            format!("{context} (native on Kubernetes ≥ 1.33, here {kube})"),
+        )
+    };
+    match (b.settings.istio.native_sidecars.clone(), version(b)) {
+        (Some(setting), v) => match setting.value {
+            NativeSidecars::On => (
+                true,
+                format!("ENABLE_NATIVE_SIDECARS=true from {}", setting.source),
             ),
-        ),
+            NativeSidecars::Off => (
+                false,
+                format!("ENABLE_NATIVE_SIDECARS=false from {}", setting.source),
+            ),
+            NativeSidecars::Auto => match v {
+                Some(v) if v.minor < 27 => (
+                    false,
+                    format!(
+                        "ENABLE_NATIVE_SIDECARS=auto from {}, which Istio {v} does not know (a boolean before 1.27): classic",
+                        setting.source
+                    ),
+                ),
+                _ => auto(format!(
+                    "ENABLE_NATIVE_SIDECARS=auto from {}",
+                    setting.source
+                )),
+            },
+        },
+        (None, Some(v)) if v.minor >= 27 => {
+            auto(format!("Istio {v} defaults ENABLE_NATIVE_SIDECARS to auto"))
+        }
         (None, Some(v)) => (
             false,
             format!("Istio {v} injects classic sidecars by default"),
         ),
         (None, None) => {
             b.assume(
-                "Istio version unknown: classic sidecar injection assumed (Istio 1.28+ injects native sidecars on Kubernetes ≥ 1.33); set --istio-version",
+                "Istio version unknown: classic sidecar injection assumed (Istio 1.27+ injects native sidecars on Kubernetes ≥ 1.33); set --istio-version",
                 Source::Default,
             );
             (
@@ -581,7 +660,7 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
 }
 
 /// Adds the modelled `istio-init` and `istio-proxy` containers in the layout the
-/// injector produces (semantics 3.2).
+/// injector produces (docs/lifecycle.md §3.2).
 fn inject(
     b: &mut Builder,
     decision: Decision,
@@ -601,7 +680,10 @@ fn inject(
     });
     b.exempt_init_calls(PROXY_UID, "traffic.sidecar.istio.io/excludeOutboundPorts");
     let custom_lifecycle = b.settings.istio.custom_lifecycle.clone();
-    let hold = config.hold.value && !native;
+    // The template ignores hold for native proxies from 1.21 (`$holdProxy := and …
+    // (not $nativeSidecar)`); 1.19 and 1.20 still add `pilot-agent wait`.
+    let hold_ignored = native && has(b, 21);
+    let hold = config.hold.value && !hold_ignored;
     let trigger = decision.trigger.clone();
     let startup = b.scenario.proxy_startup.value;
     let list = if native {
@@ -626,8 +708,8 @@ fn inject(
     proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
     proxy.restart_always = native;
     proxy.image = Some("istio/proxyv2".into());
-    proxy.startup_probe = startup_probe(b);
-    proxy.readiness_probe = Some(readiness_probe(b));
+    proxy.startup_probe = startup_probe(b, native);
+    proxy.readiness_probe = readiness_probe(b, native);
     proxy.startup = startup;
     let env = crate::resolve::commands::Env::new();
     if hold {
@@ -661,7 +743,7 @@ fn inject(
             source: config.hold.source.clone(),
             setting: "holdApplicationUntilProxyStarts: true".into(),
         });
-        if native {
+        if hold_ignored {
             b.moot.push(MootSetting {
                 kind: MootKind::Gate,
                 source: config.hold.source.clone(),
@@ -744,12 +826,20 @@ fn inject(
     note_moot_drain(b, &config, exits_on_signal);
 }
 
-/// The injected startup probe: `/healthz/ready` on 15021 every second, 600 tries
-/// (semantics 3.2; on by default since Istio 1.20).
-fn startup_probe(b: &Builder) -> Option<ProbeTiming> {
+/// The injected startup probe (docs/lifecycle.md §3.2): from Istio 1.20,
+/// `/healthz/ready` on 15021 every second, 600 tries, unless Helm turns it off; in 1.19
+/// native mode, the readiness probe's values as a startup probe instead. None when the
+/// status port is 0.
+fn startup_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
+    if status_port_disabled(b) {
+        return None;
+    }
+    if !has(b, 20) {
+        return native.then(|| readiness_timing(b));
+    }
     let enabled = match &b.settings.istio.startup_probe {
         Some(setting) => setting.value,
-        None => has(b, 20),
+        None => true,
     };
     enabled.then_some(ProbeTiming {
         initial_delay: Millis::ZERO,
@@ -758,9 +848,15 @@ fn startup_probe(b: &Builder) -> Option<ProbeTiming> {
     })
 }
 
-/// The injected readiness probe: initial delay / period 0 s / 15 s since Istio 1.20,
-/// 1 s / 2 s before (semantics 3.2); `readiness.status.sidecar.istio.io/*` override.
-fn readiness_probe(b: &Builder) -> ProbeTiming {
+/// The injected readiness probe, absent in 1.19 native mode (which turned it into the
+/// startup probe) and when the status port is 0.
+fn readiness_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
+    (!status_port_disabled(b) && (has(b, 20) || !native)).then(|| readiness_timing(b))
+}
+
+/// Readiness timing: initial delay / period / failures 0 s / 15 s / 4 since Istio 1.20,
+/// 1 s / 2 s / 30 before; `readiness.status.sidecar.istio.io/*` override them.
+fn readiness_timing(b: &Builder) -> ProbeTiming {
     let (delay, period, failures) = if has(b, 20) { (0, 15, 4) } else { (1, 2, 30) };
     let annotation = |key: &str, default: i64| {
         b.workload
@@ -775,6 +871,13 @@ fn readiness_probe(b: &Builder) -> ProbeTiming {
     }
 }
 
+/// `status.sidecar.istio.io/port: "0"`: the template adds no probes at all.
+fn status_port_disabled(b: &Builder) -> bool {
+    b.workload
+        .pod_annotation("status.sidecar.istio.io/port")
+        .is_some_and(|(port, _)| port.trim() == "0")
+}
+
 fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Option<Hook> {
     let handler: LifecycleHandler = serde_json::from_value(lifecycle.get(field)?.clone()).ok()?;
     Some(hooks::from_handler(
@@ -786,7 +889,7 @@ fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Op
     ))
 }
 
-/// Semantics 3.6: how pilot-agent shuts down, as an exit policy and traffic cuts.
+/// docs/lifecycle.md §3.6: how pilot-agent shuts down, as an exit policy and traffic cuts.
 fn apply_shutdown(
     proxy: &mut PlannedContainer,
     config: &Effective,
@@ -806,7 +909,7 @@ fn apply_shutdown(
         ExitPolicy::After(config.termination_drain.clone())
     };
     // Envoy keeps accepting inbound connections while it drains, until its drain
-    // time (`drainDuration`, 45 s) ends or it is killed (semantics 3.6).
+    // time (`drainDuration`, 45 s) ends or it is killed (docs/lifecycle.md §3.6).
     proxy.traffic = Some(TrafficCuts {
         inbound_refused: if intercepts {
             Cut::AfterSignal(config.drain_duration.value)
@@ -832,8 +935,9 @@ fn drains_on_pre_stop(proxy: &PlannedContainer) -> bool {
 }
 
 /// Whether the proxy receives inbound traffic: not with
-/// `sidecar.istio.io/interceptionMode: NONE`, where nothing redirects to it (semantics
-/// 3.2) and Envoy builds no inbound listeners without a Sidecar ingress.
+/// `sidecar.istio.io/interceptionMode: NONE`, where nothing redirects to it
+/// (docs/lifecycle.md §3.2) and Envoy builds no inbound listeners without a Sidecar
+/// ingress.
 fn intercepts_inbound(b: &Builder) -> bool {
     b.workload
         .pod_annotation("sidecar.istio.io/interceptionMode")

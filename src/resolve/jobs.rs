@@ -1,4 +1,4 @@
-//! How a Job's work container stops its sidecars (semantics 2.6 and section 7, F1–F4).
+//! How a Job's work container stops its sidecars (docs/lifecycle.md §2.6 and §7, F1–F4).
 //!
 //! A Job pod completes only when every regular container has exited, so a classic
 //! sidecar must be told to stop. This module finds the calls that do it in the work
@@ -39,9 +39,21 @@ pub fn resolve(b: &mut Builder) {
         let stops: Vec<SidecarStop> = calls
             .into_iter()
             .map(|call| {
-                let (method, effective) = judge(b, &call, work_user);
+                let (method, mut effective) = judge(b, &call, work_user);
+                if let Some(exec) = &call.replaced_by {
+                    effective = ineffective(
+                        IneffectiveKind::NeverRuns,
+                        format!("`{exec}` replaces the shell first, so the shell never gets to it (an EXIT trap does not run either)"),
+                    );
+                }
                 SidecarStop {
                     path: call_path(container, &path, &call),
+                    // pilot-agent's `/quitquitquit` disables draining and exits at once
+                    // (`handleQuit`); Envoy's own exits at once too (docs/lifecycle.md §3.4).
+                    exits_at_once: matches!(
+                        method,
+                        StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit
+                    ),
                     method,
                     status: call.status,
                     text: call.text,
@@ -124,16 +136,7 @@ fn judge(
                     "pilot-agent's /quitquitquit",
                 )
             } else if *port == ENVOY_ADMIN_PORT {
-                (
-                    StopMethod::EnvoyAdminQuit,
-                    ineffective(
-                        IneffectiveKind::Call,
-                        format!(
-                            "port {ENVOY_ADMIN_PORT} is Envoy's admin port: Envoy exits but pilot-agent keeps running, so the pod stays Running (istio#11659); call :{}/quitquitquit",
-                            istio_status_port(b)
-                        ),
-                    ),
-                )
+                (StopMethod::EnvoyAdminQuit, envoy_exit_stops_agent(b))
             } else if *port == cloud_sql_admin_port(b)
                 || has_sidecar(b, &SidecarKind::CloudSqlProxy)
             {
@@ -216,7 +219,14 @@ fn judge(
                     "signalling another container's process needs `shareProcessNamespace: true`",
                 )
             } else {
-                signal_permitted(process, work_user)
+                signal_permitted(process, work_user).and_then(|()| {
+                    let lower = process.to_lowercase();
+                    if lower.contains("envoy") && !lower.contains("pilot-agent") {
+                        envoy_exit_stops_agent(b)
+                    } else {
+                        Ok(())
+                    }
+                })
             };
             (
                 StopMethod::Signal {
@@ -284,18 +294,19 @@ fn cloud_sql_admin_port(b: &Builder) -> u16 {
         .unwrap_or(CLOUD_SQL_ADMIN_PORT)
 }
 
-/// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (semantics 4.3).
+/// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (docs/lifecycle.md §4.3).
 fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
     const ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
     let off = |reason: String| ineffective(IneffectiveKind::Call, reason);
-    if let Some((value, _)) = b.workload.annotation(ANNOTATION) {
-        return if value == "enabled" {
-            Ok(())
-        } else {
-            off(format!(
-                "`{ANNOTATION}: {value}` leaves Linkerd's /shutdown endpoint off (404)"
-            ))
-        };
+    // Only "enabled" and "disabled" are read; anything else keeps the default.
+    match b.workload.annotation(ANNOTATION) {
+        Some(("enabled", _)) => return Ok(()),
+        Some(("disabled", _)) => {
+            return off(format!(
+                "`{ANNOTATION}: disabled` leaves Linkerd's /shutdown endpoint off (404)"
+            ));
+        }
+        _ => {}
     }
     let env_enabled = b
         .init
@@ -341,6 +352,22 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
     }
 }
 
+/// Whether Envoy exiting (its own `:15000/quitquitquit`, a signal to `envoy`) stops
+/// the sidecar: from Istio 1.4 pilot-agent exits once Envoy has ("No more active
+/// epochs, terminating"); before, it kept running (istio#11659). docs/lifecycle.md §3.4.
+fn envoy_exit_stops_agent(b: &Builder) -> Result<(), Ineffective> {
+    match b.settings.istio.version.as_ref().map(|v| v.value) {
+        Some(version) if version.minor < 4 => ineffective(
+            IneffectiveKind::Call,
+            format!(
+                "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{}/quitquitquit",
+                istio_status_port(b)
+            ),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Users the proxies run as: Istio's 1337, Linkerd's 2102.
 fn proxy_user(process: &str) -> Option<i64> {
     let process = process.to_lowercase();
@@ -353,9 +380,8 @@ fn proxy_user(process: &str) -> Option<i64> {
     }
 }
 
-/// Whether a signal to `process` from the work can stop the sidecar: a non-root process
-/// may signal only its own user's processes, and signalling Envoy alone leaves
-/// pilot-agent running (F2).
+/// Whether the work may signal `process`: a non-root process may signal only its own
+/// user's processes.
 fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), Ineffective> {
     if let (Some(user), Some(proxy)) = (work_user, proxy_user(process))
         && user != 0
@@ -366,13 +392,6 @@ fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), Ineffec
             format!(
                 "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
             ),
-        );
-    }
-    let lower = process.to_lowercase();
-    if lower.contains("envoy") && !lower.contains("pilot-agent") {
-        return ineffective(
-            IneffectiveKind::Call,
-            "this stops Envoy only: pilot-agent keeps running and the pod stays Running (istio#11659); signal pilot-agent, or POST :15020/quitquitquit",
         );
     }
     Ok(())

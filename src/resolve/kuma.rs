@@ -1,4 +1,4 @@
-//! Kuma and Kong Mesh's `kuma-sidecar` (semantics section 5).
+//! Kuma and Kong Mesh's `kuma-sidecar` (docs/lifecycle.md §5).
 //!
 //! The label `kuma.io/sidecar-injection: enabled` adds the sidecar; with
 //! `kuma.io/wait-for-dataplane-ready: "true"` it is placed first with a postStart that

@@ -1,10 +1,10 @@
-//! Linkerd proxies (semantics section 4).
+//! Linkerd proxies (docs/lifecycle.md §4).
 //!
 //! Before injection: the `linkerd.io/inject` annotation on the pod or its namespace
-//! decides (4.1); the proxy is a native sidecar or a classic container, held by
-//! `linkerd-await` or not, with a `wait-before-exit` preStop (4.2). After injection:
+//! decides (§4.1); the proxy is a native sidecar or a classic container, held by
+//! `linkerd-await` or not, with a `wait-before-exit` preStop (§4.2). After injection:
 //! `linkerd-proxy` is read as written. On SIGTERM the proxy refuses new connections and
-//! lets in-flight ones finish, up to its shutdown grace period (4.3).
+//! lets in-flight ones finish, up to its shutdown grace period (§4.3).
 
 use super::Builder;
 use super::hooks::{self, HookKind, Owner};
@@ -22,12 +22,37 @@ const INJECT: &str = "linkerd.io/inject";
 const AWAIT: &str = "config.linkerd.io/proxy-await";
 const WAIT_BEFORE_EXIT: &str = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds";
 const SHUTDOWN_GRACE: &str = "config.linkerd.io/shutdown-grace-period";
-/// Native-sidecar annotations, strongest first (the GA key wins over beta over alpha).
-const NATIVE: [&str; 3] = [
-    "config.linkerd.io/proxy-enable-native-sidecar",
-    "config.beta.linkerd.io/proxy-enable-native-sidecar",
-    "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+/// The native-sidecar annotations, strongest first (the GA key wins over beta over
+/// alpha), each with the stable line and edge release that first reads it
+/// (`pkg/k8s/labels.go` at version-2.15, version-2.19, version-2.20).
+const NATIVE: [NativeKey; 3] = [
+    NativeKey {
+        key: "config.linkerd.io/proxy-enable-native-sidecar",
+        since: (20, (26, 5, 2)),
+    },
+    NativeKey {
+        key: "config.beta.linkerd.io/proxy-enable-native-sidecar",
+        since: (19, (25, 10, 2)),
+    },
+    NativeKey {
+        key: "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+        since: (15, (23, 11, 4)),
+    },
 ];
+
+/// A native-sidecar annotation and the first release that reads it.
+struct NativeKey {
+    key: &'static str,
+    /// The stable minor and the edge release (year, month, build).
+    since: (u32, (u32, u32, u32)),
+}
+
+impl NativeKey {
+    fn release(&self) -> String {
+        let (minor, (year, month, build)) = self.since;
+        format!("2.{minor} (edge-{year}.{month}.{build})")
+    }
+}
 /// The proxy's own default shutdown grace period (`DEFAULT_SHUTDOWN_GRACE_PERIOD`).
 const DEFAULT_SHUTDOWN_GRACE: Millis = Millis::secs(120);
 
@@ -44,7 +69,7 @@ pub fn resolve(b: &mut Builder) {
 }
 
 /// An annotation of the pod, or else of its namespace (namespace `config.*` annotations
-/// are copied to pods that do not set them, 4.1).
+/// are copied to pods that do not set them, §4.1).
 fn setting(b: &Builder, key: &str) -> Option<(String, Source)> {
     if let Some((value, path)) = b.workload.pod_annotation(key) {
         return Some((value.to_owned(), Source::Manifest(path)));
@@ -81,7 +106,7 @@ fn label_instead_of_annotation(b: &mut Builder) {
     }
 }
 
-/// Semantics 4.1: the pod's annotation and its namespace's.
+/// docs/lifecycle.md §4.1: the pod's annotation and its namespace's.
 fn injection(b: &mut Builder) -> Option<JsonPath> {
     let pod = b
         .workload
@@ -143,20 +168,86 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
     })
 }
 
-/// Whether the injector makes the proxy a native sidecar, and why.
+/// Whether the injector makes the proxy a native sidecar, and why
+/// (docs/lifecycle.md §4.2): the strongest key this release reads decides, read with
+/// `strconv.ParseBool`; an unparsable value keeps the default, and a key the release
+/// does not read does nothing (ML404 says so for both).
 fn native_mode(b: &mut Builder) -> (bool, String) {
-    for key in NATIVE {
-        if let Some((value, source)) = setting(b, key) {
-            // Native sidecars arrived with 2.15 (alpha annotation).
-            if version_at_least(b, 15, (23, 11, 4)) == Some(false) {
-                return (
-                    false,
-                    format!("`{key}` is not supported before Linkerd 2.15"),
-                );
+    let (default, default_reason) = native_by_default(b);
+    let version = b.settings.linkerd.version.as_ref().map(|v| v.value);
+    let mut decided = None;
+    for native in &NATIVE {
+        let Some((value, source)) = native_setting(b, native.key) else {
+            continue;
+        };
+        let known = version_at_least(b, native.since.0, native.since.1) != Some(false);
+        let complain = |b: &mut Builder, message: String, fix: Option<String>| {
+            if let Source::Manifest(path) = &source {
+                b.problem(ConfigProblemKind::IgnoredOptIn, path.clone(), message, fix);
             }
-            return (value == "true", format!("`{key}: \"{value}\"` ({source})"));
+        };
+        if !known {
+            let release = version.map(|v| v.to_string()).unwrap_or_default();
+            let readable = NATIVE
+                .iter()
+                .find(|k| version_at_least(b, k.since.0, k.since.1) == Some(true))
+                .map(|k| k.key);
+            complain(
+                b,
+                format!(
+                    "Linkerd {release} does not read `{}` (first read by {}): it has no effect",
+                    native.key,
+                    native.release()
+                ),
+                Some(match readable {
+                    Some(key) => format!("write `{key}` for this Linkerd version"),
+                    None => "native sidecars need Linkerd 2.15 or later".to_owned(),
+                }),
+            );
+            continue;
+        }
+        if decided.is_some() {
+            continue;
+        }
+        match super::parse_go_bool(&value) {
+            Some(on) => decided = Some((on, format!("`{}: \"{value}\"` ({source})", native.key))),
+            None => {
+                complain(
+                    b,
+                    format!(
+                        "`{}: \"{value}\"` is not a boolean the injector reads (strconv.ParseBool): it keeps its default, {}",
+                        native.key,
+                        if default {
+                            "a native sidecar"
+                        } else {
+                            "a classic sidecar"
+                        }
+                    ),
+                    Some(format!("write `{}: \"true\"` or \"false\"", native.key)),
+                );
+                decided = Some((default, default_reason.clone()));
+            }
         }
     }
+    decided.unwrap_or((default, default_reason))
+}
+
+/// A native-sidecar annotation of the pod, or of its namespace where the injector
+/// copies it: from 2.20 it no longer copies the beta key (`ProxyAnnotations`).
+fn native_setting(b: &Builder, key: &str) -> Option<(String, Source)> {
+    let beta_dropped = key == NATIVE[1].key && version_at_least(b, 20, (26, 5, 2)) != Some(false);
+    if beta_dropped {
+        return b
+            .workload
+            .pod_annotation(key)
+            .map(|(value, path)| (value.to_owned(), Source::Manifest(path)));
+    }
+    setting(b, key)
+}
+
+/// The mode when no annotation decides: Helm `proxy.nativeSidecar`, else the release's
+/// default (native from 2.20).
+fn native_by_default(b: &mut Builder) -> (bool, String) {
     if let Some(setting) = &b.settings.linkerd.native_sidecar {
         return (
             setting.value,
@@ -192,9 +283,21 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
 }
 
 /// Whether the app waits for the proxy (`proxy-await`, on by default since 2.11).
-fn await_proxy(b: &Builder) -> Sourced<bool> {
+fn await_proxy(b: &mut Builder) -> Sourced<bool> {
+    // The injector reads only "enabled" and "disabled"; it logs anything else and
+    // keeps the default (`pkg/inject/inject.go`).
     if let Some((value, source)) = setting(b, AWAIT) {
-        return Sourced::new(value != "disabled", source);
+        if value == "enabled" || value == "disabled" {
+            return Sourced::new(value == "enabled", source);
+        }
+        if let Source::Manifest(path) = &source {
+            b.problem(
+                ConfigProblemKind::Invalid,
+                path.clone(),
+                format!("`{AWAIT}: {value}` is not enabled or disabled; the injector ignores it"),
+                Some(format!("write `{AWAIT}: enabled` or `disabled`")),
+            );
+        }
     }
     if let Some(setting) = &b.settings.linkerd.proxy_await {
         return setting.clone();
@@ -207,8 +310,10 @@ fn await_proxy(b: &Builder) -> Sourced<bool> {
 
 fn wait_before_exit(b: &mut Builder) -> Option<Sourced<Millis>> {
     if let Some((value, source)) = setting(b, WAIT_BEFORE_EXIT) {
-        match value.trim().parse::<i64>() {
-            Ok(seconds) if seconds >= 0 => {
+        // `strconv.ParseUint(value, 10, 64)`: digits only.
+        let digits = !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit());
+        match value.parse::<i64>() {
+            Ok(seconds) if digits => {
                 return Some(Sourced::new(Millis::secs(seconds), source));
             }
             _ => {
@@ -260,10 +365,13 @@ fn shutdown_grace(b: &mut Builder, env: Option<&str>) -> Sourced<Millis> {
         .unwrap_or_else(|| Sourced::default_value(DEFAULT_SHUTDOWN_GRACE))
 }
 
-/// Semantics 4.3: refuses new connections from the signal, exits when in-flight ones
+/// docs/lifecycle.md §4.3: refuses new connections from the signal, exits when in-flight ones
 /// are done or the grace period ends.
 fn apply_shutdown(proxy: &mut PlannedContainer, grace: Sourced<Millis>) {
-    proxy.exit = ExitPolicy::WhenRequestsDone { cap: grace };
+    proxy.exit = ExitPolicy::WhenRequestsDone {
+        accepting: Millis::ZERO,
+        cap: Some(grace),
+    };
     proxy.traffic = Some(TrafficCuts {
         inbound_refused: Cut::Signal,
         inbound_drained: Cut::Signal,
@@ -333,12 +441,32 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     });
 }
 
-/// Adds the modelled `linkerd-init` and `linkerd-proxy` (semantics 4.2).
+/// Adds the modelled `linkerd-init` and `linkerd-proxy` (docs/lifecycle.md §4.2).
 fn inject(b: &mut Builder, trigger: JsonPath) {
     b.exempt_init_calls(PROXY_UID, "config.linkerd.io/skip-outbound-ports");
     let (native, native_reason) = native_mode(b);
     let awaits = await_proxy(b);
-    let wait = if native { None } else { wait_before_exit(b) };
+    let mut wait = wait_before_exit(b);
+    if native {
+        // 2.15–2.19 refuse to render the two together (`_proxy.tpl`: "cannot be used
+        // simultaneously"), and the injector denies the pod; 2.20 ignores the wait.
+        if let Some(asked) = wait.as_ref().filter(|w| w.value > Millis::ZERO)
+            && version_at_least(b, 20, (26, 5, 2)) == Some(false)
+            && b.rejection.is_none()
+        {
+            let path = match &asked.source {
+                Source::Manifest(path) => path.clone(),
+                _ => trigger.clone(),
+            };
+            b.rejection = Some(Rejection {
+                path,
+                by: "Linkerd's proxy injector",
+                cause: RejectionCause::MeshSetting,
+                reason: "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".into(),
+            });
+        }
+        wait = None;
+    }
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
     let env = super::commands::Env::new();
@@ -358,7 +486,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     let shaped_by = ShapedBy {
         native: NATIVE
             .iter()
-            .find_map(|key| setting(b, key))
+            .find_map(|native| native_setting(b, native.key))
             .filter(|_| native)
             .and_then(|(_, source)| manifest_path(&source)),
         no_startup_gate: manifest_path(&awaits.source).filter(|_| !awaits.value),
@@ -369,7 +497,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     proxy.restart_always = native;
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
-    // Native with await: `/ready` on 4191 every second, 120 tries (4.2).
+    // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
     proxy.startup_probe = (native && awaits.value).then_some(ProbeTiming {
         initial_delay: Millis::ZERO,
         period: Millis::secs(1),

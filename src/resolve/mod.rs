@@ -67,6 +67,8 @@ pub struct Builder<'a> {
     pub moot: Vec<MootSetting>,
     /// Why the pod would not be admitted, when it would not.
     pub rejection: Option<Rejection>,
+    /// Hooks the API server drops at admission.
+    pub dropped_hooks: Vec<DroppedHook>,
 }
 
 impl<'a> Builder<'a> {
@@ -82,6 +84,7 @@ impl<'a> Builder<'a> {
             problems: Vec::new(),
             moot: Vec::new(),
             rejection: None,
+            dropped_hooks: Vec::new(),
         };
         builder.read_scenario_annotations();
         let spec = &workload.pod_spec;
@@ -100,34 +103,47 @@ impl<'a> Builder<'a> {
         builder
     }
 
-    /// The kubelet's `sleep` action only exists from Kubernetes 1.29 (alpha, off) and is
-    /// on from 1.30, GA from 1.34 (semantics 2.3): below, the API drops it and the hook
-    /// does nothing; while beta a cluster may have turned it off.
+    /// The kubelet's `sleep` action (docs/lifecycle.md §2.3): Kubernetes 1.28 and older
+    /// have no such field, so the handler is left empty and the pod rejected; in 1.29 the
+    /// `PodLifecycleSleepAction` gate is alpha and off, and the API server drops the
+    /// action (`dropPodLifecycleSleepAction`): the pod is admitted without that hook; from
+    /// 1.30 it runs, and invalid seconds are rejected by validation.
     fn check_sleep_actions(&mut self, grace: i64) {
         let version = self.settings.kubernetes.value;
         let mut notes = Vec::new();
         let mut rejection = None;
+        let mut dropped = Vec::new();
         for container in self.init.iter_mut().chain(self.regular.iter_mut()) {
-            for hook in [&mut container.pre_stop, &mut container.post_start]
-                .into_iter()
-                .flatten()
-            {
-                let HookAction::Sleep(seconds) = hook.action else {
+            for slot in [&mut container.pre_stop, &mut container.post_start] {
+                let Some(hook) = slot.as_ref() else { continue };
+                let (HookAction::Sleep(seconds), Some(path)) =
+                    (hook.action.clone(), hook.path.clone())
+                else {
                     continue;
                 };
-                let Some(path) = hook.path.clone() else {
+                if version.drops_sleep_action() {
+                    notes.push((
+                        format!(
+                            "{}: Kubernetes {version} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook",
+                            container.name
+                        ),
+                        path.clone(),
+                    ));
+                    dropped.push(DroppedHook {
+                        container: container.name.clone(),
+                        path,
+                        seconds,
+                    });
+                    *slot = None;
                     continue;
-                };
+                }
                 if let Some(reason) = sleep_action_problem(version, grace, seconds) {
                     rejection.get_or_insert(Rejection {
                         path: path.key("sleep"),
                         by: "the API server",
+                        cause: RejectionCause::SleepAction,
                         reason,
                     });
-                }
-                if !version.has_sleep_action() {
-                    hook.duration = HookDuration::Fixed(Millis::ZERO);
-                    notes.push((format!("{}: the sleep action is off in Kubernetes {version}; the hook does nothing", container.name), path));
                 } else if !version.sleep_action_is_ga() {
                     notes.push((format!("{}: the sleep action is beta in Kubernetes {version}; taken as enabled", container.name), path));
                 }
@@ -136,8 +152,63 @@ impl<'a> Builder<'a> {
         for (text, path) in notes {
             self.assume(text, Source::Manifest(path));
         }
+        self.dropped_hooks = dropped;
         if self.rejection.is_none() {
             self.rejection = rejection;
+        }
+    }
+
+    /// Before Kubernetes 1.29 the API server drops `restartPolicy` from init containers
+    /// (`dropDisabledFields`: the `SidecarContainers` gate is off in 1.28, the field
+    /// unknown before), and validation forbids probes and lifecycle hooks on the plain
+    /// init container that is left (`validateInitContainers`): such a pod is rejected
+    /// (docs/lifecycle.md §1.2). One without them is admitted and never gets past it.
+    fn check_dropped_restart_policies(&mut self) {
+        if self.settings.kubernetes.value.runs_native_sidecars() || self.rejection.is_some() {
+            return;
+        }
+        let version = self.settings.kubernetes.value;
+        for planned in self.init.iter().filter(|c| c.restart_always) {
+            let manifest = self.manifest_container(planned);
+            let forbidden = |field: &str| match (field, manifest) {
+                ("startupProbe", Some(c)) => c.startup_probe.is_some(),
+                ("readinessProbe", Some(c)) => c.readiness_probe.is_some(),
+                ("livenessProbe", Some(c)) => c.liveness_probe.is_some(),
+                ("lifecycle", Some(c)) => c.lifecycle.is_some(),
+                ("startupProbe", None) => planned.startup_probe.is_some(),
+                ("readinessProbe", None) => planned.readiness_probe.is_some(),
+                ("lifecycle", None) => planned.pre_stop.is_some() || planned.post_start.is_some(),
+                _ => false,
+            };
+            let Some(field) = [
+                "startupProbe",
+                "readinessProbe",
+                "livenessProbe",
+                "lifecycle",
+            ]
+            .into_iter()
+            .find(|field| forbidden(field)) else {
+                continue;
+            };
+            let path = match planned.manifest_path() {
+                Some(path) => path.key(field),
+                None => planned
+                    .shaped_by()
+                    .and_then(|s| s.native.clone())
+                    .unwrap_or_else(|| planned.anchor().clone()),
+            };
+            self.rejection = Some(Rejection {
+                path,
+                by: "the API server",
+                cause: RejectionCause::DroppedSidecarPolicy {
+                    container: planned.name.clone(),
+                },
+                reason: format!(
+                    "Kubernetes {version} drops `restartPolicy: Always` from init container `{}`, and a plain init container may not have a {field}",
+                    planned.name
+                ),
+            });
+            return;
         }
     }
 
@@ -396,6 +467,22 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Records a configuration problem with `setting` for the rule of `kind`.
+    pub fn problem(
+        &mut self,
+        kind: ConfigProblemKind,
+        setting: JsonPath,
+        message: String,
+        fix: Option<String>,
+    ) {
+        self.problems.push(ConfigProblem {
+            path: setting,
+            message,
+            kind,
+            fix,
+        });
+    }
+
     /// Records an assumption once.
     pub fn assume(&mut self, text: impl Into<String>, source: Source) {
         let text = text.into();
@@ -427,6 +514,7 @@ impl<'a> Builder<'a> {
             grace_period.value = 1;
         }
         self.check_sleep_actions(grace_period.value);
+        self.check_dropped_restart_policies();
         self.fail_hooks_without_their_program();
         self.note_unknown_hook_lengths();
         let restart_policy = match spec.restart_policy.as_deref() {
@@ -436,6 +524,17 @@ impl<'a> Builder<'a> {
             None if workload.kind.runs_to_completion() => RestartPolicy::Never,
             None => RestartPolicy::Always,
         };
+        // `kubectl delete --grace-period=0` without `--force` sends 1 (§2.2).
+        let deletion_grace_period = self.settings.deletion_grace_period.clone().map(|mut d| {
+            if d.value == 0 {
+                d.value = 1;
+                self.assume(
+                    "a deletion grace period of 0 is taken as 1 s, as `kubectl delete --grace-period=0` sends it without --force",
+                    d.source.clone(),
+                );
+            }
+            d
+        });
         let mut containers = self.init;
         for (index, container) in containers.iter_mut().enumerate() {
             container.index = index;
@@ -450,7 +549,7 @@ impl<'a> Builder<'a> {
             paths: workload.paths.clone(),
             kubernetes: self.settings.kubernetes.clone(),
             grace_period,
-            deletion_grace_period: self.settings.deletion_grace_period.clone(),
+            deletion_grace_period,
             deadline_termination: self.settings.restartable_sidecars_during_termination.value,
             restart_policy,
             share_process_namespace: spec.share_process_namespace == Some(true),
@@ -461,6 +560,7 @@ impl<'a> Builder<'a> {
             config_problems: self.problems,
             moot_settings: self.moot,
             rejection: self.rejection,
+            dropped_hooks: self.dropped_hooks,
         }
     }
 
@@ -521,7 +621,17 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// A probe's timing with the API defaults filled in (semantics 1.3).
+/// Go's `strconv.ParseBool`, which pilot-agent (its environment) and Linkerd's
+/// injector (its annotations) read booleans with; `None` for anything else.
+pub fn parse_go_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// A probe's timing with the API defaults filled in (docs/lifecycle.md §1.3).
 pub fn probe_timing(probe: &Probe) -> ProbeTiming {
     ProbeTiming {
         initial_delay: Millis::secs(i64::from(probe.initial_delay_seconds.unwrap_or(0).max(0))),
@@ -554,12 +664,15 @@ pub fn command_path(container: &Container, path: &JsonPath) -> JsonPath {
 }
 
 /// Why the API server rejects a `sleep` hook action with `seconds` on `version`
-/// (semantics 2.3), when it does.
+/// (docs/lifecycle.md §2.3), when it does. In 1.29 the action is dropped before
+/// validation, so nothing is rejected.
 pub fn sleep_action_problem(version: KubeVersion, grace: i64, seconds: i64) -> Option<String> {
-    if !version.has_sleep_action() {
+    if !version.knows_sleep_action() {
         Some(format!(
-            "the sleep action is off in Kubernetes {version} (on from 1.30): the API server drops it and rejects the hook"
+            "Kubernetes {version} has no sleep action (it arrived in 1.29): the API server sees an empty handler and rejects the pod"
         ))
+    } else if version.drops_sleep_action() {
+        None
     } else if seconds < 0 {
         Some(format!(
             "sleep.seconds is {seconds}; it must not be negative"

@@ -25,7 +25,7 @@ pub struct PodPlan {
     /// (`kubectl delete --grace-period`, `deletionGracePeriodSeconds`).
     pub deletion_grace_period: Option<Sourced<i64>>,
     /// The kubelet's `SidecarsRestartableDuringPodTermination` gate: an absolute
-    /// deadline and no 2-second floor (semantics 2.5).
+    /// deadline and no 2-second floor (docs/lifecycle.md §2.5).
     pub deadline_termination: bool,
     /// Pod `restartPolicy` (default Always; Never for Jobs that leave it unset).
     pub restart_policy: RestartPolicy,
@@ -47,6 +47,9 @@ pub struct PodPlan {
     /// Why the pod would not be admitted, when it would not: there is then no pod to
     /// start or stop, and only the rules about admission apply.
     pub rejection: Option<Rejection>,
+    /// Hooks the API server drops at admission (a `sleep` action where the gate is
+    /// off): the pod runs without them.
+    pub dropped_hooks: Vec<DroppedHook>,
 }
 
 /// The first reason the pod would not be admitted.
@@ -56,8 +59,36 @@ pub struct Rejection {
     pub path: JsonPath,
     /// Who rejects it: "the API server", "Istio's sidecar injector".
     pub by: &'static str,
+    /// What in the pod causes it, for the rule that reports it.
+    pub cause: RejectionCause,
     /// Why, for messages.
     pub reason: String,
+}
+
+/// What makes a pod inadmissible, which decides the rule that reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RejectionCause {
+    /// A `sleep` hook action this Kubernetes version does not accept (ML209).
+    SleepAction,
+    /// An init container whose `restartPolicy: Always` this version drops, left with
+    /// the probes or hooks only sidecars may have (ML105).
+    DroppedSidecarPolicy {
+        /// The init container.
+        container: String,
+    },
+    /// A mesh setting the injector cannot use, so it denies the pod (ML401).
+    MeshSetting,
+}
+
+/// A lifecycle hook the API server removes at admission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedHook {
+    /// The container whose hook it was.
+    pub container: String,
+    /// The hook in the manifest (`...lifecycle.preStop`).
+    pub path: JsonPath,
+    /// `sleep.seconds` as written.
+    pub seconds: i64,
 }
 
 impl PodPlan {
@@ -97,11 +128,16 @@ impl PodPlan {
         &self.paths.pod_spec
     }
 
-    /// The grace period the kubelet works with for this deletion.
-    pub fn deletion_grace(&self) -> &Sourced<i64> {
-        self.deletion_grace_period
+    /// The grace period the kubelet works with for this deletion: the deletion's or
+    /// the pod's, never less than the pod worker's 1 s (docs/lifecycle.md §2.2).
+    pub fn deletion_grace(&self) -> Sourced<i64> {
+        let mut grace = self
+            .deletion_grace_period
             .as_ref()
             .unwrap_or(&self.grace_period)
+            .clone();
+        grace.value = grace.value.max(1);
+        grace
     }
 
     /// The path of `terminationGracePeriodSeconds`, set or not.
@@ -234,11 +270,11 @@ pub struct PlannedContainer {
     pub restart_always: bool,
     /// The image, when known.
     pub image: Option<String>,
-    /// Its postStart hook: it blocks the next container until it returns (semantics 1.1).
+    /// Its postStart hook: it blocks the next container until it returns (§1.1).
     pub post_start: Option<Hook>,
-    /// Its preStop hook: it runs from T0 and counts against the grace period (2.2).
+    /// Its preStop hook: it runs from T0 and counts against the grace period (§2.2).
     pub pre_stop: Option<Hook>,
-    /// Its startup probe: for a native sidecar, it holds the next container (1.2).
+    /// Its startup probe: for a native sidecar, it holds the next container (§1.2).
     pub startup_probe: Option<ProbeTiming>,
     /// When the kubelet first counts it ready; `None` means no probe (ready at once).
     pub readiness_probe: Option<ProbeTiming>,
@@ -261,7 +297,7 @@ pub struct PlannedContainer {
     /// (`holdApplicationUntilProxyStarts`, `proxy-await`), if any.
     pub gate_request: Option<GateRequest>,
     /// The startup probe's own `terminationGracePeriodSeconds`: a kill the probe causes
-    /// uses it instead of the pod's (semantics 1.3).
+    /// uses it instead of the pod's (docs/lifecycle.md §1.3).
     pub probe_grace: Option<i64>,
     /// The first command of an init container that uses the network (ML103).
     pub network_use: Option<NetworkUse>,
@@ -270,7 +306,8 @@ pub struct PlannedContainer {
     /// The image most likely has no shell or `sleep` (distroless, static).
     pub missing_tools: super::images::MissingTools,
     /// The exit code when stopped by a signal (143 for the Cloud SQL proxy unless
-    /// `--exit-zero-on-sigterm`); a non-zero code fails a Job pod (semantics 2.6, F4).
+    /// `--exit-zero-on-sigterm`); a non-zero code fails a Job pod (docs/lifecycle.md
+    /// §2.6, §7 F4).
     pub exit_code_on_signal: i32,
 }
 
@@ -488,11 +525,15 @@ pub enum ExitPolicy {
         /// How often the connections are polled (1 s, not configurable).
         poll: Millis,
     },
-    /// Linkerd: refuses new connections and exits when in-flight requests are done,
-    /// at most `cap` after the signal.
+    /// Keeps serving for `accepting` after the signal, then refuses new connections
+    /// and exits when in-flight requests are done, at most `cap` later (Linkerd's
+    /// proxy; Dapr's `daprd`).
     WhenRequestsDone {
-        /// The shutdown grace period that ends the wait.
-        cap: Sourced<Millis>,
+        /// How long it keeps serving after the signal (Dapr's
+        /// `block-shutdown-duration`; 0 for Linkerd).
+        accepting: Millis,
+        /// The shutdown grace period that ends the wait; `None`: no limit but SIGKILL.
+        cap: Option<Sourced<Millis>>,
     },
     /// Cloud SQL Auth Proxy: keeps accepting for `minimum` (`--min-sigterm-delay`),
     /// then waits for the app's connections to close, which pooled connections do when
@@ -545,6 +586,9 @@ pub struct SidecarStop {
     pub text: String,
     /// Whether it can work, and if not, why.
     pub effective: Result<(), Ineffective>,
+    /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
+    /// SIGTERM (pilot-agent's `/quitquitquit` disables draining).
+    pub exits_at_once: bool,
 }
 
 /// An init container's call out of the pod, which needs a proxy that is running when
@@ -580,6 +624,8 @@ pub enum IneffectiveKind {
     Permission,
     /// A call that reaches nothing that stops the whole sidecar (ML304).
     Call,
+    /// A call the shell never makes: `exec` replaced it first (ML304).
+    NeverRuns,
 }
 
 /// How a sidecar is told to stop.

@@ -1,5 +1,5 @@
 //! Sidecars that are not mesh proxies the mesh modules handle: the Cloud SQL Auth Proxy
-//! (semantics section 5), sidecars users declare in config, and the legacy sidecars of
+//! (docs/lifecycle.md §5), sidecars users declare in config, and the legacy sidecars of
 //! Jobs (a log shipper running `tail -F`) that never exit on their own.
 
 use super::commands;

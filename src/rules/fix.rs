@@ -48,13 +48,13 @@ fn native_hint(plan: &PodPlan) -> String {
 /// How a Job's work should stop this sidecar when it is done.
 pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     let native = if plan.kubernetes.value.runs_native_sidecars() {
-        "; or avoid the problem: a native sidecar does not block Job completion"
+        "; or avoid the problem: the kubelet stops a native sidecar once the work is done"
     } else {
         ""
     };
     match sidecar.sidecar().map(|s| &s.kind) {
         Some(SidecarKind::IstioProxy) => format!(
-            "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\n    exec-your-work-here\n(or `sidecar.istio.io/nativeSidecar: \"true\"` on the pod template{native})"
+            "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\n    ./your-work   # not `exec`: the trap must outlive it\n(or `sidecar.istio.io/nativeSidecar: \"true\"` on the pod template{native})"
         ),
         Some(SidecarKind::LinkerdProxy) => format!(
             "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `config.linkerd.io/proxy-admin-shutdown: enabled`{native}"
@@ -63,7 +63,7 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
             "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
         ),
         _ => format!(
-            "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so it does not block completion",
+            "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
             sidecar.name
         ),
     }
@@ -107,8 +107,16 @@ pub fn exit_description(container: &PlannedContainer) -> String {
             "EXIT_ON_ZERO_ACTIVE_CONNECTIONS: waits MINIMUM_DRAIN_DURATION {} then until the app's connections close",
             minimum.value
         ),
-        ExitPolicy::WhenRequestsDone { cap } => {
-            format!("lets requests finish, up to {}", cap.value)
+        ExitPolicy::WhenRequestsDone { accepting, cap } => {
+            let serving = if *accepting > crate::time::Millis::ZERO {
+                format!("keeps serving for {accepting}, then ")
+            } else {
+                String::new()
+            };
+            match cap {
+                Some(cap) => format!("{serving}lets requests finish, up to {}", cap.value),
+                None => format!("{serving}lets requests finish, with no limit but SIGKILL"),
+            }
         }
         ExitPolicy::WhenConnectionsClose { minimum, cap } => format!(
             "accepts for {minimum} (--min-sigterm-delay), then waits up to {cap} for connections to close (--max-sigterm-delay)"
@@ -191,6 +199,9 @@ pub fn keep_proxy_until_app_exits(
         ),
         Some(SidecarKind::CloudSqlProxy) => format!(
             "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={seconds}s` (and `--max-sigterm-delay` for open connections){native}"
+        ),
+        Some(SidecarKind::Daprd) => format!(
+            "keep daprd serving while the app shuts down: dapr.io/block-shutdown-duration: \"{seconds}s\" (Dapr 1.13+){native}"
         ),
         _ => format!(
             "make `{}` outlive the app (at least {seconds} s){native}",

@@ -1,4 +1,4 @@
-//! The Istio part of the environment profile (semantics section 3), and the
+//! The Istio part of the environment profile (docs/lifecycle.md §3), and the
 //! `ProxyConfig` layer format shared by mesh config and the `proxy.istio.io/config`
 //! annotation.
 

@@ -1,4 +1,4 @@
-//! The Linkerd part of the environment profile (semantics section 4).
+//! The Linkerd part of the environment profile (docs/lifecycle.md §4).
 
 use super::{LinkerdVersion, Sourced};
 use crate::time::Millis;

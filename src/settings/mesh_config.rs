@@ -245,7 +245,7 @@ impl Reader<'_> {
                 Value::String(s) => match s.as_str() {
                     "true" => Some(NativeSidecars::On),
                     "auto" => Some(NativeSidecars::Auto),
-                    // istiod disables native sidecars for any other value (semantics 3.3).
+                    // istiod disables native sidecars for any other value (docs/lifecycle.md §3.3).
                     _ => Some(NativeSidecars::Off),
                 },
                 _ => None,

@@ -225,7 +225,7 @@ pub struct Settings {
     pub deletion_grace_period: Option<Sourced<i64>>,
     /// The kubelet's `SidecarsRestartableDuringPodTermination` gate (alpha, off):
     /// termination against an absolute deadline, without the 2-second floor
-    /// (semantics 2.5).
+    /// (docs/lifecycle.md §2.5).
     pub restartable_sidecars_during_termination: Sourced<bool>,
 }
 

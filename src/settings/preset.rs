@@ -10,7 +10,7 @@ pub fn apply(name: &str, settings: &mut Settings) -> Result<(), String> {
     let source = Source::Preset(PRESET_ALIBABA);
     match name {
         // Alibaba Cloud Service Mesh turns holdApplicationUntilProxyStarts on mesh-wide and
-        // gives the proxy a `sleep 15` preStop hook (semantics, vendor documentation C1).
+        // gives the proxy a `sleep 15` preStop hook (docs/lifecycle.md §8, from its documentation).
         PRESET_ALIBABA => {
             settings.istio.hold_helm_global = Some(Sourced::new(true, source.clone()));
             settings.istio.custom_lifecycle = Some(Sourced::new(

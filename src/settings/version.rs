@@ -22,31 +22,43 @@ impl KubeVersion {
     }
 
     /// Whether `spec.initContainers[*].restartPolicy: Always` makes a sidecar (the
-    /// `SidecarContainers` gate: alpha and off in 1.28, on from 1.29). Semantics 1.2.
+    /// `SidecarContainers` gate: alpha and off in 1.28, on from 1.29). docs/lifecycle.md §1.2.
     pub fn runs_native_sidecars(self) -> bool {
         self.minor >= 29
     }
 
     /// Whether the kubelet stops native sidecars after the app containers, in reverse
-    /// order (1.29+). Semantics 2.4.
+    /// order (1.29+). docs/lifecycle.md §2.4.
     pub fn orders_sidecar_termination(self) -> bool {
         self.minor >= 29
     }
 
     /// Whether `lifecycle.*.sleep` is enabled (`PodLifecycleSleepAction`: alpha 1.29,
-    /// on from 1.30). Semantics 2.3.
+    /// on from 1.30). docs/lifecycle.md §2.3.
     pub fn has_sleep_action(self) -> bool {
         self.minor >= 30
     }
 
+    /// Whether the API has the `sleep` field at all (1.29+); older API servers leave
+    /// the handler empty. docs/lifecycle.md §2.3.
+    pub fn knows_sleep_action(self) -> bool {
+        self.minor >= 29
+    }
+
+    /// Whether the API server drops a sleep action before validation: in 1.29 its gate
+    /// is alpha and off (`dropPodLifecycleSleepAction`). docs/lifecycle.md §2.3.
+    pub fn drops_sleep_action(self) -> bool {
+        self.knows_sleep_action() && !self.has_sleep_action()
+    }
+
     /// Whether the sleep action is GA and locked on (1.34), rather than a beta gate a
-    /// cluster may have turned off. Semantics 2.3.
+    /// cluster may have turned off. docs/lifecycle.md §2.3.
     pub fn sleep_action_is_ga(self) -> bool {
         self.minor >= 34
     }
 
     /// Whether `sleep.seconds: 0` is accepted (`PodLifecycleSleepActionAllowZero`:
-    /// beta, on, from 1.33). Semantics 2.3.
+    /// beta, on, from 1.33). docs/lifecycle.md §2.3.
     pub fn allows_zero_sleep(self) -> bool {
         self.minor >= 33
     }
@@ -132,12 +144,12 @@ impl LinkerdVersion {
         }
     }
 
-    /// `POST :4191/shutdown` is off unless enabled, since edge-24.6.2 / 2.16. Semantics 4.3.
+    /// `POST :4191/shutdown` is off unless enabled, since edge-24.6.2 / 2.16. docs/lifecycle.md §4.3.
     pub fn shutdown_endpoint_off_by_default(self) -> bool {
         self.at_least(16, (24, 6, 2))
     }
 
-    /// Native sidecar mode is the default from edge-26.5.2 / 2.20. Semantics 4.2.
+    /// Native sidecar mode is the default from edge-26.5.2 / 2.20. docs/lifecycle.md §4.2.
     pub fn native_by_default(self) -> bool {
         self.at_least(20, (26, 5, 2))
     }

@@ -1,23 +1,24 @@
-//! A Job's end (semantics 2.6): the pod finishes when every regular container has
-//! exited. A classic sidecar exits only when the work stops it; native sidecars are
-//! terminated by the kubelet once the work is done, and do not count.
+//! A Job's end (docs/lifecycle.md §2.6): the pod finishes when every container the
+//! kubelet counts as running has stopped. A classic sidecar exits only when the work
+//! stops it; native sidecars are stopped by the kubelet once the regular containers are
+//! done, in reverse order and within the pod's grace period, and the pod reaches
+//! `Succeeded` only when the last of them has exited.
 
-use super::timeline::{Completion, Outcome, Startup};
-use crate::resolve::{ContainerList, ExitPolicy, PodPlan, RestartPolicy, StopMethod};
+use super::termination;
+use super::timeline::{Completion, Outcome, Startup, StopEntry};
+use crate::resolve::{ExitPolicy, PodPlan, RestartPolicy, StopMethod};
 use crate::time::Millis;
 
-pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
+/// The Job's end, or `None` when its work never starts (the pod stays in `Init`).
+pub fn simulate(plan: &PodPlan, startup: &Startup) -> Option<Completion> {
     let mut exits: Vec<Option<Millis>> = vec![None; plan.containers.len()];
     let mut work_done = Millis::ZERO;
     for (index, container) in plan.apps() {
-        let started = startup.containers[index].started;
-        let done = started.map(|s| s + container.runs_for.unwrap_or(Millis::ZERO));
-        exits[index] = done;
-        if let Some(done) = done {
-            work_done = work_done.max(done);
-        }
+        let started = startup.containers[index].started?;
+        let done = started + container.runs_for.unwrap_or(Millis::ZERO);
+        exits[index] = Some(done);
+        work_done = work_done.max(done);
     }
-    let all_work_done = plan.apps().all(|(i, _)| exits[i].is_some());
     // Regular-container sidecars: stopped by a working call from the work, or never. A
     // sidecar stopped by a signal exits with its signal exit code.
     let mut failing: Vec<(usize, i32)> = Vec::new();
@@ -30,10 +31,12 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
             .flat_map(|(_, app)| &app.sidecar_stops)
             .find(|stop| stop.effective.is_ok() && stop.method.reaches(&sidecar.kind));
         let Some(stop) = stop else { continue };
-        if !all_work_done {
-            continue;
-        }
-        exits[index] = Some(work_done + exit_after_stop(&container.exit));
+        let takes = if stop.exits_at_once {
+            Millis::ZERO
+        } else {
+            exit_after_stop(&container.exit)
+        };
+        exits[index] = Some(work_done + takes);
         if matches!(stop.method, StopMethod::Signal { .. }) && container.exit_code_on_signal != 0 {
             failing.push((index, container.exit_code_on_signal));
         }
@@ -50,40 +53,52 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Completion {
         .filter(|(i, _)| exits[*i].is_none())
         .map(|(i, _)| i)
         .collect();
-    let regular_gone = plan.regular().filter_map(|(i, _)| exits[i]).max();
-    let completes = blocking
-        .is_empty()
-        .then(|| regular_gone.unwrap_or(work_done));
+    let regular_done = blocking.is_empty().then(|| {
+        plan.regular()
+            .filter_map(|(i, _)| exits[i])
+            .max()
+            .unwrap_or(work_done)
+    });
+    // Native sidecars: a running one counts as running in `getPhase`, so the pod ends
+    // only when the kubelet has stopped the last of them.
+    let mut sidecar_stops: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
+    let mut completes = regular_done;
+    if let Some(done) = regular_done {
+        let started: Vec<bool> = startup
+            .containers
+            .iter()
+            .map(|entry| entry.started.is_some())
+            .collect();
+        for (index, entry) in termination::stop_sidecars_after_work(plan, &started) {
+            let entry = entry.shifted(done);
+            exits[index] = Some(entry.exit);
+            completes = completes.max(Some(entry.exit));
+            sidecar_stops[index] = Some(entry);
+        }
+    }
     let outcome = match completes {
         None => Outcome::Hangs,
         Some(at) if !failing.is_empty() => Outcome::Fails(at),
         Some(at) => Outcome::Succeeds(at),
     };
-    // Native sidecars: the kubelet stops them once the regular containers are gone.
-    if let Some(done) = completes {
-        for (index, container) in plan.containers.iter().enumerate() {
-            if container.list == ContainerList::Init && container.native_sidecar {
-                exits[index] = Some(done + exit_after_stop(&container.exit));
-            }
-        }
-    }
-    Completion {
+    Some(Completion {
         work_done,
         exits,
+        regular_done,
+        sidecar_stops,
         completes,
         outcome,
         blocking,
         failing,
-    }
+    })
 }
 
-/// How quickly a sidecar is gone once told to stop.
+/// How quickly a classic sidecar is gone once the work's call reaches it.
 fn exit_after_stop(exit: &ExitPolicy) -> Millis {
     match exit {
         ExitPolicy::After(length) => length.value,
         ExitPolicy::WhenConnectionsClose { minimum, .. } => *minimum,
-        ExitPolicy::Immediately
-        | ExitPolicy::WhenIdle { .. }
-        | ExitPolicy::WhenRequestsDone { .. } => Millis::ZERO,
+        ExitPolicy::WhenRequestsDone { accepting, .. } => *accepting,
+        ExitPolicy::Immediately | ExitPolicy::WhenIdle { .. } => Millis::ZERO,
     }
 }

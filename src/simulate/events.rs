@@ -1,6 +1,6 @@
 //! Flattens a Timeline into events, for drawing and for JSON.
 
-use super::timeline::{Event, EventKind, Phase, Timeline};
+use super::timeline::{Event, EventKind, Phase, StopEntry, Timeline};
 use crate::resolve::PodPlan;
 use crate::time::Millis;
 
@@ -47,38 +47,9 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
     }
     let t = &timeline.termination;
     for (index, entry) in t.containers.iter().enumerate() {
-        let Some(entry) = entry else { continue };
-        let c = Some(index);
-        if let Some(end) = entry.pre_stop_end {
-            push(
-                Phase::Termination,
-                Millis::ZERO,
-                c,
-                EventKind::PreStopStarted,
-            );
-            let kind = if entry.pre_stop_cut {
-                EventKind::PreStopCut
-            } else {
-                EventKind::PreStopDone
-            };
-            push(Phase::Termination, end, c, kind);
+        if let Some(entry) = entry {
+            stop_events(Phase::Termination, Millis::ZERO, index, entry, &mut push);
         }
-        if entry.signal < entry.exit || entry.signal == entry.natural_exit {
-            push(Phase::Termination, entry.signal, c, EventKind::Sigterm);
-        }
-        if let Some(at) = entry.inbound_drained.filter(|at| *at < entry.exit) {
-            push(Phase::Termination, at, c, EventKind::InboundDrained);
-        }
-        if let Some(at) = entry.inbound_refused.filter(|at| *at < entry.exit) {
-            push(Phase::Termination, at, c, EventKind::InboundRefused);
-        }
-        if let Some(at) = entry.outbound_refused.filter(|at| *at < entry.exit) {
-            push(Phase::Termination, at, c, EventKind::OutboundRefused);
-        }
-        if entry.killed {
-            push(Phase::Termination, entry.kill, c, EventKind::Sigkill);
-        }
-        push(Phase::Termination, entry.exit, c, EventKind::Exited);
     }
     push(
         Phase::Termination,
@@ -94,8 +65,15 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             EventKind::WorkDone,
         );
         for (index, exit) in completion.exits.iter().enumerate() {
-            if let Some(at) = exit {
-                push(Phase::Completion, *at, Some(index), EventKind::Exited);
+            match (&completion.sidecar_stops[index], completion.regular_done) {
+                (Some(entry), Some(origin)) => {
+                    stop_events(Phase::Completion, origin, index, entry, &mut push);
+                }
+                _ => {
+                    if let Some(at) = exit {
+                        push(Phase::Completion, *at, Some(index), EventKind::Exited);
+                    }
+                }
             }
         }
         match completion.completes {
@@ -112,4 +90,40 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
         (*phase, *at, container.unwrap_or(usize::MAX), event.kind)
     });
     events.into_iter().map(|(_, _, _, event)| event).collect()
+}
+
+/// The events of one container's stop, its preStop starting at `origin`.
+fn stop_events(
+    phase: Phase,
+    origin: Millis,
+    index: usize,
+    entry: &StopEntry,
+    push: &mut impl FnMut(Phase, Millis, Option<usize>, EventKind),
+) {
+    let c = Some(index);
+    if let Some(end) = entry.pre_stop_end {
+        push(phase, origin, c, EventKind::PreStopStarted);
+        let kind = if entry.pre_stop_cut {
+            EventKind::PreStopCut
+        } else {
+            EventKind::PreStopDone
+        };
+        push(phase, end, c, kind);
+    }
+    if entry.signal < entry.exit || entry.signal == entry.natural_exit {
+        push(phase, entry.signal, c, EventKind::Sigterm);
+    }
+    if let Some(at) = entry.inbound_drained.filter(|at| *at < entry.exit) {
+        push(phase, at, c, EventKind::InboundDrained);
+    }
+    if let Some(at) = entry.inbound_refused.filter(|at| *at < entry.exit) {
+        push(phase, at, c, EventKind::InboundRefused);
+    }
+    if let Some(at) = entry.outbound_refused.filter(|at| *at < entry.exit) {
+        push(phase, at, c, EventKind::OutboundRefused);
+    }
+    if entry.killed {
+        push(phase, entry.kill, c, EventKind::Sigkill);
+    }
+    push(phase, entry.exit, c, EventKind::Exited);
 }

@@ -1,7 +1,7 @@
 //! Stage 4 of the pipeline: a PodPlan in, a Timeline out.
 //!
 //! A deterministic simulation of the kubelet's start-up and termination sequences
-//! (semantics sections 1 and 2) with each container's behaviour as resolve described it.
+//! (docs/lifecycle.md §1 and §2) with each container's behaviour as resolve described it.
 //! Nothing here knows about meshes: proxies are containers with exit policies and
 //! traffic cuts.
 
@@ -19,10 +19,11 @@ use crate::resolve::PodPlan;
 /// Simulates the pod's start-up, its termination, and for Jobs its completion.
 pub fn simulate(plan: &PodPlan) -> Timeline {
     let startup = startup::simulate(plan);
-    let termination = termination::simulate(plan);
+    let termination = termination::simulate(plan, &startup.containers);
     let completion = plan
         .runs_to_completion()
-        .then(|| completion::simulate(plan, &startup));
+        .then(|| completion::simulate(plan, &startup))
+        .flatten();
     Timeline {
         startup,
         termination,

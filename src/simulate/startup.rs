@@ -1,4 +1,4 @@
-//! Start-up (semantics 1.1–1.3): init containers one at a time; a native sidecar lets
+//! Start-up (docs/lifecycle.md §1.1–1.3): init containers one at a time; a native sidecar lets
 //! the next container start once it runs and its startupProbe passes; regular containers
 //! start in order, each postStart hook blocking the next container; readiness probes
 //! decide when the pod joins the endpoints.
@@ -97,7 +97,7 @@ fn start_regular(
 
 /// When the startupProbe passes: its first tick at or after `ready`. If `ready` comes
 /// after the last tick it may fail, the probe fails, the kubelet kills the container with
-/// the probe's own grace period if it has one (semantics 1.3), and it never gets ready.
+/// the probe's own grace period if it has one (docs/lifecycle.md §1.3), and it never gets ready.
 fn startup_probe(
     container: &PlannedContainer,
     probe: ProbeTiming,
@@ -135,7 +135,7 @@ fn post_start(
             // Polls from the start; returns at the first poll that finds it ready.
             let found = ready.round_up_from(now, *poll);
             if found - now > *timeout {
-                // The gate gives up; the kubelet kills the container and moves on (1.1).
+                // The gate gives up; the kubelet kills the container and moves on (§1.1).
                 entry.post_start_failed = true;
                 now + *timeout
             } else {
@@ -149,7 +149,7 @@ fn post_start(
 }
 
 /// When the kubelet first counts the container ready: readiness probing starts after the
-/// initial delay and after any startup probe has passed (1.3); no probe means ready.
+/// initial delay and after any startup probe has passed (§1.3); no probe means ready.
 fn serving(container: &PlannedContainer, entry: &StartEntry) -> Option<Millis> {
     let started = entry.started?;
     let ready = match container.role {

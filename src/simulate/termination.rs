@@ -1,18 +1,25 @@
-//! Termination (semantics 2.2, 2.4, 2.5, 3.6, 4.3): every preStop hook starts at T0 and
-//! counts against the grace period in whole seconds; SIGKILL follows the signal after
-//! the remaining grace, never less than 2 s; native sidecars wait until the app
-//! containers and later sidecars have exited, in reverse order, within the same budget.
-//! With `SidecarsRestartableDuringPodTermination` the kubelet instead works to an
-//! absolute deadline, without the 2-second floor.
+//! Termination (docs/lifecycle.md §2.2, §2.4, §2.5, §3.6, §4.3): the pod worker gives the
+//! pod a grace period of at least 1 s; every preStop hook starts at T0 and counts against
+//! that grace in whole seconds; SIGKILL follows the signal after the remaining grace,
+//! never less than 2 s; native sidecars wait until the app containers and later sidecars
+//! have exited, in reverse order, within the same budget. With
+//! `SidecarsRestartableDuringPodTermination` the kubelet instead works to an absolute
+//! deadline, without the 2-second floor. A Job whose work is done has its native
+//! sidecars stopped the same way (§2.6).
 
-use super::timeline::{StopEntry, Termination};
+use super::timeline::{StartEntry, StopEntry, Termination};
 use crate::resolve::{
     ContainerList, Cut, ExitPolicy, HookDuration, PlannedContainer, PodPlan, Role,
 };
 use crate::time::Millis;
 
-/// The kubelet's `minimumGracePeriodInSeconds`.
+/// The kubelet's `minimumGracePeriodInSeconds`: no container gets less between its
+/// stop signal and SIGKILL (`killContainer`).
 const MINIMUM_GRACE_SECONDS: i64 = 2;
+
+/// The pod worker's floor on the pod's grace period (`calculateEffectiveGracePeriod`:
+/// "no matter what, we always supply a grace period of 1").
+const MINIMUM_POD_GRACE_SECONDS: i64 = 1;
 
 /// The requests the pod serves while it stops.
 #[derive(Clone, Copy)]
@@ -36,7 +43,7 @@ impl Load {
 /// How the kubelet spends the grace period.
 #[derive(Clone, Copy)]
 struct Budget {
-    /// The pod's grace period after `KillPod`'s floor, in seconds.
+    /// The pod's grace period, in seconds.
     grace: i64,
     /// The floor applied to each container's remaining grace (0 on the deadline path).
     floor: i64,
@@ -44,9 +51,9 @@ struct Budget {
     deadline: Option<Millis>,
 }
 
-pub fn simulate(plan: &PodPlan) -> Termination {
-    // KillPod raises a pod grace below 2 s to 2 s (semantics 2.2).
-    let grace = plan.deletion_grace().value.max(MINIMUM_GRACE_SECONDS);
+/// The pod's termination after its deletion, from T0.
+pub fn simulate(plan: &PodPlan, startup: &[StartEntry]) -> Termination {
+    let grace = plan.deletion_grace().value.max(MINIMUM_POD_GRACE_SECONDS);
     let budget = if plan.deadline_termination {
         Budget {
             grace,
@@ -66,21 +73,29 @@ pub fn simulate(plan: &PodPlan) -> Termination {
         endpoints_removed: plan.scenario.endpoint_propagation.value,
     };
     let mut entries: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
-    let running = |c: &PlannedContainer| c.list == ContainerList::Regular || c.native_sidecar;
+    // The kubelet stops what runs at T0: whatever has started and not run to its end.
+    // A container that never started (behind an init container that never exits) has
+    // nothing to stop.
+    let running = |index: usize, c: &PlannedContainer| {
+        startup[index].started.is_some() && startup[index].exited.is_none() && {
+            c.list == ContainerList::Regular || c.native_sidecar || c.restart_always
+        }
+    };
     let waits_its_turn = |c: &PlannedContainer| c.native_sidecar && ordered;
 
     // Apps first: nothing they do depends on the sidecars.
     let mut apps_exit = Millis::ZERO;
     for (index, container) in plan.containers.iter().enumerate() {
-        if running(container) && !waits_its_turn(container) && container.role == Role::App {
+        if running(index, container) && !waits_its_turn(container) && container.role == Role::App {
             let entry = stop_unordered(container, budget, Millis::ZERO, load);
             apps_exit = apps_exit.max(entry.exit);
             entries[index] = Some(entry);
         }
     }
-    // Then sidecars in `containers` (classic) and, without ordering, native ones.
+    // Then sidecars in `containers` (classic), init containers that never exit and,
+    // without ordering, native ones.
     for (index, container) in plan.containers.iter().enumerate() {
-        if running(container) && !waits_its_turn(container) && container.role != Role::App {
+        if running(index, container) && !waits_its_turn(container) && container.role != Role::App {
             entries[index] = Some(stop_unordered(container, budget, apps_exit, load));
         }
     }
@@ -90,14 +105,11 @@ pub fn simulate(plan: &PodPlan) -> Termination {
         .map(|e| e.exit)
         .max()
         .unwrap_or(Millis::ZERO);
-    // Native sidecars, last declared first (semantics 2.4).
-    let mut later_sidecars_done = regular_done;
-    for (index, container) in plan.containers.iter().enumerate().rev() {
-        if running(container) && waits_its_turn(container) {
-            let entry = stop_in_turn(container, budget, regular_done, later_sidecars_done, load);
-            later_sidecars_done = later_sidecars_done.max(entry.exit);
-            entries[index] = Some(entry);
-        }
+    let in_turn: Vec<usize> = (0..plan.containers.len())
+        .filter(|&i| running(i, &plan.containers[i]) && waits_its_turn(&plan.containers[i]))
+        .collect();
+    for (index, entry) in stop_sidecars_in_turn(plan, &in_turn, budget, regular_done, load) {
+        entries[index] = Some(entry);
     }
     let pod_gone = entries
         .iter()
@@ -113,9 +125,67 @@ pub fn simulate(plan: &PodPlan) -> Termination {
     }
 }
 
-/// How long the preStop hook runs, given when the apps are gone.
-fn pre_stop_length(container: &PlannedContainer, apps_exit: Millis) -> Option<Millis> {
-    let hook = container.pre_stop.as_ref()?;
+/// A Job's native sidecars once its work is done (docs/lifecycle.md §2.6): the kubelet
+/// kills the pod without a deletion, so with the pod's own grace period (no pod-worker
+/// floor: `killContainer` skips the preStop and the ordering wait when it is 0), and
+/// the sidecars stop in reverse order as in §2.4. Times are from that moment.
+pub fn stop_sidecars_after_work(plan: &PodPlan, started: &[bool]) -> Vec<(usize, StopEntry)> {
+    let budget = Budget {
+        grace: plan.grace_period.value.max(0),
+        floor: MINIMUM_GRACE_SECONDS,
+        deadline: None,
+    };
+    let load = Load {
+        longest_request: None,
+        endpoints_removed: Millis::ZERO,
+    };
+    let sidecars: Vec<usize> = (0..plan.containers.len())
+        .filter(|&i| plan.containers[i].native_sidecar && started[i])
+        .collect();
+    if plan.kubernetes.value.orders_sidecar_termination() {
+        stop_sidecars_in_turn(plan, &sidecars, budget, Millis::ZERO, load)
+    } else {
+        sidecars
+            .into_iter()
+            .map(|i| {
+                (
+                    i,
+                    stop_unordered(&plan.containers[i], budget, Millis::ZERO, load),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Native sidecars `indices` (in declaration order), last declared first (§2.4): each
+/// waits for the regular containers (gone at `regular_done`) and for every sidecar
+/// declared after it.
+fn stop_sidecars_in_turn(
+    plan: &PodPlan,
+    indices: &[usize],
+    budget: Budget,
+    regular_done: Millis,
+    load: Load,
+) -> Vec<(usize, StopEntry)> {
+    let mut later_sidecars_done = regular_done;
+    let mut stopped = Vec::new();
+    for &index in indices.iter().rev() {
+        let container = &plan.containers[index];
+        let entry = stop_in_turn(container, budget, regular_done, later_sidecars_done, load);
+        later_sidecars_done = later_sidecars_done.max(entry.exit);
+        stopped.push((index, entry));
+    }
+    stopped
+}
+
+/// How long the preStop hook runs, given when the apps are gone; `killContainer` runs
+/// it only while there is grace left (never with a grace period of 0).
+fn pre_stop_length(
+    container: &PlannedContainer,
+    budget: Budget,
+    apps_exit: Millis,
+) -> Option<Millis> {
+    let hook = container.pre_stop.as_ref().filter(|_| budget.grace > 0)?;
     Some(match &hook.duration {
         HookDuration::Fixed(length) => *length,
         HookDuration::UntilAppsExit => apps_exit,
@@ -135,7 +205,7 @@ fn stop_unordered(
     load: Load,
 ) -> StopEntry {
     let grace_ms = Millis::secs(budget.grace);
-    let hook = pre_stop_length(container, apps_exit);
+    let hook = pre_stop_length(container, budget, apps_exit);
     let waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
     let remaining = (budget.grace - waited.whole_secs()).max(budget.floor);
     finish(
@@ -152,7 +222,7 @@ fn stop_in_turn(
     load: Load,
 ) -> StopEntry {
     let grace_ms = Millis::secs(budget.grace);
-    let hook = pre_stop_length(container, regular_done);
+    let hook = pre_stop_length(container, budget, regular_done);
     let hook_waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
     let mut remaining = budget.grace - hook_waited.whole_secs();
     let mut signal = hook_waited;
@@ -195,10 +265,11 @@ fn finish(
         Some(deadline) => deadline.max(signal),
         None => signal + Millis::secs(remaining),
     };
-    let self_exiting = container
-        .pre_stop
-        .as_ref()
-        .is_some_and(|h| h.duration == HookDuration::UntilSelfExits);
+    let self_exiting = hook.is_some()
+        && container
+            .pre_stop
+            .as_ref()
+            .is_some_and(|h| h.duration == HookDuration::UntilSelfExits);
     let requests_done = match &container.exit {
         ExitPolicy::After(length) if container.role == Role::App && !self_exiting => load
             .in_flight_done(signal)
@@ -213,20 +284,27 @@ fn finish(
             // An app that finishes its requests cannot be done before they are.
             ExitPolicy::After(length) => requests_done.unwrap_or(signal + length.value),
             ExitPolicy::Immediately => signal,
-            // Polls every `poll` after the minimum; exits at the first poll that finds
-            // the app's connections gone (semantics 3.6).
+            // Sleeps the minimum, then starts a one-second ticker: the first check
+            // comes one period after the sleep, and it exits at the first check that
+            // finds the app's connections gone (docs/lifecycle.md §3.6).
             ExitPolicy::WhenIdle { minimum, poll } => {
-                apps_exit.round_up_from(signal + minimum.value, *poll)
+                apps_exit.round_up_from(signal + minimum.value + *poll, *poll)
             }
-            // The requests through the proxy are the apps': none outlives them, and
-            // none started after the signal (semantics 4.3).
-            ExitPolicy::WhenRequestsDone { cap } => {
-                let in_flight = load
-                    .longest_request
-                    .map_or(signal, |longest| (signal + longest).min(apps_exit));
-                in_flight.max(signal).min(signal + cap.value)
+            // Keeps serving for `accepting`, then takes no new requests; the requests
+            // through it are the apps': none outlives them (§4.3, §5.1). `cap` ends the
+            // wait, counted from when it stops accepting.
+            ExitPolicy::WhenRequestsDone { accepting, cap } => {
+                let stops_accepting = signal + *accepting;
+                let in_flight = load.longest_request.map_or(stops_accepting, |longest| {
+                    (stops_accepting + longest).min(apps_exit)
+                });
+                let done = in_flight.max(stops_accepting);
+                match cap {
+                    Some(cap) => done.min(stops_accepting + cap.value),
+                    None => done,
+                }
             }
-            // Pooled connections close when the apps exit (semantics 5).
+            // Pooled connections close when the apps exit (§5.4).
             ExitPolicy::WhenConnectionsClose { minimum, cap } => {
                 let accepting_ends = signal + *minimum;
                 apps_exit.max(accepting_ends).min(accepting_ends + *cap)
@@ -235,7 +313,7 @@ fn finish(
     };
     let exit = natural.min(kill);
     let cut_at = |cut: Cut| match cut {
-        Cut::PreStop if container.pre_stop.is_some() => Some(Millis::ZERO),
+        Cut::PreStop if hook.is_some() => Some(Millis::ZERO),
         Cut::PreStop | Cut::Signal => Some(signal.min(exit)),
         Cut::AfterSignal(delay) => Some((signal + delay).min(exit)),
         Cut::Exit => Some(exit),

@@ -12,7 +12,7 @@ pub struct Timeline {
     pub startup: Startup,
     /// From deletion to every container gone.
     pub termination: Termination,
-    /// Jobs and CronJobs only.
+    /// Jobs and CronJobs whose work starts.
     pub completion: Option<Completion>,
 }
 
@@ -55,7 +55,7 @@ pub struct StartEntry {
 pub struct Termination {
     /// Indexed like `PodPlan::containers`; `None` for containers not running at T0.
     pub containers: Vec<Option<StopEntry>>,
-    /// The pod's grace period after the kubelet's 2-second floor, in seconds.
+    /// The pod's grace period after the pod worker's 1-second floor, in seconds.
     pub grace_seconds: i64,
     /// When no new requests are routed to the pod any more.
     pub endpoints_removed: Millis,
@@ -92,6 +92,25 @@ pub struct StopEntry {
     pub outbound_refused: Option<Millis>,
 }
 
+impl StopEntry {
+    /// The same stop with every moment `by` later.
+    pub fn shifted(self, by: Millis) -> StopEntry {
+        let later = |at: Millis| at + by;
+        StopEntry {
+            pre_stop_end: self.pre_stop_end.map(later),
+            signal: later(self.signal),
+            kill: later(self.kill),
+            exit: later(self.exit),
+            natural_exit: later(self.natural_exit),
+            requests_done: self.requests_done.map(later),
+            inbound_refused: self.inbound_refused.map(later),
+            inbound_drained: self.inbound_drained.map(later),
+            outbound_refused: self.outbound_refused.map(later),
+            ..self
+        }
+    }
+}
+
 /// How a Job pod ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -112,6 +131,12 @@ pub struct Completion {
     /// When each container is gone; `None` if it never exits. Indexed like
     /// `PodPlan::containers` (`None` also for init containers).
     pub exits: Vec<Option<Millis>>,
+    /// When the last regular container is gone and the kubelet starts stopping the
+    /// native sidecars (their preStop hooks start here); `None` if that never happens.
+    pub regular_done: Option<Millis>,
+    /// How the kubelet stops each native sidecar once the regular containers are done:
+    /// preStop, signal and exit on this timeline. Indexed like `PodPlan::containers`.
+    pub sidecar_stops: Vec<Option<StopEntry>>,
     /// When the pod finishes and the Job can complete; `None`: it never does.
     pub completes: Option<Millis>,
     /// How the pod ends.

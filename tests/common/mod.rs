@@ -15,12 +15,6 @@ pub fn testdata(relative: &str) -> PathBuf {
     root().join("testdata").join(relative)
 }
 
-/// The shared corpus beside the repository, when this checkout has it.
-pub fn corpus() -> Option<PathBuf> {
-    let path = root().join("../shared/corpus");
-    path.is_dir().then_some(path)
-}
-
 /// The plugin binary, ready to run with arguments.
 pub fn cli() -> Command {
     let mut command = Command::cargo_bin("kubectl-mesh_lifecycle").expect("the binary is built");

@@ -123,7 +123,10 @@ fn exit(policy: &ExitPolicy) -> Value {
         ExitPolicy::WhenIdle { minimum, poll } => {
             json!({"whenIdle": {"minimumMs": minimum.value.0, "pollMs": poll.0}})
         }
-        ExitPolicy::WhenRequestsDone { cap } => json!({"whenRequestsDone": {"capMs": cap.value.0}}),
+        ExitPolicy::WhenRequestsDone { accepting, cap } => json!({"whenRequestsDone": {
+            "acceptingMs": accepting.0,
+            "capMs": cap.as_ref().map(|cap| cap.value.0),
+        }}),
         ExitPolicy::WhenConnectionsClose { minimum, cap } => {
             json!({"whenConnectionsClose": {"minimumMs": minimum.0, "capMs": cap.0}})
         }

@@ -9,7 +9,7 @@ declare_rule! {
     /// injection, two meshes injecting the same pod.
     ///
     /// ## Why it loses traffic
-    /// Only one of the settings wins (the label, for Istio: semantics 3.1), so the pod
+    /// Only one of the settings wins (the label, for Istio: docs/lifecycle.md §3.1), so the pod
     /// runs differently from what one of them says; two proxies intercepting the same
     /// traffic break each other's redirection.
     ///
@@ -24,7 +24,7 @@ declare_rule! {
     /// Keep one mesh and one spelling of each setting (the label for Istio injection).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §3.1 (stage 2: the label wins over the annotation), §4.1 (Linkerd's annotation)
+    /// - docs/lifecycle.md §3.1 (stage 2: the label wins over the annotation), §4.1 (Linkerd's annotation)
     /// - https://istio.io/latest/docs/setup/additional-setup/sidecar-injection/#controlling-the-injection-policy
     pub struct InjectionConflict {
         id: "ML402",

@@ -12,7 +12,7 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// The setting the author relied on is not applied: Istio's injector and agent reject
-    /// or ignore an unparsable ProxyConfig (semantics 3.7), so the hold, the drain or
+    /// or ignore an unparsable ProxyConfig (docs/lifecycle.md §3.7), so the hold, the drain or
     /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` silently fall back to defaults; a negative grace
     /// period is taken as 1 s (kubernetes#115606), leaving the pod the kubelet's 2 s
     /// minimum to stop.
@@ -30,7 +30,7 @@ declare_rule! {
     /// ```
     ///
     /// ## References
-    /// - lifecycle-semantics.md §3.7 (ProxyConfig sources and format), §4.2 and §4.3 (Linkerd annotations), §5 (other sidecars' annotations), §2.1
+    /// - docs/lifecycle.md §3.7 (ProxyConfig sources and format), §4.2 and §4.3 (Linkerd annotations), §5 (other sidecars' annotations), §2.1
     /// - https://istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/#ProxyConfig
     /// - https://github.com/kubernetes/kubernetes/pull/115606
     pub struct InvalidProxyConfig {

@@ -14,7 +14,7 @@ declare_rule! {
     /// ## Why it loses traffic
     /// It does not by itself, but it misleads: the setting suggests a mechanism that is
     /// not the one at work, and a redundant postStart that times out kills the proxy
-    /// (semantics 1.1, F7, F9).
+    /// (docs/lifecycle.md §1.1, §7 F7, F9).
     ///
     /// ## Example
     /// ```yaml
@@ -27,7 +27,7 @@ declare_rule! {
     /// Remove the redundant setting.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §7 F9
+    /// - docs/lifecycle.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §7 F9
     /// - https://github.com/istio/istio/issues/59690
     pub struct RedundantGate {
         id: "ML403",

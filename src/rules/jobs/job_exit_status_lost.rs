@@ -13,7 +13,7 @@ declare_rule! {
     /// the work succeeded.
     ///
     /// ## Why it loses traffic
-    /// The pod's phase comes from the regular containers' exit codes (semantics 2.6): the
+    /// The pod's phase comes from the regular containers' exit codes (docs/lifecycle.md §2.6): the
     /// Job controller retries or gives up on the wrong result, and a hung pod holds the
     /// Job open forever (F1, F4; linkerd#8033).
     ///
@@ -34,7 +34,7 @@ declare_rule! {
     /// (or `./migrate; rc=$?; curl …; exit $rc`, or `linkerd-await --shutdown -- ./migrate`).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5 (Cloud SQL proxy exit 143), §7 F1, F4
+    /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §7 F1, F4
     /// - https://github.com/linkerd/linkerd2/issues/8033
     pub struct JobExitStatusLost {
         id: "ML302",

@@ -10,7 +10,7 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// The signal goes nowhere, the sidecar keeps running, the pod stays `Running`, and
-    /// the Job never completes (semantics 2.6, F1).
+    /// the Job never completes (docs/lifecycle.md §2.6, §7 F1).
     ///
     /// ## Example
     /// ```yaml
@@ -29,7 +29,7 @@ declare_rule! {
     /// it as a native sidecar.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.6 (a running regular container keeps the pod Running), §3.4 (the agent's `/quitquitquit`), §7 F1
+    /// - docs/lifecycle.md §2.6 (a running regular container keeps the pod Running), §3.4 (the agent's `/quitquitquit`), §7 F1
     /// - https://kubernetes.io/docs/tasks/configure-pod-container/share-process-namespace/
     pub struct JobKillNeedsSharedPid {
         id: "ML303",
@@ -57,8 +57,11 @@ impl Rule for JobKillNeedsSharedPid {
                 else {
                     continue;
                 };
-                // A signal the sidecar ignores is a wrong call (ML304), not a reach problem.
-                if ineffective.kind == IneffectiveKind::Call {
+                // A signal that stops the wrong process, or is never sent, is ML304's.
+                if matches!(
+                    ineffective.kind,
+                    IneffectiveKind::Call | IneffectiveKind::NeverRuns
+                ) {
                     continue;
                 }
                 let reason = &ineffective.reason;

@@ -9,7 +9,7 @@ declare_rule! {
     /// when the work ends.
     ///
     /// ## Why it loses traffic
-    /// A pod is `Running` while any regular container runs (semantics 2.6). The
+    /// A pod is `Running` while any regular container runs (docs/lifecycle.md §2.6). The
     /// sidecar never exits on its own, so the pod stays `1/2 Running`, the Job never
     /// completes, `ttlSecondsAfterFinished` never fires, and a CronJob with
     /// `concurrencyPolicy: Forbid` stops scheduling (istio#11045, linkerd#1869).
@@ -29,8 +29,10 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Run the proxy as a native sidecar (Kubernetes 1.29+), which never blocks
-    /// completion, or stop it when the work ends and keep the work's exit status:
+    /// Run the proxy as a native sidecar (Kubernetes 1.29+), which the kubelet stops
+    /// once the work is done (the Job completes when it has exited), or stop it when the
+    /// work ends and keep the work's exit status, without `exec` (it would replace the
+    /// shell, and the trap would never run):
     /// ```yaml
     /// command: ["/bin/sh", "-c"]
     /// args:
@@ -40,7 +42,7 @@ declare_rule! {
     /// ```
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
+    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
     /// - https://github.com/istio/istio/issues/11045
     /// - https://github.com/linkerd/linkerd2/issues/1869
     pub struct JobSidecarNeverExits {

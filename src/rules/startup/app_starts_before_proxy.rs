@@ -11,7 +11,7 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// The kubelet starts regular containers one after another without waiting for
-    /// readiness; only a `postStart` hook blocks the next container (semantics 1.1).
+    /// readiness; only a `postStart` hook blocks the next container (docs/lifecycle.md §1.1).
     /// With traffic redirected to a proxy that is not ready, the app's first outbound
     /// calls fail with connection refused or 503, and apps that connect at start-up
     /// crash-loop (istio#4341, istio#32439). In a Job the failed call is the work itself.
@@ -40,7 +40,7 @@ declare_rule! {
     /// command that polls the proxy's readiness before `exec`-ing the app works too.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
+    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
     /// - https://github.com/istio/istio/issues/4341
     pub struct AppStartsBeforeProxy {
         id: "ML101",

@@ -10,11 +10,11 @@ declare_rule! {
     /// goes through a proxy that is not running yet when the init container runs.
     ///
     /// ## Why it loses traffic
-    /// Init containers run one at a time before the regular containers (semantics 1.1).
+    /// Init containers run one at a time before the regular containers (docs/lifecycle.md §1.1).
     /// A classic proxy is a regular container, so it does not exist yet; with the Istio
     /// CNI plugin the traffic redirection is already in place, so the call goes to a
     /// proxy that is not there and fails, and without CNI it leaves the pod outside the
-    /// mesh, in plaintext, and fails against STRICT mTLS (semantics 3.2, istio#11130).
+    /// mesh, in plaintext, and fails against STRICT mTLS (docs/lifecycle.md §3.2, istio#11130).
     /// A native proxy placed after the init container has the same problem. A call the
     /// redirection lets through is fine: the init container runs as the proxy's UID
     /// (Istio 1337, Linkerd 2102), or every port it uses is excluded.
@@ -42,7 +42,7 @@ declare_rule! {
     /// documented workaround; needed when DNS proxying resolves the name).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first)
+    /// - docs/lifecycle.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first)
     /// - https://istio.io/latest/docs/setup/additional-setup/cni/#compatibility-with-application-init-containers
     /// - https://github.com/istio/istio/issues/11130
     pub struct InitContainerNeedsProxy {

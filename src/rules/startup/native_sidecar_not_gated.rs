@@ -13,7 +13,7 @@ declare_rule! {
     /// ## Why it loses traffic
     /// The kubelet starts the container after a native sidecar as soon as the sidecar is
     /// running and its startupProbe, if it has one, has passed; a readiness probe does not
-    /// hold it (semantics 1.2). Without a startup probe the app starts while the proxy is
+    /// hold it (docs/lifecycle.md §1.2). Without a startup probe the app starts while the proxy is
     /// still starting, exactly as with a classic sidecar: its first calls fail.
     ///
     /// ## Example
@@ -34,7 +34,7 @@ declare_rule! {
     /// (Istio injects this since 1.20 unless `global.proxy.startupProbe.enabled` is off.)
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.2 (only startupProbe gates the next container), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
+    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
     pub struct NativeSidecarNotGated {
         id: "ML104",

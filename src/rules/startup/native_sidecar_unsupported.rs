@@ -1,3 +1,4 @@
+use crate::resolve::RejectionCause;
 use crate::rules::fix::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
@@ -10,9 +11,12 @@ declare_rule! {
     /// native sidecars into such a cluster.
     ///
     /// ## Why it loses traffic
-    /// Without the gate the API server drops the field, and the container is an ordinary
-    /// init container that never exits: the kubelet waits for it forever, so no container
-    /// after it ever starts (semantics 1.2, 2.6). The pod never becomes ready.
+    /// Without the gate the API server drops the field (`dropDisabledFields`). If the
+    /// container has a startup, readiness or liveness probe or a lifecycle hook, which a
+    /// plain init container may not have, the API server rejects the pod: it is never
+    /// created. Otherwise it is an ordinary init container that never exits: the kubelet
+    /// waits for it forever, so no container after it ever starts and the pod never
+    /// leaves `Init` (docs/lifecycle.md §1.2).
     ///
     /// ## Example
     /// ```yaml
@@ -27,7 +31,7 @@ declare_rule! {
     /// container (and take care of its start and stop ordering).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
+    /// - docs/lifecycle.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
     /// - https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/
     pub struct NativeSidecarUnsupported {
         id: "ML105",
@@ -35,6 +39,7 @@ declare_rule! {
         severity: Error,
         group: Startup,
         summary: "a native sidecar on a Kubernetes version that blocks on it instead",
+        admission: true,
     }
 }
 
@@ -45,8 +50,26 @@ impl Rule for NativeSidecarUnsupported {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let startup = &pod.timeline.startup.containers;
         let version = plan.kubernetes.value;
+        // A pod rejected for this reason gets its finding here; one rejected for
+        // another reason has no start-up to speak of.
+        if let Some(rejection) = &plan.rejection {
+            if let RejectionCause::DroppedSidecarPolicy { container } = &rejection.cause {
+                findings.push(
+                    Finding::new(
+                        &Self::META,
+                        Label::key(rejection.path.clone(), "not allowed on a plain init container"),
+                        format!("{} rejects the pod: {}", rejection.by, rejection.reason),
+                        format!(
+                            "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{container}` a regular container"
+                        ),
+                    )
+                    .container(container),
+                );
+            }
+            return;
+        }
+        let startup = &pod.timeline.startup.containers;
         for (index, container) in plan.containers.iter().enumerate() {
             if !container.restart_always || container.native_sidecar {
                 continue;

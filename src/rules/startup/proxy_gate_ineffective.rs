@@ -12,7 +12,7 @@ declare_rule! {
     /// postStart that waits (a custom `global.proxy.lifecycle` replaced it).
     ///
     /// ## Why it loses traffic
-    /// A postStart hook only delays the containers *after* its own (semantics 1.1).
+    /// A postStart hook only delays the containers *after* its own (docs/lifecycle.md §1.1).
     /// Containers listed before the proxy start at once, before the proxy is ready, and
     /// their first outbound calls fail, exactly as if there were no gate. A custom
     /// proxy lifecycle drops the injected hook altogether (istio#37541).
@@ -39,7 +39,7 @@ declare_rule! {
     /// ```
     ///
     /// ## References
-    /// - lifecycle-semantics.md §1.1 (only later containers wait), §3.2 (layouts B and D), §3.5, §7 F8
+    /// - docs/lifecycle.md §1.1 (only later containers wait), §3.2 (layouts B and D), §3.5, §7 F8
     /// - https://github.com/istio/istio/issues/37541
     pub struct ProxyGateIneffective {
         id: "ML102",

@@ -10,9 +10,9 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// The kubelet sends SIGTERM while load balancers and other proxies still route new
-    /// requests to the pod (semantics 2.1). An app that stops accepting on SIGTERM
+    /// requests to the pod (docs/lifecycle.md §2.1). An app that stops accepting on SIGTERM
     /// refuses them: the familiar 502/503 spike of rolling updates (kubernetes#43576,
-    /// istio#12183). A short preStop sleep is the standard mitigation (semantics 6).
+    /// istio#12183). A short preStop sleep is the standard mitigation (docs/lifecycle.md §6).
     ///
     /// ## Example
     /// ```yaml
@@ -30,7 +30,7 @@ declare_rule! {
     /// and keep the proxy alive past it.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11
+    /// - docs/lifecycle.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11
     /// - https://github.com/kubernetes/kubernetes/issues/43576
     pub struct AppWithoutPrestopDelay {
         id: "ML207",

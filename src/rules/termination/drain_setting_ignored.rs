@@ -12,7 +12,7 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// A drain that was tuned for the app never happens: the proxy leaves at another
-    /// time than its owner expects (semantics 3.6; istio#44690). The setting misleads
+    /// time than its owner expects (docs/lifecycle.md §3.6; istio#44690). The setting misleads
     /// whoever reads the manifest next.
     ///
     /// ## Example
@@ -28,7 +28,7 @@ declare_rule! {
     /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
+    /// - docs/lifecycle.md §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
     /// - https://github.com/istio/istio/issues/44690
     pub struct DrainSettingIgnored {
         id: "ML205",

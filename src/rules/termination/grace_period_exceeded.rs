@@ -16,7 +16,7 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// preStop time counts against the grace period: the kubelet sends SIGTERM when the
-    /// hook ends and SIGKILL when the remaining grace is used up (semantics 2.2). A proxy
+    /// hook ends and SIGKILL when the remaining grace is used up (docs/lifecycle.md §2.2). A proxy
     /// killed mid-drain drops the connections it was draining; an app killed mid-shutdown
     /// drops its in-flight requests. The documented constraint is
     /// `preStop + terminationDrainDuration < terminationGracePeriodSeconds`.
@@ -38,7 +38,7 @@ declare_rule! {
     /// ```
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints)
+    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints)
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
     pub struct GracePeriodExceeded {
         id: "ML201",

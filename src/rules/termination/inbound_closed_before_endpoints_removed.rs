@@ -12,10 +12,11 @@ declare_rule! {
     /// refused then is still open upstream (istio#60649).
     ///
     /// ## Why it loses traffic
-    /// Endpoint removal races the kubelet's preStop and SIGTERM (semantics 2.1). Until
+    /// Endpoint removal races the kubelet's preStop and SIGTERM (docs/lifecycle.md §2.1). Until
     /// load balancers and other proxies have seen it, they keep sending new requests. A
-    /// Linkerd proxy refuses new connections from SIGTERM on (semantics 4.3), so without a
-    /// delay those requests are refused.
+    /// Linkerd proxy refuses new connections from SIGTERM on (docs/lifecycle.md §4.3),
+    /// and Dapr's `daprd` closes the server other apps invoke this one through (§5.1),
+    /// so without a delay those requests are refused.
     ///
     /// ## Example
     /// ```yaml
@@ -29,10 +30,11 @@ declare_rule! {
     /// ```yaml
     /// config.alpha.linkerd.io/proxy-wait-before-exit-seconds: "10"
     /// ```
-    /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`).
+    /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`; for
+    /// Dapr, `dapr.io/block-shutdown-duration`).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §6 (endpoint propagation), §7 F11, F16
+    /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §6 (endpoint propagation), §7 F11, F16
     /// - https://github.com/istio/istio/issues/60649
     pub struct InboundClosedBeforeEndpointsRemoved {
         id: "ML203",
@@ -75,8 +77,9 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                         &Self::META,
                         primary(format!("refuses inbound from {refused}")),
                         format!(
-                            "`{}` refuses new inbound connections from {refused}, but endpoints route new requests to the pod until {removed}{assumed}: {} of requests are refused",
+                            "`{}` {} from {refused}, but endpoints route new requests to the pod until {removed}{assumed}: {} of requests are refused",
                             proxy.name,
+                            refusal(proxy),
                             removed - refused
                         ),
                         delay_help(proxy),
@@ -116,10 +119,25 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
     }
 }
 
+/// What the sidecar stops taking.
+fn refusal(proxy: &crate::resolve::PlannedContainer) -> &'static str {
+    match proxy.sidecar().map(|s| &s.kind) {
+        // daprd closes its internal gRPC server: other apps' service invocations,
+        // which find this pod through the `<app-id>-dapr` Service, are refused.
+        Some(crate::resolve::SidecarKind::Daprd) => {
+            "closes its servers (Dapr service invocation of this app is refused)"
+        }
+        _ => "refuses new inbound connections",
+    }
+}
+
 fn delay_help(proxy: &crate::resolve::PlannedContainer) -> String {
     match proxy.sidecar().map(|s| &s.kind) {
         Some(crate::resolve::SidecarKind::LinkerdProxy) => {
             "delay the proxy's shutdown past endpoint propagation: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"".into()
+        }
+        Some(crate::resolve::SidecarKind::Daprd) => {
+            "keep daprd serving past endpoint propagation: dapr.io/block-shutdown-duration: \"10s\" (Dapr 1.13+)".into()
         }
         _ => format!("delay `{}`'s shutdown past endpoint propagation with a preStop sleep", proxy.name),
     }

@@ -11,10 +11,10 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// Requests keep arriving until endpoint removal has propagated or the app stops
-    /// accepting them (semantics 2.1). Each may run for the longest-request time. Istio's
+    /// accepting them (docs/lifecycle.md §2.1). Each may run for the longest-request time. Istio's
     /// agent kills Envoy after `terminationDrainDuration`, Linkerd cuts at its shutdown
-    /// grace period, and SIGKILL ends everything at the grace period (semantics 3.6,
-    /// 4.3, 2.2): long uploads, reports and streams are cut (Alibaba Cloud ASM C1).
+    /// grace period, and SIGKILL ends everything at the grace period (docs/lifecycle.md §3.6,
+    /// §4.3, §2.2): long uploads, reports and streams are cut (Alibaba Cloud ASM documents it, docs/lifecycle.md §8).
     ///
     /// ## Example
     /// ```yaml
@@ -28,7 +28,7 @@ declare_rule! {
     /// connections are done (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`, or a native sidecar).
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10
+    /// - docs/lifecycle.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
     pub struct LongRequestsCut {
         id: "ML204",

@@ -9,8 +9,8 @@ declare_rule! {
     /// ## Why it loses traffic
     /// The exec fails at once, so the preStop delay that was meant to cover endpoint
     /// propagation or the app's drain does not happen: the container gets SIGTERM
-    /// immediately (semantics 2.2), and a failed postStart kills the container
-    /// (semantics 1.1). The kubelet's own `sleep` action needs no binary in the image.
+    /// immediately (docs/lifecycle.md §2.2), and a failed postStart kills the container
+    /// (docs/lifecycle.md §1.1). The kubelet's own `sleep` action needs no binary in the image.
     ///
     /// ## Example
     /// ```yaml
@@ -28,7 +28,7 @@ declare_rule! {
     /// ```
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.3 (the sleep action runs in the kubelet), §2.2, §1.1 (a failed postStart kills the container)
+    /// - docs/lifecycle.md §2.3 (the sleep action runs in the kubelet), §2.2, §1.1 (a failed postStart kills the container)
     /// - https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/
     pub struct PrestopNeedsShell {
         id: "ML208",

@@ -10,7 +10,7 @@ declare_rule! {
     /// ## Why it loses traffic
     /// The kubelet waits for the hook only as long as the grace period; then it sends
     /// SIGTERM with the one-time 2-second minimum left and SIGKILLs 2 s later
-    /// (semantics 2.2). The rest of the hook never matters, the process gets 2 s to shut
+    /// (docs/lifecycle.md §2.2). The rest of the hook never matters, the process gets 2 s to shut
     /// down instead of the time it was meant to have, and in-flight requests are cut.
     ///
     /// ## Example
@@ -31,7 +31,7 @@ declare_rule! {
     /// or shorten the sleep.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.2 (preStop time counts against the grace period; `minimumGracePeriodInSeconds`)
+    /// - docs/lifecycle.md §2.2 (preStop time counts against the grace period; `minimumGracePeriodInSeconds`)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination
     pub struct PrestopOutlivesGrace {
         id: "ML206",

@@ -11,9 +11,10 @@ declare_rule! {
     ///
     /// ## Why it loses traffic
     /// All containers get their preStop hooks and signals independently, and a classic
-    /// proxy is not told to wait for the app (semantics 2.2). Istio's agent kills Envoy
+    /// proxy is not told to wait for the app (docs/lifecycle.md §2.2). Istio's agent kills Envoy
     /// `terminationDrainDuration` (5 s) after SIGTERM; Linkerd refuses new connections
-    /// from SIGTERM on (semantics 3.6, 4.3). An app that sleeps in preStop, or takes a
+    /// from SIGTERM on, and Dapr's `daprd` closes the API the app calls
+    /// (docs/lifecycle.md §3.6, §4.3, §5.1). An app that sleeps in preStop, or takes a
     /// while to shut down, outlives its proxy (istio#7136, istio#36631).
     ///
     /// ## Example
@@ -28,7 +29,8 @@ declare_rule! {
     /// Make the proxy leave after the app: Istio's `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
     /// (it exits once the app's connections close), a longer `terminationDrainDuration`,
     /// Linkerd's `proxy-wait-before-exit-seconds` longer than the app's preStop plus
-    /// shutdown, or a native sidecar, which the kubelet stops only after the app:
+    /// shutdown, Dapr's `dapr.io/block-shutdown-duration`, or a native sidecar, which the
+    /// kubelet stops only after the app:
     /// ```yaml
     /// proxy.istio.io/config: |
     ///   proxyMetadata:
@@ -36,7 +38,7 @@ declare_rule! {
     /// ```
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.2 (independent kills), §2.4 (native ordering), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
+    /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
     /// - https://github.com/istio/istio/issues/7136
     pub struct ProxyExitsBeforeApp {
         id: "ML202",

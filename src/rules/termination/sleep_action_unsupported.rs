@@ -1,18 +1,20 @@
 use crate::resolve::{HookAction, sleep_action_problem};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
 
 declare_rule! {
     /// ## What it detects
     /// The kubelet's `sleep` hook action (`lifecycle.preStop.sleep`,
-    /// `lifecycle.postStart.sleep`) on a Kubernetes version where it is off (before
-    /// 1.30), or with `seconds` the version does not accept: negative, zero before 1.33,
-    /// or more than `terminationGracePeriodSeconds`.
+    /// `lifecycle.postStart.sleep`) on a Kubernetes version that does not run it, or with
+    /// `seconds` the version does not accept: negative, zero before 1.33, or more than
+    /// `terminationGracePeriodSeconds`.
     ///
     /// ## Why it loses traffic
-    /// Where the `PodLifecycleSleepAction` gate is off the API server drops the field
-    /// and rejects the now empty handler; invalid seconds are rejected by validation
-    /// (semantics 2.3). The workload is not created, or the delay that protects traffic
-    /// is not there.
+    /// Kubernetes 1.28 and older have no sleep action: the handler is left empty and the
+    /// API server rejects the pod. In 1.29 the `PodLifecycleSleepAction` gate is alpha
+    /// and off: the API server drops the action silently (`dropPodLifecycleSleepAction`)
+    /// and the pod runs without that hook, so the delay that was to cover endpoint
+    /// removal does not happen (a warning). From 1.30 invalid seconds are rejected by
+    /// validation (docs/lifecycle.md §2.3).
     ///
     /// ## Example
     /// ```yaml
@@ -27,14 +29,14 @@ declare_rule! {
     /// (0 from 1.33) and the grace period.
     ///
     /// ## References
-    /// - lifecycle-semantics.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
+    /// - docs/lifecycle.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
     /// - https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/3960-pod-lifecycle-sleep-action
     pub struct SleepActionUnsupported {
         id: "ML209",
         name: "sleep-action-unsupported",
         severity: Error,
         group: Termination,
-        summary: "a sleep hook action the Kubernetes version rejects",
+        summary: "a sleep hook action the Kubernetes version rejects or drops",
         admission: true,
     }
 }
@@ -48,6 +50,21 @@ impl Rule for SleepActionUnsupported {
         let plan = pod.plan;
         let version = plan.kubernetes.value;
         let grace = plan.grace_period.value;
+        for dropped in &plan.dropped_hooks {
+            findings.push(
+                Finding::new(
+                    &Self::META,
+                    Label::value(dropped.path.key("sleep").key("seconds"), "dropped at admission"),
+                    format!(
+                        "`{}`: Kubernetes {version} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook, so its {} s delay does not happen",
+                        dropped.container, dropped.seconds
+                    ),
+                    "use exec: {command: [sleep, \"N\"]} on this version".to_owned(),
+                )
+                .severity(Severity::Warning)
+                .container(&dropped.container),
+            );
+        }
         for container in &plan.containers {
             for hook in [&container.pre_stop, &container.post_start]
                 .into_iter()
@@ -64,7 +81,7 @@ impl Rule for SleepActionUnsupported {
                         &Self::META,
                         Label::value(path.key("sleep").key("seconds"), "rejected"),
                         format!("`{}`: {problem}", container.name),
-                        if version.has_sleep_action() {
+                        if version.knows_sleep_action() {
                             format!(
                                 "keep sleep.seconds between {} and {grace}",
                                 if version.allows_zero_sleep() { 0 } else { 1 }
