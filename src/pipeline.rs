@@ -288,11 +288,11 @@ impl Workers {
     pub fn shortfall(&self) -> Option<String> {
         let reason = self.failure.as_ref()?;
         Some(format!(
-            "could not start {} worker threads ({reason}); checked the inputs on {}",
+            "could not start {} worker threads ({reason}); checked the inputs on {} instead",
             self.wanted,
             match self.running {
-                1 => "one".to_owned(),
-                n => format!("{n}"),
+                1 => "one thread".to_owned(),
+                n => format!("{n} threads"),
             }
         ))
     }
