@@ -140,8 +140,7 @@ impl Inputs {
                     Source::stream(stdin_name.clone(), std::io::stdin().lock(), &limits)
                 }
                 Input::File(path) => {
-                    let name = Input::File(path.clone()).display_name();
-                    Source::open(name, path, &limits)
+                    Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
                 }
             })
             .collect();
@@ -196,9 +195,9 @@ impl Inputs {
 /// pass, with the document, so that every document is reported once and in order.
 pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
     let mut parsed = HashMap::new();
-    for (input_index, source) in inputs.sources.iter().enumerate() {
-        let file = source.name();
-        for (index, piece) in source.pieces(&inputs.limits).enumerate() {
+    for (input_index, input) in inputs.sources.iter().enumerate() {
+        let file = input.name();
+        for (index, piece) in input.pieces(&inputs.limits).enumerate() {
             let load::Piece::Text { first_line, text } = piece else {
                 continue;
             };
@@ -429,14 +428,14 @@ fn read_all(inputs: &Inputs, mut each: impl FnMut(Unit)) {
         .lock()
         .map(|mut cache| std::mem::take(&mut *cache))
         .unwrap_or_default();
-    for (input_index, source) in inputs.sources.iter().enumerate() {
-        for (index, piece) in source.pieces(&inputs.limits).enumerate() {
+    for (input_index, input) in inputs.sources.iter().enumerate() {
+        for (index, piece) in input.pieces(&inputs.limits).enumerate() {
             each(match piece {
                 load::Piece::Text { first_line, text } => {
                     match parsed.remove(&(input_index, index)) {
                         Some(parsed) => Unit::Parsed(parsed),
                         None => Unit::Text {
-                            file: source.name().clone(),
+                            file: input.name().clone(),
                             index,
                             first_line,
                             text,

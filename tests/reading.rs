@@ -735,6 +735,14 @@ spec:
 /// (a Python regular expression, searched) against each staged path.
 #[test]
 fn the_pre_commit_hooks_exclude_chart_templates() {
+    if common::which("python3").is_none() {
+        assert!(
+            std::env::var_os("MESH_LIFECYCLE_REQUIRE_SANDBOX").is_none(),
+            "python3 (whose re pre-commit uses) is required here"
+        );
+        eprintln!("no python3: skipping");
+        return;
+    }
     let hooks = fs::read_to_string(common::root().join(".pre-commit-hooks.yaml")).unwrap();
     let excludes: Vec<&str> = hooks
         .lines()

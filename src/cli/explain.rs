@@ -19,7 +19,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         },
         None => None,
     };
-    let prepared = match inputs::prepare(&args.input, &args.profile, &args.output)? {
+    let prepared = match inputs::prepare("explain", &args.input, &args.profile, &args.output)? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };

@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{InputArgs, Output, ProfileArgs, diagnostic, profile_errors, usage_error};
+use super::{InputArgs, Output, PLUGIN_NAME, ProfileArgs, diagnostic, profile_errors, usage_error};
 use crate::load::discover::{self, Discovery, Exclude, Input, identity};
 use crate::load::{InputError, Limits, ReadLimits};
 use crate::pipeline::Inputs;
@@ -59,17 +59,19 @@ impl InputArgs {
     }
 }
 
-/// Reads the config, finds and reads the inputs, and builds the profile. `Err` is the
-/// exit status of a run that cannot start, its reason already printed.
+/// Reads the config, finds and reads the inputs, and builds the profile for `command`
+/// (`lint`, `explain`). `Err` is the exit status of a run that cannot start, its reason
+/// already printed.
 pub fn prepare(
+    command: &str,
     input: &InputArgs,
     profile: &ProfileArgs,
     output: &Output,
 ) -> std::io::Result<Result<Prepared, u8>> {
     if input.paths.is_empty() && std::io::stdin().is_terminal() {
-        return usage_error(
-            "no input: give a path (kubectl mesh-lifecycle lint deploy/) or pipe manifests (helm template … | kubectl mesh-lifecycle lint -)",
-        )
+        return usage_error(format!(
+            "no input: give a path ({PLUGIN_NAME} {command} deploy/) or pipe manifests (helm template … | {PLUGIN_NAME} {command} -)"
+        ))
         .map(Err);
     }
     let layers = profile.read_files(input.max_config_size);

@@ -19,7 +19,7 @@ use crate::rules::{self, Severity};
 use crate::settings::config::RuleSetting;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
-    let prepared = match inputs::prepare(&args.input, &args.profile, &args.output)? {
+    let prepared = match inputs::prepare("lint", &args.input, &args.profile, &args.output)? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
