@@ -132,7 +132,14 @@ impl Inputs {
     /// once, within `limits`. Standard input is named `stdin_name` in reports (`-`
     /// without it).
     pub fn new(inputs: Vec<Input>, limits: ReadLimits, stdin_name: Option<&str>) -> Inputs {
-        let stdin_name: Arc<str> = Arc::from(stdin_name.unwrap_or("-"));
+        let stdin_name: Arc<str> = match stdin_name {
+            Some(name) => Arc::from(
+                load::discover::clean(std::path::Path::new(name))
+                    .to_string_lossy()
+                    .as_ref(),
+            ),
+            None => Arc::from("-"),
+        };
         let sources = inputs
             .into_iter()
             .map(|input| match input {
@@ -678,6 +685,27 @@ mod tests {
         );
         let stdin = Inputs::from_bytes(vec![b'a'; PARALLEL_FROM_BYTES as usize]);
         assert!(!stdin.smaller_than(PARALLEL_FROM_BYTES));
+    }
+
+    #[test]
+    fn fewer_threads_than_wanted_are_worth_a_sentence() {
+        let all = Workers {
+            wanted: 4,
+            running: 4,
+            failure: None,
+        };
+        assert_eq!(all.shortfall(), None);
+        let some = Workers {
+            running: 2,
+            failure: Some("resource temporarily unavailable".into()),
+            ..all
+        };
+        assert_eq!(
+            some.shortfall().as_deref(),
+            Some(
+                "could not start 4 worker threads (resource temporarily unavailable); checked the inputs on 2 threads instead"
+            )
+        );
     }
 
     #[test]

@@ -629,7 +629,10 @@ fn standard_input_has_one_name_in_every_format() {
         String::from_utf8(output.stdout).unwrap()
     };
     for (name, uri) in [
-        (Some("charts/web/rendered.yaml"), "charts/web/rendered.yaml"),
+        (
+            Some("./charts/web/rendered.yaml"),
+            "charts/web/rendered.yaml",
+        ),
         (None, "-"),
     ] {
         let report = json(run("json", name).as_bytes());

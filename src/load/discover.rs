@@ -184,7 +184,7 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
 /// `k8s//a.yaml` are `k8s/a.yaml`. `..` is kept (a symbolic link makes it mean another
 /// directory than the one lexically above). A file named `-` stays `./-`, which is not
 /// standard input.
-fn clean(path: &Path) -> PathBuf {
+pub fn clean(path: &Path) -> PathBuf {
     let cleaned: PathBuf = path
         .components()
         .filter(|component| *component != Component::CurDir)
