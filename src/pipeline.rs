@@ -4,7 +4,9 @@
 //! Documents are processed on all cores. A reader thread cuts inputs into documents;
 //! workers run the stages; results are handed out strictly in input order, so output
 //! is byte-identical to a single-threaded run. At most a fixed number of documents are
-//! in flight, which bounds memory by the largest documents, not by the input.
+//! in flight, which bounds memory by the largest documents, not by the input (a stream,
+//! which can be read only once, is held as its documents: [`load::source`]). When the
+//! system refuses threads, fewer do the work, down to the calling thread.
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;

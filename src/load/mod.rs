@@ -1,9 +1,9 @@
 //! Stage 1 of the pipeline: inputs in, documents with positions out.
 //!
-//! Files, directories and stdin are discovered ([`discover`]), each input is cut into
-//! documents without parsing ([`split`]), and each document is parsed into a tree that
-//! keeps every node's line and column ([`parse`], [`tree`]). Nothing here knows about
-//! Kubernetes kinds.
+//! Files, directories and stdin are discovered ([`mod@discover`]), each input is read
+//! once and cut into documents without parsing, within [`ReadLimits`] ([`source`],
+//! [`split`]), and each document is parsed into a tree that keeps every node's line and
+//! column ([`parse`], [`tree`]). Nothing here knows about Kubernetes kinds.
 
 pub mod discover;
 pub mod parse;
