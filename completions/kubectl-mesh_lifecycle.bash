@@ -81,17 +81,55 @@ _kubectl__mesh_lifecycle() {
             return 0
             ;;
         kubectl__mesh_lifecycle__subcmd__explain)
-            opts="-j -f -o -h -V --threads --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --workload --kind --output --color --help --version"
+            opts="-j -f -o -h -V --exclude --no-ignore --stdin-filename --threads --max-input-size --max-document-size --max-line-length --max-config-size --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --workload --kind --output --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --exclude)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --stdin-filename)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
                 --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-document-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-line-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-config-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -285,17 +323,55 @@ _kubectl__mesh_lifecycle() {
             return 0
             ;;
         kubectl__mesh_lifecycle__subcmd__lint)
-            opts="-j -f -q -o -h -V --threads --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --fail-on --select --ignore --quiet --output --color --help --version"
+            opts="-j -f -q -o -h -V --exclude --no-ignore --stdin-filename --threads --max-input-size --max-document-size --max-line-length --max-config-size --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --fail-on --select --ignore --quiet --output --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --exclude)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --stdin-filename)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
                 --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-document-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-line-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-config-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,7 +31,13 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_comma
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_command" -f -a "rules" -d 'List the rules, or print one rule\'s documentation'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l exclude -d 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read' -r -f
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l stdin-filename -d 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s j -l threads -d 'Worker threads (0: one per core)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l max-input-size -d 'The most read from one input: a file, standard input, a pipe' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l max-document-size -d 'The largest document parsed' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l max-line-length -d 'The longest line read' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l max-config-size -d 'The largest config or mesh-config file read' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l config -d 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l mesh-config -d 'The cluster\'s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio\'s or Linkerd\'s)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l preset -d 'Defaults of a managed mesh (alibaba-asm)' -r
@@ -60,11 +66,18 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subco
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l color -d 'When to use colour (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l no-ignore -d 'Search directories without ignoring anything: hidden files, .gitignore, .ignore and git\'s exclude files (--exclude still applies)'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l no-config -d 'Ignore any .mesh-lifecycle.yaml'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s q -l quiet -d 'Print findings only: no summary line, no notes'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s V -l version -d 'Print version'
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l exclude -d 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read' -r -f
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l stdin-filename -d 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s j -l threads -d 'Worker threads (0: one per core)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l max-input-size -d 'The most read from one input: a file, standard input, a pipe' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l max-document-size -d 'The largest document parsed' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l max-line-length -d 'The longest line read' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l max-config-size -d 'The largest config or mesh-config file read' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l config -d 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l mesh-config -d 'The cluster\'s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio\'s or Linkerd\'s)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l preset -d 'Defaults of a managed mesh (alibaba-asm)' -r
@@ -86,6 +99,7 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subco
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l color -d 'When to use colour (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l no-ignore -d 'Search directories without ignoring anything: hidden files, .gitignore, .ignore and git\'s exclude files (--exclude still applies)'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l no-config -d 'Ignore any .mesh-lifecycle.yaml'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s V -l version -d 'Print version'

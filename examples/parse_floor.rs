@@ -34,7 +34,8 @@ fn main() -> ExitCode {
     }
     let started = Instant::now();
     let limits = Limits::default();
-    let (inputs, errors) = load::discover(&paths);
+    let found = load::discover(&paths, &load::discover::Discovery::default());
+    let (inputs, errors) = (found.inputs, found.errors);
     let mut failed = !errors.is_empty();
     for error in &errors {
         eprintln!("{error}");

@@ -4,15 +4,16 @@
 //! Documents are processed on all cores. A reader thread cuts inputs into documents;
 //! workers run the stages; results are handed out strictly in input order, so output
 //! is byte-identical to a single-threaded run. At most a fixed number of documents are
-//! in flight, which bounds memory by the largest documents, not by the input.
+//! in flight, which bounds memory by the largest documents, not by the input (a stream,
+//! which can be read only once, is held as its documents: [`load::source`]). When the
+//! system refuses threads, fewer do the work, down to the calling thread.
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::load::{self, Input, InputError, Limits, Pos, SourceText, split};
+use crate::load::{self, Input, InputError, Limits, Pos, ReadLimits, Source, SourceText};
 use crate::resolve::{self, PodPlan};
 use crate::rules::{self, Finding, Severity};
 use crate::settings::Settings;
@@ -111,39 +112,50 @@ impl Policy {
     }
 }
 
-/// The inputs of a run with standard input read once, so that it can be read twice.
+/// The inputs of a run, each readable as often as the run needs: regular files are
+/// opened again, everything else was read once when the inputs were taken
+/// ([`load::source`]).
 pub struct Inputs {
-    inputs: Vec<Input>,
-    stdin: Stdin,
-    /// Documents [`gather_context`] already parsed, by input and chunk index, so the
+    sources: Vec<Source>,
+    limits: ReadLimits,
+    /// Documents [`gather_context`] already parsed, by input and piece index, so the
     /// main pass does not parse them again.
-    parsed: Mutex<HashMap<(usize, usize), Vec<load::Document>>>,
+    parsed: Mutex<HashMap<(usize, usize), Parsed>>,
 }
 
-/// Standard input as read: in pieces, so that holding N bytes costs N bytes (a `Vec`
-/// grown by doubling briefly holds three times its contents), or why it could not be
-/// read.
-#[derive(Clone)]
-enum Stdin {
-    Read(Arc<[Arc<[u8]>]>),
-    Failed(Arc<str>),
+/// A document the context pass parsed, and what it found wrong in its mesh configuration.
+struct Parsed {
+    documents: Vec<load::Document>,
+    errors: Vec<InputError>,
 }
-
-/// The size of the pieces standard input is read in.
-const STDIN_PIECE: u64 = 1 << 20;
 
 impl Inputs {
-    /// Takes the inputs; standard input, if among them, is read into memory now. A
-    /// failure to read it is reported as an input error of `-` when the run reads it.
-    pub fn new(inputs: Vec<Input>) -> Inputs {
-        let stdin = if inputs.contains(&Input::Stdin) {
-            read_pieces(&mut std::io::stdin().lock())
-        } else {
-            Stdin::Read(Arc::from([]))
+    /// Takes the inputs; standard input and other streams among them are read now, each
+    /// once, within `limits`. Standard input is named `stdin_name` in reports (`-`
+    /// without it).
+    pub fn new(inputs: Vec<Input>, limits: ReadLimits, stdin_name: Option<&str>) -> Inputs {
+        let stdin_name: Arc<str> = match stdin_name {
+            Some(name) => Arc::from(
+                load::discover::clean(std::path::Path::new(name))
+                    .to_string_lossy()
+                    .as_ref(),
+            ),
+            None => Arc::from("-"),
         };
+        let sources = inputs
+            .into_iter()
+            .map(|input| match input {
+                Input::Stdin => {
+                    Source::stream(stdin_name.clone(), std::io::stdin().lock(), &limits)
+                }
+                Input::File(path) => {
+                    Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
+                }
+            })
+            .collect();
         Inputs {
-            inputs,
-            stdin,
+            sources,
+            limits,
             parsed: Mutex::default(),
         }
     }
@@ -151,21 +163,23 @@ impl Inputs {
     /// One input held in memory, named like standard input (`-`): for tests, fuzzing
     /// and embedding.
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Inputs {
+        let bytes: Arc<[u8]> = bytes.into();
+        let limits = ReadLimits::default();
         Inputs {
-            inputs: vec![Input::Stdin],
-            stdin: Stdin::Read(Arc::from([bytes.into()])),
+            sources: vec![Source::stream(Arc::from("-"), &bytes[..], &limits)],
+            limits,
             parsed: Mutex::default(),
         }
     }
 
     /// How many inputs there are.
     pub fn len(&self) -> usize {
-        self.inputs.len()
+        self.sources.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.inputs.is_empty()
+        self.sources.is_empty()
     }
 
     /// Whether all inputs together are under `limit` bytes, by their sizes on disk (a
@@ -173,116 +187,53 @@ impl Inputs {
     /// reaches the limit, so a large tree costs few `stat` calls.
     fn smaller_than(&self, limit: u64) -> bool {
         let mut total = 0u64;
-        for input in &self.inputs {
-            total = total.saturating_add(match input {
-                Input::Stdin => match &self.stdin {
-                    Stdin::Read(pieces) => pieces.iter().map(|piece| piece.len() as u64).sum(),
-                    Stdin::Failed(_) => 0,
-                },
-                Input::File(path) => std::fs::metadata(path).map_or(u64::MAX, |m| m.len()),
-            });
+        for source in &self.sources {
+            total = total.saturating_add(source.size().unwrap_or(u64::MAX));
             if total >= limit {
                 return false;
             }
         }
         true
     }
-
-    fn open(&self, input: &Input) -> std::io::Result<Box<dyn BufRead + Send>> {
-        Ok(match input {
-            Input::Stdin => match &self.stdin {
-                Stdin::Read(pieces) => Box::new(PieceReader {
-                    pieces: Arc::clone(pieces),
-                    index: 0,
-                    offset: 0,
-                }),
-                Stdin::Failed(reason) => {
-                    return Err(std::io::Error::other(reason.to_string()));
-                }
-            },
-            Input::File(path) => Box::new(BufReader::with_capacity(
-                1 << 16,
-                std::fs::File::open(path)?,
-            )),
-        })
-    }
-}
-
-fn read_pieces(reader: &mut impl Read) -> Stdin {
-    let mut pieces: Vec<Arc<[u8]>> = Vec::new();
-    loop {
-        let mut piece = Vec::with_capacity(STDIN_PIECE as usize);
-        match reader.take(STDIN_PIECE).read_to_end(&mut piece) {
-            Ok(0) => return Stdin::Read(Arc::from(pieces)),
-            Ok(_) => pieces.push(Arc::from(piece)),
-            Err(error) => return Stdin::Failed(Arc::from(load::discover::describe_io(&error))),
-        }
-    }
-}
-
-/// Reads pieces held in memory as one stream.
-struct PieceReader {
-    pieces: Arc<[Arc<[u8]>]>,
-    index: usize,
-    offset: usize,
-}
-
-impl Read for PieceReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl BufRead for PieceReader {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        while let Some(piece) = self.pieces.get(self.index) {
-            if self.offset < piece.len() {
-                return Ok(&self.pieces[self.index][self.offset..]);
-            }
-            self.index += 1;
-            self.offset = 0;
-        }
-        Ok(&[])
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.offset += amount;
-    }
 }
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
 /// whose labels decide injection, and Istio mesh configuration (an `istio` ConfigMap, an
-/// IstioOperator). Only documents that mention them are parsed here, and nothing is
-/// reported; the main pass reports every document once.
+/// IstioOperator). Only documents that mention them are parsed here. Mesh configuration
+/// is checked as `--mesh-config` checks it; what is wrong in it is reported by the main
+/// pass, with the document, so that every document is reported once and in order.
 pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
     let mut parsed = HashMap::new();
-    for (input_index, input) in inputs.inputs.iter().enumerate() {
-        let Ok(reader) = inputs.open(input) else {
-            continue;
-        };
-        let file = input.display_name();
-        for (index, chunk) in split::Splitter::new(reader, limits.max_document_bytes).enumerate() {
-            let Ok(chunk) = chunk else { continue };
-            let mesh_config = declares_kind(&chunk.text, "IstioOperator")
-                || (declares_kind(&chunk.text, "ConfigMap") && chunk.text.contains("istio"));
-            if !mesh_config && !declares_kind(&chunk.text, "Namespace") {
-                continue;
-            }
-            let Ok(documents) = load::parse_chunk(&file, chunk, index, &limits) else {
+    for (input_index, input) in inputs.sources.iter().enumerate() {
+        let file = input.name();
+        for (index, piece) in input.pieces(&inputs.limits).enumerate() {
+            let load::Piece::Text { first_line, text } = piece else {
                 continue;
             };
+            let mesh_config = declares_kind(&text, "IstioOperator")
+                || (declares_kind(&text, "ConfigMap") && text.contains("istio"));
+            if !mesh_config && !declares_kind(&text, "Namespace") {
+                continue;
+            }
+            let Ok(documents) = load::parse_text(file, first_line, text, index, &limits) else {
+                continue;
+            };
+            let mut errors = Vec::new();
             for document in &documents {
                 if mesh_config {
-                    let source = crate::settings::Source::Input(file.clone());
-                    crate::settings::mesh_config::apply_input_object(
-                        &document.root,
-                        settings,
-                        source,
-                    );
+                    let objects = match workload::list_items(&document.root) {
+                        Some(items) => items.iter().collect(),
+                        None => vec![&document.root],
+                    };
+                    for object in objects {
+                        let source = crate::settings::Source::Input(file.clone());
+                        errors.extend(crate::settings::mesh_config::apply_input_object(
+                            object,
+                            &document.source,
+                            settings,
+                            source,
+                        ));
+                    }
                 }
                 for namespace in workload::objects(document).namespaces {
                     settings.namespaces.insert(
@@ -295,7 +246,7 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                     );
                 }
             }
-            parsed.insert((input_index, index), documents);
+            parsed.insert((input_index, index), Parsed { documents, errors });
         }
     }
     if let Ok(mut cache) = inputs.parsed.lock() {
@@ -329,24 +280,57 @@ fn declares_kind(text: &str, kind: &str) -> bool {
 /// single file).
 const PARALLEL_FROM_BYTES: u64 = 64 * 1024;
 
+/// How many worker threads a run used, and why fewer than it wanted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Workers {
+    /// The threads the run asked for (`-j`, or one per core).
+    pub wanted: usize,
+    /// The threads that ran documents (the calling thread alone counts as one).
+    pub running: usize,
+    /// Why a thread could not be started (the system's limit on threads, memory).
+    pub failure: Option<String>,
+}
+
+impl Workers {
+    /// A sentence for the user when the run went on with fewer threads than it wanted.
+    pub fn shortfall(&self) -> Option<String> {
+        let reason = self.failure.as_ref()?;
+        Some(format!(
+            "could not start {} worker threads ({reason}); checked the inputs on {} instead",
+            self.wanted,
+            match self.running {
+                1 => "one thread".to_owned(),
+                n => format!("{n} threads"),
+            }
+        ))
+    }
+}
+
 /// Runs the pipeline over `inputs`, calling `sink` with each document's report in input
-/// order. Returns once every input has been processed.
+/// order. Returns once every input has been processed, saying how many threads did it:
+/// when the system refuses threads, the run goes on with those it has, down to the
+/// calling thread alone.
 pub fn run(
     inputs: &Inputs,
     settings: &Settings,
     options: &RunOptions,
     mut sink: impl FnMut(DocumentReport),
-) {
+) -> Workers {
     let threads = match options.threads {
         0 if inputs.smaller_than(PARALLEL_FROM_BYTES) => 1,
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
     };
+    let mut workers = Workers {
+        wanted: threads,
+        running: 1,
+        failure: None,
+    };
     if threads <= 1 {
-        read_all(inputs, options.limits, |unit| {
+        read_all(inputs, |unit| {
             sink(process_contained(unit, settings, options))
         });
-        return;
+        return workers;
     }
     // Documents in flight: queued, being processed, or waiting for their turn.
     let in_flight = threads * 4;
@@ -360,33 +344,65 @@ pub fn run(
     }
     let work_rx = Arc::new(Mutex::new(work_rx));
     std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let mut seq = 0u64;
-            read_all(inputs, options.limits, |unit| {
-                if token_rx.recv().is_err() {
-                    return;
-                }
-                let _ = work_tx.send((seq, unit));
-                seq += 1;
+        let reader = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn_scoped(scope, move || {
+                let mut seq = 0u64;
+                read_all(inputs, |unit| {
+                    if token_rx.recv().is_err() {
+                        return;
+                    }
+                    let _ = work_tx.send((seq, unit));
+                    seq += 1;
+                });
             });
-        });
-        for _ in 0..threads {
+        if let Err(error) = reader {
+            // Nothing was started: this thread reads and checks every document itself.
+            workers.failure = Some(load::discover::describe_io(&error));
+            read_all(inputs, |unit| {
+                sink(process_contained(unit, settings, options))
+            });
+            return;
+        }
+        let mut started = 0;
+        for index in 0..threads {
             let work_rx = Arc::clone(&work_rx);
             let done_tx = done_tx.clone();
-            scope.spawn(move || {
-                loop {
-                    let next = work_rx.lock().map(|rx| rx.recv());
-                    let Ok(Ok((seq, unit))) = next else { break };
-                    if done_tx
-                        .send((seq, process_contained(unit, settings, options)))
-                        .is_err()
-                    {
-                        break;
+            let worker = std::thread::Builder::new()
+                .name(format!("worker-{index}"))
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let next = work_rx.lock().map(|rx| rx.recv());
+                        let Ok(Ok((seq, unit))) = next else { break };
+                        if done_tx
+                            .send((seq, process_contained(unit, settings, options)))
+                            .is_err()
+                        {
+                            break;
+                        }
                     }
+                });
+            match worker {
+                Ok(_) => started += 1,
+                Err(error) => {
+                    workers.failure = Some(load::discover::describe_io(&error));
+                    break;
                 }
-            });
+            }
         }
         drop(done_tx);
+        if started == 0 {
+            // The reader runs, but no worker: this thread checks the documents, which
+            // arrive in order.
+            loop {
+                let next = work_rx.lock().map(|rx| rx.recv());
+                let Ok(Ok((_, unit))) = next else { break };
+                sink(process_contained(unit, settings, options));
+                let _ = token_tx.send(());
+            }
+            return;
+        }
+        workers.running = started;
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
         for (seq, report) in done_rx {
@@ -398,72 +414,45 @@ pub fn run(
             }
         }
     });
+    workers
 }
 
 /// A piece of work: one document's text, or an input that could not be read.
 enum Unit {
-    Chunk {
+    Text {
         file: Arc<str>,
         index: usize,
-        chunk: split::Chunk,
+        first_line: u32,
+        text: Arc<str>,
     },
     Failed(InputError),
     /// A document the context pass already parsed.
-    Parsed(Vec<load::Document>),
+    Parsed(Parsed),
 }
 
-/// Reads every input in order, cutting each into document chunks.
-fn read_all(inputs: &Inputs, limits: Limits, mut each: impl FnMut(Unit)) {
+/// Reads every input in order, cutting each into documents.
+fn read_all(inputs: &Inputs, mut each: impl FnMut(Unit)) {
     let mut parsed = inputs
         .parsed
         .lock()
         .map(|mut cache| std::mem::take(&mut *cache))
         .unwrap_or_default();
-    for (input_index, input) in inputs.inputs.iter().enumerate() {
-        let file = input.display_name();
-        let reader = match inputs.open(input) {
-            Ok(reader) => reader,
-            Err(error) => {
-                each(Unit::Failed(InputError::whole(
-                    file,
-                    load::discover::describe_io(&error),
-                )));
-                continue;
-            }
-        };
-        let mut any = false;
-        for (index, chunk) in split::Splitter::new(reader, limits.max_document_bytes).enumerate() {
-            match chunk {
-                Ok(chunk) => {
-                    any |= !chunk.text.trim().is_empty();
+    for (input_index, input) in inputs.sources.iter().enumerate() {
+        for (index, piece) in input.pieces(&inputs.limits).enumerate() {
+            each(match piece {
+                load::Piece::Text { first_line, text } => {
                     match parsed.remove(&(input_index, index)) {
-                        Some(documents) => each(Unit::Parsed(documents)),
-                        None => each(Unit::Chunk {
-                            file: file.clone(),
+                        Some(parsed) => Unit::Parsed(parsed),
+                        None => Unit::Text {
+                            file: input.name().clone(),
                             index,
-                            chunk,
-                        }),
+                            first_line,
+                            text,
+                        },
                     }
                 }
-                Err(error) => {
-                    any = true;
-                    let error = match error {
-                        split::ChunkError::Io(io)
-                            if io.kind() == std::io::ErrorKind::IsADirectory =>
-                        {
-                            InputError::whole(file.clone(), "is a directory")
-                        }
-                        other => load::chunk_error(&file, other),
-                    };
-                    each(Unit::Failed(error));
-                }
-            }
-        }
-        if !any && matches!(input, Input::Stdin) {
-            each(Unit::Failed(InputError::whole(
-                file,
-                "standard input is empty; nothing to lint",
-            )));
+                load::Piece::Failed(error) => Unit::Failed(error),
+            });
         }
     }
 }
@@ -504,15 +493,17 @@ impl Unit {
     /// The file and first line of the unit, for an error about all of it.
     fn whereabouts(&self) -> (Arc<str>, Option<Pos>) {
         match self {
-            Unit::Chunk { file, chunk, .. } => (
+            Unit::Text {
+                file, first_line, ..
+            } => (
                 file.clone(),
                 Some(Pos {
-                    line: chunk.first_line,
+                    line: *first_line,
                     column: 1,
                 }),
             ),
             Unit::Failed(error) => (error.file.clone(), error.pos),
-            Unit::Parsed(documents) => match documents.first() {
+            Unit::Parsed(parsed) => match parsed.documents.first() {
                 Some(document) => (
                     document.source.file.clone(),
                     Some(Pos {
@@ -534,16 +525,22 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
             report.errors.push(error);
             return report;
         }
-        Unit::Parsed(documents) => documents,
-        Unit::Chunk { file, index, chunk } => {
-            match load::parse_chunk(&file, chunk, index, &options.limits) {
-                Ok(documents) => documents,
-                Err(error) => {
-                    report.errors.push(error);
-                    return report;
-                }
-            }
+        Unit::Parsed(parsed) => {
+            report.errors.extend(parsed.errors);
+            parsed.documents
         }
+        Unit::Text {
+            file,
+            index,
+            first_line,
+            text,
+        } => match load::parse_text(&file, first_line, text, index, &options.limits) {
+            Ok(documents) => documents,
+            Err(error) => {
+                report.errors.push(error);
+                return report;
+            }
+        },
     };
     for document in &documents {
         let objects = workload::objects(document);
@@ -629,37 +626,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn standard_input_read_in_pieces_is_one_stream() {
-        let text: String = (0..300_000).map(|i| format!("key{i}: value\n")).collect();
-        let Stdin::Read(pieces) = read_pieces(&mut text.as_bytes()) else {
-            panic!("reading from memory cannot fail");
-        };
-        assert!(pieces.len() > 3, "lines cross piece boundaries");
-        assert!(pieces.iter().all(|piece| piece.len() as u64 <= STDIN_PIECE));
-        let reader = || PieceReader {
-            pieces: Arc::clone(&pieces),
-            index: 0,
-            offset: 0,
-        };
-        let mut whole = String::new();
-        reader().read_to_string(&mut whole).unwrap();
-        assert_eq!(whole, text);
-        let lines: Vec<String> = reader().lines().map(Result::unwrap).collect();
-        assert_eq!(lines.len(), 300_000);
-        assert_eq!(lines[299_999], "key299999: value");
-    }
-
-    #[test]
     fn standard_input_that_cannot_be_read_is_an_input_error() {
         struct Broken;
-        impl Read for Broken {
+        impl std::io::Read for Broken {
             fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
                 Err(std::io::Error::from(std::io::ErrorKind::IsADirectory))
             }
         }
+        let limits = ReadLimits::default();
         let inputs = Inputs {
-            inputs: vec![Input::Stdin],
-            stdin: read_pieces(&mut Broken),
+            sources: vec![Source::stream(Arc::from("-"), Broken, &limits)],
+            limits,
             parsed: Mutex::default(),
         };
         let mut errors = Vec::new();
@@ -674,20 +651,63 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_is_read_once_and_serves_both_passes() {
+        // A Namespace after the pod it labels: the context pass must see it, and the main
+        // pass must still see the pod, from the one reading.
+        let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: a, image: x}]\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {istio-injection: enabled}\n";
+        let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
+        let mut settings = Settings::default();
+        gather_context(&inputs, Limits::default(), &mut settings);
+        assert!(settings.namespaces.contains_key("shop"));
+        let mut workloads = 0;
+        run(&inputs, &settings, &RunOptions::default(), |report| {
+            assert!(report.errors.is_empty(), "{:?}", report.errors);
+            workloads += report.analyses.len();
+        });
+        assert_eq!(workloads, 1);
+    }
+
+    #[test]
     fn small_inputs_are_measured_before_threads_start() {
         let dir = tempfile::tempdir().unwrap();
         let small = dir.path().join("small.yaml");
         std::fs::write(&small, "kind: ConfigMap\n").unwrap();
-        let files = Inputs::new(vec![Input::File(small.clone())]);
+        let limits = ReadLimits::default();
+        let files = Inputs::new(vec![Input::File(small.clone())], limits, None);
         assert!(files.smaller_than(PARALLEL_FROM_BYTES));
         assert!(!files.smaller_than(16));
-        let missing = Inputs::new(vec![Input::File(dir.path().join("gone.yaml"))]);
-        assert!(
-            !missing.smaller_than(PARALLEL_FROM_BYTES),
-            "unmeasured counts as large"
+        let missing = Inputs::new(
+            vec![Input::File(dir.path().join("gone.yaml"))],
+            limits,
+            None,
         );
-        let stdin = Inputs::from_bytes(vec![b' '; PARALLEL_FROM_BYTES as usize]);
+        assert!(
+            missing.smaller_than(16),
+            "a file that cannot be opened is an error to report, nothing to read"
+        );
+        let stdin = Inputs::from_bytes(vec![b'a'; PARALLEL_FROM_BYTES as usize]);
         assert!(!stdin.smaller_than(PARALLEL_FROM_BYTES));
+    }
+
+    #[test]
+    fn fewer_threads_than_wanted_are_worth_a_sentence() {
+        let all = Workers {
+            wanted: 4,
+            running: 4,
+            failure: None,
+        };
+        assert_eq!(all.shortfall(), None);
+        let some = Workers {
+            running: 2,
+            failure: Some("resource temporarily unavailable".into()),
+            ..all
+        };
+        assert_eq!(
+            some.shortfall().as_deref(),
+            Some(
+                "could not start 4 worker threads (resource temporarily unavailable); checked the inputs on 2 threads instead"
+            )
+        );
     }
 
     #[test]

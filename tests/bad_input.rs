@@ -308,6 +308,20 @@ fn catalogue() -> Vec<Case> {
         case("bad document among good ones", File("bad-document-among-good.yaml"))
             .error("while parsing a flow mapping", 16, 19)
             .findings(&[("ML206", 10, 17), ("ML206", 27, 17)]),
+        // An endless line of NUL bytes: the first NUL ends the read, at once.
+        case("/dev/zero", Arg("/dev/zero")).error("contains NUL bytes: a binary file", 1, 1),
+        // A line longer than 4 MiB: its document is skipped unparsed, naming the flag.
+        case("line longer than the limit", Made(over_long_line))
+            .error("line longer than 4 MiB; its document is skipped", 2, 1),
+        // A chart template given as a manifest (the pre-commit hook used to match
+        // `templates/`): one diagnostic at the first directive, not the parser's
+        // "a mapping key must be a scalar".
+        case("Helm chart template", File("helm-template.yaml"))
+            .error("a Helm template, not a manifest", 4, 9),
+        // An IstioOperator among the inputs with a value `--mesh-config` refuses: the
+        // same error, at the value.
+        case("invalid mesh config among the inputs", File("mesh-config-invalid.yaml"))
+            .error("`soon` is not a duration", 8, 7),
         // --- Paths and files that cannot be read. ---
         // A symbolic link back to its own directory: reported once, not followed; the
         // directory's manifest is still linted.
@@ -368,6 +382,11 @@ fn binary(dir: &Path) -> Result<Prepared, String> {
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00",
     );
     Ok(args(&[&path]))
+}
+
+fn over_long_line(dir: &Path) -> Result<Prepared, String> {
+    let text = format!("kind: ConfigMap\ndata: {{blob: {}}}\n", "x".repeat(5 << 20));
+    Ok(args(&[&write(&dir.join("wide.yaml"), text)]))
 }
 
 fn deep_block(dir: &Path) -> Result<Prepared, String> {

@@ -495,7 +495,7 @@ fn github_standard_input_names_the_line_in_the_message() {
     assert_eq!(level, "error");
     assert!(!properties.contains_key("file") && !properties.contains_key("line"));
     assert!(
-        message.starts_with("stdin:19:11: Deployment worker: "),
+        message.starts_with("-:19:11: Deployment worker: "),
         "{message}"
     );
 }

@@ -333,7 +333,7 @@ fn standard_input_and_files_outside_the_directory_get_sensible_uris() {
     validate(&log);
     let artifact =
         &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
-    assert_eq!(artifact["uri"], "stdin");
+    assert_eq!(artifact["uri"], "-", "named as in every other format");
     assert!(artifact.get("uriBaseId").is_none());
 
     let dir = tempfile::tempdir().unwrap();

@@ -2,8 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::{ExplainArgs, ExplainFormat, profile_errors, usage_error};
-use crate::load::discover;
+use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
 use crate::pipeline::{self, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
@@ -20,31 +19,32 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         },
         None => None,
     };
-    let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs);
-    let profile = match args.profile.load(&inputs) {
-        Ok(profile) => profile,
-        Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
+    let prepared = match inputs::prepare("explain", &args.input, &args.profile, &args.output)? {
+        Ok(prepared) => prepared,
+        Err(status) => return Ok(status),
     };
-    let settings = profile.settings;
+    let settings = prepared.profile.settings;
     let stderr_style = args.output.stderr_style();
-    let mut out = args.output.writer()?;
-    let mut input_errors = discovery_errors.len();
-    for error in &discovery_errors {
-        eprint!("{}", render_input_error(error, stderr_style));
+    let (mut out, closed) = args.output.writer()?;
+    let mut input_errors = prepared.errors.len();
+    for error in &prepared.errors {
+        diagnostic(&render_input_error(error, stderr_style));
     }
     let options = RunOptions {
         threads: args.input.threads,
+        limits: prepared.limits,
         ..RunOptions::default()
     };
     let mut analyses = Vec::new();
-    let mut failure = None;
+    // The drawing's writes, until one fails; a reader that went away (`| head`) ends
+    // the drawing but not the run, whose exit status counts every input.
+    let mut written: io::Result<()> = Ok(());
     let mut first = true;
     let style = args.output.style();
-    pipeline::run(&inputs, &settings, &options, |report| {
+    let workers = pipeline::run(&prepared.inputs, &settings, &options, |report| {
         input_errors += report.errors.len();
         for error in &report.errors {
-            eprint!("{}", render_input_error(error, stderr_style));
+            diagnostic(&render_input_error(error, stderr_style));
         }
         for analysis in report.analyses {
             let wanted = args
@@ -52,39 +52,55 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
                 .as_ref()
                 .is_none_or(|name| &analysis.plan.workload.name == name)
                 && kind.is_none_or(|kind| analysis.plan.kind == kind);
-            if !wanted || failure.is_some() {
+            if !wanted || written.is_err() {
                 continue;
             }
             match args.format {
                 ExplainFormat::Text => {
                     if !first {
-                        let _ = writeln!(out);
+                        written = writeln!(out);
                     }
                     first = false;
-                    if let Err(error) = out.write_all(explain::text(&analysis, style).as_bytes()) {
-                        failure = Some(error);
+                    if written.is_ok() {
+                        written = out.write_all(explain::text(&analysis, style).as_bytes());
                     }
                 }
                 ExplainFormat::Json | ExplainFormat::Svg => analyses.push(analysis),
             }
         }
     });
-    if let Some(error) = failure {
-        return Err(error);
+    if let Some(shortfall) = workers.shortfall() {
+        diagnostic(&format!("note: {shortfall}\n"));
     }
-    match args.format {
+    if written.is_ok() {
+        written = finish_drawing(&mut out, args.format, first, &analyses, &settings);
+    }
+    match written {
+        Err(error) if !closed.get() => Err(error),
+        _ => Ok(if input_errors > 0 { 2 } else { 0 }),
+    }
+}
+
+/// Writes what comes after the last workload: the whole drawing for JSON and SVG.
+fn finish_drawing(
+    out: &mut impl Write,
+    format: ExplainFormat,
+    nothing_drawn: bool,
+    analyses: &[pipeline::Analysis],
+    settings: &crate::settings::Settings,
+) -> io::Result<()> {
+    match format {
         ExplainFormat::Text => {
-            if first {
+            if nothing_drawn {
                 writeln!(out, "no workloads matched")?;
             }
         }
         ExplainFormat::Json => {
-            let value = explain::json(&analyses, &settings);
-            serde_json::to_writer_pretty(&mut out, &value).map_err(io::Error::other)?;
+            let value = explain::json(analyses, settings);
+            serde_json::to_writer_pretty(&mut *out, &value).map_err(io::Error::other)?;
             writeln!(out)?;
         }
-        ExplainFormat::Svg => out.write_all(explain::svg(&analyses).as_bytes())?,
+        ExplainFormat::Svg => out.write_all(explain::svg(analyses).as_bytes())?,
     }
-    out.flush()?;
-    Ok(if input_errors > 0 { 2 } else { 0 })
+    out.flush()
 }

@@ -2,9 +2,10 @@
 
 use std::io;
 
-use super::{FailOn, LintArgs, LintFormat, github, profile_errors, usage_error};
+use super::{
+    FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
+};
 use crate::load::InputError;
-use crate::load::discover;
 use crate::pipeline::{self, Policy, RunOptions};
 use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
@@ -18,23 +19,22 @@ use crate::rules::{self, Severity};
 use crate::settings::config::RuleSetting;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
-    let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs);
-    let profile = match args.profile.load(&inputs) {
-        Ok(profile) => profile,
-        Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
+    let prepared = match inputs::prepare("lint", &args.input, &args.profile, &args.output)? {
+        Ok(prepared) => prepared,
+        Err(status) => return Ok(status),
     };
+    let stderr_style = args.output.stderr_style();
     let policy = match policy(&args.select, &args.ignore) {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
+    let profile = prepared.profile;
     let policy = match with_config_rules(policy, &profile.rules) {
         Ok(policy) => policy,
-        Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
+        Err(errors) => return profile_errors(&errors, stderr_style),
     };
     let settings = profile.settings;
-    let stderr_style = args.output.stderr_style();
-    let out = args.output.writer()?;
+    let (out, closed) = args.output.writer()?;
     let mut reporter: Box<dyn Reporter> = match args.format {
         LintFormat::Human => Box::new(HumanReporter::new(
             out,
@@ -53,47 +53,54 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             github::step_summary(),
         )),
     };
+    let inputs = &prepared.inputs;
     let mut summary = Summary {
         files: inputs.len(),
         ..Summary::default()
     };
-    for error in &discovery_errors {
-        eprint!("{}", render_input_error(error, stderr_style));
-        reporter.input_error(error)?;
+    // Where the report goes, until it fails; a reader that went away (`| head`) ends the
+    // report but not the run, whose exit status counts every input.
+    let mut report: io::Result<()> = Ok(());
+    for error in &prepared.errors {
+        diagnostic(&render_input_error(error, stderr_style));
+        if report.is_ok() {
+            report = reporter.input_error(error);
+        }
         summary.add_input_error();
     }
     let options = RunOptions {
         threads: args.input.threads,
         policy,
-        ..RunOptions::default()
+        limits: prepared.limits,
     };
-    let mut failure = None;
-    pipeline::run(&inputs, &settings, &options, |report| {
-        if failure.is_some() {
-            return;
+    let workers = pipeline::run(inputs, &settings, &options, |document| {
+        summary.add(&document);
+        for error in &document.errors {
+            diagnostic(&render_input_error(error, stderr_style));
         }
-        summary.add(&report);
-        let result = (|| {
-            for error in &report.errors {
-                eprint!("{}", render_input_error(error, stderr_style));
-                reporter.input_error(error)?;
+        if !args.quiet {
+            for note in &document.skipped {
+                diagnostic(&format!("note: {note}\n"));
             }
-            if !args.quiet {
-                for note in &report.skipped {
-                    eprintln!("note: {note}");
-                }
-            }
-            reporter.document(&report.analyses)
-        })();
-        if let Err(error) = result {
-            failure = Some(error);
+        }
+        if report.is_ok() {
+            report = document
+                .errors
+                .iter()
+                .try_for_each(|error| reporter.input_error(error))
+                .and_then(|()| reporter.document(&document.analyses));
         }
     });
-    if let Some(error) = failure {
-        return Err(error);
+    if let Some(shortfall) = workers.shortfall() {
+        diagnostic(&format!("note: {shortfall}\n"));
     }
-    reporter.finish(&summary)?;
-    Ok(exit_status(&summary, args.fail_on))
+    if report.is_ok() {
+        report = reporter.finish(&summary);
+    }
+    match report {
+        Err(error) if !closed.get() => Err(error),
+        _ => Ok(exit_status(&summary, args.fail_on)),
+    }
 }
 
 /// The exit status of the output contract: 2 for unreadable input, 1 for findings at

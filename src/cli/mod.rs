@@ -4,6 +4,7 @@ pub mod complete;
 pub mod completions;
 mod explain;
 mod github;
+mod inputs;
 mod lint;
 mod output;
 mod profile;
@@ -56,10 +57,25 @@ pub enum Command {
 /// Inputs shared by `lint` and `explain`.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json);
-    /// `-` or nothing reads standard input.
+    /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json,
+    /// except hidden and ignored files); `-` or nothing reads standard input.
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
+
+    /// Leave paths matching GLOB out of directory searches (gitignore syntax, relative
+    /// to the working directory; repeatable). Paths named on the command line are read.
+    #[arg(long, value_name = "GLOB", value_hint = ValueHint::Other, help_heading = "Inputs")]
+    pub exclude: Vec<String>,
+
+    /// Search directories without ignoring anything: hidden files, .gitignore, .ignore
+    /// and git's exclude files (--exclude still applies).
+    #[arg(long, help_heading = "Inputs")]
+    pub no_ignore: bool,
+
+    /// The path that standard input stands for, to name it in every report (SARIF,
+    /// GitHub annotations, JUnit, JSON, human).
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = "Inputs")]
+    pub stdin_filename: Option<String>,
 
     /// Worker threads (0: one per core).
     #[arg(
@@ -70,6 +86,49 @@ pub struct InputArgs {
         hide_short_help = true
     )]
     pub threads: usize,
+
+    /// The most read from one input: a file, standard input, a pipe.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_input_size: u64,
+
+    /// The largest document parsed.
+    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_document_size: u64,
+
+    /// The longest line read.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_line_length: u64,
+
+    /// The largest config or mesh-config file read.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_config_size: u64,
+}
+
+/// A size in bytes: `1048576`, `512KiB`, `16MiB`, `1GiB` (or `K`, `M`, `G`: powers of
+/// 1024, as in ripgrep's `--max-filesize`).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "`{text}` is not a size such as 4096, 512KiB or 16MiB"
+            ));
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("`{text}` is not a size such as 4096, 512KiB or 16MiB"))
 }
 
 /// `lint`: findings, in a format for people or machines, and an exit status for CI.
@@ -243,10 +302,17 @@ fn finish(status: std::io::Result<u8>) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            diagnostic(&format!("error: {error}\n"));
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes to standard error. A closed standard error (`lint … 2>&1 | head -1`) loses the
+/// text but never the exit status (`eprint!` would panic).
+fn diagnostic(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Errors in the profile (config file, mesh config, flags): printed at their place, exit 2.
@@ -255,13 +321,15 @@ fn profile_errors(
     style: crate::report::human::Style,
 ) -> std::io::Result<u8> {
     for error in errors {
-        eprint!("{}", crate::report::human::render_input_error(error, style));
+        diagnostic(&crate::report::human::render_input_error(error, style));
     }
     Ok(2)
 }
 
 /// A usage error in an argument clap could not check: printed like clap's, exit 2.
 fn usage_error(message: impl std::fmt::Display) -> std::io::Result<u8> {
-    eprintln!("error: {message}\n\nFor more information, try '--help'.");
+    diagnostic(&format!(
+        "error: {message}\n\nFor more information, try '--help'.\n"
+    ));
     Ok(2)
 }

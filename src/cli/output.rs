@@ -3,6 +3,8 @@
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, ValueEnum};
 
@@ -29,10 +31,52 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Whether the reader of the report went away (`… | head`), as the writer saw it: a
+/// serializer that wraps the write error (serde_json, quick-junit) may hide its kind.
+#[derive(Clone, Debug, Default)]
+pub struct Closed(Arc<AtomicBool>);
+
+impl Closed {
+    /// True once a write failed with a broken pipe.
+    pub fn get(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A writer that records in [`Closed`] a write failing with a broken pipe.
+struct Watched<W> {
+    inner: W,
+    closed: Closed,
+}
+
+impl<W: Write> Watched<W> {
+    fn watch<T>(&self, result: io::Result<T>) -> io::Result<T> {
+        if let Err(error) = &result
+            && error.kind() == io::ErrorKind::BrokenPipe
+        {
+            self.closed.0.store(true, Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for Watched<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.watch(result)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let result = self.inner.flush();
+        self.watch(result)
+    }
+}
+
 impl Output {
-    /// The writer for the report.
-    pub fn writer(&self) -> io::Result<Box<dyn Write>> {
-        Ok(match &self.output {
+    /// The writer for the report, and whether its reader went away.
+    pub fn writer(&self) -> io::Result<(Box<dyn Write>, Closed)> {
+        let closed = Closed::default();
+        let inner: Box<dyn Write> = match &self.output {
             Some(path) => Box::new(BufWriter::new(File::create(path).map_err(|error| {
                 io::Error::new(
                     error.kind(),
@@ -40,7 +84,12 @@ impl Output {
                 )
             })?)),
             None => Box::new(BufWriter::new(io::stdout().lock())),
-        })
+        };
+        let watched = Watched {
+            inner,
+            closed: closed.clone(),
+        };
+        Ok((Box::new(watched), closed))
     }
 
     /// The style of the report itself: colour only on a terminal.

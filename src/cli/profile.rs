@@ -2,13 +2,16 @@
 //! mesh config, then what the inputs say (Namespace objects, an `istio` ConfigMap), then
 //! flags — each later layer winning.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 
+use crate::load::discover::Exclude;
 use crate::load::{InputError, Limits};
 use crate::pipeline::{self, Inputs};
 use crate::settings::config::{self, RuleSetting};
+use crate::settings::file::SettingsFile;
 use crate::settings::{
     IstioVersion, KubeVersion, LinkerdVersion, Settings, Source, Sourced, mesh_config, preset,
 };
@@ -107,12 +110,28 @@ fn parse_duration(text: &str) -> Result<Millis, String> {
         .ok_or_else(|| format!("`{text}` is not a duration such as 5s or 1m30s"))
 }
 
+/// The layers of the profile that come from files, read before the inputs: the config
+/// file, whose `exclude:` decides what directory searches find, and mesh config files.
+pub struct FileLayers {
+    settings: Settings,
+    rules: Vec<RuleSetting>,
+    errors: Vec<InputError>,
+    /// The config file's `exclude:` globs, relative to its directory.
+    pub exclude: Option<Exclude>,
+    /// Every file read, so that `--output` cannot overwrite one.
+    pub files: Vec<PathBuf>,
+}
+
 impl ProfileArgs {
-    /// Builds the profile for a run over `inputs`; errors name the file and line at fault.
-    pub fn load(&self, inputs: &Inputs) -> Result<Profile, Vec<InputError>> {
-        let mut settings = Settings::default();
-        let mut rules = Vec::new();
-        let mut errors = Vec::new();
+    /// Reads the config file and the mesh config files, each at most `max_bytes`.
+    pub fn read_files(&self, max_bytes: u64) -> FileLayers {
+        let mut layers = FileLayers {
+            settings: Settings::default(),
+            rules: Vec::new(),
+            errors: Vec::new(),
+            exclude: None,
+            files: Vec::new(),
+        };
         let config_path = if self.no_config {
             None
         } else {
@@ -123,23 +142,56 @@ impl ProfileArgs {
             })
         };
         let mut mesh_paths = Vec::new();
-        if let Some(path) = &config_path {
-            match config::apply(path, &mut settings) {
+        if let Some(path) = config_path {
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let applied = SettingsFile::read_bounded(&path, max_bytes)
+                .map_err(|error| vec![error])
+                .and_then(|file| config::apply_file(&file, &base, &mut layers.settings));
+            match applied {
                 Ok(extras) => {
-                    rules = extras.rules;
+                    layers.rules = extras.rules;
                     mesh_paths.extend(extras.mesh_config);
+                    if !extras.exclude.is_empty() {
+                        layers.exclude = Some(Exclude {
+                            root: std::path::absolute(&base).unwrap_or(base),
+                            globs: extras.exclude,
+                            origin: Arc::from(path.to_string_lossy().as_ref()),
+                        });
+                    }
                 }
-                Err(found) => errors.extend(found),
+                Err(found) => layers.errors.extend(found),
             }
+            layers.files.push(path);
         }
         mesh_paths.extend(self.mesh_config.clone());
         for path in mesh_paths {
-            let source = Source::MeshConfig(std::sync::Arc::from(path.to_string_lossy().as_ref()));
-            if let Err(found) = mesh_config::apply(&path, &mut settings, source) {
-                errors.extend(found);
+            let source = Source::MeshConfig(Arc::from(path.to_string_lossy().as_ref()));
+            let applied = SettingsFile::read_bounded(&path, max_bytes)
+                .map_err(|error| vec![error])
+                .and_then(|file| mesh_config::apply_file(&file, &mut layers.settings, source));
+            if let Err(found) = applied {
+                layers.errors.extend(found);
             }
+            layers.files.push(path);
         }
-        pipeline::gather_context(inputs, Limits::default(), &mut settings);
+        layers
+    }
+
+    /// Builds the profile for a run over `inputs` on top of the file layers; errors name
+    /// the file and line at fault.
+    pub fn load(
+        &self,
+        layers: FileLayers,
+        inputs: &Inputs,
+        limits: Limits,
+    ) -> Result<Profile, Vec<InputError>> {
+        let FileLayers {
+            mut settings,
+            rules,
+            mut errors,
+            ..
+        } = layers;
+        pipeline::gather_context(inputs, limits, &mut settings);
         if let Some(name) = &self.preset
             && let Err(message) = preset::apply(name, &mut settings)
         {

@@ -1,11 +1,17 @@
 //! Turns the paths on the command line into the list of inputs to read.
 //!
-//! Like `kubectl apply -R`: directories are searched recursively for `.yaml`, `.yml` and
-//! `.json` files, in a stable order; a file named explicitly is read whatever its
-//! extension; `-` is standard input. Hidden directories (`.git`, `.github`) are skipped.
+//! Like `kubectl apply -R` and ripgrep: directories are searched recursively for `.yaml`,
+//! `.yml` and `.json` files, in a stable order, passing over hidden files and folders,
+//! what `.gitignore`, `.ignore` and git's exclude files ignore (the `ignore` crate, which
+//! is ripgrep's walker), and what `--exclude` and the config file's `exclude:` name;
+//! `--no-ignore` reads all of it. A path named explicitly is always read, whatever its
+//! extension and whatever the ignore rules say; `-` is standard input. A file named twice,
+//! through any path or link, is read once, and every path is written without `./`.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::InputError;
 
@@ -28,63 +34,168 @@ impl Input {
     }
 }
 
+/// How directories are searched.
+#[derive(Clone, Debug, Default)]
+pub struct Discovery {
+    /// Read hidden and ignored files too (`--no-ignore`); `exclude` still applies.
+    pub no_ignore: bool,
+    /// Paths to leave out of directory searches.
+    pub exclude: Vec<Exclude>,
+}
+
+/// Gitignore-style globs (`charts/*/templates/`, `*.values.yaml`) of paths to leave out
+/// of directory searches, relative to the directory they were written for.
+#[derive(Clone, Debug)]
+pub struct Exclude {
+    /// The directory the globs are relative to: the working directory for `--exclude`,
+    /// the config file's directory for its `exclude:`.
+    pub root: PathBuf,
+    /// The globs, one gitignore line each.
+    pub globs: Vec<String>,
+    /// Where they were written, for an error about one (`--exclude`, a config file).
+    pub origin: Arc<str>,
+}
+
+/// What discovery found.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// The inputs to read, sorted by name, each once.
+    pub inputs: Vec<Input>,
+    /// Paths that cannot be used.
+    pub errors: Vec<InputError>,
+    /// Problems in ignore files (a bad glob in a `.gitignore`), reported and passed over
+    /// as git does.
+    pub notes: Vec<String>,
+}
+
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
 /// Expands `paths` into inputs sorted by name, plus an error for each path that cannot
 /// be used. No paths at all means stdin.
-pub fn discover(paths: &[String]) -> (Vec<Input>, Vec<InputError>) {
-    let mut inputs = Vec::new();
-    let mut errors = Vec::new();
+pub fn discover(paths: &[String], discovery: &Discovery) -> Discovered {
+    let mut found = Discovered::default();
+    let excludes = match compile(&discovery.exclude) {
+        Ok(excludes) => Arc::new(excludes),
+        Err(error) => {
+            found.errors.push(error);
+            return found;
+        }
+    };
     if paths.is_empty() {
-        inputs.push(Input::Stdin);
+        found.inputs.push(Input::Stdin);
     }
     for arg in paths {
         if arg == "-" {
-            inputs.push(Input::Stdin);
+            found.inputs.push(Input::Stdin);
             continue;
         }
-        let path = Path::new(arg);
-        match std::fs::metadata(path) {
-            Err(error) => errors.push(InputError::whole(
+        let path = clean(Path::new(arg));
+        match std::fs::metadata(&path) {
+            Err(error) => found.errors.push(InputError::whole(
                 arg.as_str(),
-                describe_path_error(path, &error),
+                describe_path_error(&path, &error),
             )),
-            Ok(meta) if meta.is_dir() => walk(path, arg, &mut inputs, &mut errors),
-            Ok(_) => inputs.push(Input::File(path.to_path_buf())),
+            Ok(meta) if meta.is_dir() => walk(&path, discovery, &excludes, &mut found),
+            Ok(_) => found.inputs.push(Input::File(path)),
         }
     }
-    inputs.sort_by_key(Input::display_name);
-    inputs.dedup();
-    (inputs, errors)
+    found.inputs.sort_by_key(Input::display_name);
+    let mut seen = std::collections::HashSet::new();
+    found.inputs.retain(|input| {
+        let id = match input {
+            Input::Stdin => identity::of_stdin(),
+            Input::File(path) => identity::of_path(path),
+        };
+        // An input that cannot be identified is kept: reading it says what is wrong.
+        id.is_none_or(|id| seen.insert(id))
+    });
+    found
 }
 
-fn walk(dir: &Path, arg: &str, inputs: &mut Vec<Input>, errors: &mut Vec<InputError>) {
-    let before = inputs.len();
-    let walker = walkdir::WalkDir::new(dir)
+/// The exclude globs as matchers; a glob that does not compile is an error of its origin.
+fn compile(excludes: &[Exclude]) -> Result<Vec<Gitignore>, InputError> {
+    excludes
+        .iter()
+        .map(|exclude| {
+            let mut builder = GitignoreBuilder::new(&exclude.root);
+            for glob in &exclude.globs {
+                builder.add_line(None, glob).map_err(|error| {
+                    InputError::whole(
+                        exclude.origin.clone(),
+                        format!("exclude `{glob}` is not a valid glob: {error}"),
+                    )
+                })?;
+            }
+            builder.build().map_err(|error| {
+                InputError::whole(exclude.origin.clone(), format!("exclude: {error}"))
+            })
+        })
+        .collect()
+}
+
+fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found: &mut Discovered) {
+    let before = found.inputs.len();
+    let errors_before = found.errors.len();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let excludes = Arc::clone(excludes);
+    let walker = ignore::WalkBuilder::new(dir)
+        .standard_filters(!discovery.no_ignore)
         .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            let path = cwd.join(clean(entry.path()));
+            !excludes
+                .iter()
+                .any(|exclude| exclude.matched(&path, is_dir).is_ignore())
+        })
+        .build();
     for entry in walker {
         match entry {
-            Ok(entry) if entry.file_type().is_file() && has_manifest_extension(entry.path()) => {
-                inputs.push(Input::File(entry.into_path()));
+            Ok(entry) => {
+                if let Some(error) = entry.error() {
+                    found
+                        .notes
+                        .push(format!("{error}; the rest of the ignore rules apply"));
+                }
+                let is_file = entry.file_type().is_some_and(|kind| kind.is_file());
+                if is_file && has_manifest_extension(entry.path()) {
+                    found.inputs.push(Input::File(clean(entry.path())));
+                }
             }
-            Ok(_) => {}
-            Err(error) => errors.push(walk_error(arg, &error)),
+            Err(error) => found.errors.push(walk_error(dir, &error)),
         }
     }
-    if inputs.len() == before && !errors.iter().any(|e| e.file.starts_with(arg)) {
-        errors.push(InputError::whole(
-            arg,
-            "directory contains no .yaml, .yml or .json files",
-        ));
+    if found.inputs.len() == before && found.errors.len() == errors_before {
+        let name = dir.to_string_lossy();
+        let message = if discovery.no_ignore {
+            "directory contains no .yaml, .yml or .json files".to_owned()
+        } else {
+            "directory contains no .yaml, .yml or .json files that are not hidden or ignored (--no-ignore reads those too)".to_owned()
+        };
+        found.errors.push(InputError::whole(name.as_ref(), message));
     }
 }
 
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|name| name.starts_with('.') && name != "." && name != "..")
+/// `path` without `.` components, as every report writes it: `./k8s/a.yaml` and
+/// `k8s//a.yaml` are `k8s/a.yaml`. `..` is kept (a symbolic link makes it mean another
+/// directory than the one lexically above). A file named `-` stays `./-`, which is not
+/// standard input.
+pub fn clean(path: &Path) -> PathBuf {
+    let cleaned: PathBuf = path
+        .components()
+        .filter(|component| *component != Component::CurDir)
+        .collect();
+    if cleaned.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else if cleaned.as_os_str() == "-" {
+        PathBuf::from("./-")
+    } else {
+        cleaned
+    }
 }
 
 fn has_manifest_extension(path: &Path) -> bool {
@@ -97,21 +208,34 @@ fn has_manifest_extension(path: &Path) -> bool {
         })
 }
 
-fn walk_error(arg: &str, error: &walkdir::Error) -> InputError {
-    let file = error
-        .path()
-        .map_or_else(|| arg.to_owned(), |p| p.to_string_lossy().into_owned());
-    let message = if let Some(ancestor) = error.loop_ancestor() {
-        format!(
-            "symbolic link loop back to {}; not followed",
-            ancestor.display()
-        )
-    } else if let (Some(io), Some(path)) = (error.io_error(), error.path()) {
-        describe_path_error(path, io)
-    } else if let Some(io) = error.io_error() {
-        describe_io(io)
-    } else {
-        error.to_string()
+fn walk_error(dir: &Path, error: &ignore::Error) -> InputError {
+    use ignore::Error;
+    let mut path = None;
+    let mut error = error;
+    loop {
+        match error {
+            Error::WithPath { path: at, err } => {
+                path = Some(at.as_path());
+                error = err;
+            }
+            Error::WithDepth { err, .. } | Error::WithLineNumber { err, .. } => error = err,
+            _ => break,
+        }
+    }
+    let file = clean(path.unwrap_or(dir)).to_string_lossy().into_owned();
+    let message = match (error, path) {
+        (Error::Loop { ancestor, child }, _) => {
+            return InputError::whole(
+                clean(child).to_string_lossy().as_ref(),
+                format!(
+                    "symbolic link loop back to {}; not followed",
+                    clean(ancestor).display()
+                ),
+            );
+        }
+        (Error::Io(io), Some(path)) => describe_path_error(path, io),
+        (Error::Io(io), None) => describe_io(io),
+        (other, _) => other.to_string(),
     };
     InputError::whole(file, message)
 }
@@ -141,5 +265,82 @@ pub fn describe_io(error: &std::io::Error) -> String {
                 None => text.to_lowercase(),
             }
         }
+    }
+}
+
+/// Which file a path or standard input is, whatever the path it is reached by: the
+/// same file through two paths, a hard link or a symbolic link is one file.
+pub mod identity {
+    use std::path::Path;
+
+    /// A file's identity: device and inode on Unix, the canonical path elsewhere.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub struct FileId(Inner);
+
+    #[cfg(unix)]
+    type Inner = (u64, u64);
+    #[cfg(not(unix))]
+    type Inner = std::path::PathBuf;
+
+    /// The file `path` names, following symbolic links; `None` when it cannot be
+    /// reached.
+    pub fn of_path(path: &Path) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let meta = std::fs::metadata(path).ok()?;
+            Some(FileId((meta.dev(), meta.ino())))
+        }
+        #[cfg(not(unix))]
+        {
+            path.canonicalize().ok().map(FileId)
+        }
+    }
+
+    /// The file (or pipe, or terminal) standard input is.
+    pub fn of_stdin() -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            use std::os::unix::fs::MetadataExt;
+            let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+            let meta = std::fs::File::from(fd).metadata().ok()?;
+            Some(FileId((meta.dev(), meta.ino())))
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_written_without_dot_components() {
+        assert_eq!(clean(Path::new("./k8s/./a.yaml")), Path::new("k8s/a.yaml"));
+        assert_eq!(clean(Path::new("k8s//a.yaml")), Path::new("k8s/a.yaml"));
+        assert_eq!(clean(Path::new("../up/a.yaml")), Path::new("../up/a.yaml"));
+        assert_eq!(clean(Path::new("./")), Path::new("."));
+        assert_eq!(clean(Path::new("./-")), Path::new("./-"));
+        assert_eq!(clean(Path::new("/abs/./a.yaml")), Path::new("/abs/a.yaml"));
+    }
+
+    #[test]
+    fn a_bad_exclude_glob_is_an_error_of_where_it_was_written() {
+        let discovery = Discovery {
+            exclude: vec![Exclude {
+                root: PathBuf::from("/"),
+                globs: vec!["{a,b".into()],
+                origin: Arc::from("--exclude"),
+            }],
+            ..Discovery::default()
+        };
+        let found = discover(&["x".into()], &discovery);
+        assert_eq!(found.errors.len(), 1);
+        assert_eq!(&*found.errors[0].file, "--exclude");
+        assert!(found.inputs.is_empty());
     }
 }

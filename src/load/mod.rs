@@ -1,14 +1,15 @@
 //! Stage 1 of the pipeline: inputs in, documents with positions out.
 //!
-//! Files, directories and stdin are discovered ([`discover`]), each input is cut into
-//! documents without parsing ([`split`]), and each document is parsed into a tree that
-//! keeps every node's line and column ([`parse`], [`tree`]). Nothing here knows about
-//! Kubernetes kinds.
+//! Files, directories and stdin are discovered ([`mod@discover`]), each input is read
+//! once and cut into documents without parsing, within [`ReadLimits`] ([`source`],
+//! [`split`]), and each document is parsed into a tree that keeps every node's line and
+//! column ([`parse`], [`tree`]). Nothing here knows about Kubernetes kinds.
 
 pub mod discover;
 pub mod parse;
 pub mod path;
 pub mod scalar;
+pub mod source;
 pub mod split;
 pub mod tree;
 
@@ -18,6 +19,7 @@ use std::sync::Arc;
 pub use discover::{Input, discover};
 pub use parse::Limits;
 pub use path::JsonPath;
+pub use source::{Piece, ReadLimits, Source};
 pub use tree::{Anchor, Node, Pos, Span, Value};
 
 /// The text of one document, kept so a report can show the lines a finding is about.
@@ -116,19 +118,45 @@ pub fn parse_chunk(
     first_index: usize,
     limits: &Limits,
 ) -> Result<Vec<Document>, InputError> {
+    parse_text(
+        file,
+        chunk.first_line,
+        Arc::from(chunk.text),
+        first_index,
+        limits,
+    )
+}
+
+/// Parses the text of one or more documents of `file`, starting at `first_line`.
+pub fn parse_text(
+    file: &Arc<str>,
+    first_line: u32,
+    text: Arc<str>,
+    first_index: usize,
+    limits: &Limits,
+) -> Result<Vec<Document>, InputError> {
     let source = SourceText {
         file: file.clone(),
-        first_line: chunk.first_line,
-        text: Arc::from(chunk.text),
+        first_line,
+        text,
     };
     let roots =
         parse::parse_documents(&source.text, source.first_line, limits).map_err(|error| {
-            InputError {
-                file: file.clone(),
-                pos: Some(error.pos),
-                message: error.message,
-                related: error.related,
-                source: Some(source.clone()),
+            match template_directive(&source, error.pos.line) {
+                Some(pos) => InputError {
+                    file: file.clone(),
+                    pos: Some(pos),
+                    message: "a Helm template, not a manifest: `{{` starts a template directive; render the chart first (helm template RELEASE CHART | kubectl mesh-lifecycle lint -)".to_owned(),
+                    related: None,
+                    source: Some(source.clone()),
+                },
+                None => InputError {
+                    file: file.clone(),
+                    pos: Some(error.pos),
+                    message: error.message,
+                    related: error.related,
+                    source: Some(source.clone()),
+                },
             }
         })?;
     let origin = helm_origin(&source.text);
@@ -143,6 +171,27 @@ pub fn parse_chunk(
             origin: origin.clone(),
         })
         .collect())
+}
+
+/// The first Go template directive (`{{`) of a document that failed to parse, when it is
+/// on a line at or before the error (`until`) and not in a comment: a chart template
+/// given as a manifest (the pre-commit hook matching `templates/`, `lint charts/`). The
+/// parser's own message ("a mapping key must be a scalar") would not say so. A rendered
+/// manifest may hold `{{` in strings (alerting rules, Argo parameters); it parses, so it
+/// never gets here.
+fn template_directive(source: &SourceText, until: u32) -> Option<Pos> {
+    source
+        .text
+        .lines()
+        .zip(source.first_line..=until)
+        .filter(|(line, _)| !line.trim_start().starts_with('#'))
+        .find_map(|(line, number)| {
+            let at = line.find("{{")?;
+            Some(Pos {
+                line: number,
+                column: line[..at].chars().count() as u32 + 1,
+            })
+        })
 }
 
 /// Describes a chunk that could not be read as text.
@@ -162,8 +211,22 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
         ChunkError::TooLarge { first_line, limit } => (
             at(first_line, 1),
             format!(
-                "document larger than {} MiB; skipped without parsing (the API server accepts at most 3 MiB per object)",
-                limit / (1024 * 1024)
+                "document larger than {}; skipped without parsing (the API server accepts at most 3 MiB per object; --max-document-size raises the limit)",
+                size(limit as u64)
+            ),
+        ),
+        ChunkError::LineTooLong { line, limit } => (
+            at(line, 1),
+            format!(
+                "line longer than {}; its document is skipped without parsing (--max-line-length raises the limit)",
+                size(limit as u64)
+            ),
+        ),
+        ChunkError::InputTooLarge { first_line, limit } => (
+            at(first_line, 1),
+            format!(
+                "input larger than {}, the limit on one input; not read from this line on (--max-input-size raises the limit)",
+                size(limit)
             ),
         ),
         ChunkError::WideEncoding { encoding } => (
@@ -184,6 +247,17 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
         related: None,
         source: None,
     }
+}
+
+/// A byte count as people write it: `16 MiB`, `4 KiB`, `1000 bytes`.
+pub fn size(bytes: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        let scale = 1u64 << shift;
+        if bytes >= scale && bytes.is_multiple_of(scale) {
+            return format!("{} {unit}", bytes / scale);
+        }
+    }
+    format!("{bytes} bytes")
 }
 
 /// Helm marks each rendered document with `# Source: <template>` before its content.
@@ -207,6 +281,35 @@ mod tests {
             Some("web/templates/deploy.yaml")
         );
         assert_eq!(helm_origin("a: 1\n# Source: late\n"), None);
+    }
+
+    #[test]
+    fn a_chart_template_is_named_as_one() {
+        let file: Arc<str> = Arc::from("templates/deploy.yaml");
+        let text = "# {{ not this }}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    {{- include \"web.labels\" . | nindent 4 }}\n";
+        let error = parse_text(&file, 1, Arc::from(text), 0, &Limits::default()).unwrap_err();
+        assert!(
+            error.message.contains("a Helm template"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.pos, Some(Pos { line: 6, column: 5 }));
+        // A syntax error before any directive is the parser's.
+        let text = "a: b: c\nd: \"{{ x }}\"\n";
+        let error = parse_text(&file, 1, Arc::from(text), 0, &Limits::default()).unwrap_err();
+        assert!(!error.message.contains("Helm"), "{}", error.message);
+        // Rendered text may hold `{{` in a string: it parses.
+        let text = "kind: ConfigMap\ndata:\n  rule: |\n    {{ $labels.instance }} is down\n";
+        assert!(parse_text(&file, 1, Arc::from(text), 0, &Limits::default()).is_ok());
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size(16 << 20), "16 MiB");
+        assert_eq!(size(4096), "4 KiB");
+        assert_eq!(size(1 << 30), "1 GiB");
+        assert_eq!(size(1000), "1000 bytes");
+        assert_eq!(size(1536 << 10), "1536 KiB");
     }
 
     #[test]

@@ -44,6 +44,21 @@ pub enum ChunkError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A line of the document is longer than the limit; the document was skipped.
+    LineTooLong {
+        /// 1-based line that is too long.
+        line: u32,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The input is longer than the limit: the document that crosses it and everything
+    /// after are not read.
+    InputTooLarge {
+        /// 1-based line where the unread part starts.
+        first_line: u32,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// The input failed while being read.
     Io(io::Error),
 }
@@ -52,6 +67,10 @@ pub enum ChunkError {
 pub struct Splitter<R> {
     reader: R,
     max_bytes: usize,
+    max_line_bytes: usize,
+    max_input_bytes: u64,
+    /// Bytes consumed from `reader` so far.
+    consumed: u64,
     /// Lines read so far.
     line: u32,
     /// The chunk being collected, its first line, and what it holds so far.
@@ -59,33 +78,64 @@ pub struct Splitter<R> {
     pending_first_line: u32,
     pending_has_content: bool,
     pending_has_start: bool,
-    /// The chunk grew past `max_bytes`; its text is dropped until it ends.
-    oversized: bool,
+    /// Why the chunk being collected is refused (a limit it crossed); its text is
+    /// dropped until it ends.
+    refused: Option<ChunkError>,
     done: bool,
     line_buf: Vec<u8>,
 }
 
+/// What [`Splitter::read_line`] found.
+enum LineRead {
+    /// A line (possibly cut short: see the limits) is in `line_buf`.
+    Line,
+    /// The input has ended.
+    End,
+    /// The input went past `max_input_bytes`.
+    OverLimit,
+}
+
 impl<R: BufRead> Splitter<R> {
-    /// Splits `reader`, refusing documents longer than `max_bytes`.
+    /// Splits `reader`, refusing documents longer than `max_bytes`. Lines and the whole
+    /// input are unbounded until [`Self::max_line_bytes`] and [`Self::max_input_bytes`]
+    /// bound them.
     pub fn new(reader: R, max_bytes: usize) -> Self {
         Splitter {
             reader,
             max_bytes,
+            max_line_bytes: usize::MAX,
+            max_input_bytes: u64::MAX,
+            consumed: 0,
             line: 0,
             pending: Vec::new(),
             pending_first_line: 1,
             pending_has_content: false,
             pending_has_start: false,
-            oversized: false,
+            refused: None,
             done: false,
             line_buf: Vec::new(),
         }
     }
 
-    /// Reads one line into `line_buf`, keeping at most `max_bytes + 1` bytes of it so a
-    /// single enormous line cannot exhaust memory. Returns false at end of input.
-    fn read_line(&mut self) -> io::Result<bool> {
+    /// Refuses a document with a line longer than `limit` bytes.
+    pub fn max_line_bytes(mut self, limit: usize) -> Self {
+        self.max_line_bytes = limit;
+        self
+    }
+
+    /// Stops reading after `limit` bytes: an endless stream (`yes | lint -`) ends there.
+    pub fn max_input_bytes(mut self, limit: u64) -> Self {
+        self.max_input_bytes = limit;
+        self
+    }
+
+    /// Reads one line into `line_buf`, keeping at most one byte more than the document
+    /// and line limits allow, so a single enormous line cannot exhaust memory. A NUL byte
+    /// ends the line at once: the input is binary and will not be read further (without
+    /// that, `/dev/zero` would be read up to the input limit).
+    fn read_line(&mut self) -> io::Result<LineRead> {
         self.line_buf.clear();
+        let keep = self.max_bytes.min(self.max_line_bytes).saturating_add(1);
         let mut any = false;
         loop {
             let available = match self.reader.fill_buf() {
@@ -94,19 +144,24 @@ impl<R: BufRead> Splitter<R> {
                 Err(error) => return Err(error),
             };
             if available.is_empty() {
-                return Ok(any);
+                return Ok(if any { LineRead::Line } else { LineRead::End });
             }
             any = true;
             let (take, found_newline) = match available.iter().position(|&b| b == b'\n') {
                 Some(at) => (at + 1, true),
                 None => (available.len(), false),
             };
-            let room = (self.max_bytes + 1).saturating_sub(self.line_buf.len());
-            self.line_buf
-                .extend_from_slice(&available[..take.min(room)]);
+            let room = keep.saturating_sub(self.line_buf.len());
+            let kept = &available[..take.min(room)];
+            let binary = kept.contains(&0);
+            self.line_buf.extend_from_slice(kept);
             self.reader.consume(take);
-            if found_newline {
-                return Ok(true);
+            self.consumed = self.consumed.saturating_add(take as u64);
+            if self.consumed > self.max_input_bytes {
+                return Ok(LineRead::OverLimit);
+            }
+            if found_newline || binary {
+                return Ok(LineRead::Line);
             }
         }
     }
@@ -116,12 +171,9 @@ impl<R: BufRead> Splitter<R> {
         let first_line = self.pending_first_line;
         self.pending_has_content = false;
         self.pending_has_start = false;
-        if std::mem::take(&mut self.oversized) {
+        if let Some(refused) = self.refused.take() {
             self.pending.clear();
-            return Some(Err(ChunkError::TooLarge {
-                first_line,
-                limit: self.max_bytes,
-            }));
+            return Some(Err(refused));
         }
         let bytes = std::mem::take(&mut self.pending);
         if bytes.is_empty() {
@@ -131,18 +183,27 @@ impl<R: BufRead> Splitter<R> {
     }
 
     fn append_line(&mut self) {
-        if self.pending.is_empty() && !self.oversized {
+        if self.pending.is_empty() && self.refused.is_none() {
             self.pending_first_line = self.line;
         }
-        if self.oversized {
+        if self.refused.is_some() {
             return;
         }
-        if self.pending.len() + self.line_buf.len() > self.max_bytes {
-            self.oversized = true;
-            self.pending = Vec::new();
+        if self.line_buf.len() > self.max_line_bytes {
+            self.refused = Some(ChunkError::LineTooLong {
+                line: self.line,
+                limit: self.max_line_bytes,
+            });
+        } else if self.pending.len() + self.line_buf.len() > self.max_bytes {
+            self.refused = Some(ChunkError::TooLarge {
+                first_line: self.pending_first_line,
+                limit: self.max_bytes,
+            });
+        } else {
+            self.pending.extend_from_slice(&self.line_buf);
             return;
         }
-        self.pending.extend_from_slice(&self.line_buf);
+        self.pending = Vec::new();
     }
 }
 
@@ -220,11 +281,26 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     self.done = true;
                     return Some(Err(ChunkError::Io(error)));
                 }
-                Ok(false) => {
+                Ok(LineRead::End) => {
                     self.done = true;
                     return self.take_chunk();
                 }
-                Ok(true) => {}
+                Ok(LineRead::OverLimit) => {
+                    self.done = true;
+                    // The line being read belongs to the pending document, if any.
+                    let first_line = if self.pending.is_empty() && self.refused.is_none() {
+                        self.line + 1
+                    } else {
+                        self.pending_first_line
+                    };
+                    self.pending = Vec::new();
+                    self.refused = None;
+                    return Some(Err(ChunkError::InputTooLarge {
+                        first_line,
+                        limit: self.max_input_bytes,
+                    }));
+                }
+                Ok(LineRead::Line) => {}
             }
             self.line += 1;
             if self.line == 1 {
@@ -339,6 +415,60 @@ mod tests {
             Err(ChunkError::TooLarge { first_line: 1, .. })
         ));
         assert_eq!(got[1].as_ref().unwrap().text, "---\nb: 1\n");
+    }
+
+    #[test]
+    fn documents_with_a_line_over_the_limit_are_skipped() {
+        let text = format!("a: 1\n---\nb: {}\nc: 2\n---\nd: 3\n", "x".repeat(100));
+        let got: Vec<_> = Splitter::new(text.as_bytes(), 1 << 20)
+            .max_line_bytes(50)
+            .collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].as_ref().unwrap().text, "a: 1\n");
+        assert!(matches!(
+            got[1],
+            Err(ChunkError::LineTooLong { line: 3, limit: 50 })
+        ));
+        assert_eq!(got[2].as_ref().unwrap().text, "---\nd: 3\n");
+    }
+
+    #[test]
+    fn reading_stops_at_the_input_limit() {
+        // 12 bytes of whole documents, then a document the limit cuts.
+        let text = "a: 1\n---\nb: 2\nc: 3\n";
+        let got: Vec<_> = Splitter::new(text.as_bytes(), 1 << 20)
+            .max_input_bytes(12)
+            .collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].as_ref().unwrap().text, "a: 1\n");
+        assert!(matches!(
+            got[1],
+            Err(ChunkError::InputTooLarge {
+                first_line: 2,
+                limit: 12
+            })
+        ));
+        let exact: Vec<_> = Splitter::new(text.as_bytes(), 1 << 20)
+            .max_input_bytes(text.len() as u64)
+            .collect();
+        assert!(exact.iter().all(Result::is_ok), "at the limit is within it");
+    }
+
+    #[test]
+    fn an_endless_line_ends_at_the_input_limit() {
+        let endless = std::io::BufReader::new(std::io::repeat(b'x'));
+        let mut splitter = Splitter::new(endless, 1 << 20).max_input_bytes(1 << 22);
+        assert!(matches!(
+            splitter.next(),
+            Some(Err(ChunkError::InputTooLarge { first_line: 1, .. }))
+        ));
+        assert!(splitter.next().is_none());
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        let mut splitter = Splitter::new(zeros, 1 << 20);
+        assert!(
+            matches!(splitter.next(), Some(Err(ChunkError::Binary { line: 1 }))),
+            "NUL bytes end even an unbounded read at once"
+        );
     }
 
     #[test]

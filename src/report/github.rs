@@ -293,15 +293,6 @@ fn command(annotation: &Annotation) -> String {
     )
 }
 
-/// The input's name in messages: the path as given, `stdin` for standard input.
-fn display_name(file: &str) -> String {
-    if file == "-" {
-        "stdin".to_owned()
-    } else {
-        file.to_owned()
-    }
-}
-
 /// Escapes a command's message (GitHub's `escapeData`).
 pub fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
@@ -325,7 +316,7 @@ impl<W: Write> Reporter for GithubReporter<W> {
             let annotation = Annotation {
                 level: Level::of(finding.severity),
                 file: self.file(&located.file),
-                display: display_name(&located.file),
+                display: located.file.to_string(),
                 line: Some(located.primary.start.line),
                 column: Some(located.primary.start.column),
                 end: (located.primary.end > located.primary.start)
@@ -349,7 +340,7 @@ impl<W: Write> Reporter for GithubReporter<W> {
         self.annotations.push(Annotation {
             level: Level::Error,
             file: self.file(&error.file),
-            display: display_name(&error.file),
+            display: error.file.to_string(),
             line: error.pos.map(|p| p.line),
             column: error.pos.map(|p| p.column),
             end: None,

@@ -39,8 +39,9 @@ impl PathBase {
         &self.dir
     }
 
-    /// Names `file`, an input name as reports carry it (`-` for standard input, else
-    /// the path as the user gave it, relative to the current directory).
+    /// Names `file`, an input name as reports carry it (`-` for standard input that
+    /// `--stdin-filename` did not name, else the path as the user gave it, relative to
+    /// the current directory).
     pub fn artifact(&self, file: &str) -> Artifact {
         if file == "-" {
             return Artifact::Stdin;

@@ -8,7 +8,7 @@
 //!   other side of a comparison is a related location with its note.
 //! - File URIs are relative to a base directory (the current directory), named
 //!   `%SRCROOT%` and defined in `originalUriBaseIds`; files outside it get absolute
-//!   `file://` URIs, and standard input is `stdin`.
+//!   `file://` URIs, and standard input is `-` (`--stdin-filename` names it).
 //! - `partialFingerprints.primaryLocationLineHash` is derived from the rule, the file,
 //!   the workload, the container and the manifest path of the node, not from line
 //!   numbers, so an alert keeps its identity when lines move.
@@ -58,8 +58,9 @@ impl<W: Write> SarifReporter<W> {
 
     fn artifact_location(&self, file: &str) -> ArtifactLocation {
         match self.base.artifact(file) {
+            // Named `-`, as in every format; `--stdin-filename` gives it a path.
             Artifact::Stdin => ArtifactLocation {
-                uri: "stdin".to_owned(),
+                uri: "-".to_owned(),
                 uri_base_id: None,
             },
             Artifact::Relative(path) => ArtifactLocation {

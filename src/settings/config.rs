@@ -106,6 +106,9 @@ pub struct ConfigExtras {
     pub rules: Vec<RuleSetting>,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,
+    /// `exclude:`: globs of paths that directory searches leave out, relative to the
+    /// config file's directory.
+    pub exclude: Vec<String>,
 }
 
 struct Reader<'f> {
@@ -201,7 +204,8 @@ impl Reader<'_> {
     }
 
     fn root(&mut self, root: &Node, source: &SourceText, settings: &mut Settings) {
-        const KNOWN: [&str; 10] = [
+        const KNOWN: [&str; 11] = [
+            "exclude",
             "kubernetesVersion",
             "istio",
             "linkerd",
@@ -233,6 +237,16 @@ impl Reader<'_> {
                 "scenario" => self.scenario(node, source, settings),
                 "rules" => self.rules(node, source),
                 "sidecars" => self.sidecars(node, source, settings),
+                "exclude" => match &node.value {
+                    Value::Seq(items) => {
+                        for item in items {
+                            if let Some(glob) = self.string(source, item, "an exclude glob") {
+                                self.extras.exclude.push(glob);
+                            }
+                        }
+                    }
+                    _ => self.error(source, node, "exclude must be a list of globs".into()),
+                },
                 "stopWrappers" => match &node.value {
                     Value::Seq(items) => {
                         for item in items {

@@ -14,13 +14,42 @@ pub struct SettingsFile {
     pub documents: Vec<(Node, SourceText)>,
 }
 
+/// The largest settings file read by default: real mesh configs (the injector's ConfigMap,
+/// with its templates, is the largest) are around 100 KiB; the limit keeps
+/// `--mesh-config /dev/zero` from exhausting memory.
+pub const MAX_BYTES: u64 = 4 << 20;
+
 impl SettingsFile {
-    /// Reads and parses `path`; any failure is one error naming the file and the place.
+    /// Reads and parses `path`, up to [`MAX_BYTES`]; any failure is one error naming the
+    /// file and the place.
     pub fn read(path: &Path) -> Result<SettingsFile, InputError> {
+        Self::read_bounded(path, MAX_BYTES)
+    }
+
+    /// Reads and parses `path`, refusing it past `max_bytes`. The file is read once, so
+    /// that `--mesh-config <(kubectl get cm istio -o yaml)` works.
+    pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<SettingsFile, InputError> {
+        use std::io::Read;
         let name: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
-        let text = std::fs::read(path).map_err(|error| {
+        let cannot = |error: std::io::Error| {
             InputError::whole(name.clone(), load::discover::describe_io(&error))
-        })?;
+        };
+        let mut text = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| {
+                file.take(max_bytes.saturating_add(1))
+                    .read_to_end(&mut text)
+            })
+            .map_err(cannot)?;
+        if text.len() as u64 > max_bytes {
+            return Err(InputError::whole(
+                name,
+                format!(
+                    "larger than {}, the limit on config and mesh-config files; not read (--max-config-size raises the limit)",
+                    load::size(max_bytes)
+                ),
+            ));
+        }
         Self::parse_bytes(name, &text)
     }
 

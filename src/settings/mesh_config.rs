@@ -14,11 +14,20 @@ use crate::time::{Millis, parse_go_duration};
 /// Applies the mesh config file at `path`; every problem is an error at its node.
 pub fn apply(path: &Path, settings: &mut Settings, source: Source) -> Result<(), Vec<InputError>> {
     let file = SettingsFile::read(path).map_err(|e| vec![e])?;
+    apply_file(&file, settings, source)
+}
+
+/// Applies an already read mesh config file; every problem is an error at its node.
+pub fn apply_file(
+    file: &SettingsFile,
+    settings: &mut Settings,
+    source: Source,
+) -> Result<(), Vec<InputError>> {
     let mut errors = Vec::new();
     let mut recognised = false;
     for (root, text) in &file.documents {
         let mut reader = Reader {
-            file: Some((&file, text)),
+            file: Some((file, text)),
             source: source.clone(),
             errors: &mut errors,
         };
@@ -38,8 +47,14 @@ pub fn apply(path: &Path, settings: &mut Settings, source: Source) -> Result<(),
 }
 
 /// Applies a document of the linted input when it is mesh configuration (an `istio`
-/// ConfigMap or an IstioOperator). Problems in it are left to the main pass.
-pub fn apply_input_object(root: &Node, settings: &mut Settings, source: Source) -> bool {
+/// ConfigMap or an IstioOperator), and returns what is wrong in it, each problem at its
+/// node of `text`, exactly as `--mesh-config` would report it.
+pub fn apply_input_object(
+    root: &Node,
+    text: &SourceText,
+    settings: &mut Settings,
+    source: Source,
+) -> Vec<InputError> {
     let kind = root.get("kind").and_then(Node::as_str);
     let is_istio_configmap = kind == Some("ConfigMap")
         && root
@@ -49,15 +64,20 @@ pub fn apply_input_object(root: &Node, settings: &mut Settings, source: Source) 
                 name == "istio" || name.starts_with("istio-") && name != "istio-ca-root-cert"
             });
     if !(is_istio_configmap || kind == Some("IstioOperator")) {
-        return false;
+        return Vec::new();
     }
-    let mut ignored = Vec::new();
-    let mut reader = Reader {
-        file: None,
-        source,
-        errors: &mut ignored,
+    let file = SettingsFile {
+        name: text.file.clone(),
+        documents: Vec::new(),
     };
-    reader.document(root, settings)
+    let mut errors = Vec::new();
+    let mut reader = Reader {
+        file: Some((&file, text)),
+        source,
+        errors: &mut errors,
+    };
+    reader.document(root, settings);
+    errors
 }
 
 struct Reader<'a> {

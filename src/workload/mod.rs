@@ -1,7 +1,8 @@
 //! Stage 2 of the pipeline: documents in, typed workloads out.
 //!
 //! Recognises the kinds that run pods (Pod, Deployment, StatefulSet, DaemonSet,
-//! ReplicaSet, ReplicationController, Job, CronJob), also inside `kind: List`, and decodes
+//! ReplicaSet, ReplicationController, Job, CronJob), also inside a list (`List`,
+//! `PodList`, `DeploymentList`: any object with `items`, see [`list_items`]), and decodes
 //! their object metadata, pod template metadata and pod spec through k8s-openapi. Only
 //! those parts are decoded, so a manifest from an older API version (`batch/v1beta1`
 //! CronJob, `extensions/v1beta1` Deployment) is linted like its current form. `Namespace`
@@ -190,17 +191,30 @@ pub struct Objects {
 pub fn objects(document: &Document) -> Objects {
     let mut found = Objects::default();
     let root = &document.root;
-    if kind_of(root) == Some("List") {
-        if let Some(Value::Seq(items)) = root.get("items").map(|n| &n.value) {
+    match list_items(root) {
+        Some(items) => {
             for (index, item) in items.iter().enumerate() {
                 let path = JsonPath::root().key("items").index(index);
                 classify(document, item, path, &mut found);
             }
         }
-    } else {
-        classify(document, root, JsonPath::root(), &mut found);
+        None => classify(document, root, JsonPath::root(), &mut found),
     }
     found
+}
+
+/// The items of a list object, `None` when `root` is not one. kubectl reads any object
+/// with an `items` field as a list, whatever its kind: `List`, `PodList`,
+/// `DeploymentList` (what `kubectl get -o yaml` prints), even a custom kind
+/// (apimachinery, `pkg/apis/meta/v1/unstructured/helpers.go`,
+/// `unstructuredJSONScheme.decode`, v0.32.0: an `items` field makes an
+/// `UnstructuredList`). `items: null` is a list without items.
+pub fn list_items(root: &Node) -> Option<&[Node]> {
+    match &root.get("items")?.value {
+        Value::Seq(items) => Some(items),
+        Value::Null => Some(&[]),
+        _ => None,
+    }
 }
 
 fn kind_of(node: &Node) -> Option<&str> {

@@ -210,3 +210,10 @@ pub fn kubectl() -> Option<(Command, tempfile::TempDir)> {
         .env("KUBECONFIG", dir.path().join("no-kubeconfig"));
     Some((command, dir))
 }
+
+/// `program` on PATH.
+pub fn which(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file())
+}

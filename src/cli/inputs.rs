@@ -1,0 +1,136 @@
+//! What `lint` and `explain` read, in the order that makes each step possible: the config
+//! file first (its `exclude:` decides what directory searches find), then the inputs
+//! (each read once), then the profile they complete — refusing at once a run that would
+//! wait on a terminal or write its report over one of its inputs.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{InputArgs, Output, PLUGIN_NAME, ProfileArgs, diagnostic, profile_errors, usage_error};
+use crate::load::discover::{self, Discovery, Exclude, Input, identity};
+use crate::load::{InputError, Limits, ReadLimits};
+use crate::pipeline::Inputs;
+
+/// Everything a run needs before its first document.
+pub struct Prepared {
+    /// The inputs, ready to be read.
+    pub inputs: Inputs,
+    /// Paths that could not be used, reported with the input errors.
+    pub errors: Vec<InputError>,
+    /// The profile in force.
+    pub profile: super::profile::Profile,
+    /// Bounds on parsing, as the flags set them.
+    pub limits: Limits,
+}
+
+impl InputArgs {
+    /// The bounds on reading, as the flags set them.
+    pub fn read_limits(&self) -> ReadLimits {
+        ReadLimits {
+            input_bytes: self.max_input_size,
+            document_bytes: usize::try_from(self.max_document_size).unwrap_or(usize::MAX),
+            line_bytes: usize::try_from(self.max_line_length).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// The bounds on parsing, with the document limit of the flags.
+    pub fn parse_limits(&self) -> Limits {
+        Limits {
+            max_document_bytes: self.read_limits().document_bytes,
+            ..Limits::default()
+        }
+    }
+
+    fn discovery(&self, config_exclude: Option<Exclude>) -> Discovery {
+        let mut exclude = Vec::new();
+        if !self.exclude.is_empty() {
+            exclude.push(Exclude {
+                root: std::env::current_dir().unwrap_or_default(),
+                globs: self.exclude.clone(),
+                origin: Arc::from("--exclude"),
+            });
+        }
+        exclude.extend(config_exclude);
+        Discovery {
+            no_ignore: self.no_ignore,
+            exclude,
+        }
+    }
+}
+
+/// Reads the config, finds and reads the inputs, and builds the profile for `command`
+/// (`lint`, `explain`). `Err` is the exit status of a run that cannot start, its reason
+/// already printed.
+pub fn prepare(
+    command: &str,
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+) -> std::io::Result<Result<Prepared, u8>> {
+    if input.paths.is_empty() && std::io::stdin().is_terminal() {
+        return usage_error(format!(
+            "no input: give a path ({PLUGIN_NAME} {command} deploy/) or pipe manifests (helm template … | {PLUGIN_NAME} {command} -)"
+        ))
+        .map(Err);
+    }
+    let layers = profile.read_files(input.max_config_size);
+    let found = discover::discover(&input.paths, &input.discovery(layers.exclude.clone()));
+    for note in &found.notes {
+        diagnostic(&format!("note: {note}\n"));
+    }
+    if let Some(path) = &output.output
+        && let Some(message) = overwrites_an_input(path, &found.inputs, &layers.files)
+    {
+        return usage_error(message).map(Err);
+    }
+    let inputs = Inputs::new(
+        found.inputs,
+        input.read_limits(),
+        input.stdin_filename.as_deref(),
+    );
+    let limits = input.parse_limits();
+    match profile.load(layers, &inputs, limits) {
+        Ok(profile) => Ok(Ok(Prepared {
+            inputs,
+            errors: found.errors,
+            profile,
+            limits,
+        })),
+        Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
+    }
+}
+
+/// Why writing the report to `output` would destroy an input (a manifest, standard input
+/// redirected from a file, the config or a mesh config), through whatever path or link
+/// it is named; `None` when it would not.
+fn overwrites_an_input(output: &Path, inputs: &[Input], files: &[PathBuf]) -> Option<String> {
+    // Only a regular file can be overwritten: `-o /dev/stdout` on the terminal that is
+    // also standard input is fine.
+    if !output.is_file() {
+        return None;
+    }
+    let target = identity::of_path(output)?;
+    let same = |input: &str| {
+        format!(
+            "--output {} is the same file as the input {input}; writing the report there would overwrite it",
+            output.display()
+        )
+    };
+    for input in inputs {
+        let id = match input {
+            Input::Stdin => identity::of_stdin(),
+            Input::File(path) => identity::of_path(path),
+        };
+        if id.as_ref() == Some(&target) {
+            return Some(same(&match input {
+                Input::Stdin => "- (standard input)".to_owned(),
+                Input::File(_) => input.display_name().to_string(),
+            }));
+        }
+    }
+    files
+        .iter()
+        .find(|file| identity::of_path(file).as_ref() == Some(&target))
+        .map(|file| same(&file.display().to_string()))
+}
