@@ -406,6 +406,12 @@ fn the_report_never_overwrites_an_input() {
                     && stderr.contains("would overwrite it"),
                 "{case}: {stderr}"
             );
+            // Only a file the search found, not one named, gets the way out.
+            assert_eq!(
+                stderr.contains("--exclude 'web.yaml'"),
+                case == "a directory holding it",
+                "{case}: {stderr}"
+            );
         }
     }
     assert_eq!(fs::read_to_string(&manifest).unwrap(), original);

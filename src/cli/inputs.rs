@@ -80,7 +80,7 @@ pub fn prepare(
         diagnostic(&format!("note: {note}\n"));
     }
     if let Some(path) = &output.output
-        && let Some(message) = overwrites_an_input(path, &found.inputs, &layers.files)
+        && let Some(message) = overwrites_an_input(path, &found.inputs, &layers.files, &input.paths)
     {
         return usage_error(message).map(Err);
     }
@@ -104,7 +104,12 @@ pub fn prepare(
 /// Why writing the report to `output` would destroy an input (a manifest, standard input
 /// redirected from a file, the config or a mesh config), through whatever path or link
 /// it is named; `None` when it would not.
-fn overwrites_an_input(output: &Path, inputs: &[Input], files: &[PathBuf]) -> Option<String> {
+fn overwrites_an_input(
+    output: &Path,
+    inputs: &[Input],
+    files: &[PathBuf],
+    named: &[String],
+) -> Option<String> {
     // Only a regular file can be overwritten: `-o /dev/stdout` on the terminal that is
     // also standard input is fine.
     if !output.is_file() {
@@ -123,10 +128,25 @@ fn overwrites_an_input(output: &Path, inputs: &[Input], files: &[PathBuf]) -> Op
             Input::File(path) => identity::of_path(path),
         };
         if id.as_ref() == Some(&target) {
-            return Some(same(&match input {
+            let mut message = same(&match input {
                 Input::Stdin => "- (standard input)".to_owned(),
                 Input::File(_) => input.display_name().to_string(),
-            }));
+            });
+            // A report from an earlier run, found again by a directory search: say how
+            // to keep the two apart rather than leave the user guessing.
+            let named_itself = named
+                .iter()
+                .any(|name| identity::of_path(Path::new(name)).as_ref() == Some(&target));
+            if !named_itself {
+                message.push_str(&format!(
+                    " (a directory search found it): write the report outside the searched directories, or leave it out with --exclude '{}'",
+                    output.file_name().map_or_else(
+                        || output.display().to_string(),
+                        |name| name.to_string_lossy().into_owned()
+                    )
+                ));
+            }
+            return Some(message);
         }
     }
     files
