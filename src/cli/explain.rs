@@ -65,7 +65,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
                         failure = Some(error);
                     }
                 }
-                ExplainFormat::Json | ExplainFormat::Svg => analyses.push(analysis),
+                ExplainFormat::Json | ExplainFormat::Svg | ExplainFormat::Html => {
+                    analyses.push(analysis)
+                }
             }
         }
     });
@@ -84,6 +86,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
             writeln!(out)?;
         }
         ExplainFormat::Svg => out.write_all(explain::svg(&analyses).as_bytes())?,
+        ExplainFormat::Html => out.write_all(explain::html(&analyses, &settings).as_bytes())?,
     }
     out.flush()?;
     Ok(if input_errors > 0 { 2 } else { 0 })
