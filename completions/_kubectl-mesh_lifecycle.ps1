@@ -33,8 +33,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;lint' {
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
@@ -54,10 +54,11 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set; always and never override both')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
+            [CompletionResult]::new('--show-infos', '--show-infos', [CompletionResultType]::ParameterName, 'Print each info in full, like errors and warnings (the human format otherwise gives one line per rule; --fail-on info implies it)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -65,8 +66,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;explain' {
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
@@ -85,7 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only workloads of this kind (Deployment, Job, ...)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set; always and never override both')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -96,6 +97,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
         'kubectl-mesh_lifecycle;rules' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set; always and never override both')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
