@@ -28,28 +28,41 @@ pub fn table(rules: &[&dyn Rule], style: Style) -> String {
     let severity = widest(|m| m.severity.as_str(), "Severity");
     // Borders, and a space of padding on each side of every cell.
     let chrome = |columns: usize| columns + 1 + 2 * columns;
-    let room = style.columns().saturating_sub(id + severity);
-    let name_column = room >= chrome(4) + name + MIN_SUMMARY;
-    let mut table = if name_column {
-        style.table(&["ID", "Name", "Severity", "Summary"])
+    let width = style.columns();
+    let room = |columns: usize, taken: usize| width.saturating_sub(chrome(columns) + taken);
+    // Columns: all four; or the name heading its summary; or the severity too.
+    let columns = if name + MIN_SUMMARY <= room(4, id + severity) {
+        4
+    } else if name <= room(3, id + severity) {
+        3
     } else {
-        style.table(&["ID", "Severity", "Name and summary"])
+        2
     };
-    let summary = if name_column {
-        room - chrome(4) - name
-    } else {
-        room.saturating_sub(chrome(3)).max(name)
+    let (mut table, summary) = match columns {
+        4 => (
+            style.table(&["ID", "Name", "Severity", "Summary"]),
+            room(4, id + severity) - name,
+        ),
+        3 => (
+            style.table(&["ID", "Severity", "Name and summary"]),
+            room(3, id + severity),
+        ),
+        _ => (style.table(&["ID", "Rule"]), room(2, id).max(name)),
     };
     for rule in rules {
         let meta = rule.meta();
         let id = Cell::new(meta.id).add_attribute(Attribute::Bold);
         let severity = Cell::new(meta.severity.as_str()).fg(Tone::of(meta.severity).cell_color());
         let text = wrap::wrap(meta.summary, summary, "", "");
-        if name_column {
-            table.add_row([id, Cell::new(meta.name), severity, Cell::new(text)]);
-        } else {
-            table.add_row([id, severity, Cell::new(format!("{}\n{text}", meta.name))]);
-        }
+        match columns {
+            4 => table.add_row([id, Cell::new(meta.name), severity, Cell::new(text)]),
+            3 => table.add_row([id, severity, Cell::new(format!("{}\n{text}", meta.name))]),
+            _ => {
+                let text = format!("{}: {}", meta.severity, meta.summary);
+                let text = wrap::wrap(&text, summary, "", "");
+                table.add_row([id, Cell::new(format!("{}\n{text}", meta.name))])
+            }
+        };
     }
     format!("{table}\n")
 }

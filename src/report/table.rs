@@ -93,11 +93,24 @@ impl<W: Write> Reporter for TableReporter<W> {
 /// The narrowest finding column beside a location column.
 const MIN_FINDING: usize = 40;
 
+/// Which columns the table has, widest first: the narrower layouts move a column's
+/// content to the top of the finding's cell.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Location, severity, rule, finding.
+    Full,
+    /// Severity, rule, then location and finding.
+    NoLocation,
+    /// Severity, then location, rule and finding.
+    SeverityOnly,
+}
+
 /// The table, laid out for the style's width. The finding column, what a reader came
 /// for, gets at least [`MIN_FINDING`] columns and never less than its longest word;
 /// rule ids and names, severities and numbers with their units are never broken. When
 /// the locations do not fit beside it, each goes on the first line of its finding
-/// instead of in a column of its own, so that no path is cut.
+/// instead of in a column of its own, so that no path is cut, and on a narrower
+/// terminal still the rule id goes there too.
 fn draw(rows: &[Row], style: Style) -> Table {
     let chars = |text: &str| text.chars().count();
     let widest = |texts: &mut dyn Iterator<Item = usize>, header: &str| {
@@ -122,47 +135,55 @@ fn draw(rows: &[Row], style: Style) -> Table {
     );
     // Borders and a space of padding on each side of every cell.
     let chrome = |columns: usize| columns + 1 + 2 * columns;
-    let room = style.columns().saturating_sub(chrome(4) + severity + rule);
-    let location_column = location + unbreakable.max(MIN_FINDING) <= room;
-
-    let mut table = if location_column {
-        style.table(&["Location", "Severity", "Rule", "Finding"])
+    let width = style.columns();
+    let room = |columns: usize, taken: usize| width.saturating_sub(chrome(columns) + taken);
+    let (layout, finding) = if location + unbreakable.max(MIN_FINDING) <= room(4, severity + rule) {
+        (Layout::Full, room(4, severity + rule) - location)
+    } else if unbreakable <= room(3, severity + rule) {
+        (Layout::NoLocation, room(3, severity + rule))
     } else {
-        style.table(&["Severity", "Rule", "Location and finding"])
+        (Layout::SeverityOnly, room(2, severity).max(unbreakable))
     };
-    let finding = if location_column {
-        room - location
-    } else {
-        // The location column's border and padding are freed.
-        (room + 3).max(unbreakable)
+    let mut table = match layout {
+        Layout::Full => style.table(&["Location", "Severity", "Rule", "Finding"]),
+        Layout::NoLocation => style.table(&["Severity", "Rule", "Location and finding"]),
+        Layout::SeverityOnly => style.table(&["Severity", "Finding"]),
     };
     for row in rows {
         let severity = Cell::new(row.severity.as_str()).fg(Tone::of(row.severity).cell_color());
         let rule = Cell::new(row.rule.id).add_attribute(Attribute::Bold);
-        let text = format!(
-            "{}\n{}",
-            row.rule.name,
-            wrap::wrap(&row.finding, finding, "", "")
-        );
-        if location_column {
-            table.add_row([
-                Cell::new(row.location.join("\n")),
-                severity,
-                rule,
-                Cell::new(text),
-            ]);
-        } else {
-            let location: Vec<String> = row
+        let name = match layout {
+            Layout::SeverityOnly => wrap::wrap(
+                &format!("{} {}", row.rule.id, row.rule.name),
+                finding,
+                "",
+                "",
+            ),
+            _ => row.rule.name.to_owned(),
+        };
+        let text = format!("{name}\n{}", wrap::wrap(&row.finding, finding, "", ""));
+        let location = || -> String {
+            let lines: Vec<String> = row
                 .location
                 .iter()
                 .map(|line| wrap::wrap_path(line, finding))
                 .collect();
-            table.add_row([
+            lines.join("\n")
+        };
+        match layout {
+            Layout::Full => table.add_row([
+                Cell::new(row.location.join("\n")),
                 severity,
                 rule,
-                Cell::new(format!("{}\n{text}", location.join("\n"))),
-            ]);
-        }
+                Cell::new(text),
+            ]),
+            Layout::NoLocation => {
+                table.add_row([severity, rule, Cell::new(format!("{}\n{text}", location()))])
+            }
+            Layout::SeverityOnly => {
+                table.add_row([severity, Cell::new(format!("{}\n{text}", location()))])
+            }
+        };
     }
     table
 }

@@ -5,7 +5,8 @@
 //! A line breaks only at a space, and never
 //! - between a number and its unit (`25 s`, `500 ms`, `1 MiB`),
 //! - inside backticks, which quote a command, a setting or a YAML snippet
-//!   (`` `kubectl mesh-lifecycle rules` ``),
+//!   (`` `kubectl mesh-lifecycle rules` ``), unless the quote is longer than
+//!   [`MAX_WHOLE_QUOTE`]: a long snippet breaks at its spaces like prose,
 //! - at a hyphen (`kubectl mesh-lifecycle`, `app-without-prestop-delay`), or inside a
 //!   word longer than the line, such as a path: it runs past the width instead.
 
@@ -14,6 +15,10 @@ use textwrap::{Options, WordSeparator, WordSplitter};
 
 /// The units numbers are written with in reports.
 const UNITS: [&str; 10] = ["s", "ms", "m", "h", "min", "B", "KiB", "MiB", "GiB", "%"];
+
+/// The longest quote kept on one line, in characters: narrower than the narrowest
+/// layout ([`crate::report::style::MIN_WIDTH`]), so that a whole quote always fits.
+pub const MAX_WHOLE_QUOTE: usize = 36;
 
 /// The options every wrapped text of a report uses, at `width` columns.
 pub fn options(width: usize) -> Options<'static> {
@@ -101,6 +106,17 @@ fn words(line: &str) -> Box<dyn Iterator<Item = Word<'_>> + '_> {
     if start < line.len() {
         pieces.push(&line[start..]);
     }
+    // A long quote breaks at its spaces after all.
+    let pieces: Vec<&str> = pieces
+        .into_iter()
+        .flat_map(|piece| {
+            if piece.contains('`') && piece.trim_end().chars().count() > MAX_WHOLE_QUOTE {
+                piece.split_inclusive(' ').collect::<Vec<_>>()
+            } else {
+                vec![piece]
+            }
+        })
+        .collect();
     // Glue each number to the unit after it.
     let mut glued: Vec<&str> = Vec::with_capacity(pieces.len());
     let mut offset = 0;
@@ -176,6 +192,14 @@ mod tests {
                 "app-without-prestop-delay"
             ]
         );
+    }
+
+    #[test]
+    fn a_long_quote_breaks_at_its_spaces() {
+        let text = "the constraint `preStop + terminationDrainDuration < terminationGracePeriodSeconds` holds";
+        let lines = lines(text, 40);
+        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
     }
 
     #[test]

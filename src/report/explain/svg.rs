@@ -117,7 +117,7 @@ fn class(state: State) -> &'static str {
 /// The stylesheet of every picture: one class per state.
 pub(super) const STYLE: &str = concat!(
     ".title{font-weight:bold;font-size:14px}.panel{font-weight:bold}.tick{fill:#555}",
-    ".grid{stroke:#e3e3e3;stroke-width:1}.axis{stroke:#333;stroke-width:1}",
+    ".grid{stroke:#e3e3e3;stroke-width:1}.axis,.timeline{stroke:#333;stroke-width:1}",
     ".starting{fill:#f2c14e}.running{fill:#4f86c6}.hook{fill:#9b7fd1}",
     ".draining{fill:#7fb0d9}.stopping{fill:#a7c4e5}.routed{fill:#58b368}",
     ".hazard{fill:#d64545;fill-opacity:0.85}.stuck{fill:#999}",
@@ -338,6 +338,13 @@ fn draw_panel(
         );
         tick = tick + interval;
     }
+    // The time axis itself, from 0 to the panel's end: every bar lies along it.
+    let _ = writeln!(
+        out,
+        r#"<line x1="{:.1}" y1="{top:.1}" x2="{:.1}" y2="{top:.1}" class="timeline"/>"#,
+        geometry.axis_start(),
+        geometry.axis_start() + geometry.axis
+    );
     y = top;
     for lane in &panel.lanes {
         draw_lane(out, lane, panel.end, geometry, y, ids);

@@ -221,9 +221,10 @@ fn draw_lane(out: &mut String, lane: &Lane, end: Millis, layout: &Layout, style:
     if used + 2 + note.chars().count() <= layout.width {
         let _ = writeln!(out, "{text}  {note}");
     } else {
-        // Under the bar, where the axis starts.
+        // Under the bar, where the axis starts, or further left for a long name.
         let _ = writeln!(out, "{}", text.trim_end());
-        let indent = " ".repeat(layout.indent);
+        let room = layout.width.saturating_sub(wrap::longest_word(note));
+        let indent = " ".repeat(layout.indent.min(room).max(4));
         let _ = writeln!(out, "{}", wrap::wrap(note, layout.width, &indent, &indent));
     }
 }
@@ -376,15 +377,19 @@ fn hazards(out: &mut String, analysis: &Analysis, style: Style) {
             &format!("[{}]", finding.severity),
             Tone::of(finding.severity),
         );
-        let _ = writeln!(
-            out,
-            "  {} {} {severity}{suppressed} {}:{}:{}",
+        // Wrapped before the colour goes in, so that its codes take no columns.
+        let heading = format!(
+            "{} {} [{}]{suppressed} {}:{}:{}",
             finding.rule.id,
             finding.rule.name,
+            finding.severity,
             located.file,
             located.primary.start.line,
             located.primary.start.column,
         );
+        let heading = wrap::wrap(&heading, style.columns(), "  ", "    ");
+        let tag = format!("[{}]", finding.severity);
+        let _ = writeln!(out, "{}", heading.replacen(&tag, &severity, 1));
         line(out, style, "    ", "    ", &finding.message);
     }
 }
