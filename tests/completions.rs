@@ -516,3 +516,64 @@ fn kubectl_completes_the_plugins_arguments() {
         ]
     );
 }
+
+/// Each page files its options under OPTIONS, in the groups `--help` shows, documents
+/// `-j/--threads`, and lists the environment variables and exit statuses.
+#[test]
+fn man_pages_have_options_environment_and_exit_status() {
+    let pages = man::pages(Cli::command());
+    let lint = &pages
+        .iter()
+        .find(|(name, _)| name == "kubectl-mesh_lifecycle-lint.1")
+        .unwrap()
+        .1;
+    let sections: Vec<&str> = lint
+        .lines()
+        .filter_map(|line| line.strip_prefix(".SH "))
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "ENVIRONMENT",
+            "\"EXIT STATUS\"",
+            "\"SEE ALSO\""
+        ]
+    );
+    let groups: Vec<&str> = lint
+        .lines()
+        .filter_map(|line| line.strip_prefix(".SS "))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            "Arguments",
+            "Options",
+            "\"Cluster and mesh\"",
+            "Scenario",
+            "Report",
+            "Rules"
+        ]
+    );
+    let threads = lint.find("\\-\\-threads").unwrap();
+    assert!(
+        lint[threads..].contains("Worker threads"),
+        "-j is described"
+    );
+    for (_, page) in &pages {
+        for variable in [
+            "NO_COLOR",
+            "COLUMNS",
+            "GITHUB_WORKSPACE",
+            "GITHUB_STEP_SUMMARY",
+            "KUBECONFIG",
+            "KUBECTL",
+        ] {
+            assert!(page.contains(&format!("\\fB{variable}")), "{variable}");
+        }
+        assert!(page.contains(".SH \"EXIT STATUS\""));
+    }
+}

@@ -5,8 +5,8 @@
 //! A line breaks only at a space, and never
 //! - between a number and its unit (`25 s`, `500 ms`, `1 MiB`),
 //! - inside backticks, which quote a command, a setting or a YAML snippet
-//!   (`` `kubectl mesh-lifecycle rules` ``), unless the quote is longer than
-//!   [`MAX_WHOLE_QUOTE`]: a long snippet breaks at its spaces like prose,
+//!   (`` `kubectl mesh-lifecycle rules` ``), unless the quote is wider than the line:
+//!   then it breaks at its spaces like prose,
 //! - at a hyphen (`kubectl mesh-lifecycle`, `app-without-prestop-delay`), or inside a
 //!   word longer than the line, such as a path: it runs past the width instead.
 
@@ -16,36 +16,49 @@ use textwrap::{Options, WordSeparator, WordSplitter};
 /// The units numbers are written with in reports.
 const UNITS: [&str; 10] = ["s", "ms", "m", "h", "min", "B", "KiB", "MiB", "GiB", "%"];
 
-/// The longest quote kept on one line, in characters: narrower than the narrowest
-/// layout ([`crate::report::style::MIN_WIDTH`]), so that a whole quote always fits.
+/// The longest quote kept whole where the width is not known (miette wraps with
+/// [`separator`]), in characters: narrower than the narrowest layout
+/// ([`crate::report::style::MIN_WIDTH`]), so that such a quote always fits.
 pub const MAX_WHOLE_QUOTE: usize = 36;
 
-/// The options every wrapped text of a report uses, at `width` columns.
-pub fn options(width: usize) -> Options<'static> {
+/// The options of a wrapped text at `width` columns, with `separator`.
+fn options(width: usize, separator: WordSeparator) -> Options<'static> {
     Options::new(width.max(1))
-        .word_separator(separator())
+        .word_separator(separator)
         .word_splitter(WordSplitter::NoHyphenation)
         .break_words(false)
 }
 
-/// The separator of [`options`], for renderers that take one (miette).
+/// The separator for renderers that wrap on their own (miette): quotes up to
+/// [`MAX_WHOLE_QUOTE`] characters stay whole.
 pub fn separator() -> WordSeparator {
-    WordSeparator::Custom(words)
+    WordSeparator::Custom(|line| words(line, MAX_WHOLE_QUOTE))
 }
 
 /// `text` wrapped at `width`, continuation lines indented by `indent`; line breaks in
-/// `text` are kept.
+/// `text` are kept. A quote stays whole unless that makes a line too wide.
 pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> String {
-    let options = options(width)
-        .initial_indent(first)
-        .subsequent_indent(indent);
-    textwrap::fill(text, options)
+    let fill = |separator| {
+        let options = options(width, separator)
+            .initial_indent(first)
+            .subsequent_indent(indent);
+        textwrap::fill(text, options)
+    };
+    let whole = fill(WordSeparator::Custom(|line| words(line, usize::MAX)));
+    let fits = whole
+        .lines()
+        .all(|line| textwrap::core::display_width(line) <= width);
+    if fits || !text.contains('`') {
+        whole
+    } else {
+        fill(WordSeparator::Custom(|line| words(line, 0)))
+    }
 }
 
 /// The width of the widest piece of `text` that [`wrap`] never breaks.
 pub fn longest_word(text: &str) -> usize {
     text.lines()
-        .flat_map(words)
+        .flat_map(|line| words(line, usize::MAX))
         .map(|word| word.word.chars().count())
         .max()
         .unwrap_or(0)
@@ -78,8 +91,9 @@ pub fn wrap_path(text: &str, width: usize) -> String {
     lines.join("\n")
 }
 
-/// Splits a line into the units line breaking may not cut (see the module doc).
-fn words(line: &str) -> Box<dyn Iterator<Item = Word<'_>> + '_> {
+/// Splits a line into the units line breaking may not cut (see the module doc); a
+/// quote longer than `whole_quote` characters is split at its spaces.
+fn words(line: &str, whole_quote: usize) -> Box<dyn Iterator<Item = Word<'_>> + '_> {
     let mut pieces = Vec::new();
     let mut start = 0;
     let mut quoted = false;
@@ -110,7 +124,7 @@ fn words(line: &str) -> Box<dyn Iterator<Item = Word<'_>> + '_> {
     let pieces: Vec<&str> = pieces
         .into_iter()
         .flat_map(|piece| {
-            if piece.contains('`') && piece.trim_end().chars().count() > MAX_WHOLE_QUOTE {
+            if piece.contains('`') && piece.trim_end().chars().count() > whole_quote {
                 piece.split_inclusive(' ').collect::<Vec<_>>()
             } else {
                 vec![piece]
@@ -184,11 +198,20 @@ mod tests {
     fn quoted_commands_and_hyphenated_names_stay_whole() {
         let text = "see `kubectl mesh-lifecycle rules ML207` for app-without-prestop-delay";
         assert_eq!(
-            lines(text, 20),
+            lines(text, 39),
             [
                 "see",
                 "`kubectl mesh-lifecycle rules ML207`",
-                "for",
+                "for app-without-prestop-delay"
+            ]
+        );
+        // Wider than the line, the quote breaks at its spaces, not inside a word.
+        assert_eq!(
+            lines(text, 20),
+            [
+                "see `kubectl",
+                "mesh-lifecycle rules",
+                "ML207` for",
                 "app-without-prestop-delay"
             ]
         );

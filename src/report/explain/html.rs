@@ -35,7 +35,7 @@ main{padding:16px 24px;display:flex;flex-direction:column;gap:16px}
 .panel-row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start;margin-top:10px}
 .drawing{flex:0 1 auto;max-width:100%;overflow-x:auto}
 .drawing svg{display:block}
-.findings{flex:1 1 320px;min-width:280px;display:flex;flex-direction:column;gap:8px}
+.findings{flex:1 1 240px;min-width:240px;display:flex;flex-direction:column;gap:8px}
 .finding{border-left:4px solid var(--muted);background:#f6f8fa;padding:6px 10px;border-radius:0 6px 6px 0}
 .finding.sev-error{border-color:var(--error)}
 .finding.sev-warning{border-color:var(--warning)}
