@@ -500,19 +500,23 @@ fn github_standard_input_names_the_line_in_the_message() {
     );
 }
 
+/// A stream of `count` pods named `{prefix}{n}`, each with one ML206 error: a preStop
+/// hook longer than its grace period.
+fn pods_past_their_grace(count: usize, prefix: &str) -> String {
+    let pod = |n: usize| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {prefix}{n}}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: x\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '9']}}}}}}\n"
+        )
+    };
+    (0..count).map(pod).collect::<Vec<_>>().join("---\n")
+}
+
 /// More findings than GitHub shows: a notice first, every annotation still printed,
 /// and the full list in the job summary.
 #[test]
 fn github_says_when_there_are_more_findings_than_annotations() {
-    let pod = |n: usize| {
-        format!(
-            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{n}}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: x\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '9']}}}}}}\n"
-        )
-    };
-    let stream: Vec<String> = (0..12).map(pod).collect();
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("pods.yaml");
-    std::fs::write(&manifest, stream.join("---\n")).unwrap();
+    std::fs::write(dir.path().join("pods.yaml"), pods_past_their_grace(12, "p")).unwrap();
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
     let output = cli()
@@ -619,15 +623,10 @@ fn colour_only_on_a_terminal_without_no_color() {
 /// and the annotations still name every finding.
 #[test]
 fn the_github_job_summary_stays_under_one_mebibyte() {
-    let pod = |n: usize| {
-        format!(
-            "apiVersion: v1\nkind: Pod\nmetadata: {{name: pod-with-a-long-name-{n}}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: x\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '9']}}}}}}\n"
-        )
-    };
     let findings = 4000;
-    let stream: Vec<String> = (0..findings).map(pod).collect();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("pods.yaml"), stream.join("---\n")).unwrap();
+    let pods = pods_past_their_grace(findings, "pod-with-a-long-name-");
+    std::fs::write(dir.path().join("pods.yaml"), pods).unwrap();
     for (earlier, output_file) in [(0usize, None), (600 * 1024, Some("annotations.txt"))] {
         let summary = dir.path().join(format!("summary-{earlier}.md"));
         std::fs::write(&summary, "x".repeat(earlier)).unwrap();

@@ -54,6 +54,10 @@ pub struct HumanReporter<W: Write> {
     excerpts: Option<Arc<Excerpts>>,
     /// Infos not printed in full, by rule in the order first seen.
     infos: Vec<InfoGroup>,
+    /// The renderer, made once for the whole report.
+    handler: GraphicalReportHandler,
+    /// The text of the finding being written, its buffer kept between findings.
+    rendered: String,
 }
 
 /// The infos of one rule, for its line at the end of the report.
@@ -79,6 +83,8 @@ impl<W: Write> HumanReporter<W> {
             show_infos: false,
             excerpts: None,
             infos: Vec::new(),
+            handler: style.handler(),
+            rendered: String::new(),
         }
     }
 
@@ -166,8 +172,11 @@ impl<W: Write> Reporter for HumanReporter<W> {
                 continue;
             }
             let excerpts = self.excerpts(located);
-            let text = render_finding(located, &excerpts, self.style);
-            self.out.write_all(text.as_bytes())?;
+            let diagnostic = FindingDiagnostic::new(located, &excerpts);
+            self.rendered.clear();
+            let _ = self.handler.render_report(&mut self.rendered, &diagnostic);
+            self.rendered.push('\n');
+            self.out.write_all(self.rendered.as_bytes())?;
         }
         Ok(())
     }
@@ -265,15 +274,6 @@ pub fn summary_line(summary: &Summary) -> String {
         ));
     }
     line
-}
-
-/// One finding, rendered; `excerpts` indexes its document.
-pub fn render_finding(located: &Located, excerpts: &Arc<Excerpts>, style: Style) -> String {
-    let diagnostic = FindingDiagnostic::new(located, excerpts);
-    let mut out = String::new();
-    let _ = style.handler().render_report(&mut out, &diagnostic);
-    out.push('\n');
-    out
 }
 
 /// One input error, rendered.

@@ -101,20 +101,7 @@ fn lane_label(lane: &Lane) -> String {
     format!("{} ({})", lane.label, lane.tag)
 }
 
-fn class(state: State) -> &'static str {
-    match state {
-        State::Starting => "starting",
-        State::Running => "running",
-        State::Hook => "hook",
-        State::Draining => "draining",
-        State::Stopping => "stopping",
-        State::Routed => "routed",
-        State::Hazard => "hazard",
-        State::Stuck => "stuck",
-    }
-}
-
-/// The stylesheet of every picture: one class per state.
+/// The stylesheet of every picture: one class per state, named by its meaning.
 pub(super) const STYLE: &str = concat!(
     ".title{font-weight:bold;font-size:14px}.panel{font-weight:bold}.tick{fill:#555}",
     ".grid{stroke:#e3e3e3;stroke-width:1}.axis,.timeline{stroke:#333;stroke-width:1}",
@@ -222,7 +209,7 @@ pub(super) fn legend<'a>(
             (Some(state), _) => format!(
                 r#"<rect x="{x:.1}" y="{:.1}" width="16" height="{BAR_HEIGHT}" class="{}"/>"#,
                 middle - BAR_HEIGHT / 2.0,
-                class(state)
+                state.meaning()
             ),
             (None, Some(kind)) => mark_shape(kind, x + 8.0, middle),
             (None, None) => String::new(),
@@ -397,7 +384,7 @@ fn draw_lane(
             r#"<rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{BAR_HEIGHT}" class="{}"><title>{} {}: {}–{}</title></rect>"#,
             middle - BAR_HEIGHT / 2.0,
             x1 - x0,
-            class(segment.state),
+            segment.state.meaning(),
             escape(&lane.label),
             segment.state.meaning(),
             segment.from,
