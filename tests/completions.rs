@@ -515,6 +515,14 @@ fn kubectl_completes_the_plugins_arguments() {
             ":36"
         ]
     );
+    // The values the shell scripts offer, through kubectl too.
+    let select = complete(&["mesh-lifecycle", "lint", "--select", "ML101,ML20"]);
+    assert!(select.contains("ML101,ML201\t"), "{select}");
+    assert!(!select.contains("ML101,ML101"), "{select}");
+    let preset = complete(&["mesh-lifecycle", "lint", "--preset", ""]);
+    assert!(preset.starts_with("alibaba-asm\n"), "{preset}");
+    let kinds = complete(&["mesh-lifecycle", "explain", "--kind", "Cron"]);
+    assert_eq!(kinds, "CronJob\n:36\n");
 }
 
 /// Each page files its options under OPTIONS, in the groups `--help` shows, documents
