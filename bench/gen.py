@@ -1155,6 +1155,30 @@ def write(path: str, text: str) -> dict:
     return {"bytes": len(data), "documents": 1, "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def findings_list(workloads: int, containers: int = 20) -> str:
+    """One `List` document whose every Deployment asks for Istio injection and serves
+    from `containers` app containers without a preStop delay: one ML207 per container
+    and one ML101 per Deployment, so that the report, not the analysis, is the work."""
+    out = ["apiVersion: v1", "kind: List", "items:"]
+    for i in range(workloads):
+        out += [
+            "- apiVersion: apps/v1",
+            "  kind: Deployment",
+            f"  metadata: {{name: web-{i}, namespace: shop}}",
+            "  spec:",
+            f"    selector: {{matchLabels: {{app: web-{i}}}}}",
+            "    template:",
+            "      metadata:",
+            f"        labels: {{app: web-{i}, sidecar.istio.io/inject: \"true\"}}",
+            "      spec:",
+            "        containers:",
+        ]
+        for c in range(containers):
+            out += [f"        - name: c{c}", "          image: example/web:1.0",
+                    f"          ports: [{{containerPort: {8000 + c}}}]"]
+    return "\n".join(out) + "\n"
+
+
 def generate(out_dir: str) -> dict:
     os.makedirs(os.path.join(out_dir, "single"), exist_ok=True)
     os.makedirs(os.path.join(out_dir, "deployments"), exist_ok=True)
@@ -1181,6 +1205,11 @@ def generate(out_dir: str) -> dict:
             kinds[kind] = kinds.get(kind, 0) + 1
         info["kinds"] = dict(sorted(kinds.items()))
         manifest["corpora"][name.removesuffix(".yaml")] = info
+    for name, workloads in [("findings-21k", 1000), ("findings-10k", 500)]:
+        info = write(os.path.join(out_dir, name + ".yaml"), findings_list(workloads))
+        info["documents"] = 1
+        info["findings"] = workloads * 21
+        manifest["corpora"][name] = info
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")

@@ -322,6 +322,23 @@ def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict
     for corpus, same in determinism.items():
         check(f"`-j 1` and default output byte-identical: {corpus}", "identical" if same else "DIFFERENT",
               "identical", same)
+    if "findings-21k/human" in cells:
+        full, half = corpora_info["findings-21k"]["findings"], corpora_info["findings-10k"]["findings"]
+        human, json_ = cells["findings-21k/human"].median, cells["findings-21k/json"].median
+        # The report's own time: the same run in JSON reads and analyses the same document.
+        check(f"one document, {full:,} findings: the human report's own time (human − JSON run)",
+              f"{ms(human)} − {ms(json_)} = {ms(human - json_)}", "< 1 s", human - json_ < 1.0)
+        scale = human / cells["findings-10k/human"].median
+        check(f"… {full / half:.0f}× the findings: human time ratio", f"{scale:.2f}×", "≤ 2.5× (linear)",
+              scale <= 2.5)
+        for fmt in ("human", "table", "sarif", "junit"):
+            # Memory a format adds over JSON's, per finding, at both sizes: bounded and
+            # the same whatever the count.
+            per = [(cells[f"{c}/{fmt}"].rss_mib - cells[f"{c}/json"].rss_mib) * MIB / n
+                   for c, n in (("findings-21k", full), ("findings-10k", half))]
+            check(f"{fmt}: peak RSS over JSON's, per finding ({full:,} / {half:,} findings)",
+                  f"{per[0] / 1024:.2f} / {per[1] / 1024:.2f} KiB", "≤ 4 KiB at both",
+                  max(per) <= 4 * 1024)
 
     notes = ["", "Corpora (bench/gen.py, seed %d):" % manifest["seed"], ""]
     for name, info_ in corpora_info.items():
@@ -417,6 +434,13 @@ def main() -> None:
             add(name, "checkov", [checkov_bin, "-d", directory, "--framework", "kubernetes",
                                   "--skip-download", "-o", "json"], args.slow_runs, checkov_env)
     add("stream-50MB", "split-only", [floor, "--split-only", paths["stream-50MB"]], args.runs)
+    # The cost of the reports themselves: one document, 21,000 findings (and half as
+    # many), in every format that collects or renders findings.
+    for name in ("findings-21k", "findings-10k"):
+        path = os.path.join(corpus, name + ".yaml")
+        for fmt in ("json", "human", "table", "sarif", "junit"):
+            extra = ["--show-infos"] if fmt == "human" else []
+            add(name, fmt, [lint, "lint", "--format", fmt, *extra, path], args.runs)
 
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     info = machine()
@@ -437,6 +461,8 @@ def main() -> None:
 
     for cell in cells.values():
         expected = {"lint": {0, 1}, "lint-j1": {0, 1}, "checkov": {0, 1}}.get(cell.tool, {0})
+        if cell.corpus.startswith("findings-"):
+            expected = {0}
         if cell.corpus == "startup" and cell.tool == "empty":
             expected = {0, 1}
         if not cell.statuses <= expected:

@@ -33,10 +33,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;lint' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read')
             [CompletionResult]::new('--stdin-filename', '--stdin-filename', [CompletionResultType]::ParameterName, 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)')
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
             [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, 'The most read from one input: a file, standard input, a pipe')
             [CompletionResult]::new('--max-document-size', '--max-document-size', [CompletionResultType]::ParameterName, 'The largest document parsed')
             [CompletionResult]::new('--max-line-length', '--max-line-length', [CompletionResultType]::ParameterName, 'The longest line read')
@@ -60,11 +60,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set; always and never override both')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Search directories without ignoring anything: hidden files, .gitignore, .ignore and git''s exclude files (--exclude still applies)')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
+            [CompletionResult]::new('--show-infos', '--show-infos', [CompletionResultType]::ParameterName, 'Print each info in full, like errors and warnings (the human format otherwise gives one line per rule; --fail-on info implies it)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -72,10 +73,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;explain' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read')
             [CompletionResult]::new('--stdin-filename', '--stdin-filename', [CompletionResultType]::ParameterName, 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)')
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core)')
             [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, 'The most read from one input: a file, standard input, a pipe')
             [CompletionResult]::new('--max-document-size', '--max-document-size', [CompletionResultType]::ParameterName, 'The largest document parsed')
             [CompletionResult]::new('--max-line-length', '--max-line-length', [CompletionResultType]::ParameterName, 'The longest line read')
@@ -98,7 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only workloads of this kind (Deployment, Job, ...)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set; always and never override both')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Search directories without ignoring anything: hidden files, .gitignore, .ignore and git''s exclude files (--exclude still applies)')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -110,6 +111,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
         'kubectl-mesh_lifecycle;rules' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set; always and never override both')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

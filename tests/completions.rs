@@ -9,6 +9,7 @@
 //! and elvish); a shell that is installed must load its script and complete.
 
 mod common;
+mod man;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -90,13 +91,9 @@ fn the_completions_command_prints_the_committed_scripts() {
 
 #[test]
 fn man_pages_are_up_to_date() {
-    let generated = tempfile::tempdir().unwrap();
-    clap_mangen::generate_to(Cli::command(), generated.path()).unwrap();
+    let pages = man::pages(Cli::command());
     let man = root().join("docs/man");
-    let mut names: Vec<String> = std::fs::read_dir(generated.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> = pages.iter().map(|(name, _)| name.clone()).collect();
     names.sort();
     assert!(
         names.contains(&"kubectl-mesh_lifecycle.1".to_owned()),
@@ -109,12 +106,9 @@ fn man_pages_are_up_to_date() {
     if updating() && man.is_dir() {
         std::fs::remove_dir_all(&man).unwrap();
     }
-    let problems: Vec<String> = names
+    let problems: Vec<String> = pages
         .iter()
-        .filter_map(|name| {
-            let page = std::fs::read(generated.path().join(name)).unwrap();
-            check(&man.join(name), &page).err()
-        })
+        .filter_map(|(name, page)| check(&man.join(name), page.as_bytes()).err())
         .collect();
     assert!(
         problems.is_empty(),
@@ -141,10 +135,21 @@ fn installed(name: &str) -> bool {
     found
 }
 
+/// `PATH` with the built plugin first: the scripts ask it to complete.
+fn path_with_plugin() -> std::ffi::OsString {
+    let plugin = assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle");
+    let dir = plugin.parent().unwrap().to_path_buf();
+    std::env::join_paths(
+        std::iter::once(dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap()
+}
+
 /// Runs `command`, killing it if it takes longer than 30 s (a shell waiting on a
 /// pseudo-terminal must not hang the test run).
 fn run(command: &mut Command) -> Output {
     let mut child = command
+        .env("PATH", path_with_plugin())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -250,6 +255,53 @@ fn bash_completes_subcommands_flags_and_values() {
         "bash",
     );
     assert_offers(&words, &FORMATS, "bash --format values");
+    // bash splits `--format=` off the word and completes the rest.
+    let words = offered(
+        &bash_complete("kubectl-mesh_lifecycle lint --format=j"),
+        "bash",
+    );
+    assert_eq!(words, ["json", "junit"]);
+    assert_values(&|line| offered(&bash_complete(line), "bash"), "bash");
+}
+
+/// The values every shell offers, through the program's own answers: presets, rule ids
+/// and names (a comma list without what it already holds), kinds, explain's formats.
+fn assert_values(complete: &dyn Fn(&str) -> Vec<String>, shell: &str) {
+    let words = complete("kubectl-mesh_lifecycle lint --preset ");
+    assert_eq!(words, ["alibaba-asm"], "{shell} --preset");
+    let words = complete("kubectl-mesh_lifecycle rules ");
+    assert_offers(
+        &words,
+        &["ML101", "ML207", "app-without-prestop-delay"],
+        &format!("{shell} rules"),
+    );
+    let words = complete("kubectl-mesh_lifecycle lint --select ML101,ML20");
+    assert_offers(
+        &words,
+        &["ML101,ML201", "ML101,ML209"],
+        &format!("{shell} --select"),
+    );
+    assert!(
+        words.iter().all(|w| w.starts_with("ML101,ML20")),
+        "{shell}: {words:?}"
+    );
+    let words = complete("kubectl-mesh_lifecycle lint --ignore ML201,grace");
+    assert!(
+        words.is_empty(),
+        "{shell}: ML201 is listed already: {words:?}"
+    );
+    let words = complete("kubectl-mesh_lifecycle explain --kind ");
+    assert_offers(
+        &words,
+        &["Deployment", "Job", "CronJob"],
+        &format!("{shell} --kind"),
+    );
+    let words = complete("kubectl-mesh_lifecycle explain --format ");
+    assert_offers(
+        &words,
+        &["text", "svg", "html"],
+        &format!("{shell} explain --format"),
+    );
 }
 
 fn zsh_complete(line: &str) -> Output {
@@ -285,6 +337,7 @@ fn zsh_completes_subcommands_flags_and_values() {
         "zsh",
     );
     assert_offers(&words, &FORMATS, "zsh --format values");
+    assert_values(&|line| offered(&zsh_complete(line), "zsh"), "zsh");
 }
 
 fn fish_complete(line: &str) -> Output {
@@ -309,27 +362,57 @@ fn fish_completes_subcommands_flags_and_values() {
         "fish",
     );
     assert_offers(&words, &FORMATS, "fish --format values");
+    assert_values(&|line| offered(&fish_complete(line), "fish"), "fish");
 }
 
-#[test]
-fn elvish_completes_subcommands() {
-    if !installed("elvish") {
-        return;
-    }
-    // Outside the interactive editor there is no `edit:` module: the script runs in a
-    // namespace that provides the two names it uses, and its completer is then called.
+/// Calls the elvish script's argument completer for the words of `line` (a trailing
+/// space starts a new, empty word). Outside the interactive editor there is no `edit:`
+/// module: the script runs in a namespace that provides the names it uses, with
+/// `complete-filename` offering two files and a directory.
+fn elvish_complete(line: &str) -> Output {
     let driver = r#"
 var script = (slurp < $args[0])
 fn complex-candidate {|text &display='' &code-suffix=''| put $text }
-var edit = (ns [&complex-candidate~=$complex-candidate~ &completion:=(ns [&arg-completer=[&]])])
-var call = 'each {|c| echo $c } [($edit:completion:arg-completer[kubectl-mesh_lifecycle] kubectl-mesh_lifecycle '''')]'
-eval $script"\n"$call &ns=(ns [&edit:=$edit])
+fn complete-filename {|prefix| put [&stem=$prefix'a.yaml'] [&stem=$prefix'b.txt'] [&stem=$prefix'dir/'] }
+var edit = (ns [&complex-candidate~=$complex-candidate~ &complete-filename~=$complete-filename~ &completion:=(ns [&arg-completer=[&]])])
+var words = $args[1..]
+var call = 'each {|c| if (eq (kind-of $c) map) { echo $c[stem] } else { echo $c } } [($edit:completion:arg-completer[kubectl-mesh_lifecycle] $@words)]'
+eval $script"\n"$call &ns=(ns [&edit:=$edit &words=$words])
 "#;
-    let output = run(Command::new("elvish")
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    if line.ends_with(' ') {
+        words.push("");
+    }
+    run(Command::new("elvish")
         .args(["-norc", "-c", driver])
-        .arg(script_path(Shell::Elvish)));
-    let words = offered(&output, "elvish");
+        .arg(script_path(Shell::Elvish))
+        .args(words))
+}
+
+#[test]
+fn elvish_completes_subcommands_flags_and_values() {
+    if !installed("elvish") {
+        return;
+    }
+    let words = offered(&elvish_complete("kubectl-mesh_lifecycle "), "elvish");
     assert_offers(&words, &SUBCOMMANDS, "elvish subcommands");
+    let words = offered(
+        &elvish_complete("kubectl-mesh_lifecycle lint --fa"),
+        "elvish",
+    );
+    assert_eq!(words, ["--fail-on"]);
+    assert_values(&|line| offered(&elvish_complete(line), "elvish"), "elvish");
+    // Manifests: directories and YAML files, not other files.
+    let words = offered(
+        &elvish_complete("kubectl-mesh_lifecycle lint deploy/"),
+        "elvish",
+    );
+    assert_eq!(words, ["deploy/a.yaml", "deploy/dir/"]);
+    let words = offered(
+        &elvish_complete("kubectl-mesh_lifecycle lint -o out/"),
+        "elvish",
+    );
+    assert_eq!(words, ["out/a.yaml", "out/b.txt", "out/dir/"]);
 }
 
 /// `kubectl_complete-mesh_lifecycle WORDS…`, as kubectl runs it.
@@ -432,4 +515,75 @@ fn kubectl_completes_the_plugins_arguments() {
             ":36"
         ]
     );
+    // The values the shell scripts offer, through kubectl too.
+    let select = complete(&["mesh-lifecycle", "lint", "--select", "ML101,ML20"]);
+    assert!(select.contains("ML101,ML201\t"), "{select}");
+    assert!(!select.contains("ML101,ML101"), "{select}");
+    let preset = complete(&["mesh-lifecycle", "lint", "--preset", ""]);
+    assert!(preset.starts_with("alibaba-asm\n"), "{preset}");
+    let kinds = complete(&["mesh-lifecycle", "explain", "--kind", "Cron"]);
+    assert_eq!(kinds, "CronJob\n:36\n");
+}
+
+/// Each page files its options under OPTIONS, in the groups `--help` shows, documents
+/// `-j/--threads`, and lists the environment variables and exit statuses.
+#[test]
+fn man_pages_have_options_environment_and_exit_status() {
+    let pages = man::pages(Cli::command());
+    let lint = &pages
+        .iter()
+        .find(|(name, _)| name == "kubectl-mesh_lifecycle-lint.1")
+        .unwrap()
+        .1;
+    let sections: Vec<&str> = lint
+        .lines()
+        .filter_map(|line| line.strip_prefix(".SH "))
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "ENVIRONMENT",
+            "\"EXIT STATUS\"",
+            "\"SEE ALSO\""
+        ]
+    );
+    let groups: Vec<&str> = lint
+        .lines()
+        .filter_map(|line| line.strip_prefix(".SS "))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            "Arguments",
+            "Options",
+            "Inputs",
+            "Limits",
+            "\"Cluster and mesh\"",
+            "Scenario",
+            "Report",
+            "Rules"
+        ]
+    );
+    let threads = lint.find("\\-\\-threads").unwrap();
+    assert!(
+        lint[threads..].contains("Worker threads"),
+        "-j is described"
+    );
+    for (_, page) in &pages {
+        for variable in [
+            "NO_COLOR",
+            "COLUMNS",
+            "GITHUB_WORKSPACE",
+            "GITHUB_STEP_SUMMARY",
+            "KUBECONFIG",
+            "KUBECTL",
+        ] {
+            assert!(page.contains(&format!("\\fB{variable}")), "{variable}");
+        }
+        assert!(page.contains(".SH \"EXIT STATUS\""));
+    }
 }

@@ -146,7 +146,8 @@ fn svg_renderings_are_valid_images() {
     }
 }
 
-/// The last line of a human lint report: the assumptions in force.
+/// The assumptions in force, from the block that closes a human lint report, its
+/// wrapped lines joined.
 fn assumptions(args: &[&str]) -> String {
     let output = cli()
         .current_dir(root())
@@ -154,8 +155,18 @@ fn assumptions(args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    stdout.lines().last().unwrap_or_default().to_owned()
+    assumption_block(&String::from_utf8(output.stdout).unwrap())
+}
+
+/// The `Assumed:` block at the end of `report`, as one line.
+fn assumption_block(report: &str) -> String {
+    let start = report
+        .rfind("Assumed: ")
+        .expect("the report ends with the assumptions");
+    report[start..]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -332,12 +343,7 @@ fn mesh_config_in_the_input_stream_applies_to_its_workloads() {
         .write_stdin(format!("{deployment}---\n{mesh}"))
         .output()
         .unwrap();
-    let last = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .last()
-        .unwrap()
-        .to_owned();
+    let last = assumption_block(&String::from_utf8(output.stdout).unwrap());
     assert!(
         last.contains("mesh-wide holdApplicationUntilProxyStarts true (input -)"),
         "{last}"

@@ -500,19 +500,23 @@ fn github_standard_input_names_the_line_in_the_message() {
     );
 }
 
+/// A stream of `count` pods named `{prefix}{n}`, each with one ML206 error: a preStop
+/// hook longer than its grace period.
+fn pods_past_their_grace(count: usize, prefix: &str) -> String {
+    let pod = |n: usize| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {prefix}{n}}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: x\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '9']}}}}}}\n"
+        )
+    };
+    (0..count).map(pod).collect::<Vec<_>>().join("---\n")
+}
+
 /// More findings than GitHub shows: a notice first, every annotation still printed,
 /// and the full list in the job summary.
 #[test]
 fn github_says_when_there_are_more_findings_than_annotations() {
-    let pod = |n: usize| {
-        format!(
-            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{n}}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: x\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '9']}}}}}}\n"
-        )
-    };
-    let stream: Vec<String> = (0..12).map(pod).collect();
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("pods.yaml");
-    std::fs::write(&manifest, stream.join("---\n")).unwrap();
+    std::fs::write(dir.path().join("pods.yaml"), pods_past_their_grace(12, "p")).unwrap();
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
     let output = cli()
@@ -610,4 +614,156 @@ fn colour_only_on_a_terminal_without_no_color() {
         .output()
         .unwrap();
     assert!(stdout(&forced).contains("\u{1b}["));
+}
+
+/// GitHub drops a step summary larger than 1 MiB whole (actions/runner,
+/// `FileCommandManager.cs`, `CreateStepSummaryCommand.AttachmentSizeLimit`): with
+/// thousands of findings, and with what earlier commands of the step wrote, the file
+/// stays under it, the table says how many rows it left out and where they all are,
+/// and the annotations still name every finding.
+#[test]
+fn the_github_job_summary_stays_under_one_mebibyte() {
+    let findings = 4000;
+    let dir = tempfile::tempdir().unwrap();
+    let pods = pods_past_their_grace(findings, "pod-with-a-long-name-");
+    std::fs::write(dir.path().join("pods.yaml"), pods).unwrap();
+    for (earlier, output_file) in [(0usize, None), (600 * 1024, Some("annotations.txt"))] {
+        let summary = dir.path().join(format!("summary-{earlier}.md"));
+        std::fs::write(&summary, "x".repeat(earlier)).unwrap();
+        let mut command = cli();
+        command
+            .current_dir(dir.path())
+            .env("GITHUB_WORKSPACE", dir.path())
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .args([
+                "lint",
+                "--format",
+                "github",
+                "--select",
+                "ML206",
+                "pods.yaml",
+            ]);
+        if let Some(file) = output_file {
+            command.args(["--output", file]);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(status(&output), 1);
+        let annotations = match output_file {
+            Some(file) => std::fs::read_to_string(dir.path().join(file)).unwrap(),
+            None => stdout(&output),
+        };
+        let errors = workflow_commands(&annotations)
+            .iter()
+            .filter(|(level, _, _)| level == "error")
+            .count();
+        assert_eq!(errors, findings, "every finding is annotated");
+
+        let size = std::fs::metadata(&summary).unwrap().len();
+        assert!(size <= 1024 * 1024, "{size} bytes after {earlier}");
+        assert!(
+            size > 1024 * 1024 - 16 * 1024,
+            "the table fills the room: {size}"
+        );
+        let markdown = std::fs::read_to_string(&summary).unwrap();
+        let rows = markdown
+            .matches("| error | ML206 prestop-outlives-grace |")
+            .count();
+        let note = markdown
+            .lines()
+            .find(|line| line.contains("not shown here"))
+            .expect("a line says rows were left out");
+        let left_out: usize = note
+            .trim_start_matches("**")
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(rows > 100, "{rows} rows");
+        assert_eq!(rows + left_out, findings, "{note}");
+        assert!(note.contains("at most 1 MiB"), "{note}");
+        let place = match output_file {
+            Some(file) => format!("`{file}`"),
+            None => "this step's log".to_owned(),
+        };
+        assert!(note.contains(&place), "{note}");
+    }
+}
+
+/// Infos are worth knowing, not worth drowning errors in: the human report gives one
+/// line per rule with its count and workloads; `--show-infos` or `--fail-on info` print
+/// each in full; JSON keeps them all.
+#[test]
+fn the_human_report_groups_infos_by_rule() {
+    let fixtures = [
+        "testdata/rules/ml207-fire-no-prestop.yaml",
+        "testdata/rules/ml207-fire-short-prestop.yaml",
+        "testdata/rules/ml207-fire-tcp-socket-prestop.yaml",
+        "testdata/rules/ml101-fire-inject-label.yaml",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ];
+    let run = |extra: &[&str]| {
+        let output = cli()
+            .current_dir(root())
+            .args(["lint", "--no-config", "--color", "never"])
+            .args(extra)
+            .args(fixtures)
+            .output()
+            .unwrap();
+        (stdout(&output), status(&output))
+    };
+    let (grouped, status_grouped) = run(&[]);
+    assert_eq!(status_grouped, 1);
+    assert!(
+        grouped.contains("ML201(grace-period-exceeded)"),
+        "{grouped}"
+    );
+    assert!(
+        grouped.contains("ML101(app-starts-before-proxy)"),
+        "{grouped}"
+    );
+    assert!(
+        !grouped.contains("ML207(app-without-prestop-delay)"),
+        "{grouped}"
+    );
+    let line = grouped
+        .lines()
+        .find(|line| {
+            line.trim_start()
+                .starts_with("ML207 app-without-prestop-delay")
+        })
+        .unwrap_or_else(|| panic!("no group line: {grouped}"));
+    assert!(line.contains(": 4 in 4 workloads ("), "{line}");
+    let names = &grouped[grouped.find(line).unwrap()..];
+    assert!(names.contains("Deployment web/frontend"), "{names}");
+    assert!(
+        names.contains("and 1 more)"),
+        "three names, then the count: {names}"
+    );
+    assert!(
+        grouped.contains("--show-infos prints each in full"),
+        "{grouped}"
+    );
+    assert!(
+        grouped.contains("4 infos in"),
+        "the summary counts them: {grouped}"
+    );
+    for full in [&["--show-infos"][..], &["--fail-on", "info"]] {
+        let (text, _) = run(full);
+        assert_eq!(
+            text.matches("ML207(app-without-prestop-delay)").count(),
+            4,
+            "{full:?}: {text}"
+        );
+        assert!(!text.contains("one line per rule"), "{full:?}");
+    }
+    let json = lint("json", &fixtures);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let infos = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "info")
+        .count();
+    assert_eq!(infos, 4);
 }

@@ -38,12 +38,7 @@ pub const LINT_FORMATS: &[LintFormat] = &[
     LintFormat {
         name: "human",
         reporter: |out| {
-            Box::new(HumanReporter::new(
-                out,
-                Style::plain(),
-                false,
-                String::new(),
-            ))
+            Box::new(HumanReporter::new(out, Style::plain(), false, Vec::new()).show_infos(true))
         },
         check: utf8,
     },
@@ -96,6 +91,11 @@ pub const EXPLAIN_FORMATS: &[ExplainFormat] = &[
     ExplainFormat {
         name: "svg",
         render: |analyses, _| explain::svg(analyses).into_bytes(),
+        check: utf8,
+    },
+    ExplainFormat {
+        name: "html",
+        render: |analyses, settings| explain::html(analyses, settings).into_bytes(),
         check: utf8,
     },
 ];

@@ -10,15 +10,18 @@
 //! `__completeNoDesc` answers without descriptions.
 //!
 //! The answer is computed from the clap command itself, so new subcommands, flags and
-//! value enums complete without changes here; rule ids and names come from the rule
-//! registry.
+//! values complete without changes here: the values are an argument's possible values
+//! (value enums, and the rule ids and names, presets and kinds of [`super::values`]).
+//! In a comma-separated list (`--select ML101,ML2`) the last item is completed and the
+//! items already listed are not offered again. The shell scripts of
+//! [`super::completions`] ask the same questions, so every shell completes alike.
 
 use std::io::{self, Write};
 
 use clap::{Arg, ArgAction, Command, CommandFactory, ValueHint};
 
 use super::Cli;
-use crate::rules::RULES;
+use crate::rules;
 
 /// The hidden first argument that asks for completions.
 pub const COMPLETE: &str = "__complete";
@@ -235,32 +238,31 @@ fn values(arg: &Arg, partial: &str, prefix: &str) -> Completion {
         None => ("", partial),
     };
     let prefix = format!("{prefix}{done}");
-    let known: Vec<(String, String)> = match arg.get_id().as_str() {
-        // Rule ids first, then names, as `rules` lists them.
-        "rule" | "select" | "ignore" => {
-            let ids = RULES
-                .iter()
-                .map(|r| (r.meta().id.to_owned(), r.meta().summary.to_owned()));
-            let names = RULES
-                .iter()
-                .map(|r| (r.meta().name.to_owned(), r.meta().id.to_owned()));
-            ids.chain(names).collect()
-        }
-        _ => arg
-            .get_possible_values()
-            .iter()
-            .filter(|value| !value.is_hide_set())
-            .map(|value| {
-                (
-                    value.get_name().to_owned(),
-                    value
-                        .get_help()
-                        .map(|h| first_line(&h.to_string()))
-                        .unwrap_or_default(),
-                )
-            })
-            .collect(),
+    // The items already in the list are not offered again; for rules, neither by id
+    // nor by name.
+    let listed: Vec<&str> = done.split(',').filter(|item| !item.is_empty()).collect();
+    let repeated = |value: &str| {
+        listed.iter().any(|item| {
+            *item == value
+                || rules::find(item).is_some_and(|rule| {
+                    rules::find(value).is_some_and(|other| rule.meta().id == other.meta().id)
+                })
+        })
     };
+    let known: Vec<(String, String)> = arg
+        .get_possible_values()
+        .iter()
+        .filter(|value| !value.is_hide_set() && !repeated(value.get_name()))
+        .map(|value| {
+            (
+                value.get_name().to_owned(),
+                value
+                    .get_help()
+                    .map(|h| first_line(&h.to_string()))
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
     if !known.is_empty() {
         let candidates = known
             .into_iter()
@@ -357,11 +359,11 @@ mod tests {
     fn rules_by_id_and_name() {
         let rules = complete_line("rules ");
         let values = values_of(&rules);
-        for rule in RULES {
+        for rule in rules::RULES {
             assert!(values.contains(&rule.meta().id));
             assert!(values.contains(&rule.meta().name));
         }
-        let ml2: Vec<&str> = RULES
+        let ml2: Vec<&str> = rules::RULES
             .iter()
             .map(|r| r.meta().id)
             .filter(|id| id.starts_with("ML2"))
@@ -375,6 +377,58 @@ mod tests {
         assert_eq!(
             values_of(&complete_line("lint --ignore grace")),
             ["grace-period-exceeded"]
+        );
+    }
+
+    #[test]
+    fn a_list_does_not_offer_what_it_holds() {
+        let values = values_of(&complete_line("lint --select ML101,ML201,"))
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        assert!(
+            values.iter().all(|v| v.starts_with("ML101,ML201,")),
+            "{values:?}"
+        );
+        let items: Vec<&str> = values.iter().map(|v| &v["ML101,ML201,".len()..]).collect();
+        assert!(items.contains(&"ML102") && items.contains(&"proxy-gate-ineffective"));
+        for held in [
+            "ML101",
+            "ML201",
+            "app-starts-before-proxy",
+            "grace-period-exceeded",
+        ] {
+            assert!(!items.contains(&held), "{held} offered again: {items:?}");
+        }
+        // A name counts for its id too.
+        let after_name = complete_line("lint --ignore=grace-period-exceeded,ML20");
+        let items: Vec<&str> = values_of(&after_name)
+            .into_iter()
+            .map(|v| v.trim_start_matches("--ignore=grace-period-exceeded,"))
+            .collect();
+        assert!(
+            items.contains(&"ML202") && !items.contains(&"ML201"),
+            "{items:?}"
+        );
+    }
+
+    #[test]
+    fn presets_kinds_and_colours() {
+        assert_eq!(values_of(&complete_line("lint --preset ")), ["alibaba-asm"]);
+        let kinds = complete_line("explain --kind ");
+        assert_eq!(values_of(&kinds)[..3], ["Pod", "Deployment", "StatefulSet"]);
+        assert_eq!(
+            kinds.directive,
+            directive::NO_FILE_COMP | directive::KEEP_ORDER
+        );
+        assert_eq!(values_of(&complete_line("explain --kind J")), ["Job"]);
+        assert_eq!(
+            values_of(&complete_line("rules --color ")),
+            ["auto", "always", "never"]
+        );
+        assert_eq!(
+            values_of(&complete_line("explain --format ")),
+            ["text", "json", "svg", "html"]
         );
     }
 

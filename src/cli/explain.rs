@@ -65,7 +65,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
                         written = out.write_all(explain::text(&analysis, style).as_bytes());
                     }
                 }
-                ExplainFormat::Json | ExplainFormat::Svg => analyses.push(analysis),
+                ExplainFormat::Json | ExplainFormat::Svg | ExplainFormat::Html => {
+                    analyses.push(analysis)
+                }
             }
         }
     });
@@ -101,6 +103,7 @@ fn finish_drawing(
             writeln!(out)?;
         }
         ExplainFormat::Svg => out.write_all(explain::svg(analyses).as_bytes())?,
+        ExplainFormat::Html => out.write_all(explain::html(analyses, settings).as_bytes())?,
     }
     out.flush()
 }

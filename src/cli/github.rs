@@ -17,9 +17,10 @@ pub fn workspace() -> io::Result<PathBase> {
 }
 
 /// The job summary file (`$GITHUB_STEP_SUMMARY`), opened for appending, with the URL
-/// that links a file at the commit under test. A summary that cannot be opened is
-/// reported and left out: the annotations still go out.
-pub fn step_summary() -> Option<StepSummary> {
+/// that links a file at the commit under test; `output` is where the annotations go
+/// (`--output`), named in the summary when its table is cut short. A summary that
+/// cannot be opened is reported and left out: the annotations still go out.
+pub fn step_summary(output: Option<&Path>) -> Option<StepSummary> {
     let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
     let file = match OpenOptions::new().create(true).append(true).open(&path) {
         Ok(file) => file,
@@ -39,8 +40,15 @@ pub fn step_summary() -> Option<StepSummary> {
         }
         _ => None,
     };
+    let existing = file.metadata().map_or(0, |m| m.len());
+    let full_report = match output {
+        Some(path) => format!("`{}`", path.display()),
+        None => "this step's log".to_owned(),
+    };
     Some(StepSummary {
         out: Box::new(BufWriter::new(file)),
+        existing,
         blob_url,
+        full_report,
     })
 }

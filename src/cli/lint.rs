@@ -36,12 +36,15 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     let settings = profile.settings;
     let (out, closed) = args.output.writer()?;
     let mut reporter: Box<dyn Reporter> = match args.format {
-        LintFormat::Human => Box::new(HumanReporter::new(
-            out,
-            args.output.style(),
-            args.quiet,
-            crate::report::assumptions::line(&settings),
-        )),
+        LintFormat::Human => Box::new(
+            HumanReporter::new(
+                out,
+                args.output.style(),
+                args.quiet,
+                crate::report::assumptions::items(&settings),
+            )
+            .show_infos(args.show_infos || args.fail_on == FailOn::Info),
+        ),
         LintFormat::Table => Box::new(TableReporter::new(out, args.output.style(), args.quiet)),
         LintFormat::Json => Box::new(JsonReporter::new(out)),
         LintFormat::Sarif => Box::new(SarifReporter::new(out, PathBase::current_dir()?)),
@@ -50,7 +53,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             out,
             github::workspace()?,
             args.quiet,
-            github::step_summary(),
+            github::step_summary(args.output.output.as_deref()),
         )),
     };
     let inputs = &prepared.inputs;

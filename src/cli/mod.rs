@@ -9,6 +9,7 @@ mod lint;
 mod output;
 mod profile;
 mod rules;
+mod values;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -22,6 +23,56 @@ pub use profile::ProfileArgs;
 pub const PLUGIN_NAME: &str = "kubectl mesh-lifecycle";
 /// The executable's name, which makes it a kubectl plugin.
 pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
+
+/// The environment variables the program reads, or that users may expect it to read,
+/// with what each does: the ENVIRONMENT section of the man pages.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "NO_COLOR",
+        "When set and not empty, no colour with --color auto (the default); --color always still colours.",
+    ),
+    (
+        "COLUMNS",
+        "The width text reports are laid out for: human and table reports, explain's drawings, the rule catalog. Without it, the terminal's width, or 100 columns when the output is not a terminal.",
+    ),
+    (
+        "GITHUB_WORKSPACE",
+        "With --format github, file paths are written relative to this directory (the checkout), as GitHub matches annotations against them.",
+    ),
+    (
+        "GITHUB_STEP_SUMMARY",
+        "With --format github, the job summary (a table of the findings) is appended to this file; the table stops short of GitHub's 1 MiB limit and says how many rows it left out.",
+    ),
+    (
+        "GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_SHA",
+        "With --format github, link each location in the job summary to its line at the commit under test.",
+    ),
+    (
+        "KUBECONFIG",
+        "Not read: the linter never contacts a cluster, so it needs no kubeconfig and no credentials. kubectl passes its environment on to the plugin unchanged.",
+    ),
+    (
+        "KUBECTL",
+        "Not read: the linter never runs kubectl; kubectl runs it, as kubectl mesh-lifecycle.",
+    ),
+    (
+        "PATH",
+        "kubectl finds the plugin, kubectl-mesh_lifecycle, and its completion helper, kubectl_complete-mesh_lifecycle, on it; the helper runs the plugin found beside itself, or else on PATH.",
+    ),
+];
+
+/// What each exit status means: the EXIT STATUS section of the man pages.
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    (
+        "0",
+        "Nothing at or above --fail-on (default error) was found; for the other commands, success.",
+    ),
+    ("1", "lint found findings at or above --fail-on."),
+    (
+        "2",
+        "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
+    ),
+];
 
 /// Finds traffic lost when service-mesh pods start and stop.
 ///
@@ -62,6 +113,17 @@ pub struct InputArgs {
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
+    /// Worker threads (0: one per core). Reports are the same whatever the count:
+    /// documents are analysed in parallel and reported in input order.
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        hide_short_help = true
+    )]
+    pub threads: usize,
+
     /// Leave paths matching GLOB out of directory searches (gitignore syntax, relative
     /// to the working directory; repeatable). Paths named on the command line are read.
     #[arg(long, value_name = "GLOB", value_hint = ValueHint::Other, help_heading = "Inputs")]
@@ -76,16 +138,6 @@ pub struct InputArgs {
     /// GitHub annotations, JUnit, JSON, human).
     #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = "Inputs")]
     pub stdin_filename: Option<String>,
-
-    /// Worker threads (0: one per core).
-    #[arg(
-        short = 'j',
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        hide_short_help = true
-    )]
-    pub threads: usize,
 
     /// The most read from one input: a file, standard input, a pipe.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
@@ -151,16 +203,21 @@ pub struct LintArgs {
     pub fail_on: FailOn,
 
     /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other, help_heading = "Rules")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
     pub select: Vec<String>,
 
     /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_hint = ValueHint::Other, help_heading = "Rules")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
     pub ignore: Vec<String>,
 
     /// Print findings only: no summary line, no notes.
     #[arg(long, short = 'q', help_heading = "Report")]
     pub quiet: bool,
+
+    /// Print each info in full, like errors and warnings (the human format otherwise
+    /// gives one line per rule; --fail-on info implies it).
+    #[arg(long, help_heading = "Report")]
+    pub show_infos: bool,
 
     /// Where the report goes.
     #[command(flatten)]
@@ -217,7 +274,7 @@ pub struct ExplainArgs {
     pub workload: Option<String>,
 
     /// Only workloads of this kind (Deployment, Job, ...).
-    #[arg(long, value_name = "KIND", help_heading = "Workloads")]
+    #[arg(long, value_name = "KIND", value_parser = values::KIND, hide_possible_values = true, help_heading = "Workloads")]
     pub kind: Option<String>,
 
     /// Where the timelines go.
@@ -234,24 +291,31 @@ pub enum ExplainFormat {
     Json,
     /// A picture of the timeline.
     Svg,
+    /// One self-contained page: every drawing, its findings beside it, the
+    /// assumptions, and a filter by severity.
+    Html,
 }
 
 /// `rules`: the catalog.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id (ML201) or name (grace-period-exceeded) to print in full.
-    #[arg(value_name = "RULE", value_hint = ValueHint::Other)]
+    #[arg(value_name = "RULE", value_parser = values::RULE, hide_possible_values = true)]
     pub rule: Option<String>,
 
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = RulesFormat::Table)]
     pub format: RulesFormat,
+
+    /// When to colour the catalog.
+    #[command(flatten)]
+    pub color: output::Color,
 }
 
 /// Formats of `rules`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RulesFormat {
-    /// One row per rule, or the rule's doc as text.
+    /// One row per rule, or the rule's doc as text, wrapped for the terminal.
     Table,
     /// Ids, names, severities, groups and docs.
     Json,

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, ValueEnum};
 
-use crate::report::human::Style;
+use crate::report::style::{DEFAULT_WIDTH, Style};
 
 /// Output destination and colour.
 #[derive(Debug, Args)]
@@ -18,16 +18,29 @@ pub struct Output {
     #[arg(long, short = 'o', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub output: Option<PathBuf>,
 
-    /// When to use colour (NO_COLOR is honoured).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    /// When to colour the report and diagnostics.
+    #[command(flatten)]
+    pub color: Color,
+}
+
+/// `--color`, for every command that prints text that can be coloured.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Report")]
+pub struct Color {
+    /// When to use colour: auto colours a terminal unless NO_COLOR is set; always and
+    /// never override both.
+    #[arg(long = "color", value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub choice: ColorChoice,
 }
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
+    /// Colour on a terminal, unless NO_COLOR is set.
     Auto,
+    /// Colour, wherever the output goes.
     Always,
+    /// No colour.
     Never,
 }
 
@@ -72,6 +85,65 @@ impl<W: Write> Write for Watched<W> {
     }
 }
 
+/// Which standard stream a style is for: its width and whether it is a terminal.
+#[derive(Clone, Copy, Debug)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+impl Stream {
+    fn is_terminal(self) -> bool {
+        match self {
+            Stream::Stdout => io::stdout().is_terminal(),
+            Stream::Stderr => io::stderr().is_terminal(),
+        }
+    }
+
+    fn terminal_width(self) -> Option<usize> {
+        let size = match self {
+            Stream::Stdout => terminal_size::terminal_size_of(io::stdout()),
+            Stream::Stderr => terminal_size::terminal_size_of(io::stderr()),
+        };
+        size.map(|(width, _)| usize::from(width.0))
+            .filter(|w| *w > 0)
+    }
+}
+
+impl Color {
+    /// The style of text written to `stream`, or to a file when `stream` is `None`.
+    pub fn style(&self, stream: Option<Stream>) -> Style {
+        let terminal = stream.is_some_and(Stream::is_terminal);
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match self.choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => terminal && !no_color,
+        };
+        // COLUMNS wins, as for ls and clap; then the terminal's own width.
+        let width = columns()
+            .or_else(|| stream.filter(|s| s.is_terminal())?.terminal_width())
+            .unwrap_or(DEFAULT_WIDTH);
+        Style {
+            color,
+            unicode: true,
+            width,
+        }
+    }
+}
+
+/// `COLUMNS`, when it holds a width.
+fn columns() -> Option<usize> {
+    std::env::var("COLUMNS")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|w| *w > 0)
+}
+
 impl Output {
     /// The writer for the report, and whether its reader went away.
     pub fn writer(&self) -> io::Result<(Box<dyn Write>, Closed)> {
@@ -94,35 +166,12 @@ impl Output {
 
     /// The style of the report itself: colour only on a terminal.
     pub fn style(&self) -> Style {
-        let terminal = self.output.is_none() && io::stdout().is_terminal();
-        style_for(self.color, terminal)
+        let stream = self.output.is_none().then_some(Stream::Stdout);
+        self.color.style(stream)
     }
 
     /// The style of diagnostics on stderr.
     pub fn stderr_style(&self) -> Style {
-        style_for(self.color, io::stderr().is_terminal())
+        self.color.style(Some(Stream::Stderr))
     }
-}
-
-fn style_for(choice: ColorChoice, terminal: bool) -> Style {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let color = match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => terminal && !no_color,
-    };
-    let width = if terminal {
-        terminal_width().unwrap_or(100)
-    } else {
-        100
-    };
-    Style {
-        color,
-        unicode: true,
-        width,
-    }
-}
-
-fn terminal_width() -> Option<usize> {
-    std::env::var("COLUMNS").ok()?.parse().ok()
 }

@@ -19,7 +19,7 @@ use crate::time::{Millis, parse_go_duration};
 
 /// What the cluster is like, and the scenario to simulate.
 #[derive(Debug, Args, Default)]
-#[command(next_help_heading = "Environment")]
+#[command(next_help_heading = "Cluster and mesh")]
 pub struct ProfileArgs {
     /// The config file (default: the nearest .mesh-lifecycle.yaml at or above the
     /// working directory).
@@ -36,7 +36,7 @@ pub struct ProfileArgs {
     pub mesh_config: Option<PathBuf>,
 
     /// Defaults of a managed mesh (alibaba-asm).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = super::values::PRESET, hide_possible_values = true)]
     pub preset: Option<String>,
 
     /// Kubernetes version of the cluster (default: newest known).

@@ -2,10 +2,12 @@
 
 use std::io::{self, Write};
 
+use super::output::Stream;
 use super::{RulesArgs, RulesFormat, usage_error};
 use crate::rules::{self, RULES};
 
 pub fn run(args: RulesArgs) -> io::Result<u8> {
+    let style = args.color.style(Some(Stream::Stdout));
     let mut out = io::stdout().lock();
     match &args.rule {
         Some(key) => {
@@ -24,13 +26,18 @@ pub fn run(args: RulesArgs) -> io::Result<u8> {
                     .map_err(io::Error::other)?;
                     writeln!(out)?;
                 }
-                RulesFormat::Table | RulesFormat::Markdown => {
+                RulesFormat::Table => {
+                    out.write_all(crate::report::catalog::text(meta, style).as_bytes())?
+                }
+                RulesFormat::Markdown => {
                     out.write_all(crate::report::catalog::markdown(meta).as_bytes())?
                 }
             }
         }
         None => match args.format {
-            RulesFormat::Table => out.write_all(crate::report::catalog::table(RULES).as_bytes())?,
+            RulesFormat::Table => {
+                out.write_all(crate::report::catalog::table(RULES, style).as_bytes())?
+            }
             RulesFormat::Json => {
                 let all: Vec<_> = RULES
                     .iter()

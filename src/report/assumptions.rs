@@ -83,8 +83,3 @@ pub fn items(settings: &Settings) -> Vec<String> {
     }
     items
 }
-
-/// The one-line summary printed after a human report.
-pub fn line(settings: &Settings) -> String {
-    format!("Assumed: {}", items(settings).join(" · "))
-}

@@ -1,29 +1,117 @@
-//! The rule catalog as a table, as Markdown (`rules ID`, `docs/rules/*.md`) and as JSON.
+//! The rule catalog as a table, as text for a terminal (`rules ID`), as Markdown
+//! (`rules ID --format markdown`, `docs/rules/*.md`) and as JSON.
 
-use comfy_table::{ColumnConstraint, ContentArrangement, Table, presets};
+use comfy_table::{Attribute, Cell};
 use serde_json::json;
 
+use super::style::{Style, Tone};
+use super::wrap;
 use crate::rules::{Rule, RuleMeta};
 
-/// The catalog as a table: id, name, severity, summary.
-pub fn table(rules: &[&dyn Rule]) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(120)
-        .set_header(["ID", "Name", "Severity", "Summary"]);
+/// The narrowest summary column beside a name column.
+const MIN_SUMMARY: usize = 40;
+
+/// The catalog as a table: id, name, severity, summary. Ids, names and severities are
+/// looked up by users and never wrapped; the summary takes the rest of the width, and
+/// when that is too narrow each name heads its summary instead.
+pub fn table(rules: &[&dyn Rule], style: Style) -> String {
+    let widest = |column: fn(&RuleMeta) -> &str, header: &str| {
+        rules
+            .iter()
+            .map(|rule| column(rule.meta()).chars().count())
+            .chain([header.chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let id = widest(|m| m.id, "ID");
+    let name = widest(|m| m.name, "Name");
+    let severity = widest(|m| m.severity.as_str(), "Severity");
+    // Borders, and a space of padding on each side of every cell.
+    let chrome = |columns: usize| columns + 1 + 2 * columns;
+    let width = style.columns();
+    let room = |columns: usize, taken: usize| width.saturating_sub(chrome(columns) + taken);
+    // Columns: all four; or the name heading its summary; or the severity too.
+    let columns = if name + MIN_SUMMARY <= room(4, id + severity) {
+        4
+    } else if name <= room(3, id + severity) {
+        3
+    } else {
+        2
+    };
+    let (mut table, summary) = match columns {
+        4 => (
+            style.table(&["ID", "Name", "Severity", "Summary"]),
+            room(4, id + severity) - name,
+        ),
+        3 => (
+            style.table(&["ID", "Severity", "Name and summary"]),
+            room(3, id + severity),
+        ),
+        _ => (style.table(&["ID", "Rule"]), room(2, id).max(name)),
+    };
     for rule in rules {
         let meta = rule.meta();
-        table.add_row([meta.id, meta.name, meta.severity.as_str(), meta.summary]);
-    }
-    // Ids and names are looked up by users: never wrap them.
-    for index in 0..3 {
-        if let Some(column) = table.column_mut(index) {
-            column.set_constraint(ColumnConstraint::ContentWidth);
-        }
+        let id = Cell::new(meta.id).add_attribute(Attribute::Bold);
+        let severity = Cell::new(meta.severity.as_str()).fg(Tone::of(meta.severity).cell_color());
+        let text = wrap::wrap(meta.summary, summary, "", "");
+        match columns {
+            4 => table.add_row([id, Cell::new(meta.name), severity, Cell::new(text)]),
+            3 => table.add_row([id, severity, Cell::new(format!("{}\n{text}", meta.name))]),
+            _ => {
+                let text = format!("{}: {}", meta.severity, meta.summary);
+                let text = wrap::wrap(&text, summary, "", "");
+                table.add_row([id, Cell::new(format!("{}\n{text}", meta.name))])
+            }
+        };
     }
     format!("{table}\n")
+}
+
+/// One rule's documentation for a terminal: the Markdown of [`markdown`] with its
+/// paragraphs and list items wrapped at the style's width, code blocks as they are, and
+/// headings in bold.
+pub fn text(meta: &RuleMeta, style: Style) -> String {
+    let width = style.columns();
+    let doc = markdown(meta);
+    let mut out = String::new();
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut code = false;
+    let flush = |out: &mut String, paragraph: &mut Vec<&str>| {
+        if paragraph.is_empty() {
+            return;
+        }
+        let text = paragraph.join(" ");
+        let indent = if text.starts_with("- ") { "  " } else { "" };
+        out.push_str(&wrap::wrap(&text, width, "", indent));
+        out.push('\n');
+        paragraph.clear();
+    };
+    for line in doc.lines() {
+        if line.starts_with("```") {
+            flush(&mut out, &mut paragraph);
+            code = !code;
+            out.push_str(line);
+            out.push('\n');
+        } else if code {
+            out.push_str(line);
+            out.push('\n');
+        } else if line.is_empty() {
+            flush(&mut out, &mut paragraph);
+            out.push('\n');
+        } else if line.starts_with('#') {
+            flush(&mut out, &mut paragraph);
+            out.push_str(&style.paint(line, Tone::Bold));
+            out.push('\n');
+        } else if line.starts_with("- ") {
+            // Each item wraps on its own, continuation lines under its text.
+            flush(&mut out, &mut paragraph);
+            paragraph.push(line);
+        } else {
+            paragraph.push(line.trim_start());
+        }
+    }
+    flush(&mut out, &mut paragraph);
+    out
 }
 
 /// One rule's full documentation as Markdown.

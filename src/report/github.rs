@@ -11,7 +11,10 @@
 //! GitHub shows at most [`ANNOTATION_LIMIT`] annotations of each level per step and
 //! drops the rest. Annotations are written at the end of the run so that, when there
 //! are more than that, a notice saying so comes first; the job summary
-//! (`$GITHUB_STEP_SUMMARY`, when given) receives every finding as a Markdown table.
+//! (`$GITHUB_STEP_SUMMARY`, when given) receives the findings as a Markdown table.
+//! GitHub drops a step's whole summary when its file passes [`SUMMARY_LIMIT`], so the
+//! table stops short of it, with a line saying how many rows were left out and where
+//! every finding is.
 
 use std::io::{self, Write};
 
@@ -25,12 +28,43 @@ use crate::rules::Severity;
 /// Annotations of one level that GitHub shows per step.
 pub const ANNOTATION_LIMIT: usize = 10;
 
+/// The largest step summary file GitHub uploads, in bytes: a larger one is dropped
+/// whole, with an error annotation (actions/runner, `src/Runner.Worker/
+/// FileCommandManager.cs`, `CreateStepSummaryCommand.AttachmentSizeLimit`).
+pub const SUMMARY_LIMIT: u64 = 1024 * 1024;
+
+/// Bytes kept free below [`SUMMARY_LIMIT`] for the lines that close the summary.
+const SUMMARY_TAIL: u64 = 4096;
+
 /// Where the job summary goes and how it links to files.
 pub struct StepSummary {
     /// The file named by `GITHUB_STEP_SUMMARY`.
     pub out: Box<dyn Write>,
+    /// What the file holds already (earlier commands of the same step).
+    pub existing: u64,
     /// `https://github.com/OWNER/REPO/blob/SHA/`: links locations to the commit.
     pub blob_url: Option<String>,
+    /// Where every finding is when the table is cut short: "this step's log", or the
+    /// `--output` file.
+    pub full_report: String,
+}
+
+/// A writer that counts what it writes.
+struct Counted<'a> {
+    out: &'a mut dyn Write,
+    written: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(bytes)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Collects annotations and writes them, and the job summary, at the end.
@@ -120,7 +154,7 @@ impl<W: Write> GithubReporter<W> {
                 .map(|(n, word)| format!("{n} {word}{}", if *n == 1 { "" } else { "s" }))
                 .collect();
             let rest = if self.step_summary.is_some() {
-                "every finding is in the job summary and in this log"
+                "every finding is in this log and, up to GitHub's 1 MiB limit, in the job summary"
             } else {
                 "every finding is in this log"
             };
@@ -144,58 +178,81 @@ impl<W: Write> GithubReporter<W> {
         let Some(step) = self.step_summary.as_mut() else {
             return Ok(());
         };
-        let out = &mut step.out;
+        let budget = SUMMARY_LIMIT.saturating_sub(step.existing + SUMMARY_TAIL);
+        let blob_url = step.blob_url.as_deref();
+        let mut out = Counted {
+            out: &mut step.out,
+            written: 0,
+        };
         writeln!(out, "### kubectl mesh-lifecycle\n")?;
         writeln!(out, "{}\n", markdown_cell(&summary_line(summary)))?;
-        let table = |out: &mut Box<dyn Write>, rows: &[Annotation], suppressed: bool| {
-            if suppressed {
-                writeln!(out, "| Rule | Location | Workload | Finding | Reason |")?;
-                writeln!(out, "|---|---|---|---|---|")?;
-            } else {
-                writeln!(out, "| Level | Rule | Location | Workload | Finding |")?;
-                writeln!(out, "|---|---|---|---|---|")?;
-            }
-            for row in rows {
-                let location = location_link(row, step.blob_url.as_deref());
-                let finding = if row.help.is_empty() {
-                    markdown_cell(&row.message)
-                } else {
-                    format!(
-                        "{}<br>**Fix:** {}",
-                        markdown_cell(&row.message),
-                        markdown_cell(&row.help)
-                    )
-                };
-                if suppressed {
-                    writeln!(
-                        out,
-                        "| {} | {location} | {} | {finding} | {} |",
-                        markdown_cell(&row.title),
-                        markdown_cell(&row.workload),
-                        markdown_cell(row.suppressed.as_deref().unwrap_or_default())
-                    )?;
-                } else {
-                    writeln!(
-                        out,
-                        "| {} | {} | {location} | {} | {finding} |",
-                        row.level.command(),
-                        markdown_cell(&row.title),
-                        markdown_cell(&row.workload)
-                    )?;
-                }
-            }
-            writeln!(out)
-        };
+        let mut left_out = 0;
         if !self.annotations.is_empty() {
-            table(out, &self.annotations, false)?;
+            writeln!(out, "| Level | Rule | Location | Workload | Finding |")?;
+            writeln!(out, "|---|---|---|---|---|")?;
+            left_out += table_rows(&mut out, &self.annotations, blob_url, budget, false)?;
+            writeln!(out)?;
         }
         if !self.suppressed.is_empty() {
             writeln!(out, "<details><summary>Suppressed findings</summary>\n")?;
-            table(out, &self.suppressed, true)?;
-            writeln!(out, "</details>\n")?;
+            writeln!(out, "| Rule | Location | Workload | Finding | Reason |")?;
+            writeln!(out, "|---|---|---|---|---|")?;
+            left_out += table_rows(&mut out, &self.suppressed, blob_url, budget, true)?;
+            writeln!(out, "\n</details>\n")?;
+        }
+        if left_out > 0 {
+            writeln!(
+                out,
+                "**{left_out} more {} not shown here**: GitHub accepts at most 1 MiB of job summary per step. Every finding is in {}.\n",
+                if left_out == 1 { "row is" } else { "rows are" },
+                markdown_cell(&step.full_report)
+            )?;
         }
         out.flush()
     }
+}
+
+/// Writes the rows of a summary table while the summary stays within `budget` bytes;
+/// returns how many were left out.
+fn table_rows(
+    out: &mut Counted<'_>,
+    rows: &[Annotation],
+    blob_url: Option<&str>,
+    budget: u64,
+    suppressed: bool,
+) -> io::Result<usize> {
+    for (index, row) in rows.iter().enumerate() {
+        let location = location_link(row, blob_url);
+        let finding = if row.help.is_empty() {
+            markdown_cell(&row.message)
+        } else {
+            format!(
+                "{}<br>**Fix:** {}",
+                markdown_cell(&row.message),
+                markdown_cell(&row.help)
+            )
+        };
+        let line = if suppressed {
+            format!(
+                "| {} | {location} | {} | {finding} | {} |\n",
+                markdown_cell(&row.title),
+                markdown_cell(&row.workload),
+                markdown_cell(row.suppressed.as_deref().unwrap_or_default())
+            )
+        } else {
+            format!(
+                "| {} | {} | {location} | {} | {finding} |\n",
+                row.level.command(),
+                markdown_cell(&row.title),
+                markdown_cell(&row.workload)
+            )
+        };
+        if out.written + line.len() as u64 > budget {
+            return Ok(rows.len() - index);
+        }
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(0)
 }
 
 /// `file:line:column`, linked to the line at the commit when a blob URL is known.

@@ -1,40 +1,26 @@
 //! The default format: each finding as a diagnostic with the YAML excerpt, a label on
 //! the exact node, the other side of a comparison, and a help line with the fix.
+//!
+//! Infos are worth knowing but rarely a reason to act, and one rule can make most of a
+//! large repository's findings: unless asked for in full (`--show-infos`, or a gate at
+//! `--fail-on info`), they are grouped at the end, one line per rule with its count and
+//! workloads, so that errors and warnings stay in view. Machine formats list every one.
 
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
-    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
-};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use super::{Reporter, Summary};
-use crate::load::{InputError, Pos, SourceText};
+use super::excerpt::{DocumentCode, Excerpts};
+pub use super::style::Style;
+use super::style::Tone;
+use super::{Reporter, Summary, subject, wrap};
+use crate::load::{InputError, Pos};
 use crate::pipeline::{Located, Place};
-use crate::rules::Severity;
-
-/// How diagnostics are drawn.
-#[derive(Clone, Copy, Debug)]
-pub struct Style {
-    /// ANSI colours (off for NO_COLOR and when the output is not a terminal).
-    pub color: bool,
-    /// Box-drawing characters rather than ASCII.
-    pub unicode: bool,
-    /// Columns to wrap at.
-    pub width: usize,
-}
+use crate::rules::{RuleMeta, Severity};
 
 impl Style {
-    /// Plain output for files, pipes and tests.
-    pub fn plain() -> Self {
-        Style {
-            color: false,
-            unicode: true,
-            width: 100,
-        }
-    }
-
     fn handler(self) -> GraphicalReportHandler {
         let theme = match (self.unicode, self.color) {
             (true, true) => GraphicalTheme::unicode(),
@@ -44,10 +30,16 @@ impl Style {
         };
         GraphicalReportHandler::new_themed(theme)
             .with_links(false)
-            .with_width(self.width)
+            .with_width(self.columns())
+            .with_word_separator(wrap::separator())
+            .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .with_break_words(false)
             .with_context_lines(2)
     }
 }
+
+/// Workloads named in an info group's line before "and N more".
+const GROUP_NAMES: usize = 3;
 
 /// Renders findings as miette diagnostics.
 pub struct HumanReporter<W: Write> {
@@ -55,27 +47,136 @@ pub struct HumanReporter<W: Write> {
     style: Style,
     quiet: bool,
     /// The assumptions in force, printed once after the summary.
-    assumptions: String,
+    assumptions: Vec<String>,
+    /// Print infos in full rather than grouped by rule.
+    show_infos: bool,
+    /// The index of the document being reported.
+    excerpts: Option<Arc<Excerpts>>,
+    /// Infos not printed in full, by rule in the order first seen.
+    infos: Vec<InfoGroup>,
+    /// The renderer, made once for the whole report.
+    handler: GraphicalReportHandler,
+    /// The text of the finding being written, its buffer kept between findings.
+    rendered: String,
+}
+
+/// The infos of one rule, for its line at the end of the report.
+struct InfoGroup {
+    rule: &'static RuleMeta,
+    findings: usize,
+    workloads: usize,
+    /// The first few workloads, as reports name them.
+    names: Vec<String>,
+    /// The last workload counted (file, document, workload), to count each once.
+    last: (Arc<str>, usize, String),
 }
 
 impl<W: Write> HumanReporter<W> {
     /// A reporter writing to `out`; unless `quiet`, the summary line and then the
-    /// `assumptions` line close the report.
-    pub fn new(out: W, style: Style, quiet: bool, assumptions: String) -> Self {
+    /// `assumptions` close the report.
+    pub fn new(out: W, style: Style, quiet: bool, assumptions: Vec<String>) -> Self {
         HumanReporter {
             out,
             style,
             quiet,
             assumptions,
+            show_infos: false,
+            excerpts: None,
+            infos: Vec::new(),
+            handler: style.handler(),
+            rendered: String::new(),
         }
+    }
+
+    /// Prints every info in full, as errors and warnings are, instead of one line per
+    /// rule.
+    pub fn show_infos(mut self, show: bool) -> Self {
+        self.show_infos = show;
+        self
+    }
+
+    /// The index of `located`'s document, built once per document.
+    fn excerpts(&mut self, located: &Located) -> Arc<Excerpts> {
+        match &self.excerpts {
+            Some(excerpts) if excerpts.indexes(&located.source) => Arc::clone(excerpts),
+            _ => {
+                let excerpts = Arc::new(Excerpts::new(&located.source));
+                self.excerpts = Some(Arc::clone(&excerpts));
+                excerpts
+            }
+        }
+    }
+
+    fn group(&mut self, located: &Located) {
+        let rule = located.finding.rule;
+        let name = subject(&located.workload);
+        let key = (Arc::clone(&located.file), located.document, name);
+        match self.infos.iter_mut().find(|g| g.rule.id == rule.id) {
+            Some(group) => {
+                group.findings += 1;
+                if group.last != key {
+                    group.workloads += 1;
+                    if group.names.len() < GROUP_NAMES {
+                        group.names.push(key.2.clone());
+                    }
+                    group.last = key;
+                }
+            }
+            None => self.infos.push(InfoGroup {
+                rule,
+                findings: 1,
+                workloads: 1,
+                names: vec![key.2.clone()],
+                last: key,
+            }),
+        }
+    }
+
+    fn write_info_groups(&mut self) -> io::Result<()> {
+        if self.infos.is_empty() {
+            return Ok(());
+        }
+        let heading = "Infos, one line per rule (--show-infos prints each in full):";
+        writeln!(self.out, "{}", self.style.paint(heading, Tone::Cyan))?;
+        let width = self.style.columns();
+        for group in &self.infos {
+            let line = group.line();
+            writeln!(self.out, "{}", wrap::wrap(&line, width, "  ", "    "))?;
+        }
+        writeln!(self.out)
+    }
+}
+
+impl InfoGroup {
+    /// `ML207 app-without-prestop-delay: 12 in 9 workloads (Deployment web, … and 6
+    /// more)`.
+    fn line(&self) -> String {
+        let names = self.names.join(", ");
+        let workloads = match self.workloads {
+            1 => names,
+            n if n <= self.names.len() => format!("{n} workloads ({names})"),
+            n => format!("{n} workloads ({names} and {} more)", n - self.names.len()),
+        };
+        format!(
+            "{} {}: {} in {workloads}",
+            self.rule.id, self.rule.name, self.findings
+        )
     }
 }
 
 impl<W: Write> Reporter for HumanReporter<W> {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
         for located in findings.iter().filter(|f| f.suppressed.is_none()) {
-            let text = render_finding(located, self.style);
-            self.out.write_all(text.as_bytes())?;
+            if located.finding.severity == Severity::Info && !self.show_infos {
+                self.group(located);
+                continue;
+            }
+            let excerpts = self.excerpts(located);
+            let diagnostic = FindingDiagnostic::new(located, &excerpts);
+            self.rendered.clear();
+            let _ = self.handler.render_report(&mut self.rendered, &diagnostic);
+            self.rendered.push('\n');
+            self.out.write_all(self.rendered.as_bytes())?;
         }
         Ok(())
     }
@@ -86,12 +187,58 @@ impl<W: Write> Reporter for HumanReporter<W> {
     }
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
+        self.write_info_groups()?;
         if !self.quiet {
             writeln!(self.out, "{}", summary_line(summary))?;
-            writeln!(self.out, "{}", self.assumptions)?;
+            if !self.assumptions.is_empty() {
+                writeln!(
+                    self.out,
+                    "{}",
+                    assumptions_block(&self.assumptions, self.style.columns())
+                )?;
+            }
         }
         self.out.flush()
     }
+}
+
+/// `Assumed: A · B · C`, wrapped at `width` between the assumptions (one wider than a
+/// line wraps inside), continuation lines aligned after `Assumed: `.
+pub fn assumptions_block(items: &[String], width: usize) -> String {
+    const LEAD: &str = "Assumed: ";
+    let indent = " ".repeat(LEAD.len());
+    let mut lines = vec![LEAD.to_owned()];
+    for (index, item) in items.iter().enumerate() {
+        let piece = if index + 1 == items.len() {
+            item.clone()
+        } else {
+            format!("{item} ·")
+        };
+        let length = piece.chars().count();
+        let line = lines.last_mut().expect("there is a line");
+        let used = line.chars().count();
+        let empty = used == LEAD.len();
+        if used + usize::from(!empty) + length <= width {
+            if !empty {
+                line.push(' ');
+            }
+            line.push_str(&piece);
+        } else if indent.len() + length <= width {
+            lines.push(format!("{indent}{piece}"));
+        } else {
+            let first = if empty {
+                lines.pop().unwrap_or_default()
+            } else {
+                indent.clone()
+            };
+            lines.extend(
+                wrap::wrap(&piece, width, &first, &indent)
+                    .lines()
+                    .map(str::to_owned),
+            );
+        }
+    }
+    lines.join("\n")
 }
 
 /// "2 errors, 1 warning in 3 workloads (4 files)".
@@ -129,15 +276,6 @@ pub fn summary_line(summary: &Summary) -> String {
     line
 }
 
-/// One finding, rendered.
-pub fn render_finding(located: &Located, style: Style) -> String {
-    let diagnostic = FindingDiagnostic::new(located);
-    let mut out = String::new();
-    let _ = style.handler().render_report(&mut out, &diagnostic);
-    out.push('\n');
-    out
-}
-
 /// One input error, rendered.
 pub fn render_input_error(error: &InputError, style: Style) -> String {
     let diagnostic = InputDiagnostic::new(error);
@@ -146,117 +284,44 @@ pub fn render_input_error(error: &InputError, style: Style) -> String {
     out
 }
 
-/// The longest line an excerpt quotes, in characters. miette pads its labels with
-/// format widths, which panic past 65 535 columns, and a longer line (minified JSON, a
-/// generated blob) is unreadable when quoted anyway: a diagnostic about such a line
-/// names its `file:line:column` and quotes nothing.
-const MAX_QUOTED_LINE: usize = 1000;
-
-/// Whether every line at `positions` is short enough to quote.
-fn quotable(source: &SourceText, positions: impl IntoIterator<Item = Pos>) -> bool {
-    positions.into_iter().all(|pos| {
-        let start = source.offset(Pos {
-            line: pos.line,
-            column: 1,
-        });
-        let rest = &source.text[start..];
-        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-        line.chars().nth(MAX_QUOTED_LINE).is_none()
-    })
-}
-
-/// A document's text as miette source: line numbers continue from the document's
-/// first line in its file.
-#[derive(Debug)]
-struct DocumentCode {
-    name: String,
-    source: SourceText,
-}
-
-impl SourceCode for DocumentCode {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        context_before: usize,
-        context_after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self
-            .source
-            .text
-            .as_ref()
-            .read_span(span, context_before, context_after)?;
-        Ok(Box::new(MietteSpanContents::new_named(
-            self.name.clone(),
-            inner.data(),
-            *inner.span(),
-            inner.line() + self.source.first_line as usize - 1,
-            inner.column(),
-            inner.line_count(),
-        )))
-    }
-}
-
-fn span_of(source: &SourceText, start: Pos, end: Pos) -> SourceSpan {
-    let text = source.text.as_ref();
-    let mut from = source.offset(start);
-    if from >= text.len() {
-        // A position at the end of the input (an unclosed bracket): mark the last token.
-        from = text.trim_end().len().saturating_sub(1);
-        return SourceSpan::from((from, 1));
-    }
-    let to = if end.line == start.line {
-        source.offset(end).max(from)
-    } else {
-        from
-    };
-    // A label on a multi-line node marks its first token.
-    let to = if to == from {
-        let rest = &source.text[from..];
-        from + rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len())
-    } else {
-        to
-    };
-    SourceSpan::from((from, to.saturating_sub(from).max(1)))
-}
-
 struct FindingDiagnostic<'a> {
     located: &'a Located,
     headline: String,
+    excerpts: &'a Excerpts,
     /// `None` when a line to quote is too long: the headline says where instead.
     code: Option<DocumentCode>,
 }
 
 impl<'a> FindingDiagnostic<'a> {
-    fn new(located: &'a Located) -> Self {
-        let subject = super::subject(&located.workload);
+    fn new(located: &'a Located, excerpts: &'a Arc<Excerpts>) -> Self {
+        let subject = subject(&located.workload);
         let name = match &located.origin {
             Some(origin) => format!("{} (from {origin})", located.file),
             None => located.file.to_string(),
         };
         let places = std::iter::once(&located.primary).chain(&located.related);
-        if !quotable(&located.source, places.map(|place| place.start)) {
+        if !excerpts.quotable(places.map(|place| place.start)) {
             let start = located.primary.start;
             return FindingDiagnostic {
                 headline: format!(
                     "{name}:{}:{}: {subject}: {}",
                     start.line, start.column, located.finding.message
                 ),
+                excerpts,
                 code: None,
                 located,
             };
         }
         FindingDiagnostic {
             headline: format!("{subject}: {}", located.finding.message),
-            code: Some(DocumentCode {
-                name,
-                source: located.source.clone(),
-            }),
+            excerpts,
+            code: Some(excerpts.code(name)),
             located,
         }
     }
 
     fn label(&self, place: &Place, primary: bool) -> LabeledSpan {
-        let span = span_of(&self.located.source, place.start, place.end);
+        let span = self.excerpts.span(place.start, place.end);
         let text = Some(place.text.clone()).filter(|t| !t.is_empty());
         if primary {
             LabeledSpan::new_primary_with_span(text, span)
@@ -318,7 +383,8 @@ impl Diagnostic for FindingDiagnostic<'_> {
 struct InputDiagnostic<'a> {
     error: &'a InputError,
     headline: String,
-    code: Option<DocumentCode>,
+    /// The document's index and its text as miette source, when it can be quoted.
+    code: Option<(Arc<Excerpts>, DocumentCode)>,
 }
 
 impl<'a> InputDiagnostic<'a> {
@@ -337,11 +403,12 @@ impl<'a> InputDiagnostic<'a> {
         InputDiagnostic {
             code: error
                 .source
-                .clone()
-                .filter(|source| quotable(source, positions))
-                .map(|source| DocumentCode {
-                    name: error.file.to_string(),
-                    source,
+                .as_ref()
+                .map(|source| Arc::new(Excerpts::new(source)))
+                .filter(|excerpts| excerpts.quotable(positions))
+                .map(|excerpts| {
+                    let code = excerpts.code(error.file.to_string());
+                    (excerpts, code)
                 }),
             headline,
             error,
@@ -369,20 +436,20 @@ impl Diagnostic for InputDiagnostic<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.code.as_ref().map(|c| c as &dyn SourceCode)
+        self.code.as_ref().map(|(_, c)| c as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let code = self.code.as_ref()?;
-        let pos = self.error.pos?;
+        let (excerpts, _) = self.code.as_ref()?;
+        let pos: Pos = self.error.pos?;
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             Some("here".into()),
-            span_of(&code.source, pos, pos),
+            excerpts.span(pos, pos),
         )];
         if let Some((related, text)) = self.error.related.as_deref() {
             labels.push(LabeledSpan::new_with_span(
                 Some(text.clone()),
-                span_of(&code.source, *related, *related),
+                excerpts.span(*related, *related),
             ));
         }
         Some(Box::new(labels.into_iter()))

@@ -3,6 +3,7 @@
 
 pub mod assumptions;
 pub mod catalog;
+pub mod excerpt;
 pub mod explain;
 pub mod github;
 pub mod human;
@@ -10,7 +11,9 @@ pub mod json;
 pub mod junit;
 pub mod paths;
 pub mod sarif;
+pub mod style;
 pub mod table;
+pub mod wrap;
 
 use std::io;
 

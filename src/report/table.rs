@@ -3,12 +3,14 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width, presets};
+use comfy_table::{Attribute, Cell, Table};
 
-use super::human::{Style, summary_line};
-use super::{Reporter, Summary, subject};
+use super::human::summary_line;
+use super::style::{Style, Tone};
+use super::{Reporter, Summary, subject, wrap};
 use crate::load::InputError;
 use crate::pipeline::Located;
+use crate::rules::{RuleMeta, Severity};
 
 /// Collects rows as documents arrive and draws the table at the end, when every
 /// column's width is known.
@@ -16,7 +18,17 @@ pub struct TableReporter<W: Write> {
     out: W,
     style: Style,
     quiet: bool,
-    rows: Vec<[String; 4]>,
+    rows: Vec<Row>,
+}
+
+/// One finding's row, before it is laid out.
+struct Row {
+    /// `file:line:column`, and where Helm rendered the workload from.
+    location: Vec<String>,
+    severity: Severity,
+    rule: &'static RuleMeta,
+    /// The finding as the human format heads it.
+    finding: String,
 }
 
 impl<W: Write> TableReporter<W> {
@@ -32,21 +44,21 @@ impl<W: Write> TableReporter<W> {
 }
 
 /// Location, severity, rule, and the finding as the human format heads it.
-fn row(located: &Located) -> [String; 4] {
+fn row(located: &Located) -> Row {
     let finding = &located.finding;
-    let mut location = format!(
+    let mut location = vec![format!(
         "{}:{}:{}",
         located.file, located.primary.start.line, located.primary.start.column
-    );
+    )];
     if let Some(origin) = &located.origin {
-        location.push_str(&format!("\n(from {origin})"));
+        location.push(format!("(from {origin})"));
     }
-    [
+    Row {
         location,
-        finding.severity.to_string(),
-        format!("{}\n{}", finding.rule.id, finding.rule.name),
-        format!("{}: {}", subject(&located.workload), finding.message),
-    ]
+        severity: finding.severity,
+        rule: finding.rule,
+        finding: format!("{}: {}", subject(&located.workload), finding.message),
+    }
 }
 
 impl<W: Write> Reporter for TableReporter<W> {
@@ -67,42 +79,111 @@ impl<W: Write> Reporter for TableReporter<W> {
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         if !self.rows.is_empty() {
-            let mut table = Table::new();
-            table
-                .load_style(if self.style.unicode {
-                    presets::UTF8_FULL_CONDENSED
-                } else {
-                    presets::ASCII_FULL_CONDENSED
-                })
-                .set_content_arrangement(ContentArrangement::Dynamic)
-                .set_width(u16::try_from(self.style.width).unwrap_or(u16::MAX))
-                .set_header(["Location", "Severity", "Rule", "Finding"]);
-            // Rule names are what `--select`, `--ignore` and suppressions take: never
-            // break them.
-            let name_width = self
-                .rows
-                .iter()
-                .filter_map(|row| row[2].lines().map(str::len).max())
-                .max()
-                .unwrap_or(0);
-            // Paths wrap well; the finding is what a reader came for.
-            if let Some(column) = table.column_mut(0) {
-                column.set_constraint(ColumnConstraint::UpperBoundary(Width::Percentage(25)));
-            }
-            if let Some(column) = table.column_mut(2) {
-                // The width includes the cell's padding of one space on each side.
-                column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
-                    u16::try_from(name_width + 2).unwrap_or(u16::MAX),
-                )));
-            }
-            for row in self.rows.drain(..) {
-                table.add_row(row);
-            }
+            let table = draw(&self.rows, self.style);
             writeln!(self.out, "{table}")?;
+            self.rows.clear();
         }
         if !self.quiet {
             writeln!(self.out, "{}", summary_line(summary))?;
         }
         self.out.flush()
     }
+}
+
+/// The narrowest finding column beside a location column.
+const MIN_FINDING: usize = 40;
+
+/// Which columns the table has, widest first: the narrower layouts move a column's
+/// content to the top of the finding's cell.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Location, severity, rule, finding.
+    Full,
+    /// Severity, rule, then location and finding.
+    NoLocation,
+    /// Severity, then location, rule and finding.
+    SeverityOnly,
+}
+
+/// The table, laid out for the style's width. The finding column, what a reader came
+/// for, gets at least [`MIN_FINDING`] columns and never less than its longest word;
+/// rule ids and names, severities and numbers with their units are never broken. When
+/// the locations do not fit beside it, each goes on the first line of its finding
+/// instead of in a column of its own, so that no path is cut, and on a narrower
+/// terminal still the rule id goes there too.
+fn draw(rows: &[Row], style: Style) -> Table {
+    let chars = |text: &str| text.chars().count();
+    let widest = |texts: &mut dyn Iterator<Item = usize>, header: &str| {
+        texts.chain([chars(header)]).max().unwrap_or(0)
+    };
+    let severity = widest(
+        &mut rows.iter().map(|r| chars(r.severity.as_str())),
+        "Severity",
+    );
+    let rule = widest(&mut rows.iter().map(|r| chars(r.rule.id)), "Rule");
+    let location = widest(
+        &mut rows
+            .iter()
+            .flat_map(|r| r.location.iter().map(|l| chars(l))),
+        "Location",
+    );
+    let unbreakable = widest(
+        &mut rows
+            .iter()
+            .flat_map(|r| [chars(r.rule.name), wrap::longest_word(&r.finding)]),
+        "Finding",
+    );
+    // Borders and a space of padding on each side of every cell.
+    let chrome = |columns: usize| columns + 1 + 2 * columns;
+    let width = style.columns();
+    let room = |columns: usize, taken: usize| width.saturating_sub(chrome(columns) + taken);
+    let (layout, finding) = if location + unbreakable.max(MIN_FINDING) <= room(4, severity + rule) {
+        (Layout::Full, room(4, severity + rule) - location)
+    } else if unbreakable <= room(3, severity + rule) {
+        (Layout::NoLocation, room(3, severity + rule))
+    } else {
+        (Layout::SeverityOnly, room(2, severity).max(unbreakable))
+    };
+    let mut table = match layout {
+        Layout::Full => style.table(&["Location", "Severity", "Rule", "Finding"]),
+        Layout::NoLocation => style.table(&["Severity", "Rule", "Location and finding"]),
+        Layout::SeverityOnly => style.table(&["Severity", "Finding"]),
+    };
+    for row in rows {
+        let severity = Cell::new(row.severity.as_str()).fg(Tone::of(row.severity).cell_color());
+        let rule = Cell::new(row.rule.id).add_attribute(Attribute::Bold);
+        let name = match layout {
+            Layout::SeverityOnly => wrap::wrap(
+                &format!("{} {}", row.rule.id, row.rule.name),
+                finding,
+                "",
+                "",
+            ),
+            _ => row.rule.name.to_owned(),
+        };
+        let text = format!("{name}\n{}", wrap::wrap(&row.finding, finding, "", ""));
+        let location = || -> String {
+            let lines: Vec<String> = row
+                .location
+                .iter()
+                .map(|line| wrap::wrap_path(line, finding))
+                .collect();
+            lines.join("\n")
+        };
+        match layout {
+            Layout::Full => table.add_row([
+                Cell::new(row.location.join("\n")),
+                severity,
+                rule,
+                Cell::new(text),
+            ]),
+            Layout::NoLocation => {
+                table.add_row([severity, rule, Cell::new(format!("{}\n{text}", location()))])
+            }
+            Layout::SeverityOnly => {
+                table.add_row([severity, Cell::new(format!("{}\n{text}", location()))])
+            }
+        };
+    }
+    table
 }

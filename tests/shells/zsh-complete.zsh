@@ -6,11 +6,12 @@
 # Completion only runs inside the line editor, so this starts an interactive zsh on a
 # pseudo-terminal (zsh/zpty), loads the completion system with COMPLETIONS_DIR on
 # $fpath, wraps `compadd` to print each match it adds, and types the line and a Tab.
-# The shell exits as soon as completion ends.
+# The shell exits as soon as completion ends. A tall terminal and LISTMAX keep a long
+# list from being paged or asked about.
 zmodload zsh/zpty || exit 3
 local dir=$1 line=$2
 zpty capture zsh -f -i
-zpty -w capture 'PS1= PS2= RPS1=; unsetopt beep; setopt interactive_comments'
+zpty -w capture 'stty rows 1000 columns 200; PS1= PS2= RPS1=; LISTMAX=100000; unsetopt beep; setopt interactive_comments'
 zpty -w capture "fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D"
 zpty -w capture 'bindkey "^I" complete-word'
 zpty -w capture 'zstyle ":completion:*" list-prompt ""; zstyle ":completion:*" menu no'

@@ -2,7 +2,8 @@
 //! hazard, for each phase.
 
 use crate::pipeline::Analysis;
-use crate::resolve::{ContainerList, PlannedContainer, Role};
+use crate::resolve::{ContainerList, Hook, HookDuration, PlannedContainer, Role};
+use crate::rules::Severity;
 use crate::simulate::Phase;
 use crate::time::Millis;
 
@@ -27,6 +28,34 @@ pub enum State {
     Stuck,
 }
 
+impl State {
+    /// Every state, in the order legends list them.
+    pub const ALL: [State; 8] = [
+        State::Starting,
+        State::Running,
+        State::Hook,
+        State::Draining,
+        State::Stopping,
+        State::Routed,
+        State::Hazard,
+        State::Stuck,
+    ];
+
+    /// What the state means, for legends.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            State::Starting => "starting",
+            State::Running => "running",
+            State::Hook => "hook",
+            State::Draining => "draining",
+            State::Stopping => "stopping",
+            State::Routed => "routed",
+            State::Hazard => "hazard",
+            State::Stuck => "stuck",
+        }
+    }
+}
+
 /// A point mark on a lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkKind {
@@ -36,6 +65,34 @@ pub enum MarkKind {
     Sigkill,
     Exit,
     Removed,
+    /// A hook whose length the manifest does not tell: drawn as instant.
+    UnknownLength,
+}
+
+impl MarkKind {
+    /// Every mark, in the order legends list them.
+    pub const ALL: [MarkKind; 7] = [
+        MarkKind::Start,
+        MarkKind::Ready,
+        MarkKind::Sigterm,
+        MarkKind::Sigkill,
+        MarkKind::Exit,
+        MarkKind::Removed,
+        MarkKind::UnknownLength,
+    ];
+
+    /// What the mark means, for legends.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            MarkKind::Start => "start",
+            MarkKind::Ready => "ready",
+            MarkKind::Sigterm => "SIGTERM",
+            MarkKind::Sigkill => "SIGKILL",
+            MarkKind::Exit => "exit (or endpoints removed)",
+            MarkKind::Removed => "endpoints removed",
+            MarkKind::UnknownLength => "hook of unknown length",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +118,17 @@ pub struct Lane {
     pub marks: Vec<Mark>,
     /// Text after the lane ("never exits", "20 s").
     pub note: Option<String>,
+    /// For a hazard lane, the finding it draws.
+    pub hazard: Option<Hazard>,
+}
+
+/// The finding a hazard lane draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hazard {
+    /// Its index in the analysis's findings.
+    pub finding: usize,
+    pub severity: Severity,
+    pub suppressed: bool,
 }
 
 /// The lanes of one phase, and the time it spans.
@@ -70,6 +138,50 @@ pub struct Panel {
     pub title: String,
     pub end: Millis,
     pub lanes: Vec<Lane>,
+}
+
+impl Panel {
+    /// The states drawn in this panel, in legend order.
+    pub fn states(&self) -> Vec<State> {
+        let drawn = |state| {
+            self.lanes
+                .iter()
+                .any(|lane| lane.segments.iter().any(|s| s.state == state))
+        };
+        State::ALL.into_iter().filter(|s| drawn(*s)).collect()
+    }
+
+    /// The marks drawn in this panel, in legend order.
+    pub fn marks(&self) -> Vec<MarkKind> {
+        let mut marks = self.all_marks();
+        // One mark for both: the legend names it once.
+        if marks.contains(&MarkKind::Exit) {
+            marks.retain(|m| *m != MarkKind::Removed);
+        }
+        marks
+    }
+
+    fn all_marks(&self) -> Vec<MarkKind> {
+        let drawn = |kind| {
+            self.lanes
+                .iter()
+                .any(|lane| lane.marks.iter().any(|m| m.kind == kind))
+        };
+        MarkKind::ALL.into_iter().filter(|k| drawn(*k)).collect()
+    }
+}
+
+/// A hook the simulation could not time, and so draws as instant.
+fn of_unknown_length(hook: Option<&Hook>) -> bool {
+    hook.is_some_and(|hook| hook.duration == HookDuration::Unknown)
+}
+
+/// Appends `text` to the lane's note.
+fn note(lane: &mut Lane, text: String) {
+    lane.note = Some(match lane.note.take() {
+        Some(before) => format!("{before}; {text}"),
+        None => text,
+    });
 }
 
 fn tag(container: &PlannedContainer) -> String {
@@ -90,6 +202,7 @@ fn lane(container: &PlannedContainer) -> Lane {
         segments: Vec::new(),
         marks: Vec::new(),
         note: None,
+        hazard: None,
     }
 }
 
@@ -184,6 +297,13 @@ fn startup(analysis: &Analysis) -> Panel {
                         }
                     ));
                 }
+                if of_unknown_length(container.post_start.as_ref()) {
+                    mark(&mut lane, started, MarkKind::UnknownLength);
+                    note(
+                        &mut lane,
+                        "postStart of unknown length, drawn as instant".into(),
+                    );
+                }
             }
         }
         lanes.push(lane);
@@ -197,6 +317,7 @@ fn startup(analysis: &Analysis) -> Panel {
             Some(at) => format!("ready at {at}"),
             None => "never ready".into(),
         }),
+        hazard: None,
     };
     if let Some(ready) = analysis.timeline.startup.pod_ready {
         segment(&mut endpoints, ready, end, State::Routed);
@@ -258,6 +379,13 @@ fn termination(analysis: &Analysis) -> Panel {
         } else {
             mark(&mut lane, entry.exit, MarkKind::Exit);
         }
+        if entry.pre_stop_end.is_some() && of_unknown_length(container.pre_stop.as_ref()) {
+            mark(&mut lane, Millis::ZERO, MarkKind::UnknownLength);
+            note(
+                &mut lane,
+                "preStop of unknown length, drawn as instant".into(),
+            );
+        }
         lanes.push(lane);
     }
     let mut endpoints = Lane {
@@ -266,6 +394,7 @@ fn termination(analysis: &Analysis) -> Panel {
         segments: Vec::new(),
         marks: Vec::new(),
         note: Some(format!("removed at {}", t.endpoints_removed)),
+        hazard: None,
     };
     segment(
         &mut endpoints,
@@ -329,6 +458,7 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
             Some(at) => format!("completes at {at}"),
             None => "never completes".into(),
         }),
+        hazard: None,
     };
     if let Some(at) = completion.completes {
         mark(&mut job, at, MarkKind::Exit);
@@ -344,7 +474,7 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
 
 /// One lane per finding that marks a window in this phase.
 fn add_hazards(panel: &mut Panel, analysis: &Analysis) {
-    for located in &analysis.findings {
+    for (index, located) in analysis.findings.iter().enumerate() {
         let Some(window) = &located.finding.window else {
             continue;
         };
@@ -363,9 +493,16 @@ fn add_hazards(panel: &mut Panel, analysis: &Analysis) {
             } else {
                 rule.name.to_owned()
             }),
+            hazard: Some(Hazard {
+                finding: index,
+                severity: located.finding.severity,
+                suppressed: located.suppressed.is_some(),
+            }),
         };
+        // Inside the axis, whatever the window says: an open window runs to its end.
         let to = if length.0 > 0 { window.to } else { panel.end };
-        segment(&mut lane, window.from, to.min(panel.end), State::Hazard);
+        let from = window.from.clamp(Millis::ZERO, panel.end);
+        segment(&mut lane, from, to.min(panel.end), State::Hazard);
         panel.lanes.push(lane);
     }
 }

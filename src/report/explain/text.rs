@@ -1,92 +1,103 @@
-//! The timeline drawn in the terminal.
+//! The timeline drawn in the terminal, laid out for the style's width: the time axis
+//! takes the columns the labels and notes leave, and every line of prose wraps.
 
 use std::fmt::Write;
 
+use super::facts;
 use super::lanes::{Lane, MarkKind, Panel, State, panels, tick_interval};
 use crate::pipeline::Analysis;
-use crate::report::human::Style;
+use crate::report::style::{Style, Tone};
+use crate::report::wrap;
+use crate::resolve::HookDuration;
 use crate::simulate::{Event, EventKind, Phase, events};
 use crate::time::Millis;
 
-/// Columns of the time axis.
-const WIDTH: i64 = 60;
+/// The narrowest time axis drawn, in columns.
+const MIN_AXIS: usize = 20;
+/// Columns kept after a lane for its note; a longer note goes on the line below.
+const NOTE_ROOM: usize = 24;
 
 /// The whole explanation of one workload.
-pub fn text(analysis: &Analysis, _style: Style) -> String {
+pub fn text(analysis: &Analysis, style: Style) -> String {
     let mut out = String::new();
-    header(&mut out, analysis);
+    header(&mut out, analysis, style);
     let all_events = events(&analysis.plan, &analysis.timeline);
     for panel in panels(analysis) {
         out.push('\n');
-        draw_panel(&mut out, &panel);
-        list_events(&mut out, analysis, &all_events, panel.phase);
+        draw_panel(&mut out, &panel, style);
+        list_events(&mut out, analysis, &all_events, panel.phase, style);
     }
-    hazards(&mut out, analysis);
-    assumptions(&mut out, analysis);
+    hazards(&mut out, analysis, style);
+    assumptions(&mut out, analysis, style);
     out
 }
 
-fn header(out: &mut String, analysis: &Analysis) {
-    let plan = &analysis.plan;
-    let w = &plan.workload;
-    let name = match &w.namespace {
-        Some(ns) => format!("{ns}/{}", w.name),
-        None => w.name.clone(),
-    };
-    let _ = write!(
-        out,
-        "{} {name} · {} (document {})",
-        w.kind, analysis.file, analysis.document
-    );
-    if let Some(origin) = &analysis.origin {
-        let _ = write!(out, " from {origin}");
-    }
-    out.push('\n');
-    for mesh in &plan.meshes {
-        let mesh_name = capitalize(mesh.mesh);
-        let _ = match &mesh.injection {
-            crate::resolve::Injection::InManifest => {
-                writeln!(out, "  {mesh_name}: {} proxy, already injected", mesh.mode)
-            }
-            crate::resolve::Injection::WillInject { .. } => writeln!(
-                out,
-                "  {mesh_name}: {} proxy, added by the injector ({})",
-                mesh.mode,
-                mesh.reasons.join("; ")
-            ),
-            crate::resolve::Injection::NotInjected { reason } => {
-                writeln!(out, "  {mesh_name}: not injected ({reason})")
-            }
-        };
-    }
-    let _ = writeln!(
-        out,
-        "  Kubernetes {} ({}) · grace period {} s ({})",
-        plan.kubernetes.value,
-        plan.kubernetes.source,
-        plan.grace_period.value,
-        plan.grace_period.source
-    );
-    if let Some(rejection) = &plan.rejection {
-        let _ = writeln!(
-            out,
-            "  Not admitted: {} rejects the pod ({}), so it never starts",
-            rejection.by, rejection.reason
-        );
+/// Writes `text` wrapped at the style's width, continuation lines indented by `indent`.
+fn line(out: &mut String, style: Style, first: &str, indent: &str, text: &str) {
+    let _ = writeln!(out, "{}", wrap::wrap(text, style.columns(), first, indent));
+}
+
+fn header(out: &mut String, analysis: &Analysis, style: Style) {
+    let title = wrap::wrap(&facts::title(analysis), style.columns(), "", "  ");
+    let _ = writeln!(out, "{}", style.paint(&title, Tone::Bold));
+    for fact in facts::header(&analysis.plan) {
+        line(out, style, "  ", "    ", &fact);
     }
 }
 
-fn capitalize(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+/// The columns of a panel: label, tag, the time axis, and what is left for notes.
+struct Layout {
+    label_width: usize,
+    tag_width: usize,
+    /// Cells of the time axis; time `end` falls on the last.
+    axis: usize,
+    /// Where the time axis starts.
+    indent: usize,
+    /// The whole width.
+    width: usize,
 }
 
-fn column(at: Millis, end: Millis) -> usize {
-    let end = i128::from(end.0.max(1));
-    (i128::from(at.0).clamp(0, end) * i128::from(WIDTH) / end) as usize
+impl Layout {
+    fn of(panel: &Panel, style: Style) -> Layout {
+        let label_width = panel
+            .lanes
+            .iter()
+            .map(|l| l.label.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(9);
+        let tag_width = panel
+            .lanes
+            .iter()
+            .map(|l| l.tag.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(16);
+        let indent = 2 + label_width + 1 + tag_width + 2;
+        let notes = panel
+            .lanes
+            .iter()
+            .filter_map(|l| l.note.as_ref())
+            .map(|n| n.chars().count() + 2)
+            .max()
+            .unwrap_or(0)
+            .min(NOTE_ROOM);
+        let width = style.columns();
+        let axis = width.saturating_sub(indent + 1 + notes).max(MIN_AXIS);
+        Layout {
+            label_width,
+            tag_width,
+            axis,
+            indent,
+            width,
+        }
+    }
+
+    /// The cell of time `at` on an axis that ends at `end`.
+    fn column(&self, at: Millis, end: Millis) -> usize {
+        let end = i128::from(end.0.max(1));
+        (i128::from(at.0).clamp(0, end) * self.axis as i128 / end) as usize
+    }
 }
 
 fn glyph(state: State) -> char {
@@ -102,6 +113,18 @@ fn glyph(state: State) -> char {
     }
 }
 
+fn tone(state: State) -> Tone {
+    match state {
+        State::Starting => Tone::Yellow,
+        State::Running => Tone::Blue,
+        State::Hook => Tone::Magenta,
+        State::Draining => Tone::Cyan,
+        State::Stopping | State::Stuck => Tone::Dim,
+        State::Routed => Tone::Green,
+        State::Hazard => Tone::Red,
+    }
+}
+
 fn mark_glyph(kind: MarkKind) -> char {
     match kind {
         MarkKind::Start => '●',
@@ -109,33 +132,29 @@ fn mark_glyph(kind: MarkKind) -> char {
         MarkKind::Sigterm => '▼',
         MarkKind::Sigkill => '✕',
         MarkKind::Exit | MarkKind::Removed => '┤',
+        MarkKind::UnknownLength => '?',
     }
 }
 
-fn draw_panel(out: &mut String, panel: &Panel) {
-    let label_width = panel
-        .lanes
-        .iter()
-        .map(|l| l.label.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(9);
-    let tag_width = panel
-        .lanes
-        .iter()
-        .map(|l| l.tag.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(16);
-    let indent = 2 + label_width + 1 + tag_width + 2;
-    let _ = writeln!(out, "{}", panel.title);
-    // Tick labels on the axis.
-    let interval = tick_interval(panel.end, 6);
-    let mut axis = vec![' '; WIDTH as usize + 12];
+fn mark_tone(kind: MarkKind) -> Tone {
+    match kind {
+        MarkKind::Sigkill => Tone::Red,
+        MarkKind::Ready => Tone::Green,
+        MarkKind::UnknownLength => Tone::Yellow,
+        _ => Tone::Bold,
+    }
+}
+
+fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
+    let layout = Layout::of(panel, style);
+    let _ = writeln!(out, "{}", style.paint(&panel.title, Tone::Bold));
+    // Tick labels on the axis, as many as fit with room between them.
+    let interval = tick_interval(panel.end, (layout.axis / 10).max(1) as i64);
+    let mut axis = vec![' '; layout.axis + 12];
     let mut tick = Millis::ZERO;
     while tick <= panel.end {
         let label = tick.to_string();
-        let at = column(tick, panel.end);
+        let at = layout.column(tick, panel.end);
         if at + label.len() <= axis.len() {
             for (i, c) in label.chars().enumerate() {
                 axis[at + i] = c;
@@ -143,64 +162,141 @@ fn draw_panel(out: &mut String, panel: &Panel) {
         }
         tick = tick + interval;
     }
+    let axis: String = axis.iter().collect();
     let _ = writeln!(
         out,
         "{}{}",
-        " ".repeat(indent),
-        axis.iter().collect::<String>().trim_end()
+        " ".repeat(layout.indent),
+        style.paint(axis.trim_end(), Tone::Dim)
     );
     for lane in &panel.lanes {
-        draw_lane(out, lane, panel.end, label_width, tag_width);
+        draw_lane(out, lane, panel.end, &layout, style);
     }
-    let _ = writeln!(
-        out,
-        "{}● start  ◆ ready  ▒ hook  ━ running  ┄ draining  ─ stopping  ▼ SIGTERM  ✕ SIGKILL  ┤ exit  ═ routed  ▓ hazard",
-        " ".repeat(indent)
-    );
+    legend(out, panel, &layout, style);
 }
 
-fn draw_lane(out: &mut String, lane: &Lane, end: Millis, label_width: usize, tag_width: usize) {
-    let mut cells = vec![' '; WIDTH as usize + 1];
+fn draw_lane(out: &mut String, lane: &Lane, end: Millis, layout: &Layout, style: Style) {
+    let mut cells: Vec<Option<(char, Tone)>> = vec![None; layout.axis + 1];
     for segment in &lane.segments {
-        let from = column(segment.from, end);
-        let to = column(segment.to, end).max(from + 1).min(cells.len());
+        let from = layout.column(segment.from, end);
+        let to = layout
+            .column(segment.to, end)
+            .max(from + 1)
+            .min(cells.len());
         for cell in &mut cells[from..to] {
-            *cell = glyph(segment.state);
+            *cell = Some((glyph(segment.state), tone(segment.state)));
         }
     }
     for mark in &lane.marks {
-        let at = column(mark.at, end).min(cells.len() - 1);
-        cells[at] = mark_glyph(mark.kind);
+        let at = layout.column(mark.at, end).min(cells.len() - 1);
+        cells[at] = Some((mark_glyph(mark.kind), mark_tone(mark.kind)));
     }
-    let tag: String = lane.tag.chars().take(tag_width).collect();
-    let mut line = format!(
-        "  {:<label_width$} {:<tag_width$}  {}",
-        lane.label,
-        tag,
-        cells.iter().collect::<String>()
-    );
-    line = line.trim_end().to_owned();
-    if let Some(note) = &lane.note {
-        line.push_str("  ");
-        line.push_str(note);
+    let drawn = cells
+        .iter()
+        .rposition(Option::is_some)
+        .map_or(0, |at| at + 1);
+    let mut bars = String::new();
+    let mut run = String::new();
+    let mut run_tone = None;
+    for cell in &cells[..drawn] {
+        let (glyph, tone) = cell.map_or((' ', None), |(g, t)| (g, Some(t)));
+        if tone != run_tone {
+            bars.push_str(&paint_run(&run, run_tone, style));
+            run.clear();
+            run_tone = tone;
+        }
+        run.push(glyph);
     }
-    let _ = writeln!(out, "{line}");
+    bars.push_str(&paint_run(&run, run_tone, style));
+    let tag: String = lane.tag.chars().take(layout.tag_width).collect();
+    let label_width = layout.label_width;
+    let tag_width = layout.tag_width;
+    let mut text = format!("  {:<label_width$} {:<tag_width$}  ", lane.label, tag);
+    text.push_str(&bars);
+    let Some(note) = &lane.note else {
+        let _ = writeln!(out, "{}", text.trim_end());
+        return;
+    };
+    let used = layout.indent + drawn;
+    if used + 2 + note.chars().count() <= layout.width {
+        let _ = writeln!(out, "{text}  {note}");
+    } else {
+        // Under the bar, where the axis starts, or further left for a long name.
+        let _ = writeln!(out, "{}", text.trim_end());
+        let room = layout.width.saturating_sub(wrap::longest_word(note));
+        let indent = " ".repeat(layout.indent.min(room).max(4));
+        let _ = writeln!(out, "{}", wrap::wrap(note, layout.width, &indent, &indent));
+    }
 }
 
-fn describe(event: &Event, analysis: &Analysis) -> Option<String> {
+fn paint_run(run: &str, tone: Option<Tone>, style: Style) -> String {
+    match tone {
+        Some(tone) => style.paint(run, tone),
+        None => run.to_owned(),
+    }
+}
+
+/// What each glyph drawn in the panel means, wrapped under the lanes.
+fn legend(out: &mut String, panel: &Panel, layout: &Layout, style: Style) {
+    let mut items: Vec<(String, String)> = Vec::new();
+    for kind in panel.marks() {
+        let glyph = mark_glyph(kind).to_string();
+        items.push((
+            style.paint(&glyph, mark_tone(kind)),
+            kind.meaning().to_owned(),
+        ));
+    }
+    for state in panel.states() {
+        items.push((
+            style.paint(&glyph(state).to_string(), tone(state)),
+            state.meaning().to_owned(),
+        ));
+    }
+    let indent = " ".repeat(layout.indent);
+    let mut line = indent.clone();
+    let mut column = layout.indent;
+    for (glyph, meaning) in items {
+        let length = 1 + 1 + meaning.chars().count();
+        if column > layout.indent && column + 2 + length > layout.width {
+            let _ = writeln!(out, "{line}");
+            line = indent.clone();
+            column = layout.indent;
+        }
+        if column > layout.indent {
+            line.push_str("  ");
+            column += 2;
+        }
+        let _ = write!(line, "{glyph} {meaning}");
+        column += length;
+    }
+    if column > layout.indent {
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+fn describe(event: &Event, analysis: &Analysis) -> String {
     let plan = &analysis.plan;
     let container = event
         .container
         .as_ref()
         .and_then(|name| plan.containers.iter().find(|c| &c.name == name));
-    let text = match event.kind {
+    let unknown = |hook: Option<&crate::resolve::Hook>| {
+        hook.is_some_and(|h| h.duration == HookDuration::Unknown)
+    };
+    match event.kind {
         EventKind::Started => "starts".to_owned(),
-        EventKind::PostStartDone => format!(
-            "postStart `{}` returns",
-            container
-                .and_then(|c| c.post_start.as_ref())
-                .map_or("", |h| h.summary.as_str())
-        ),
+        EventKind::PostStartDone => {
+            let hook = container.and_then(|c| c.post_start.as_ref());
+            format!(
+                "postStart `{}` returns{}",
+                hook.map_or("", |h| h.summary.as_str()),
+                if unknown(hook) {
+                    " (its length is unknown: taken as instant)"
+                } else {
+                    ""
+                }
+            )
+        }
         EventKind::PostStartFailed => {
             "postStart gives up; the kubelet kills it and starts the next container".to_owned()
         }
@@ -217,7 +313,13 @@ fn describe(event: &Event, analysis: &Analysis) -> Option<String> {
                 .and_then(|c| c.pre_stop.as_ref())
                 .map_or("", |h| h.summary.as_str())
         ),
-        EventKind::PreStopDone => "preStop returns".to_owned(),
+        EventKind::PreStopDone => {
+            if unknown(container.and_then(|c| c.pre_stop.as_ref())) {
+                "preStop returns (its length is unknown: taken as instant)".to_owned()
+            } else {
+                "preStop returns".to_owned()
+            }
+        }
         EventKind::PreStopCut => {
             "the kubelet stops waiting for preStop (grace period used up)".to_owned()
         }
@@ -235,11 +337,10 @@ fn describe(event: &Event, analysis: &Analysis) -> Option<String> {
         EventKind::JobComplete => "the Job completes".to_owned(),
         EventKind::JobFails => "the pod fails: a stopped sidecar exited non-zero".to_owned(),
         EventKind::NeverCompletes => "the Job never completes".to_owned(),
-    };
-    Some(text)
+    }
 }
 
-fn list_events(out: &mut String, analysis: &Analysis, all: &[Event], phase: Phase) {
+fn list_events(out: &mut String, analysis: &Analysis, all: &[Event], phase: Phase, style: Style) {
     let phase_events: Vec<&Event> = all.iter().filter(|e| e.phase == phase).collect();
     let name_width = phase_events
         .iter()
@@ -248,25 +349,23 @@ fn list_events(out: &mut String, analysis: &Analysis, all: &[Event], phase: Phas
         .unwrap_or(3)
         .max(3);
     for event in phase_events {
-        let Some(text) = describe(event, analysis) else {
-            continue;
-        };
         let who = event.container.as_deref().unwrap_or("pod");
-        let _ = writeln!(
-            out,
-            "  {:>7}  {:<name_width$}  {text}",
+        let first = format!(
+            "  {:>7}  {:<name_width$}  ",
             Millis(event.at_ms).to_string(),
             who
         );
+        let indent = " ".repeat(2 + 7 + 2 + name_width + 2);
+        line(out, style, &first, &indent, &describe(event, analysis));
     }
 }
 
-fn hazards(out: &mut String, analysis: &Analysis) {
+fn hazards(out: &mut String, analysis: &Analysis, style: Style) {
     if analysis.findings.is_empty() {
-        let _ = writeln!(out, "\nNo hazards found.");
+        let _ = writeln!(out, "\n{}", style.paint("No hazards found.", Tone::Bold));
         return;
     }
-    let _ = writeln!(out, "\nHazards:");
+    let _ = writeln!(out, "\n{}", style.paint("Hazards:", Tone::Bold));
     for located in &analysis.findings {
         let finding = &located.finding;
         let suppressed = if located.suppressed.is_some() {
@@ -274,31 +373,30 @@ fn hazards(out: &mut String, analysis: &Analysis) {
         } else {
             ""
         };
-        let _ = writeln!(
-            out,
-            "  {} {} [{}]{suppressed} {}:{}:{}\n    {}",
+        let severity = style.paint(
+            &format!("[{}]", finding.severity),
+            Tone::of(finding.severity),
+        );
+        // Wrapped before the colour goes in, so that its codes take no columns.
+        let heading = format!(
+            "{} {} [{}]{suppressed} {}:{}:{}",
             finding.rule.id,
             finding.rule.name,
             finding.severity,
             located.file,
             located.primary.start.line,
             located.primary.start.column,
-            finding.message
         );
+        let heading = wrap::wrap(&heading, style.columns(), "  ", "    ");
+        let tag = format!("[{}]", finding.severity);
+        let _ = writeln!(out, "{}", heading.replacen(&tag, &severity, 1));
+        line(out, style, "    ", "    ", &finding.message);
     }
 }
 
-fn assumptions(out: &mut String, analysis: &Analysis) {
-    let plan = &analysis.plan;
-    let _ = writeln!(out, "\nAssumptions:");
-    for (name, value) in plan.scenario.entries() {
-        if let Some(value) = value {
-            let _ = writeln!(out, "  {name}: {} ({})", value.value, value.source);
-        } else {
-            let _ = writeln!(out, "  {name}: unset");
-        }
-    }
-    for assumption in &plan.assumptions {
-        let _ = writeln!(out, "  {}", assumption.text);
+fn assumptions(out: &mut String, analysis: &Analysis, style: Style) {
+    let _ = writeln!(out, "\n{}", style.paint("Assumptions:", Tone::Bold));
+    for assumption in facts::assumptions(&analysis.plan) {
+        line(out, style, "  ", "    ", &assumption);
     }
 }

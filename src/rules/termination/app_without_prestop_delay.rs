@@ -1,3 +1,4 @@
+use crate::resolve::{HookAction, HookDuration};
 use crate::rules::fix::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
@@ -6,7 +7,12 @@ declare_rule! {
     /// ## What it detects
     /// A serving app container (it declares ports or a readiness probe, in a workload
     /// that is not a Job) that gets SIGTERM before endpoint removal has propagated,
-    /// because it has no preStop delay.
+    /// because it has no preStop delay, or one too short. It matters with or without a
+    /// mesh: endpoint propagation is the same for every pod.
+    ///
+    /// A preStop hook whose length cannot be read from the manifest (a program other
+    /// than `sleep`, such as `nodetool drain`, or an `httpGet`) is the delay its author
+    /// chose: the rule stays silent, and `explain` draws the hook as of unknown length.
     ///
     /// ## Why it loses traffic
     /// The kubelet sends SIGTERM while load balancers and other proxies still route new
@@ -27,7 +33,8 @@ declare_rule! {
     ///     preStop:
     ///       sleep: {seconds: 5}      # Kubernetes 1.30+; else exec: [sleep, "5"]
     /// ```
-    /// and keep the proxy alive past it.
+    /// In a meshed pod the proxy must keep serving that long too (ML202 and ML203 check
+    /// it).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11
@@ -71,6 +78,16 @@ impl Rule for AppWithoutPrestopDelay {
             if failed_delay.is_some() {
                 continue;
             }
+            // A hook of unknown length is a delay its author chose. Not a tcpSocket
+            // one: the kubelet runs only exec, httpGet and sleep handlers and fails any
+            // other at once (kubernetes pkg/kubelet/lifecycle/handlers.go,
+            // `handlerRunner.Run`: "invalid handler").
+            let chosen_delay = app.pre_stop.as_ref().is_some_and(|hook| {
+                hook.duration == HookDuration::Unknown && hook.action != HookAction::TcpSocket
+            });
+            if chosen_delay {
+                continue;
+            }
             let primary = match app.pre_stop.as_ref().and_then(|h| h.path.clone()) {
                 Some(path) => Label::key(path, format!("SIGTERM at {}", stop.signal)),
                 None => container_label(app, format!("SIGTERM at {}", stop.signal)),
@@ -90,11 +107,29 @@ impl Rule for AppWithoutPrestopDelay {
                         stop.signal,
                         if plan.scenario.endpoint_propagation.is_explicit() { "" } else { " (endpoint propagation of 5 s assumed)" }
                     ),
-                    format!("delay SIGTERM past endpoint propagation: {sleep}, and keep the proxy alive that long"),
+                    help(plan, sleep),
                 )
                 .container(&app.name)
                 .window(Phase::Termination, stop.signal, removed, Some(&app.name)),
             );
         }
+    }
+}
+
+/// The fix: a preStop delay, and in a meshed pod a proxy that serves as long.
+fn help(plan: &crate::resolve::PodPlan, sleep: &str) -> String {
+    let proxies: Vec<String> = plan
+        .proxies()
+        .map(|(_, proxy)| format!("`{}`", proxy.name))
+        .collect();
+    match proxies.as_slice() {
+        [] => format!("delay SIGTERM past endpoint propagation: {sleep}"),
+        [proxy] => format!(
+            "delay SIGTERM past endpoint propagation: {sleep}; {proxy} must keep serving that long too"
+        ),
+        proxies => format!(
+            "delay SIGTERM past endpoint propagation: {sleep}; {} must keep serving that long too",
+            proxies.join(" and ")
+        ),
     }
 }

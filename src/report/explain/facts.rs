@@ -1,0 +1,81 @@
+//! What every rendering of a workload states in words: its name, the meshes and how
+//! each proxy gets there, the Kubernetes version and grace period, and the assumptions
+//! the timeline rests on.
+
+use crate::pipeline::Analysis;
+use crate::resolve::{Injection, PodPlan};
+
+/// `Deployment shop/api · deploy/api.yaml (document 0) from chart/templates/api.yaml`.
+pub fn title(analysis: &Analysis) -> String {
+    let w = &analysis.plan.workload;
+    let name = match &w.namespace {
+        Some(ns) => format!("{ns}/{}", w.name),
+        None => w.name.clone(),
+    };
+    let mut title = format!(
+        "{} {name} · {} (document {})",
+        w.kind, analysis.file, analysis.document
+    );
+    if let Some(origin) = &analysis.origin {
+        title.push_str(&format!(" from {origin}"));
+    }
+    title
+}
+
+/// The lines under the title: each mesh, the version and grace period, and why the
+/// pod is never admitted when it is not.
+pub fn header(plan: &PodPlan) -> Vec<String> {
+    let mut lines: Vec<String> = plan
+        .meshes
+        .iter()
+        .map(|mesh| {
+            let name = capitalize(mesh.mesh);
+            match &mesh.injection {
+                Injection::InManifest => format!("{name}: {} proxy, already injected", mesh.mode),
+                Injection::WillInject { .. } => format!(
+                    "{name}: {} proxy, added by the injector ({})",
+                    mesh.mode,
+                    mesh.reasons.join("; ")
+                ),
+                Injection::NotInjected { reason } => format!("{name}: not injected ({reason})"),
+            }
+        })
+        .collect();
+    lines.push(format!(
+        "Kubernetes {} ({}) · grace period {} s ({})",
+        plan.kubernetes.value,
+        plan.kubernetes.source,
+        plan.grace_period.value,
+        plan.grace_period.source
+    ));
+    if let Some(rejection) = &plan.rejection {
+        lines.push(format!(
+            "Not admitted: {} rejects the pod ({}), so it never starts",
+            rejection.by, rejection.reason
+        ));
+    }
+    lines
+}
+
+/// The scenario values and the assumptions of the plan, one line each.
+pub fn assumptions(plan: &PodPlan) -> Vec<String> {
+    let scenario = plan
+        .scenario
+        .entries()
+        .into_iter()
+        .map(|(name, value)| match value {
+            Some(value) => format!("{name}: {} ({})", value.value, value.source),
+            None => format!("{name}: unset"),
+        });
+    scenario
+        .chain(plan.assumptions.iter().map(|a| a.text.clone()))
+        .collect()
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
