@@ -585,7 +585,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
 /// Resolves a finding's paths to positions while the document's tree is alive.
 fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
     let place = |label: &rules::Label| {
-        let found = document.root.locate(&label.path, label.anchor);
+        let found = document.locate(&label.path, label.anchor);
         Place {
             start: found.span.start,
             end: found.span.end,

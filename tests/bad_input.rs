@@ -161,16 +161,25 @@ fn catalogue() -> Vec<Case> {
         // column 1), not at the scalar before it where the scanner noticed.
         case("tab indentation", File("tab-indentation.yaml"))
             .error("while scanning a plain scalar, found a tab", 8, 1),
-        // kubectl --validate=strict and the API server reject duplicate keys; the later
-        // key is the error, the first is shown as related.
-        case("duplicate key", File("duplicate-key.yaml"))
-            .error("duplicate key `name`; the API server rejects it", 9, 5),
+        // YAML forbids duplicate keys and kustomize and Helm refuse them, while
+        // kubectl apply -f keeps the later one silently (go-yaml v2's non-strict
+        // Unmarshal): a deliberate difference (README). The later key is the error, the
+        // first is shown as related.
+        case("duplicate key", File("duplicate-key.yaml")).error(
+            "duplicate key `name`: a key must be unique in its mapping (kustomize and Helm refuse the file) while kubectl apply -f silently keeps the later value",
+            9,
+            5,
+        ),
         // `? [app, tier]`: JSON, and so Kubernetes, has only string keys.
         case("collection as a key", File("collection-key.yaml"))
             .error("a mapping key must be a scalar", 6, 7),
-        // `<<: web` merges a scalar, which YAML 1.1 does not allow.
-        case("merge key with a scalar", File("merge-scalar.yaml"))
-            .error("a merge key (`<<`) needs a mapping", 6, 5),
+        // `<<: web` merges a scalar, which YAML 1.1 does not allow and kubectl refuses
+        // with go-yaml's reason (`decoder.merge`); the error is at the value merged.
+        case("merge key with a scalar", File("merge-scalar.yaml")).error(
+            "a merge key (`<<`) needs a mapping or a list of mappings: kubectl refuses the document (map merge requires map or sequence of maps as the value)",
+            6,
+            9,
+        ),
         // `!!int thirty`: an explicit core tag on text that is not an integer.
         case("core tag on the wrong text", File("bad-core-tag.yaml"))
             .error("`thirty` is not a valid !!int", 6, 34),
@@ -259,10 +268,10 @@ fn catalogue() -> Vec<Case> {
         case("absurd durations", File("absurd-durations.yaml"))
             .findings(&[("ML201", 13, 37), ("ML401", 14, 41)]),
         // A drain longer than Go can hold is not a long drain but a value the injector
-        // cannot parse: it denies the pod (ML401 at the field), and nothing else is
-        // simulated.
+        // cannot parse: it denies the pod (ML401 at the value inside the annotation),
+        // and nothing else is simulated.
         case("duration beyond Go's range", File("duration-beyond-go.yaml"))
-            .findings(&[("ML401", 14, 11)]),
+            .findings(&[("ML401", 14, 37)]),
         // --- Encodings and line ends. ---
         // A UTF-8 byte order mark is dropped: columns on line 1 count from the first
         // character after it (this one-line manifest's finding is at column 166).

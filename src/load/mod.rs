@@ -5,7 +5,9 @@
 //! keeps every node's line and column ([`parse`], [`tree`]). Nothing here knows about
 //! Kubernetes kinds.
 
+pub mod de;
 pub mod discover;
+pub mod json;
 pub mod parse;
 pub mod path;
 pub mod scalar;
@@ -32,26 +34,37 @@ pub struct SourceText {
 }
 
 impl SourceText {
-    /// The byte offset in `text` of a position in the file, clamped to the text.
+    /// The byte offset in `text` of a position in the file, clamped to the text. Lines
+    /// end at LF, CRLF or a CR alone, as the YAML parser counts them.
     pub fn offset(&self, pos: Pos) -> usize {
         let mut line = self.first_line;
         let mut offset = 0;
         let text = self.text.as_ref();
         while line < pos.line {
-            match text[offset..].find('\n') {
-                Some(at) => offset += at + 1,
+            match next_line(text, offset) {
+                Some(at) => offset = at,
                 None => return text.len(),
             }
             line += 1;
         }
         let rest = &text[offset..];
-        let line_end = rest.find('\n').unwrap_or(rest.len());
+        let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
         let column = rest[..line_end]
             .char_indices()
             .nth(pos.column.saturating_sub(1) as usize)
             .map_or(line_end, |(at, _)| at);
         offset + column
     }
+}
+
+/// The offset of the line after the one `from` is on, or `None` on the last line.
+pub fn next_line(text: &str, from: usize) -> Option<usize> {
+    let at = from + text[from..].find(['\n', '\r'])?;
+    Some(if text[at..].starts_with("\r\n") {
+        at + 2
+    } else {
+        at + 1
+    })
 }
 
 /// One parsed document of an input.
@@ -65,6 +78,14 @@ pub struct Document {
     pub root: Node,
     /// The template a Helm-rendered document came from (`# Source: chart/templates/x.yaml`).
     pub origin: Option<String>,
+}
+
+impl Document {
+    /// The position of the node at `path` (see [`Node::locate`]), mapped exactly even
+    /// inside quoted scalars that hold escapes, since the document's text is at hand.
+    pub fn locate(&self, path: &JsonPath, anchor: Anchor) -> tree::Located {
+        self.root.locate_in(path, anchor, Some(&self.source))
+    }
 }
 
 /// An input that could not be read or understood, with where and why.
@@ -121,16 +142,17 @@ pub fn parse_chunk(
         first_line: chunk.first_line,
         text: Arc::from(chunk.text),
     };
-    let roots =
-        parse::parse_documents(&source.text, source.first_line, limits).map_err(|error| {
-            InputError {
-                file: file.clone(),
-                pos: Some(error.pos),
-                message: error.message,
-                related: error.related,
-                source: Some(source.clone()),
-            }
-        })?;
+    let parse = match chunk.syntax {
+        split::Syntax::Yaml => parse::parse_stream_chunk,
+        split::Syntax::Json => json::parse_document,
+    };
+    let roots = parse(&source.text, source.first_line, limits).map_err(|error| InputError {
+        file: file.clone(),
+        pos: Some(error.pos),
+        message: error.message,
+        related: error.related,
+        source: Some(source.clone()),
+    })?;
     let origin = helm_origin(&source.text);
     Ok(roots
         .into_iter()
@@ -170,6 +192,16 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
             None,
             format!(
                 "encoded in {encoding}, not UTF-8; Kubernetes manifests must be UTF-8 text (convert it: iconv -f {encoding} -t UTF-8)"
+            ),
+        ),
+        ChunkError::InvalidJson {
+            line,
+            column,
+            message,
+        } => (
+            at(line, column),
+            format!(
+                "invalid JSON: {message}; kubectl stops reading this JSON stream here (after two objects it no longer tries YAML)"
             ),
         ),
         ChunkError::Io(error) => (
@@ -247,11 +279,23 @@ mod tests {
     }
 
     #[test]
+    fn offsets_count_lines_ended_by_a_lone_cr() {
+        let source = SourceText {
+            file: Arc::from("x.yaml"),
+            first_line: 1,
+            text: Arc::from("a: 1\rb: é\r\nc: 3\n"),
+        };
+        assert_eq!(source.offset(Pos { line: 2, column: 4 }), 8);
+        assert_eq!(source.offset(Pos { line: 3, column: 1 }), 12);
+    }
+
+    #[test]
     fn empty_documents_yield_nothing() {
         let file: Arc<str> = Arc::from("x.yaml");
         let chunk = split::Chunk {
             first_line: 1,
             text: "---\n# only a comment\n".into(),
+            syntax: split::Syntax::Yaml,
         };
         assert!(
             parse_chunk(&file, chunk, 0, &Limits::default())

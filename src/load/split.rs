@@ -1,20 +1,43 @@
 //! Splits a YAML stream into documents without parsing it.
 //!
-//! A line starting with `---` or `...` followed by a space, tab or line end is a
-//! document marker wherever it appears: YAML forbids such lines inside any scalar. So the
-//! stream can be cut into per-document chunks by looking at line starts alone, which
-//! keeps memory bounded by the largest document and lets documents be parsed in
-//! parallel.
+//! A line starting with `---` followed by a space, tab or line end is a document marker
+//! wherever it appears: YAML forbids such lines inside any scalar. So the stream can be
+//! cut into per-document chunks by looking at line starts alone, which keeps memory
+//! bounded by the largest document and lets documents be parsed in parallel. The cut is
+//! kubectl's: its `YAMLReader` (k8s.io/apimachinery `pkg/util/yaml/decoder.go`) cuts at
+//! `---` lines only, not after `...`, so a chunk holds what kubectl hands to go-yaml as
+//! one piece.
+//!
+//! A stream whose first character is `{` is a stream of JSON values, as kubectl reads it:
+//! each value is a chunk of its own, wherever it ends (`{…}{…}` on one line is two), see
+//! [`Splitter`].
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead};
+
+use super::json::{Scanner, Step};
 
 /// The text of one document and where it starts in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
     /// 1-based line of the chunk's first line.
     pub first_line: u32,
-    /// The document's text, from `first_line` on.
+    /// The document's text, from `first_line` on. A JSON value that starts in the
+    /// middle of a line is preceded by spaces for what comes before it on that line, so
+    /// that columns count from the start of the line.
     pub text: String,
+    /// How the text is to be read.
+    pub syntax: Syntax,
+}
+
+/// The language of a chunk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Syntax {
+    /// A YAML document (kubectl's piece of the stream between `---` lines).
+    #[default]
+    Yaml,
+    /// One JSON value of a JSON stream.
+    Json,
 }
 
 /// Why a chunk could not be read as text.
@@ -44,6 +67,15 @@ pub enum ChunkError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A JSON stream breaks off after two or more values: kubectl stops reading there.
+    InvalidJson {
+        /// 1-based line of the offending character.
+        line: u32,
+        /// 1-based column of the offending character, in characters.
+        column: u32,
+        /// Go's `encoding/json` message, which kubectl prints.
+        message: String,
+    },
     /// The input failed while being read.
     Io(io::Error),
 }
@@ -63,6 +95,38 @@ pub struct Splitter<R> {
     oversized: bool,
     done: bool,
     line_buf: Vec<u8>,
+    /// JSON or YAML, once the first character has been seen.
+    mode: Mode,
+    /// Bytes of white space seen before the mode was decided.
+    blank_bytes: usize,
+    /// The stream started with a UTF-8 byte order mark (then it is not JSON to kubectl).
+    had_bom: bool,
+    /// Lines to read again before the reader's (a JSON stream that turned out to be
+    /// YAML).
+    replay: VecDeque<Vec<u8>>,
+    /// Chunks found but not yet handed out (several JSON values can end on one line).
+    ready: VecDeque<Result<Chunk, ChunkError>>,
+}
+
+/// How kubectl reads the stream (`YAMLOrJSONDecoder`, see [`Splitter`]).
+#[derive(Clone, Debug)]
+enum Mode {
+    Undecided,
+    Yaml,
+    Json(JsonStream),
+}
+
+/// A JSON stream being split.
+#[derive(Clone, Debug, Default)]
+struct JsonStream {
+    scanner: Scanner,
+    /// Values read so far.
+    values: usize,
+    /// The line the pending text starts on.
+    first_line: u32,
+    /// Characters before the pending text on its first line (they belong to the value
+    /// before).
+    column_offset: usize,
 }
 
 impl<R: BufRead> Splitter<R> {
@@ -79,6 +143,11 @@ impl<R: BufRead> Splitter<R> {
             oversized: false,
             done: false,
             line_buf: Vec::new(),
+            mode: Mode::Undecided,
+            blank_bytes: 0,
+            had_bom: false,
+            replay: VecDeque::new(),
+            ready: VecDeque::new(),
         }
     }
 
@@ -86,6 +155,10 @@ impl<R: BufRead> Splitter<R> {
     /// single enormous line cannot exhaust memory. Returns false at end of input.
     fn read_line(&mut self) -> io::Result<bool> {
         self.line_buf.clear();
+        if let Some(line) = self.replay.pop_front() {
+            self.line_buf = line;
+            return Ok(true);
+        }
         let mut any = false;
         loop {
             let available = match self.reader.fill_buf() {
@@ -127,7 +200,11 @@ impl<R: BufRead> Splitter<R> {
         if bytes.is_empty() {
             return None;
         }
-        Some(to_text(bytes, first_line).map(|text| Chunk { first_line, text }))
+        Some(to_text(bytes, first_line).map(|text| Chunk {
+            first_line,
+            text,
+            syntax: Syntax::Yaml,
+        }))
     }
 
     fn append_line(&mut self) {
@@ -184,9 +261,7 @@ fn wide_encoding(start: &[u8]) -> Option<&'static str> {
 enum LineKind {
     /// `---`: starts a document (the line belongs to the new document).
     Start,
-    /// `...`: ends a document (the line belongs to the ending document).
-    End,
-    /// Blank, comment or directive: not content on its own.
+    /// Blank, comment, directive or `...`: not content on its own.
     Trivia,
     Content,
 }
@@ -199,11 +274,8 @@ fn classify(line: &[u8]) -> LineKind {
     if is_marker(b"---") {
         return LineKind::Start;
     }
-    if is_marker(b"...") {
-        return LineKind::End;
-    }
     let trimmed = line.trim_ascii_start();
-    if trimmed.is_empty() || trimmed[0] == b'#' || line[0] == b'%' {
+    if trimmed.is_empty() || trimmed[0] == b'#' || line[0] == b'%' || is_marker(b"...") {
         LineKind::Trivia
     } else {
         LineKind::Content
@@ -214,7 +286,13 @@ impl<R: BufRead> Iterator for Splitter<R> {
     type Item = Result<Chunk, ChunkError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
+        loop {
+            if let Some(ready) = self.ready.pop_front() {
+                return Some(ready);
+            }
+            if self.done {
+                return None;
+            }
             match self.read_line() {
                 Err(error) => {
                     self.done = true;
@@ -222,14 +300,19 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 }
                 Ok(false) => {
                     self.done = true;
+                    if matches!(self.mode, Mode::Json(_)) {
+                        self.json_end();
+                        continue;
+                    }
                     return self.take_chunk();
                 }
                 Ok(true) => {}
             }
             self.line += 1;
-            if self.line == 1 {
+            if self.line == 1 && self.replay.is_empty() && matches!(self.mode, Mode::Undecided) {
                 if self.line_buf.starts_with(b"\xEF\xBB\xBF") {
                     self.line_buf.drain(..3);
+                    self.had_bom = true;
                 } else if let Some(encoding) = wide_encoding(&self.line_buf) {
                     self.done = true;
                     return Some(Err(ChunkError::WideEncoding { encoding }));
@@ -238,6 +321,13 @@ impl<R: BufRead> Iterator for Splitter<R> {
             if self.line_buf.contains(&0) {
                 self.done = true;
                 return Some(Err(ChunkError::Binary { line: self.line }));
+            }
+            if matches!(self.mode, Mode::Undecided) {
+                self.decide_mode();
+            }
+            if matches!(self.mode, Mode::Json(_)) {
+                self.json_line();
+                continue;
             }
             let kind = classify(&self.line_buf);
             // Blank lines, comments and directives before a `---` belong to the document
@@ -254,17 +344,173 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 LineKind::Start => self.pending_has_start = true,
                 LineKind::Content => self.pending_has_content = true,
                 LineKind::Trivia => {}
-                LineKind::End => {
-                    if emitted.is_none() {
-                        return self.take_chunk();
-                    }
-                }
             }
             if emitted.is_some() {
                 return emitted;
             }
         }
-        None
+    }
+}
+
+/// kubectl's reader for `-f` (k8s.io/apimachinery `pkg/util/yaml/decoder.go`,
+/// `YAMLOrJSONDecoder`, v0.33 to v0.35, kubectl 1.33 to 1.35): a stream whose first
+/// character, after white space and within its first 4096 bytes, is `{` is read as JSON
+/// values one after another; if the first or the second value is not valid JSON, the
+/// rest from where it starts is read as YAML instead, and after two values a JSON error
+/// ends the stream. kubectl 1.32 and older read such a stream as JSON to its end.
+impl<R: BufRead> Splitter<R> {
+    /// `GuessJSONStream`: JSON when the first character that is not white space (Go's
+    /// `unicode.IsSpace`, as Rust's `char::is_whitespace`) is `{`.
+    fn decide_mode(&mut self) {
+        const PEEK: usize = 4096;
+        let text = String::from_utf8_lossy(&self.line_buf);
+        let first = text
+            .char_indices()
+            .find(|(_, c)| !c.is_whitespace())
+            .map(|(at, c)| (text[..at].len(), c));
+        self.mode = match first {
+            None if self.blank_bytes + self.line_buf.len() < PEEK => {
+                self.blank_bytes += self.line_buf.len();
+                return;
+            }
+            Some((at, '{')) if !self.had_bom && self.blank_bytes + at < PEEK => {
+                Mode::Json(JsonStream {
+                    first_line: if self.pending.is_empty() {
+                        self.line
+                    } else {
+                        self.pending_first_line
+                    },
+                    ..JsonStream::default()
+                })
+            }
+            _ => Mode::Yaml,
+        };
+    }
+
+    /// Scans one line of a JSON stream; each value that ends on it becomes a chunk.
+    fn json_line(&mut self) {
+        let line = std::mem::take(&mut self.line_buf);
+        let mut from = 0;
+        let mut at = 0;
+        while at < line.len() {
+            let Mode::Json(json) = &mut self.mode else {
+                return;
+            };
+            match json.scanner.step(line[at]) {
+                Step::Continue => at += 1,
+                Step::EndWith => {
+                    at += 1;
+                    self.json_value(&line, from, at);
+                    from = at;
+                }
+                Step::EndBefore => {
+                    self.json_value(&line, from, at);
+                    from = at;
+                }
+                Step::Error(message) => {
+                    let column = String::from_utf8_lossy(&line[..at]).chars().count();
+                    self.json_error(column as u32 + 1, message, &line[from..]);
+                    return;
+                }
+            }
+        }
+        self.json_append(&line[from..]);
+        self.line_buf = line;
+    }
+
+    /// The end of a JSON stream: a number may end there, anything else open is cut short.
+    fn json_end(&mut self) {
+        let Mode::Json(json) = &mut self.mode else {
+            return;
+        };
+        match json.scanner.finish() {
+            Step::Error(message) => {
+                let last_line = self.pending.rsplit(|&b| b == b'\n').next().unwrap_or(&[]);
+                let column = String::from_utf8_lossy(last_line).chars().count();
+                self.json_error(column as u32 + 1, message, &[]);
+            }
+            Step::EndBefore => self.json_value(&[], 0, 0),
+            _ => {}
+        }
+    }
+
+    fn json_append(&mut self, bytes: &[u8]) {
+        if self.oversized {
+            return;
+        }
+        if self.pending.len() + bytes.len() > self.max_bytes {
+            self.oversized = true;
+            self.pending = Vec::new();
+            return;
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    /// A JSON value ends at `line[..end]`: hand out the pending text as a chunk, and
+    /// start the next one after it on the same line.
+    fn json_value(&mut self, line: &[u8], from: usize, end: usize) {
+        self.json_append(&line[from..end]);
+        let Mode::Json(json) = &mut self.mode else {
+            return;
+        };
+        json.values += 1;
+        let padding = std::mem::replace(
+            &mut json.column_offset,
+            String::from_utf8_lossy(&line[..end]).chars().count(),
+        );
+        let first_line = std::mem::replace(&mut json.first_line, self.line);
+        let chunk = if std::mem::take(&mut self.oversized) {
+            Err(ChunkError::TooLarge {
+                first_line,
+                limit: self.max_bytes,
+            })
+        } else {
+            let mut bytes = vec![b' '; padding];
+            bytes.append(&mut self.pending);
+            to_text(bytes, first_line).map(|text| Chunk {
+                first_line,
+                text,
+                syntax: Syntax::Json,
+            })
+        };
+        self.pending.clear();
+        self.ready.push_back(chunk);
+    }
+
+    /// The JSON stream cannot go on at `column` of the current line; `rest` is the rest
+    /// of that line from where the pending text stopped.
+    fn json_error(&mut self, column: u32, message: String, rest: &[u8]) {
+        let Mode::Json(json) = &mut self.mode else {
+            return;
+        };
+        if json.values >= 2 || self.oversized {
+            let error = if self.oversized {
+                ChunkError::TooLarge {
+                    first_line: json.first_line,
+                    limit: self.max_bytes,
+                }
+            } else {
+                ChunkError::InvalidJson {
+                    line: self.line,
+                    column,
+                    message,
+                }
+            };
+            self.ready.push_back(Err(error));
+            self.done = true;
+            return;
+        }
+        // Read again as YAML from where the value began: the pending text and the rest
+        // of this line, its first line indented back to its column.
+        let mut again = vec![b' '; json.column_offset];
+        self.line = json.first_line.saturating_sub(1);
+        self.mode = Mode::Yaml;
+        again.append(&mut self.pending);
+        again.extend_from_slice(rest);
+        self.pending_first_line = self.line + 1;
+        for piece in again.split_inclusive(|&b| b == b'\n') {
+            self.replay.push_back(piece.to_vec());
+        }
     }
 }
 
@@ -313,9 +559,14 @@ mod tests {
     }
 
     #[test]
-    fn end_markers_close_documents() {
-        let got = chunks("a: 1\n...\nb: 2\n");
-        assert_eq!(got, vec![(1, "a: 1\n...\n".into()), (3, "b: 2\n".into())]);
+    fn end_markers_do_not_cut_the_stream() {
+        // kubectl cuts at `---` only: what follows `...` is in the same piece, which
+        // go-yaml reads no further than its first document.
+        let got = chunks("a: 1\n...\nb: 2\n---\nc: 3\n");
+        assert_eq!(
+            got,
+            vec![(1, "a: 1\n...\nb: 2\n".into()), (4, "---\nc: 3\n".into())]
+        );
     }
 
     #[test]

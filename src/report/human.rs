@@ -160,7 +160,7 @@ fn quotable(source: &SourceText, positions: impl IntoIterator<Item = Pos>) -> bo
             column: 1,
         });
         let rest = &source.text[start..];
-        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
         line.chars().nth(MAX_QUOTED_LINE).is_none()
     })
 }
@@ -171,6 +171,27 @@ fn quotable(source: &SourceText, positions: impl IntoIterator<Item = Pos>) -> bo
 struct DocumentCode {
     name: String,
     source: SourceText,
+    /// The text miette reads: a CR that ends a line alone becomes an LF (the same
+    /// length, so offsets hold), as miette starts excerpt lines at LF only.
+    text: std::sync::Arc<str>,
+}
+
+impl DocumentCode {
+    fn new(name: String, source: SourceText) -> DocumentCode {
+        let original = &source.text;
+        let text = if original.contains('\r') {
+            let mut chars = original.chars().peekable();
+            let mut normalized = String::with_capacity(original.len());
+            while let Some(c) = chars.next() {
+                let lone_cr = c == '\r' && chars.peek() != Some(&'\n');
+                normalized.push(if lone_cr { '\n' } else { c });
+            }
+            std::sync::Arc::from(normalized)
+        } else {
+            original.clone()
+        };
+        DocumentCode { name, source, text }
+    }
 }
 
 impl SourceCode for DocumentCode {
@@ -181,16 +202,26 @@ impl SourceCode for DocumentCode {
         context_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let inner = self
-            .source
             .text
             .as_ref()
             .read_span(span, context_before, context_after)?;
+        // miette counts the column in bytes; positions everywhere else (JSON, SARIF) count
+        // characters, so the headline must too.
+        let text = self.text.as_ref();
+        let column = if context_before == 0 {
+            let offset = span.offset().min(text.len());
+            let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |at| at + 1);
+            text.get(line_start..offset)
+                .map_or(0, |line| line.chars().count())
+        } else {
+            inner.column()
+        };
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             inner.data(),
             *inner.span(),
             inner.line() + self.source.first_line as usize - 1,
-            inner.column(),
+            column,
             inner.line_count(),
         )))
     }
@@ -247,10 +278,7 @@ impl<'a> FindingDiagnostic<'a> {
         }
         FindingDiagnostic {
             headline: format!("{subject}: {}", located.finding.message),
-            code: Some(DocumentCode {
-                name,
-                source: located.source.clone(),
-            }),
+            code: Some(DocumentCode::new(name, located.source.clone())),
             located,
         }
     }
@@ -339,10 +367,7 @@ impl<'a> InputDiagnostic<'a> {
                 .source
                 .clone()
                 .filter(|source| quotable(source, positions))
-                .map(|source| DocumentCode {
-                    name: error.file.to_string(),
-                    source,
-                }),
+                .map(|source| DocumentCode::new(error.file.to_string(), source)),
             headline,
             error,
         }
