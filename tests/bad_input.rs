@@ -183,6 +183,52 @@ fn catalogue() -> Vec<Case> {
         // `!!int thirty`: an explicit core tag on text that is not an integer.
         case("core tag on the wrong text", File("bad-core-tag.yaml"))
             .error("`thirty` is not a valid !!int", 6, 34),
+        // --- What kubectl refuses, with its reason (sigs.k8s.io/yaml v1.4.0 `yaml.go`,
+        // k8s.io/apimachinery v0.32–v0.35 `pkg/util/yaml/decoder.go`); tests/kubectl_reading.rs
+        // checks each against the real kubectl. ---
+        // Go's JSON encoder has no infinity: `json: unsupported value: +Inf`.
+        case("infinity in a number field", File("infinity.yaml")).error(
+            "`.inf` is not a number JSON can hold: kubectl refuses the document (error converting YAML to JSON: json: unsupported value: +Inf)",
+            6,
+            34,
+        ),
+        // `~` as a key: convertToJSONableObject has no string for it.
+        case("null mapping key", File("null-key.yaml"))
+            .error("kubectl refuses the document (unsupported map key of type: <nil>)", 5, 12),
+        // kubectl's YAMLReader allows only a comment after `---`.
+        case("document separator followed by content", File("separator-with-content.yaml"))
+            .error("(invalid Yaml document separator: {apiVersion: v1", 9, 1),
+        // The directive ends up in a piece of its own, which go-yaml refuses.
+        case("YAML directive", File("directive.yaml"))
+            .error("kubectl cannot read a YAML directive", 1, 1),
+        // A piece of the stream that begins with `...` (kubectl cut at the `---` before
+        // it): go-yaml finds no node. The pods before and after are linted.
+        case("document end with no document", File("document-end-alone.yaml")).error(
+            "kubectl refuses a `...` line with no document before it (yaml: did not find expected node content)",
+            11,
+            1,
+        ),
+        // libyaml scans `!!str}` as one tag, then wants white space.
+        case("tag right before a bracket", File("tag-before-bracket.yaml"))
+            .error("`}` right after a tag: kubectl's YAML reader takes it into the tag", 5, 17),
+        // go-yaml reads the first document of each piece between `---` lines and ignores
+        // the rest: the pod after `...` would never be created. The piece is refused
+        // whole, at the document kubectl ignores.
+        case("document after a document end", File("document-after-end.yaml"))
+            .error("kubectl ignores this document", 12, 1),
+        // --- JSON streams, read as kubectl reads them. ---
+        // Two objects on one line are two objects (Go's json.Decoder); the second's
+        // finding is at its column on the line.
+        case("two JSON objects on one line", File("json-stream.json"))
+            .findings(&[("ML206", 1, 186), ("ML206", 1, 425)]),
+        // After two objects kubectl no longer tries YAML: the error ends the stream, the
+        // two objects are linted.
+        case("JSON stream broken after two objects", File("json-broken-after-two.json"))
+            .error("invalid JSON: invalid character 'P' looking for beginning of value", 3, 30)
+            .findings(&[("ML206", 1, 186), ("ML206", 2, 187)]),
+        // Neither JSON nor YAML: kubectl reports the JSON error, and so does the linter.
+        case("JSON that is no YAML either", File("json-not-yaml-either.json"))
+            .error("invalid JSON: invalid character '\\n' in string literal", 1, 65),
         // --- Wrong types: the API server's strictness, at the offending node. ---
         // "30" is a string; the API server rejects it for an int64 field.
         case("string grace period", File("string-grace-period.yaml")).error(
@@ -233,8 +279,8 @@ fn catalogue() -> Vec<Case> {
         // Helm renders disabled templates as comments and empty documents.
         case("comment-only file", File("comment-only.yaml")),
         case("empty file", File("empty-file.yaml")),
-        // Empty documents, `...` and a trailing `---` around one workload: the workload
-        // is linted (no findings), the empty documents are nothing.
+        // Empty documents and a trailing `---` around one workload: the workload is
+        // linted (no findings), the empty documents are nothing.
         case("empty documents", File("empty-documents.yaml")),
         // --- Partial and questionable objects: linted or noted, not errors. ---
         // An injection label with a value the injector does not read ("enabled" belongs
@@ -298,9 +344,14 @@ fn catalogue() -> Vec<Case> {
         // 10 000 nested block sequences: refused at depth 101 without recursion.
         case("10 000-level block nesting", Made(deep_block))
             .error("nesting deeper than 100 levels", 1, 201),
-        // 10 000 nested flow mappings: the parser's own recursion guard stops first.
-        case("10 000-level flow nesting", Made(deep_flow))
-            .error("nested too deeply (recursion limit exceeded)", 1, 1021),
+        // 10 000 nested flow mappings: a stream that starts with `{` is JSON to kubectl,
+        // and this is not JSON; as YAML, the parser's own recursion guard stops first.
+        // Both reasons are given, at the JSON error's position, as kubectl reports it.
+        case("10 000-level flow nesting", Made(deep_flow)).error(
+            "invalid JSON: invalid character 'a' looking for beginning of object key string (kubectl reads a stream that starts with `{` as JSON; as YAML it fails too: invalid YAML: nested too deeply (recursion limit exceeded)",
+            1,
+            2,
+        ),
         // A 100 MB document between two pods: skipped unparsed at its first line (the
         // API server takes 3 MiB per object); both pods are still linted.
         case("100 MB document", Made(huge_document))

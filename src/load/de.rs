@@ -19,7 +19,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
 
 use super::SourceText;
-use super::tree::{Entry, Node, Pos, Style, Value};
+use super::tree::{Entry, Node, Pos, Style, Value, go_integer};
 
 /// Which rules a value is read by.
 #[derive(Clone, Copy, Debug)]
@@ -146,18 +146,6 @@ impl<'de, 's> NodeDeserializer<'de, 's> {
     }
 }
 
-/// `Some(i)` when `f` has no fraction and Go's encoder would write it as an integer.
-fn integral(f: f64) -> Option<Value> {
-    if f.fract() != 0.0 || f.abs() >= 1e21 {
-        return None;
-    }
-    let whole = f as i128;
-    i64::try_from(whole)
-        .map(Value::Int)
-        .or_else(|_| u64::try_from(whole).map(Value::UInt))
-        .ok()
-}
-
 impl<'de> Deserializer<'de> for NodeDeserializer<'de, '_> {
     type Error = Error;
 
@@ -167,7 +155,7 @@ impl<'de> Deserializer<'de> for NodeDeserializer<'de, '_> {
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Int(i) => visitor.visit_i64(*i),
             Value::UInt(u) => visitor.visit_u64(*u),
-            Value::Float(f) => match integral(*f) {
+            Value::Float(f) => match go_integer(*f) {
                 Some(Value::Int(i)) => visitor.visit_i64(i),
                 Some(Value::UInt(u)) => visitor.visit_u64(u),
                 _ => visitor.visit_f64(*f),

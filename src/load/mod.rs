@@ -142,16 +142,39 @@ pub fn parse_chunk(
         first_line: chunk.first_line,
         text: Arc::from(chunk.text),
     };
-    let parse = match chunk.syntax {
-        split::Syntax::Yaml => parse::parse_stream_chunk,
-        split::Syntax::Json => json::parse_document,
+    let not_json = chunk.not_json;
+    let parsed = match chunk.syntax {
+        split::Syntax::Yaml => parse::parse_stream_chunk(
+            &source.text,
+            source.first_line,
+            chunk.keeps_separator,
+            limits,
+        ),
+        split::Syntax::Json => json::parse_document(&source.text, source.first_line, limits),
     };
-    let roots = parse(&source.text, source.first_line, limits).map_err(|error| InputError {
-        file: file.clone(),
-        pos: Some(error.pos),
-        message: error.message,
-        related: error.related,
-        source: Some(source.clone()),
+    let roots = parsed.map_err(|error| {
+        // A stream that started as JSON and is no YAML either: kubectl reports the JSON
+        // error (`YAMLOrJSONDecoder.Decode`), the more useful one for a JSON file.
+        let (pos, message) = match not_json {
+            Some(json) => (
+                Pos {
+                    line: json.line,
+                    column: json.column,
+                },
+                format!(
+                    "invalid JSON: {} (kubectl reads a stream that starts with `{{` as JSON; as YAML it fails too: {})",
+                    json.message, error.message
+                ),
+            ),
+            None => (error.pos, error.message),
+        };
+        InputError {
+            file: file.clone(),
+            pos: Some(pos),
+            message,
+            related: error.related,
+            source: Some(source.clone()),
+        }
     })?;
     let origin = helm_origin(&source.text);
     Ok(roots
@@ -194,14 +217,11 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
                 "encoded in {encoding}, not UTF-8; Kubernetes manifests must be UTF-8 text (convert it: iconv -f {encoding} -t UTF-8)"
             ),
         ),
-        ChunkError::InvalidJson {
-            line,
-            column,
-            message,
-        } => (
-            at(line, column),
+        ChunkError::InvalidJson(invalid) => (
+            at(invalid.line, invalid.column),
             format!(
-                "invalid JSON: {message}; kubectl stops reading this JSON stream here (after two objects it no longer tries YAML)"
+                "invalid JSON: {}; kubectl stops reading this JSON stream here (after two objects it no longer tries YAML)",
+                invalid.message
             ),
         ),
         ChunkError::Io(error) => (
@@ -296,6 +316,8 @@ mod tests {
             first_line: 1,
             text: "---\n# only a comment\n".into(),
             syntax: split::Syntax::Yaml,
+            keeps_separator: true,
+            not_json: None,
         };
         assert!(
             parse_chunk(&file, chunk, 0, &Limits::default())

@@ -87,13 +87,15 @@ pub fn parse_documents(
 
 /// Parses a chunk of a manifest stream: [`parse_documents`], plus what kubectl's
 /// document splitter makes of it. kubectl cuts a stream at every line that starts with
-/// `---` and hands each piece to go-yaml, which reads its first document only.
+/// `---` and hands each piece to go-yaml, which reads its first document only;
+/// `keeps_separator` says whether the chunk's `---` line is in kubectl's piece.
 pub fn parse_stream_chunk(
     text: &str,
     first_line: u32,
+    keeps_separator: bool,
     limits: &Limits,
 ) -> Result<Vec<Node>, SyntaxError> {
-    check_document_lines(text, first_line)?;
+    check_document_lines(text, first_line, keeps_separator)?;
     let mut roots = parse_documents(text, first_line, limits)?;
     if let Some(ignored) = roots.iter().skip(1).find(|root| root.value != Value::Null) {
         return Err(SyntaxError {
@@ -108,8 +110,13 @@ pub fn parse_stream_chunk(
 
 /// kubectl's `YAMLReader` takes any line starting with `---` as a separator and refuses
 /// one followed by anything but a comment (`--- {a: 1}`, `----`); a `%YAML` directive
-/// ends up cut from its document, which go-yaml then refuses.
-fn check_document_lines(text: &str, first_line: u32) -> Result<(), SyntaxError> {
+/// ends up cut from its document, and a piece that starts with `...`, both of which
+/// go-yaml then refuses.
+fn check_document_lines(
+    text: &str,
+    first_line: u32,
+    keeps_separator: bool,
+) -> Result<(), SyntaxError> {
     let mut seen_content = false;
     for (index, line) in text.split('\n').enumerate() {
         let at = |column: usize| Pos {
@@ -127,10 +134,21 @@ fn check_document_lines(text: &str, first_line: u32) -> Result<(), SyntaxError> 
                     related: None,
                 });
             }
-            seen_content = false;
+            // A `---` kubectl keeps starts a document; one it cuts at starts nothing.
+            seen_content = keeps_separator;
             continue;
         }
         let trimmed = line.trim_start();
+        let is_end_marker = line
+            .strip_prefix("...")
+            .is_some_and(|rest| rest.chars().next().is_none_or(char::is_whitespace));
+        if is_end_marker && !seen_content {
+            return Err(SyntaxError {
+                message: "kubectl refuses a `...` line with no document before it (yaml: did not find expected node content); remove the line".into(),
+                pos: at(1),
+                related: None,
+            });
+        }
         if line.starts_with('%') && !seen_content {
             return Err(SyntaxError {
                 message: "kubectl cannot read a YAML directive: its document splitter cuts `%` lines from the document they belong to (did not find expected <document start>); remove the directive".into(),
@@ -429,6 +447,9 @@ impl Builder<'_> {
                     && tag.is_none_or(|tag| core_tag_name(tag) == Some("merge"));
                 let value = scalar_value(&text, style, tag)
                     .ok_or_else(|| self.error(span.start, bad_tag_message(&text, tag)))?;
+                if tag.is_some() && text.is_empty() {
+                    self.check_tag_end(span)?;
+                }
                 let node = Node {
                     span,
                     value,
@@ -515,6 +536,28 @@ impl Builder<'_> {
                 }
                 _ => unreachable!("the parser balances mapping events"),
             },
+        }
+    }
+
+    /// libyaml scans a tag up to white space, so a `,`, `[`, `]`, `{` or `}` right after
+    /// it (`{a: !!str}`) becomes part of the tag and the document fails; saphyr ends the
+    /// tag there, as YAML 1.2 says. An empty tagged scalar's span is its tag.
+    fn check_tag_end(&self, span: Span) -> Result<(), SyntaxError> {
+        let line = (span.end.line - self.first_line) as usize;
+        let next = self
+            .padded
+            .text
+            .split('\n')
+            .nth(line)
+            .and_then(|text| text.chars().nth(span.end.column as usize - 1));
+        match next {
+            Some(c @ (',' | '[' | ']' | '{' | '}')) => Err(self.error(
+                span.start,
+                format!(
+                    "`{c}` right after a tag: kubectl's YAML reader takes it into the tag and refuses the document (did not find expected whitespace or line break); put a space after the tag"
+                ),
+            )),
+            _ => Ok(()),
         }
     }
 

@@ -28,6 +28,26 @@ pub struct Chunk {
     pub text: String,
     /// How the text is to be read.
     pub syntax: Syntax,
+    /// Whether kubectl's document splitter keeps this chunk's opening `---` line in the
+    /// piece it hands to go-yaml: it does only when nothing precedes the line since the
+    /// last `---` it cut at (the stream's first line, or a second `---` in a row);
+    /// otherwise the line only ends the piece before.
+    pub keeps_separator: bool,
+    /// Where a stream that started as JSON stopped being JSON, when this YAML chunk is
+    /// where kubectl went on as YAML: if it is no YAML either, kubectl reports the JSON
+    /// error, and so does the linter.
+    pub not_json: Option<Box<InvalidJson>>,
+}
+
+/// A place where a JSON stream is not JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidJson {
+    /// 1-based line of the offending character.
+    pub line: u32,
+    /// 1-based column of the offending character, in characters.
+    pub column: u32,
+    /// Go's `encoding/json` message, which kubectl prints.
+    pub message: String,
 }
 
 /// The language of a chunk.
@@ -68,14 +88,7 @@ pub enum ChunkError {
         limit: usize,
     },
     /// A JSON stream breaks off after two or more values: kubectl stops reading there.
-    InvalidJson {
-        /// 1-based line of the offending character.
-        line: u32,
-        /// 1-based column of the offending character, in characters.
-        column: u32,
-        /// Go's `encoding/json` message, which kubectl prints.
-        message: String,
-    },
+    InvalidJson(InvalidJson),
     /// The input failed while being read.
     Io(io::Error),
 }
@@ -91,6 +104,11 @@ pub struct Splitter<R> {
     pending_first_line: u32,
     pending_has_content: bool,
     pending_has_start: bool,
+    /// Whether kubectl keeps the pending chunk's `---` line (see [`Chunk`]).
+    pending_keeps_separator: bool,
+    /// Whether kubectl's splitter holds nothing yet: a `---` line read now opens its
+    /// piece instead of ending one.
+    kubectl_piece_empty: bool,
     /// The chunk grew past `max_bytes`; its text is dropped until it ends.
     oversized: bool,
     done: bool,
@@ -106,6 +124,8 @@ pub struct Splitter<R> {
     replay: VecDeque<Vec<u8>>,
     /// Chunks found but not yet handed out (several JSON values can end on one line).
     ready: VecDeque<Result<Chunk, ChunkError>>,
+    /// Why a JSON stream went on as YAML, for the first YAML chunk.
+    not_json: Option<Box<InvalidJson>>,
 }
 
 /// How kubectl reads the stream (`YAMLOrJSONDecoder`, see [`Splitter`]).
@@ -140,6 +160,8 @@ impl<R: BufRead> Splitter<R> {
             pending_first_line: 1,
             pending_has_content: false,
             pending_has_start: false,
+            pending_keeps_separator: false,
+            kubectl_piece_empty: true,
             oversized: false,
             done: false,
             line_buf: Vec::new(),
@@ -148,6 +170,7 @@ impl<R: BufRead> Splitter<R> {
             had_bom: false,
             replay: VecDeque::new(),
             ready: VecDeque::new(),
+            not_json: None,
         }
     }
 
@@ -200,10 +223,14 @@ impl<R: BufRead> Splitter<R> {
         if bytes.is_empty() {
             return None;
         }
+        let not_json = self.not_json.take();
+        let keeps_separator = std::mem::take(&mut self.pending_keeps_separator);
         Some(to_text(bytes, first_line).map(|text| Chunk {
             first_line,
             text,
             syntax: Syntax::Yaml,
+            keeps_separator,
+            not_json,
         }))
     }
 
@@ -340,8 +367,15 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 None
             };
             self.append_line();
+            // kubectl's YAMLReader: a line starting with `---` ends the piece it holds,
+            // or opens the next one when it holds nothing; any other line is kept.
+            let keeps_separator = self.kubectl_piece_empty;
+            self.kubectl_piece_empty = self.line_buf.starts_with(b"---") && !keeps_separator;
             match kind {
-                LineKind::Start => self.pending_has_start = true,
+                LineKind::Start => {
+                    self.pending_has_start = true;
+                    self.pending_keeps_separator = keeps_separator;
+                }
                 LineKind::Content => self.pending_has_content = true,
                 LineKind::Trivia => {}
             }
@@ -471,6 +505,8 @@ impl<R: BufRead> Splitter<R> {
                 first_line,
                 text,
                 syntax: Syntax::Json,
+                keeps_separator: false,
+                not_json: None,
             })
         };
         self.pending.clear();
@@ -483,6 +519,11 @@ impl<R: BufRead> Splitter<R> {
         let Mode::Json(json) = &mut self.mode else {
             return;
         };
+        let invalid = InvalidJson {
+            line: self.line,
+            column,
+            message,
+        };
         if json.values >= 2 || self.oversized {
             let error = if self.oversized {
                 ChunkError::TooLarge {
@@ -490,16 +531,13 @@ impl<R: BufRead> Splitter<R> {
                     limit: self.max_bytes,
                 }
             } else {
-                ChunkError::InvalidJson {
-                    line: self.line,
-                    column,
-                    message,
-                }
+                ChunkError::InvalidJson(invalid)
             };
             self.ready.push_back(Err(error));
             self.done = true;
             return;
         }
+        self.not_json = Some(Box::new(invalid));
         // Read again as YAML from where the value began: the pending text and the rest
         // of this line, its first line indented back to its column.
         let mut again = vec![b' '; json.column_offset];
@@ -544,6 +582,21 @@ mod tests {
                 (4, "--- \nc: 3\n".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_separator_opens_kubectl_s_piece_only_when_nothing_precedes_it() {
+        // YAMLReader.Read writes a `---` line into an empty buffer, and returns the
+        // buffer at a `---` line otherwise (the line is then consumed).
+        let keeps = |text: &str| -> Vec<bool> {
+            split_all(text.as_bytes(), 1 << 20)
+                .into_iter()
+                .map(|chunk| chunk.unwrap().keeps_separator)
+                .collect()
+        };
+        assert_eq!(keeps("---\na: 1\n---\nb: 2\n"), [true, false]);
+        assert_eq!(keeps("a: 1\n---\n---\nb: 2\n"), [false, false, true]);
+        assert_eq!(keeps("# c\n---\na: 1\n"), [false]);
     }
 
     #[test]

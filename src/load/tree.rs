@@ -343,13 +343,25 @@ impl Node {
 /// A float as kubectl sends it: Go's encoder writes an integral float below 1e21
 /// without a fraction (`12.0` is `12`), so it reads as an integer on the other side.
 fn json_float(f: f64) -> serde_json::Value {
-    if f.fract() == 0.0 && f.abs() < 1e21 {
-        if let Ok(int) = i64::try_from(f as i128) {
-            return serde_json::Value::from(int);
-        }
-        if let Ok(int) = u64::try_from(f as i128) {
-            return serde_json::Value::from(int);
-        }
+    match go_integer(f) {
+        Some(Value::Int(int)) => serde_json::Value::from(int),
+        Some(Value::UInt(int)) => serde_json::Value::from(int),
+        _ => serde_json::Number::from_f64(f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
     }
-    serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+/// The integer a float is on the other side of Go's JSON encoder, if any: below 1e21 it
+/// writes the shortest digits that read back as `f`, padded with zeros and without a
+/// fraction when there is none (`12.0` is `12`, 2^63 is `9223372036854776000`, too
+/// large for an int64), as Rust prints floats.
+pub fn go_integer(f: f64) -> Option<Value> {
+    if f.fract() != 0.0 || f.abs() >= 1e21 {
+        return None;
+    }
+    let text = f.to_string();
+    text.parse::<i64>()
+        .map(Value::Int)
+        .or_else(|_| text.parse::<u64>().map(Value::UInt))
+        .ok()
 }

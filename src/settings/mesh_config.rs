@@ -863,34 +863,24 @@ mod tests {
         );
     }
 
+    /// The first error is at `line:column` and starts with `message`.
+    fn assert_error(errors: &[InputError], line: u32, column: u32, message: &str) {
+        assert_eq!(errors[0].pos, Some(crate::load::Pos { line, column }));
+        assert!(errors[0].message.starts_with(message), "{errors:?}");
+    }
+
     #[test]
     fn wrong_types_are_errors_at_the_value() {
         let errors =
             problems("global:\n  proxy:\n    holdApplicationUntilProxyStarts: yes please\n");
-        assert_eq!(
-            errors[0].pos,
-            Some(crate::load::Pos {
-                line: 3,
-                column: 38
-            })
-        );
-        assert!(
-            errors[0]
-                .message
-                .starts_with("global.proxy.holdApplicationUntilProxyStarts: invalid type")
-        );
+        let message = "global.proxy.holdApplicationUntilProxyStarts: invalid type";
+        assert_error(&errors, 3, 38, message);
         let errors = problems("meshConfig:\n  defaultConfig:\n    terminationDrainDuration: 5\n");
-        assert_eq!(
-            errors[0].pos,
-            Some(crate::load::Pos {
-                line: 3,
-                column: 31
-            })
-        );
-        assert!(
-            errors[0]
-                .message
-                .starts_with("meshConfig.defaultConfig.terminationDrainDuration:")
+        assert_error(
+            &errors,
+            3,
+            31,
+            "meshConfig.defaultConfig.terminationDrainDuration:",
         );
     }
 
