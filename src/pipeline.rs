@@ -278,7 +278,12 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
             for document in &documents {
                 if mesh_config {
                     let source = crate::settings::Source::Input(file.clone());
-                    crate::settings::mesh_config::apply_input_object(document, settings, source);
+                    crate::settings::mesh_config::apply_input_object(
+                        &document.root,
+                        &document.source,
+                        settings,
+                        source,
+                    );
                 }
                 for namespace in workload::objects(document).namespaces {
                     settings.namespaces.insert(

@@ -205,16 +205,16 @@ fn config_versions_outside_the_model_are_errors_with_the_range() {
         (
             1,
             20,
-            "kubernetesVersion: Kubernetes 1.3 is outside the releases the linter models (1.25 to 1.34); give the nearest of those it behaves like".to_owned()
+            "kubernetesVersion: Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34); give the nearest of those it behaves like".to_owned()
         )
     );
-    let (_, stderr, status) = with_config("istio:\n  version: 1.29\n", &manifest);
+    let (_, stderr, status) = with_config("istio:\n  version: 1.30\n", &manifest);
     assert_eq!(status, 2);
     let (line, column, message) = first_error(&stderr, ".mesh-lifecycle.yaml");
     assert_eq!((line, column), (2, 12));
     assert!(
         message.starts_with(
-            "istio.version: Istio 1.29 is outside the releases the linter models (1.7 to 1.28)"
+            "istio.version: Istio 1.30 is outside the releases the linter models (1.3 to 1.29)"
         ),
         "{message}"
     );

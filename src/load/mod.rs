@@ -137,17 +137,36 @@ pub fn parse_chunk(
     first_index: usize,
     limits: &Limits,
 ) -> Result<Vec<Document>, InputError> {
+    parse_text(
+        file,
+        chunk.first_line,
+        Arc::from(chunk.text),
+        &chunk.framing,
+        first_index,
+        limits,
+    )
+}
+
+/// Parses the text of one or more documents of `file`, starting at `first_line`, the way
+/// `framing` says kubectl reads it.
+pub fn parse_text(
+    file: &Arc<str>,
+    first_line: u32,
+    text: Arc<str>,
+    framing: &split::Framing,
+    first_index: usize,
+    limits: &Limits,
+) -> Result<Vec<Document>, InputError> {
     let source = SourceText {
         file: file.clone(),
-        first_line: chunk.first_line,
-        text: Arc::from(chunk.text),
+        first_line,
+        text,
     };
-    let not_json = chunk.not_json;
-    let parsed = match chunk.syntax {
+    let parsed = match framing.syntax {
         split::Syntax::Yaml => parse::parse_stream_chunk(
             &source.text,
             source.first_line,
-            chunk.keeps_separator,
+            framing.keeps_separator,
             limits,
         ),
         split::Syntax::Json => json::parse_document(&source.text, source.first_line, limits),
@@ -155,7 +174,7 @@ pub fn parse_chunk(
     let roots = parsed.map_err(|error| {
         // A stream that started as JSON and is no YAML either: kubectl reports the JSON
         // error (`YAMLOrJSONDecoder.Decode`), the more useful one for a JSON file.
-        let (pos, message) = match not_json {
+        let (pos, message) = match &framing.not_json {
             Some(json) => (
                 Pos {
                     line: json.line,
@@ -315,9 +334,7 @@ mod tests {
         let chunk = split::Chunk {
             first_line: 1,
             text: "---\n# only a comment\n".into(),
-            syntax: split::Syntax::Yaml,
-            keeps_separator: true,
-            not_json: None,
+            framing: split::Framing::default(),
         };
         assert!(
             parse_chunk(&file, chunk, 0, &Limits::default())

@@ -176,7 +176,7 @@ enum Rejected {
 }
 
 fn parse_padded(padded: &Padded, first_line: u32, limits: &Limits) -> Result<Vec<Node>, Rejected> {
-    let text = padded.text.as_str();
+    let text = padded.text.as_ref();
     let mut builder = Builder {
         first_line,
         padded,
@@ -233,17 +233,18 @@ fn quoted_indentation_error(first_line: u32, padded: &Padded, quote: Pos) -> Syn
 /// libyaml accepts at any indentation indented past their key. Leading spaces of a
 /// continuation line are not part of the scalar's value (YAML folds them away), so the
 /// value is unchanged; positions on those lines are shifted back by [`Padded::original`].
-struct Padded {
-    text: String,
+struct Padded<'t> {
+    /// The chunk itself until a line needs indenting.
+    text: std::borrow::Cow<'t, str>,
     /// Spaces added at the start of each line (0-based line of the chunk).
     added: HashMap<u32, u32>,
     pads: usize,
 }
 
-impl Padded {
-    fn new(text: &str) -> Padded {
+impl<'t> Padded<'t> {
+    fn new(text: &'t str) -> Padded<'t> {
         Padded {
-            text: text.to_owned(),
+            text: std::borrow::Cow::Borrowed(text),
             added: HashMap::new(),
             pads: 0,
         }
@@ -302,7 +303,7 @@ impl Padded {
             out.push_str(line);
             changed = true;
         }
-        self.text = out;
+        self.text = std::borrow::Cow::Owned(out);
         self.pads += 1;
         changed
     }
@@ -413,7 +414,7 @@ enum PendingKey {
 
 struct Builder<'l> {
     first_line: u32,
-    padded: &'l Padded,
+    padded: &'l Padded<'l>,
     limits: &'l Limits,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Node>,

@@ -26,9 +26,16 @@ pub struct Chunk {
     /// middle of a line is preceded by spaces for what comes before it on that line, so
     /// that columns count from the start of the line.
     pub text: String,
-    /// How the text is to be read.
+    /// How kubectl reads the text.
+    pub framing: Framing,
+}
+
+/// How kubectl reads a chunk, which the text alone does not say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Framing {
+    /// YAML, or one value of a JSON stream.
     pub syntax: Syntax,
-    /// Whether kubectl's document splitter keeps this chunk's opening `---` line in the
+    /// Whether kubectl's document splitter keeps the chunk's opening `---` line in the
     /// piece it hands to go-yaml: it does only when nothing precedes the line since the
     /// last `---` it cut at (the stream's first line, or a second `---` in a row);
     /// otherwise the line only ends the piece before.
@@ -37,6 +44,17 @@ pub struct Chunk {
     /// where kubectl went on as YAML: if it is no YAML either, kubectl reports the JSON
     /// error, and so does the linter.
     pub not_json: Option<Box<InvalidJson>>,
+}
+
+impl Default for Framing {
+    /// A YAML document on its own, as the YAML specification reads it.
+    fn default() -> Self {
+        Framing {
+            syntax: Syntax::Yaml,
+            keeps_separator: true,
+            not_json: None,
+        }
+    }
 }
 
 /// A place where a JSON stream is not JSON.
@@ -228,9 +246,11 @@ impl<R: BufRead> Splitter<R> {
         Some(to_text(bytes, first_line).map(|text| Chunk {
             first_line,
             text,
-            syntax: Syntax::Yaml,
-            keeps_separator,
-            not_json,
+            framing: Framing {
+                syntax: Syntax::Yaml,
+                keeps_separator,
+                not_json,
+            },
         }))
     }
 
@@ -504,9 +524,11 @@ impl<R: BufRead> Splitter<R> {
             to_text(bytes, first_line).map(|text| Chunk {
                 first_line,
                 text,
-                syntax: Syntax::Json,
-                keeps_separator: false,
-                not_json: None,
+                framing: Framing {
+                    syntax: Syntax::Json,
+                    keeps_separator: false,
+                    not_json: None,
+                },
             })
         };
         self.pending.clear();
@@ -591,7 +613,7 @@ mod tests {
         let keeps = |text: &str| -> Vec<bool> {
             split_all(text.as_bytes(), 1 << 20)
                 .into_iter()
-                .map(|chunk| chunk.unwrap().keeps_separator)
+                .map(|chunk| chunk.unwrap().framing.keeps_separator)
                 .collect()
         };
         assert_eq!(keeps("---\na: 1\n---\nb: 2\n"), [true, false]);

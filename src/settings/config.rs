@@ -130,6 +130,9 @@ pub struct ConfigExtras {
     pub rules: Vec<RuleSetting>,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,
+    /// `exclude:`: globs of paths that directory searches leave out, relative to the
+    /// config file's directory.
+    pub exclude: Vec<String>,
 }
 
 /// `.mesh-lifecycle.yaml` as written. Every setting is optional; a key the linter does
@@ -137,6 +140,7 @@ pub struct ConfigExtras {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ConfigFile {
+    exclude: Option<Vec<String>>,
     kubernetes_version: Option<KubeVersion>,
     istio: Option<IstioConfig>,
     linkerd: Option<LinkerdConfig>,
@@ -274,7 +278,10 @@ impl ConfigFile {
         settings: &mut Settings,
     ) -> Result<ConfigExtras, InputError> {
         let at = |path: &str, anchor| root.locate(&JsonPath::parse(path), anchor).span.start;
-        let mut extras = ConfigExtras::default();
+        let mut extras = ConfigExtras {
+            exclude: self.exclude.unwrap_or_default(),
+            ..ConfigExtras::default()
+        };
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, origin.clone());
         }
@@ -518,7 +525,7 @@ mod tests {
                 column: 20
             })
         );
-        assert!(errors[0].message.contains("(1.25 to 1.34)"), "{errors:?}");
+        assert!(errors[0].message.contains("(1.22 to 1.34)"), "{errors:?}");
     }
 
     #[test]

@@ -24,12 +24,21 @@ use super::istio::{NativeSidecars, ProxyConfig, ProxyConfigError};
 use super::version::ReleaseTag;
 use super::{IstioVersion, LinkerdVersion, Settings, Source, Sourced};
 use crate::load::de::{Reading, from_node};
-use crate::load::{Anchor, Document, InputError, JsonPath, Node, SourceText};
+use crate::load::{Anchor, InputError, JsonPath, Node, SourceText};
 use crate::time::{Millis, parse_go_duration};
 
 /// Applies the mesh config file at `path`; every problem is an error at its node.
 pub fn apply(path: &Path, settings: &mut Settings, source: Source) -> Result<(), Vec<InputError>> {
     let file = SettingsFile::read(path).map_err(|e| vec![e])?;
+    apply_file(&file, settings, source)
+}
+
+/// Applies an already read mesh config file; every problem is an error at its node.
+pub fn apply_file(
+    file: &SettingsFile,
+    settings: &mut Settings,
+    source: Source,
+) -> Result<(), Vec<InputError>> {
     let mut errors = Vec::new();
     let mut recognised = false;
     for (root, text) in &file.documents {
@@ -53,10 +62,15 @@ pub fn apply(path: &Path, settings: &mut Settings, source: Source) -> Result<(),
     }
 }
 
-/// Applies a document of the linted input when it is mesh configuration (an `istio`
-/// ConfigMap or an IstioOperator). Problems in it are left to the main pass.
-pub fn apply_input_object(document: &Document, settings: &mut Settings, source: Source) -> bool {
-    let root = &document.root;
+/// Applies an object of the linted input when it is mesh configuration (an `istio`
+/// ConfigMap or an IstioOperator), and returns what is wrong in it, each problem at its
+/// node of `text`, exactly as `--mesh-config` would report it.
+pub fn apply_input_object(
+    root: &Node,
+    text: &SourceText,
+    settings: &mut Settings,
+    source: Source,
+) -> Vec<InputError> {
     let kind = root.get("kind").and_then(Node::as_str);
     let is_istio_configmap = kind == Some("ConfigMap")
         && root
@@ -65,28 +79,29 @@ pub fn apply_input_object(document: &Document, settings: &mut Settings, source: 
             .is_some_and(|name| {
                 name == "istio" || name.starts_with("istio-") && name != "istio-ca-root-cert"
             });
-    if !(is_istio_configmap || kind == Some("IstioOperator")) {
-        return false;
+    let mut errors = Vec::new();
+    if is_istio_configmap || kind == Some("IstioOperator") {
+        let mut reader = Reader {
+            text,
+            source,
+            errors: &mut errors,
+        };
+        reader.document(root, settings);
     }
-    let mut ignored = Vec::new();
-    let mut reader = Reader {
-        text: &document.source,
-        source,
-        errors: &mut ignored,
-    };
-    reader.document(root, settings)
+    errors
 }
 
 /// The fields of Istio's `ProxyConfig` (mesh/v1alpha1/proxy.proto in istio/api, every
-/// field of 1.7 to 1.29), by their proto names; JSON also takes them in lower camel
+/// field of 1.3 to 1.29), by their proto names; JSON also takes them in lower camel
 /// case (`termination_drain_duration` or `terminationDrainDuration`), as istiod's jsonpb
 /// reader does.
-const PROXY_CONFIG_FIELDS: [&str; 40] = [
+const PROXY_CONFIG_FIELDS: [&str; 41] = [
     "availability_zone",
     "binary_path",
     "ca_certificates_pem",
     "concurrency",
     "config_path",
+    "connect_timeout",
     "control_plane_auth_policy",
     "custom_config_file",
     "discovery_address",
@@ -125,7 +140,7 @@ const PROXY_CONFIG_FIELDS: [&str; 40] = [
 ];
 
 /// The fields of Istio's `MeshConfig` (mesh/v1alpha1/config.proto in istio/api, every
-/// field of 1.7 to 1.29), by their proto names.
+/// field of 1.3 to 1.29), by their proto names.
 const MESH_CONFIG_FIELDS: [&str; 65] = [
     "access_log_encoding",
     "access_log_file",
@@ -648,7 +663,7 @@ impl Reader<'_> {
             .and_then(|env| env.enable_native_sidecars)
         {
             // istiod disables native sidecars for any value but `true` and `auto`
-            // (semantics 3.3).
+            // (docs/lifecycle.md §3.3).
             let mode = match mode.as_str() {
                 "true" => NativeSidecars::On,
                 "auto" => NativeSidecars::Auto,
@@ -892,7 +907,7 @@ mod tests {
         // A tag that is no version says nothing.
         let settings = read("global:\n  tag: latest\n");
         assert!(settings.istio.version.is_none());
-        let errors = problems("global:\n  tag: 1.2.0\n");
-        assert!(errors[0].message.contains("(1.7 to 1.28)"), "{errors:?}");
+        let errors = problems("global:\n  tag: 1.30.1\n");
+        assert!(errors[0].message.contains("(1.3 to 1.29)"), "{errors:?}");
     }
 }

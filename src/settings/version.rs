@@ -1,8 +1,8 @@
 //! Release versions of Kubernetes, Istio and Linkerd, and the boundaries the model uses.
 //!
-//! Each has the range of releases the model knows: the lifecycle semantics
-//! (`lifecycle-semantics.md`) state facts for these releases only, so a version outside
-//! the range is refused rather than read as its nearest neighbour.
+//! Each has the range of releases the model knows: the facts it encodes
+//! (`docs/lifecycle.md`) were read at these releases only, so a version outside the range
+//! is refused rather than read as its nearest neighbour.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -21,9 +21,9 @@ impl KubeVersion {
     /// in 1.34); newer releases behave the same for everything modelled.
     pub const NEWEST_KNOWN: KubeVersion = KubeVersion { minor: 34 };
 
-    /// The oldest release the model covers (`ProbeTerminationGracePeriod` on by
-    /// default, semantics 2.1).
-    pub const OLDEST_KNOWN: KubeVersion = KubeVersion { minor: 25 };
+    /// The oldest release the model covers: the kubelet's grace accounting holds from
+    /// 1.22 (docs/lifecycle.md §2.2), and every later boundary is modelled.
+    pub const OLDEST_KNOWN: KubeVersion = KubeVersion { minor: 22 };
 
     /// Parses `1.29`, `v1.29.3` or `1.29.3-gke.100`.
     pub fn parse(text: &str) -> Option<KubeVersion> {
@@ -88,12 +88,13 @@ pub struct IstioVersion {
 }
 
 impl IstioVersion {
-    /// The oldest release the model covers (`holdApplicationUntilProxyStarts`, semantics
-    /// 3.5).
-    pub const OLDEST_KNOWN: IstioVersion = IstioVersion::new(7);
+    /// The oldest release the model covers, the first of its version boundaries
+    /// (`/quitquitquit`, docs/lifecycle.md §3.8).
+    pub const OLDEST_KNOWN: IstioVersion = IstioVersion::new(3);
 
-    /// The newest release the model covers (semantics 3, checked at 1.28.0).
-    pub const NEWEST_KNOWN: IstioVersion = IstioVersion::new(28);
+    /// The newest release the model covers (the injector read at 1.29.0,
+    /// docs/lifecycle.md §3.2).
+    pub const NEWEST_KNOWN: IstioVersion = IstioVersion::new(29);
 
     /// Parses `1.24`, `1.24.2` or `v1.24.2`.
     pub fn parse(text: &str) -> Option<IstioVersion> {
@@ -146,9 +147,11 @@ pub enum LinkerdVersion {
 }
 
 impl LinkerdVersion {
-    /// The oldest stable release the model covers (`stable-2.7.0`, semantics 4).
+    /// The oldest stable release the model covers (`stable-2.7.0`; the boundaries of
+    /// docs/lifecycle.md §4 lie above it).
     pub const OLDEST_STABLE: LinkerdVersion = LinkerdVersion::Stable { minor: 7 };
-    /// The newest stable release the model covers (`version-2.20`, semantics 4.2).
+    /// The newest stable release the model covers (`version-2.20`, docs/lifecycle.md
+    /// §4.2).
     pub const NEWEST_STABLE: LinkerdVersion = LinkerdVersion::Stable { minor: 20 };
     /// The oldest edge release the model covers (the edges of 2.7's time).
     pub const OLDEST_EDGE: LinkerdVersion = LinkerdVersion::Edge {
@@ -156,7 +159,7 @@ impl LinkerdVersion {
         month: 1,
         build: 1,
     };
-    /// The newest edge release the model covers (`edge-26.5.2`, semantics 4.2).
+    /// The newest edge release the model covers (`edge-26.5.2`, docs/lifecycle.md §4.2).
     pub const NEWEST_EDGE: LinkerdVersion = LinkerdVersion::Edge {
         year: 26,
         month: 5,
@@ -411,15 +414,16 @@ mod tests {
         );
         assert_eq!(
             KubeVersion::parse_known("1.3"),
-            Err("Kubernetes 1.3 is outside the releases the linter models (1.25 to 1.34); give the nearest of those it behaves like".into())
+            Err("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34); give the nearest of those it behaves like".into())
         );
         assert!(KubeVersion::parse_known("1.35").is_err());
         assert_eq!(IstioVersion::parse_known("1.20"), Ok(IstioVersion::new(20)));
         assert!(
             IstioVersion::parse_known("1.2")
                 .unwrap_err()
-                .contains("(1.7 to 1.28)")
+                .contains("(1.3 to 1.29)")
         );
+        assert!(IstioVersion::parse_known("1.30").is_err());
         assert!(
             LinkerdVersion::parse_known("2.21")
                 .unwrap_err()
