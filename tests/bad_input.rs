@@ -161,12 +161,12 @@ fn catalogue() -> Vec<Case> {
         // column 1), not at the scalar before it where the scanner noticed.
         case("tab indentation", File("tab-indentation.yaml"))
             .error("while scanning a plain scalar, found a tab", 8, 1),
-        // YAML forbids duplicate keys and kustomize and Helm refuse them, while
+        // YAML forbids duplicate keys and kustomize (kyaml, go-yaml v3) refuses them, while
         // kubectl apply -f keeps the later one silently (go-yaml v2's non-strict
         // Unmarshal): a deliberate difference (README). The later key is the error, the
         // first is shown as related.
         case("duplicate key", File("duplicate-key.yaml")).error(
-            "duplicate key `name`: a key must be unique in its mapping (kustomize and Helm refuse the file) while kubectl apply -f silently keeps the later value",
+            "duplicate key `name`: a key must be unique in its mapping (kustomize refuses the file) while kubectl apply -f silently keeps the later value",
             9,
             5,
         ),

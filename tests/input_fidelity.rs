@@ -221,6 +221,21 @@ fn config_versions_outside_the_model_are_errors_with_the_range() {
 }
 
 #[test]
+fn version_flags_outside_the_model_are_usage_errors_with_the_range() {
+    let output = cli()
+        .args(["lint", "--no-config", "--kubernetes-version", "1.3"])
+        .arg(common::testdata("rules/ml206-fire-sleep-45.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34)"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn unknown_config_keys_are_errors_at_the_key_and_wrong_types_at_the_value() {
     let manifest = common::testdata("rules/ml206-fire-sleep-45.yaml");
     let (_, stderr, status) = with_config("scenario:\n  appShutdownn: 10s\n", &manifest);

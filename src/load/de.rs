@@ -363,10 +363,9 @@ impl<'de> de::MapAccess<'de> for Entries<'de, '_> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        let node = self
-            .value
-            .take()
-            .expect("serde asks for a value after its key");
+        let Some(node) = self.value.take() else {
+            return Err(de::Error::custom("a value was read before its key"));
+        };
         seed.deserialize(NodeDeserializer::new(node, self.reading))
             .map_err(|error| error.at(node.span.start))
     }

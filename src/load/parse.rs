@@ -728,7 +728,7 @@ impl MapBuilder {
             let first = self.entries[first].key_span.start;
             return Err(SyntaxError {
                 message: format!(
-                    "duplicate key `{key}`: a key must be unique in its mapping (kustomize and Helm refuse the file) while kubectl apply -f silently keeps the later value; remove one"
+                    "duplicate key `{key}`: a key must be unique in its mapping (kustomize refuses the file) while kubectl apply -f silently keeps the later value; remove one"
                 ),
                 pos: key_span.start,
                 related: Some(Box::new((first, "first defined here".into()))),
