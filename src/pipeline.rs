@@ -207,7 +207,12 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
     for (input_index, input) in inputs.sources.iter().enumerate() {
         let file = input.name();
         for (index, piece) in input.pieces(&inputs.limits).enumerate() {
-            let load::Piece::Text { first_line, text } = piece else {
+            let load::Piece::Text {
+                first_line,
+                text,
+                framing,
+            } = piece
+            else {
                 continue;
             };
             let mesh_config = declares_kind(&text, "IstioOperator")
@@ -215,7 +220,8 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
             if !mesh_config && !declares_kind(&text, "Namespace") {
                 continue;
             }
-            let Ok(documents) = load::parse_text(file, first_line, text, index, &limits) else {
+            let Ok(documents) = load::parse_text(file, first_line, text, &framing, index, &limits)
+            else {
                 continue;
             };
             let mut errors = Vec::new();
@@ -424,6 +430,7 @@ enum Unit {
         index: usize,
         first_line: u32,
         text: Arc<str>,
+        framing: load::split::Framing,
     },
     Failed(InputError),
     /// A document the context pass already parsed.
@@ -440,17 +447,20 @@ fn read_all(inputs: &Inputs, mut each: impl FnMut(Unit)) {
     for (input_index, input) in inputs.sources.iter().enumerate() {
         for (index, piece) in input.pieces(&inputs.limits).enumerate() {
             each(match piece {
-                load::Piece::Text { first_line, text } => {
-                    match parsed.remove(&(input_index, index)) {
-                        Some(parsed) => Unit::Parsed(parsed),
-                        None => Unit::Text {
-                            file: input.name().clone(),
-                            index,
-                            first_line,
-                            text,
-                        },
-                    }
-                }
+                load::Piece::Text {
+                    first_line,
+                    text,
+                    framing,
+                } => match parsed.remove(&(input_index, index)) {
+                    Some(parsed) => Unit::Parsed(parsed),
+                    None => Unit::Text {
+                        file: input.name().clone(),
+                        index,
+                        first_line,
+                        text,
+                        framing,
+                    },
+                },
                 load::Piece::Failed(error) => Unit::Failed(error),
             });
         }
@@ -534,7 +544,8 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
             index,
             first_line,
             text,
-        } => match load::parse_text(&file, first_line, text, index, &options.limits) {
+            framing,
+        } => match load::parse_text(&file, first_line, text, &framing, index, &options.limits) {
             Ok(documents) => documents,
             Err(error) => {
                 report.errors.push(error);
@@ -582,7 +593,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
 /// Resolves a finding's paths to positions while the document's tree is alive.
 fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
     let place = |label: &rules::Label| {
-        let found = document.root.locate(&label.path, label.anchor);
+        let found = document.locate(&label.path, label.anchor);
         Place {
             start: found.span.start,
             end: found.span.end,

@@ -161,19 +161,91 @@ fn catalogue() -> Vec<Case> {
         // column 1), not at the scalar before it where the scanner noticed.
         case("tab indentation", File("tab-indentation.yaml"))
             .error("while scanning a plain scalar, found a tab", 8, 1),
-        // kubectl --validate=strict and the API server reject duplicate keys; the later
-        // key is the error, the first is shown as related.
-        case("duplicate key", File("duplicate-key.yaml"))
-            .error("duplicate key `name`; the API server rejects it", 9, 5),
+        // YAML forbids duplicate keys and kustomize (kyaml, go-yaml v3) refuses them, while
+        // kubectl apply -f keeps the later one silently (go-yaml v2's non-strict
+        // Unmarshal): a deliberate difference (README). The later key is the error, the
+        // first is shown as related.
+        case("duplicate key", File("duplicate-key.yaml")).error(
+            "duplicate key `name`: a key must be unique in its mapping (kustomize refuses the file) while kubectl apply -f silently keeps the later value",
+            9,
+            5,
+        ),
         // `? [app, tier]`: JSON, and so Kubernetes, has only string keys.
         case("collection as a key", File("collection-key.yaml"))
             .error("a mapping key must be a scalar", 6, 7),
-        // `<<: web` merges a scalar, which YAML 1.1 does not allow.
-        case("merge key with a scalar", File("merge-scalar.yaml"))
-            .error("a merge key (`<<`) needs a mapping", 6, 5),
+        // `<<: web` merges a scalar, which YAML 1.1 does not allow and kubectl refuses
+        // with go-yaml's reason (`decoder.merge`); the error is at the value merged.
+        case("merge key with a scalar", File("merge-scalar.yaml")).error(
+            "a merge key (`<<`) needs a mapping or a list of mappings: kubectl refuses the document (map merge requires map or sequence of maps as the value)",
+            6,
+            9,
+        ),
         // `!!int thirty`: an explicit core tag on text that is not an integer.
         case("core tag on the wrong text", File("bad-core-tag.yaml"))
             .error("`thirty` is not a valid !!int", 6, 34),
+        // --- What kubectl refuses, with its reason (sigs.k8s.io/yaml v1.4.0 `yaml.go`,
+        // k8s.io/apimachinery v0.32–v0.35 `pkg/util/yaml/decoder.go`); tests/kubectl_reading.rs
+        // checks each against the real kubectl. ---
+        // Go's JSON encoder has no infinity: `json: unsupported value: +Inf`.
+        case("infinity in a number field", File("infinity.yaml")).error(
+            "`.inf` is not a number JSON can hold: kubectl refuses the document (error converting YAML to JSON: json: unsupported value: +Inf)",
+            6,
+            34,
+        ),
+        // `~` as a key: convertToJSONableObject has no string for it.
+        case("null mapping key", File("null-key.yaml"))
+            .error("kubectl refuses the document (unsupported map key of type: <nil>)", 5, 12),
+        // kubectl's YAMLReader allows only a comment after `---`.
+        case("document separator followed by content", File("separator-with-content.yaml"))
+            .error("(invalid Yaml document separator: {apiVersion: v1", 9, 1),
+        // The directive ends up in a piece of its own, which go-yaml refuses.
+        case("YAML directive", File("directive.yaml"))
+            .error("kubectl cannot read a YAML directive", 1, 1),
+        // A piece of the stream that begins with `...` (kubectl cut at the `---` before
+        // it): go-yaml finds no node. The pods before and after are linted.
+        case("document end with no document", File("document-end-alone.yaml")).error(
+            "kubectl refuses a `...` line with no document before it (yaml: did not find expected node content)",
+            11,
+            1,
+        ),
+        // libyaml scans `!!str}` as one tag, then wants white space.
+        case("tag right before a bracket", File("tag-before-bracket.yaml"))
+            .error("`}` right after a tag: kubectl's YAML reader takes it into the tag", 5, 17),
+        // go-yaml reads the first document of each piece between `---` lines and ignores
+        // the rest: the pod after `...` would never be created. The piece is refused
+        // whole, at the document kubectl ignores.
+        case("document after a document end", File("document-after-end.yaml"))
+            .error("kubectl ignores this document", 12, 1),
+        // --- JSON streams, read as kubectl reads them. ---
+        // Two objects on one line are two objects (Go's json.Decoder); the second's
+        // finding is at its column on the line.
+        case("two JSON objects on one line", File("json-stream.json"))
+            .findings(&[("ML206", 1, 186), ("ML206", 1, 425)]),
+        // After two objects kubectl no longer tries YAML: the error ends the stream, the
+        // two objects are linted.
+        case("JSON stream broken after two objects", File("json-broken-after-two.json"))
+            .error("invalid JSON: invalid character 'P' looking for beginning of value", 3, 30)
+            .findings(&[("ML206", 1, 186), ("ML206", 2, 187)]),
+        // Neither JSON nor YAML: kubectl reports the JSON error, and so does the linter.
+        case("JSON that is no YAML either", File("json-not-yaml-either.json"))
+            .error("invalid JSON: invalid character '\\n' in string literal", 1, 65),
+        // A JSON object the file ends inside of (a download cut short): kubectl goes on
+        // as YAML, which fails too, and prints Go's json.Decoder error, at the last
+        // character. Not a silent pass with nothing read.
+        case("JSON cut short", File("json-cut-short.json")).error(
+            "invalid JSON: unexpected EOF (kubectl reads a stream that starts with `{` as JSON",
+            7,
+            63,
+        ),
+        // A line over 4 MiB in a JSON stream: the object before it is linted; where the
+        // objects on the line end is not known without reading all of it, so the pod
+        // after it is not read, and the diagnostic says so.
+        case("JSON line longer than the limit", Made(json_over_long_line)).error(
+            "line longer than 4 MiB in a JSON stream; not read from this line on",
+            2,
+            1,
+        )
+        .findings(&[("ML206", 1, 186)]),
         // --- Wrong types: the API server's strictness, at the offending node. ---
         // "30" is a string; the API server rejects it for an int64 field.
         case("string grace period", File("string-grace-period.yaml")).error(
@@ -224,8 +296,8 @@ fn catalogue() -> Vec<Case> {
         // Helm renders disabled templates as comments and empty documents.
         case("comment-only file", File("comment-only.yaml")),
         case("empty file", File("empty-file.yaml")),
-        // Empty documents, `...` and a trailing `---` around one workload: the workload
-        // is linted (no findings), the empty documents are nothing.
+        // Empty documents and a trailing `---` around one workload: the workload is
+        // linted (no findings), the empty documents are nothing.
         case("empty documents", File("empty-documents.yaml")),
         // --- Partial and questionable objects: linted or noted, not errors. ---
         // An injection label with a value the injector does not read ("enabled" belongs
@@ -259,10 +331,10 @@ fn catalogue() -> Vec<Case> {
         case("absurd durations", File("absurd-durations.yaml"))
             .findings(&[("ML201", 13, 37), ("ML401", 14, 41)]),
         // A drain longer than Go can hold is not a long drain but a value the injector
-        // cannot parse: it denies the pod (ML401 at the field), and nothing else is
-        // simulated.
+        // cannot parse: it denies the pod (ML401 at the value inside the annotation),
+        // and nothing else is simulated.
         case("duration beyond Go's range", File("duration-beyond-go.yaml"))
-            .findings(&[("ML401", 14, 11)]),
+            .findings(&[("ML401", 14, 37)]),
         // --- Encodings and line ends. ---
         // A UTF-8 byte order mark is dropped: columns on line 1 count from the first
         // character after it (this one-line manifest's finding is at column 166).
@@ -289,9 +361,14 @@ fn catalogue() -> Vec<Case> {
         // 10 000 nested block sequences: refused at depth 101 without recursion.
         case("10 000-level block nesting", Made(deep_block))
             .error("nesting deeper than 100 levels", 1, 201),
-        // 10 000 nested flow mappings: the parser's own recursion guard stops first.
-        case("10 000-level flow nesting", Made(deep_flow))
-            .error("nested too deeply (recursion limit exceeded)", 1, 1021),
+        // 10 000 nested flow mappings: a stream that starts with `{` is JSON to kubectl,
+        // and this is not JSON; as YAML, the parser's own recursion guard stops first.
+        // Both reasons are given, at the JSON error's position, as kubectl reports it.
+        case("10 000-level flow nesting", Made(deep_flow)).error(
+            "invalid JSON: invalid character 'a' looking for beginning of object key string (kubectl reads a stream that starts with `{` as JSON; as YAML it fails too: invalid YAML: nested too deeply (recursion limit exceeded)",
+            1,
+            2,
+        ),
         // A 100 MB document between two pods: skipped unparsed at its first line (the
         // API server takes 3 MiB per object); both pods are still linted.
         case("100 MB document", Made(huge_document))
@@ -321,7 +398,7 @@ fn catalogue() -> Vec<Case> {
         // An IstioOperator among the inputs with a value `--mesh-config` refuses: the
         // same error, at the value.
         case("invalid mesh config among the inputs", File("mesh-config-invalid.yaml"))
-            .error("`soon` is not a duration", 8, 7),
+            .error("`soon` is not a duration", 8, 33),
         // --- Paths and files that cannot be read. ---
         // A symbolic link back to its own directory: reported once, not followed; the
         // directory's manifest is still linted.
@@ -387,6 +464,16 @@ fn binary(dir: &Path) -> Result<Prepared, String> {
 fn over_long_line(dir: &Path) -> Result<Prepared, String> {
     let text = format!("kind: ConfigMap\ndata: {{blob: {}}}\n", "x".repeat(5 << 20));
     Ok(args(&[&write(&dir.join("wide.yaml"), text)]))
+}
+
+fn json_over_long_line(dir: &Path) -> Result<Prepared, String> {
+    let pod = fs::read_to_string(testdata("bad/json-stream.json")).unwrap();
+    let first = &pod[..pod.find("}{").unwrap() + 1];
+    let text = format!(
+        "{first}\n{{\"kind\": \"ConfigMap\", \"data\": {{\"blob\": \"{}\"}}}}\n{first}\n",
+        "x".repeat(5 << 20)
+    );
+    Ok(args(&[&write(&dir.join("wide.json"), text)]))
 }
 
 fn deep_block(dir: &Path) -> Result<Prepared, String> {

@@ -477,7 +477,8 @@ spec:
     assert_eq!(errors.len(), 1, "{report:#}");
     assert_eq!(
         (&errors[0]["line"], &errors[0]["column"]),
-        (&8.into(), &7.into())
+        (&8.into(), &33.into()),
+        "at the value"
     );
     let message = errors[0]["message"].as_str().unwrap().to_owned();
     assert!(message.contains("`soon` is not a duration"), "{message}");
@@ -491,7 +492,7 @@ spec:
     assert_eq!(flagged.status.code(), Some(2));
     let stderr = unwrapped(&flagged.stderr).replace("  ", " ");
     assert!(
-        stderr.contains(&format!("{}:8:7: {message}", operator.display()).replace("  ", " ")),
+        stderr.contains(&format!("{}:8:33: {message}", operator.display()).replace("  ", " ")),
         "{stderr}"
     );
     // The same object inside a `List` (`kubectl get cm,istiooperator -o yaml`), on
@@ -510,7 +511,11 @@ spec:
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let report = json(&output.stdout);
-    assert_eq!(report["errors"][0]["line"], 11, "{report:#}");
+    assert_eq!(
+        (&report["errors"][0]["line"], &report["errors"][0]["column"]),
+        (&11.into(), &35.into()),
+        "{report:#}"
+    );
 }
 
 /// `kubectl get pods -o yaml` prints a `PodList` for some clients; kubectl reads any

@@ -162,7 +162,7 @@ fn with_config_rules(
             continue;
         };
         let id = rule.meta().id;
-        match Severity::parse(&setting.level) {
+        match Severity::parse(setting.level.as_str()) {
             Some(severity) => {
                 policy.severities.insert(id, severity);
             }

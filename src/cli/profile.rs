@@ -40,15 +40,15 @@ pub struct ProfileArgs {
     pub preset: Option<String>,
 
     /// Kubernetes version of the cluster (default: newest known).
-    #[arg(long, value_name = "1.x", value_parser = parse_kube)]
+    #[arg(long, value_name = "1.x", value_parser = KubeVersion::parse_known)]
     pub kubernetes_version: Option<KubeVersion>,
 
     /// Istio version (unknown by default: classic sidecars assumed).
-    #[arg(long, value_name = "1.x", value_parser = parse_istio)]
+    #[arg(long, value_name = "1.x", value_parser = IstioVersion::parse_known)]
     pub istio_version: Option<IstioVersion>,
 
     /// Linkerd version (2.x, version-2.x or edge-yy.m.n).
-    #[arg(long, value_name = "VERSION", value_parser = parse_linkerd)]
+    #[arg(long, value_name = "VERSION", value_parser = LinkerdVersion::parse_known)]
     pub linkerd_version: Option<LinkerdVersion>,
 
     /// Proxy start-up time, process start to ready (default 2s).
@@ -87,21 +87,6 @@ pub struct ProfileArgs {
 pub struct Profile {
     pub settings: Settings,
     pub rules: Vec<RuleSetting>,
-}
-
-fn parse_kube(text: &str) -> Result<KubeVersion, String> {
-    KubeVersion::parse(text)
-        .ok_or_else(|| format!("`{text}` is not a Kubernetes version such as 1.29"))
-}
-
-fn parse_istio(text: &str) -> Result<IstioVersion, String> {
-    IstioVersion::parse(text)
-        .ok_or_else(|| format!("`{text}` is not an Istio version such as 1.24"))
-}
-
-fn parse_linkerd(text: &str) -> Result<LinkerdVersion, String> {
-    LinkerdVersion::parse(text)
-        .ok_or_else(|| format!("`{text}` is not a Linkerd version such as 2.16 or edge-24.6.2"))
 }
 
 fn parse_duration(text: &str) -> Result<Millis, String> {

@@ -5,7 +5,9 @@
 //! [`split`]), and each document is parsed into a tree that keeps every node's line and
 //! column ([`parse`], [`tree`]). Nothing here knows about Kubernetes kinds.
 
+pub mod de;
 pub mod discover;
+pub mod json;
 pub mod parse;
 pub mod path;
 pub mod scalar;
@@ -34,25 +36,43 @@ pub struct SourceText {
 }
 
 impl SourceText {
-    /// The byte offset in `text` of a position in the file, clamped to the text.
+    /// The byte offset in `text` of a position in the file, clamped to the text. Lines
+    /// end at LF, CRLF or a CR alone, as the YAML parser counts them.
     pub fn offset(&self, pos: Pos) -> usize {
         let mut line = self.first_line;
         let mut offset = 0;
         let text = self.text.as_ref();
         while line < pos.line {
-            match text[offset..].find('\n') {
-                Some(at) => offset += at + 1,
+            match next_line(text, offset) {
+                Some(at) => offset = at,
                 None => return text.len(),
             }
             line += 1;
         }
-        let rest = &text[offset..];
-        let line_end = rest.find('\n').unwrap_or(rest.len());
-        let column = rest[..line_end]
+        let line = &text[offset..line_end(text, offset)];
+        let column = line
             .char_indices()
             .nth(pos.column.saturating_sub(1) as usize)
-            .map_or(line_end, |(at, _)| at);
+            .map_or(line.len(), |(at, _)| at);
         offset + column
+    }
+}
+
+/// The offset of the end of the line `from` is on, before its line break. Lines end at
+/// LF, CRLF or a CR alone, as the YAML parser counts them; every position and excerpt
+/// follows this one rule.
+pub fn line_end(text: &str, from: usize) -> usize {
+    from + text[from..].find(['\n', '\r']).unwrap_or(text.len() - from)
+}
+
+/// The offset of the line after the one `from` is on, or `None` on the last line.
+pub fn next_line(text: &str, from: usize) -> Option<usize> {
+    let at = line_end(text, from);
+    let rest = &text[at..];
+    if rest.starts_with("\r\n") {
+        Some(at + 2)
+    } else {
+        (!rest.is_empty()).then_some(at + 1)
     }
 }
 
@@ -67,6 +87,14 @@ pub struct Document {
     pub root: Node,
     /// The template a Helm-rendered document came from (`# Source: chart/templates/x.yaml`).
     pub origin: Option<String>,
+}
+
+impl Document {
+    /// The position of the node at `path` (see [`Node::locate`]), mapped exactly even
+    /// inside quoted scalars that hold escapes, since the document's text is at hand.
+    pub fn locate(&self, path: &JsonPath, anchor: Anchor) -> tree::Located {
+        self.root.locate_in(path, anchor, Some(&self.source))
+    }
 }
 
 /// An input that could not be read or understood, with where and why.
@@ -122,16 +150,19 @@ pub fn parse_chunk(
         file,
         chunk.first_line,
         Arc::from(chunk.text),
+        &chunk.framing,
         first_index,
         limits,
     )
 }
 
-/// Parses the text of one or more documents of `file`, starting at `first_line`.
+/// Parses the text of one or more documents of `file`, starting at `first_line`, the way
+/// `framing` says kubectl reads it.
 pub fn parse_text(
     file: &Arc<str>,
     first_line: u32,
     text: Arc<str>,
+    framing: &split::Framing,
     first_index: usize,
     limits: &Limits,
 ) -> Result<Vec<Document>, InputError> {
@@ -140,25 +171,51 @@ pub fn parse_text(
         first_line,
         text,
     };
-    let roots =
-        parse::parse_documents(&source.text, source.first_line, limits).map_err(|error| {
-            match template_directive(&source, error.pos.line) {
-                Some(pos) => InputError {
-                    file: file.clone(),
-                    pos: Some(pos),
-                    message: "a Helm template, not a manifest: `{{` starts a template directive; render the chart first (helm template RELEASE CHART | kubectl mesh-lifecycle lint -)".to_owned(),
-                    related: None,
-                    source: Some(source.clone()),
+    let parsed = match framing.syntax {
+        split::Syntax::Yaml => parse::parse_stream_chunk(
+            &source.text,
+            source.first_line,
+            framing.keeps_separator,
+            limits,
+        ),
+        split::Syntax::Json => json::parse_document(&source.text, source.first_line, limits),
+    };
+    let roots = parsed.map_err(|error| {
+        let (pos, message, related) = if let Some(pos) =
+            template_directive(&source, error.pos.line)
+        {
+            // Checked first: a chart template often starts with `{{-`, which kubectl
+            // takes for a JSON stream. What the parser's message relates to is moot.
+            (
+                pos,
+                "a Helm template, not a manifest: `{{` starts a template directive; render the chart first (helm template RELEASE CHART | kubectl mesh-lifecycle lint -)".to_owned(),
+                None,
+            )
+        } else if let Some(json) = &framing.not_json {
+            // A stream that started as JSON and is no YAML either: kubectl reports the
+            // JSON error (`YAMLOrJSONDecoder.Decode`), the more useful one for a JSON file.
+            (
+                Pos {
+                    line: json.line,
+                    column: json.column,
                 },
-                None => InputError {
-                    file: file.clone(),
-                    pos: Some(error.pos),
-                    message: error.message,
-                    related: error.related,
-                    source: Some(source.clone()),
-                },
-            }
-        })?;
+                format!(
+                    "invalid JSON: {} (kubectl reads a stream that starts with `{{` as JSON; as YAML it fails too: {})",
+                    json.message, error.message
+                ),
+                error.related,
+            )
+        } else {
+            (error.pos, error.message, error.related)
+        };
+        InputError {
+            file: file.clone(),
+            pos: Some(pos),
+            message,
+            related,
+            source: Some(source.clone()),
+        }
+    })?;
     let origin = helm_origin(&source.text);
     Ok(roots
         .into_iter()
@@ -222,6 +279,13 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
                 size(limit as u64)
             ),
         ),
+        ChunkError::JsonLineTooLong { line, limit } => (
+            at(line, 1),
+            format!(
+                "line longer than {} in a JSON stream; not read from this line on: where the values on it end is known only by reading all of it (--max-line-length raises the limit)",
+                size(limit as u64)
+            ),
+        ),
         ChunkError::InputTooLarge { first_line, limit } => (
             at(first_line, 1),
             format!(
@@ -233,6 +297,13 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
             None,
             format!(
                 "encoded in {encoding}, not UTF-8; Kubernetes manifests must be UTF-8 text (convert it: iconv -f {encoding} -t UTF-8)"
+            ),
+        ),
+        ChunkError::InvalidJson(invalid) => (
+            at(invalid.line, invalid.column),
+            format!(
+                "invalid JSON: {}; kubectl stops reading this JSON stream here (after two objects it no longer tries YAML)",
+                invalid.message
             ),
         ),
         ChunkError::Io(error) => (
@@ -286,8 +357,15 @@ mod tests {
     #[test]
     fn a_chart_template_is_named_as_one() {
         let file: Arc<str> = Arc::from("templates/deploy.yaml");
+        // The first chunk of `text`, cut and framed as the pipeline cuts it.
+        let parse = |text: &str| {
+            let chunk = split::split_all(text.as_bytes(), 1 << 20)
+                .remove(0)
+                .unwrap();
+            parse_chunk(&file, chunk, 0, &Limits::default())
+        };
         let text = "# {{ not this }}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    {{- include \"web.labels\" . | nindent 4 }}\n";
-        let error = parse_text(&file, 1, Arc::from(text), 0, &Limits::default()).unwrap_err();
+        let error = parse(text).unwrap_err();
         assert!(
             error.message.contains("a Helm template"),
             "{}",
@@ -295,12 +373,23 @@ mod tests {
         );
         assert_eq!(error.pos, Some(Pos { line: 6, column: 5 }));
         // A syntax error before any directive is the parser's.
-        let text = "a: b: c\nd: \"{{ x }}\"\n";
-        let error = parse_text(&file, 1, Arc::from(text), 0, &Limits::default()).unwrap_err();
+        let error = parse("a: b: c\nd: \"{{ x }}\"\n").unwrap_err();
         assert!(!error.message.contains("Helm"), "{}", error.message);
+        // A template that starts with a directive is taken for JSON by kubectl, and
+        // is still named a template, not invalid JSON.
+        let text = "{{- if .Values.enabled }}\napiVersion: v1\nkind: Pod\n{{- end }}\n";
+        let chunks = split::split_all(text.as_bytes(), 1 << 20);
+        assert!(chunks[0].as_ref().unwrap().framing.not_json.is_some());
+        let error = parse(text).unwrap_err();
+        assert!(
+            error.message.starts_with("a Helm template"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.pos, Some(Pos { line: 1, column: 1 }));
         // Rendered text may hold `{{` in a string: it parses.
         let text = "kind: ConfigMap\ndata:\n  rule: |\n    {{ $labels.instance }} is down\n";
-        assert!(parse_text(&file, 1, Arc::from(text), 0, &Limits::default()).is_ok());
+        assert!(parse(text).is_ok());
     }
 
     #[test]
@@ -350,11 +439,23 @@ mod tests {
     }
 
     #[test]
+    fn offsets_count_lines_ended_by_a_lone_cr() {
+        let source = SourceText {
+            file: Arc::from("x.yaml"),
+            first_line: 1,
+            text: Arc::from("a: 1\rb: é\r\nc: 3\n"),
+        };
+        assert_eq!(source.offset(Pos { line: 2, column: 4 }), 8);
+        assert_eq!(source.offset(Pos { line: 3, column: 1 }), 12);
+    }
+
+    #[test]
     fn empty_documents_yield_nothing() {
         let file: Arc<str> = Arc::from("x.yaml");
         let chunk = split::Chunk {
             first_line: 1,
             text: "---\n# only a comment\n".into(),
+            framing: split::Framing::default(),
         };
         assert!(
             parse_chunk(&file, chunk, 0, &Limits::default())

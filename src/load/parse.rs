@@ -2,15 +2,29 @@
 //!
 //! The tree is built here rather than with saphyr's own loader so that every limit that
 //! keeps hostile input harmless is enforced while parsing: nesting depth (the loader and
-//! recursive drops overflow the stack on deep input), alias expansion (billion laughs),
-//! duplicate keys (the API server rejects them), and merge keys (`<<`, which YAML 1.2
-//! loaders leave alone but Kubernetes' YAML 1.1 reader applies).
+//! recursive drops overflow the stack on deep input), alias expansion (billion laughs)
+//! and duplicate keys. It also reads what kubectl reads where YAML 1.2 and Kubernetes'
+//! reader part ways. kubectl converts YAML to JSON with sigs.k8s.io/yaml, which parses
+//! with go-yaml v2 (a libyaml port, YAML 1.1) and then marshals with Go's encoding/json
+//! (sigs.k8s.io/yaml v1.4.0 `yaml.go`, `goyaml.v2/decode.go`; the same code in kubectl
+//! 1.27 to 1.35):
+//!
+//! * `<<` merge keys are applied in document order, each overwriting what is set before
+//!   it, as go-yaml's `decoder.mapping` does: a merge after an explicit key wins, of two
+//!   merges the later wins, and in `<<: [*a, *b]` the earlier mapping wins;
+//! * a mapping key becomes a JSON string as `convertToJSONableObject` spells it, and a
+//!   null key or one above `i64::MAX` is refused, as kubectl refuses it;
+//! * `.inf` and `.nan` are refused: JSON has no such numbers;
+//! * a quoted scalar may continue on a line indented less than its key, which libyaml
+//!   accepts and saphyr does not;
+//! * and a chunk is checked the way kubectl's document splitter
+//!   (k8s.io/apimachinery `pkg/util/yaml/decoder.go`, `YAMLReader.Read`) reads it.
 
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use super::scalar::{resolve_plain, resolve_tagged};
+use super::scalar::{float_key, resolve_plain, resolve_tagged};
 use super::tree::{Entry, Node, Pos, Span, Style, Value};
 
 /// Limits that bound the time and memory one document can cost.
@@ -54,8 +68,118 @@ pub fn parse_documents(
     first_line: u32,
     limits: &Limits,
 ) -> Result<Vec<Node>, SyntaxError> {
+    let mut padded = Padded::new(text);
+    loop {
+        match parse_padded(&padded, first_line, limits) {
+            Err(Rejected::QuotedIndentation(quote)) if padded.pads < MAX_QUOTE_REPAIRS => {
+                if !padded.indent_quoted_scalar(quote) {
+                    return Err(quoted_indentation_error(first_line, &padded, quote));
+                }
+            }
+            Err(Rejected::QuotedIndentation(quote)) => {
+                return Err(quoted_indentation_error(first_line, &padded, quote));
+            }
+            Err(Rejected::Syntax(error)) => return Err(error),
+            Ok(roots) => return Ok(roots),
+        }
+    }
+}
+
+/// Parses a chunk of a manifest stream: [`parse_documents`], plus what kubectl's
+/// document splitter makes of it. kubectl cuts a stream at every line that starts with
+/// `---` and hands each piece to go-yaml, which reads its first document only;
+/// `keeps_separator` says whether the chunk's `---` line is in kubectl's piece.
+pub fn parse_stream_chunk(
+    text: &str,
+    first_line: u32,
+    keeps_separator: bool,
+    limits: &Limits,
+) -> Result<Vec<Node>, SyntaxError> {
+    check_document_lines(text, first_line, keeps_separator)?;
+    let mut roots = parse_documents(text, first_line, limits)?;
+    if let Some(ignored) = roots.iter().skip(1).find(|root| root.value != Value::Null) {
+        return Err(SyntaxError {
+            message: "kubectl ignores this document: it reads only the first document between two `---` lines (after a `...` line, or with line ends that are CR alone, nothing else starts a document); start it with a `---` line".into(),
+            pos: ignored.span.start,
+            related: None,
+        });
+    }
+    roots.truncate(1);
+    Ok(roots)
+}
+
+/// kubectl's `YAMLReader` takes any line starting with `---` as a separator and refuses
+/// one followed by anything but a comment (`--- {a: 1}`, `----`); a `%YAML` directive
+/// ends up cut from its document, and a piece that starts with `...`, both of which
+/// go-yaml then refuses.
+fn check_document_lines(
+    text: &str,
+    first_line: u32,
+    keeps_separator: bool,
+) -> Result<(), SyntaxError> {
+    let mut seen_content = false;
+    for (index, line) in text.split('\n').enumerate() {
+        let at = |column: usize| Pos {
+            line: first_line + index as u32,
+            column: column as u32,
+        };
+        if let Some(rest) = line.strip_prefix("---") {
+            let rest = rest.trim_matches(|c: char| c.is_whitespace());
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(SyntaxError {
+                    message: format!(
+                        "kubectl refuses a `---` line followed by content (invalid Yaml document separator: {rest}); put the content on the next line"
+                    ),
+                    pos: at(1),
+                    related: None,
+                });
+            }
+            // A `---` kubectl keeps starts a document; one it cuts at starts nothing.
+            seen_content = keeps_separator;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let is_end_marker = line
+            .strip_prefix("...")
+            .is_some_and(|rest| rest.chars().next().is_none_or(char::is_whitespace));
+        if is_end_marker && !seen_content {
+            return Err(SyntaxError {
+                message: "kubectl refuses a `...` line with no document before it (yaml: did not find expected node content); remove the line".into(),
+                pos: at(1),
+                related: None,
+            });
+        }
+        if line.starts_with('%') && !seen_content {
+            return Err(SyntaxError {
+                message: "kubectl cannot read a YAML directive: its document splitter cuts `%` lines from the document they belong to (did not find expected <document start>); remove the directive".into(),
+                pos: at(1),
+                related: None,
+            });
+        }
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            seen_content = true;
+        }
+    }
+    Ok(())
+}
+
+/// Continuation lines of quoted scalars are indented again at most this many times per
+/// document; each repair is one more parse.
+const MAX_QUOTE_REPAIRS: usize = 64;
+
+/// Why one parse of the (padded) text failed.
+enum Rejected {
+    Syntax(SyntaxError),
+    /// saphyr's "invalid indentation in quoted scalar", at the opening quote (a
+    /// position in the padded text).
+    QuotedIndentation(Pos),
+}
+
+fn parse_padded(padded: &Padded, first_line: u32, limits: &Limits) -> Result<Vec<Node>, Rejected> {
+    let text = padded.text.as_ref();
     let mut builder = Builder {
         first_line,
+        padded,
         limits,
         stack: Vec::new(),
         anchors: HashMap::new(),
@@ -65,20 +189,139 @@ pub fn parse_documents(
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(|error| {
-            let pos = clamp_to_content(text, builder.pos(*error.marker()), first_line);
-            SyntaxError {
-                message: describe_scan_error(error.info()),
-                pos: at_offending_tab(text, first_line, pos, error.info()),
-                related: None,
+            let marker = *error.marker();
+            if error.info() == "invalid indentation in quoted scalar" {
+                return Rejected::QuotedIndentation(Pos {
+                    line: marker.line() as u32,
+                    column: marker.col() as u32 + 1,
+                });
             }
+            let raw = Pos {
+                line: first_line + marker.line() as u32 - 1,
+                column: marker.col() as u32 + 1,
+            };
+            let pos = clamp_to_content(text, raw, first_line);
+            let pos = at_offending_tab(text, first_line, pos, error.info());
+            Rejected::Syntax(SyntaxError {
+                message: describe_scan_error(error.info()),
+                pos: padded.original(pos, first_line),
+                related: None,
+            })
         })?;
         let span = Span {
             start: builder.pos(span.start),
             end: builder.pos(span.end),
         };
-        builder.on_event(event, span)?;
+        builder.on_event(event, span).map_err(Rejected::Syntax)?;
     }
     Ok(builder.roots)
+}
+
+fn quoted_indentation_error(first_line: u32, padded: &Padded, quote: Pos) -> SyntaxError {
+    let quote = Pos {
+        line: first_line + quote.line - 1,
+        column: quote.column,
+    };
+    SyntaxError {
+        message: "invalid YAML: invalid indentation in quoted scalar".into(),
+        pos: padded.original(quote, first_line),
+        related: None,
+    }
+}
+
+/// The text saphyr parses: the chunk, with the continuation lines of quoted scalars that
+/// libyaml accepts at any indentation indented past their key. Leading spaces of a
+/// continuation line are not part of the scalar's value (YAML folds them away), so the
+/// value is unchanged; positions on those lines are shifted back by [`Padded::original`].
+struct Padded<'t> {
+    /// The chunk itself until a line needs indenting.
+    text: std::borrow::Cow<'t, str>,
+    /// Spaces added at the start of each line (0-based line of the chunk).
+    added: HashMap<u32, u32>,
+    pads: usize,
+}
+
+impl<'t> Padded<'t> {
+    fn new(text: &'t str) -> Padded<'t> {
+        Padded {
+            text: std::borrow::Cow::Borrowed(text),
+            added: HashMap::new(),
+            pads: 0,
+        }
+    }
+
+    /// The position in the chunk's text of a position in the padded text.
+    fn original(&self, pos: Pos, first_line: u32) -> Pos {
+        match self.added.get(&(pos.line - first_line)) {
+            Some(&added) => Pos {
+                line: pos.line,
+                column: pos.column.saturating_sub(added).max(1),
+            },
+            None => pos,
+        }
+    }
+
+    /// Indents the lines after the quote at `quote` (1-based line and column of the
+    /// padded text) up to its closing quote so that each starts after the quote's
+    /// column. False when there is nothing to indent (the error has another cause).
+    fn indent_quoted_scalar(&mut self, quote: Pos) -> bool {
+        let lines: Vec<&str> = self.text.split_inclusive('\n').collect();
+        let Some(first) = lines.get(quote.line as usize - 1) else {
+            return false;
+        };
+        let opening: Vec<char> = first.chars().collect();
+        let Some(&delimiter) = opening.get(quote.column as usize - 1) else {
+            return false;
+        };
+        if !matches!(delimiter, '"' | '\'') {
+            return false;
+        }
+        let want = quote.column as usize;
+        let mut closed = scan_quoted(&opening[quote.column as usize..], delimiter);
+        let mut changed = false;
+        let mut out: String = lines[..quote.line as usize].concat();
+        for (offset, line) in lines[quote.line as usize..].iter().enumerate() {
+            if closed {
+                out.push_str(line);
+                continue;
+            }
+            let chars: Vec<char> = line.chars().collect();
+            let indent = chars.iter().take_while(|&&c| c == ' ').count();
+            let blank = chars[indent..].iter().all(|c| c.is_whitespace());
+            let is_marker = indent == 0
+                && (line.starts_with("---") || line.starts_with("..."))
+                && chars.get(3).is_none_or(|c| c.is_whitespace());
+            closed = scan_quoted(&chars, delimiter);
+            if blank || is_marker || indent >= want {
+                out.push_str(line);
+                continue;
+            }
+            let add = (want - indent) as u32;
+            let index = quote.line + offset as u32;
+            *self.added.entry(index).or_insert(0) += add;
+            out.extend(std::iter::repeat_n(' ', add as usize));
+            out.push_str(line);
+            changed = true;
+        }
+        self.text = std::borrow::Cow::Owned(out);
+        self.pads += 1;
+        changed
+    }
+}
+
+/// Whether the quoted scalar whose content continues in `chars` closes there.
+fn scan_quoted(chars: &[char], delimiter: char) -> bool {
+    let mut index = 0;
+    while index < chars.len() {
+        match chars[index] {
+            '\\' if delimiter == '"' => index += 1,
+            '\'' if delimiter == '\'' && chars.get(index + 1) == Some(&'\'') => index += 1,
+            c if c == delimiter => return true,
+            _ => {}
+        }
+        index += 1;
+    }
+    false
 }
 
 /// An error found at the end of the input (an unclosed bracket) is reported at the
@@ -159,10 +402,8 @@ enum Frame {
     Map {
         anchor: usize,
         start: Span,
-        entries: Vec<Entry>,
-        index: Option<HashMap<String, usize>>,
+        map: MapBuilder,
         pending_key: Option<PendingKey>,
-        merges: Vec<Node>,
     },
 }
 
@@ -173,6 +414,7 @@ enum PendingKey {
 
 struct Builder<'l> {
     first_line: u32,
+    padded: &'l Padded<'l>,
     limits: &'l Limits,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Node>,
@@ -180,15 +422,15 @@ struct Builder<'l> {
     roots: Vec<Node>,
 }
 
-/// Maps above this size get a hash index for the duplicate-key check.
-const LINEAR_SCAN_ENTRIES: usize = 16;
-
 impl Builder<'_> {
+    /// The position in the chunk's text of a parser marker (which counts in the padded
+    /// text).
     fn pos(&self, marker: saphyr_parser::Marker) -> Pos {
-        Pos {
+        let raw = Pos {
             line: self.first_line + marker.line() as u32 - 1,
             column: marker.col() as u32 + 1,
-        }
+        };
+        self.padded.original(raw, self.first_line)
     }
 
     fn on_event(&mut self, event: Event<'_>, span: Span) -> Result<(), SyntaxError> {
@@ -199,10 +441,16 @@ impl Builder<'_> {
             | Event::DocumentStart(_)
             | Event::DocumentEnd => Ok(()),
             Event::Scalar(text, style, anchor, tag) => {
-                let is_merge_key = style == ScalarStyle::Plain && tag.is_none() && text == "<<";
-                let value = scalar_value(&text, style, tag.as_deref()).ok_or_else(|| {
-                    self.error(span.start, bad_tag_message(&text, tag.as_deref()))
-                })?;
+                let tag = tag.as_deref();
+                // go-yaml's `isMerge`: a plain `<<`, or one tagged `!!merge`.
+                let is_merge_key = style == ScalarStyle::Plain
+                    && text == "<<"
+                    && tag.is_none_or(|tag| core_tag_name(tag) == Some("merge"));
+                let value = scalar_value(&text, style, tag)
+                    .ok_or_else(|| self.error(span.start, bad_tag_message(&text, tag)))?;
+                if tag.is_some() && text.is_empty() {
+                    self.check_tag_end(span)?;
+                }
                 let node = Node {
                     span,
                     value,
@@ -250,10 +498,8 @@ impl Builder<'_> {
                 self.stack.push(Frame::Map {
                     anchor,
                     start: span,
-                    entries: Vec::new(),
-                    index: None,
+                    map: MapBuilder::default(),
                     pending_key: None,
-                    merges: Vec::new(),
                 });
                 Ok(())
             }
@@ -277,27 +523,42 @@ impl Builder<'_> {
             },
             Event::MappingEnd => match self.stack.pop() {
                 Some(Frame::Map {
-                    anchor,
-                    start,
-                    mut entries,
-                    merges,
-                    ..
+                    anchor, start, map, ..
                 }) => {
-                    let last = entries.last().map(|e| e.value.span);
-                    apply_merges(&mut entries, merges)
-                        .map_err(|message| self.error(start.start, message))?;
-                    let span = collection_span(start, span, last);
+                    let span = collection_span(start, span, map.last_span);
                     self.finish(
                         anchor,
                         Node {
                             span,
-                            value: Value::Map(entries),
+                            value: Value::Map(map.entries),
                             style: Style::Plain,
                         },
                     )
                 }
                 _ => unreachable!("the parser balances mapping events"),
             },
+        }
+    }
+
+    /// libyaml scans a tag up to white space, so a `,`, `[`, `]`, `{` or `}` right after
+    /// it (`{a: !!str}`) becomes part of the tag and the document fails; saphyr ends the
+    /// tag there, as YAML 1.2 says. An empty tagged scalar's span is its tag.
+    fn check_tag_end(&self, span: Span) -> Result<(), SyntaxError> {
+        let line = (span.end.line - self.first_line) as usize;
+        let next = self
+            .padded
+            .text
+            .split('\n')
+            .nth(line)
+            .and_then(|text| text.chars().nth(span.end.column as usize - 1));
+        match next {
+            Some(c @ (',' | '[' | ']' | '{' | '}')) => Err(self.error(
+                span.start,
+                format!(
+                    "`{c}` right after a tag: kubectl's YAML reader takes it into the tag and refuses the document (did not find expected whitespace or line break); put a space after the tag"
+                ),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -348,6 +609,10 @@ impl Builder<'_> {
     /// Hands a finished node to its parent: a sequence item, a mapping key, or the
     /// value of the pending key.
     fn push(&mut self, node: Node) -> Result<(), SyntaxError> {
+        let is_key = self.expects_key();
+        if !is_key {
+            check_json_number(&node)?;
+        }
         let Some(frame) = self.stack.last_mut() else {
             self.roots.push(node);
             return Ok(());
@@ -358,17 +623,11 @@ impl Builder<'_> {
                 Ok(())
             }
             Frame::Map {
-                entries,
-                index,
-                pending_key,
-                merges,
-                ..
+                map, pending_key, ..
             } => match pending_key.take() {
                 None => {
-                    let text = key_text(&node).ok_or_else(|| SyntaxError {
-                        message:
-                            "a mapping key must be a scalar; Kubernetes cannot read collection keys"
-                                .into(),
+                    let text = key_text(&node).map_err(|message| SyntaxError {
+                        message,
                         pos: node.span.start,
                         related: None,
                     })?;
@@ -378,48 +637,142 @@ impl Builder<'_> {
                     });
                     Ok(())
                 }
-                Some(PendingKey::Merge) => {
-                    merges.push(node);
-                    Ok(())
-                }
-                Some(PendingKey::Key { text, span }) => {
-                    if let Some(first) = find_key(entries, index, &text) {
-                        let first = entries[first].key_span.start;
-                        return Err(SyntaxError {
-                            message: format!(
-                                "duplicate key `{text}`; the API server rejects it (kubectl --validate=strict)"
-                            ),
-                            pos: span.start,
-                            related: Some(Box::new((first, "first defined here".into()))),
-                        });
-                    }
-                    if let Some(index) = index {
-                        index.insert(text.clone(), entries.len());
-                    } else if entries.len() >= LINEAR_SCAN_ENTRIES {
-                        let mut built: HashMap<String, usize> = entries
-                            .iter()
-                            .enumerate()
-                            .map(|(i, e)| (e.key.clone(), i))
-                            .collect();
-                        built.insert(text.clone(), entries.len());
-                        *index = Some(built);
-                    }
-                    entries.push(Entry {
-                        key: text,
-                        key_span: span,
-                        value: node,
-                    });
-                    Ok(())
-                }
+                Some(PendingKey::Merge) => map.merge(node),
+                Some(PendingKey::Key { text, span }) => map.insert(text, span, node),
             },
         }
     }
 }
 
-fn find_key(entries: &[Entry], index: &Option<HashMap<String, usize>>, key: &str) -> Option<usize> {
-    match index {
-        Some(index) => index.get(key).copied(),
-        None => entries.iter().position(|entry| entry.key == key),
+/// JSON has no infinite or not-a-number values: Go's encoder fails, and kubectl refuses
+/// the document.
+fn check_json_number(node: &Node) -> Result<(), SyntaxError> {
+    let Value::Float(f) = node.value else {
+        return Ok(());
+    };
+    let go_name = match f {
+        f64::INFINITY => "+Inf",
+        f64::NEG_INFINITY => "-Inf",
+        f if f.is_nan() => "NaN",
+        _ => return Ok(()),
+    };
+    Err(SyntaxError {
+        message: format!(
+            "`{}` is not a number JSON can hold: kubectl refuses the document (error converting YAML to JSON: json: unsupported value: {go_name}); quote it if a string is meant",
+            float_key(f)
+        ),
+        pos: node.span.start,
+        related: None,
+    })
+}
+
+/// The entries of a mapping being built, and which keys were written in it rather than
+/// merged in (the same key written twice is an error; merged keys may be overwritten).
+#[derive(Default)]
+pub(super) struct MapBuilder {
+    entries: Vec<Entry>,
+    explicit: Vec<bool>,
+    index: Option<HashMap<String, usize>>,
+    /// The span of the last value written in the mapping, which ends the mapping's
+    /// span (merged values lie elsewhere).
+    last_span: Option<Span>,
+}
+
+/// Maps above this size get a hash index for key lookups.
+const LINEAR_SCAN_ENTRIES: usize = 16;
+
+impl MapBuilder {
+    /// The entries, in the order first written.
+    pub(super) fn into_entries(self) -> Vec<Entry> {
+        self.entries
+    }
+
+    fn find(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|entry| entry.key == key),
+        }
+    }
+
+    /// Sets `entry`, replacing any value of the same key, as go-yaml's map assignment.
+    fn set(&mut self, entry: Entry, explicit: bool) {
+        if let Some(at) = self.find(&entry.key) {
+            self.entries[at] = entry;
+            self.explicit[at] = explicit;
+            return;
+        }
+        if let Some(index) = &mut self.index {
+            index.insert(entry.key.clone(), self.entries.len());
+        } else if self.entries.len() >= LINEAR_SCAN_ENTRIES {
+            let mut built: HashMap<String, usize> = self
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.key.clone(), i))
+                .collect();
+            built.insert(entry.key.clone(), self.entries.len());
+            self.index = Some(built);
+        }
+        self.entries.push(entry);
+        self.explicit.push(explicit);
+    }
+
+    /// A `key: value` written in the mapping.
+    pub(super) fn insert(
+        &mut self,
+        key: String,
+        key_span: Span,
+        value: Node,
+    ) -> Result<(), SyntaxError> {
+        if let Some(first) = self.find(&key).filter(|&at| self.explicit[at]) {
+            let first = self.entries[first].key_span.start;
+            return Err(SyntaxError {
+                message: format!(
+                    "duplicate key `{key}`: a key must be unique in its mapping (kustomize refuses the file) while kubectl apply -f silently keeps the later value; remove one"
+                ),
+                pos: key_span.start,
+                related: Some(Box::new((first, "first defined here".into()))),
+            });
+        }
+        self.last_span = Some(value.span);
+        self.set(
+            Entry {
+                key,
+                key_span,
+                value,
+            },
+            true,
+        );
+        Ok(())
+    }
+
+    /// `<<: value`: the keys of a mapping, or of a list of mappings where the earlier
+    /// wins, overwrite what the mapping holds so far (go-yaml's `decoder.merge`).
+    fn merge(&mut self, value: Node) -> Result<(), SyntaxError> {
+        let refused = |pos: Pos| {
+            SyntaxError {
+            message: "a merge key (`<<`) needs a mapping or a list of mappings: kubectl refuses the document (map merge requires map or sequence of maps as the value)".into(),
+            pos,
+            related: None,
+        }
+        };
+        let sources = match value.value {
+            Value::Map(entries) => vec![entries],
+            Value::Seq(items) => items
+                .into_iter()
+                .map(|item| match item.value {
+                    Value::Map(entries) => Ok(entries),
+                    _ => Err(refused(item.span.start)),
+                })
+                .collect::<Result<_, _>>()?,
+            _ => return Err(refused(value.span.start)),
+        };
+        for source in sources.into_iter().rev() {
+            for entry in source {
+                self.set(entry, false);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -446,37 +799,46 @@ fn style_of(style: ScalarStyle) -> Style {
     }
 }
 
+/// go-yaml resolves a plain scalar, or one with a core tag; any other scalar (quoted,
+/// block, or with a tag go-yaml does not know, such as `!custom`) is its text.
 fn scalar_value(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Option<Value> {
-    match tag.and_then(core_tag_name) {
-        Some(name) => resolve_tagged(name, text),
-        None if style == ScalarStyle::Plain => Some(resolve_plain(text)),
-        None => Some(Value::String(text.to_owned())),
+    match (tag, tag.and_then(core_tag_name)) {
+        (_, Some(name)) => resolve_tagged(name, text),
+        (None, None) if style == ScalarStyle::Plain => Some(resolve_plain(text)),
+        _ => Some(Value::String(text.to_owned())),
     }
 }
 
-/// `int` for `!!int` or `tag:yaml.org,2002:int`; custom tags are ignored, as Kubernetes
-/// ignores them.
+/// `int` for `!!int` or `tag:yaml.org,2002:int`.
 fn core_tag_name(tag: &Tag) -> Option<&str> {
     (tag.is_yaml_core_schema() || tag.handle == "!!").then_some(tag.suffix.as_str())
 }
 
 fn bad_tag_message(text: &str, tag: Option<&Tag>) -> String {
     match tag.and_then(core_tag_name) {
-        Some(name) => format!("`{text}` is not a valid !!{name}"),
+        Some("binary") => "`!!binary` value is not base64: kubectl refuses the document (!!binary value contains invalid base64 data)".to_owned(),
+        Some(name) => format!(
+            "`{text}` is not a valid !!{name}: kubectl refuses the document (cannot decode `{text}` as a !!{name})"
+        ),
         None => format!("`{text}` cannot be read"),
     }
 }
 
-/// The string form of a scalar key, as sigs.k8s.io/yaml converts keys for JSON.
-fn key_text(node: &Node) -> Option<String> {
+/// The string form of a scalar key, as sigs.k8s.io/yaml's `convertToJSONableObject`
+/// spells keys for JSON; the keys it refuses are errors with its reason.
+fn key_text(node: &Node) -> Result<String, String> {
     match &node.value {
-        Value::String(s) => Some(s.clone()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::UInt(u) => Some(u.to_string()),
-        Value::Float(f) => Some(f.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Null => Some("null".into()),
-        Value::Seq(_) | Value::Map(_) => None,
+        Value::String(s) => Ok(s.clone()),
+        Value::Int(i) => Ok(i.to_string()),
+        Value::Float(f) => Ok(float_key(*f)),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Null => Err("a null mapping key: kubectl refuses the document (unsupported map key of type: <nil>); quote it if the string is meant".into()),
+        Value::UInt(u) => Err(format!(
+            "mapping key `{u}` is above the largest 64-bit signed integer: kubectl refuses the document (unsupported map key of type: uint64); quote it"
+        )),
+        Value::Seq(_) | Value::Map(_) => Err(
+            "a mapping key must be a scalar; Kubernetes cannot read collection keys".into(),
+        ),
     }
 }
 
@@ -496,32 +858,6 @@ fn count_nodes(node: &Node, cap: usize) -> usize {
         }
     }
     count
-}
-
-/// Applies `<<` merge keys: keys of the merged mappings are added unless the mapping
-/// already has them; with a list of mappings, earlier ones win.
-fn apply_merges(entries: &mut Vec<Entry>, merges: Vec<Node>) -> Result<(), String> {
-    for merge in merges {
-        let sources = match merge.value {
-            Value::Map(source) => vec![source],
-            Value::Seq(items) => items
-                .into_iter()
-                .map(|item| match item.value {
-                    Value::Map(source) => Ok(source),
-                    _ => Err("a merge key (`<<`) list may only hold mappings".to_owned()),
-                })
-                .collect::<Result<_, _>>()?,
-            _ => return Err("a merge key (`<<`) needs a mapping or a list of mappings".into()),
-        };
-        for source in sources {
-            for entry in source {
-                if !entries.iter().any(|existing| existing.key == entry.key) {
-                    entries.push(entry);
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 
 use super::tree::Value;
 
-/// Resolves an untagged plain scalar.
+/// Resolves an untagged plain scalar, as go-yaml v2's `resolve` does (sigs.k8s.io/yaml
+/// v1.4.0, `goyaml.v2/resolve.go`): a table of words, then by the first character.
 pub fn resolve_plain(text: &str) -> Value {
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
@@ -24,54 +25,103 @@ pub fn resolve_plain(text: &str) -> Value {
         "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
         _ => {}
     }
-    let first = text.as_bytes()[0];
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return Value::String(text.to_owned());
-    }
-    if is_timestamp(text) {
-        // go-yaml turns timestamps into time.Time, which JSON encodes as a string.
-        return Value::String(text.to_owned());
-    }
-    resolve_number(text).unwrap_or_else(|| Value::String(text.to_owned()))
+    let number = match text.as_bytes()[0] {
+        // `.5`: only Go's ParseFloat on the text as written (no `_` removed).
+        b'.' => is_yaml_float(text).then(|| parse_float(text)).flatten(),
+        b'0'..=b'9' | b'+' | b'-' if !is_timestamp(text) => resolve_number(text),
+        // Timestamps stay strings: go-yaml v2 hands them to `interface{}` as the text
+        // written ("for backward compatibility", decode.go).
+        _ => None,
+    };
+    number.unwrap_or_else(|| Value::String(text.to_owned()))
 }
 
-/// Resolves a scalar carrying a core-schema tag (`!!int "3"`); `None` when the text does
-/// not fit the tag.
+/// Resolves a scalar carrying a tag, as go-yaml v2 does; `None` when the text does not
+/// fit a core tag (`!!int thirty`). Tags go-yaml does not resolve (`!custom`, `!`)
+/// leave the text a string, and `!!binary` is decoded.
 pub fn resolve_tagged(tag: &str, text: &str) -> Option<Value> {
     match tag {
-        "str" | "binary" | "timestamp" => Some(Value::String(text.to_owned())),
+        "str" => Some(Value::String(text.to_owned())),
+        "timestamp" => is_timestamp(text).then(|| Value::String(text.to_owned())),
+        "binary" => decode_base64(text).map(Value::String),
         "null" => matches!(resolve_plain(text), Value::Null).then_some(Value::Null),
         "bool" => match resolve_plain(text) {
             value @ Value::Bool(_) => Some(value),
             _ => None,
         },
-        "int" => match resolve_number(text) {
-            Some(value @ (Value::Int(_) | Value::UInt(_))) => Some(value),
+        "int" => match resolve_plain(text) {
+            value @ (Value::Int(_) | Value::UInt(_)) => Some(value),
             _ => None,
         },
         "float" => match resolve_plain(text) {
             Value::Int(i) => Some(Value::Float(i as f64)),
-            Value::UInt(u) => Some(Value::Float(u as f64)),
             value @ Value::Float(_) => Some(value),
             _ => None,
         },
-        _ => Some(resolve_plain(text)),
+        _ => Some(Value::String(text.to_owned())),
     }
 }
 
+/// `base64.StdEncoding.DecodeString`, which skips line breaks; bytes that are not UTF-8
+/// become U+FFFD, as Go's JSON encoder writes them.
+fn decode_base64(text: &str) -> Option<String> {
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|b| !matches!(b, b'\r' | b'\n'))
+        .collect();
+    if !digits.len().is_multiple_of(4) {
+        return None;
+    }
+    let value = |b: u8| match b {
+        b'A'..=b'Z' => Some(b - b'A'),
+        b'a'..=b'z' => Some(b - b'a' + 26),
+        b'0'..=b'9' => Some(b - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut bytes = Vec::with_capacity(digits.len() / 4 * 3);
+    for (index, group) in digits.chunks(4).enumerate() {
+        let last = index + 1 == digits.len() / 4;
+        let padding = group.iter().rev().take_while(|&&b| b == b'=').count();
+        if padding > 2 || (padding > 0 && !last) {
+            return None;
+        }
+        let mut bits = 0u32;
+        for &b in &group[..4 - padding] {
+            bits = (bits << 6) | u32::from(value(b)?);
+        }
+        bits <<= 6 * padding;
+        let decoded = [(bits >> 16) as u8, (bits >> 8) as u8, bits as u8];
+        bytes.extend_from_slice(&decoded[..3 - padding]);
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Integer first (`ParseInt`, then `ParseUint`), then go-yaml's float pattern, with
+/// every `_` removed as go-yaml removes them.
 fn resolve_number(text: &str) -> Option<Value> {
     let plain: String = text.chars().filter(|&c| c != '_').collect();
     if let Some(value) = parse_go_int(&plain) {
         return Some(value);
     }
     if is_yaml_float(&plain) {
-        return plain.parse::<f64>().ok().map(Value::Float);
+        return parse_float(&plain);
     }
     None
 }
 
-/// `strconv.ParseInt(s, 0, 64)` then `ParseUint`: sign, then `0x`, `0o`, `0b` or a
-/// leading `0` for octal.
+/// `strconv.ParseFloat(s, 64)` on text that matches the float pattern: a value out of
+/// range is an error in Go, and go-yaml then keeps the text as a string.
+fn parse_float(text: &str) -> Option<Value> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .map(Value::Float)
+}
+
+/// `strconv.ParseInt(s, 0, 64)` then `ParseUint(s, 0, 64)`: sign, then `0x`, `0o`, `0b`
+/// or a leading `0` for octal.
 fn parse_go_int(text: &str) -> Option<Value> {
     let (negative, unsigned) = match text.as_bytes().first()? {
         b'-' => (true, &text[1..]),
@@ -110,6 +160,9 @@ fn parse_go_int(text: &str) -> Option<Value> {
         }
     } else if let Ok(small) = i64::try_from(magnitude) {
         Some(Value::Int(small))
+    } else if text.starts_with('+') {
+        // ParseInt overflows and ParseUint takes no sign: the float pattern decides.
+        None
     } else {
         Some(Value::UInt(magnitude))
     }
@@ -150,6 +203,44 @@ fn is_yaml_float(text: &str) -> bool {
         }
     }
     i == bytes.len()
+}
+
+/// How sigs.k8s.io/yaml spells a float mapping key, `strconv.FormatFloat(f, 'g', -1,
+/// 32)` with go-yaml's names for the infinities and NaN: `1.5`, `1000` for `1e3`,
+/// `1.2345679e+08` for `123456789.0` (single precision).
+pub fn float_key(f: f64) -> String {
+    let single = f as f32;
+    if single.is_nan() {
+        return ".nan".into();
+    }
+    if single.is_infinite() {
+        return if single > 0.0 { ".inf" } else { "-.inf" }.into();
+    }
+    let sign = if single.is_sign_negative() { "-" } else { "" };
+    // Rust prints the shortest digits that read back as the same f32, as Go does.
+    let shortest = format!("{:e}", single.abs());
+    let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if digits == "0" {
+        return format!("{sign}0");
+    }
+    if !(-4..6).contains(&exponent) {
+        let (first, rest) = digits.split_at(1);
+        let point = if rest.is_empty() { "" } else { "." };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{point}{rest}e{exp_sign}{:02}", exponent.abs());
+    }
+    if exponent < 0 {
+        let zeros = "0".repeat((-exponent - 1) as usize);
+        return format!("{sign}0.{zeros}{digits}");
+    }
+    let whole = exponent as usize + 1;
+    if digits.len() <= whole {
+        format!("{sign}{digits}{}", "0".repeat(whole - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..whole], &digits[whole..])
+    }
 }
 
 /// go-yaml v2 timestamps: `2001-12-14`, `2001-12-14t21:59:43.10-05:00`, `2001-12-14 21:59:43.10 -5`.

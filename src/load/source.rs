@@ -52,6 +52,8 @@ pub enum Piece {
         first_line: u32,
         /// The text, shared between the passes.
         text: Arc<str>,
+        /// How kubectl reads the text (YAML or a JSON value, and how it was cut).
+        framing: split::Framing,
     },
     /// What could not be read, and where.
     Failed(InputError),
@@ -200,6 +202,7 @@ fn read<'a>(
             Ok(chunk) => Piece::Text {
                 first_line: chunk.first_line,
                 text: Arc::from(chunk.text),
+                framing: chunk.framing,
             },
             Err(split::ChunkError::Io(error))
                 if error.kind() == std::io::ErrorKind::IsADirectory =>

@@ -4,6 +4,7 @@
 //! point at the exact node a user has to change. Values follow the JSON data model
 //! because that is what the Kubernetes API sees after `kubectl` converts YAML.
 
+use super::SourceText;
 use super::path::{JsonPath, Segment};
 
 /// A position in an input file: 1-based line, 1-based column counted in Unicode code
@@ -155,6 +156,17 @@ impl Node {
     /// [`Segment::Embedded`] step looks inside a string that holds YAML or JSON (an
     /// annotation such as `proxy.istio.io/config`).
     pub fn locate(&self, path: &JsonPath, anchor: Anchor) -> Located {
+        self.locate_in(path, anchor, None)
+    }
+
+    /// [`Node::locate`] with the text the tree was parsed from, which maps positions
+    /// inside a quoted scalar that holds escapes (`"{\"drain\": 5}"`) exactly.
+    pub fn locate_in(
+        &self,
+        path: &JsonPath,
+        anchor: Anchor,
+        source: Option<&SourceText>,
+    ) -> Located {
         let segments = path.segments();
         let mut node = self;
         let mut span = self.span;
@@ -177,7 +189,7 @@ impl Node {
                 }
                 (Segment::Embedded, Value::String(text)) => {
                     let rest = JsonPath::from_segments(&segments[depth + 1..]);
-                    return match node.locate_embedded(text, &rest, anchor) {
+                    return match node.locate_embedded(text, &rest, anchor, source) {
                         Some(located) => located,
                         None => Located { span, exact: false },
                     };
@@ -225,24 +237,39 @@ impl Node {
 
     /// Locates `path` inside the YAML held by this string node, mapped back to file
     /// positions where the scalar's style allows it.
-    fn locate_embedded(&self, text: &str, path: &JsonPath, anchor: Anchor) -> Option<Located> {
+    fn locate_embedded(
+        &self,
+        text: &str,
+        path: &JsonPath,
+        anchor: Anchor,
+        source: Option<&SourceText>,
+    ) -> Option<Located> {
         let single_line = self.span.start.line == self.span.end.line;
-        let column_shift = match self.style {
-            Style::Literal => 0,
-            Style::Plain if single_line => 0,
-            Style::SingleQuoted | Style::DoubleQuoted if single_line => 1,
-            _ => return None,
-        };
         let roots =
             super::parse::parse_documents(text, 1, &super::parse::Limits::default()).ok()?;
         let inner = roots.first()?.locate(path, anchor);
-        let map = |pos: Pos| Pos {
-            line: self.span.start.line + pos.line - 1,
-            column: self.span.start.column + column_shift + pos.column - 1,
-        };
         if self.style != Style::Literal && inner.span.start.line > 1 {
             return None;
         }
+        let start = self.span.start;
+        let map: Box<dyn Fn(Pos) -> Pos> = match self.style {
+            Style::Literal => Box::new(move |pos: Pos| Pos {
+                line: start.line + pos.line - 1,
+                column: start.column + pos.column - 1,
+            }),
+            Style::Plain if single_line => Box::new(move |pos: Pos| Pos {
+                line: start.line,
+                column: start.column + pos.column - 1,
+            }),
+            Style::SingleQuoted | Style::DoubleQuoted if single_line => {
+                let columns = self.quoted_columns(text, source)?;
+                Box::new(move |pos: Pos| Pos {
+                    line: start.line,
+                    column: columns[(pos.column as usize - 1).min(columns.len() - 1)],
+                })
+            }
+            _ => return None,
+        };
         Some(Located {
             span: Span {
                 start: map(inner.span.start),
@@ -250,6 +277,46 @@ impl Node {
             },
             exact: inner.exact,
         })
+    }
+
+    /// The file column of each character of a one-line quoted scalar's value, and of the
+    /// position after the last: `\"` and `''` take two columns for one character, `\u00e9`
+    /// six. Without the file's text this is known only when nothing is escaped.
+    fn quoted_columns(&self, value: &str, source: Option<&SourceText>) -> Option<Vec<u32>> {
+        let first = self.span.start.column + 1;
+        let count = value.chars().count() as u32;
+        if self.span.end.column == first + count + 1 {
+            return Some((0..=count).map(|index| first + index).collect());
+        }
+        let raw = &source?.text[source?.offset(self.span.start)..];
+        let mut chars = raw.chars().skip(1);
+        let mut columns = Vec::new();
+        let mut column = first;
+        while let Some(c) = chars.next() {
+            let width = match (self.style, c) {
+                (Style::SingleQuoted, '\'') if chars.clone().next() == Some('\'') => {
+                    chars.next();
+                    2
+                }
+                (Style::SingleQuoted, '\'') | (Style::DoubleQuoted, '"') => break,
+                (Style::DoubleQuoted, '\\') => {
+                    let digits: u32 = match chars.next() {
+                        Some('x') => 2,
+                        Some('u') => 4,
+                        Some('U') => 8,
+                        _ => 0,
+                    };
+                    chars.by_ref().take(digits as usize).for_each(drop);
+                    2 + digits
+                }
+                (_, '\n' | '\r') => return None,
+                _ => 1,
+            };
+            columns.push(column);
+            column += width;
+        }
+        columns.push(column);
+        (columns.len() == count as usize + 1).then_some(columns)
     }
 
     /// Converts the tree to `serde_json::Value` for typed decoding.
@@ -260,7 +327,7 @@ impl Node {
             Value::Bool(b) => J::Bool(*b),
             Value::Int(i) => J::from(*i),
             Value::UInt(u) => J::from(*u),
-            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+            Value::Float(f) => json_float(*f),
             Value::String(s) => J::String(s.clone()),
             Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Map(entries) => J::Object(
@@ -271,4 +338,30 @@ impl Node {
             ),
         }
     }
+}
+
+/// A float as kubectl sends it: Go's encoder writes an integral float below 1e21
+/// without a fraction (`12.0` is `12`), so it reads as an integer on the other side.
+fn json_float(f: f64) -> serde_json::Value {
+    match go_integer(f) {
+        Some(Value::Int(int)) => serde_json::Value::from(int),
+        Some(Value::UInt(int)) => serde_json::Value::from(int),
+        _ => serde_json::Number::from_f64(f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+    }
+}
+
+/// The integer a float is on the other side of Go's JSON encoder, if any: below 1e21 it
+/// writes the shortest digits that read back as `f`, padded with zeros and without a
+/// fraction when there is none (`12.0` is `12`, 2^63 is `9223372036854776000`, too
+/// large for an int64), as Rust prints floats.
+pub fn go_integer(f: f64) -> Option<Value> {
+    if f.fract() != 0.0 || f.abs() >= 1e21 {
+        return None;
+    }
+    let text = f.to_string();
+    text.parse::<i64>()
+        .map(Value::Int)
+        .or_else(|_| text.parse::<u64>().map(Value::UInt))
+        .ok()
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use crate::load::{Pos, SourceText};
+use crate::load::{self, Pos, SourceText};
 
 /// The longest line an excerpt quotes, in characters. miette pads its labels with
 /// format widths, which panic past 65 535 columns, and a longer line (minified JSON, a
@@ -23,20 +23,42 @@ const MAX_QUOTED_LINE: usize = 1000;
 pub struct Excerpts {
     source: SourceText,
     /// Byte offset of the start of each line of `source.text`, first line first. Lines
-    /// end at `\n`, as in [`SourceText::offset`].
+    /// end where [`load::next_line`] ends them, as in [`SourceText::offset`].
     line_starts: Vec<usize>,
+    /// The text miette reads: `source.text` with each CR that ends a line alone made an
+    /// LF (the same length, so offsets hold), since miette's renderer starts lines at
+    /// LF only.
+    quoted: Arc<str>,
 }
 
 impl Excerpts {
     /// Indexes `source`.
     pub fn new(source: &SourceText) -> Self {
         let text = source.text.as_ref();
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
+        let line_starts: Vec<usize> =
+            std::iter::successors(Some(0), |&start| load::next_line(text, start)).collect();
+        let mut lone_crs = line_starts[1..]
+            .iter()
+            .map(|start| start - 1)
+            .filter(|&end| text.as_bytes()[end] == b'\r')
+            .peekable();
+        let quoted = if lone_crs.peek().is_some() {
+            let mut quoted = String::with_capacity(text.len());
+            let mut from = 0;
+            for cr in lone_crs {
+                quoted.push_str(&text[from..cr]);
+                quoted.push('\n');
+                from = cr + 1;
+            }
+            quoted.push_str(&text[from..]);
+            Arc::from(quoted)
+        } else {
+            Arc::clone(&source.text)
+        };
         Excerpts {
             source: source.clone(),
             line_starts,
+            quoted,
         }
     }
 
@@ -49,11 +71,7 @@ impl Excerpts {
     fn line_text(&self, line: usize) -> &str {
         let text = self.source.text.as_ref();
         let start = self.line_starts[line];
-        let end = self
-            .line_starts
-            .get(line + 1)
-            .map_or(text.len(), |next| next - 1);
-        &text[start..end]
+        &text[start..load::line_end(text, start)]
     }
 
     /// The 0-based line of `pos` in the document, if it falls inside it.
@@ -142,7 +160,7 @@ impl SourceCode for DocumentCode {
         context_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let excerpts = &self.excerpts;
-        let text = excerpts.source.text.as_ref();
+        let text = excerpts.quoted.as_ref();
         // The lines miette reads for this span: its own and the context around them,
         // and one more at each end so that miette finds the same line breaks it would
         // in the whole text.
@@ -159,12 +177,21 @@ impl SourceCode for DocumentCode {
         let local = SourceSpan::from((span.offset() - window_start, span.len()));
         let inner = window.read_span(&local, context_before, context_after)?;
         let lines_before = excerpts.source.first_line as usize - 1 + window_line;
+        // miette counts the column of the span's start (what the headline shows) in
+        // bytes; every other report counts characters, so this one must too.
+        let column = if context_before == 0 {
+            let offset = span.offset().min(text.len());
+            text.get(excerpts.line_starts[first]..offset)
+                .map_or(0, |before| before.chars().count())
+        } else {
+            inner.column()
+        };
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             inner.data(),
             SourceSpan::from((inner.span().offset() + window_start, inner.span().len())),
             inner.line() + lines_before,
-            inner.column(),
+            column,
             // miette compares line counts with lines to merge nearby labels into one
             // excerpt; count from the document's start, as it would over the whole text.
             inner.line_count() + window_line,
@@ -186,14 +213,47 @@ mod tests {
 
     #[test]
     fn offsets_match_the_source_text() {
-        let text = "a: 1\nbé: [x, y]\n\nlast";
-        let source = source(text, 7);
-        let excerpts = Excerpts::new(&source);
-        for line in 5..13 {
-            for column in 0..14 {
-                let pos = Pos { line, column };
-                assert_eq!(excerpts.offset(pos), source.offset(pos), "{pos:?}");
+        // Every line end the parser knows: LF, CRLF and a CR alone.
+        for text in ["a: 1\nbé: [x, y]\n\nlast", "a: 1\r\nbé: [x, y]\r\rlast\r\n"] {
+            let source = source(text, 7);
+            let excerpts = Excerpts::new(&source);
+            for line in 5..13 {
+                for column in 0..14 {
+                    let pos = Pos { line, column };
+                    assert_eq!(
+                        excerpts.offset(pos),
+                        source.offset(pos),
+                        "{pos:?} in {text:?}"
+                    );
+                }
             }
+        }
+    }
+
+    #[test]
+    fn lines_ended_by_a_cr_alone_are_quoted_as_lines() {
+        for text in [
+            "a: 1\nb: é2\nc: 3\n",
+            "a: 1\rb: é2\rc: 3\r",
+            "a: 1\r\nb: é2\rc: 3\n",
+        ] {
+            let excerpts = Arc::new(Excerpts::new(&source(text, 1)));
+            let code = excerpts.code("f.yaml".into());
+            // At the `2`, after a two-byte character.
+            let span = excerpts.span(Pos { line: 2, column: 5 }, Pos { line: 2, column: 6 });
+            let headline = code.read_span(&span, 0, 0).unwrap();
+            assert_eq!(
+                (headline.line(), headline.column()),
+                (1, 4),
+                "0-based line, column in characters, in {text:?}"
+            );
+            let quoted = code.read_span(&span, 1, 1).unwrap();
+            let quoted = std::str::from_utf8(quoted.data()).unwrap();
+            assert_eq!(
+                quoted.lines().collect::<Vec<_>>(),
+                ["a: 1", "b: é2", "c: 3"],
+                "in {text:?}"
+            );
         }
     }
 

@@ -103,6 +103,14 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                     });
                     message.push_str("; the sidecar injector denies the pod");
                 }
+                // The finding points at the field inside the annotation when one is
+                // named (`proxyMetadata.X` is two keys).
+                let path = match error.field.as_str() {
+                    "" => path,
+                    field => field
+                        .split('.')
+                        .fold(path.embedded(), |path, key| path.key(key)),
+                };
                 b.problems.push(ConfigProblem {
                     path,
                     message,

@@ -30,17 +30,22 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::file::SettingsFile;
-use super::istio::{NativeSidecars, ProxyConfig};
+use k8s_openapi::api::core::v1::Lifecycle;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use super::file::{GoDuration, SettingsFile, WholeSeconds};
+use super::istio::NativeSidecars;
+use super::mesh_config;
 use super::{
     DeclaredSidecar, IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source,
     Sourced,
 };
-use crate::load::{InputError, Node, Pos, SourceText, Value};
-use crate::time::{Millis, parse_go_duration};
+use crate::load::{Anchor, InputError, JsonPath, Node, Pos, SourceText};
 
 /// The file name looked for.
 pub const FILE_NAME: &str = ".mesh-lifecycle.yaml";
@@ -58,8 +63,8 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
 pub struct RuleSetting {
     /// The id or name as written.
     pub rule: String,
-    /// `off`, `error`, `warning` or `info`.
-    pub level: String,
+    /// The level it is set to.
+    pub level: RuleLevel,
     /// The config file, for errors about the setting.
     pub file: Arc<str>,
     /// Where the setting is in it.
@@ -68,8 +73,34 @@ pub struct RuleSetting {
     pub source: SourceText,
 }
 
+/// What `rules:` sets a rule to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    /// The rule does not run.
+    Off,
+    /// Its findings are errors.
+    Error,
+    /// Its findings are warnings.
+    Warning,
+    /// Its findings are information.
+    Info,
+}
+
+impl RuleLevel {
+    /// The level as written: `off`, `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleLevel::Off => "off",
+            RuleLevel::Error => "error",
+            RuleLevel::Warning => "warning",
+            RuleLevel::Info => "info",
+        }
+    }
+}
+
 /// Applies the config file at `path` to `settings`. Returns the rule settings it holds
-/// and the path of a mesh config it names, or every error found (each at its node).
+/// and the path of a mesh config it names, or the error found, at its node.
 pub fn apply(path: &Path, settings: &mut Settings) -> Result<ConfigExtras, Vec<InputError>> {
     let file = SettingsFile::read(path).map_err(|e| vec![e])?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -82,21 +113,14 @@ pub fn apply_file(
     base: &Path,
     settings: &mut Settings,
 ) -> Result<ConfigExtras, Vec<InputError>> {
-    let mut reader = Reader {
-        file,
-        errors: Vec::new(),
-        extras: ConfigExtras::default(),
-        origin: Source::ConfigFile(file.name.clone()),
-        base: base.to_path_buf(),
+    let Some((root, source)) = file.documents.first() else {
+        return Ok(ConfigExtras::default());
     };
-    if let Some((root, source)) = file.documents.first() {
-        reader.root(root, source, settings);
-    }
-    if reader.errors.is_empty() {
-        Ok(reader.extras)
-    } else {
-        Err(reader.errors)
-    }
+    let config: ConfigFile = file.decode(root, source).map_err(|e| vec![e])?;
+    let origin = Source::ConfigFile(file.name.clone());
+    config
+        .apply(root, source, file, base, &origin, settings)
+        .map_err(|e| vec![e])
 }
 
 /// What a config file holds beyond `Settings`.
@@ -111,464 +135,278 @@ pub struct ConfigExtras {
     pub exclude: Vec<String>,
 }
 
-struct Reader<'f> {
-    file: &'f SettingsFile,
-    errors: Vec<InputError>,
-    extras: ConfigExtras,
-    origin: Source,
-    base: PathBuf,
+/// `.mesh-lifecycle.yaml` as written. Every setting is optional; a key the linter does
+/// not know is an error at the key, so a misspelt setting never goes unnoticed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ConfigFile {
+    exclude: Option<Vec<String>>,
+    kubernetes_version: Option<KubeVersion>,
+    istio: Option<IstioConfig>,
+    linkerd: Option<LinkerdConfig>,
+    namespaces: Option<BTreeMap<String, Option<NamespaceConfig>>>,
+    scenario: Option<ScenarioConfig>,
+    rules: Option<InOrder<RuleLevel>>,
+    sidecars: Option<Vec<SidecarConfig>>,
+    stop_wrappers: Option<Vec<String>>,
+    preset: Option<String>,
+    deletion_grace_period_seconds: Option<WholeSeconds>,
 }
 
-impl Reader<'_> {
-    fn error(&mut self, source: &SourceText, node: &Node, message: String) {
-        self.errors
-            .push(self.file.error_at(source, node.span.start, message));
-    }
+/// `istio:`: the mesh-wide values istiod and the injector use.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct IstioConfig {
+    version: Option<IstioVersion>,
+    mesh_config: Option<PathBuf>,
+    /// `meshConfig.defaultConfig`: read as mesh config reads it.
+    default_config: Option<mesh_config::ProxyConfigFields>,
+    hold_application_until_proxy_starts: Option<bool>,
+    native_sidecars: Option<NativeSidecars>,
+    lifecycle: Option<Lifecycle>,
+    startup_probe: Option<bool>,
+    auto_inject: Option<bool>,
+    enable_namespaces_by_default: Option<bool>,
+}
 
-    fn error_key(&mut self, source: &SourceText, pos: Pos, message: String) {
-        self.errors.push(self.file.error_at(source, pos, message));
-    }
+/// `linkerd:`: the values of Linkerd's control-plane chart.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct LinkerdConfig {
+    version: Option<LinkerdVersion>,
+    proxy_await: Option<bool>,
+    native_sidecar: Option<bool>,
+    shutdown_grace_period: Option<GoDuration>,
+    wait_before_exit_seconds: Option<WholeSeconds>,
+    enable_shutdown_endpoint: Option<bool>,
+}
 
-    /// The entries of a mapping, reporting keys outside `known`.
-    fn entries<'n>(
-        &mut self,
-        source: &SourceText,
-        node: &'n Node,
-        what: &str,
-        known: &[&str],
-    ) -> Vec<(&'n str, &'n Node)> {
-        let Value::Map(entries) = &node.value else {
-            if node.value != Value::Null {
-                self.error(source, node, format!("{what} must be a mapping"));
+/// `namespaces.NAME:`: what the namespace's labels and annotations say about injection.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamespaceConfig {
+    labels: Option<BTreeMap<String, String>>,
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+/// `scenario:`: the scenario values, by their camel-case names.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ScenarioConfig {
+    proxy_startup: Option<GoDuration>,
+    endpoint_propagation: Option<GoDuration>,
+    app_shutdown: Option<GoDuration>,
+    longest_request: Option<GoDuration>,
+    init_duration: Option<GoDuration>,
+    job_duration: Option<GoDuration>,
+}
+
+/// One of `sidecars:`, a sidecar the linter should know by its container name.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SidecarConfig {
+    name: String,
+    startup: Option<GoDuration>,
+    shutdown: Option<GoDuration>,
+    #[serde(default)]
+    carries_traffic: bool,
+}
+
+/// A mapping read in the order written (later settings of the same rule win).
+#[derive(Debug)]
+struct InOrder<T>(Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for InOrder<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Entries<T> {
+            type Value = InOrder<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping of rule ids or names to off, error, warning or info")
             }
-            return Vec::new();
-        };
-        let mut found = Vec::new();
-        for entry in entries {
-            if known.is_empty() || known.contains(&entry.key.as_str()) {
-                found.push((entry.key.as_str(), &entry.value));
-            } else {
-                self.error_key(
-                    source,
-                    entry.key_span.start,
-                    format!(
-                        "unknown setting `{}` in {what}; expected one of: {}",
-                        entry.key,
-                        known.join(", ")
-                    ),
-                );
-            }
-        }
-        found
-    }
-
-    fn string(&mut self, source: &SourceText, node: &Node, what: &str) -> Option<String> {
-        match &node.value {
-            Value::String(s) => Some(s.clone()),
-            Value::Int(i) => Some(i.to_string()),
-            Value::Float(f) => Some(f.to_string()),
-            _ => {
-                self.error(source, node, format!("{what} must be a string"));
-                None
-            }
-        }
-    }
-
-    fn boolean(&mut self, source: &SourceText, node: &Node, what: &str) -> Option<bool> {
-        match node.value {
-            Value::Bool(b) => Some(b),
-            _ => {
-                self.error(source, node, format!("{what} must be true or false"));
-                None
-            }
-        }
-    }
-
-    fn duration(&mut self, source: &SourceText, node: &Node, what: &str) -> Option<Millis> {
-        let text = self.string(source, node, what)?;
-        match parse_go_duration(&text).filter(|d| *d >= Millis::ZERO) {
-            Some(duration) => Some(duration),
-            None => {
-                self.error(
-                    source,
-                    node,
-                    format!("{what}: `{text}` is not a duration such as 5s or 1m30s"),
-                );
-                None
-            }
-        }
-    }
-
-    fn sourced<T>(&self, value: T) -> Sourced<T> {
-        Sourced::new(value, self.origin.clone())
-    }
-
-    fn root(&mut self, root: &Node, source: &SourceText, settings: &mut Settings) {
-        const KNOWN: [&str; 11] = [
-            "exclude",
-            "kubernetesVersion",
-            "istio",
-            "linkerd",
-            "namespaces",
-            "scenario",
-            "rules",
-            "sidecars",
-            "stopWrappers",
-            "preset",
-            "deletionGracePeriodSeconds",
-        ];
-        for (key, node) in self.entries(source, root, "the config file", &KNOWN) {
-            match key {
-                "kubernetesVersion" => {
-                    if let Some(text) = self.string(source, node, key) {
-                        match KubeVersion::parse(&text) {
-                            Some(version) => settings.kubernetes = self.sourced(version),
-                            None => self.error(
-                                source,
-                                node,
-                                format!("`{text}` is not a Kubernetes version such as 1.29"),
-                            ),
-                        }
-                    }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InOrder<T>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
                 }
-                "istio" => self.istio(node, source, settings),
-                "linkerd" => self.linkerd(node, source, settings),
-                "namespaces" => self.namespaces(node, source, settings),
-                "scenario" => self.scenario(node, source, settings),
-                "rules" => self.rules(node, source),
-                "sidecars" => self.sidecars(node, source, settings),
-                "exclude" => match &node.value {
-                    Value::Seq(items) => {
-                        for item in items {
-                            if let Some(glob) = self.string(source, item, "an exclude glob") {
-                                self.extras.exclude.push(glob);
-                            }
-                        }
-                    }
-                    _ => self.error(source, node, "exclude must be a list of globs".into()),
-                },
-                "stopWrappers" => match &node.value {
-                    Value::Seq(items) => {
-                        for item in items {
-                            if let Some(command) = self.string(source, item, "a stop wrapper") {
-                                settings.stop_wrappers.push(command);
-                            }
-                        }
-                    }
-                    _ => self.error(
-                        source,
-                        node,
-                        "stopWrappers must be a list of commands".into(),
-                    ),
-                },
-                "preset" => {
-                    if let Some(name) = self.string(source, node, key)
-                        && let Err(message) = super::preset::apply(&name, settings)
-                    {
-                        self.error(source, node, message);
-                    }
-                }
-                "deletionGracePeriodSeconds" => match node.value {
-                    Value::Int(seconds) if seconds >= 0 => {
-                        settings.deletion_grace_period = Some(self.sourced(seconds));
-                    }
-                    _ => self.error(
-                        source,
-                        node,
-                        "deletionGracePeriodSeconds must be a whole number of seconds".into(),
-                    ),
-                },
-                _ => unreachable!("entries() keeps known keys only"),
+                Ok(InOrder(entries))
             }
         }
+        deserializer.deserialize_map(Entries(std::marker::PhantomData))
     }
+}
 
-    fn istio(&mut self, node: &Node, source: &SourceText, settings: &mut Settings) {
-        const KNOWN: [&str; 9] = [
-            "version",
-            "meshConfig",
-            "defaultConfig",
-            "holdApplicationUntilProxyStarts",
-            "nativeSidecars",
-            "lifecycle",
-            "startupProbe",
-            "autoInject",
-            "enableNamespacesByDefault",
-        ];
-        for (key, value) in self.entries(source, node, "istio", &KNOWN) {
-            let what = format!("istio.{key}");
-            match key {
-                "version" => {
-                    if let Some(text) = self.string(source, value, &what) {
-                        match IstioVersion::parse(&text) {
-                            Some(version) => settings.istio.version = Some(self.sourced(version)),
-                            None => self.error(
-                                source,
-                                value,
-                                format!("`{text}` is not an Istio version such as 1.24"),
-                            ),
-                        }
-                    }
-                }
-                "meshConfig" => {
-                    if let Some(path) = self.string(source, value, &what) {
-                        self.extras.mesh_config = Some(self.base.join(path));
-                    }
-                }
-                "defaultConfig" => match ProxyConfig::from_json(&value.to_json(), &self.origin) {
-                    Ok(config) => {
-                        settings.istio.mesh_default_config =
-                            settings.istio.mesh_default_config.overlay(&config);
-                    }
-                    Err(error) => self.error(
-                        source,
-                        value,
-                        format!("istio.defaultConfig.{}: {}", error.field, error.message),
-                    ),
-                },
-                "holdApplicationUntilProxyStarts" => {
-                    if let Some(hold) = self.boolean(source, value, &what) {
-                        settings.istio.hold_helm_global = Some(self.sourced(hold));
-                    }
-                }
-                "nativeSidecars" => {
-                    let mode = match &value.value {
-                        Value::Bool(true) => Some(NativeSidecars::On),
-                        Value::Bool(false) => Some(NativeSidecars::Off),
-                        Value::String(s) if s == "auto" => Some(NativeSidecars::Auto),
-                        _ => None,
-                    };
-                    match mode {
-                        Some(mode) => settings.istio.native_sidecars = Some(self.sourced(mode)),
-                        None => self.error(
-                            source,
-                            value,
-                            "istio.nativeSidecars must be true, false or auto".into(),
-                        ),
-                    }
-                }
-                "lifecycle" => {
-                    settings.istio.custom_lifecycle = Some(self.sourced(value.to_json()))
-                }
-                "startupProbe" => {
-                    if let Some(on) = self.boolean(source, value, &what) {
-                        settings.istio.startup_probe = Some(self.sourced(on));
-                    }
-                }
-                "autoInject" => {
-                    if let Some(on) = self.boolean(source, value, &what) {
-                        settings.istio.auto_inject = self.sourced(on);
-                    }
-                }
-                "enableNamespacesByDefault" => {
-                    if let Some(on) = self.boolean(source, value, &what) {
-                        settings.istio.enable_namespaces_by_default = self.sourced(on);
-                    }
-                }
-                _ => unreachable!("entries() keeps known keys only"),
+impl<'de> Deserialize<'de> for NativeSidecars {
+    /// `ENABLE_NATIVE_SIDECARS` as the config file sets it: `true`, `false` or `auto`.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Mode;
+        impl Visitor<'_> for Mode {
+            type Value = NativeSidecars;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("true, false or auto")
             }
-        }
-    }
-
-    fn linkerd(&mut self, node: &Node, source: &SourceText, settings: &mut Settings) {
-        const KNOWN: [&str; 6] = [
-            "version",
-            "proxyAwait",
-            "nativeSidecar",
-            "shutdownGracePeriod",
-            "waitBeforeExitSeconds",
-            "enableShutdownEndpoint",
-        ];
-        for (key, value) in self.entries(source, node, "linkerd", &KNOWN) {
-            let what = format!("linkerd.{key}");
-            match key {
-                "version" => {
-                    if let Some(text) = self.string(source, value, &what) {
-                        match LinkerdVersion::parse(&text) {
-                            Some(version) => settings.linkerd.version = Some(self.sourced(version)),
-                            None => self.error(
-                                source,
-                                value,
-                                format!(
-                                    "`{text}` is not a Linkerd version such as 2.16 or edge-24.6.2"
-                                ),
-                            ),
-                        }
-                    }
-                }
-                "proxyAwait" => {
-                    if let Some(on) = self.boolean(source, value, &what) {
-                        settings.linkerd.proxy_await = Some(self.sourced(on));
-                    }
-                }
-                "nativeSidecar" => {
-                    if let Some(on) = self.boolean(source, value, &what) {
-                        settings.linkerd.native_sidecar = Some(self.sourced(on));
-                    }
-                }
-                "shutdownGracePeriod" => {
-                    if let Some(d) = self.duration(source, value, &what) {
-                        settings.linkerd.shutdown_grace_period = Some(self.sourced(d));
-                    }
-                }
-                "waitBeforeExitSeconds" => match value.value {
-                    Value::Int(seconds) if seconds >= 0 => {
-                        settings.linkerd.wait_before_exit =
-                            Some(self.sourced(Millis::secs(seconds)));
-                    }
-                    _ => self.error(
-                        source,
-                        value,
-                        "linkerd.waitBeforeExitSeconds must be a whole number of seconds".into(),
-                    ),
-                },
-                "enableShutdownEndpoint" => {
-                    if let Some(on) = self.boolean(source, value, &what) {
-                        settings.linkerd.shutdown_endpoint = Some(self.sourced(on));
-                    }
-                }
-                _ => unreachable!("entries() keeps known keys only"),
-            }
-        }
-    }
-
-    fn namespaces(&mut self, node: &Node, source: &SourceText, settings: &mut Settings) {
-        for (name, value) in self.entries(source, node, "namespaces", &[]) {
-            let mut info = NamespaceInfo {
-                source: Some(self.origin.clone()),
-                ..NamespaceInfo::default()
-            };
-            for (key, map) in self.entries(
-                source,
-                value,
-                &format!("namespaces.{name}"),
-                &["labels", "annotations"],
-            ) {
-                let mut values = BTreeMap::new();
-                for (k, v) in self.entries(source, map, &format!("namespaces.{name}.{key}"), &[]) {
-                    if let Some(text) = self.string(source, v, k) {
-                        values.insert(k.to_owned(), text);
-                    }
-                }
-                if key == "labels" {
-                    info.labels = values;
+            fn visit_bool<E: de::Error>(self, on: bool) -> Result<NativeSidecars, E> {
+                Ok(if on {
+                    NativeSidecars::On
                 } else {
-                    info.annotations = values;
+                    NativeSidecars::Off
+                })
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<NativeSidecars, E> {
+                match text {
+                    "true" => Ok(NativeSidecars::On),
+                    "false" => Ok(NativeSidecars::Off),
+                    "auto" => Ok(NativeSidecars::Auto),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(text), &self)),
                 }
             }
-            settings.namespaces.insert(name.to_owned(), info);
         }
+        deserializer.deserialize_any(Mode)
     }
+}
 
-    fn scenario(&mut self, node: &Node, source: &SourceText, settings: &mut Settings) {
-        const KNOWN: [(&str, &str); 6] = [
-            ("proxyStartup", "proxy-startup"),
-            ("endpointPropagation", "endpoint-propagation"),
-            ("appShutdown", "app-shutdown"),
-            ("longestRequest", "longest-request"),
-            ("initDuration", "init-duration"),
-            ("jobDuration", "job-duration"),
-        ];
-        let names: Vec<&str> = KNOWN.iter().map(|(camel, _)| *camel).collect();
-        for (key, value) in self.entries(source, node, "scenario", &names) {
-            let Some(duration) = self.duration(source, value, &format!("scenario.{key}")) else {
-                continue;
-            };
-            let name = KNOWN
-                .iter()
-                .find(|(camel, _)| *camel == key)
-                .map(|(_, name)| *name)
-                .unwrap_or(key);
-            settings.scenario.set(name, duration, self.origin.clone());
-        }
-    }
-
-    fn rules(&mut self, node: &Node, source: &SourceText) {
-        let Value::Map(entries) = &node.value else {
-            self.error(
-                source,
-                node,
-                "rules must map rule ids or names to off, error, warning or info".into(),
-            );
-            return;
+impl ConfigFile {
+    /// Puts what the file says into `settings`; the errors left are the ones only the
+    /// whole file can show (a preset that does not exist, a defaultConfig value).
+    fn apply(
+        self,
+        root: &Node,
+        source: &SourceText,
+        file: &SettingsFile,
+        base: &Path,
+        origin: &Source,
+        settings: &mut Settings,
+    ) -> Result<ConfigExtras, InputError> {
+        let at = |path: &str, anchor| root.locate(&JsonPath::parse(path), anchor).span.start;
+        let mut extras = ConfigExtras {
+            exclude: self.exclude.unwrap_or_default(),
+            ..ConfigExtras::default()
         };
-        for entry in entries {
-            let level = match &entry.value.value {
-                Value::String(s) => s.clone(),
-                // `off` is the YAML 1.1 boolean false.
-                Value::Bool(false) => "off".to_owned(),
-                _ => String::new(),
-            };
-            if !matches!(level.as_str(), "off" | "error" | "warning" | "info") {
-                self.error(
-                    source,
-                    &entry.value,
-                    format!("rules.{}: expected off, error, warning or info", entry.key),
-                );
-                continue;
+        if let Some(version) = self.kubernetes_version {
+            settings.kubernetes = Sourced::new(version, origin.clone());
+        }
+        if let Some(istio) = self.istio {
+            if let Some(version) = istio.version {
+                settings.istio.version = Some(Sourced::new(version, origin.clone()));
             }
-            self.extras.rules.push(RuleSetting {
-                rule: entry.key.clone(),
+            extras.mesh_config = istio.mesh_config.map(|path| base.join(path));
+            if let Some(fields) = istio.default_config {
+                let config = fields.read(origin).map_err(|error| {
+                    let path = format!("istio.defaultConfig.{}", error.field);
+                    let message = format!("{path}: {}", error.message);
+                    file.error_at(source, at(&path, Anchor::Value), message)
+                })?;
+                settings.istio.mesh_default_config =
+                    settings.istio.mesh_default_config.overlay(&config);
+            }
+            let istio_settings = &mut settings.istio;
+            if let Some(hold) = istio.hold_application_until_proxy_starts {
+                istio_settings.hold_helm_global = Some(Sourced::new(hold, origin.clone()));
+            }
+            if let Some(mode) = istio.native_sidecars {
+                istio_settings.native_sidecars = Some(Sourced::new(mode, origin.clone()));
+            }
+            if let Some(lifecycle) = istio.lifecycle {
+                let json = serde_json::to_value(lifecycle).unwrap_or_default();
+                istio_settings.custom_lifecycle = Some(Sourced::new(json, origin.clone()));
+            }
+            if let Some(on) = istio.startup_probe {
+                istio_settings.startup_probe = Some(Sourced::new(on, origin.clone()));
+            }
+            if let Some(on) = istio.auto_inject {
+                istio_settings.auto_inject = Sourced::new(on, origin.clone());
+            }
+            if let Some(on) = istio.enable_namespaces_by_default {
+                istio_settings.enable_namespaces_by_default = Sourced::new(on, origin.clone());
+            }
+        }
+        if let Some(linkerd) = self.linkerd {
+            let to = &mut settings.linkerd;
+            if let Some(version) = linkerd.version {
+                to.version = Some(Sourced::new(version, origin.clone()));
+            }
+            if let Some(on) = linkerd.proxy_await {
+                to.proxy_await = Some(Sourced::new(on, origin.clone()));
+            }
+            if let Some(on) = linkerd.native_sidecar {
+                to.native_sidecar = Some(Sourced::new(on, origin.clone()));
+            }
+            if let Some(GoDuration(duration)) = linkerd.shutdown_grace_period {
+                to.shutdown_grace_period = Some(Sourced::new(duration, origin.clone()));
+            }
+            if let Some(WholeSeconds(seconds)) = linkerd.wait_before_exit_seconds {
+                to.wait_before_exit = Some(Sourced::new(
+                    crate::time::Millis::secs(seconds),
+                    origin.clone(),
+                ));
+            }
+            if let Some(on) = linkerd.enable_shutdown_endpoint {
+                to.shutdown_endpoint = Some(Sourced::new(on, origin.clone()));
+            }
+        }
+        for (name, namespace) in self.namespaces.unwrap_or_default() {
+            let namespace = namespace.unwrap_or_default();
+            settings.namespaces.insert(
+                name,
+                NamespaceInfo {
+                    labels: namespace.labels.unwrap_or_default(),
+                    annotations: namespace.annotations.unwrap_or_default(),
+                    source: Some(origin.clone()),
+                },
+            );
+        }
+        if let Some(scenario) = self.scenario {
+            let values = [
+                ("proxy-startup", scenario.proxy_startup),
+                ("endpoint-propagation", scenario.endpoint_propagation),
+                ("app-shutdown", scenario.app_shutdown),
+                ("longest-request", scenario.longest_request),
+                ("init-duration", scenario.init_duration),
+                ("job-duration", scenario.job_duration),
+            ];
+            for (name, value) in values {
+                if let Some(GoDuration(duration)) = value {
+                    settings.scenario.set(name, duration, origin.clone());
+                }
+            }
+        }
+        for (rule, level) in self.rules.map(|rules| rules.0).unwrap_or_default() {
+            let pos = at(&format!("rules.{rule}"), Anchor::Key);
+            extras.rules.push(RuleSetting {
+                rule,
                 level,
-                file: self.file.name.clone(),
-                pos: entry.key_span.start,
+                file: file.name.clone(),
+                pos,
                 source: source.clone(),
             });
         }
-    }
-
-    fn sidecars(&mut self, node: &Node, source: &SourceText, settings: &mut Settings) {
-        let Value::Seq(items) = &node.value else {
-            self.error(source, node, "sidecars must be a list".into());
-            return;
-        };
-        for item in items {
-            let mut name = None;
-            let mut startup = None;
-            let mut shutdown = Millis::ZERO;
-            let mut carries_traffic = false;
-            for (key, value) in self.entries(
-                source,
-                item,
-                "a sidecar",
-                &["name", "startup", "shutdown", "carriesTraffic"],
-            ) {
-                match key {
-                    "name" => name = self.string(source, value, "sidecars[].name"),
-                    "startup" => startup = self.duration(source, value, "sidecars[].startup"),
-                    "shutdown" => {
-                        shutdown = self
-                            .duration(source, value, "sidecars[].shutdown")
-                            .unwrap_or_default()
-                    }
-                    "carriesTraffic" => {
-                        carries_traffic = self
-                            .boolean(source, value, "sidecars[].carriesTraffic")
-                            .unwrap_or(false)
-                    }
-                    _ => unreachable!("entries() keeps known keys only"),
-                }
-            }
-            match name {
-                Some(name) => settings.declared_sidecars.push(DeclaredSidecar {
-                    name,
-                    startup,
-                    shutdown,
-                    carries_traffic,
-                }),
-                None => self.error(
-                    source,
-                    item,
-                    "a sidecar needs a name (the container name it is recognised by)".into(),
-                ),
-            }
+        for sidecar in self.sidecars.unwrap_or_default() {
+            settings.declared_sidecars.push(DeclaredSidecar {
+                name: sidecar.name,
+                startup: sidecar.startup.map(|GoDuration(d)| d),
+                shutdown: sidecar.shutdown.map(|GoDuration(d)| d).unwrap_or_default(),
+                carries_traffic: sidecar.carries_traffic,
+            });
         }
+        settings
+            .stop_wrappers
+            .extend(self.stop_wrappers.unwrap_or_default());
+        if let Some(name) = self.preset
+            && let Err(message) = super::preset::apply(&name, settings)
+        {
+            return Err(file.error_at(source, at("preset", Anchor::Value), message));
+        }
+        if let Some(WholeSeconds(seconds)) = self.deletion_grace_period_seconds {
+            settings.deletion_grace_period = Some(Sourced::new(seconds, origin.clone()));
+        }
+        Ok(extras)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Millis;
 
     fn read(text: &str) -> Result<(Settings, ConfigExtras), Vec<InputError>> {
         let file = SettingsFile::parse(Arc::from(".mesh-lifecycle.yaml"), text.to_owned())
@@ -610,7 +448,14 @@ mod tests {
         );
         assert_eq!(settings.scenario.app_shutdown.value, Millis::secs(12));
         assert_eq!(extras.rules.len(), 2);
-        assert_eq!(extras.rules[0].level, "off");
+        assert_eq!(extras.rules[0].level, RuleLevel::Off);
+        assert_eq!(
+            extras.rules[1].pos,
+            Pos {
+                line: 18,
+                column: 3
+            }
+        );
         assert_eq!(
             extras.mesh_config,
             Some(PathBuf::from("/etc/mesh/mesh.yaml"))
@@ -620,19 +465,79 @@ mod tests {
     }
 
     #[test]
-    fn errors_point_at_the_node() {
-        let errors =
-            read("istio:\n  versoin: '1.24'\nscenario:\n  appShutdown: soon\n").unwrap_err();
-        assert_eq!(errors.len(), 2);
+    fn unknown_keys_are_errors_at_the_key() {
+        let errors = read("istio:\n  versoin: '1.24'\n").unwrap_err();
+        assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].pos, Some(Pos { line: 2, column: 3 }));
-        assert!(errors[0].message.contains("unknown setting `versoin`"));
+        assert!(
+            errors[0].message.starts_with(
+                "istio.versoin: unknown setting `versoin`; expected one of: version, meshConfig"
+            ),
+            "{}",
+            errors[0].message
+        );
+    }
+
+    #[test]
+    fn wrong_values_are_errors_at_the_value() {
+        let errors = read("scenario:\n  appShutdown: soon\n").unwrap_err();
         assert_eq!(
-            errors[1].pos,
+            errors[0].pos,
             Some(Pos {
-                line: 4,
+                line: 2,
                 column: 16
             })
         );
-        assert!(errors[1].message.contains("not a duration"));
+        assert!(errors[0].message.contains("not a duration"), "{errors:?}");
+        let errors = read("istio:\n  autoInject: maybe\n").unwrap_err();
+        assert_eq!(
+            errors[0].pos,
+            Some(Pos {
+                line: 2,
+                column: 15
+            })
+        );
+        assert!(
+            errors[0]
+                .message
+                .starts_with("istio.autoInject: invalid type"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn versions_are_read_as_written() {
+        // Unquoted, YAML reads 1.30 as the number 1.3 and 1.20 as 1.2.
+        let (settings, _) =
+            read("kubernetesVersion: 1.30\nistio: {version: 1.20}\nlinkerd: {version: 2.20}\n")
+                .unwrap();
+        assert_eq!(settings.kubernetes.value, KubeVersion { minor: 30 });
+        assert_eq!(settings.istio.version.unwrap().value, IstioVersion::new(20));
+        assert_eq!(
+            settings.linkerd.version.unwrap().value,
+            LinkerdVersion::Stable { minor: 20 }
+        );
+        let errors = read("kubernetesVersion: 1.3\n").unwrap_err();
+        assert_eq!(
+            errors[0].pos,
+            Some(Pos {
+                line: 1,
+                column: 20
+            })
+        );
+        assert!(errors[0].message.contains("(1.22 to 1.34)"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_rule_level_of_off_is_not_a_boolean() {
+        let (_, extras) = read("rules: {ML207: off, ML201: warning}\n").unwrap();
+        assert_eq!(extras.rules[0].level, RuleLevel::Off);
+        let errors = read("rules: {ML207: loud}\n").unwrap_err();
+        assert!(
+            errors[0]
+                .message
+                .starts_with("rules.ML207: `loud` is not one of: off, error, warning, info"),
+            "{errors:?}"
+        );
     }
 }

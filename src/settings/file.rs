@@ -1,10 +1,16 @@
-//! Reading a settings file (the config file, a mesh config) into a positioned tree, and
-//! reporting what is wrong in it at its line and column.
+//! Reading a settings file (the config file, a mesh config) into a positioned tree,
+//! decoding it by type, and reporting what is wrong in it at its line and column: an
+//! unknown key at the key, a wrong value at the value.
 
+use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+use crate::load::de::{Reading, from_node};
 use crate::load::{self, InputError, Limits, Node, Pos, SourceText, split};
+use crate::time::{GoDurationError, Millis, go_duration};
 
 /// A settings file, parsed, with what is needed to report errors in it.
 pub struct SettingsFile {
@@ -70,6 +76,19 @@ impl SettingsFile {
         Ok(SettingsFile { name, documents })
     }
 
+    /// Decodes `node`, a node of document `source`, as a `T`; the error is at the key or
+    /// value at fault and names its path (`istio.version: …`).
+    pub fn decode<'de, T: Deserialize<'de>>(
+        &self,
+        node: &'de Node,
+        source: &SourceText,
+    ) -> Result<T, InputError> {
+        from_node(node, Reading::Settings(source)).map_err(|(path, error)| {
+            let pos = error.pos.unwrap_or(node.span.start);
+            self.error_at(source, pos, with_path(&path.to_string(), &error.message))
+        })
+    }
+
     /// An error at `pos` of document `source`.
     pub fn error_at(
         &self,
@@ -84,5 +103,69 @@ impl SettingsFile {
             related: None,
             source: Some(source.clone()),
         }
+    }
+}
+
+/// `path: message`, or the message alone for the document itself.
+pub fn with_path(path: &str, message: &str) -> String {
+    match path {
+        "" | "." => message.to_owned(),
+        path => format!("{path}: {message}"),
+    }
+}
+
+/// A duration setting written as Go writes durations (`5s`, `1m30s`), not negative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoDuration(pub Millis);
+
+impl<'de> Deserialize<'de> for GoDuration {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl Visitor<'_> for Text {
+            type Value = GoDuration;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration such as 5s or 1m30s")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<GoDuration, E> {
+                match go_duration(text) {
+                    Ok(duration) if duration >= Millis::ZERO => Ok(GoDuration(duration)),
+                    Err(GoDurationError::TooLong) => Err(E::custom(format_args!(
+                        "`{text}` is longer than the longest duration Go can hold (2562047h47m16s)"
+                    ))),
+                    _ => Err(E::custom(format_args!(
+                        "`{text}` is not a duration such as 5s or 1m30s"
+                    ))),
+                }
+            }
+        }
+        deserializer.deserialize_str(Text)
+    }
+}
+
+/// A number of seconds: a whole number, not negative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WholeSeconds(pub i64);
+
+impl<'de> Deserialize<'de> for WholeSeconds {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Seconds;
+        impl Visitor<'_> for Seconds {
+            type Value = WholeSeconds;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a whole number of seconds")
+            }
+            fn visit_i64<E: de::Error>(self, seconds: i64) -> Result<WholeSeconds, E> {
+                if seconds < 0 {
+                    return Err(E::invalid_value(de::Unexpected::Signed(seconds), &self));
+                }
+                Ok(WholeSeconds(seconds))
+            }
+            fn visit_u64<E: de::Error>(self, seconds: u64) -> Result<WholeSeconds, E> {
+                i64::try_from(seconds)
+                    .map(WholeSeconds)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(seconds), &self))
+            }
+        }
+        deserializer.deserialize_i64(Seconds)
     }
 }

@@ -2,13 +2,29 @@
 //! the injector's ConfigMap (`data.values`), an IstioOperator, Helm values (Istio's or
 //! Linkerd's), or a bare MeshConfig. The same reader takes these objects when they
 //! appear among the linted inputs.
+//!
+//! Each part is decoded by type: a value of the wrong type is an error at the value.
+//! MeshConfig and its `defaultConfig` (ProxyConfig) are protobuf messages with a fixed
+//! set of fields, so a field they do not have (`terminationDrainDurationn`) is an error
+//! at the key: istiod itself ignores unknown fields without a word
+//! (istio/istio `pkg/util/protomarshal/protomarshal.go`, `ApplyJSON` retries with
+//! `AllowUnknownFields`), so a misspelt setting silently has no effect. Helm values are
+//! open: charts take keys the linter does not read.
 
+use std::fmt;
 use std::path::Path;
 
-use super::file::SettingsFile;
-use super::istio::{NativeSidecars, ProxyConfig};
+use k8s_openapi::api::core::v1::Lifecycle;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use super::file::{SettingsFile, WholeSeconds, with_path};
+use super::istio::{NativeSidecars, ProxyConfig, ProxyConfigError};
+use super::version::ReleaseTag;
 use super::{IstioVersion, LinkerdVersion, Settings, Source, Sourced};
-use crate::load::{InputError, JsonPath, Node, SourceText, Value};
+use crate::load::de::{Reading, from_node};
+use crate::load::{Anchor, InputError, JsonPath, Node, SourceText};
 use crate::time::{Millis, parse_go_duration};
 
 /// Applies the mesh config file at `path`; every problem is an error at its node.
@@ -27,7 +43,7 @@ pub fn apply_file(
     let mut recognised = false;
     for (root, text) in &file.documents {
         let mut reader = Reader {
-            file: Some((file, text)),
+            text,
             source: source.clone(),
             errors: &mut errors,
         };
@@ -46,7 +62,7 @@ pub fn apply_file(
     }
 }
 
-/// Applies a document of the linted input when it is mesh configuration (an `istio`
+/// Applies an object of the linted input when it is mesh configuration (an `istio`
 /// ConfigMap or an IstioOperator), and returns what is wrong in it, each problem at its
 /// node of `text`, exactly as `--mesh-config` would report it.
 pub fn apply_input_object(
@@ -63,37 +79,384 @@ pub fn apply_input_object(
             .is_some_and(|name| {
                 name == "istio" || name.starts_with("istio-") && name != "istio-ca-root-cert"
             });
-    if !(is_istio_configmap || kind == Some("IstioOperator")) {
-        return Vec::new();
-    }
-    let file = SettingsFile {
-        name: text.file.clone(),
-        documents: Vec::new(),
-    };
     let mut errors = Vec::new();
-    let mut reader = Reader {
-        file: Some((&file, text)),
-        source,
-        errors: &mut errors,
-    };
-    reader.document(root, settings);
+    if is_istio_configmap || kind == Some("IstioOperator") {
+        let mut reader = Reader {
+            text,
+            source,
+            errors: &mut errors,
+        };
+        reader.document(root, settings);
+    }
     errors
 }
 
+/// The fields of Istio's `ProxyConfig` (mesh/v1alpha1/proxy.proto in istio/api, every
+/// field of 1.3 to 1.29), by their proto names; JSON also takes them in lower camel
+/// case (`termination_drain_duration` or `terminationDrainDuration`), as istiod's jsonpb
+/// reader does.
+const PROXY_CONFIG_FIELDS: [&str; 41] = [
+    "availability_zone",
+    "binary_path",
+    "ca_certificates_pem",
+    "concurrency",
+    "config_path",
+    "connect_timeout",
+    "control_plane_auth_policy",
+    "custom_config_file",
+    "discovery_address",
+    "discovery_refresh_delay",
+    "drain_duration",
+    "envoy_access_log_service",
+    "envoy_metrics_service",
+    "envoy_metrics_service_address",
+    "extra_stat_tags",
+    "file_flush_interval",
+    "file_flush_min_size_kb",
+    "gateway_topology",
+    "hold_application_until_proxy_starts",
+    "image",
+    "interception_mode",
+    "mesh_id",
+    "parent_shutdown_duration",
+    "private_key_provider",
+    "proxy_admin_port",
+    "proxy_bootstrap_template_path",
+    "proxy_headers",
+    "proxy_metadata",
+    "proxy_stats_matcher",
+    "readiness_probe",
+    "runtime_values",
+    "sds",
+    "service_cluster",
+    "stat_name_length",
+    "stats_compression",
+    "statsd_udp_address",
+    "status_port",
+    "termination_drain_duration",
+    "tracing",
+    "tracing_service_name",
+    "zipkin_address",
+];
+
+/// The fields of Istio's `MeshConfig` (mesh/v1alpha1/config.proto in istio/api, every
+/// field of 1.3 to 1.29), by their proto names.
+const MESH_CONFIG_FIELDS: [&str; 65] = [
+    "access_log_encoding",
+    "access_log_file",
+    "access_log_format",
+    "auth_policy",
+    "ca",
+    "ca_certificates",
+    "certificates",
+    "config_sources",
+    "connect_timeout",
+    "default_config",
+    "default_destination_rule_export_to",
+    "default_http_retry_policy",
+    "default_providers",
+    "default_service_export_to",
+    "default_virtual_service_export_to",
+    "disable_envoy_listener_log",
+    "disable_mixer_http_reports",
+    "disable_policy_checks",
+    "disable_report_batch",
+    "discovery_selectors",
+    "dns_refresh_rate",
+    "enable_auto_mtls",
+    "enable_client_side_policy_check",
+    "enable_envoy_access_log_service",
+    "enable_prometheus_merge",
+    "enable_sds_token_mount",
+    "enable_tracing",
+    "extension_providers",
+    "h2_upgrade_policy",
+    "hbone_idle_timeout",
+    "inbound_cluster_stat_name",
+    "inbound_traffic_policy",
+    "ingress_class",
+    "ingress_controller_mode",
+    "ingress_selector",
+    "ingress_service",
+    "locality_lb_setting",
+    "mesh_mTLS",
+    "mixer_address",
+    "mixer_check_server",
+    "mixer_report_server",
+    "outbound_cluster_stat_name",
+    "outbound_traffic_policy",
+    "path_normalization",
+    "policy_check_fail_open",
+    "protocol_detection_timeout",
+    "proxy_http_port",
+    "proxy_inbound_listen_port",
+    "proxy_listen_port",
+    "rds_refresh_delay",
+    "report_batch_max_entries",
+    "report_batch_max_time",
+    "root_namespace",
+    "sds_refresh_delay",
+    "sds_uds_path",
+    "sds_use_k8s_sa_jwt",
+    "service_scope_configs",
+    "service_settings",
+    "sidecar_to_telemetry_session_affinity",
+    "tcp_keepalive",
+    "thrift_config",
+    "tls_defaults",
+    "trust_domain",
+    "trust_domain_aliases",
+    "verify_certificate_at_client",
+];
+
+/// protoc's JSON name of a proto field: `termination_drain_duration` is
+/// `terminationDrainDuration`, `mesh_mTLS` is `meshMTLS`.
+fn json_name(proto: &str) -> String {
+    let mut name = String::with_capacity(proto.len());
+    let mut upper = false;
+    for c in proto.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                name.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => name.push(c),
+        }
+    }
+    name
+}
+
+/// The JSON name of the field `key` names, when `fields` has it.
+fn known_field(key: &str, fields: &[&str]) -> Option<String> {
+    fields
+        .iter()
+        .find(|proto| **proto == key || json_name(proto) == key)
+        .map(|proto| json_name(proto))
+}
+
+/// A key of a protobuf message read as istiod's jsonpb reader reads it: one of the
+/// message's fields, by proto or JSON name, given back by its JSON name. Any other key
+/// is an error at the key, listing the fields' JSON names.
+struct FieldOf {
+    message: &'static str,
+    fields: &'static [&'static str],
+}
+
+impl<'de> de::DeserializeSeed<'de> for FieldOf {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for FieldOf {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} field", self.message)
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<String, E> {
+        known_field(key, self.fields).ok_or_else(|| {
+            let names: Vec<String> = self.fields.iter().map(|proto| json_name(proto)).collect();
+            let hint = match names.iter().min_by_key(|name| edit_distance(key, name)) {
+                Some(name) if edit_distance(key, name) <= 2 => format!("did you mean `{name}`?"),
+                _ => format!("the fields are: {}", names.join(", ")),
+            };
+            E::custom(format_args!(
+                "unknown {} field `{key}` (istiod ignores it, so it has no effect); {hint}",
+                self.message
+            ))
+        })
+    }
+}
+
+/// Levenshtein distance, for suggesting the field a misspelt key meant.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(above + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// A `ProxyConfig` (`defaultConfig`) whose field names are checked, its values kept by
+/// JSON name for [`ProxyConfig::from_json`], which reads the fields the model uses.
+#[derive(Debug, Default)]
+pub struct ProxyConfigFields(serde_json::Map<String, serde_json::Value>);
+
+impl ProxyConfigFields {
+    /// The ProxyConfig layer these fields set, or the field at fault.
+    pub fn read(self, source: &Source) -> Result<ProxyConfig, ProxyConfigError> {
+        ProxyConfig::from_json(&serde_json::Value::Object(self.0), source)
+    }
+}
+
+impl<'de> Deserialize<'de> for ProxyConfigFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = ProxyConfigFields;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ProxyConfig mapping")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields = serde_json::Map::new();
+                let field = || FieldOf {
+                    message: "ProxyConfig",
+                    fields: &PROXY_CONFIG_FIELDS,
+                };
+                while let Some(name) = map.next_key_seed(field())? {
+                    fields.insert(name, map.next_value()?);
+                }
+                Ok(ProxyConfigFields(fields))
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+/// A `MeshConfig` whose field names are checked; only `defaultConfig` is read.
+#[derive(Debug, Default)]
+struct MeshConfigFields {
+    default_config: Option<ProxyConfigFields>,
+}
+
+impl<'de> Deserialize<'de> for MeshConfigFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = MeshConfigFields;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a MeshConfig mapping")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut mesh = MeshConfigFields::default();
+                let field = || FieldOf {
+                    message: "MeshConfig",
+                    fields: &MESH_CONFIG_FIELDS,
+                };
+                while let Some(name) = map.next_key_seed(field())? {
+                    if name == "defaultConfig" {
+                        mesh.default_config = map.next_value()?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(mesh)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+/// An IstioOperator's `spec`, as far as the mesh's lifecycle goes.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IstioOperatorSpec {
+    tag: Option<ReleaseTag<IstioVersion>>,
+}
+
+/// Helm values of Istio's charts (or an IstioOperator's `spec.values`) and of Linkerd's
+/// control-plane chart: the keys the linter reads, each by type; other keys are the
+/// chart's business.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HelmValues {
+    global: Option<GlobalValues>,
+    pilot: Option<PilotValues>,
+    sidecar_injector_webhook: Option<InjectorValues>,
+    linkerd_version: Option<ReleaseTag<LinkerdVersion>>,
+    proxy: Option<LinkerdProxyValues>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GlobalValues {
+    proxy: Option<IstioProxyValues>,
+    tag: Option<ReleaseTag<IstioVersion>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IstioProxyValues {
+    hold_application_until_proxy_starts: Option<bool>,
+    lifecycle: Option<Lifecycle>,
+    startup_probe: Option<Enabled>,
+    auto_inject: Option<AutoInject>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Enabled {
+    enabled: Option<bool>,
+}
+
+/// `global.proxy.autoInject`: the injection policy.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum AutoInject {
+    Enabled,
+    Disabled,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct PilotValues {
+    env: Option<PilotEnv>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct PilotEnv {
+    /// An environment variable: Helm writes any value as a string.
+    #[serde(rename = "ENABLE_NATIVE_SIDECARS")]
+    enable_native_sidecars: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InjectorValues {
+    enable_namespaces_by_default: Option<bool>,
+    never_inject_selector: Option<Vec<LabelSelector>>,
+    always_inject_selector: Option<Vec<LabelSelector>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LinkerdProxyValues {
+    r#await: Option<bool>,
+    native_sidecar: Option<bool>,
+    enable_shutdown_endpoint: Option<bool>,
+    /// The chart's default is `""`: unset.
+    shutdown_grace_period: Option<String>,
+    wait_before_exit_seconds: Option<WholeSeconds>,
+}
+
 struct Reader<'a> {
-    /// The file being read, for error locations; `None` for objects of the input, whose
-    /// problems the main pass reports.
-    file: Option<(&'a SettingsFile, &'a SourceText)>,
+    /// The text of the document being read, for values read as written and for errors.
+    text: &'a SourceText,
     source: Source,
     errors: &'a mut Vec<InputError>,
 }
 
 impl Reader<'_> {
-    fn error(&mut self, node: &Node, message: String) {
-        if let Some((file, text)) = self.file {
-            self.errors
-                .push(file.error_at(text, node.span.start, message));
-        }
+    fn error_at(&mut self, pos: crate::load::Pos, message: String) {
+        self.errors.push(InputError {
+            file: self.text.file.clone(),
+            pos: Some(pos),
+            message,
+            related: None,
+            source: Some(self.text.clone()),
+        });
     }
 
     fn sourced<T>(&self, value: T) -> Sourced<T> {
@@ -106,31 +469,39 @@ impl Reader<'_> {
         match root.get("kind").and_then(Node::as_str) {
             Some("ConfigMap") => {
                 let mut found = false;
-                if let Some(mesh) = at("data.mesh") {
-                    found = true;
-                    self.embedded(mesh, settings, Self::mesh_config);
-                }
-                if let Some(values) = at("data.values") {
-                    found = true;
-                    self.embedded(values, settings, Self::values);
+                for (key, read) in [
+                    (
+                        "mesh",
+                        Self::mesh_config as fn(&mut Self, &Node, Place, &mut Settings),
+                    ),
+                    ("values", Self::values),
+                ] {
+                    if let Some(node) = root.at(&JsonPath::parse("data").key(key)) {
+                        found = true;
+                        self.embedded(root, JsonPath::parse("data").key(key), node, settings, read);
+                    }
                 }
                 found
             }
             Some("IstioOperator") => {
                 if let Some(mesh) = at("spec.meshConfig") {
-                    self.mesh_config(mesh, settings);
+                    self.mesh_config(mesh, Place::direct(root, "spec.meshConfig"), settings);
                 }
                 if let Some(values) = at("spec.values") {
-                    self.values(values, settings);
+                    self.values(values, Place::direct(root, "spec.values"), settings);
                 }
-                if let Some(tag) = at("spec.tag") {
-                    self.version(tag, settings);
+                if let Some(spec) = at("spec")
+                    && let Some(spec) =
+                        self.decode::<IstioOperatorSpec>(spec, Place::direct(root, "spec"))
+                    && let Some(ReleaseTag(Some(version))) = spec.tag
+                {
+                    settings.istio.version = Some(self.sourced(version));
                 }
                 true
             }
             Some(_) => false,
             None if root.get("defaultConfig").is_some() => {
-                self.mesh_config(root, settings);
+                self.mesh_config(root, Place::direct(root, ""), settings);
                 true
             }
             None if [
@@ -144,9 +515,9 @@ impl Reader<'_> {
             .iter()
             .any(|key| root.get(key).is_some()) =>
             {
-                self.values(root, settings);
+                self.values(root, Place::direct(root, ""), settings);
                 if let Some(mesh) = root.get("meshConfig") {
-                    self.mesh_config(mesh, settings);
+                    self.mesh_config(mesh, Place::direct(root, "meshConfig"), settings);
                 }
                 true
             }
@@ -154,169 +525,230 @@ impl Reader<'_> {
         }
     }
 
-    /// A ConfigMap value that holds YAML or JSON.
+    /// A ConfigMap value that holds YAML or JSON; positions inside it are mapped back to
+    /// the file where the scalar's style allows (a literal block).
     fn embedded(
         &mut self,
+        root: &Node,
+        path: JsonPath,
         node: &Node,
         settings: &mut Settings,
-        apply: fn(&mut Self, &Node, &mut Settings),
+        apply: fn(&mut Self, &Node, Place, &mut Settings),
     ) {
         let Some(text) = node.as_str() else {
-            self.error(node, "expected a string holding YAML or JSON".into());
+            self.error_at(
+                node.span.start,
+                format!("{path}: expected a string holding YAML or JSON"),
+            );
             return;
+        };
+        let inner = SourceText {
+            file: self.text.file.clone(),
+            first_line: 1,
+            text: text.into(),
         };
         match crate::load::parse::parse_documents(text, 1, &crate::load::Limits::default()) {
             Ok(roots) => {
-                if let Some(root) = roots.first() {
-                    apply(self, root, settings);
+                if let Some(embedded) = roots.first() {
+                    let outer = self.text.clone();
+                    let place = Place {
+                        root,
+                        prefix: path.embedded(),
+                        text: Some(inner),
+                        outer: Some(outer),
+                    };
+                    apply(self, embedded, place, settings);
                 }
             }
-            Err(error) => self.error(
-                node,
-                format!("cannot read the embedded configuration: {}", error.message),
+            Err(error) => self.error_at(
+                node.span.start,
+                format!(
+                    "{path}: cannot read the embedded configuration: {}",
+                    error.message
+                ),
             ),
         }
     }
 
-    /// MeshConfig: `defaultConfig` is the mesh-wide ProxyConfig.
-    fn mesh_config(&mut self, mesh: &Node, settings: &mut Settings) {
-        let Some(default_config) = mesh.get("defaultConfig") else {
+    /// Decodes `node` as a `T`; an error is recorded at the key or value at fault.
+    fn decode<'de, T: Deserialize<'de>>(&mut self, node: &'de Node, place: Place) -> Option<T> {
+        let text = place.text.as_ref().unwrap_or(self.text);
+        match from_node(node, Reading::Settings(text)) {
+            Ok(value) => Some(value),
+            Err((path, error)) => {
+                let path = JsonPath::from_serde(&path);
+                let anchor = if error.at_key {
+                    Anchor::Key
+                } else {
+                    Anchor::Value
+                };
+                let pos = place.locate(&path, anchor).unwrap_or(node.span.start);
+                let message = with_path(&place.prefix.join(&path).to_string(), &error.message);
+                self.error_at(pos, message);
+                None
+            }
+        }
+    }
+
+    /// MeshConfig: its field names are checked; `defaultConfig` is the mesh-wide
+    /// ProxyConfig.
+    fn mesh_config(&mut self, mesh: &Node, place: Place, settings: &mut Settings) {
+        let Some(fields) = self.decode::<MeshConfigFields>(mesh, place.clone()) else {
             return;
         };
-        match ProxyConfig::from_json(&default_config.to_json(), &self.source) {
+        let Some(default_config) = fields.default_config else {
+            return;
+        };
+        match default_config.read(&self.source) {
             Ok(config) => {
                 settings.istio.mesh_default_config =
                     settings.istio.mesh_default_config.overlay(&config);
             }
-            Err(error) => self.error(
-                default_config,
-                format!("defaultConfig.{}: {}", error.field, error.message),
-            ),
-        }
-    }
-
-    fn version(&mut self, node: &Node, settings: &mut Settings) {
-        let text = match &node.value {
-            Value::String(s) => s.clone(),
-            Value::Float(f) => f.to_string(),
-            _ => return,
-        };
-        if let Some(version) = IstioVersion::parse(&text) {
-            settings.istio.version = Some(self.sourced(version));
+            Err(error) => {
+                let field = JsonPath::parse("defaultConfig").join(&JsonPath::parse(&error.field));
+                let pos = place
+                    .locate(&field, Anchor::Value)
+                    .unwrap_or(mesh.span.start);
+                let message = with_path(&place.prefix.join(&field).to_string(), &error.message);
+                self.error_at(pos, message);
+            }
         }
     }
 
     /// Helm values of Istio's charts (or `spec.values` of an IstioOperator), and the
     /// `proxy` values of Linkerd's control-plane chart.
-    fn values(&mut self, values: &Node, settings: &mut Settings) {
-        let at = |path: &str| values.at(&JsonPath::parse(path));
-        if let Some(node) = at("global.proxy.holdApplicationUntilProxyStarts") {
-            match node.value {
-                Value::Bool(hold) => settings.istio.hold_helm_global = Some(self.sourced(hold)),
-                _ => self.error(
-                    node,
-                    "global.proxy.holdApplicationUntilProxyStarts must be true or false".into(),
-                ),
+    fn values(&mut self, node: &Node, place: Place, settings: &mut Settings) {
+        let Some(values) = self.decode::<HelmValues>(node, place.clone()) else {
+            return;
+        };
+        let istio = &mut settings.istio;
+        let source = self.source.clone();
+        if let Some(global) = values.global {
+            if let Some(proxy) = global.proxy {
+                if let Some(hold) = proxy.hold_application_until_proxy_starts {
+                    istio.hold_helm_global = Some(Sourced::new(hold, source.clone()));
+                }
+                if let Some(lifecycle) = proxy.lifecycle
+                    && (lifecycle.post_start.is_some() || lifecycle.pre_stop.is_some())
+                {
+                    let json = serde_json::to_value(lifecycle).unwrap_or_default();
+                    istio.custom_lifecycle = Some(Sourced::new(json, source.clone()));
+                }
+                if let Some(on) = proxy.startup_probe.and_then(|probe| probe.enabled) {
+                    istio.startup_probe = Some(Sourced::new(on, source.clone()));
+                }
+                if let Some(policy) = proxy.auto_inject {
+                    istio.auto_inject =
+                        Sourced::new(matches!(policy, AutoInject::Enabled), source.clone());
+                }
+            }
+            if let Some(ReleaseTag(Some(version))) = global.tag {
+                istio.version = Some(Sourced::new(version, source.clone()));
             }
         }
-        if let Some(node) = at("global.proxy.lifecycle")
-            && matches!(node.value, Value::Map(ref entries) if !entries.is_empty())
-        {
-            settings.istio.custom_lifecycle = Some(self.sourced(node.to_json()));
-        }
-        if let Some(node) = at("global.proxy.startupProbe.enabled")
-            && let Value::Bool(on) = node.value
-        {
-            settings.istio.startup_probe = Some(self.sourced(on));
-        }
-        if let Some(node) = at("global.proxy.autoInject") {
-            match node.as_str() {
-                Some("enabled") => settings.istio.auto_inject = self.sourced(true),
-                Some("disabled") => settings.istio.auto_inject = self.sourced(false),
-                _ => self.error(
-                    node,
-                    "global.proxy.autoInject must be enabled or disabled".into(),
-                ),
+        if let Some(injector) = values.sidecar_injector_webhook {
+            if let Some(on) = injector.enable_namespaces_by_default {
+                istio.enable_namespaces_by_default = Sourced::new(on, source.clone());
+            }
+            if let Some(selectors) = injector.never_inject_selector {
+                istio.never_inject_selector = selectors;
+            }
+            if let Some(selectors) = injector.always_inject_selector {
+                istio.always_inject_selector = selectors;
             }
         }
-        if let Some(node) = at("sidecarInjectorWebhook.enableNamespacesByDefault")
-            && let Value::Bool(on) = node.value
+        if let Some(mode) = values
+            .pilot
+            .and_then(|pilot| pilot.env)
+            .and_then(|env| env.enable_native_sidecars)
         {
-            settings.istio.enable_namespaces_by_default = self.sourced(on);
-        }
-        for (path, always) in [
-            ("sidecarInjectorWebhook.neverInjectSelector", false),
-            ("sidecarInjectorWebhook.alwaysInjectSelector", true),
-        ] {
-            let Some(node) = at(path) else { continue };
-            match serde_json::from_value::<
-                Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
-            >(node.to_json())
-            {
-                Ok(selectors) if always => settings.istio.always_inject_selector = selectors,
-                Ok(selectors) => settings.istio.never_inject_selector = selectors,
-                Err(error) => self.error(node, format!("{path}: {error}")),
-            }
-        }
-        if let Some(node) = at("pilot.env.ENABLE_NATIVE_SIDECARS") {
-            let mode = match &node.value {
-                Value::Bool(true) => Some(NativeSidecars::On),
-                Value::Bool(false) => Some(NativeSidecars::Off),
-                Value::String(s) => match s.as_str() {
-                    "true" => Some(NativeSidecars::On),
-                    "auto" => Some(NativeSidecars::Auto),
-                    // istiod disables native sidecars for any other value (docs/lifecycle.md §3.3).
-                    _ => Some(NativeSidecars::Off),
-                },
-                _ => None,
+            // istiod disables native sidecars for any value but `true` and `auto`
+            // (docs/lifecycle.md §3.3).
+            let mode = match mode.as_str() {
+                "true" => NativeSidecars::On,
+                "auto" => NativeSidecars::Auto,
+                _ => NativeSidecars::Off,
             };
-            if let Some(mode) = mode {
-                settings.istio.native_sidecars = Some(self.sourced(mode));
-            }
+            istio.native_sidecars = Some(Sourced::new(mode, source.clone()));
         }
-        if let Some(tag) = at("global.tag") {
-            self.version(tag, settings);
-        }
-        self.linkerd_values(values, settings);
+        self.linkerd_values(values.linkerd_version, values.proxy, node, &place, settings);
     }
 
-    fn linkerd_values(&mut self, values: &Node, settings: &mut Settings) {
-        let at = |path: &str| values.at(&JsonPath::parse(path));
-        if let Some(version) = at("linkerdVersion")
-            .and_then(Node::as_str)
-            .and_then(LinkerdVersion::parse)
-        {
-            settings.linkerd.version = Some(self.sourced(version));
+    fn linkerd_values(
+        &mut self,
+        version: Option<ReleaseTag<LinkerdVersion>>,
+        proxy: Option<LinkerdProxyValues>,
+        node: &Node,
+        place: &Place,
+        settings: &mut Settings,
+    ) {
+        let linkerd = &mut settings.linkerd;
+        let source = self.source.clone();
+        if let Some(ReleaseTag(Some(version))) = version {
+            linkerd.version = Some(Sourced::new(version, source.clone()));
         }
-        let boolean = |node: Option<&Node>| match node.map(|n| &n.value) {
-            Some(Value::Bool(b)) => Some(*b),
-            _ => None,
-        };
-        if let Some(on) = boolean(at("proxy.await")) {
-            settings.linkerd.proxy_await = Some(self.sourced(on));
+        let Some(proxy) = proxy else { return };
+        if let Some(on) = proxy.r#await {
+            linkerd.proxy_await = Some(Sourced::new(on, source.clone()));
         }
-        if let Some(on) = boolean(at("proxy.nativeSidecar")) {
-            settings.linkerd.native_sidecar = Some(self.sourced(on));
+        if let Some(on) = proxy.native_sidecar {
+            linkerd.native_sidecar = Some(Sourced::new(on, source.clone()));
         }
-        if let Some(on) = boolean(at("proxy.enableShutdownEndpoint")) {
-            settings.linkerd.shutdown_endpoint = Some(self.sourced(on));
+        if let Some(on) = proxy.enable_shutdown_endpoint {
+            linkerd.shutdown_endpoint = Some(Sourced::new(on, source.clone()));
         }
-        if let Some(node) = at("proxy.shutdownGracePeriod")
-            && let Some(text) = node.as_str().filter(|t| !t.is_empty())
-        {
-            match parse_go_duration(text) {
-                Some(d) => settings.linkerd.shutdown_grace_period = Some(self.sourced(d)),
-                None => self.error(
-                    node,
-                    format!("proxy.shutdownGracePeriod: `{text}` is not a duration"),
-                ),
+        if let Some(WholeSeconds(seconds)) = proxy.wait_before_exit_seconds {
+            linkerd.wait_before_exit = Some(Sourced::new(Millis::secs(seconds), source.clone()));
+        }
+        if let Some(text) = proxy.shutdown_grace_period.filter(|t| !t.is_empty()) {
+            match parse_go_duration(&text).filter(|d| *d >= Millis::ZERO) {
+                Some(duration) => {
+                    linkerd.shutdown_grace_period = Some(Sourced::new(duration, source.clone()))
+                }
+                None => {
+                    let path = JsonPath::parse("proxy.shutdownGracePeriod");
+                    let pos = place
+                        .locate(&path, Anchor::Value)
+                        .unwrap_or(node.span.start);
+                    let message = with_path(
+                        &place.prefix.join(&path).to_string(),
+                        &format!("`{text}` is not a duration such as 5s or 1m30s"),
+                    );
+                    self.error_at(pos, message);
+                }
             }
         }
-        if let Some(node) = at("proxy.waitBeforeExitSeconds")
-            && let Value::Int(seconds) = node.value
-        {
-            settings.linkerd.wait_before_exit = Some(self.sourced(Millis::secs(seconds.max(0))));
+    }
+}
+
+/// Where a part being read lies: under `prefix` of the document's `root`, in the text
+/// of the document or of a string embedded in it (a ConfigMap's `data.mesh`).
+#[derive(Clone)]
+struct Place<'r> {
+    root: &'r Node,
+    prefix: JsonPath,
+    /// The embedded text, when the part is inside a string.
+    text: Option<SourceText>,
+    /// The document's text, to map positions inside a string back to the file.
+    outer: Option<SourceText>,
+}
+
+impl<'r> Place<'r> {
+    fn direct(root: &'r Node, prefix: &str) -> Place<'r> {
+        Place {
+            root,
+            prefix: JsonPath::parse(prefix),
+            text: None,
+            outer: None,
         }
+    }
+
+    /// The position in the file of `path` below the part.
+    fn locate(&self, path: &JsonPath, anchor: Anchor) -> Option<crate::load::Pos> {
+        let located = self
+            .root
+            .locate_in(&self.prefix.join(path), anchor, self.outer.as_ref());
+        Some(located.span.start)
     }
 }
 
@@ -331,7 +763,7 @@ mod tests {
         let mut errors = Vec::new();
         for (root, source) in &file.documents {
             let mut reader = Reader {
-                file: Some((&file, source)),
+                text: source,
                 source: Source::MeshConfig(Arc::from("mesh.yaml")),
                 errors: &mut errors,
             };
@@ -394,5 +826,88 @@ mod tests {
             settings.linkerd.version.unwrap().value,
             LinkerdVersion::Stable { minor: 15 }
         );
+    }
+
+    fn problems(text: &str) -> Vec<InputError> {
+        let file = SettingsFile::parse(Arc::from("mesh.yaml"), text.to_owned()).unwrap();
+        let mut settings = Settings::default();
+        let mut errors = Vec::new();
+        for (root, source) in &file.documents {
+            let mut reader = Reader {
+                text: source,
+                source: Source::MeshConfig(Arc::from("mesh.yaml")),
+                errors: &mut errors,
+            };
+            reader.document(root, &mut settings);
+        }
+        errors
+    }
+
+    #[test]
+    fn unknown_mesh_config_fields_are_errors_at_the_key() {
+        // Inside `data.mesh`, a literal block: the position is the key's in the file.
+        let errors = problems(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio}\ndata:\n  mesh: |-\n    defaultConfig:\n      terminationDrainDurationn: 30s\n",
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].pos, Some(crate::load::Pos { line: 7, column: 7 }));
+        assert_eq!(
+            errors[0].message,
+            "data.mesh → defaultConfig.terminationDrainDurationn: unknown ProxyConfig field `terminationDrainDurationn` (istiod ignores it, so it has no effect); did you mean `terminationDrainDuration`?"
+        );
+        let errors = problems("meshConfig:\n  enableTracingg: true\n");
+        assert_eq!(errors[0].pos, Some(crate::load::Pos { line: 2, column: 3 }));
+        assert!(
+            errors[0]
+                .message
+                .contains("unknown MeshConfig field `enableTracingg`")
+        );
+    }
+
+    #[test]
+    fn proto_names_are_fields_too() {
+        let settings = read("meshConfig:\n  default_config:\n    termination_drain_duration: 7s\n");
+        assert_eq!(
+            settings
+                .istio
+                .mesh_default_config
+                .termination_drain_duration
+                .unwrap()
+                .value,
+            Millis::secs(7)
+        );
+    }
+
+    /// The first error is at `line:column` and starts with `message`.
+    fn assert_error(errors: &[InputError], line: u32, column: u32, message: &str) {
+        assert_eq!(errors[0].pos, Some(crate::load::Pos { line, column }));
+        assert!(errors[0].message.starts_with(message), "{errors:?}");
+    }
+
+    #[test]
+    fn wrong_types_are_errors_at_the_value() {
+        let errors =
+            problems("global:\n  proxy:\n    holdApplicationUntilProxyStarts: yes please\n");
+        let message = "global.proxy.holdApplicationUntilProxyStarts: invalid type";
+        assert_error(&errors, 3, 38, message);
+        let errors = problems("meshConfig:\n  defaultConfig:\n    terminationDrainDuration: 5\n");
+        assert_error(
+            &errors,
+            3,
+            31,
+            "meshConfig.defaultConfig.terminationDrainDuration:",
+        );
+    }
+
+    #[test]
+    fn tags_are_read_as_written() {
+        // An unquoted 1.20 is the YAML number 1.2.
+        let settings = read("global:\n  tag: 1.20\n");
+        assert_eq!(settings.istio.version.unwrap().value, IstioVersion::new(20));
+        // A tag that is no version says nothing.
+        let settings = read("global:\n  tag: latest\n");
+        assert!(settings.istio.version.is_none());
+        let errors = problems("global:\n  tag: 1.30.1\n");
+        assert!(errors[0].message.contains("(1.3 to 1.29)"), "{errors:?}");
     }
 }

@@ -1,7 +1,13 @@
 //! Release versions of Kubernetes, Istio and Linkerd, and the boundaries the model uses.
+//!
+//! Each has the range of releases the model knows: the facts it encodes
+//! (`docs/lifecycle.md`) were read at these releases only, so a version outside the range
+//! is refused rather than read as its nearest neighbour.
 
 use std::cmp::Ordering;
 use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 /// A Kubernetes minor release (`1.29`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -15,10 +21,26 @@ impl KubeVersion {
     /// in 1.34); newer releases behave the same for everything modelled.
     pub const NEWEST_KNOWN: KubeVersion = KubeVersion { minor: 34 };
 
+    /// The oldest release the model covers: the kubelet's grace accounting holds from
+    /// 1.22 (docs/lifecycle.md §2.2), and every later boundary is modelled.
+    pub const OLDEST_KNOWN: KubeVersion = KubeVersion { minor: 22 };
+
     /// Parses `1.29`, `v1.29.3` or `1.29.3-gke.100`.
     pub fn parse(text: &str) -> Option<KubeVersion> {
         let (major, minor) = major_minor(text)?;
         (major == 1).then_some(KubeVersion { minor })
+    }
+
+    /// Parses a version the model knows; the error says why not, with the known range.
+    pub fn parse_known(text: &str) -> Result<KubeVersion, String> {
+        let version = KubeVersion::parse(text)
+            .ok_or_else(|| format!("`{text}` is not a Kubernetes version such as 1.29"))?;
+        known(
+            "Kubernetes",
+            version,
+            KubeVersion::OLDEST_KNOWN,
+            KubeVersion::NEWEST_KNOWN,
+        )
     }
 
     /// Whether `spec.initContainers[*].restartPolicy: Always` makes a sidecar (the
@@ -78,10 +100,30 @@ pub struct IstioVersion {
 }
 
 impl IstioVersion {
+    /// The oldest release the model covers, the first of its version boundaries
+    /// (`/quitquitquit`, docs/lifecycle.md §3.8).
+    pub const OLDEST_KNOWN: IstioVersion = IstioVersion::new(3);
+
+    /// The newest release the model covers (the injector read at 1.29.0,
+    /// docs/lifecycle.md §3.2).
+    pub const NEWEST_KNOWN: IstioVersion = IstioVersion::new(29);
+
     /// Parses `1.24`, `1.24.2` or `v1.24.2`.
     pub fn parse(text: &str) -> Option<IstioVersion> {
         let (major, minor) = major_minor(text)?;
         (major == 1).then_some(IstioVersion { minor })
+    }
+
+    /// Parses a version the model knows; the error says why not, with the known range.
+    pub fn parse_known(text: &str) -> Result<IstioVersion, String> {
+        let version = IstioVersion::parse(text)
+            .ok_or_else(|| format!("`{text}` is not an Istio version such as 1.24"))?;
+        known(
+            "Istio",
+            version,
+            IstioVersion::OLDEST_KNOWN,
+            IstioVersion::NEWEST_KNOWN,
+        )
     }
 
     /// Istio `1.{minor}`.
@@ -117,6 +159,37 @@ pub enum LinkerdVersion {
 }
 
 impl LinkerdVersion {
+    /// The oldest stable release the model covers (`stable-2.7.0`; the boundaries of
+    /// docs/lifecycle.md §4 lie above it).
+    pub const OLDEST_STABLE: LinkerdVersion = LinkerdVersion::Stable { minor: 7 };
+    /// The newest stable release the model covers (`version-2.20`, docs/lifecycle.md
+    /// §4.2).
+    pub const NEWEST_STABLE: LinkerdVersion = LinkerdVersion::Stable { minor: 20 };
+    /// The oldest edge release the model covers (the edges of 2.7's time).
+    pub const OLDEST_EDGE: LinkerdVersion = LinkerdVersion::Edge {
+        year: 20,
+        month: 1,
+        build: 1,
+    };
+    /// The newest edge release the model covers (`edge-26.5.2`, docs/lifecycle.md §4.2).
+    pub const NEWEST_EDGE: LinkerdVersion = LinkerdVersion::Edge {
+        year: 26,
+        month: 5,
+        build: 2,
+    };
+
+    /// Parses a version the model knows; the error says why not, with the known range.
+    pub fn parse_known(text: &str) -> Result<LinkerdVersion, String> {
+        let version = LinkerdVersion::parse(text).ok_or_else(|| {
+            format!("`{text}` is not a Linkerd version such as 2.16 or edge-24.6.2")
+        })?;
+        let (oldest, newest) = match version {
+            LinkerdVersion::Stable { .. } => (Self::OLDEST_STABLE, Self::NEWEST_STABLE),
+            LinkerdVersion::Edge { .. } => (Self::OLDEST_EDGE, Self::NEWEST_EDGE),
+        };
+        known("Linkerd", version, oldest, newest)
+    }
+
     /// Parses `2.20`, `version-2.20`, `stable-2.14.0` or `edge-26.5.2`.
     pub fn parse(text: &str) -> Option<LinkerdVersion> {
         let text = text.trim();
@@ -164,6 +237,141 @@ impl fmt::Display for LinkerdVersion {
     }
 }
 
+/// `version` when it lies between `oldest` and `newest`, else the error with the range.
+fn known<V: Copy + fmt::Display + KnownOrder>(
+    product: &str,
+    version: V,
+    oldest: V,
+    newest: V,
+) -> Result<V, String> {
+    if (oldest.order()..=newest.order()).contains(&version.order()) {
+        return Ok(version);
+    }
+    Err(format!(
+        "{product} {version} is outside the releases the linter models ({oldest} to {newest}); give the nearest of those it behaves like"
+    ))
+}
+
+/// How versions of one kind compare, for [`known`].
+trait KnownOrder {
+    fn order(self) -> (u32, u32, u32);
+}
+
+impl KnownOrder for KubeVersion {
+    fn order(self) -> (u32, u32, u32) {
+        (self.minor, 0, 0)
+    }
+}
+
+impl KnownOrder for IstioVersion {
+    fn order(self) -> (u32, u32, u32) {
+        (self.minor, 0, 0)
+    }
+}
+
+impl KnownOrder for LinkerdVersion {
+    /// Within one channel: stable minors, or edge dates.
+    fn order(self) -> (u32, u32, u32) {
+        match self {
+            LinkerdVersion::Stable { minor } => (minor, 0, 0),
+            LinkerdVersion::Edge { year, month, build } => (year, month, build),
+        }
+    }
+}
+
+/// A product's release numbers, read from settings.
+pub trait Release: Copy + Sized {
+    /// What a version of this product looks like, for messages.
+    const EXAMPLE: &'static str;
+    /// Parses the version, known to the model or not.
+    fn parse(text: &str) -> Option<Self>;
+    /// Parses a version the model knows; the error says why not.
+    fn parse_known(text: &str) -> Result<Self, String>;
+}
+
+impl Release for KubeVersion {
+    const EXAMPLE: &'static str = "a Kubernetes version such as 1.30";
+    fn parse(text: &str) -> Option<Self> {
+        KubeVersion::parse(text)
+    }
+    fn parse_known(text: &str) -> Result<Self, String> {
+        KubeVersion::parse_known(text)
+    }
+}
+
+impl Release for IstioVersion {
+    const EXAMPLE: &'static str = "an Istio version such as 1.24";
+    fn parse(text: &str) -> Option<Self> {
+        IstioVersion::parse(text)
+    }
+    fn parse_known(text: &str) -> Result<Self, String> {
+        IstioVersion::parse_known(text)
+    }
+}
+
+impl Release for LinkerdVersion {
+    const EXAMPLE: &'static str = "a Linkerd version such as 2.16 or edge-24.6.2";
+    fn parse(text: &str) -> Option<Self> {
+        LinkerdVersion::parse(text)
+    }
+    fn parse_known(text: &str) -> Result<Self, String> {
+        LinkerdVersion::parse_known(text)
+    }
+}
+
+/// A version in config or mesh config is read from the text as written (`1.30` is not
+/// the number 1.3) and must be one the model knows.
+struct KnownText<V>(std::marker::PhantomData<V>);
+
+impl<V: Release> Visitor<'_> for KnownText<V> {
+    type Value = V;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(V::EXAMPLE)
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<V, E> {
+        V::parse_known(text).map_err(E::custom)
+    }
+}
+
+macro_rules! deserialize_known {
+    ($($type:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $type {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_str(KnownText(std::marker::PhantomData))
+            }
+        }
+    )*};
+}
+
+deserialize_known!(KubeVersion, IstioVersion, LinkerdVersion);
+
+/// An image tag or chart value that may hold a release (`global.tag: 1.24.2`): a tag
+/// that is no version (`latest`, a build name) says nothing and is `None`; a version the
+/// model does not know is an error, as it is in config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReleaseTag<V>(pub Option<V>);
+
+impl<'de, V: Release> Deserialize<'de> for ReleaseTag<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Tag<V>(std::marker::PhantomData<V>);
+        impl<V: Release> Visitor<'_> for Tag<V> {
+            type Value = ReleaseTag<V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an image tag")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<ReleaseTag<V>, E> {
+                match V::parse(text) {
+                    None => Ok(ReleaseTag(None)),
+                    Some(_) => V::parse_known(text)
+                        .map(|v| ReleaseTag(Some(v)))
+                        .map_err(E::custom),
+                }
+            }
+        }
+        deserializer.deserialize_str(Tag(std::marker::PhantomData))
+    }
+}
+
 fn major_minor(text: &str) -> Option<(u32, u32)> {
     let text = text.trim();
     let text = text.strip_prefix('v').unwrap_or(text);
@@ -208,6 +416,37 @@ mod tests {
         assert!(v(30).has_sleep_action());
         assert!(!v(32).allows_zero_sleep());
         assert!(v(33).allows_zero_sleep());
+    }
+
+    #[test]
+    fn versions_outside_the_model_are_refused_with_the_range() {
+        assert_eq!(
+            KubeVersion::parse_known("1.30"),
+            Ok(KubeVersion { minor: 30 })
+        );
+        assert_eq!(
+            KubeVersion::parse_known("1.3"),
+            Err("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34); give the nearest of those it behaves like".into())
+        );
+        assert!(KubeVersion::parse_known("1.35").is_err());
+        assert_eq!(IstioVersion::parse_known("1.20"), Ok(IstioVersion::new(20)));
+        assert!(
+            IstioVersion::parse_known("1.2")
+                .unwrap_err()
+                .contains("(1.3 to 1.29)")
+        );
+        assert!(IstioVersion::parse_known("1.30").is_err());
+        assert!(
+            LinkerdVersion::parse_known("2.21")
+                .unwrap_err()
+                .contains("(2.7 to 2.20)")
+        );
+        assert!(
+            LinkerdVersion::parse_known("edge-26.6.1")
+                .unwrap_err()
+                .contains("(edge-20.1.1 to edge-26.5.2)")
+        );
+        assert!(LinkerdVersion::parse_known("edge-24.6.2").is_ok());
     }
 
     #[test]

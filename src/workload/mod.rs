@@ -361,8 +361,9 @@ fn decode_workload(
     }))
 }
 
-/// Decodes a node (absent = empty) with the API server's strictness: the JSON route
-/// rejects `"30"` for an integer and `8080` for a string, as `kubectl apply` does.
+/// Decodes a node (absent = empty) as the API server decodes what kubectl sends: as
+/// strict as it (`"30"` is no integer, `8080` no string), and as lenient (`null` is the
+/// zero value, `12.0` is 12); see [`load::de`](crate::load::de).
 fn decode<T: DeserializeOwned + Default>(node: Option<&Node>) -> Result<T, (JsonPath, String)> {
     let Some(node) = node else {
         return Ok(T::default());
@@ -370,11 +371,8 @@ fn decode<T: DeserializeOwned + Default>(node: Option<&Node>) -> Result<T, (Json
     if node.value == Value::Null {
         return Ok(T::default());
     }
-    let json = node.to_json();
-    serde_path_to_error::deserialize(json).map_err(|error| {
-        let path = JsonPath::from_serde(error.path());
-        (path, error.into_inner().to_string())
-    })
+    crate::load::de::from_node(node, crate::load::de::Reading::ApiObject)
+        .map_err(|(path, error)| (JsonPath::from_serde(&path), error.message))
 }
 
 /// An integer literal too large for 64 bits reads as a float, as go-yaml reads it, and
