@@ -70,16 +70,20 @@ struct Effective {
 }
 
 fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective {
-    let mut layered = b.settings.istio.mesh_default_config.clone();
-    if let Some(container) = injected {
-        let env = hooks::env_of(container);
-        if let Some(text) = env.get("PROXY_CONFIG") {
-            let path = b.workload.paths.pod_spec.clone();
-            if let Ok(rendered) = ProxyConfig::parse(text, &Source::Manifest(path)) {
-                layered = layered.overlay(&rendered);
-            }
-        }
-    }
+    // The injector renders the mesh's `defaultConfig` as it is then into `PROXY_CONFIG`,
+    // and the agent builds its ProxyConfig from its defaults, that variable and the pod
+    // annotation only (istio 1.24 `pilot/cmd/pilot-agent/config`, `getMeshConfig`; no
+    // mesh config file is mounted in a sidecar): for a pod injected already, the mesh
+    // config as it is now plays no part.
+    let rendered = injected.and_then(|container| {
+        let text = hooks::env_of(container).get("PROXY_CONFIG")?.to_owned();
+        let path = b.workload.paths.pod_spec.clone();
+        ProxyConfig::parse(&text, &Source::Manifest(path)).ok()
+    });
+    let mut layered = match &rendered {
+        Some(rendered) => ProxyConfig::default().overlay(rendered),
+        None => b.settings.istio.mesh_default_config.clone(),
+    };
     if let Some((text, path)) = b.workload.pod_annotation(PROXY_CONFIG) {
         match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
             Ok(annotation) => layered = layered.overlay(&annotation),
@@ -161,8 +165,10 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         Some(hold) => hold,
         None => Sourced::default_value(false),
     };
-    // The deprecated Helm value is ORed in (docs/lifecycle.md §3.2).
+    // The deprecated Helm value is ORed in by the injector (docs/lifecycle.md §3.2): a pod
+    // injected already shows what came of it in its containers.
     if let Some(global) = b.settings.istio.hold_helm_global.clone()
+        && rendered.is_none()
         && global.value
         && !hold.value
     {

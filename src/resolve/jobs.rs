@@ -20,7 +20,7 @@ const DAPR_HTTP_PORT: u16 = 3500;
 
 /// Finds the stop calls of every work container of a Job pod.
 pub fn resolve(b: &mut Builder) {
-    if !b.workload.kind.runs_to_completion() {
+    if !b.workload.runs_to_completion() {
         return;
     }
     for index in 0..b.regular.len() {

@@ -276,7 +276,7 @@ impl<'a> Builder<'a> {
             });
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
-            ContainerList::Regular if self.workload.kind.runs_to_completion() => {
+            ContainerList::Regular if self.workload.runs_to_completion() => {
                 Some(self.scenario.job_duration.value)
             }
             _ => None,
@@ -521,7 +521,7 @@ impl<'a> Builder<'a> {
             Some("Never") => RestartPolicy::Never,
             Some("OnFailure") => RestartPolicy::OnFailure,
             Some(_) => RestartPolicy::Always,
-            None if workload.kind.runs_to_completion() => RestartPolicy::Never,
+            None if workload.runs_to_completion() => RestartPolicy::Never,
             None => RestartPolicy::Always,
         };
         // `kubectl delete --grace-period=0` without `--force` sends 1 (§2.2).
@@ -546,6 +546,7 @@ impl<'a> Builder<'a> {
         PodPlan {
             workload: workload.reference(),
             kind: workload.kind,
+            completes: workload.runs_to_completion(),
             paths: workload.paths.clone(),
             kubernetes: self.settings.kubernetes.clone(),
             grace_period,
