@@ -1134,3 +1134,43 @@ fn s2_6_a_pod_its_job_created_runs_to_completion() {
         assert!(!pod.plan.runs_to_completion(), "{kind} {api_version}");
     }
 }
+
+#[test]
+fn s3_1_the_namespace_or_else_the_pod_selects_the_istio_revision() {
+    // istio-discovery's mutatingwebhook.yaml: `istio-injection` sends a namespace's pods
+    // to the default revision whatever they say; else the namespace's `istio.io/rev`
+    // selects; only in a namespace with neither label does the pod's own.
+    let canary = |namespace_labels: &'static [(&'static str, &'static str)]| {
+        move |settings: &mut Settings| {
+            istio(24)(settings);
+            let mut revision = settings.istio.clone();
+            revision.version = Some(Sourced::new(IstioVersion::new(27), Source::Default));
+            revision.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
+            settings.istio_revisions.insert("canary".into(), revision);
+            namespace(namespace_labels, &[])(settings);
+        }
+    };
+    let pod_of = |labels_lines: &str| pod(&labels(labels_lines), APP);
+    let native = |a: &Analysis| proxy_list(a) == ContainerList::Init;
+    let pod_canary = pod_of("    istio.io/rev: canary\n");
+    assert!(native(&analyze_one(&pod_canary, canary(&[]))));
+    assert!(!native(&analyze_one(
+        &pod_canary,
+        canary(&[("istio-injection", "enabled")])
+    )));
+    let plain = pod_of("    app: web\n");
+    assert!(native(&analyze_one(
+        &plain,
+        canary(&[("istio.io/rev", "canary")])
+    )));
+    assert!(!native(&analyze_one(
+        &plain,
+        canary(&[("istio.io/rev", "default")])
+    )));
+    let a = analyze_one(&plain, canary(&[("istio.io/rev", "canary")]));
+    let reasons = &a.plan.meshes[0].reasons;
+    assert!(
+        reasons.iter().any(|r| r == "Istio revision canary"),
+        "{reasons:?}"
+    );
+}

@@ -161,7 +161,12 @@ impl ProfileArgs {
             settings.kubernetes = Sourced::new(version, Source::Flag("--kubernetes-version"));
         }
         if let Some(version) = self.istio_version {
-            settings.istio.version = Some(Sourced::new(version, Source::Flag("--istio-version")));
+            let version = Sourced::new(version, Source::Flag("--istio-version"));
+            for istio in
+                std::iter::once(&mut settings.istio).chain(settings.istio_revisions.values_mut())
+            {
+                istio.version = Some(version.clone());
+            }
         }
         if let Some(version) = self.linkerd_version {
             settings.linkerd.version =

@@ -356,7 +356,7 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
 /// the sidecar: from Istio 1.4 pilot-agent exits once Envoy has ("No more active
 /// epochs, terminating"); before, it kept running (istio#11659). docs/lifecycle.md §3.4.
 fn envoy_exit_stops_agent(b: &Builder) -> Result<(), Ineffective> {
-    match b.settings.istio.version.as_ref().map(|v| v.value) {
+    match b.istio.version.as_ref().map(|v| v.value) {
         Some(version) if version.minor < 4 => ineffective(
             IneffectiveKind::Call,
             format!(

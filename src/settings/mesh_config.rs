@@ -37,18 +37,21 @@ pub fn apply(path: &Path, settings: &mut Settings, source: Source) -> Result<(),
     }
 }
 
-/// Applies a document of the linted input when it is mesh configuration (an `istio`
-/// ConfigMap or an IstioOperator). Problems in it are left to the main pass.
+/// Applies a document of the linted input, or an object read from the cluster, when it
+/// is mesh configuration (an `istio` ConfigMap, Linkerd's `linkerd-config`, an
+/// IstioOperator). Problems in it are left to the main pass.
 pub fn apply_input_object(root: &Node, settings: &mut Settings, source: Source) -> bool {
     let kind = root.get("kind").and_then(Node::as_str);
-    let is_istio_configmap = kind == Some("ConfigMap")
+    let is_mesh_configmap = kind == Some("ConfigMap")
         && root
             .at(&JsonPath::parse("metadata.name"))
             .and_then(Node::as_str)
             .is_some_and(|name| {
-                name == "istio" || name.starts_with("istio-") && name != "istio-ca-root-cert"
+                name == "istio"
+                    || name.starts_with("istio-") && name != "istio-ca-root-cert"
+                    || name == "linkerd-config"
             });
-    if !(is_istio_configmap || kind == Some("IstioOperator")) {
+    if !(is_mesh_configmap || kind == Some("IstioOperator")) {
         return false;
     }
     let mut ignored = Vec::new();
