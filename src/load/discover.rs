@@ -16,6 +16,14 @@ pub enum Input {
     Stdin,
     /// A file, named on the command line or found in a directory.
     File(PathBuf),
+    /// Bytes held in memory, named as reports name them: an object read from a cluster
+    /// (`Deployment/shop/web`).
+    Memory {
+        /// The name reports give the input.
+        name: Arc<str>,
+        /// Its content.
+        bytes: Arc<[u8]>,
+    },
 }
 
 impl Input {
@@ -24,6 +32,7 @@ impl Input {
         match self {
             Input::Stdin => Arc::from("-"),
             Input::File(path) => Arc::from(path.to_string_lossy().as_ref()),
+            Input::Memory { name, .. } => name.clone(),
         }
     }
 }
