@@ -81,7 +81,7 @@ _kubectl__mesh_lifecycle() {
             return 0
             ;;
         kubectl__mesh_lifecycle__subcmd__explain)
-            opts="-j -f -o -h -V --threads --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --workload --kind --output --color --help --version"
+            opts="-j -n -A -l -f -o -h -V --threads --cluster --namespace --all-namespaces --selector --context --kubeconfig --as --as-group --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --workload --kind --output --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -92,6 +92,49 @@ _kubectl__mesh_lifecycle() {
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -285,7 +328,7 @@ _kubectl__mesh_lifecycle() {
             return 0
             ;;
         kubectl__mesh_lifecycle__subcmd__lint)
-            opts="-j -f -q -o -h -V --threads --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --fail-on --select --ignore --quiet --output --color --help --version"
+            opts="-j -n -A -l -f -q -o -h -V --threads --cluster --namespace --all-namespaces --selector --context --kubeconfig --as --as-group --config --no-config --mesh-config --preset --kubernetes-version --istio-version --linkerd-version --proxy-startup --endpoint-propagation --app-shutdown --longest-request --deletion-grace-period --feature-gates --format --fail-on --select --ignore --quiet --output --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -296,6 +339,49 @@ _kubectl__mesh_lifecycle() {
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -32,6 +32,12 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_comma
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s j -l threads -d 'Worker threads (0: one per core)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s n -l namespace -d 'The namespace to read (default: the context\'s, else `default`)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s l -l selector -d 'Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l kubeconfig -d 'The kubeconfig file to use' -r -F
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l as -d 'The user to impersonate (kubectl --as)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l as-group -d 'A group to impersonate (kubectl --as-group; repeatable)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l config -d 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l mesh-config -d 'The cluster\'s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio\'s or Linkerd\'s)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l preset -d 'Defaults of a managed mesh (alibaba-asm)' -r
@@ -60,11 +66,19 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subco
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l color -d 'When to use colour (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l cluster -d 'Lint what is deployed: the workloads, their running pods and the environment (versions, namespaces, mesh config), read with kubectl from the current context. Arguments are then TYPE or TYPE/NAME (deploy/web), not paths'
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s A -l all-namespaces -d 'Read every namespace'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -l no-config -d 'Ignore any .mesh-lifecycle.yaml'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s q -l quiet -d 'Print findings only: no summary line, no notes'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand lint" -s V -l version -d 'Print version'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s j -l threads -d 'Worker threads (0: one per core)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s n -l namespace -d 'The namespace to read (default: the context\'s, else `default`)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s l -l selector -d 'Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l kubeconfig -d 'The kubeconfig file to use' -r -F
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l as -d 'The user to impersonate (kubectl --as)' -r
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l as-group -d 'A group to impersonate (kubectl --as-group; repeatable)' -r
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l config -d 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l mesh-config -d 'The cluster\'s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio\'s or Linkerd\'s)' -r -F
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l preset -d 'Defaults of a managed mesh (alibaba-asm)' -r
@@ -86,6 +100,8 @@ complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subco
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l color -d 'When to use colour (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l cluster -d 'Lint what is deployed: the workloads, their running pods and the environment (versions, namespaces, mesh config), read with kubectl from the current context. Arguments are then TYPE or TYPE/NAME (deploy/web), not paths'
+complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s A -l all-namespaces -d 'Read every namespace'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -l no-config -d 'Ignore any .mesh-lifecycle.yaml'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-mesh_lifecycle -n "__fish_kubectl_mesh_lifecycle_using_subcommand explain" -s V -l version -d 'Print version'

@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
+use super::cluster::RunInputs;
 use super::{ExplainArgs, ExplainFormat, profile_errors, usage_error};
-use crate::load::discover;
 use crate::pipeline::{self, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
@@ -20,18 +20,21 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         },
         None => None,
     };
-    let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs);
-    let profile = match args.profile.load(&inputs) {
+    let read = match RunInputs::read(&args.input, &args.cluster) {
+        Ok(read) => read,
+        Err(message) => return usage_error(message),
+    };
+    let profile = match args.profile.load(&read.inputs, read.cluster_profile()) {
         Ok(profile) => profile,
         Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
     };
     let settings = profile.settings;
     let stderr_style = args.output.stderr_style();
     let mut out = args.output.writer()?;
-    let mut input_errors = discovery_errors.len();
-    for error in &discovery_errors {
-        eprint!("{}", render_input_error(error, stderr_style));
+    let mut input_errors = read.errors.len();
+    read.print_errors(stderr_style);
+    for note in read.notes() {
+        eprintln!("note: {note}");
     }
     let options = RunOptions {
         threads: args.input.threads,
@@ -41,7 +44,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     let mut failure = None;
     let mut first = true;
     let style = args.output.style();
-    pipeline::run(&inputs, &settings, &options, |report| {
+    pipeline::run(&read.inputs, &settings, &options, |report| {
         input_errors += report.errors.len();
         for error in &report.errors {
             eprint!("{}", render_input_error(error, stderr_style));

@@ -2,10 +2,11 @@
 
 use std::io;
 
+use super::cluster::RunInputs;
 use super::{FailOn, LintArgs, LintFormat, github, profile_errors, usage_error};
+use crate::cluster::Snapshot;
 use crate::load::InputError;
-use crate::load::discover;
-use crate::pipeline::{self, Policy, RunOptions};
+use crate::pipeline::{self, DocumentReport, Policy, RunOptions};
 use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
@@ -18,9 +19,12 @@ use crate::rules::{self, Severity};
 use crate::settings::config::RuleSetting;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
-    let (inputs, discovery_errors) = discover(&args.input.paths);
-    let inputs = pipeline::Inputs::new(inputs);
-    let profile = match args.profile.load(&inputs) {
+    let read = match RunInputs::read(&args.input, &args.cluster) {
+        Ok(read) => read,
+        Err(message) => return usage_error(message),
+    };
+    let inputs = &read.inputs;
+    let profile = match args.profile.load(inputs, read.cluster_profile()) {
         Ok(profile) => profile,
         Err(errors) => return profile_errors(&errors, args.output.stderr_style()),
     };
@@ -34,6 +38,11 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     let settings = profile.settings;
     let stderr_style = args.output.stderr_style();
+    let sources = read
+        .cluster
+        .as_ref()
+        .map(Snapshot::sources)
+        .unwrap_or_default();
     let out = args.output.writer()?;
     let mut reporter: Box<dyn Reporter> = match args.format {
         LintFormat::Human => Box::new(HumanReporter::new(
@@ -43,8 +52,10 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             crate::report::assumptions::line(&settings),
         )),
         LintFormat::Table => Box::new(TableReporter::new(out, args.output.style(), args.quiet)),
-        LintFormat::Json => Box::new(JsonReporter::new(out)),
-        LintFormat::Sarif => Box::new(SarifReporter::new(out, PathBase::current_dir()?)),
+        LintFormat::Json => Box::new(JsonReporter::new(out).with_sources(sources)),
+        LintFormat::Sarif => {
+            Box::new(SarifReporter::new(out, PathBase::current_dir()?).with_sources(sources))
+        }
         LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
         LintFormat::Github => Box::new(GithubReporter::new(
             out,
@@ -55,12 +66,18 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     let mut summary = Summary {
         files: inputs.len(),
+        from_cluster: read.cluster.is_some(),
         ..Summary::default()
     };
-    for error in &discovery_errors {
-        eprint!("{}", render_input_error(error, stderr_style));
+    read.print_errors(stderr_style);
+    for error in &read.errors {
         reporter.input_error(error)?;
         summary.add_input_error();
+    }
+    if !args.quiet {
+        for note in read.notes() {
+            eprintln!("note: {note}");
+        }
     }
     let options = RunOptions {
         threads: args.input.threads,
@@ -68,7 +85,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         ..RunOptions::default()
     };
     let mut failure = None;
-    pipeline::run(&inputs, &settings, &options, |report| {
+    let mut report = |report: DocumentReport| {
         if failure.is_some() {
             return;
         }
@@ -88,7 +105,19 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         if let Err(error) = result {
             failure = Some(error);
         }
-    });
+    };
+    match &read.cluster {
+        None => pipeline::run(inputs, &settings, &options, &mut report),
+        // Findings of running pods belong to their workloads, so the whole run is
+        // gathered before anything is reported.
+        Some(snapshot) => {
+            let mut reports = Vec::new();
+            pipeline::run(inputs, &settings, &options, |report| reports.push(report));
+            for attributed in pipeline::attribute(reports, &snapshot.owners()) {
+                report(attributed);
+            }
+        }
+    }
     if let Some(error) = failure {
         return Err(error);
     }

@@ -1,5 +1,6 @@
 //! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
 
+mod cluster;
 pub mod complete;
 pub mod completions;
 mod explain;
@@ -14,6 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 
+pub use cluster::ClusterArgs;
 pub use output::Output;
 pub use profile::ProfileArgs;
 
@@ -57,7 +59,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json);
-    /// `-` or nothing reads standard input.
+    /// `-` or nothing reads standard input. With --cluster: TYPE or TYPE/NAME
+    /// (deploy/web, job/export), or nothing for every workload.
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
@@ -78,6 +81,10 @@ pub struct LintArgs {
     /// What to read.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// What to read from a live cluster instead.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// The cluster and mesh the manifests run on.
     #[command(flatten)]
@@ -144,6 +151,10 @@ pub struct ExplainArgs {
     /// What to read.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// What to read from a live cluster instead.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// The cluster and mesh the manifests run on.
     #[command(flatten)]

@@ -74,6 +74,6 @@ fn style_for(choice: ColorChoice, terminal: bool) -> Style {
     }
 }
 
-fn terminal_width() -> Option<usize> {
+pub(super) fn terminal_width() -> Option<usize> {
     std::env::var("COLUMNS").ok()?.parse().ok()
 }

@@ -1,6 +1,6 @@
 //! The environment profile from the command line: defaults, then the config file, then
 //! mesh config, then what the inputs say (Namespace objects, an `istio` ConfigMap), then
-//! flags — each later layer winning.
+//! what a cluster says (`--cluster`), then flags — each later layer winning.
 
 use std::path::PathBuf;
 
@@ -108,8 +108,13 @@ fn parse_duration(text: &str) -> Result<Millis, String> {
 }
 
 impl ProfileArgs {
-    /// Builds the profile for a run over `inputs`; errors name the file and line at fault.
-    pub fn load(&self, inputs: &Inputs) -> Result<Profile, Vec<InputError>> {
+    /// Builds the profile for a run over `inputs`, with `cluster` the profile a live
+    /// cluster states; errors name the file and line at fault.
+    pub fn load(
+        &self,
+        inputs: &Inputs,
+        cluster: Option<&crate::cluster::profile::Profile>,
+    ) -> Result<Profile, Vec<InputError>> {
         let mut settings = Settings::default();
         let mut rules = Vec::new();
         let mut errors = Vec::new();
@@ -140,6 +145,9 @@ impl ProfileArgs {
             }
         }
         pipeline::gather_context(inputs, Limits::default(), &mut settings);
+        if let Some(cluster) = cluster {
+            cluster.apply(&mut settings);
+        }
         if let Some(name) = &self.preset
             && let Err(message) = preset::apply(name, &mut settings)
         {
