@@ -169,7 +169,8 @@ impl Kubectl {
     }
 }
 
-/// Reads a child's standard error to its end, passing it on to ours when `forward`.
+/// Reads a child's standard error to its end, passing it on to ours when `forward` (a
+/// terminal: the progress line there is cleared first).
 fn relay(mut from: impl Read, forward: bool) -> String {
     let mut kept = Vec::new();
     let mut buffer = [0u8; 4096];
@@ -179,6 +180,9 @@ fn relay(mut from: impl Read, forward: bool) -> String {
             Ok(n) => {
                 if forward {
                     let mut stderr = std::io::stderr().lock();
+                    if kept.is_empty() {
+                        let _ = stderr.write_all(b"\r\x1b[2K");
+                    }
                     let _ = stderr.write_all(&buffer[..n]);
                     let _ = stderr.flush();
                 }
