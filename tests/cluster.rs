@@ -32,6 +32,11 @@ impl Cluster {
         })
     }
 
+    /// The recorded cluster of `testdata/cluster/mesh`, its context in namespace `shop`.
+    fn mesh() -> Option<Cluster> {
+        Cluster::start(Fixture::load("mesh"), Some("shop"))
+    }
+
     /// Runs the plugin with `args`, kubectl finding the cluster through KUBECONFIG.
     fn run(&self, args: &[&str]) -> Output {
         common::cli()
@@ -95,7 +100,7 @@ fn finding(
 
 #[test]
 fn lint_reads_every_workload_and_reports_each_finding_once_under_its_owner() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let (report, code, stderr) = cluster.lint_json(&["-A"]);
@@ -220,7 +225,7 @@ fn lint_reads_every_workload_and_reports_each_finding_once_under_its_owner() {
 
 #[test]
 fn a_finding_points_into_the_object_as_kubectl_prints_it() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let (report, _, _) = cluster.lint_json(&["deploy/web"]);
@@ -249,7 +254,7 @@ fn a_finding_points_into_the_object_as_kubectl_prints_it() {
 
 #[test]
 fn the_environment_is_read_from_the_cluster() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let output = cluster.run(&["lint", "--cluster", "-A", "--color", "never"]);
@@ -284,7 +289,7 @@ fn the_environment_is_read_from_the_cluster() {
 
 #[test]
 fn the_same_template_offline_rests_on_other_assumptions() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     // The cluster's mesh holds apps until their proxy is ready: the template of web
@@ -312,18 +317,13 @@ fn the_same_template_offline_rests_on_other_assumptions() {
     text.extend(&printed.stdout);
     std::fs::write(&file, text).unwrap();
     let (offline, _) = common::lint_json(&file, &["--no-config"]);
-    let rules: Vec<&str> = offline["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["ruleId"].as_str().unwrap())
-        .collect();
-    assert!(rules.contains(&"ML101"), "{rules:?}");
+    let rules = common::rule_lines(&offline);
+    assert!(rules.iter().any(|(id, _)| id == "ML101"), "{rules:?}");
 }
 
 #[test]
 fn explain_shows_each_value_from_the_cluster_and_the_revision_a_namespace_selects() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let output = cluster.run(&["explain", "--cluster", "-n", "payments", "sts/db"]);
@@ -377,7 +377,7 @@ fn object_requests(requests: &[Request]) -> Vec<String> {
 
 #[test]
 fn without_a_namespace_the_contexts_is_read_else_default() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let (report, _, _) = cluster.lint_json(&[]);
@@ -412,7 +412,7 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
 
 #[test]
 fn type_name_arguments_are_kubectls() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     for arguments in [
@@ -459,7 +459,7 @@ fn type_name_arguments_are_kubectls() {
 
 #[test]
 fn a_missing_object_is_kubectls_error() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let (report, code, stderr) = cluster.lint_json(&["deploy/nope", "deploy/web"]);
@@ -480,7 +480,7 @@ fn a_missing_object_is_kubectls_error() {
 
 #[test]
 fn selectors_go_to_the_api_server() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let (report, _, _) = cluster.lint_json(&["-A", "-l", "app=hello"]);
@@ -507,7 +507,7 @@ fn selectors_go_to_the_api_server() {
 
 #[test]
 fn kubectls_flags_pass_through() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let output = common::cli()
@@ -707,7 +707,7 @@ fn a_missing_mesh_configmap_means_istios_defaults() {
 
 #[test]
 fn without_kubectl_the_run_says_so() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let output = common::cli()
@@ -745,7 +745,7 @@ fn grown(fixture: Fixture, copies: usize) -> Fixture {
     let mut objects = fixture.objects.clone();
     for copy in 0..copies {
         let ns = format!("team-{copy}");
-        let mut place = |object: &Value, suffix: &str| {
+        let place = |object: &Value, suffix: &str| {
             let mut object = object.clone();
             object["metadata"]["namespace"] = Value::from(ns.as_str());
             object["metadata"]["uid"] = Value::from(format!("{ns}-{suffix}"));
@@ -841,9 +841,30 @@ fn a_run_makes_the_same_calls_however_much_the_cluster_holds() {
     assert_eq!(paths, &expected);
 }
 
+/// What the plugin run with `args` (a shell word list) writes to a terminal, through
+/// util-linux `script`. Every Linux has it, so there it must work; elsewhere (BSD
+/// `script` takes other flags) the check is skipped.
+fn on_a_terminal(cluster: &Cluster, kubeconfig: &std::path::Path, args: &str) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        eprintln!("skipped: util-linux `script` runs the plugin on a terminal on Linux only");
+        return None;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle");
+    let output = std::process::Command::new("script")
+        .arg("-qec")
+        .arg(format!("{} {args}", binary.display()))
+        .arg("/dev/null")
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", kubeconfig)
+        .env("COLUMNS", "200")
+        .output()
+        .expect("util-linux `script` gives the plugin a terminal");
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
 #[test]
 fn the_progress_line_is_for_terminals_only() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let output = cluster.run(&["lint", "--cluster", "-A", "--format", "json"]);
@@ -852,33 +873,13 @@ fn the_progress_line_is_for_terminals_only() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    // util-linux `script` gives the command a terminal.
-    let available = std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        assert!(
-            std::env::var_os("MESH_LIFECYCLE_REQUIRE_SANDBOX").is_none(),
-            "`script` is needed to give the plugin a terminal"
-        );
-        eprintln!("skipped: no `script` to run the plugin on a terminal");
+    let Some(terminal) = on_a_terminal(
+        &cluster,
+        &cluster.kubeconfig,
+        "lint --cluster -A --format json -o /dev/null",
+    ) else {
         return;
-    }
-    let binary = assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle");
-    let output = std::process::Command::new("script")
-        .args(["-qec"])
-        .arg(format!(
-            "{} lint --cluster -A --format json -o /dev/null",
-            binary.display()
-        ))
-        .arg("/dev/null")
-        .env("HOME", cluster.home.path())
-        .env("KUBECONFIG", &cluster.kubeconfig)
-        .env("COLUMNS", "200")
-        .output()
-        .unwrap();
-    let terminal = String::from_utf8_lossy(&output.stdout);
+    };
     for step in [
         "kubectl mesh-lifecycle: connecting (kubectl version)…",
         "kubectl mesh-lifecycle: reading workloads and pods in all namespaces, and the environment…",
@@ -936,7 +937,7 @@ fn paths_and_cluster_do_not_mix() {
 
 #[test]
 fn offline_lint_never_contacts_the_cluster() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     for args in [
@@ -964,7 +965,7 @@ fn offline_lint_never_contacts_the_cluster() {
 
 #[test]
 fn sarif_names_cluster_objects_by_logical_location() {
-    let Some(cluster) = Cluster::start(Fixture::load("mesh"), Some("shop")) else {
+    let Some(cluster) = Cluster::mesh() else {
         return;
     };
     let output = cluster.run(&["lint", "--cluster", "--format", "sarif"]);
@@ -997,4 +998,33 @@ fn sarif_names_cluster_objects_by_logical_location() {
         ]
     );
     assert_eq!(from_pod["properties"]["source"]["context"], "fixture");
+}
+
+#[test]
+fn the_first_calls_messages_reach_a_terminal_as_kubectl_writes_them() {
+    // kubectl prints the API server's warnings on standard error, as it prints what a
+    // credential plugin asks the user while the first call authenticates.
+    let mut fixture = Fixture::load("mesh");
+    fixture.version_warning = Some("this control plane is being upgraded".into());
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let warning = "Warning: this control plane is being upgraded";
+    // Off a terminal, a successful call's messages are kubectl's business.
+    let (report, _, stderr) = cluster.lint_json(&[]);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(report["summary"]["inputErrors"], 0);
+    let Some(terminal) = on_a_terminal(
+        &cluster,
+        &cluster.kubeconfig,
+        "lint --cluster --format json -o /dev/null",
+    ) else {
+        return;
+    };
+    // From the first call only, on a line of its own: the progress line is cleared first.
+    assert_eq!(terminal.matches(warning).count(), 1, "{terminal:?}");
+    assert!(
+        terminal.contains(&format!("\r\x1b[2K{warning}")),
+        "{terminal:?}"
+    );
 }

@@ -7,11 +7,15 @@
 //!
 //! * `GET /version` for `kubectl version`.
 //! * `GET /api` and `GET /apis` with `Accept: application/json;g=apidiscovery.k8s.io;
-//!   v=v2;as=APIGroupDiscoveryList,…` before any `get`: aggregated discovery, which API
-//!   servers serve from 1.30 (client-go `discovery_client.go`, `downloadLegacy`,
-//!   `downloadAPIs`). Answered with that content type, kubectl learns every resource
-//!   from these two and asks for nothing else (no `/api/v1`, no `/openapi`). kubectl
-//!   caches them under `$HOME/.kube/cache`, so each test gives it its own `HOME`.
+//!   v=v2;as=APIGroupDiscoveryList,…` before any `get`: aggregated discovery, v2 from
+//!   API servers 1.30 on, v2beta1 before (client-go `discovery_client.go`,
+//!   `downloadLegacy`, `downloadAPIs`). Answered in the first version the client
+//!   accepts, kubectl learns every resource from these two and asks for nothing else
+//!   (no `/api/v1`, no `/openapi`). kubectl caches them under `$HOME/.kube/cache`, so
+//!   each test gives it its own `HOME`.
+//! * `GET /version?timeout=5s` before each command when `kubectl` is the Google Cloud
+//!   SDK's dispatcher, which then runs the `kubectl.1.N` closest to the server's
+//!   version: a fixture's `version.json` picks the kubectl too.
 //! * Lists, `GET /apis/apps/v1/namespaces/shop/deployments?limit=500`, with
 //!   `labelSelector` for `-l`; a real server leaves `kind` and `apiVersion` out of
 //!   the items, and kubectl puts them back. `-A` lists `/apis/apps/v1/deployments`.
@@ -70,6 +74,9 @@ pub struct Fixture {
     pub version: Value,
     /// Requests refused with 403.
     pub forbidden: Vec<Forbidden>,
+    /// A warning `/version` sends in a `Warning` header, which kubectl prints on
+    /// standard error (as the API server sends deprecation warnings).
+    pub version_warning: Option<String>,
 }
 
 impl Fixture {
@@ -100,6 +107,7 @@ impl Fixture {
             objects,
             version: version.expect("a version.json in the scenario"),
             forbidden: Vec::new(),
+            version_warning: None,
         }
     }
 
@@ -149,8 +157,9 @@ struct State {
     discovery: BTreeMap<&'static str, String>,
 }
 
-/// The aggregated discovery content type kubectl asks for.
-const DISCOVERY_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+/// The versions of aggregated discovery served, newest first: v2 (GA in 1.30), and
+/// v2beta1, which older kubectls ask for.
+const DISCOVERY_VERSIONS: [&str; 2] = ["v2", "v2beta1"];
 
 impl ApiServer {
     /// Serves `fixture` on 127.0.0.1, on a port the system picks.
@@ -210,7 +219,9 @@ impl ApiServer {
     }
 
     /// Writes a kubeconfig for this server into `dir`: context `fixture` on cluster
-    /// `fixture-cluster`, with `namespace` as the context's namespace.
+    /// `fixture-cluster`, with `namespace` as the context's namespace. (kubectl sends no
+    /// credentials to an `http://` server, client-go `getUserIdentificationPartialConfig`
+    /// being for TLS only, so the user's token is never seen.)
     pub fn kubeconfig(&self, dir: &Path, namespace: Option<&str>) -> PathBuf {
         let path = dir.join("kubeconfig");
         let namespace = namespace.map_or(String::new(), |ns| format!(", namespace: {ns}"));
@@ -295,6 +306,10 @@ fn serve(stream: TcpStream, state: &State, log: &Mutex<Vec<Request>>) {
     };
     log.lock().unwrap().push(request.clone());
     let accept = header("accept").join(",");
+    let warning = match &state.fixture.version_warning {
+        Some(text) if request.path() == "/version" => format!("Warning: 299 - {text:?}\r\n"),
+        _ => String::new(),
+    };
     let (status, content_type, body) = if method != "GET" {
         (
             405,
@@ -314,7 +329,7 @@ fn serve(stream: TcpStream, state: &State, log: &Mutex<Vec<Request>>) {
     };
     let _ = write!(
         stream,
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{warning}Connection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(body.as_bytes());
@@ -347,19 +362,39 @@ fn answer(state: &State, request: &Request, accept: &str) -> (u16, &'static str,
         return (200, "application/json", state.fixture.version.to_string());
     }
     if let Some(document) = state.discovery.get(path) {
-        if accept.contains("as=APIGroupDiscoveryList") {
-            return (200, DISCOVERY_V2, document.clone());
-        }
-        return (
-            406,
-            "application/json",
-            status_body(
+        // The first of the client's accepted types that is served, as the API server
+        // negotiates it.
+        let version = accept.split(',').find_map(|media| {
+            let parameters: Vec<&str> = media.split(';').map(str::trim).collect();
+            if !parameters.contains(&"as=APIGroupDiscoveryList") {
+                return None;
+            }
+            DISCOVERY_VERSIONS
+                .into_iter()
+                .find(|version| parameters.contains(&format!("v={version}").as_str()))
+        });
+        let Some(version) = version else {
+            return (
                 406,
-                "NotAcceptable",
-                "only aggregated discovery is served",
-                json!({}),
-            ),
+                "application/json",
+                status_body(
+                    406,
+                    "NotAcceptable",
+                    "only aggregated discovery is served",
+                    json!({}),
+                ),
+            );
+        };
+        let content_type = match version {
+            "v2" => "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+            _ => "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+        };
+        let body = document.replacen(
+            "\"apidiscovery.k8s.io/v2\"",
+            &format!("\"apidiscovery.k8s.io/{version}\""),
+            1,
         );
+        return (200, content_type, body);
     }
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let (group, version, rest) = match segments.as_slice() {
@@ -504,12 +539,13 @@ fn percent_decode(text: &str) -> String {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
-                out.push(byte);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
         }
         out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
         i += 1;
