@@ -408,6 +408,14 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
         paths.contains(&"/api/v1/namespaces/default/pods".to_owned()),
         "{paths:?}"
     );
+    // An empty namespace is no error, as `kubectl get` finds "No resources"; one that
+    // does not exist is said so.
+    let (_, code, stderr) = cluster.lint_json(&["-n", "typo"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stderr,
+        "note: namespace typo does not exist\nnote: no workloads found\n"
+    );
 }
 
 #[test]
@@ -652,7 +660,7 @@ fn what_the_environment_cannot_read_falls_back_to_the_default_with_a_note() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     for note in [
         "note: cannot read the nodes (Error from server (Forbidden): nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope): their kubelets are taken to run the server's Kubernetes v1.32.3",
-        "note: cannot read namespace shop (Error from server (Forbidden): namespaces \"shop\" is forbidden: User \"tester\" cannot get resource \"namespaces\" in API group \"\" at the cluster scope): their labels are unknown",
+        "note: cannot read namespace shop (Error from server (Forbidden): namespaces \"shop\" is forbidden: User \"tester\" cannot get resource \"namespaces\" in API group \"\" at the cluster scope): its labels are unknown",
         "note: cannot read istiod (Deployments in istio-system: Error from server (Forbidden): deployments.apps is forbidden:",
         "note: cannot read Istio's ConfigMaps in istio-system (Error from server (Forbidden): configmaps \"istio\" is forbidden:",
         "note: cannot read ConfigMap linkerd/linkerd-config (Error from server (Forbidden): configmaps \"linkerd-config\" is forbidden:",

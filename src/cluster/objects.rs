@@ -12,7 +12,6 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::kinds::Resource;
 use crate::workload::{Kind, WorkloadRef};
 
 /// One object as kubectl printed it.
@@ -247,14 +246,6 @@ pub fn json_text(object: &ApiObject) -> String {
         .expect("a JSON value serializes");
     out.push(b'\n');
     String::from_utf8(out).expect("serde_json writes UTF-8")
-}
-
-/// The resource rows of the kinds in `kinds`, in the order of the table.
-pub fn resources_of(kinds: &[Kind]) -> Vec<&'static Resource> {
-    super::kinds::RESOURCES
-        .iter()
-        .filter(|resource| kinds.contains(&resource.kind))
-        .collect()
 }
 
 #[cfg(test)]

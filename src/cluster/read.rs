@@ -232,14 +232,17 @@ impl Reader<'_> {
                     profile.namespaces.insert(name, info);
                 }
             }
+            Err(reason) if !request.all_namespaces && reason.contains("(NotFound)") => {
+                self.note(format!("namespace {namespace} does not exist"));
+            }
             Err(reason) => {
-                let which = if request.all_namespaces {
-                    "the namespaces".to_owned()
+                let (which, whose) = if request.all_namespaces {
+                    ("the namespaces".to_owned(), "their")
                 } else {
-                    format!("namespace {namespace}")
+                    (format!("namespace {namespace}"), "its")
                 };
                 self.note(format!(
-                    "cannot read {which} ({reason}): their labels are unknown, so a pod that asks for injection is taken to get it"
+                    "cannot read {which} ({reason}): {whose} labels are unknown, so a pod that asks for injection is taken to get it"
                 ));
             }
         }
