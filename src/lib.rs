@@ -3,10 +3,13 @@
 //!
 //! The pipeline (README, Design notes), one module per stage, data flowing one way:
 //! [`load`] → [`workload`] → [`resolve`] → [`simulate`] → [`rules`] → [`report`],
-//! driven by [`pipeline`] and configured by [`settings`].
+//! driven by [`pipeline`] and configured by [`settings`]. With `--cluster`, [`cluster`]
+//! reads the inputs and a layer of the settings from a live cluster, before the first
+//! stage; it knows the workload kinds of [`workload`] and nothing of the later stages.
 
 #![warn(missing_docs)]
 pub mod cli;
+pub mod cluster;
 pub mod load;
 pub mod pipeline;
 pub mod report;

@@ -130,8 +130,9 @@ struct Parsed {
 }
 
 impl Inputs {
-    /// Takes the inputs; standard input and other streams among them are read now, each
-    /// once, within `limits`. Standard input is named `stdin_name` in reports (`-`
+    /// Takes the inputs; standard input and other streams among them, and bytes held in
+    /// memory (objects read from a cluster), are cut into documents now, each once,
+    /// within `limits`. Standard input is named `stdin_name` in reports (`-`
     /// without it).
     pub fn new(inputs: Vec<Input>, limits: ReadLimits, stdin_name: Option<&str>) -> Inputs {
         let stdin_name: Arc<str> = match stdin_name {
@@ -151,6 +152,7 @@ impl Inputs {
                 Input::File(path) => {
                     Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
                 }
+                Input::Memory { name, bytes } => Source::stream(name, &bytes[..], &limits),
             })
             .collect();
         Inputs {
@@ -198,10 +200,11 @@ impl Inputs {
 }
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
-/// whose labels decide injection, and Istio mesh configuration (an `istio` ConfigMap, an
-/// IstioOperator). Only documents that mention them are parsed here. Mesh configuration
-/// is checked as `--mesh-config` checks it; what is wrong in it is reported by the main
-/// pass, with the document, so that every document is reported once and in order.
+/// whose labels decide injection, and mesh configuration (an `istio` ConfigMap, an
+/// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
+/// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
+/// in it is reported by the main pass, with the document, so that every document is
+/// reported once and in order.
 pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
     let mut parsed = HashMap::new();
     for (input_index, input) in inputs.sources.iter().enumerate() {
@@ -216,7 +219,8 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                 continue;
             };
             let mesh_config = declares_kind(&text, "IstioOperator")
-                || (declares_kind(&text, "ConfigMap") && text.contains("istio"));
+                || (declares_kind(&text, "ConfigMap")
+                    && (text.contains("istio") || text.contains("linkerd-config")));
             if !mesh_config && !declares_kind(&text, "Namespace") {
                 continue;
             }
@@ -590,6 +594,61 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
     report
 }
 
+/// Attributes the findings of owned inputs to their owners: `owners` names, by input,
+/// the workload that input's findings belong to (a running pod read from a cluster
+/// belongs to its Deployment). Each finding is reported once per owner, rule and
+/// container: the owner's own analysis keeps its findings and gains those only the
+/// owned inputs show, and an owned input's analysis is merged away when its owner was
+/// analysed; without the owner, the first owned analysis stands for it.
+pub fn attribute(
+    mut reports: Vec<DocumentReport>,
+    owners: &HashMap<Arc<str>, WorkloadRef>,
+) -> Vec<DocumentReport> {
+    type Key = (WorkloadRef, &'static str, Option<String>);
+    let key = |located: &Located| -> Key {
+        (
+            located.workload.clone(),
+            located.finding.rule.id,
+            located.finding.container.clone(),
+        )
+    };
+    let mut owned = Vec::new();
+    for (r, report) in reports.iter_mut().enumerate() {
+        let (theirs, own): (Vec<_>, Vec<_>) = std::mem::take(&mut report.analyses)
+            .into_iter()
+            .partition(|analysis| owners.contains_key(&analysis.file));
+        report.analyses = own;
+        owned.extend(theirs.into_iter().map(|analysis| (r, analysis)));
+    }
+    let mut standing: HashMap<WorkloadRef, (usize, usize)> = HashMap::new();
+    let mut seen: std::collections::HashSet<Key> = std::collections::HashSet::new();
+    for (r, report) in reports.iter().enumerate() {
+        for (a, analysis) in report.analyses.iter().enumerate() {
+            standing.insert(analysis.plan.workload.clone(), (r, a));
+            seen.extend(analysis.findings.iter().map(key));
+        }
+    }
+    for (r, mut analysis) in owned {
+        let owner = &owners[&analysis.file];
+        for located in &mut analysis.findings {
+            located.workload = owner.clone();
+        }
+        analysis
+            .findings
+            .retain(|located| seen.insert(key(located)));
+        match standing.get(owner) {
+            Some(&(into, at)) => reports[into].analyses[at]
+                .findings
+                .extend(analysis.findings),
+            None => {
+                standing.insert(owner.clone(), (r, reports[r].analyses.len()));
+                reports[r].analyses.push(analysis);
+            }
+        }
+    }
+    reports
+}
+
 /// Resolves a finding's paths to positions while the document's tree is alive.
 fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
     let place = |label: &rules::Label| {
@@ -737,6 +796,90 @@ mod tests {
             error.message.contains("internal error") && error.message.contains("multiply"),
             "{}",
             error.message
+        );
+    }
+
+    #[test]
+    fn owned_inputs_report_under_their_owner_once() {
+        // The same hazard in a Deployment's template, in two of its pods, and one only
+        // a pod shows: three findings become two, all the Deployment's.
+        let template = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: 5\n      containers:\n      - name: app\n        image: app\n        lifecycle: {preStop: {exec: {command: [sleep, '10']}}}\n";
+        let pod = |name: &str, extra: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: app\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '10']}}}}}}\n{extra}"
+            )
+        };
+        let inputs = Inputs::new(
+            [
+                ("Deployment/shop/web", template.to_owned()),
+                ("Pod/shop/web-1", pod("web-1", "")),
+                (
+                    "Pod/shop/web-2",
+                    pod(
+                        "web-2",
+                        "  - name: side\n    image: side\n    lifecycle: {preStop: {exec: {command: [sleep, '9']}}}\n",
+                    ),
+                ),
+            ]
+            .into_iter()
+            .map(|(name, text)| Input::Memory {
+                name: Arc::from(name),
+                bytes: Arc::from(text.into_bytes()),
+            })
+            .collect(),
+            ReadLimits::default(),
+            None,
+        );
+        let mut reports = Vec::new();
+        run(&inputs, &Settings::default(), &RunOptions::default(), |r| {
+            reports.push(r)
+        });
+        let web = WorkloadRef {
+            kind: crate::workload::Kind::Deployment,
+            name: "web".into(),
+            namespace: Some("shop".into()),
+        };
+        let owners = HashMap::from([
+            (Arc::from("Pod/shop/web-1"), web.clone()),
+            (Arc::from("Pod/shop/web-2"), web.clone()),
+        ]);
+        let reports = attribute(reports, &owners);
+        let analyses: Vec<&Analysis> = reports.iter().flat_map(|r| &r.analyses).collect();
+        assert_eq!(analyses.len(), 1, "the pods are merged into the Deployment");
+        let ml206: Vec<(&str, Option<&str>)> = analyses[0]
+            .findings
+            .iter()
+            .filter(|f| f.finding.rule.id == "ML206")
+            .map(|f| (&*f.file, f.finding.container.as_deref()))
+            .collect();
+        assert_eq!(
+            ml206,
+            [
+                ("Deployment/shop/web", Some("app")),
+                ("Pod/shop/web-2", Some("side"))
+            ]
+        );
+        assert!(analyses[0].findings.iter().all(|f| f.workload == web));
+        // Without the owner among the inputs, the first owned analysis stands for it.
+        let alone = Inputs::new(
+            vec![Input::Memory {
+                name: Arc::from("Pod/shop/web-1"),
+                bytes: Arc::from(pod("web-1", "").into_bytes()),
+            }],
+            ReadLimits::default(),
+            None,
+        );
+        let mut reports = Vec::new();
+        run(&alone, &Settings::default(), &RunOptions::default(), |r| {
+            reports.push(r)
+        });
+        let reports = attribute(reports, &owners);
+        assert_eq!(reports[0].analyses.len(), 1);
+        assert!(
+            reports[0].analyses[0]
+                .findings
+                .iter()
+                .all(|f| f.workload == web)
         );
     }
 

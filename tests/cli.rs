@@ -133,19 +133,6 @@ fn invalid_yaml_is_reported_and_the_rest_is_still_linted() {
     assert_eq!(report["summary"]["inputErrors"], 1);
 }
 
-fn validate(report: &serde_json::Value) {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(common::root().join("docs/lint-output.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema is valid");
-    let errors: Vec<String> = validator
-        .iter_errors(report)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "contract violations: {errors:#?}");
-}
-
 #[test]
 fn json_output_follows_the_contract() {
     let mut paths: Vec<String> = std::fs::read_dir(testdata("rules"))
@@ -165,7 +152,7 @@ fn json_output_follows_the_contract() {
     assert_eq!(output.status.code(), Some(2));
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("stdout is only JSON");
-    validate(&report);
+    common::validate_lint_json(&report);
 
     let findings = report["findings"].as_array().unwrap();
     assert!(findings.len() >= 10);
@@ -209,7 +196,7 @@ fn json_output_of_an_empty_run_follows_the_contract() {
         &[],
     );
     assert_eq!(status, 0);
-    validate(&report);
+    common::validate_lint_json(&report);
     assert_eq!(report["findings"].as_array().unwrap().len(), 0);
     assert_eq!(report["summary"]["workloads"], 1);
 }

@@ -562,6 +562,7 @@ fn man_pages_have_options_environment_and_exit_status() {
             "Options",
             "Inputs",
             "Limits",
+            "\"Live cluster\"",
             "\"Cluster and mesh\"",
             "Scenario",
             "Report",
@@ -583,6 +584,18 @@ fn man_pages_have_options_environment_and_exit_status() {
             "KUBECTL",
         ] {
             assert!(page.contains(&format!("\\fB{variable}")), "{variable}");
+        }
+        // kubectl and its kubeconfig are read with --cluster, and only then.
+        for variable in ["KUBECONFIG", "KUBECTL"] {
+            let entry = page
+                .split(".TP\n")
+                .find(|entry| entry.starts_with(&format!("\\fB{variable}\\fR\n")))
+                .unwrap_or_else(|| panic!("an entry for {variable}"));
+            assert!(
+                entry.contains("With \\-\\-cluster")
+                    && entry.contains("Without \\-\\-cluster, not read"),
+                "{entry}"
+            );
         }
         assert!(page.contains(".SH \"EXIT STATUS\""));
     }

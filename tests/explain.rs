@@ -349,3 +349,57 @@ fn mesh_config_in_the_input_stream_applies_to_its_workloads() {
         "{last}"
     );
 }
+
+/// Linkerd's `linkerd-config`, as `kubectl get configmap linkerd-config -n linkerd -o
+/// yaml` prints it, among the inputs: its install values apply to the workloads beside
+/// it, as `lint --cluster` applies the cluster's, and are checked like `--mesh-config`.
+#[test]
+fn linkerd_config_in_the_input_stream_sets_the_install_values() {
+    let config = |wait: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: linkerd-config\n  namespace: linkerd\ndata:\n  values: |\n    linkerdVersion: stable-2.14.10\n    proxy:\n      waitBeforeExitSeconds: {wait}\n"
+        )
+    };
+    let deployment = std::fs::read_to_string(testdata(
+        "rules/ml202-fire-linkerd-no-wait-before-exit.yaml",
+    ))
+    .unwrap();
+    let lint = |wait: &str| {
+        let output = cli()
+            .args(["lint", "--format", "json", "--no-config", "-"])
+            .write_stdin(format!("{deployment}---\n{}", config(wait)))
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (report, output.status.code())
+    };
+    let ids = |report: &serde_json::Value| -> Vec<String> {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["ruleId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (waits, code) = lint("15");
+    assert_eq!(code, Some(0));
+    assert_eq!(ids(&waits), Vec::<String>::new(), "the proxy waits 15 s");
+    let (leaves, _) = lint("0");
+    assert_eq!(ids(&leaves), ["ML202", "ML203"]);
+    let (wrong, code) = lint("soon");
+    assert_eq!(code, Some(2));
+    let error = &wrong["errors"][0];
+    let line = deployment.lines().count() + 1 + 10;
+    assert_eq!(
+        (error["line"].as_u64(), error["column"].as_u64()),
+        (Some(line as u64), Some(30)),
+        "at the value, inside data.values: {error}"
+    );
+    let output = cli()
+        .args(["lint", "--no-config", "-"])
+        .write_stdin(format!("{deployment}---\n{}", config("15")))
+        .output()
+        .unwrap();
+    let last = assumption_block(&String::from_utf8(output.stdout).unwrap());
+    assert!(last.contains("Linkerd 2.14 (input -)"), "{last}");
+}

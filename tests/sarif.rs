@@ -29,28 +29,6 @@ fn sarif(args: &[&str], stdin: Option<&str>) -> (Value, i32) {
     (log, output.status.code().unwrap())
 }
 
-fn validate(log: &Value) {
-    let text = std::fs::read_to_string(testdata("schemas/sarif-2.1.0.json")).unwrap();
-    // The schema's two `language` patterns end in `]?$`: a lone `]` is a literal in
-    // ECMA-262 regular expressions but an error in Rust's, so the validator would
-    // reject the schema itself. Escaping it keeps the pattern's meaning.
-    let text = text.replace(
-        r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#,
-        r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\\]?$""#,
-    );
-    let schema: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        schema["title"],
-        "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
-    );
-    let validator = jsonschema::validator_for(&schema).expect("the SARIF schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(log)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "SARIF schema violations: {errors:#?}");
-}
-
 type Markers = BTreeSet<(String, u64)>;
 
 /// `(ruleId, line)` markers of a fixture: `# expect: ML101` or `# suppressed: ML301`
@@ -79,7 +57,7 @@ fn is_rule_id(word: &str) -> bool {
 fn the_whole_testdata_set_is_valid_sarif_that_github_accepts() {
     let (log, status) = sarif(&["testdata"], None);
     assert_eq!(status, 2, "testdata/bad holds an unreadable input");
-    validate(&log);
+    common::validate_sarif(&log);
 
     // What GitHub code scanning requires of an upload.
     assert_eq!(log["version"], "2.1.0");
@@ -206,7 +184,7 @@ fn regions_point_at_the_marked_nodes() {
             args.push(uri.clone());
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (log, _) = sarif(&args, None);
-            validate(&log);
+            common::validate_sarif(&log);
             let (mut active, mut suppressed) = (Markers::new(), Markers::new());
             for result in log["runs"][0]["results"].as_array().unwrap() {
                 let location = &result["locations"][0]["physicalLocation"];
@@ -330,7 +308,7 @@ fn standard_input_and_files_outside_the_directory_get_sensible_uris() {
     let text = std::fs::read_to_string(testdata("rules/ml206-fire-sleep-45.yaml")).unwrap();
     let (log, status) = sarif(&["--select", "ML206", "-"], Some(&text));
     assert_eq!(status, 1);
-    validate(&log);
+    common::validate_sarif(&log);
     let artifact =
         &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
     assert_eq!(artifact["uri"], "-", "named as in every other format");
@@ -340,7 +318,7 @@ fn standard_input_and_files_outside_the_directory_get_sensible_uris() {
     let outside = dir.path().join("my app.yaml");
     std::fs::write(&outside, &text).unwrap();
     let (log, _) = sarif(&["--select", "ML206", outside.to_str().unwrap()], None);
-    validate(&log);
+    common::validate_sarif(&log);
     let uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
         ["uri"]
         .as_str()
@@ -355,7 +333,7 @@ fn standard_input_and_files_outside_the_directory_get_sensible_uris() {
 fn a_clean_run_still_has_results() {
     let (log, status) = sarif(&["testdata/rules/ml206-silent-short-sleep.yaml"], None);
     assert_eq!(status, 0);
-    validate(&log);
+    common::validate_sarif(&log);
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
     assert_eq!(
         log["runs"][0]["invocations"][0]["executionSuccessful"],

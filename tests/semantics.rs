@@ -8,7 +8,9 @@ mod common;
 
 use common::{analyze_one, index_of, s, start, stop};
 use mesh_lifecycle::pipeline::Analysis;
-use mesh_lifecycle::resolve::{ConfigProblemKind, ContainerList, HookDuration, Injection};
+use mesh_lifecycle::resolve::{
+    ConfigProblemKind, ContainerList, ExitPolicy, HookDuration, Injection,
+};
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
     IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
@@ -1058,4 +1060,117 @@ fn s3_1_and_s4_1_two_meshes_conflict() {
         .count();
     assert_eq!(injected, 2);
     assert!(has_problem(&a, ConfigProblemKind::InjectionConflict));
+}
+
+/// A classic proxy as the injector wrote it, with `proxy_config` in `PROXY_CONFIG`.
+fn injected_with_proxy_config(proxy_config: &str) -> String {
+    pod(
+        "",
+        &format!(
+            "  containers:\n  - name: app\n    image: app\n  - name: istio-proxy\n    image: docker.io/istio/proxyv2:1.24.2\n    args: [proxy, sidecar]\n    env:\n    - name: PROXY_CONFIG\n      value: '{proxy_config}'\n"
+        ),
+    )
+}
+
+#[test]
+fn s3_7_a_running_proxy_keeps_the_mesh_config_it_was_injected_under() {
+    // pilot-agent builds its ProxyConfig from its defaults, then PROXY_CONFIG, then the
+    // annotation (istio 1.24 `pilot/cmd/pilot-agent/config/config.go`, `getMeshConfig`);
+    // the mesh config of now, and the Helm hold only the injector reads, play no part.
+    let mesh_now = |settings: &mut Settings| {
+        istio(24)(settings);
+        settings.istio.mesh_default_config = mesh_lifecycle::settings::istio::ProxyConfig::parse(
+            "holdApplicationUntilProxyStarts: true\nterminationDrainDuration: 20s\n",
+            &Source::Default,
+        )
+        .unwrap();
+        settings.istio.hold_helm_global = Some(Sourced::new(true, Source::Default));
+    };
+    let a = analyze_one(&injected_with_proxy_config("{}"), mesh_now);
+    let proxy = &a.plan.containers[index_of(&a, "istio-proxy")];
+    assert!(proxy.gate_request.is_none(), "no hold was injected");
+    assert!(!common::rule_ids(&a).contains(&"ML102"));
+    assert_eq!(
+        proxy.exit,
+        ExitPolicy::After(Sourced::default_value(s(5.0)))
+    );
+    let a = analyze_one(
+        &injected_with_proxy_config(r#"{"terminationDrainDuration": "25s"}"#),
+        mesh_now,
+    );
+    let proxy = stop(&a, "istio-proxy");
+    assert_eq!(
+        proxy.exit - proxy.signal,
+        s(25.0),
+        "as rendered at injection"
+    );
+}
+
+#[test]
+fn s2_6_a_pod_its_job_created_runs_to_completion() {
+    // Read from a cluster, a Job's pod is a Pod whose controller is the Job
+    // (`metadata.ownerReferences`); the kubelet runs it to completion like any Job pod.
+    let owned = |kind: &str, api_version: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: export-x7k2p\n  namespace: ns\n  ownerReferences:\n  - {{apiVersion: {api_version}, kind: {kind}, name: export, uid: u1, controller: true}}\nspec:\n  restartPolicy: Never\n  containers:\n  - name: export\n    image: export\n  - name: istio-proxy\n    image: docker.io/istio/proxyv2:1.24.2\n    args: [proxy, sidecar]\n"
+        )
+    };
+    let job_pod = analyze_one(&owned("Job", "batch/v1"), |_| {});
+    assert!(job_pod.plan.runs_to_completion());
+    assert!(common::rule_ids(&job_pod).contains(&"ML301"));
+    let message = &job_pod
+        .findings
+        .iter()
+        .find(|f| f.finding.rule.id == "ML301")
+        .unwrap()
+        .finding
+        .message;
+    assert!(message.ends_with("the Job never completes"), "{message}");
+    for (kind, api_version) in [
+        ("ReplicaSet", "apps/v1"),
+        ("Job", "batch.volcano.sh/v1alpha1"),
+    ] {
+        let pod = analyze_one(&owned(kind, api_version), |_| {});
+        assert!(!pod.plan.runs_to_completion(), "{kind} {api_version}");
+    }
+}
+
+#[test]
+fn s3_1_the_namespace_or_else_the_pod_selects_the_istio_revision() {
+    // istio-discovery's mutatingwebhook.yaml: `istio-injection` sends a namespace's pods
+    // to the default revision whatever they say; else the namespace's `istio.io/rev`
+    // selects; only in a namespace with neither label does the pod's own.
+    let canary = |namespace_labels: &'static [(&'static str, &'static str)]| {
+        move |settings: &mut Settings| {
+            istio(24)(settings);
+            let mut revision = settings.istio.clone();
+            revision.version = Some(Sourced::new(IstioVersion::new(27), Source::Default));
+            revision.native_sidecars = Some(Sourced::new(NativeSidecars::On, Source::Default));
+            settings.istio_revisions.insert("canary".into(), revision);
+            namespace(namespace_labels, &[])(settings);
+        }
+    };
+    let pod_of = |labels_lines: &str| pod(&labels(labels_lines), APP);
+    let native = |a: &Analysis| proxy_list(a) == ContainerList::Init;
+    let pod_canary = pod_of("    istio.io/rev: canary\n");
+    assert!(native(&analyze_one(&pod_canary, canary(&[]))));
+    assert!(!native(&analyze_one(
+        &pod_canary,
+        canary(&[("istio-injection", "enabled")])
+    )));
+    let plain = pod_of("    app: web\n");
+    assert!(native(&analyze_one(
+        &plain,
+        canary(&[("istio.io/rev", "canary")])
+    )));
+    assert!(!native(&analyze_one(
+        &plain,
+        canary(&[("istio.io/rev", "default")])
+    )));
+    let a = analyze_one(&plain, canary(&[("istio.io/rev", "canary")]));
+    let reasons = &a.plan.meshes[0].reasons;
+    assert!(
+        reasons.iter().any(|r| r == "Istio revision canary"),
+        "{reasons:?}"
+    );
 }

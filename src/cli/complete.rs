@@ -80,6 +80,8 @@ pub fn complete(command: &Command, words: &[String]) -> Completion {
     let mut pending: Option<&Arg> = None;
     let mut positionals = 0;
     let mut only_positionals = false;
+    // With `--cluster` the arguments are kubectl's TYPE or TYPE/NAME, not paths.
+    let mut reads_cluster = false;
     for word in before {
         if pending.take().is_some() {
             continue;
@@ -91,6 +93,7 @@ pub fn complete(command: &Command, words: &[String]) -> Completion {
                 Some((name, _)) => (name, true),
                 None => (&word[2..], false),
             };
+            reads_cluster |= name == "cluster";
             pending = long(current, name).filter(|arg| takes_value(arg) && !inline);
         } else if !only_positionals && word.starts_with('-') && word.len() > 1 {
             // A cluster of short flags; the first that takes a value takes the rest.
@@ -157,8 +160,31 @@ pub fn complete(command: &Command, words: &[String]) -> Completion {
                 .filter(|arg| matches!(arg.get_action(), ArgAction::Append))
         });
     match positional {
+        Some(_) if reads_cluster => workload_types(partial, positionals),
         Some(arg) => values(arg, partial, ""),
         None => nothing(),
+    }
+}
+
+/// The TYPEs `--cluster` reads, as the first argument; the names of objects are the
+/// cluster's, which completing does not ask it for.
+fn workload_types(partial: &str, positionals: usize) -> Completion {
+    if positionals > 0 || partial.contains('/') {
+        return nothing();
+    }
+    let candidates = crate::cluster::kinds::RESOURCES
+        .iter()
+        .filter(|resource| resource.plural.starts_with(partial))
+        .map(|resource| {
+            (
+                resource.plural.to_owned(),
+                resource.kind.as_str().to_owned(),
+            )
+        })
+        .collect();
+    Completion {
+        candidates,
+        directive: directive::NO_FILE_COMP,
     }
 }
 
@@ -452,6 +478,30 @@ mod tests {
         assert_eq!(
             complete_line("explain -- --weird").directive,
             directive::FILTER_FILE_EXT
+        );
+    }
+
+    #[test]
+    fn cluster_arguments_complete_as_workload_types() {
+        let types = complete_line("lint --cluster -n shop ");
+        assert_eq!(types.directive, directive::NO_FILE_COMP);
+        let values = values_of(&types);
+        assert_eq!(values.len(), crate::cluster::kinds::RESOURCES.len());
+        assert!(values.contains(&"deployments") && values.contains(&"cronjobs"));
+        assert_eq!(
+            values_of(&complete_line("explain --cluster st")),
+            ["statefulsets"]
+        );
+        // Object names are the cluster's: no file names instead.
+        assert_eq!(complete_line("lint --cluster deploy/").candidates, vec![]);
+        assert_eq!(
+            complete_line("lint --cluster deploy ").directive,
+            directive::NO_FILE_COMP
+        );
+        // The flags take what kubectl's take; the kubeconfig is a file.
+        assert_eq!(
+            complete_line("lint --cluster --kubeconfig ").directive,
+            directive::DEFAULT
         );
     }
 

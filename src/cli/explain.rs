@@ -19,16 +19,23 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         },
         None => None,
     };
-    let prepared = match inputs::prepare("explain", &args.input, &args.profile, &args.output)? {
+    let prepared = match inputs::prepare(
+        "explain",
+        &args.input,
+        &args.cluster,
+        &args.profile,
+        &args.output,
+    )? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
-    let settings = prepared.profile.settings;
+    let settings = &prepared.profile.settings;
     let stderr_style = args.output.stderr_style();
     let (mut out, closed) = args.output.writer()?;
     let mut input_errors = prepared.errors.len();
-    for error in &prepared.errors {
-        diagnostic(&render_input_error(error, stderr_style));
+    prepared.print_errors(stderr_style);
+    for note in prepared.notes() {
+        diagnostic(&format!("note: {note}\n"));
     }
     let options = RunOptions {
         threads: args.input.threads,
@@ -41,7 +48,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     let mut written: io::Result<()> = Ok(());
     let mut first = true;
     let style = args.output.style();
-    let workers = pipeline::run(&prepared.inputs, &settings, &options, |report| {
+    let workers = pipeline::run(&prepared.inputs, settings, &options, |report| {
         input_errors += report.errors.len();
         for error in &report.errors {
             diagnostic(&render_input_error(error, stderr_style));
@@ -75,7 +82,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         diagnostic(&format!("note: {shortfall}\n"));
     }
     if written.is_ok() {
-        written = finish_drawing(&mut out, args.format, first, &analyses, &settings);
+        written = finish_drawing(&mut out, args.format, first, &analyses, settings);
     }
     match written {
         Err(error) if !closed.get() => Err(error),

@@ -1,13 +1,18 @@
 //! What `lint` and `explain` read, in the order that makes each step possible: the config
 //! file first (its `exclude:` decides what directory searches find), then the inputs
-//! (each read once), then the profile they complete — refusing at once a run that would
-//! wait on a terminal or write its report over one of its inputs.
+//! (each read once: files and standard input, or with `--cluster` the objects kubectl
+//! prints), then the profile they complete — refusing at once a run that would wait on
+//! a terminal or write its report over one of its inputs.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{InputArgs, Output, PLUGIN_NAME, ProfileArgs, diagnostic, profile_errors, usage_error};
+use super::{
+    ClusterArgs, InputArgs, Output, PLUGIN_NAME, ProfileArgs, cluster, diagnostic, profile_errors,
+    usage_error,
+};
+use crate::cluster::{Snapshot, Sources};
 use crate::load::discover::{self, Discovery, Exclude, Input, identity};
 use crate::load::{InputError, Limits, ReadLimits};
 use crate::pipeline::Inputs;
@@ -16,12 +21,49 @@ use crate::pipeline::Inputs;
 pub struct Prepared {
     /// The inputs, ready to be read.
     pub inputs: Inputs,
-    /// Paths that could not be used, reported with the input errors.
+    /// Input errors found before the first document: paths that could not be used; with
+    /// `--cluster`, the kubectl calls that failed (first, in the order of the
+    /// snapshot's errors), then what is wrong in the cluster's mesh configuration.
     pub errors: Vec<InputError>,
     /// The profile in force.
     pub profile: super::profile::Profile,
     /// Bounds on parsing, as the flags set them.
     pub limits: Limits,
+    /// What was read from the cluster, with `--cluster`.
+    pub cluster: Option<Snapshot>,
+}
+
+impl Prepared {
+    /// Prints [`Prepared::errors`] on standard error: a failed kubectl call in kubectl's
+    /// words, any other error as a diagnostic at its place.
+    pub fn print_errors(&self, style: crate::report::human::Style) {
+        let failed = self.cluster.as_ref().map_or(&[][..], |s| &s.errors[..]);
+        if let Some(snapshot) = &self.cluster {
+            for error in failed {
+                diagnostic(&cluster::describe_failure(error, snapshot));
+            }
+        }
+        for error in &self.errors[failed.len()..] {
+            diagnostic(&crate::report::human::render_input_error(error, style));
+        }
+    }
+
+    /// What the cluster read could not read and assumes instead; nothing without
+    /// `--cluster`.
+    pub fn notes(&self) -> Vec<String> {
+        self.cluster
+            .as_ref()
+            .map(cluster::notes)
+            .unwrap_or_default()
+    }
+
+    /// The objects read from the cluster, for the reports that describe them.
+    pub fn sources(&self) -> Sources {
+        self.cluster
+            .as_ref()
+            .map(Snapshot::sources)
+            .unwrap_or_default()
+    }
 }
 
 impl InputArgs {
@@ -59,44 +101,78 @@ impl InputArgs {
     }
 }
 
-/// Reads the config, finds and reads the inputs, and builds the profile for `command`
-/// (`lint`, `explain`). `Err` is the exit status of a run that cannot start, its reason
-/// already printed.
+/// Reads the config, finds and reads the inputs (or the cluster), and builds the
+/// profile for `command` (`lint`, `explain`). `Err` is the exit status of a run that
+/// cannot start, its reason already printed.
 pub fn prepare(
     command: &str,
     input: &InputArgs,
+    cluster: &ClusterArgs,
     profile: &ProfileArgs,
     output: &Output,
 ) -> std::io::Result<Result<Prepared, u8>> {
-    if input.paths.is_empty() && std::io::stdin().is_terminal() {
+    let request = match cluster.request(&input.paths) {
+        Ok(request) => request,
+        Err(message) => return usage_error(message).map(Err),
+    };
+    // A cluster run reads no standard input (its first kubectl call lends it to a
+    // credential plugin that may ask for a password).
+    if request.is_none() && input.paths.is_empty() && std::io::stdin().is_terminal() {
         return usage_error(format!(
             "no input: give a path ({PLUGIN_NAME} {command} deploy/) or pipe manifests (helm template … | {PLUGIN_NAME} {command} -)"
         ))
         .map(Err);
     }
     let layers = profile.read_files(input.max_config_size);
-    let found = discover::discover(&input.paths, &input.discovery(layers.exclude.clone()));
-    for note in &found.notes {
-        diagnostic(&format!("note: {note}\n"));
-    }
-    if let Some(path) = &output.output
-        && let Some(message) = overwrites_an_input(path, &found.inputs, &layers.files, &input.paths)
-    {
-        return usage_error(message).map(Err);
-    }
+    // The report must not overwrite what the run reads; the files of a cluster run are
+    // its config files alone, checked before kubectl runs.
+    let refuse = |inputs: &[Input]| {
+        let path = output.output.as_deref()?;
+        overwrites_an_input(path, inputs, &layers.files, &input.paths)
+    };
+    let (found, snapshot) = match &request {
+        Some(request) => {
+            if let Some(message) = refuse(&[]) {
+                return usage_error(message).map(Err);
+            }
+            let mut snapshot = cluster::read(request, output.stderr_style().width);
+            let found = discover::Discovered {
+                inputs: cluster::take_inputs(&mut snapshot),
+                errors: cluster::input_errors(&snapshot),
+                notes: Vec::new(),
+            };
+            (found, Some(snapshot))
+        }
+        None => {
+            let found = discover::discover(&input.paths, &input.discovery(layers.exclude.clone()));
+            for note in &found.notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            if let Some(message) = refuse(&found.inputs) {
+                return usage_error(message).map(Err);
+            }
+            (found, None)
+        }
+    };
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
         input.stdin_filename.as_deref(),
     );
     let limits = input.parse_limits();
-    match profile.load(layers, &inputs, limits) {
-        Ok(profile) => Ok(Ok(Prepared {
-            inputs,
-            errors: found.errors,
-            profile,
-            limits,
-        })),
+    let cluster_profile = snapshot.as_ref().map(|snapshot| &snapshot.profile);
+    match profile.load(layers, &inputs, limits, cluster_profile) {
+        Ok(mut profile) => {
+            let mut errors = found.errors;
+            errors.append(&mut profile.cluster_errors);
+            Ok(Ok(Prepared {
+                inputs,
+                errors,
+                profile,
+                limits,
+                cluster: snapshot,
+            }))
+        }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
     }
 }
@@ -123,14 +199,10 @@ fn overwrites_an_input(
         )
     };
     for input in inputs {
-        let id = match input {
-            Input::Stdin => identity::of_stdin(),
-            Input::File(path) => identity::of_path(path),
-        };
-        if id.as_ref() == Some(&target) {
+        if input.identity().as_ref() == Some(&target) {
             let mut message = same(&match input {
                 Input::Stdin => "- (standard input)".to_owned(),
-                Input::File(_) => input.display_name().to_string(),
+                Input::File(_) | Input::Memory { .. } => input.display_name().to_string(),
             });
             // A report from an earlier run, found again by a directory search: say how
             // to keep the two apart rather than leave the user guessing.

@@ -6,7 +6,7 @@ use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
 use crate::load::InputError;
-use crate::pipeline::{self, Policy, RunOptions};
+use crate::pipeline::{self, DocumentReport, Policy, RunOptions};
 use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
@@ -19,7 +19,13 @@ use crate::rules::{self, Severity};
 use crate::settings::config::RuleSetting;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
-    let prepared = match inputs::prepare("lint", &args.input, &args.profile, &args.output)? {
+    let prepared = match inputs::prepare(
+        "lint",
+        &args.input,
+        &args.cluster,
+        &args.profile,
+        &args.output,
+    )? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
@@ -28,12 +34,12 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
-    let profile = prepared.profile;
-    let policy = match with_config_rules(policy, &profile.rules) {
+    let policy = match with_config_rules(policy, &prepared.profile.rules) {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, stderr_style),
     };
-    let settings = profile.settings;
+    let settings = &prepared.profile.settings;
+    let sources = prepared.sources();
     let (out, closed) = args.output.writer()?;
     let mut reporter: Box<dyn Reporter> = match args.format {
         LintFormat::Human => Box::new(
@@ -41,13 +47,15 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 out,
                 args.output.style(),
                 args.quiet,
-                crate::report::assumptions::items(&settings),
+                crate::report::assumptions::items(settings),
             )
             .show_infos(args.show_infos || args.fail_on == FailOn::Info),
         ),
         LintFormat::Table => Box::new(TableReporter::new(out, args.output.style(), args.quiet)),
-        LintFormat::Json => Box::new(JsonReporter::new(out)),
-        LintFormat::Sarif => Box::new(SarifReporter::new(out, PathBase::current_dir()?)),
+        LintFormat::Json => Box::new(JsonReporter::new(out).with_sources(sources)),
+        LintFormat::Sarif => {
+            Box::new(SarifReporter::new(out, PathBase::current_dir()?).with_sources(sources))
+        }
         LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
         LintFormat::Github => Box::new(GithubReporter::new(
             out,
@@ -59,24 +67,30 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     let inputs = &prepared.inputs;
     let mut summary = Summary {
         files: inputs.len(),
+        from_cluster: prepared.cluster.is_some(),
         ..Summary::default()
     };
     // Where the report goes, until it fails; a reader that went away (`| head`) ends the
     // report but not the run, whose exit status counts every input.
     let mut report: io::Result<()> = Ok(());
+    prepared.print_errors(stderr_style);
     for error in &prepared.errors {
-        diagnostic(&render_input_error(error, stderr_style));
         if report.is_ok() {
             report = reporter.input_error(error);
         }
         summary.add_input_error();
+    }
+    if !args.quiet {
+        for note in prepared.notes() {
+            diagnostic(&format!("note: {note}\n"));
+        }
     }
     let options = RunOptions {
         threads: args.input.threads,
         policy,
         limits: prepared.limits,
     };
-    let workers = pipeline::run(inputs, &settings, &options, |document| {
+    let mut document = |document: DocumentReport| {
         summary.add(&document);
         for error in &document.errors {
             diagnostic(&render_input_error(error, stderr_style));
@@ -93,7 +107,20 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 .try_for_each(|error| reporter.input_error(error))
                 .and_then(|()| reporter.document(&document.analyses));
         }
-    });
+    };
+    let workers = match &prepared.cluster {
+        None => pipeline::run(inputs, settings, &options, &mut document),
+        // Findings of running pods belong to their workloads, so the whole run is
+        // gathered before anything is reported.
+        Some(snapshot) => {
+            let mut documents = Vec::new();
+            let workers = pipeline::run(inputs, settings, &options, |d| documents.push(d));
+            pipeline::attribute(documents, &snapshot.owners())
+                .into_iter()
+                .for_each(&mut document);
+            workers
+        }
+    };
     if let Some(shortfall) = workers.shortfall() {
         diagnostic(&format!("note: {shortfall}\n"));
     }

@@ -1,5 +1,6 @@
 //! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
 
+mod cluster;
 pub mod complete;
 pub mod completions;
 mod explain;
@@ -16,6 +17,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 
+pub use cluster::ClusterArgs;
 pub use output::Output;
 pub use profile::ProfileArgs;
 
@@ -49,15 +51,15 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "KUBECONFIG",
-        "Not read: the linter never contacts a cluster, so it needs no kubeconfig and no credentials. kubectl passes its environment on to the plugin unchanged.",
+        "With --cluster, the kubeconfig files of the kubectl it runs, which reads them from its environment as it always does (--kubeconfig overrides them). Without --cluster, not read: linting files never contacts a cluster and needs no kubeconfig and no credentials.",
     ),
     (
-        "KUBECTL",
-        "Not read: the linter never runs kubectl; kubectl runs it, as kubectl mesh-lifecycle.",
+        crate::cluster::kubectl::KUBECTL_VARIABLE,
+        "With --cluster, the kubectl to run (a path or a name looked up on PATH; default kubectl). Without --cluster, not read: kubectl is never run.",
     ),
     (
         "PATH",
-        "kubectl finds the plugin, kubectl-mesh_lifecycle, and its completion helper, kubectl_complete-mesh_lifecycle, on it; the helper runs the plugin found beside itself, or else on PATH.",
+        "kubectl finds the plugin, kubectl-mesh_lifecycle, and its completion helper, kubectl_complete-mesh_lifecycle, on it; the helper runs the plugin found beside itself, or else on PATH. With --cluster, kubectl itself is found on it, unless KUBECTL names a path.",
     ),
 ];
 
@@ -109,7 +111,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json,
-    /// except hidden and ignored files); `-` or nothing reads standard input.
+    /// except hidden and ignored files); `-` or nothing reads standard input. With
+    /// --cluster: TYPE or TYPE/NAME (deploy/web, job/export), or nothing for every
+    /// workload.
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
@@ -139,7 +143,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = "Inputs")]
     pub stdin_filename: Option<String>,
 
-    /// The most read from one input: a file, standard input, a pipe.
+    /// The most read from one input: a file, standard input, a pipe, an object read
+    /// with --cluster.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
     pub max_input_size: u64,
 
@@ -189,6 +194,10 @@ pub struct LintArgs {
     /// What to read.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// What to read from a live cluster instead.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// The cluster and mesh the manifests run on.
     #[command(flatten)]
@@ -260,6 +269,10 @@ pub struct ExplainArgs {
     /// What to read.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// What to read from a live cluster instead.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// The cluster and mesh the manifests run on.
     #[command(flatten)]

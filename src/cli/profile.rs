@@ -1,6 +1,6 @@
 //! The environment profile from the command line: defaults, then the config file, then
 //! mesh config, then what the inputs say (Namespace objects, an `istio` ConfigMap), then
-//! flags — each later layer winning.
+//! what a cluster says (`--cluster`), then flags — each later layer winning.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -87,6 +87,9 @@ pub struct ProfileArgs {
 pub struct Profile {
     pub settings: Settings,
     pub rules: Vec<RuleSetting>,
+    /// What is wrong in the mesh configuration read from the cluster: input errors of
+    /// the run, which goes on with the rest of it.
+    pub cluster_errors: Vec<InputError>,
 }
 
 fn parse_duration(text: &str) -> Result<Millis, String> {
@@ -162,13 +165,15 @@ impl ProfileArgs {
         layers
     }
 
-    /// Builds the profile for a run over `inputs` on top of the file layers; errors name
-    /// the file and line at fault.
+    /// Builds the profile for a run over `inputs` on top of the file layers, with
+    /// `cluster` the profile a live cluster states; errors name the file and line at
+    /// fault.
     pub fn load(
         &self,
         layers: FileLayers,
         inputs: &Inputs,
         limits: Limits,
+        cluster: Option<&crate::cluster::profile::Profile>,
     ) -> Result<Profile, Vec<InputError>> {
         let FileLayers {
             mut settings,
@@ -177,6 +182,7 @@ impl ProfileArgs {
             ..
         } = layers;
         pipeline::gather_context(inputs, limits, &mut settings);
+        let cluster_errors = cluster.map_or_else(Vec::new, |cluster| cluster.apply(&mut settings));
         if let Some(name) = &self.preset
             && let Err(message) = preset::apply(name, &mut settings)
         {
@@ -186,7 +192,11 @@ impl ProfileArgs {
             errors.push(InputError::whole("--feature-gates", message));
         }
         if errors.is_empty() {
-            Ok(Profile { settings, rules })
+            Ok(Profile {
+                settings,
+                rules,
+                cluster_errors,
+            })
         } else {
             Err(errors)
         }
@@ -198,7 +208,12 @@ impl ProfileArgs {
             settings.kubernetes = Sourced::new(version, Source::Flag("--kubernetes-version"));
         }
         if let Some(version) = self.istio_version {
-            settings.istio.version = Some(Sourced::new(version, Source::Flag("--istio-version")));
+            let version = Sourced::new(version, Source::Flag("--istio-version"));
+            for istio in
+                std::iter::once(&mut settings.istio).chain(settings.istio_revisions.values_mut())
+            {
+                istio.version = Some(version.clone());
+            }
         }
         if let Some(version) = self.linkerd_version {
             settings.linkerd.version =

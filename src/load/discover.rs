@@ -22,6 +22,14 @@ pub enum Input {
     Stdin,
     /// A file, named on the command line or found in a directory.
     File(PathBuf),
+    /// Bytes held in memory, named as reports name them: an object read from a cluster
+    /// (`Deployment/shop/web`).
+    Memory {
+        /// The name reports give the input.
+        name: Arc<str>,
+        /// Its content.
+        bytes: Arc<[u8]>,
+    },
 }
 
 impl Input {
@@ -30,6 +38,17 @@ impl Input {
         match self {
             Input::Stdin => Arc::from("-"),
             Input::File(path) => Arc::from(path.to_string_lossy().as_ref()),
+            Input::Memory { name, .. } => name.clone(),
+        }
+    }
+
+    /// The file it reads, through whatever path or link it is named; `None` for bytes
+    /// in memory, and for a file that cannot be identified.
+    pub fn identity(&self) -> Option<identity::FileId> {
+        match self {
+            Input::Stdin => identity::of_stdin(),
+            Input::File(path) => identity::of_path(path),
+            Input::Memory { .. } => None,
         }
     }
 }
@@ -102,10 +121,7 @@ pub fn discover(paths: &[String], discovery: &Discovery) -> Discovered {
     found.inputs.sort_by_key(Input::display_name);
     let mut seen = std::collections::HashSet::new();
     found.inputs.retain(|input| {
-        let id = match input {
-            Input::Stdin => identity::of_stdin(),
-            Input::File(path) => identity::of_path(path),
-        };
+        let id = input.identity();
         // An input that cannot be identified is kept: reading it says what is wrong.
         id.is_none_or(|id| seen.insert(id))
     });

@@ -3,6 +3,9 @@
 
 use crate::settings::{Settings, Source, Sourced};
 
+/// Beyond this many, the namespaces whose labels are known are counted, not named.
+const MAX_NAMESPACES_LISTED: usize = 5;
+
 fn from(source: &Source) -> String {
     match source {
         Source::Default => "default".to_owned(),
@@ -24,6 +27,16 @@ pub fn items(settings: &Settings) -> Vec<String> {
     });
     if let Some(native) = &istio.native_sidecars {
         items.push(value("ENABLE_NATIVE_SIDECARS", native));
+    }
+    for (name, revision) in &settings.istio_revisions {
+        let mut item = match &revision.version {
+            Some(version) => value(&format!("Istio revision {name}:"), version),
+            None => format!("Istio revision {name}: version unknown"),
+        };
+        if let Some(native) = &revision.native_sidecars {
+            item.push_str(&format!(", ENABLE_NATIVE_SIDECARS {}", native.value));
+        }
+        items.push(item);
     }
     let mesh = &istio.mesh_default_config;
     if let Some(hold) = mesh
@@ -79,7 +92,20 @@ pub fn items(settings: &Settings) -> Vec<String> {
     }
     if !settings.namespaces.is_empty() {
         let names: Vec<&str> = settings.namespaces.keys().map(String::as_str).collect();
-        items.push(format!("namespace labels known for {}", names.join(", ")));
+        let from_cluster = settings
+            .namespaces
+            .values()
+            .all(|ns| matches!(ns.source, Some(Source::Cluster(_))));
+        let listed = if names.len() > MAX_NAMESPACES_LISTED {
+            format!("{} namespaces", names.len())
+        } else {
+            names.join(", ")
+        };
+        items.push(if from_cluster {
+            format!("namespace labels known for {listed} (from the cluster)")
+        } else {
+            format!("namespace labels known for {listed}")
+        });
     }
     items
 }

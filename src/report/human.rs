@@ -262,7 +262,14 @@ pub fn summary_line(summary: &Summary) -> String {
     let mut line = format!(
         "{found} in {} ({} checked)",
         plural(summary.workloads, "workload"),
-        plural(summary.files, "file")
+        plural(
+            summary.files,
+            if summary.from_cluster {
+                "object"
+            } else {
+                "file"
+            }
+        )
     );
     if summary.suppressed > 0 {
         line.push_str(&format!("; {} suppressed", summary.suppressed));

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{Reporter, Summary};
+use crate::cluster::{ObjectSource, Sources};
 use crate::load::InputError;
 use crate::pipeline::Located;
 use crate::workload::WorkloadRef;
@@ -15,6 +16,7 @@ pub struct JsonReporter<W: Write> {
     wrote_header: bool,
     any_finding: bool,
     errors: Vec<ErrorJson>,
+    sources: Sources,
 }
 
 #[derive(Serialize)]
@@ -31,6 +33,9 @@ struct FindingJson<'a> {
     document: usize,
     workload: &'a WorkloadRef,
     container: Option<&'a str>,
+    /// The object read from a cluster, for findings that were not read from a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a ObjectSource>,
 }
 
 #[derive(Serialize)]
@@ -49,7 +54,14 @@ impl<W: Write> JsonReporter<W> {
             wrote_header: false,
             any_finding: false,
             errors: Vec::new(),
+            sources: Sources::default(),
         }
+    }
+
+    /// Describes the objects read from a cluster by `sources` (`source` of a finding).
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
     }
 
     fn header(&mut self) -> io::Result<()> {
@@ -76,7 +88,7 @@ fn write_indented(out: &mut impl Write, value: &impl Serialize, indent: usize) -
 }
 
 /// The contract's object for one finding, fields in the contract's order.
-fn finding_json(located: &Located) -> FindingJson<'_> {
+fn finding_json<'a>(located: &'a Located, sources: &'a Sources) -> FindingJson<'a> {
     let finding = &located.finding;
     FindingJson {
         rule_id: finding.rule.id,
@@ -90,6 +102,7 @@ fn finding_json(located: &Located) -> FindingJson<'_> {
         document: located.document,
         workload: &located.workload,
         container: finding.container.as_deref(),
+        source: sources.object(&located.file),
     }
 }
 
@@ -103,7 +116,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 b"\n    "
             })?;
             self.any_finding = true;
-            write_indented(&mut self.out, &finding_json(located), 4)?;
+            write_indented(&mut self.out, &finding_json(located, &self.sources), 4)?;
         }
         Ok(())
     }

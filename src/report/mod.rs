@@ -42,6 +42,10 @@ pub struct Summary {
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,
+    /// Whether the inputs are objects read from a cluster (`files` counts them), not
+    /// files.
+    #[serde(skip)]
+    pub from_cluster: bool,
 }
 
 impl Summary {

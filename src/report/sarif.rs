@@ -16,6 +16,9 @@
 //!   the annotation's reason as its justification.
 //! - Inputs that could not be read are tool execution notifications, and make
 //!   `executionSuccessful` false.
+//! - An object read from a cluster (`lint --cluster`) is no file: its results have
+//!   logical locations only, the object read and the workload it belongs to, named
+//!   `cluster/namespace/Kind/name`, and `properties.source` describes it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -25,6 +28,7 @@ use serde::Serialize;
 use super::catalog::capitalize;
 use super::paths::{Artifact, PathBase, file_uri};
 use super::{Reporter, Summary, subject};
+use crate::cluster::{ObjectSource, Sources};
 use crate::load::{InputError, Pos};
 use crate::pipeline::{Located, Place};
 use crate::rules::{RULES, RuleMeta, Severity};
@@ -42,6 +46,7 @@ pub struct SarifReporter<W: Write> {
     results: Vec<SarifResult>,
     notifications: Vec<Notification>,
     fingerprints: HashMap<u64, usize>,
+    sources: Sources,
 }
 
 impl<W: Write> SarifReporter<W> {
@@ -53,7 +58,14 @@ impl<W: Write> SarifReporter<W> {
             results: Vec::new(),
             notifications: Vec::new(),
             fingerprints: HashMap::new(),
+            sources: Sources::default(),
         }
+    }
+
+    /// Describes the objects read from a cluster by `sources`.
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
     }
 
     fn artifact_location(&self, file: &str) -> ArtifactLocation {
@@ -77,34 +89,45 @@ impl<W: Write> SarifReporter<W> {
     fn result(&mut self, located: &Located) -> SarifResult {
         let finding = &located.finding;
         let meta = finding.rule;
-        let artifact = self.artifact_location(&located.file);
-        let fingerprint = self.fingerprint(located, &artifact.uri);
+        let object = self.sources.object(&located.file).cloned();
+        let artifact = match object {
+            None => Some(self.artifact_location(&located.file)),
+            Some(_) => None,
+        };
+        let uri = artifact
+            .as_ref()
+            .map_or(located.file.to_string(), |a| a.uri.clone());
+        let fingerprint = self.fingerprint(located, &uri);
         let mut text = format!("{}: {}", subject(&located.workload), finding.message);
         if !finding.help.is_empty() {
             text.push_str("\n\nFix: ");
             text.push_str(&finding.help);
         }
         let workload = &located.workload;
-        let logical = LogicalLocation {
+        let cluster = object
+            .as_ref()
+            .and_then(|o| o.cluster.as_deref().or(o.context.as_deref()));
+        let owner = LogicalLocation {
             name: workload.name.clone(),
-            fully_qualified_name: match &workload.namespace {
-                Some(namespace) => format!("{namespace}/{}/{}", workload.kind, workload.name),
-                None => format!("{}/{}", workload.kind, workload.name),
-            },
+            fully_qualified_name: qualified_name(
+                cluster,
+                workload.namespace.as_deref(),
+                workload.kind.as_str(),
+                &workload.name,
+            ),
             kind: "resource",
         };
-        SarifResult {
-            rule_id: meta.id,
-            rule_index: rule_index(meta),
-            level: level(finding.severity),
-            message: Message { text },
-            locations: vec![Location {
-                id: None,
-                physical_location: physical(artifact.clone(), &located.primary),
-                logical_locations: vec![logical],
-                message: None,
-            }],
-            related_locations: located
+        let mut logical_locations = Vec::new();
+        if let Some(object) = &object {
+            let read = object_location(object);
+            if read.fully_qualified_name != owner.fully_qualified_name {
+                logical_locations.push(read);
+            }
+        }
+        logical_locations.push(owner);
+        let related = match &artifact {
+            None => Vec::new(),
+            Some(artifact) => located
                 .related
                 .iter()
                 .filter(|place| {
@@ -113,13 +136,26 @@ impl<W: Write> SarifReporter<W> {
                 .enumerate()
                 .map(|(index, place)| Location {
                     id: Some(index + 1),
-                    physical_location: physical(artifact.clone(), place),
+                    physical_location: Some(physical(artifact.clone(), place)),
                     logical_locations: Vec::new(),
                     message: (!place.text.is_empty()).then(|| Message {
                         text: place.text.clone(),
                     }),
                 })
                 .collect(),
+        };
+        SarifResult {
+            rule_id: meta.id,
+            rule_index: rule_index(meta),
+            level: level(finding.severity),
+            message: Message { text },
+            locations: vec![Location {
+                id: None,
+                physical_location: artifact.map(|artifact| physical(artifact, &located.primary)),
+                logical_locations,
+                message: None,
+            }],
+            related_locations: related,
             partial_fingerprints: BTreeMap::from([("primaryLocationLineHash", fingerprint)]),
             suppressions: located
                 .suppressed
@@ -134,6 +170,7 @@ impl<W: Write> SarifReporter<W> {
                 container: finding.container.clone(),
                 helm_template: located.origin.clone(),
                 manifest_path: located.primary.path.clone(),
+                source: object,
             },
         }
     }
@@ -156,6 +193,34 @@ impl<W: Write> SarifReporter<W> {
         *count += 1;
         format!("{hash:016x}:{count}")
     }
+}
+
+/// An object read from a cluster, named `cluster/namespace/Kind/name`.
+fn object_location(object: &ObjectSource) -> LogicalLocation {
+    LogicalLocation {
+        name: object.name.clone(),
+        fully_qualified_name: qualified_name(
+            object.cluster.as_deref().or(object.context.as_deref()),
+            object.namespace.as_deref(),
+            &object.kind,
+            &object.name,
+        ),
+        kind: "resource",
+    }
+}
+
+/// `cluster/namespace/Kind/name`, leaving out what is unknown.
+fn qualified_name(
+    cluster: Option<&str>,
+    namespace: Option<&str>,
+    kind: &str,
+    name: &str,
+) -> String {
+    [cluster, namespace, Some(kind), Some(name)]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// FNV-1a, 64 bits: stable across platforms and releases, unlike the standard
@@ -259,26 +324,39 @@ impl<W: Write> Reporter for SarifReporter<W> {
     }
 
     fn input_error(&mut self, error: &InputError) -> io::Result<()> {
-        let artifact = self.artifact_location(&error.file);
-        self.notifications.push(Notification {
-            level: "error",
-            message: Message {
-                text: error.message.clone(),
-            },
-            locations: vec![Location {
+        // A kubectl command that failed is no file: its notification names it instead;
+        // an object read from the cluster is named by its logical location.
+        let (text, locations) = if self.sources.is_command(&error.file) {
+            (format!("{}: {}", error.file, error.message), Vec::new())
+        } else if let Some(object) = self.sources.object(&error.file) {
+            let location = Location {
                 id: None,
-                physical_location: PhysicalLocation {
-                    artifact_location: artifact,
+                physical_location: None,
+                logical_locations: vec![object_location(object)],
+                message: None,
+            };
+            (error.to_string(), vec![location])
+        } else {
+            let location = Location {
+                id: None,
+                physical_location: Some(PhysicalLocation {
+                    artifact_location: self.artifact_location(&error.file),
                     region: error.pos.map(|pos| Region {
                         start_line: pos.line,
                         start_column: pos.column,
                         end_line: None,
                         end_column: None,
                     }),
-                },
+                }),
                 logical_locations: Vec::new(),
                 message: None,
-            }],
+            };
+            (error.message.clone(), vec![location])
+        };
+        self.notifications.push(Notification {
+            level: "error",
+            message: Message { text },
+            locations,
         });
         Ok(())
     }
@@ -389,6 +467,7 @@ struct Invocation {
 struct Notification {
     level: &'static str,
     message: Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     locations: Vec<Location>,
 }
 
@@ -419,6 +498,9 @@ struct ResultProperties {
     helm_template: Option<String>,
     /// The manifest path of the node, e.g. `spec.template.spec.containers[1].lifecycle`.
     manifest_path: String,
+    /// The object read from a cluster, for results that were not read from a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<ObjectSource>,
 }
 
 #[derive(Serialize)]
@@ -444,7 +526,8 @@ struct MultiformatMessage {
 struct Location {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<usize>,
-    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_location: Option<PhysicalLocation>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     logical_locations: Vec<LogicalLocation>,
     #[serde(skip_serializing_if = "Option::is_none")]

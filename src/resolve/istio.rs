@@ -14,8 +14,9 @@ use super::hooks::{self, HookKind, Owner};
 use super::plan::*;
 use crate::load::JsonPath;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
-use crate::settings::{IstioVersion, Source, Sourced};
+use crate::settings::{IstioSettings, IstioVersion, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
+use crate::workload::Workload;
 
 /// The proxy container's name.
 pub const PROXY: &str = "istio-proxy";
@@ -35,6 +36,41 @@ const IGNORED_NAMESPACES: [&str; 4] = [
 ];
 /// Default status port of pilot-agent: `/healthz/ready`, `/quitquitquit`, `/drain`.
 pub const DEFAULT_STATUS_PORT: u16 = 15020;
+
+/// The Istio revision whose webhook injects the pod, when it is not the default one, and
+/// that revision's settings. istiod's webhooks (istio-discovery chart,
+/// `mutatingwebhook.yaml`) send a pod in a namespace labelled `istio-injection` to the
+/// default revision whatever the pod says; otherwise a namespace's `istio.io/rev`
+/// selects the revision, and only in a namespace with neither label does the pod's own
+/// `istio.io/rev`. `default` names the default revision. `None` (the default revision)
+/// too when the revision is not known, as offline, where no revisions are.
+pub fn selected_revision<'s>(
+    workload: &Workload,
+    settings: &'s Settings,
+) -> Option<(&'s str, &'s IstioSettings)> {
+    if settings.istio_revisions.is_empty() {
+        return None;
+    }
+    let namespace = workload
+        .namespace
+        .as_ref()
+        .and_then(|ns| settings.namespaces.get(ns));
+    let labels = namespace.map(|ns| &ns.labels);
+    if labels.is_some_and(|labels| labels.contains_key("istio-injection")) {
+        return None;
+    }
+    let name = match labels.and_then(|labels| labels.get(REVISION)) {
+        Some(name) => name.as_str(),
+        None => workload.pod_label(REVISION)?.0,
+    };
+    if name == "default" {
+        return None;
+    }
+    settings
+        .istio_revisions
+        .get_key_value(name)
+        .map(|(name, istio)| (name.as_str(), istio))
+}
 
 /// Resolves Istio for the pod being built.
 pub fn resolve(b: &mut Builder) {
@@ -70,16 +106,20 @@ struct Effective {
 }
 
 fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective {
-    let mut layered = b.settings.istio.mesh_default_config.clone();
-    if let Some(container) = injected {
-        let env = hooks::env_of(container);
-        if let Some(text) = env.get("PROXY_CONFIG") {
-            let path = b.workload.paths.pod_spec.clone();
-            if let Ok(rendered) = ProxyConfig::parse(text, &Source::Manifest(path)) {
-                layered = layered.overlay(&rendered);
-            }
-        }
-    }
+    // The injector renders the mesh's `defaultConfig` as it is then into `PROXY_CONFIG`,
+    // and the agent builds its ProxyConfig from its defaults, that variable and the pod
+    // annotation only (istio 1.24 `pilot/cmd/pilot-agent/config`, `getMeshConfig`; no
+    // mesh config file is mounted in a sidecar): for a pod injected already, the mesh
+    // config as it is now plays no part.
+    let rendered = injected.and_then(|container| {
+        let text = hooks::env_of(container).get("PROXY_CONFIG")?.to_owned();
+        let path = b.workload.paths.pod_spec.clone();
+        ProxyConfig::parse(&text, &Source::Manifest(path)).ok()
+    });
+    let mut layered = match &rendered {
+        Some(rendered) => ProxyConfig::default().overlay(rendered),
+        None => b.istio.mesh_default_config.clone(),
+    };
     if let Some((text, path)) = b.workload.pod_annotation(PROXY_CONFIG) {
         match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
             Ok(annotation) => layered = layered.overlay(&annotation),
@@ -169,8 +209,10 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         Some(hold) => hold,
         None => Sourced::default_value(false),
     };
-    // The deprecated Helm value is ORed in (docs/lifecycle.md §3.2).
-    if let Some(global) = b.settings.istio.hold_helm_global.clone()
+    // The deprecated Helm value is ORed in by the injector (docs/lifecycle.md §3.2): a pod
+    // injected already shows what came of it in its containers.
+    if let Some(global) = b.istio.hold_helm_global.clone()
+        && rendered.is_none()
         && global.value
         && !hold.value
     {
@@ -198,7 +240,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
 }
 
 fn version(b: &Builder) -> Option<IstioVersion> {
-    b.settings.istio.version.as_ref().map(|v| v.value)
+    b.istio.version.as_ref().map(|v| v.value)
 }
 
 /// Whether the running Istio has the feature that arrived in `minor` (unknown versions
@@ -394,8 +436,7 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     let explicit = reading == InjectValue::Inject;
     let pod_labels = b.workload.pod_metadata.labels.clone().unwrap_or_default();
     if !explicit
-        && b.settings
-            .istio
+        && b.istio
             .never_inject_selector
             .iter()
             .any(|s| selector_matches(s, &pod_labels))
@@ -403,12 +444,11 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         return not_injected(b, "the pod matches neverInjectSelector".into());
     }
     let always = b
-        .settings
         .istio
         .always_inject_selector
         .iter()
         .any(|s| selector_matches(s, &pod_labels));
-    if !explicit && !always && !b.settings.istio.auto_inject.value {
+    if !explicit && !always && !b.istio.auto_inject.value {
         return not_injected(b, "the injection policy is disabled".into());
     }
     let mut reasons = Vec::new();
@@ -435,12 +475,17 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         ));
         w.paths.pod_metadata.clone()
     };
+    if let Some((name, _)) = selected_revision(b.workload, b.settings) {
+        reasons.push(format!("Istio revision {name}"));
+    }
     match &ns_info {
-        Some(ns) => {
-            if let Some(Source::Input(file)) = &ns.source {
-                reasons.push(format!("namespace labels from {file}"));
+        Some(ns) => match &ns.source {
+            Some(Source::Input(file)) => reasons.push(format!("namespace labels from {file}")),
+            Some(source @ Source::Cluster(_)) => {
+                reasons.push(format!("namespace labels from {source}"))
             }
-        }
+            _ => {}
+        },
         None => {
             let text = match &namespace {
                 Some(ns) => format!(
@@ -623,7 +668,7 @@ fn native_by_default(b: &mut Builder) -> (bool, String) {
             format!("{context} (native on Kubernetes ≥ 1.33, here {kube})"),
         )
     };
-    match (b.settings.istio.native_sidecars.clone(), version(b)) {
+    match (b.istio.native_sidecars.clone(), version(b)) {
         (Some(setting), v) => match setting.value {
             NativeSidecars::On => (
                 true,
@@ -687,7 +732,7 @@ fn inject(
             .map(|c| (c, planned.manifest_path().cloned()))
     });
     b.exempt_init_calls(PROXY_UID, "traffic.sidecar.istio.io/excludeOutboundPorts");
-    let custom_lifecycle = b.settings.istio.custom_lifecycle.clone();
+    let custom_lifecycle = b.istio.custom_lifecycle.clone();
     // The template ignores hold for native proxies from 1.21 (`$holdProxy := and …
     // (not $nativeSidecar)`); 1.19 and 1.20 still add `pilot-agent wait`.
     let hold_ignored = native && has(b, 21);
@@ -845,7 +890,7 @@ fn startup_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
     if !has(b, 20) {
         return native.then(|| readiness_timing(b));
     }
-    let enabled = match &b.settings.istio.startup_probe {
+    let enabled = match &b.istio.startup_probe {
         Some(setting) => setting.value,
         None => true,
     };

@@ -20,7 +20,7 @@ const DAPR_HTTP_PORT: u16 = 3500;
 
 /// Finds the stop calls of every work container of a Job pod.
 pub fn resolve(b: &mut Builder) {
-    if !b.workload.kind.runs_to_completion() {
+    if !b.workload.runs_to_completion() {
         return;
     }
     for index in 0..b.regular.len() {
@@ -356,7 +356,7 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
 /// the sidecar: from Istio 1.4 pilot-agent exits once Envoy has ("No more active
 /// epochs, terminating"); before, it kept running (istio#11659). docs/lifecycle.md §3.4.
 fn envoy_exit_stops_agent(b: &Builder) -> Result<(), Ineffective> {
-    match b.settings.istio.version.as_ref().map(|v| v.value) {
+    match b.istio.version.as_ref().map(|v| v.value) {
         Some(version) if version.minor < 4 => ineffective(
             IneffectiveKind::Call,
             format!(

@@ -22,7 +22,7 @@ use k8s_openapi::api::core::v1::{Container, Probe};
 
 use crate::load::JsonPath;
 use crate::settings::version::KubeVersion;
-use crate::settings::{Scenario, Settings, Source, Sourced};
+use crate::settings::{IstioSettings, Scenario, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 use crate::workload::Workload;
 use hooks::{HookKind, Owner};
@@ -51,6 +51,8 @@ pub struct Builder<'a> {
     pub workload: &'a Workload,
     /// The profile: versions, mesh settings, scenario.
     pub settings: &'a Settings,
+    /// The settings of the Istio revision that injects this pod ([`istio::selected_revision`]).
+    pub istio: &'a IstioSettings,
     /// Init containers in start order, native sidecars among them.
     pub init: Vec<PlannedContainer>,
     /// Regular containers in start order.
@@ -76,6 +78,8 @@ impl<'a> Builder<'a> {
         let mut builder = Builder {
             workload,
             settings,
+            istio: istio::selected_revision(workload, settings)
+                .map_or(&settings.istio, |(_, istio)| istio),
             init: Vec::new(),
             regular: Vec::new(),
             scenario: settings.scenario.clone(),
@@ -276,7 +280,7 @@ impl<'a> Builder<'a> {
             });
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
-            ContainerList::Regular if self.workload.kind.runs_to_completion() => {
+            ContainerList::Regular if self.workload.runs_to_completion() => {
                 Some(self.scenario.job_duration.value)
             }
             _ => None,
@@ -521,7 +525,7 @@ impl<'a> Builder<'a> {
             Some("Never") => RestartPolicy::Never,
             Some("OnFailure") => RestartPolicy::OnFailure,
             Some(_) => RestartPolicy::Always,
-            None if workload.kind.runs_to_completion() => RestartPolicy::Never,
+            None if workload.runs_to_completion() => RestartPolicy::Never,
             None => RestartPolicy::Always,
         };
         // `kubectl delete --grace-period=0` without `--force` sends 1 (§2.2).
@@ -546,6 +550,7 @@ impl<'a> Builder<'a> {
         PodPlan {
             workload: workload.reference(),
             kind: workload.kind,
+            completes: workload.runs_to_completion(),
             paths: workload.paths.clone(),
             kubernetes: self.settings.kubernetes.clone(),
             grace_period,

@@ -13,8 +13,11 @@ use crate::workload::{Kind, Paths, WorkloadRef};
 pub struct PodPlan {
     /// Which workload this pod template belongs to, for reports.
     pub workload: WorkloadRef,
-    /// The workload's kind: Jobs and CronJobs run to completion.
+    /// The workload's kind.
     pub kind: Kind,
+    /// Whether the pod runs to completion: a Job's or a CronJob's, or a pod a Job
+    /// created.
+    pub completes: bool,
     /// Where the workload's parts lie in its document.
     pub paths: Paths,
     /// The Kubernetes version whose kubelet is simulated.
@@ -92,9 +95,9 @@ pub struct DroppedHook {
 }
 
 impl PodPlan {
-    /// Whether the pod runs to completion (Job, CronJob).
+    /// Whether the pod runs to completion (Job, CronJob, a pod of a Job).
     pub fn runs_to_completion(&self) -> bool {
-        self.kind.runs_to_completion()
+        self.completes
     }
 
     /// Whether any container is a native sidecar the kubelet runs as one.

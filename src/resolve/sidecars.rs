@@ -69,7 +69,7 @@ pub fn resolve(b: &mut Builder) {
             b.make_sidecar(ContainerList::Init, index, SidecarKind::CloudSqlProxy, true);
         }
     }
-    if b.workload.kind.runs_to_completion() {
+    if b.workload.runs_to_completion() {
         mark_endless_job_containers(b);
     }
 }

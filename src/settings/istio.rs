@@ -20,6 +20,18 @@ pub enum NativeSidecars {
     Auto,
 }
 
+impl NativeSidecars {
+    /// istiod's reading of its `ENABLE_NATIVE_SIDECARS` environment variable: `true` and
+    /// `auto` as such, anything else disables native sidecars (docs/lifecycle.md §3.3).
+    pub fn from_env(value: &str) -> NativeSidecars {
+        match value {
+            "true" => NativeSidecars::On,
+            "auto" => NativeSidecars::Auto,
+            _ => NativeSidecars::Off,
+        }
+    }
+}
+
 impl std::fmt::Display for NativeSidecars {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

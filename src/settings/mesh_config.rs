@@ -62,9 +62,10 @@ pub fn apply_file(
     }
 }
 
-/// Applies an object of the linted input when it is mesh configuration (an `istio`
-/// ConfigMap or an IstioOperator), and returns what is wrong in it, each problem at its
-/// node of `text`, exactly as `--mesh-config` would report it.
+/// Applies an object of the linted input, or one read from the cluster, when it is mesh
+/// configuration (an `istio` ConfigMap, Linkerd's `linkerd-config`, an IstioOperator),
+/// and returns what is wrong in it, each problem at its node of `text`, exactly as
+/// `--mesh-config` would report it.
 pub fn apply_input_object(
     root: &Node,
     text: &SourceText,
@@ -72,15 +73,17 @@ pub fn apply_input_object(
     source: Source,
 ) -> Vec<InputError> {
     let kind = root.get("kind").and_then(Node::as_str);
-    let is_istio_configmap = kind == Some("ConfigMap")
+    let is_mesh_configmap = kind == Some("ConfigMap")
         && root
             .at(&JsonPath::parse("metadata.name"))
             .and_then(Node::as_str)
             .is_some_and(|name| {
-                name == "istio" || name.starts_with("istio-") && name != "istio-ca-root-cert"
+                name == "istio"
+                    || name.starts_with("istio-") && name != "istio-ca-root-cert"
+                    || name == "linkerd-config"
             });
     let mut errors = Vec::new();
-    if is_istio_configmap || kind == Some("IstioOperator") {
+    if is_mesh_configmap || kind == Some("IstioOperator") {
         let mut reader = Reader {
             text,
             source,
@@ -662,13 +665,7 @@ impl Reader<'_> {
             .and_then(|pilot| pilot.env)
             .and_then(|env| env.enable_native_sidecars)
         {
-            // istiod disables native sidecars for any value but `true` and `auto`
-            // (docs/lifecycle.md §3.3).
-            let mode = match mode.as_str() {
-                "true" => NativeSidecars::On,
-                "auto" => NativeSidecars::Auto,
-                _ => NativeSidecars::Off,
-            };
+            let mode = NativeSidecars::from_env(&mode);
             istio.native_sidecars = Some(Sourced::new(mode, source.clone()));
         }
         self.linkerd_values(values.linkerd_version, values.proxy, node, &place, settings);

@@ -41,6 +41,9 @@ pub enum Source {
     Preset(&'static str),
     /// A field or annotation of the manifest itself.
     Manifest(JsonPath),
+    /// An object read from the cluster (`lint --cluster`), described: `ConfigMap
+    /// istio-system/istio`, `istiod image docker.io/istio/pilot:1.24.2`.
+    Cluster(Arc<str>),
 }
 
 impl fmt::Display for Source {
@@ -53,6 +56,7 @@ impl fmt::Display for Source {
             Source::Input(path) => write!(f, "input {path}"),
             Source::Preset(name) => write!(f, "preset {name}"),
             Source::Manifest(path) => describe_manifest_path(path, f),
+            Source::Cluster(what) => write!(f, "{what}, from the cluster"),
         }
     }
 }
@@ -208,8 +212,12 @@ pub struct DeclaredSidecar {
 pub struct Settings {
     /// The kubelet's version, which decides native sidecars and the sleep action.
     pub kubernetes: Sourced<KubeVersion>,
-    /// Istio's version and mesh-wide configuration.
+    /// Istio's version and mesh-wide configuration: the default revision's.
     pub istio: IstioSettings,
+    /// The other Istio revisions and revision tags, by name: the control plane a pod
+    /// selects with an `istio.io/rev` label, its own or its namespace's. Read from the
+    /// cluster; empty offline, where every pod gets [`Settings::istio`].
+    pub istio_revisions: BTreeMap<String, IstioSettings>,
     /// Linkerd's version and install values.
     pub linkerd: LinkerdSettings,
     /// Namespaces known from config and from `Namespace` objects in the input.
@@ -234,6 +242,7 @@ impl Default for Settings {
         Settings {
             kubernetes: Sourced::default_value(KubeVersion::NEWEST_KNOWN),
             istio: IstioSettings::default(),
+            istio_revisions: BTreeMap::new(),
             linkerd: LinkerdSettings::default(),
             namespaces: BTreeMap::new(),
             scenario: Scenario::default(),

@@ -148,6 +148,24 @@ impl Workload {
             .map(|value| (value, self.paths.pod_metadata.key("labels").key(key)))
     }
 
+    /// Whether its pod runs to completion: a Job's or a CronJob's, or a Pod a Job created
+    /// (its controller in `metadata.ownerReferences` is a Job), as pods read from a
+    /// cluster are.
+    pub fn runs_to_completion(&self) -> bool {
+        self.kind.runs_to_completion()
+            || (self.kind == Kind::Pod
+                && self
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|owner| {
+                        owner.controller == Some(true)
+                            && owner.kind == Kind::Job.as_str()
+                            && owner.api_version.starts_with("batch/")
+                    }))
+    }
+
     /// A pod template annotation.
     pub fn pod_annotation(&self, key: &str) -> Option<(&str, JsonPath)> {
         lookup(&self.pod_metadata.annotations, key)

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod apiserver;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -216,4 +218,41 @@ pub fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|path| path.is_file())
+}
+
+/// Asserts that `report` follows the contract of docs/lint-output.schema.json.
+pub fn validate_lint_json(report: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("docs/lint-output.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema is valid");
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "contract violations: {errors:#?}");
+}
+
+/// Asserts that `log` is valid against the official SARIF 2.1.0 schema.
+pub fn validate_sarif(log: &serde_json::Value) {
+    let text = std::fs::read_to_string(testdata("schemas/sarif-2.1.0.json")).unwrap();
+    // The schema's two `language` patterns end in `]?$`: a lone `]` is a literal in
+    // ECMA-262 regular expressions but an error in Rust's, so the validator would
+    // reject the schema itself. Escaping it keeps the pattern's meaning.
+    let text = text.replace(
+        r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#,
+        r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\\]?$""#,
+    );
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        schema["title"],
+        "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
+    );
+    let validator = jsonschema::validator_for(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "SARIF schema violations: {errors:#?}");
 }

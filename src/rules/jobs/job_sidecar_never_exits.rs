@@ -1,6 +1,7 @@
 use crate::rules::fix::{container_label_path, is_in_manifest, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
+use crate::workload::Kind;
 
 declare_rule! {
     /// ## What it detects
@@ -88,7 +89,12 @@ impl Rule for JobSidecarNeverExits {
                 sidecar.name,
                 work.join(", "),
                 if work.len() == 1 { "es" } else { "" },
-                plan.kind,
+                // A pod that runs to completion was created by a Job.
+                if plan.kind == Kind::Pod {
+                    Kind::Job
+                } else {
+                    plan.kind
+                },
             );
             let primary = if is_in_manifest(sidecar) {
                 Label::value(container_label_path(sidecar), "never exits on its own")

@@ -1,0 +1,300 @@
+//! `--cluster`: the flags kubectl users know, what they ask for, and what a run reads.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, ValueHint};
+
+use super::PLUGIN_NAME;
+use crate::cluster::kinds::{RESOURCES, Resource};
+use crate::cluster::kubectl::Connection;
+use crate::cluster::{self, KubectlError, Request, Snapshot, Targets};
+use crate::load::{Input, InputError};
+
+/// Reading what is deployed instead of files, with kubectl's flags.
+#[derive(Debug, Args, Default)]
+#[command(next_help_heading = "Live cluster")]
+pub struct ClusterArgs {
+    /// Lint what is deployed: the workloads, their running pods and the environment
+    /// (versions, namespaces, mesh config), read with kubectl from the current context.
+    /// Arguments are then TYPE or TYPE/NAME (deploy/web), not paths.
+    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore"])]
+    pub cluster: bool,
+
+    /// The namespace to read (default: the context's, else `default`).
+    #[arg(
+        short = 'n',
+        long,
+        value_name = "NAMESPACE",
+        requires = "cluster",
+        conflicts_with = "all_namespaces"
+    )]
+    pub namespace: Option<String>,
+
+    /// Read every namespace.
+    #[arg(short = 'A', long, requires = "cluster")]
+    pub all_namespaces: bool,
+
+    /// Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them.
+    #[arg(short = 'l', long, value_name = "SELECTOR", requires = "cluster")]
+    pub selector: Option<String>,
+
+    /// The kubeconfig context to use.
+    #[arg(long, value_name = "NAME", requires = "cluster")]
+    pub context: Option<String>,
+
+    /// The kubeconfig file to use.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "cluster")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The user to impersonate (kubectl --as).
+    #[arg(long = "as", value_name = "USER", requires = "cluster")]
+    pub as_user: Option<String>,
+
+    /// A group to impersonate (kubectl --as-group; repeatable).
+    #[arg(long = "as-group", value_name = "GROUP", requires = "cluster")]
+    pub as_group: Vec<String>,
+}
+
+/// Reads the cluster `request` names. On a terminal, a line on standard error
+/// (`width` columns wide) says what is being read, and is cleared when it is done.
+pub fn read(request: &Request, width: usize) -> Snapshot {
+    let terminal = std::io::stderr().is_terminal();
+    let mut progress = Progress {
+        terminal,
+        width,
+        shown: false,
+    };
+    let snapshot = cluster::read(request, &mut |what| progress.show(what), terminal);
+    progress.clear();
+    snapshot
+}
+
+/// The objects of `snapshot` as the loader's inputs, each held in memory under the name
+/// reports give it; their texts move into the inputs, which read them once.
+pub fn take_inputs(snapshot: &mut Snapshot) -> Vec<Input> {
+    snapshot
+        .objects
+        .iter_mut()
+        .map(|object| Input::Memory {
+            name: object.name.clone(),
+            bytes: Arc::from(std::mem::take(&mut object.text).into_bytes()),
+        })
+        .collect()
+}
+
+/// The kubectl calls that failed, as input errors of the run.
+pub fn input_errors(snapshot: &Snapshot) -> Vec<InputError> {
+    snapshot
+        .errors
+        .iter()
+        .map(|error| InputError::whole(error.command.as_str(), error.message.as_str()))
+        .collect()
+}
+
+/// What standard error says of a kubectl call that failed: kubectl's own words (unless
+/// the user saw them already, as kubectl printed them), then which call it was.
+pub fn describe_failure(error: &KubectlError, snapshot: &Snapshot) -> String {
+    let mut text = String::new();
+    if !error.shown {
+        text.push_str(&error.message);
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "error: `{}` failed{}\n",
+        error.command,
+        if snapshot.objects.is_empty() {
+            "; nothing was linted"
+        } else {
+            "; the objects it did print are linted"
+        }
+    ));
+    text
+}
+
+/// The notes of the cluster read: what could not be read, and what is assumed.
+pub fn notes(snapshot: &Snapshot) -> Vec<String> {
+    let mut notes = snapshot.notes.clone();
+    if snapshot.objects.is_empty() && snapshot.errors.is_empty() {
+        notes.push("no workloads found".to_owned());
+    }
+    notes
+}
+
+impl ClusterArgs {
+    /// What a run asks of the cluster, `arguments` being kubectl's `TYPE[,TYPE…]
+    /// [NAME…]` or `TYPE/NAME…`; `None` without `--cluster`. `Err` is a usage error.
+    pub fn request(&self, arguments: &[String]) -> Result<Option<Request>, String> {
+        if !self.cluster {
+            return Ok(None);
+        }
+        let targets = targets(arguments)?;
+        if let Targets::Named(_) = targets {
+            if self.all_namespaces {
+                // kubectl's own words for `kubectl get deploy/web -A`.
+                return Err("a resource cannot be retrieved by name across all namespaces".into());
+            }
+            if self.selector.is_some() {
+                return Err("name cannot be provided when a selector is specified".into());
+            }
+        }
+        Ok(Some(Request {
+            connection: Connection {
+                context: self.context.clone(),
+                kubeconfig: self.kubeconfig.clone(),
+                user: self.as_user.clone(),
+                groups: self.as_group.clone(),
+            },
+            namespace: self.namespace.clone(),
+            all_namespaces: self.all_namespaces,
+            selector: self.selector.clone(),
+            targets,
+        }))
+    }
+}
+
+/// Reads the arguments of `--cluster` as kubectl reads `kubectl get`'s.
+fn targets(arguments: &[String]) -> Result<Targets, String> {
+    let Some((first, names)) = arguments.split_first() else {
+        return Ok(Targets::All);
+    };
+    if arguments.iter().any(|argument| argument.contains('/')) {
+        let named = arguments
+            .iter()
+            .map(|argument| {
+                let (kind, name) = argument
+                    .split_once('/')
+                    .ok_or_else(|| not_an_object(argument, "use TYPE/NAME for every argument"))?;
+                if name.is_empty() || name.contains('/') {
+                    return Err(not_an_object(argument, "it is not TYPE/NAME"));
+                }
+                Ok((resource(kind, argument)?.kind, name.to_owned()))
+            })
+            .collect::<Result<_, _>>()?;
+        return Ok(Targets::Named(named));
+    }
+    let kinds = first
+        .split(',')
+        .map(|kind| resource(kind, first).map(|resource| resource.kind))
+        .collect::<Result<Vec<_>, _>>()?;
+    if names.is_empty() {
+        return Ok(Targets::Kinds(kinds));
+    }
+    Ok(Targets::Named(
+        kinds
+            .iter()
+            .flat_map(|kind| names.iter().map(|name| (*kind, name.clone())))
+            .collect(),
+    ))
+}
+
+/// The row of a TYPE, or why `argument` names nothing to lint.
+fn resource(kind: &str, argument: &str) -> Result<&'static Resource, String> {
+    Resource::parse(kind).ok_or_else(|| {
+        let known: Vec<&str> = RESOURCES.iter().map(|r| r.plural).collect();
+        not_an_object(
+            argument,
+            &format!(
+                "`{kind}` is not a workload type {PLUGIN_NAME} reads ({})",
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+fn not_an_object(argument: &str, why: &str) -> String {
+    let path = argument == "-" || std::path::Path::new(argument).exists();
+    if path {
+        format!(
+            "`{argument}` is a path, and paths and --cluster do not mix: --cluster reads the objects named TYPE/NAME (deploy/web); drop --cluster to lint files"
+        )
+    } else {
+        format!("`{argument}`: {why}; with --cluster, arguments are TYPE or TYPE/NAME (deploy/web)")
+    }
+}
+
+/// The line on standard error that says what is being read, on a terminal only.
+struct Progress {
+    terminal: bool,
+    width: usize,
+    shown: bool,
+}
+
+impl Progress {
+    fn show(&mut self, what: &str) {
+        if !self.terminal {
+            return;
+        }
+        // One column short of the width, so that the cursor never wraps.
+        let line: String = format!("{PLUGIN_NAME}: {what}…")
+            .chars()
+            .take(self.width.max(20) - 1)
+            .collect();
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(stderr, "\r\x1b[2K{line}");
+        let _ = stderr.flush();
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "\r\x1b[2K");
+            let _ = stderr.flush();
+            self.shown = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Kind;
+
+    fn read(arguments: &[&str]) -> Result<Targets, String> {
+        targets(
+            &arguments
+                .iter()
+                .map(|a| (*a).to_owned())
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn kubectls_forms_of_arguments() {
+        assert_eq!(read(&[]), Ok(Targets::All));
+        assert_eq!(
+            read(&["deploy,jobs"]),
+            Ok(Targets::Kinds(vec![Kind::Deployment, Kind::Job]))
+        );
+        assert_eq!(
+            read(&["deploy", "web", "api"]),
+            Ok(Targets::Named(vec![
+                (Kind::Deployment, "web".into()),
+                (Kind::Deployment, "api".into())
+            ]))
+        );
+        assert_eq!(
+            read(&["deployment.apps/web", "job/export"]),
+            Ok(Targets::Named(vec![
+                (Kind::Deployment, "web".into()),
+                (Kind::Job, "export".into())
+            ]))
+        );
+    }
+
+    #[test]
+    fn what_is_not_an_object_is_a_usage_error() {
+        let error = read(&["svc/web"]).unwrap_err();
+        assert!(error.contains("`svc` is not a workload type"), "{error}");
+        let error = read(&["deploy/web", "job"]).unwrap_err();
+        assert!(error.contains("TYPE/NAME"), "{error}");
+        let error = read(&["deploy/a/b"]).unwrap_err();
+        assert!(error.contains("not TYPE/NAME"), "{error}");
+        let error = read(&["-"]).unwrap_err();
+        assert!(error.contains("paths and --cluster do not mix"), "{error}");
+        let error = read(&["Cargo.toml"]).unwrap_err();
+        assert!(error.contains("paths and --cluster do not mix"), "{error}");
+    }
+}

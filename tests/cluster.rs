@@ -1,0 +1,1188 @@
+//! `lint --cluster` and `explain --cluster` through the binary and the real kubectl,
+//! against a stand-in API server on loopback (`common::apiserver`) holding recorded
+//! objects (`testdata/cluster/`).
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use common::apiserver::{ApiServer, Fixture, Request};
+use serde_json::Value;
+
+/// A cluster for one test: the server, and a home and kubeconfig for kubectl.
+struct Cluster {
+    server: ApiServer,
+    home: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+impl Cluster {
+    /// Serves `fixture`, with `namespace` the context's namespace. `None` when kubectl
+    /// is missing (and not required).
+    fn start(fixture: Fixture, namespace: Option<&str>) -> Option<Cluster> {
+        common::kubectl_binary()?;
+        let server = ApiServer::start(fixture);
+        let home = tempfile::tempdir().unwrap();
+        let kubeconfig = server.kubeconfig(home.path(), namespace);
+        Some(Cluster {
+            server,
+            home,
+            kubeconfig,
+        })
+    }
+
+    /// The recorded cluster of `testdata/cluster/mesh`, its context in namespace `shop`.
+    fn mesh() -> Option<Cluster> {
+        Cluster::start(Fixture::load("mesh"), Some("shop"))
+    }
+
+    /// Runs the plugin with `args`, kubectl finding the cluster through KUBECONFIG.
+    fn run(&self, args: &[&str]) -> Output {
+        common::cli()
+            .args(args)
+            .env("HOME", self.home.path())
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env_remove("KUBECTL")
+            .output()
+            .expect("the binary runs")
+    }
+
+    /// `lint --cluster --format json` with `args`: the report and the exit status.
+    fn lint_json(&self, args: &[&str]) -> (Value, i32, String) {
+        let mut all = vec!["lint", "--cluster", "--format", "json"];
+        all.extend(args);
+        let output = self.run(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+            panic!(
+                "invalid JSON ({error})\nstdout: {}\nstderr: {stderr}",
+                String::from_utf8_lossy(&output.stdout)
+            )
+        });
+        (report, output.status.code().unwrap_or(-1), stderr)
+    }
+
+    fn requests(&self) -> Vec<Request> {
+        self.server.requests()
+    }
+}
+
+/// `text` with its lines joined and every run of spaces made one: what it says, whatever
+/// the width it was wrapped to.
+fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `(ruleId, file, workload kind/name, container)` of every finding, in report order.
+fn findings(report: &Value) -> Vec<(String, String, String, String)> {
+    report["findings"]
+        .as_array()
+        .expect("findings is an array")
+        .iter()
+        .map(|f| {
+            (
+                f["ruleId"].as_str().unwrap().to_owned(),
+                f["file"].as_str().unwrap().to_owned(),
+                format!(
+                    "{}/{}",
+                    f["workload"]["kind"].as_str().unwrap(),
+                    f["workload"]["name"].as_str().unwrap()
+                ),
+                f["container"].as_str().unwrap_or("-").to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn finding(
+    rule: &str,
+    file: &str,
+    workload: &str,
+    container: &str,
+) -> (String, String, String, String) {
+    (rule.into(), file.into(), workload.into(), container.into())
+}
+
+#[test]
+fn lint_reads_every_workload_and_reports_each_finding_once_under_its_owner() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&["-A"]);
+    assert_eq!(code, 1, "errors found: {stderr}");
+    common::validate_lint_json(&report);
+    assert_eq!(
+        findings(&report),
+        [
+            // istiod is a workload like any other.
+            finding(
+                "ML207",
+                "Deployment/istio-system/istiod",
+                "Deployment/istiod",
+                "discovery"
+            ),
+            finding(
+                "ML207",
+                "Deployment/istio-system/istiod-canary",
+                "Deployment/istiod-canary",
+                "discovery"
+            ),
+            // From the template, and again in both ReplicaSets' pods: reported once.
+            finding("ML207", "Deployment/shop/web", "Deployment/web", "hello"),
+            // Only the pod of the old ReplicaSet shows it: injected before the mesh
+            // held apps, it belongs to the Deployment.
+            finding(
+                "ML101",
+                "Pod/shop/web-58f7d9c6b4-h2w8n",
+                "Deployment/web",
+                "istio-proxy"
+            ),
+            // `checkout` selects the revision tag `prod`, which names revision canary.
+            finding(
+                "ML203",
+                "Deployment/checkout/orders",
+                "Deployment/orders",
+                "istio-proxy"
+            ),
+            finding(
+                "ML205",
+                "Deployment/checkout/orders",
+                "Deployment/orders",
+                "-"
+            ),
+            finding(
+                "ML207",
+                "Deployment/checkout/orders",
+                "Deployment/orders",
+                "orders"
+            ),
+            finding(
+                "ML202",
+                "Deployment/emojivoto/emoji",
+                "Deployment/emoji",
+                "linkerd-proxy"
+            ),
+            finding(
+                "ML203",
+                "Deployment/emojivoto/emoji",
+                "Deployment/emoji",
+                "linkerd-proxy"
+            ),
+            finding(
+                "ML207",
+                "Deployment/emojivoto/emoji",
+                "Deployment/emoji",
+                "emoji-svc"
+            ),
+            finding(
+                "ML203",
+                "StatefulSet/payments/db",
+                "StatefulSet/db",
+                "istio-proxy"
+            ),
+            finding("ML205", "StatefulSet/payments/db", "StatefulSet/db", "-"),
+            finding("ML207", "StatefulSet/payments/db", "StatefulSet/db", "db"),
+            // The Job's pod runs to completion as its CronJob's pods do: ML301 comes
+            // from both the template and the pod, once; the pod alone shows ML101.
+            finding(
+                "ML301",
+                "CronJob/batch/nightly",
+                "CronJob/nightly",
+                "istio-proxy"
+            ),
+            finding(
+                "ML101",
+                "Pod/batch/nightly-29395620-8xk2q",
+                "CronJob/nightly",
+                "istio-proxy"
+            ),
+            // A bare pod is itself.
+            finding("ML207", "Pod/shop/debug", "Pod/debug", "hello"),
+            finding("ML207", "Pod/shop/debug", "Pod/debug", "world"),
+        ]
+    );
+    let job_pod = &report["findings"][14];
+    assert_eq!(
+        job_pod["severity"], "error",
+        "ML101 is an error in a Job's pod"
+    );
+    // Owned objects are never linted as themselves, nor reported under their own name.
+    for f in report["findings"].as_array().unwrap() {
+        let kind = f["workload"]["kind"].as_str().unwrap();
+        assert!(kind != "ReplicaSet" && kind != "Job", "{f}");
+    }
+    assert_eq!(
+        report["findings"][3]["source"],
+        serde_json::json!({
+            "cluster": "fixture-cluster",
+            "context": "fixture",
+            "namespace": "shop",
+            "kind": "Pod",
+            "name": "web-58f7d9c6b4-h2w8n"
+        })
+    );
+    // 7 workloads and 4 pods (one per ReplicaSet revision, the Job's, the bare one) were
+    // read; the owned pods' analyses are merged into their owners', leaving 8.
+    assert_eq!(report["summary"]["files"], 11);
+    assert_eq!(report["summary"]["workloads"], 8);
+    assert_eq!(report["summary"]["inputErrors"], 0);
+}
+
+#[test]
+fn a_finding_points_into_the_object_as_kubectl_prints_it() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, _, _) = cluster.lint_json(&["deploy/web"]);
+    let ml207 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML207")
+        .expect("ML207 on web");
+    // kubectl's own rendering of the object: the finding's line holds the container's name.
+    let printed = std::process::Command::new("kubectl")
+        .args(["get", "deployment", "web", "-n", "shop", "-o", "json"])
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", &cluster.kubeconfig)
+        .output()
+        .unwrap();
+    assert!(printed.status.success());
+    let text = String::from_utf8(printed.stdout).unwrap();
+    let line = text
+        .lines()
+        .nth(ml207["line"].as_u64().unwrap() as usize - 1)
+        .unwrap();
+    let column = ml207["column"].as_u64().unwrap() as usize;
+    assert_eq!(&line[column - 1..], "\"hello\",", "{line}");
+}
+
+#[test]
+fn the_environment_is_read_from_the_cluster() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let output = cluster.run(&["lint", "--cluster", "-A", "--color", "never"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The assumptions, a paragraph wrapped to the width.
+    let assumed = unwrapped(
+        &stdout
+            .lines()
+            .skip_while(|line| !line.starts_with("Assumed: "))
+            .enumerate()
+            .take_while(|(index, line)| *index == 0 || line.starts_with(' '))
+            .map(|(_, line)| line)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    assert!(!assumed.is_empty(), "an assumptions line in\n{stdout}");
+    for expected in [
+        // The oldest of the server and the kubelets (istiod's DetectNativeSidecar looks
+        // at every node).
+        "Kubernetes 1.31 (server v1.32.3, kubelets v1.31.6 to v1.32.3, from the cluster)",
+        "Istio 1.24 (istiod image docker.io/istio/pilot:1.24.2, from the cluster)",
+        "Istio revision canary: 1.27 (istiod image docker.io/istio/pilot:1.27.1-distroless, from the cluster), ENABLE_NATIVE_SIDECARS true",
+        "Istio revision prod: 1.27",
+        "mesh-wide holdApplicationUntilProxyStarts true (ConfigMap istio-system/istio, from the cluster)",
+        "Linkerd 2.14 (ConfigMap linkerd/linkerd-config, from the cluster)",
+        "namespace labels known for 9 namespaces (from the cluster)",
+    ] {
+        assert!(assumed.contains(expected), "{expected}\nnot in\n{assumed}");
+    }
+    assert!(
+        stdout.contains("(11 objects checked)"),
+        "the summary counts objects: {stdout}"
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_same_template_offline_rests_on_other_assumptions() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // The cluster's mesh holds apps until their proxy is ready: the template of web
+    // gets no ML101 there, and does when linted as a file under upstream defaults.
+    let (report, _, _) = cluster.lint_json(&["deploy/web"]);
+    let from_template = |rule: &str| {
+        findings(&report)
+            .iter()
+            .any(|(id, file, _, _)| id == rule && file == "Deployment/shop/web")
+    };
+    assert!(!from_template("ML101"));
+    assert!(from_template("ML207"));
+    let printed = std::process::Command::new("kubectl")
+        .args(["get", "deployment", "web", "-n", "shop", "-o", "json"])
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", &cluster.kubeconfig)
+        .output()
+        .unwrap();
+    // Offline, with the namespace's labels given as the cluster has them, Istio's
+    // upstream default (no hold) is assumed.
+    let namespace = "{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"shop\", \"labels\": {\"istio-injection\": \"enabled\"}}}\n";
+    let file = cluster.home.path().join("web.json");
+    let mut text = namespace.as_bytes().to_vec();
+    text.extend(b"---\n");
+    text.extend(&printed.stdout);
+    std::fs::write(&file, text).unwrap();
+    let (offline, _) = common::lint_json(&file, &["--no-config"]);
+    let rules = common::rule_lines(&offline);
+    assert!(rules.iter().any(|(id, _)| id == "ML101"), "{rules:?}");
+}
+
+#[test]
+fn explain_shows_each_value_from_the_cluster_and_the_revision_a_namespace_selects() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let output = cluster.run(&["explain", "--cluster", "-n", "payments", "sts/db"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = unwrapped(&String::from_utf8_lossy(&output.stdout));
+    for expected in [
+        "StatefulSet payments/db · StatefulSet/payments/db",
+        "Istio revision canary",
+        "namespace labels from Namespace payments, from the cluster",
+        "ENABLE_NATIVE_SIDECARS=true from istiod Deployment istio-system/istiod-canary, from the cluster",
+        "Kubernetes 1.31 (server v1.32.3, kubelets v1.31.6 to v1.32.3, from the cluster)",
+    ] {
+        assert!(text.contains(expected), "{expected}\nnot in\n{text}");
+    }
+    // The default revision, 1.24, injects a classic proxy into `shop`; the running
+    // pods of web are drawn as the injector produced them.
+    let output = cluster.run(&["explain", "--cluster", "deploy/web", "--format", "json"]);
+    let explained: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let workloads = explained["workloads"].as_array().unwrap();
+    let files: Vec<&str> = workloads
+        .iter()
+        .map(|w| w["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "Deployment/shop/web",
+            "Pod/shop/web-6d5f8c7b9-x7k2p",
+            "Pod/shop/web-58f7d9c6b4-h2w8n"
+        ]
+    );
+    let mode = workloads[0]["plan"]["meshes"][0]["mode"].as_str().unwrap();
+    assert!(mode.starts_with("classic, held"), "{mode}");
+    assert_eq!(workloads[1]["plan"]["meshes"][0]["injection"], "inManifest");
+    assert_eq!(explained["profile"]["istioVersion"], "1.24");
+}
+
+/// The paths of the requests that read objects (not discovery, not `/version`).
+fn object_requests(requests: &[Request]) -> Vec<String> {
+    requests
+        .iter()
+        .map(|request| request.path().to_owned())
+        .filter(|path| path.starts_with("/api/") || path.starts_with("/apis/"))
+        .collect()
+}
+
+#[test]
+fn without_a_namespace_the_contexts_is_read_else_default() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, _, _) = cluster.lint_json(&[]);
+    let files: std::collections::BTreeSet<String> =
+        findings(&report).into_iter().map(|f| f.1).collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        [
+            "Deployment/shop/web",
+            "Pod/shop/debug",
+            "Pod/shop/web-58f7d9c6b4-h2w8n"
+        ]
+    );
+    let paths = object_requests(&cluster.requests());
+    assert!(paths.contains(&"/apis/apps/v1/namespaces/shop/deployments".to_owned()));
+    assert!(
+        paths.contains(&"/api/v1/namespaces/shop".to_owned()),
+        "{paths:?}"
+    );
+    let Some(cluster) = Cluster::start(Fixture::load("mesh"), None) else {
+        return;
+    };
+    let (report, code, _) = cluster.lint_json(&[]);
+    assert_eq!(code, 0);
+    assert_eq!(report["summary"]["workloads"], 0);
+    let paths = object_requests(&cluster.requests());
+    assert!(
+        paths.contains(&"/api/v1/namespaces/default/pods".to_owned()),
+        "{paths:?}"
+    );
+    // An empty namespace is no error, as `kubectl get` finds "No resources"; one that
+    // does not exist is said so.
+    let (_, code, stderr) = cluster.lint_json(&["-n", "typo"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stderr,
+        "note: namespace typo does not exist\nnote: no workloads found\n"
+    );
+}
+
+#[test]
+fn type_name_arguments_are_kubectls() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    for arguments in [
+        &["deploy/web"][..],
+        &["deployment.apps/web"],
+        &["deployments.v1.apps/web"],
+        &["Deployment/web"],
+        &["deploy", "web"],
+    ] {
+        let (report, _, stderr) = cluster.lint_json(arguments);
+        let workloads: std::collections::BTreeSet<String> =
+            findings(&report).into_iter().map(|f| f.2).collect();
+        assert_eq!(
+            workloads.into_iter().collect::<Vec<_>>(),
+            ["Deployment/web"],
+            "{arguments:?}: {stderr}"
+        );
+    }
+    let (report, _, _) =
+        cluster.lint_json(&["-n", "batch", "cronjob/nightly", "job/nightly-29395620"]);
+    let rules: Vec<(String, String)> = findings(&report).into_iter().map(|f| (f.0, f.2)).collect();
+    assert!(
+        rules.contains(&("ML301".into(), "CronJob/nightly".into())),
+        "{rules:?}"
+    );
+    assert!(
+        rules.contains(&("ML301".into(), "Job/nightly-29395620".into())),
+        "{rules:?}"
+    );
+    let paths = object_requests(&cluster.requests());
+    assert!(
+        paths.contains(&"/apis/batch/v1/namespaces/batch/cronjobs/nightly".to_owned()),
+        "{paths:?}"
+    );
+    // A kind: every CronJob, and nothing else.
+    let (report, _, _) = cluster.lint_json(&["-A", "cronjobs"]);
+    let workloads: std::collections::BTreeSet<String> =
+        findings(&report).into_iter().map(|f| f.2).collect();
+    assert_eq!(
+        workloads.into_iter().collect::<Vec<_>>(),
+        ["CronJob/nightly"]
+    );
+}
+
+#[test]
+fn a_missing_object_is_kubectls_error() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&["deploy/nope", "deploy/web"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("Error from server (NotFound): deployments.apps \"nope\" not found"),
+        "{stderr}"
+    );
+    assert!(!findings(&report).is_empty(), "web is still linted");
+    assert_eq!(report["summary"]["inputErrors"], 1);
+    assert!(
+        report["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("deployments.apps \"nope\" not found")
+    );
+}
+
+#[test]
+fn selectors_go_to_the_api_server() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, _, _) = cluster.lint_json(&["-A", "-l", "app=hello"]);
+    let targets: Vec<String> = cluster.requests().into_iter().map(|r| r.target).collect();
+    assert!(
+        targets
+            .contains(&"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500".to_owned()),
+        "{targets:?}"
+    );
+    // The Deployment, and the pods that carry the label; the ReplicaSets lack it, so
+    // their pods name them from their owner references.
+    let found: std::collections::BTreeSet<(String, String)> =
+        findings(&report).into_iter().map(|f| (f.1, f.2)).collect();
+    assert!(
+        found.contains(&("Deployment/shop/web".into(), "Deployment/web".into())),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .all(|(_, workload)| workload != "Deployment/orders")
+    );
+}
+
+#[test]
+fn kubectls_flags_pass_through() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let output = common::cli()
+        .args([
+            "lint",
+            "--cluster",
+            "--format",
+            "json",
+            "--context",
+            "fixture",
+        ])
+        .arg("--kubeconfig")
+        .arg(&cluster.kubeconfig)
+        .args(["--as", "jane", "--as-group", "dev", "--as-group", "ops"])
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", cluster.home.path().join("no-such-kubeconfig"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reads: Vec<Request> = cluster
+        .requests()
+        .into_iter()
+        .filter(|r| r.path().starts_with("/api/") || r.path().starts_with("/apis/"))
+        .collect();
+    assert!(!reads.is_empty());
+    for request in reads {
+        assert_eq!(request.user.as_deref(), Some("jane"), "{request:?}");
+        assert_eq!(request.groups, ["dev", "ops"], "{request:?}");
+    }
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["findings"][0]["source"]["context"], "fixture");
+    // kubectl's own words for a context that does not exist, and exit 2.
+    let output = cluster.run(&["lint", "--cluster", "--context", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("error: context \"nope\" does not exist\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unreachable_cluster_is_kubectls_error_and_exit_2() {
+    if common::kubectl_binary().is_none() {
+        return;
+    }
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let home = tempfile::tempdir().unwrap();
+    let kubeconfig = home.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: gone\n  cluster: {{server: 'http://127.0.0.1:{port}'}}\ncontexts:\n- name: gone\n  context: {{cluster: gone, user: u}}\ncurrent-context: gone\nusers:\n- name: u\n  user: {{token: t}}\n"
+        ),
+    )
+    .unwrap();
+    let run = |format: &str| {
+        common::cli()
+            .args(["lint", "--cluster", "--format", format])
+            .env("HOME", home.path())
+            .env("KUBECONFIG", &kubeconfig)
+            .output()
+            .unwrap()
+    };
+    let output = run("json");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let refused = format!(
+        "The connection to the server 127.0.0.1:{port} was refused - did you specify the right host or port?"
+    );
+    assert!(
+        stderr.starts_with(&refused),
+        "kubectl's words first:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("error: `kubectl version -o json` failed; nothing was linted"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_lint_json(&report);
+    assert_eq!(report["errors"][0]["file"], "kubectl version -o json");
+    assert_eq!(report["errors"][0]["message"], refused.as_str());
+    assert_eq!(report["summary"]["inputErrors"], 1);
+    let sarif: Value = serde_json::from_slice(&run("sarif").stdout).unwrap();
+    common::validate_sarif(&sarif);
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(
+        invocation["toolExecutionNotifications"][0]["message"]["text"],
+        format!("kubectl version -o json: {refused}").as_str()
+    );
+}
+
+#[test]
+fn workloads_that_cannot_be_read_are_input_errors_in_kubectls_words() {
+    let fixture = Fixture::load("mesh").forbid("list", "pods", Some("shop"));
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&[]);
+    assert_eq!(code, 2);
+    let forbidden = "Error from server (Forbidden): pods is forbidden: User \"tester\" cannot list resource \"pods\" in API group \"\" in the namespace \"shop\"";
+    assert!(stderr.starts_with(forbidden), "{stderr}");
+    assert!(
+        stderr.contains("failed; the objects it did print are linted"),
+        "{stderr}"
+    );
+    assert_eq!(report["errors"][0]["message"], forbidden);
+    // The Deployment was readable, and is linted.
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f.1 == "Deployment/shop/web")
+    );
+}
+
+#[test]
+fn what_the_environment_cannot_read_falls_back_to_the_default_with_a_note() {
+    let fixture = Fixture::load("mesh")
+        .forbid("list", "nodes", None)
+        .forbid("get", "namespaces", None)
+        .forbid("get", "configmaps", Some("istio-system"))
+        .forbid("list", "deployments", Some("istio-system"))
+        .forbid("get", "configmaps", Some("linkerd"))
+        .forbid("list", "mutatingwebhookconfigurations", None);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let output = cluster.run(&["lint", "--cluster", "--color", "never"]);
+    // Not a failure of the run: the notes say what is assumed instead.
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for note in [
+        "note: cannot read the nodes (Error from server (Forbidden): nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope): their kubelets are taken to run the server's Kubernetes v1.32.3",
+        "note: cannot read namespace shop (Error from server (Forbidden): namespaces \"shop\" is forbidden: User \"tester\" cannot get resource \"namespaces\" in API group \"\" at the cluster scope): its labels are unknown",
+        "note: cannot read istiod (Deployments in istio-system: Error from server (Forbidden): deployments.apps is forbidden:",
+        "note: cannot read Istio's ConfigMaps in istio-system (Error from server (Forbidden): configmaps \"istio\" is forbidden:",
+        "note: cannot read ConfigMap linkerd/linkerd-config (Error from server (Forbidden): configmaps \"linkerd-config\" is forbidden:",
+    ] {
+        assert!(stderr.contains(note), "{note}\nnot in\n{stderr}");
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "Kubernetes 1.32 (server v1.32.3; the nodes' kubelet versions unread, from the cluster)"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Istio version unknown"), "{stdout}");
+    assert!(stdout.contains("Linkerd version unknown"), "{stdout}");
+    // Without its namespace's labels, web's template is not known to be injected; its
+    // running pods still show the proxy they were given.
+    let (report, code, _) = cluster.lint_json(&[]);
+    assert_eq!(code, 0);
+    let ml101: Vec<String> = findings(&report)
+        .into_iter()
+        .filter(|f| f.0 == "ML101")
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(ml101, ["Pod/shop/web-58f7d9c6b4-h2w8n"]);
+}
+
+#[test]
+fn a_missing_mesh_configmap_means_istios_defaults() {
+    let fixture = Fixture::load("mesh")
+        .without(|object| object["kind"] != "ConfigMap" || object["metadata"]["name"] != "istio");
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, _, stderr) = cluster.lint_json(&["deploy/web"]);
+    assert!(
+        stderr.contains("note: ConfigMap istio-system/istio not found: Istio's upstream mesh defaults are assumed for revision default"),
+        "{stderr}"
+    );
+    // No mesh-wide hold now: the template itself starts its app before the proxy.
+    assert!(
+        findings(&report).contains(&finding(
+            "ML101",
+            "Deployment/shop/web",
+            "Deployment/web",
+            "istio-proxy"
+        )),
+        "{:?}",
+        findings(&report)
+    );
+}
+
+#[test]
+fn without_kubectl_the_run_says_so() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let output = common::cli()
+        .args(["lint", "--cluster"])
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", &cluster.kubeconfig)
+        .env("KUBECTL", cluster.home.path().join("no-kubectl-here"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .contains("not found: --cluster reads the cluster with kubectl, from PATH or $KUBECTL"),
+        "{stderr}"
+    );
+    assert!(cluster.requests().is_empty());
+}
+
+/// `fixture` with `copies` more namespaces, each holding a copy of web: a Deployment,
+/// its ReplicaSet and three pods.
+fn grown(fixture: Fixture, copies: usize) -> Fixture {
+    let find = |kind: &str, name: &str| {
+        fixture
+            .objects
+            .iter()
+            .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let deployment = find("Deployment", "web");
+    let replicaset = find("ReplicaSet", "web-6d5f8c7b9");
+    let pod = find("Pod", "web-6d5f8c7b9-x7k2p");
+    let namespace = find("Namespace", "shop");
+    let mut objects = fixture.objects.clone();
+    for copy in 0..copies {
+        let ns = format!("team-{copy}");
+        let place = |object: &Value, suffix: &str| {
+            let mut object = object.clone();
+            object["metadata"]["namespace"] = Value::from(ns.as_str());
+            object["metadata"]["uid"] = Value::from(format!("{ns}-{suffix}"));
+            object
+        };
+        let mut n = place(&namespace, "ns");
+        n["metadata"]["name"] = Value::from(ns.as_str());
+        n["metadata"].as_object_mut().unwrap().remove("namespace");
+        objects.push(n);
+        objects.push(place(&deployment, "deploy"));
+        let mut rs = place(&replicaset, "rs");
+        rs["metadata"]["ownerReferences"][0]["uid"] = Value::from(format!("{ns}-deploy"));
+        objects.push(rs);
+        for index in 0..3 {
+            let mut p = place(&pod, &format!("pod-{index}"));
+            p["metadata"]["name"] = Value::from(format!("web-6d5f8c7b9-{index}"));
+            p["metadata"]["ownerReferences"][0]["uid"] = Value::from(format!("{ns}-rs"));
+            objects.push(p);
+        }
+    }
+    Fixture { objects, ..fixture }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_makes_the_same_calls_however_much_the_cluster_holds() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut counts = Vec::new();
+    for copies in [0, 60] {
+        let Some(cluster) = Cluster::start(grown(Fixture::load("mesh"), copies), Some("shop"))
+        else {
+            return;
+        };
+        // $KUBECTL, logging each call before running the real kubectl.
+        let log = cluster.home.path().join("calls.log");
+        let wrapper = cluster.home.path().join("kubectl-logged");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec kubectl \"$@\"\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let output = common::cli()
+            .args(["lint", "--cluster", "-A", "--format", "json"])
+            .env("HOME", cluster.home.path())
+            .env("KUBECONFIG", &cluster.kubeconfig)
+            .env("KUBECTL", &wrapper)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            report["summary"]["files"],
+            11 + 2 * copies,
+            "one pod per ReplicaSet"
+        );
+        let calls = std::fs::read_to_string(&log).unwrap();
+        let requests = cluster.requests();
+        let mut paths = object_requests(&requests);
+        paths.sort();
+        counts.push((calls.lines().count(), requests.len(), paths));
+    }
+    let (calls, requests, paths) = &counts[0];
+    assert_eq!(
+        *calls, 10,
+        "version, context, resources, 6 reads side by side, ConfigMaps"
+    );
+    assert_eq!(counts[1].0, *calls, "kubectl calls");
+    assert_eq!(counts[1].1, *requests, "HTTP requests");
+    assert_eq!(counts[1].2, *paths);
+    // What -A reads: lists, never one workload at a time.
+    let expected = [
+        "/api/v1/namespaces",
+        "/api/v1/namespaces/istio-system/configmaps/istio",
+        "/api/v1/namespaces/istio-system/configmaps/istio-canary",
+        "/api/v1/namespaces/istio-system/configmaps/istio-sidecar-injector",
+        "/api/v1/namespaces/istio-system/configmaps/istio-sidecar-injector-canary",
+        "/api/v1/namespaces/linkerd/configmaps/linkerd-config",
+        "/api/v1/nodes",
+        "/api/v1/pods",
+        "/api/v1/replicationcontrollers",
+        "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+        "/apis/apps/v1/daemonsets",
+        "/apis/apps/v1/deployments",
+        "/apis/apps/v1/namespaces/istio-system/deployments",
+        "/apis/apps/v1/replicasets",
+        "/apis/apps/v1/statefulsets",
+        "/apis/batch/v1/cronjobs",
+        "/apis/batch/v1/jobs",
+    ];
+    assert_eq!(paths, &expected);
+}
+
+/// What the plugin run with `args` (a shell word list) writes to a terminal, through
+/// util-linux `script`. Every Linux has it, so there it must work; elsewhere (BSD
+/// `script` takes other flags) the check is skipped.
+fn on_a_terminal(cluster: &Cluster, kubeconfig: &std::path::Path, args: &str) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        eprintln!("skipped: util-linux `script` runs the plugin on a terminal on Linux only");
+        return None;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle");
+    let output = std::process::Command::new("script")
+        .arg("-qec")
+        .arg(format!("{} {args}", binary.display()))
+        .arg("/dev/null")
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", kubeconfig)
+        .env("COLUMNS", "200")
+        .output()
+        .expect("util-linux `script` gives the plugin a terminal");
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn the_progress_line_is_for_terminals_only() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let output = cluster.run(&["lint", "--cluster", "-A", "--format", "json"]);
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let Some(terminal) = on_a_terminal(
+        &cluster,
+        &cluster.kubeconfig,
+        "lint --cluster -A --format json -o /dev/null",
+    ) else {
+        return;
+    };
+    for step in [
+        "kubectl mesh-lifecycle: connecting (kubectl version)…",
+        "kubectl mesh-lifecycle: reading workloads and pods in all namespaces, and the environment…",
+        "kubectl mesh-lifecycle: reading Istio's ConfigMaps…",
+    ] {
+        assert!(terminal.contains(step), "{step:?} not in {terminal:?}");
+    }
+    assert!(
+        terminal.ends_with("\r\x1b[2K"),
+        "the line is cleared: {terminal:?}"
+    );
+}
+
+#[test]
+fn paths_and_cluster_do_not_mix() {
+    for (args, expected) in [
+        (
+            &["lint", "--cluster", "testdata/rules"][..],
+            "`testdata/rules` is a path, and paths and --cluster do not mix",
+        ),
+        (
+            &["lint", "--cluster", "-"],
+            "paths and --cluster do not mix",
+        ),
+        (
+            &["lint", "--cluster", "svc/web"],
+            "`svc/web`: `svc` is not a workload type kubectl mesh-lifecycle reads",
+        ),
+        (
+            &["lint", "--cluster", "-A", "deploy/web"],
+            "a resource cannot be retrieved by name across all namespaces",
+        ),
+        (
+            &["lint", "--cluster", "-l", "app=web", "deploy/web"],
+            "name cannot be provided when a selector is specified",
+        ),
+        (&["lint", "-n", "shop", "testdata/rules"], "--cluster"),
+        (&["explain", "-A"], "--cluster"),
+    ] {
+        let output = common::cli()
+            .current_dir(common::root())
+            .args(args)
+            .env("KUBECTL", "/nonexistent/kubectl")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("/nonexistent"),
+            "{args:?}: kubectl was not run"
+        );
+    }
+}
+
+#[test]
+fn offline_lint_never_contacts_the_cluster() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    for args in [
+        &["lint", "testdata/rules"][..],
+        &[
+            "explain",
+            "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+        ],
+    ] {
+        let output = common::cli()
+            .current_dir(common::root())
+            .args(args)
+            .env("HOME", cluster.home.path())
+            .env("KUBECONFIG", &cluster.kubeconfig)
+            .output()
+            .unwrap();
+        assert!(output.status.code().is_some());
+    }
+    assert_eq!(
+        cluster.requests(),
+        [],
+        "the kubeconfig's server is never asked"
+    );
+}
+
+#[test]
+fn sarif_names_cluster_objects_by_logical_location() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let output = cluster.run(&["lint", "--cluster", "--format", "sarif"]);
+    let log: Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let from_pod = results
+        .iter()
+        .find(|r| {
+            r["properties"]["source"]["kind"] == "Pod"
+                && r["properties"]["source"]["name"] == "web-58f7d9c6b4-h2w8n"
+        })
+        .expect("the old pod's finding");
+    let location = &from_pod["locations"][0];
+    assert!(
+        location.get("physicalLocation").is_none(),
+        "no file to point at"
+    );
+    let names: Vec<&str> = location["logicalLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["fullyQualifiedName"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "fixture-cluster/shop/Pod/web-58f7d9c6b4-h2w8n",
+            "fixture-cluster/shop/Deployment/web"
+        ]
+    );
+    assert_eq!(from_pod["properties"]["source"]["context"], "fixture");
+}
+
+#[test]
+fn the_first_calls_messages_reach_a_terminal_as_kubectl_writes_them() {
+    // kubectl prints the API server's warnings on standard error, as it prints what a
+    // credential plugin asks the user while the first call authenticates.
+    let mut fixture = Fixture::load("mesh");
+    fixture.version_warning = Some("this control plane is being upgraded".into());
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let warning = "Warning: this control plane is being upgraded";
+    // Off a terminal, a successful call's messages are kubectl's business.
+    let (report, _, stderr) = cluster.lint_json(&[]);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(report["summary"]["inputErrors"], 0);
+    let Some(terminal) = on_a_terminal(
+        &cluster,
+        &cluster.kubeconfig,
+        "lint --cluster --format json -o /dev/null",
+    ) else {
+        return;
+    };
+    // From the first call only, on a line of its own: the progress line is cleared first.
+    assert_eq!(terminal.matches(warning).count(), 1, "{terminal:?}");
+    assert!(
+        terminal.contains(&format!("\r\x1b[2K{warning}")),
+        "{terminal:?}"
+    );
+}
+
+#[test]
+fn objects_are_read_within_the_read_limits() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // web's Deployment, as kubectl prints it, is larger than 2 KiB; so is each pod.
+    let (report, code, stderr) = cluster.lint_json(&["deploy/web", "--max-input-size", "2KiB"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        findings(&report).is_empty(),
+        "nothing was read past the limit"
+    );
+    let errors = report["errors"].as_array().unwrap();
+    assert!(
+        errors.iter().any(|e| e["file"] == "Deployment/shop/web"),
+        "{errors:?}"
+    );
+    for error in errors {
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("--max-input-size"), "{message}");
+    }
+    assert!(
+        stderr.contains("Deployment/shop/web") && stderr.contains("--max-input-size"),
+        "{stderr}"
+    );
+    // The same objects within the default limits.
+    let (report, code, stderr) = cluster.lint_json(&["deploy/web"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["summary"]["inputErrors"], 0);
+    assert!(!findings(&report).is_empty());
+}
+
+#[test]
+fn the_report_file_and_the_flags_of_file_inputs() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // A cluster run has no input file to protect, but the config file is one.
+    let config = cluster.home.path().join("mesh-lifecycle.yaml");
+    std::fs::write(&config, "scenario:\n  proxyStartup: 3s\n").unwrap();
+    let output = cluster.run(&[
+        "lint",
+        "--cluster",
+        "--config",
+        config.to_str().unwrap(),
+        "--output",
+        config.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("would overwrite it"), "{stderr}");
+    assert!(cluster.requests().is_empty(), "refused before kubectl ran");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "scenario:\n  proxyStartup: 3s\n"
+    );
+    let report = cluster.home.path().join("report.json");
+    let output = cluster.run(&[
+        "lint",
+        "--cluster",
+        "deploy/web",
+        "--format",
+        "json",
+        "--output",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let written: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(written["findings"][0]["file"], "Deployment/shop/web");
+    // What names standard input or searches directories has nothing to do with a cluster.
+    for flag in [
+        &["--stdin-filename", "web.yaml"][..],
+        &["--exclude", "charts/"],
+        &["--no-ignore"],
+    ] {
+        let mut args = vec!["lint", "--cluster"];
+        args.extend(flag);
+        let output = cluster.run(&args);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("'--cluster' cannot be used with '{}", flag[0])),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn what_is_wrong_in_the_clusters_mesh_config_is_an_input_error_at_its_place() {
+    let mut fixture = Fixture::load("mesh");
+    for object in &mut fixture.objects {
+        if object["kind"] == "ConfigMap" && object["metadata"]["name"] == "istio" {
+            let mesh = object["data"]["mesh"].as_str().unwrap().replace(
+                "  holdApplicationUntilProxyStarts: true\n",
+                "  holdApplicationUntilProxyStarts: true\n  terminationDrainDurationn: 5s\n",
+            );
+            object["data"]["mesh"] = Value::from(mesh);
+        }
+    }
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&["deploy/web"]);
+    assert_eq!(code, 2, "{stderr}");
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["file"], "ConfigMap/istio-system/istio");
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("unknown ProxyConfig field `terminationDrainDurationn`")
+            && message.contains("did you mean `terminationDrainDuration`?"),
+        "{message}"
+    );
+    assert!(stderr.contains("ConfigMap/istio-system/istio"), "{stderr}");
+    // The run goes on without the `defaultConfig` in error, as with the same ConfigMap
+    // among the files linted: web's template loses the mesh-wide hold, and gets ML101.
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|(id, file, _, _)| id == "ML101" && file == "Deployment/shop/web"),
+        "{:?}",
+        findings(&report)
+    );
+    // SARIF names the object, which is no file.
+    let output = cluster.run(&["lint", "--cluster", "deploy/web", "--format", "sarif"]);
+    let log: Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_sarif(&log);
+    let notification = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    let location = &notification["locations"][0];
+    assert!(location.get("physicalLocation").is_none(), "{notification}");
+    assert_eq!(
+        location["logicalLocations"][0]["fullyQualifiedName"],
+        "fixture-cluster/istio-system/ConfigMap/istio"
+    );
+}
