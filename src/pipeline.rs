@@ -82,6 +82,9 @@ pub struct DocumentReport {
     pub errors: Vec<InputError>,
     /// Workloads left out on purpose, with why.
     pub skipped: Vec<InputError>,
+    /// What every report names: objects holding a pod of a kind the linter does not
+    /// read, with how to declare it.
+    pub notes: Vec<InputError>,
 }
 
 /// Options of a run.
@@ -558,9 +561,10 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
         },
     };
     for document in &documents {
-        let objects = workload::objects(document);
+        let objects = workload::objects_with(document, &settings.workload_kinds);
         report.errors.extend(objects.errors);
         report.skipped.extend(objects.skipped);
+        report.notes.extend(objects.notes);
         for workload in &objects.workloads {
             let plan = resolve::resolve(workload, settings);
             let timeline = simulate::simulate(&plan);

@@ -522,7 +522,7 @@ fn kubectl_completes_the_plugins_arguments() {
     let preset = complete(&["mesh-lifecycle", "lint", "--preset", ""]);
     assert!(preset.starts_with("alibaba-asm\n"), "{preset}");
     let kinds = complete(&["mesh-lifecycle", "explain", "--kind", "Cron"]);
-    assert_eq!(kinds, "CronJob\n:36\n");
+    assert_eq!(kinds, "CronJob\nCronWorkflow\n:36\n");
 }
 
 /// Each page files its options under OPTIONS, in the groups `--help` shows, documents

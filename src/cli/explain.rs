@@ -6,19 +6,11 @@ use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
 use crate::pipeline::{self, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
-use crate::workload::Kind;
+use crate::workload::kinds::ROWS;
 
 pub fn run(args: ExplainArgs) -> io::Result<u8> {
-    let kind = match &args.kind {
-        Some(text) => match Kind::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(text))
-        {
-            Some(kind) => Some(kind),
-            None => return usage_error(format!("`{text}` is not a workload kind this tool reads")),
-        },
-        None => None,
-    };
+    // A kind name may be two kinds (`StatefulSet` of `apps` and of OpenKruise): both.
+    let kind = args.kind.as_deref();
     let prepared = match inputs::prepare(
         "explain",
         &args.input,
@@ -30,6 +22,20 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let settings = &prepared.profile.settings;
+    if let Some(text) = kind {
+        let known = ROWS.iter().map(|row| row.name).chain(
+            settings
+                .workload_kinds
+                .iter()
+                .map(|declared| declared.kind.as_str()),
+        );
+        if !known
+            .into_iter()
+            .any(|name| name.eq_ignore_ascii_case(text))
+        {
+            return usage_error(format!("`{text}` is not a workload kind this tool reads"));
+        }
+    }
     let stderr_style = args.output.stderr_style();
     let (mut out, closed) = args.output.writer()?;
     let mut input_errors = prepared.errors.len();
@@ -58,7 +64,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
                 .workload
                 .as_ref()
                 .is_none_or(|name| &analysis.plan.workload.name == name)
-                && kind.is_none_or(|kind| analysis.plan.kind == kind);
+                && kind.is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind));
             if !wanted || written.is_err() {
                 continue;
             }

@@ -96,7 +96,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&render_input_error(error, stderr_style));
         }
         if !args.quiet {
-            for note in &document.skipped {
+            for note in document.skipped.iter().chain(&document.notes) {
                 diagnostic(&format!("note: {note}\n"));
             }
         }
@@ -105,6 +105,12 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 .errors
                 .iter()
                 .try_for_each(|error| reporter.input_error(error))
+                .and_then(|()| {
+                    document
+                        .notes
+                        .iter()
+                        .try_for_each(|note| reporter.note(note))
+                })
                 .and_then(|()| reporter.document(&document.analyses));
         }
     };

@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 
 use crate::rules::RULES;
 use crate::settings::preset::PRESETS;
-use crate::workload::Kind;
+use crate::workload::kinds::ROWS;
 
 /// A value parser that takes any text and names `values` as the possible ones.
 #[derive(Clone, Copy, Debug)]
@@ -36,10 +36,11 @@ pub const PRESET: Known = Known(|| {
 
 /// The workload kinds the tool reads.
 pub const KIND: Known = Known(|| {
-    Kind::ALL
-        .iter()
-        .map(|kind| PossibleValue::new(kind.as_str()))
-        .collect()
+    let mut names: Vec<&str> = ROWS.iter().map(|row| row.name).collect();
+    names.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    names.retain(|name| seen.insert(*name));
+    names.into_iter().map(PossibleValue::new).collect()
 });
 
 impl TypedValueParser for Known {

@@ -120,6 +120,23 @@ impl Level {
 }
 
 impl<W: Write> GithubReporter<W> {
+    /// An annotation about an input, at its place.
+    fn annotate(&mut self, error: &InputError, level: Level, title: &str) {
+        self.annotations.push(Annotation {
+            level,
+            file: self.file(&error.file),
+            display: error.file.to_string(),
+            line: error.pos.map(|p| p.line),
+            column: error.pos.map(|p| p.column),
+            end: None,
+            title: title.to_owned(),
+            workload: String::new(),
+            message: error.message.clone(),
+            help: String::new(),
+            suppressed: None,
+        });
+    }
+
     /// A reporter whose paths are relative to `base` (the repository checkout).
     pub fn new(out: W, base: PathBase, quiet: bool, step_summary: Option<StepSummary>) -> Self {
         GithubReporter {
@@ -394,19 +411,12 @@ impl<W: Write> Reporter for GithubReporter<W> {
     }
 
     fn input_error(&mut self, error: &InputError) -> io::Result<()> {
-        self.annotations.push(Annotation {
-            level: Level::Error,
-            file: self.file(&error.file),
-            display: error.file.to_string(),
-            line: error.pos.map(|p| p.line),
-            column: error.pos.map(|p| p.column),
-            end: None,
-            title: "input error".to_owned(),
-            workload: String::new(),
-            message: error.message.clone(),
-            help: String::new(),
-            suppressed: None,
-        });
+        self.annotate(error, Level::Error, "input error");
+        Ok(())
+    }
+
+    fn note(&mut self, note: &InputError) -> io::Result<()> {
+        self.annotate(note, Level::Notice, "not linted");
         Ok(())
     }
 

@@ -280,6 +280,12 @@ pub fn summary_line(summary: &Summary) -> String {
             plural(summary.input_errors, "input")
         ));
     }
+    if summary.notes > 0 {
+        line.push_str(&format!(
+            "; {} holding a pod not linted (a kind the linter does not read: declare it in `workloadKinds`)",
+            plural(summary.notes, "object")
+        ));
+    }
     line
 }
 

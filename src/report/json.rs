@@ -16,6 +16,7 @@ pub struct JsonReporter<W: Write> {
     wrote_header: bool,
     any_finding: bool,
     errors: Vec<ErrorJson>,
+    notes: Vec<ErrorJson>,
     sources: Sources,
 }
 
@@ -38,12 +39,24 @@ struct FindingJson<'a> {
     source: Option<&'a ObjectSource>,
 }
 
+/// An input error or a note: where, and what.
 #[derive(Serialize)]
 struct ErrorJson {
     file: String,
     line: Option<u32>,
     column: Option<u32>,
     message: String,
+}
+
+impl From<&InputError> for ErrorJson {
+    fn from(error: &InputError) -> Self {
+        ErrorJson {
+            file: error.file.to_string(),
+            line: error.pos.map(|p| p.line),
+            column: error.pos.map(|p| p.column),
+            message: error.message.clone(),
+        }
+    }
 }
 
 impl<W: Write> JsonReporter<W> {
@@ -54,6 +67,7 @@ impl<W: Write> JsonReporter<W> {
             wrote_header: false,
             any_finding: false,
             errors: Vec::new(),
+            notes: Vec::new(),
             sources: Sources::default(),
         }
     }
@@ -85,6 +99,15 @@ fn write_indented(out: &mut impl Write, value: &impl Serialize, indent: usize) -
         out.write_all(line.as_bytes())?;
     }
     Ok(())
+}
+
+/// The items of an array whose `[` is written, and its `]`.
+fn write_items(out: &mut impl Write, items: &[ErrorJson]) -> io::Result<()> {
+    for (i, item) in items.iter().enumerate() {
+        out.write_all(if i > 0 { b",\n    " } else { b"\n    " })?;
+        write_indented(out, item, 4)?;
+    }
+    out.write_all(if items.is_empty() { b"]" } else { b"\n  ]" })
 }
 
 /// The contract's object for one finding, fields in the contract's order.
@@ -122,12 +145,12 @@ impl<W: Write> Reporter for JsonReporter<W> {
     }
 
     fn input_error(&mut self, error: &InputError) -> io::Result<()> {
-        self.errors.push(ErrorJson {
-            file: error.file.to_string(),
-            line: error.pos.map(|p| p.line),
-            column: error.pos.map(|p| p.column),
-            message: error.message.clone(),
-        });
+        self.errors.push(ErrorJson::from(error));
+        Ok(())
+    }
+
+    fn note(&mut self, note: &InputError) -> io::Result<()> {
+        self.notes.push(ErrorJson::from(note));
         Ok(())
     }
 
@@ -138,16 +161,10 @@ impl<W: Write> Reporter for JsonReporter<W> {
         } else {
             b"],\n  \"errors\": ["
         })?;
-        for (i, error) in self.errors.iter().enumerate() {
-            self.out
-                .write_all(if i > 0 { b",\n    " } else { b"\n    " })?;
-            write_indented(&mut self.out, error, 4)?;
-        }
-        self.out.write_all(if self.errors.is_empty() {
-            b"],\n  \"summary\": "
-        } else {
-            b"\n  ],\n  \"summary\": "
-        })?;
+        write_items(&mut self.out, &self.errors)?;
+        self.out.write_all(b",\n  \"notes\": [")?;
+        write_items(&mut self.out, &self.notes)?;
+        self.out.write_all(b",\n  \"summary\": ")?;
         write_indented(&mut self.out, summary, 2)?;
         self.out.write_all(b"\n}\n")?;
         self.out.flush()

@@ -42,6 +42,10 @@ pub struct Summary {
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,
+    /// Notes every report names (objects of a kind the linter does not read); they do
+    /// not change the exit status.
+    #[serde(skip)]
+    pub notes: usize,
     /// Whether the inputs are objects read from a cluster (`files` counts them), not
     /// files.
     #[serde(skip)]
@@ -53,6 +57,7 @@ impl Summary {
     pub fn add(&mut self, report: &DocumentReport) {
         self.workloads += report.analyses.len();
         self.input_errors += report.errors.len();
+        self.notes += report.notes.len();
         for finding in report.analyses.iter().flat_map(|a| &a.findings) {
             if finding.suppressed.is_some() {
                 self.suppressed += 1;
@@ -95,6 +100,12 @@ pub trait Reporter {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()>;
     /// Notes an input error (it is also printed to stderr by the caller).
     fn input_error(&mut self, error: &InputError) -> io::Result<()>;
+    /// Takes a note every report names: an object holding a pod of a kind the linter
+    /// does not read (it is also printed to stderr by the caller). Formats with no place
+    /// for notes count them in the summary only.
+    fn note(&mut self, _note: &InputError) -> io::Result<()> {
+        Ok(())
+    }
     /// Ends the report.
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
 }

@@ -50,6 +50,44 @@ pub struct SarifReporter<W: Write> {
 }
 
 impl<W: Write> SarifReporter<W> {
+    /// A tool execution notification about `error`, at its place.
+    fn notify(&mut self, error: &InputError, level: &'static str) {
+        // A kubectl command that failed is no file: its notification names it instead;
+        // an object read from the cluster is named by its logical location.
+        let (text, locations) = if self.sources.is_command(&error.file) {
+            (format!("{}: {}", error.file, error.message), Vec::new())
+        } else if let Some(object) = self.sources.object(&error.file) {
+            let location = Location {
+                id: None,
+                physical_location: None,
+                logical_locations: vec![object_location(object)],
+                message: None,
+            };
+            (error.to_string(), vec![location])
+        } else {
+            let location = Location {
+                id: None,
+                physical_location: Some(PhysicalLocation {
+                    artifact_location: self.artifact_location(&error.file),
+                    region: error.pos.map(|pos| Region {
+                        start_line: pos.line,
+                        start_column: pos.column,
+                        end_line: None,
+                        end_column: None,
+                    }),
+                }),
+                logical_locations: Vec::new(),
+                message: None,
+            };
+            (error.message.clone(), vec![location])
+        };
+        self.notifications.push(Notification {
+            level,
+            message: Message { text },
+            locations,
+        });
+    }
+
     /// A reporter whose artifact URIs are relative to `base`.
     pub fn new(out: W, base: PathBase) -> Self {
         SarifReporter {
@@ -324,40 +362,12 @@ impl<W: Write> Reporter for SarifReporter<W> {
     }
 
     fn input_error(&mut self, error: &InputError) -> io::Result<()> {
-        // A kubectl command that failed is no file: its notification names it instead;
-        // an object read from the cluster is named by its logical location.
-        let (text, locations) = if self.sources.is_command(&error.file) {
-            (format!("{}: {}", error.file, error.message), Vec::new())
-        } else if let Some(object) = self.sources.object(&error.file) {
-            let location = Location {
-                id: None,
-                physical_location: None,
-                logical_locations: vec![object_location(object)],
-                message: None,
-            };
-            (error.to_string(), vec![location])
-        } else {
-            let location = Location {
-                id: None,
-                physical_location: Some(PhysicalLocation {
-                    artifact_location: self.artifact_location(&error.file),
-                    region: error.pos.map(|pos| Region {
-                        start_line: pos.line,
-                        start_column: pos.column,
-                        end_line: None,
-                        end_column: None,
-                    }),
-                }),
-                logical_locations: Vec::new(),
-                message: None,
-            };
-            (error.message.clone(), vec![location])
-        };
-        self.notifications.push(Notification {
-            level: "error",
-            message: Message { text },
-            locations,
-        });
+        self.notify(error, "error");
+        Ok(())
+    }
+
+    fn note(&mut self, note: &InputError) -> io::Result<()> {
+        self.notify(note, "note");
         Ok(())
     }
 

@@ -63,6 +63,28 @@ pub fn resolve(b: &mut Builder) {
             .collect();
         b.regular[index].sidecar_stops = stops;
     }
+    controller_stop(b);
+}
+
+/// A controller that signals the sidecars once the work is done (Argo Workflows) stops
+/// them as a call in the work would: the first work container carries it.
+fn controller_stop(b: &mut Builder) {
+    let Some(stop) = &b.workload.sidecar_stop else {
+        return;
+    };
+    let Some(work) = b.regular.iter_mut().find(|c| c.role == Role::App) else {
+        return;
+    };
+    work.sidecar_stops.push(SidecarStop {
+        path: stop.path.clone(),
+        method: StopMethod::Controller {
+            description: stop.description,
+        },
+        status: ExitStatus::Kept,
+        text: stop.description.to_owned(),
+        effective: Ok(()),
+        exits_at_once: false,
+    });
 }
 
 /// Where the call is written: the `command` or `args` item that holds it, narrowed to

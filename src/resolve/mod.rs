@@ -92,16 +92,18 @@ impl<'a> Builder<'a> {
         };
         builder.read_scenario_annotations();
         let spec = &workload.pod_spec;
-        let init_path = workload.paths.pod_spec.key("initContainers");
-        for (index, container) in spec.init_containers.iter().flatten().enumerate() {
-            let planned =
-                builder.from_manifest(container, ContainerList::Init, init_path.index(index));
+        let paths = &workload.paths;
+        for (container, path) in spec
+            .init_containers
+            .iter()
+            .flatten()
+            .zip(&paths.init_containers)
+        {
+            let planned = builder.from_manifest(container, ContainerList::Init, path.clone());
             builder.init.push(planned);
         }
-        let regular_path = workload.paths.pod_spec.key("containers");
-        for (index, container) in spec.containers.iter().enumerate() {
-            let planned =
-                builder.from_manifest(container, ContainerList::Regular, regular_path.index(index));
+        for (container, path) in spec.containers.iter().zip(&paths.containers) {
+            let planned = builder.from_manifest(container, ContainerList::Regular, path.clone());
             builder.regular.push(planned);
         }
         builder

@@ -668,6 +668,12 @@ pub enum StopMethod {
         /// The wrapper's name.
         command: String,
     },
+    /// The workload's controller signals the sidecars itself once the work is done
+    /// (Argo Workflows).
+    Controller {
+        /// Who does it, and how.
+        description: &'static str,
+    },
     /// A call to some other endpoint with a known stop path on an unexpected port.
     Other {
         /// The port and path called.
@@ -796,7 +802,7 @@ impl StopMethod {
             StopMethod::CloudSqlQuit { .. } => *kind == SidecarKind::CloudSqlProxy,
             StopMethod::DaprShutdown { .. } => *kind == SidecarKind::Daprd,
             StopMethod::Signal { target } => signal_reaches(target, kind),
-            StopMethod::Wrapper { .. } => true,
+            StopMethod::Wrapper { .. } | StopMethod::Controller { .. } => true,
             StopMethod::Other { .. } => false,
         }
     }

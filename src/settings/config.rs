@@ -26,6 +26,11 @@
 //! - name: vault-agent
 //!   shutdown: 5s
 //! stopWrappers: [wait-and-quit-envoy]
+//! workloadKinds:                       # custom resources that run pods
+//! - apiVersion: platform.example.com/v1  # group/version, or the group: any version
+//!   kind: WebApp
+//!   podTemplate: spec.runtime.template   # or podSpec: a path to a bare PodSpec
+//!   runsToCompletion: false              # true: Job semantics
 //! preset: alibaba-asm
 //! ```
 
@@ -149,6 +154,9 @@ struct ConfigFile {
     rules: Option<InOrder<RuleLevel>>,
     sidecars: Option<Vec<SidecarConfig>>,
     stop_wrappers: Option<Vec<String>>,
+    /// Custom resources whose pod the linter reads where each entry says; each entry
+    /// is checked as it is decoded, an error at its line.
+    workload_kinds: Option<Vec<crate::workload::DeclaredKind>>,
     preset: Option<String>,
     deletion_grace_period_seconds: Option<WholeSeconds>,
 }
@@ -391,6 +399,12 @@ impl ConfigFile {
         settings
             .stop_wrappers
             .extend(self.stop_wrappers.unwrap_or_default());
+        settings.workload_kinds.extend(
+            self.workload_kinds
+                .into_iter()
+                .flatten()
+                .map(crate::workload::DeclaredKind::interned),
+        );
         if let Some(name) = self.preset
             && let Err(message) = super::preset::apply(&name, settings)
         {

@@ -228,6 +228,8 @@ pub struct Settings {
     pub declared_sidecars: Vec<DeclaredSidecar>,
     /// Commands that stop the sidecar when a Job's work ends (`wait-and-quit-envoy`).
     pub stop_wrappers: Vec<String>,
+    /// Custom resources whose pods are read where `workloadKinds` says.
+    pub workload_kinds: Vec<&'static crate::workload::DeclaredKind>,
     /// `metadata.deletionGracePeriodSeconds` of the deletion being simulated
     /// (`kubectl delete --grace-period`); it overrides the pod's grace period.
     pub deletion_grace_period: Option<Sourced<i64>>,
@@ -248,6 +250,7 @@ impl Default for Settings {
             scenario: Scenario::default(),
             declared_sidecars: Vec::new(),
             stop_wrappers: Vec::new(),
+            workload_kinds: Vec::new(),
             deletion_grace_period: None,
             restartable_sidecars_during_termination: Sourced::default_value(false),
         }

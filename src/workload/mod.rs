@@ -1,15 +1,23 @@
 //! Stage 2 of the pipeline: documents in, typed workloads out.
 //!
-//! Recognises the kinds that run pods (Pod, Deployment, StatefulSet, DaemonSet,
-//! ReplicaSet, ReplicationController, Job, CronJob), also inside a list (`List`,
-//! `PodList`, `DeploymentList`: any object with `items`, see [`list_items`]), and decodes
-//! their object metadata, pod template metadata and pod spec through k8s-openapi. Only
-//! those parts are decoded, so a manifest from an older API version (`batch/v1beta1`
-//! CronJob, `extensions/v1beta1` Deployment) is linted like its current form. `Namespace`
-//! objects are kept because their labels decide sidecar injection. Everything else is
-//! skipped without a word.
+//! Recognises the kinds that run pods ([`kinds`]: Kubernetes' own, the custom resources
+//! of Argo, Knative, KEDA and OpenKruise, and those `workloadKinds` declares), also
+//! inside a list (`List`, `PodList`, `DeploymentList`: any object with `items`, see
+//! [`list_items`]), and decodes their object metadata, pod template metadata and pod
+//! spec through k8s-openapi. Only those parts are decoded, so a manifest from an older
+//! API version (`batch/v1beta1` CronJob, `extensions/v1beta1` Deployment) is linted like
+//! its current form. `Namespace` objects are kept because their labels decide sidecar
+//! injection. Any other document that holds something shaped like a pod is named in a
+//! note ([`unlinted`]), never skipped without a word.
 
-use std::fmt;
+mod argo;
+pub mod declared;
+pub mod kinds;
+mod knative;
+mod unlinted;
+
+pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
+
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::PodSpec;
@@ -17,80 +25,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 
 use crate::load::{Anchor, Document, InputError, JsonPath, Node, SourceText, Value};
-
-/// The kinds whose pods the linter checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    /// `v1` Pod.
-    Pod,
-    /// `apps` Deployment.
-    Deployment,
-    /// `apps` StatefulSet.
-    StatefulSet,
-    /// `apps` DaemonSet.
-    DaemonSet,
-    /// `apps` ReplicaSet.
-    ReplicaSet,
-    /// `v1` ReplicationController.
-    ReplicationController,
-    /// `batch` Job.
-    Job,
-    /// `batch` CronJob (`spec.jobTemplate`).
-    CronJob,
-}
-
-impl Kind {
-    /// Every supported kind.
-    pub const ALL: [Kind; 8] = [
-        Kind::Pod,
-        Kind::Deployment,
-        Kind::StatefulSet,
-        Kind::DaemonSet,
-        Kind::ReplicaSet,
-        Kind::ReplicationController,
-        Kind::Job,
-        Kind::CronJob,
-    ];
-
-    /// The `kind` string of manifests.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Pod => "Pod",
-            Kind::Deployment => "Deployment",
-            Kind::StatefulSet => "StatefulSet",
-            Kind::DaemonSet => "DaemonSet",
-            Kind::ReplicaSet => "ReplicaSet",
-            Kind::ReplicationController => "ReplicationController",
-            Kind::Job => "Job",
-            Kind::CronJob => "CronJob",
-        }
-    }
-
-    /// Looks up a manifest's `kind`.
-    pub fn parse(kind: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == kind)
-    }
-
-    /// Jobs and CronJobs run to completion; a sidecar that never exits blocks them.
-    pub fn runs_to_completion(self) -> bool {
-        matches!(self, Kind::Job | Kind::CronJob)
-    }
-
-    /// Where the pod template lies in an object of this kind.
-    fn template_path(self) -> Option<JsonPath> {
-        match self {
-            Kind::Pod => None,
-            Kind::CronJob => Some(JsonPath::parse("spec.jobTemplate.spec.template")),
-            _ => Some(JsonPath::parse("spec.template")),
-        }
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Where the parts of a workload lie in its document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +37,11 @@ pub struct Paths {
     pub pod_metadata: JsonPath,
     /// The pod spec.
     pub pod_spec: JsonPath,
+    /// Each of the pod's `initContainers`, in order: in the pod spec, or where the
+    /// controller takes them from (an Argo template's own fields).
+    pub init_containers: Vec<JsonPath>,
+    /// Each of the pod's `containers`, in order.
+    pub containers: Vec<JsonPath>,
 }
 
 /// A workload, typed, with the paths that findings point into.
@@ -128,6 +67,18 @@ pub struct Workload {
     pub document: usize,
     /// Where Helm rendered it from, when known.
     pub origin: Option<String>,
+    /// What its controller does to sidecars once the work is done, when it does.
+    pub sidecar_stop: Option<ControllerStop>,
+}
+
+/// A controller that stops a pod's sidecars itself when the work is done, as Argo
+/// Workflows does for each step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControllerStop {
+    /// Who stops them, and how: for messages.
+    pub description: &'static str,
+    /// Where the manifest makes the controller do it (the template).
+    pub path: JsonPath,
 }
 
 impl Workload {
@@ -203,20 +154,29 @@ pub struct Objects {
     pub errors: Vec<InputError>,
     /// Workloads left out on purpose (no containers: a kustomize patch, say).
     pub skipped: Vec<InputError>,
+    /// What every report names: objects of a kind the linter does not read that hold a
+    /// pod, and what a controller does that the linter cannot follow.
+    pub notes: Vec<InputError>,
 }
 
-/// Finds the workloads and namespaces of a document.
+/// Finds the workloads and namespaces of a document, with Kubernetes' kinds and the
+/// built-in custom ones.
 pub fn objects(document: &Document) -> Objects {
+    objects_with(document, &[])
+}
+
+/// Finds the workloads and namespaces of a document, with the kinds `declared` too.
+pub fn objects_with(document: &Document, declared: &[&'static DeclaredKind]) -> Objects {
     let mut found = Objects::default();
     let root = &document.root;
     match list_items(root) {
         Some(items) => {
             for (index, item) in items.iter().enumerate() {
                 let path = JsonPath::root().key("items").index(index);
-                classify(document, item, path, &mut found);
+                classify(document, item, path, declared, &mut found);
             }
         }
-        None => classify(document, root, JsonPath::root(), &mut found),
+        None => classify(document, root, JsonPath::root(), declared, &mut found),
     }
     found
 }
@@ -239,23 +199,18 @@ fn kind_of(node: &Node) -> Option<&str> {
     node.get("kind").and_then(Node::as_str)
 }
 
-/// Built-in workload kinds live in the core group or in groups without a dot (`apps`,
-/// `batch`, `extensions`); a custom resource that reuses a name (`batch.volcano.sh/v1alpha1
-/// Job`) has a different schema and is not ours.
-fn is_builtin_group(api_version: &str) -> bool {
-    match api_version.split_once('/') {
-        Some((group, _)) => !group.contains('.'),
-        None => true,
-    }
-}
-
-fn classify(document: &Document, node: &Node, path: JsonPath, found: &mut Objects) {
-    let Some(kind) = kind_of(node) else { return };
-    let api_version = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
-    if !is_builtin_group(api_version) {
+fn classify(
+    document: &Document,
+    node: &Node,
+    path: JsonPath,
+    declared: &[&'static DeclaredKind],
+    found: &mut Objects,
+) {
+    let Some(kind_name) = kind_of(node) else {
         return;
-    }
-    if kind == "Namespace" {
+    };
+    let api_version = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+    if kind_name == "Namespace" && !kinds::group_of(api_version).contains('.') {
         if let Ok(meta) = decode::<ObjectMeta>(node.get("metadata")) {
             found.namespaces.push(Namespace {
                 name: meta.name.unwrap_or_default(),
@@ -265,20 +220,131 @@ fn classify(document: &Document, node: &Node, path: JsonPath, found: &mut Object
         }
         return;
     }
-    let Some(kind) = Kind::parse(kind) else {
+    let kind = declared
+        .iter()
+        .find(|d| d.matches(api_version, kind_name))
+        .map(|d| Kind::Declared(d))
+        .or_else(|| Kind::recognise(api_version, kind_name));
+    let Some(kind) = kind else {
+        if let Some(note) = unlinted::note(document, node, &path, api_version, kind_name) {
+            found.notes.push(note);
+        }
         return;
     };
-    match decode_workload(document, node, kind, api_version, path) {
-        Ok(Some(workload)) => found.workloads.push(workload),
-        Ok(None) => {}
+    if let Layout::ArgoTemplates(spec) = kind.layout() {
+        argo::workloads(document, node, kind, api_version, path, spec, found);
+        return;
+    }
+    let pod = match kind.layout() {
+        Layout::Pod => PodAt::Object,
+        Layout::Template(template) => PodAt::Template(JsonPath::parse(template)),
+        Layout::Spec(spec) => PodAt::Spec(JsonPath::parse(spec)),
+        Layout::ArgoTemplates(_) => unreachable!("handled above"),
+    };
+    let decoded = decode_workload(document, node, kind, api_version, path, &pod);
+    push(decoded, found);
+}
+
+/// Files a decoded workload, or why there is none.
+fn push(decoded: Result<Workload, Rejected>, found: &mut Objects) {
+    match decoded {
+        Ok(workload) => found.workloads.push(workload),
         Err(Rejected::Invalid(error)) => found.errors.push(error),
         Err(Rejected::Skipped(note)) => found.skipped.push(note),
+        Err(Rejected::Noted(note)) => found.notes.push(note),
     }
 }
 
+/// A Rollout that takes its pod template from a Deployment (`spec.workloadRef`): Argo
+/// Rollouts runs that Deployment's template, so the Deployment is what is linted.
+fn rollout_reference_note(name: &str, reference: &Node) -> String {
+    let field = |key: &str| reference.get(key).and_then(Node::as_str);
+    let target = match (field("kind"), field("name")) {
+        (Some(kind), Some(target)) => format!("{kind} {target}"),
+        _ => "the object `spec.workloadRef` names".to_owned(),
+    };
+    format!(
+        "Rollout {name} runs the pod template of {target} (`spec.workloadRef`); the linter reads that template where {target} is in the input, so lint its manifest with this one"
+    )
+}
+
+/// Where an object keeps its pod, relative to the object.
+enum PodAt {
+    /// The object is a Pod.
+    Object,
+    /// A PodTemplateSpec here.
+    Template(JsonPath),
+    /// A bare PodSpec here; the pod's metadata is the object's.
+    Spec(JsonPath),
+}
+
 enum Rejected {
+    /// Not a valid object: an input error.
     Invalid(InputError),
+    /// A partial object, left out (a kustomize patch).
     Skipped(InputError),
+    /// Linted elsewhere or not at all, with why: a note every report shows.
+    Noted(InputError),
+}
+
+/// Errors and notes at nodes of one object, by paths relative to it.
+struct At<'a> {
+    document: &'a Document,
+    object: &'a JsonPath,
+}
+
+impl At<'_> {
+    /// A diagnostic at the node `relative` names (or its deepest existing ancestor).
+    fn error(&self, relative: &JsonPath, message: String) -> InputError {
+        let path = self.object.join(relative);
+        let located = self.document.root.locate(&path, Anchor::Value);
+        let message = explain_big_integer(self.document, &path, message);
+        InputError {
+            file: self.document.source.file.clone(),
+            pos: Some(located.span.start),
+            message,
+            related: None,
+            source: Some(self.document.source.clone()),
+        }
+    }
+
+    /// Decodes the node at `relative` as a `T`, an invalid one an error there.
+    fn decode<T: DeserializeOwned + Default>(
+        &self,
+        node: &Node,
+        relative: &JsonPath,
+        what: &str,
+    ) -> Result<T, Rejected> {
+        decode(node.at(relative)).map_err(|(path, error)| {
+            let full = relative.join(&path);
+            Rejected::Invalid(self.error(
+                &full,
+                format!("invalid {what} at `{}`: {error}", self.object.join(&full)),
+            ))
+        })
+    }
+}
+
+/// The name reports give an object: `metadata.name`, else `generateName`.
+fn name_of(metadata: &ObjectMeta) -> String {
+    metadata
+        .name
+        .clone()
+        .or_else(|| metadata.generate_name.clone())
+        .unwrap_or_else(|| "<unnamed>".to_owned())
+}
+
+/// Absent, null or empty: a partial object such as a kustomize patch. Anything else
+/// that is not a list (a map, a string) is a type error, reported by decoding.
+fn has_no_containers(spec: Option<&Node>) -> bool {
+    match spec.and_then(|spec| spec.get("containers")) {
+        None => true,
+        Some(containers) => match &containers.value {
+            Value::Null => true,
+            Value::Seq(items) => items.is_empty(),
+            _ => false,
+        },
+    }
 }
 
 fn decode_workload(
@@ -287,65 +353,36 @@ fn decode_workload(
     kind: Kind,
     api_version: &str,
     object: JsonPath,
-) -> Result<Option<Workload>, Rejected> {
-    let fail = |relative: &JsonPath, message: String| {
-        let path = object.join(relative);
-        let located = document.root.locate(&path, Anchor::Value);
-        let message = explain_big_integer(document, &path, message);
-        InputError {
-            file: document.source.file.clone(),
-            pos: Some(located.span.start),
-            message,
-            related: None,
-            source: Some(document.source.clone()),
-        }
+    pod: &PodAt,
+) -> Result<Workload, Rejected> {
+    let at = At {
+        document,
+        object: &object,
     };
     let metadata_path = JsonPath::parse("metadata");
-    let metadata: ObjectMeta = decode(node.get("metadata")).map_err(|(path, error)| {
-        Rejected::Invalid(fail(
-            &metadata_path.join(&path),
-            format!(
-                "invalid {kind} metadata at `{}`: {error}",
-                object.join(&metadata_path).join(&path)
-            ),
-        ))
-    })?;
-    let (pod_metadata_path, pod_spec_path) = match kind.template_path() {
-        None => (metadata_path.clone(), JsonPath::parse("spec")),
-        Some(template) => (template.key("metadata"), template.key("spec")),
+    let metadata: ObjectMeta = at.decode(node, &metadata_path, &format!("{kind} metadata"))?;
+    let (pod_metadata_path, pod_spec_path) = match pod {
+        PodAt::Object => (metadata_path.clone(), JsonPath::parse("spec")),
+        PodAt::Template(template) => (template.key("metadata"), template.key("spec")),
+        PodAt::Spec(spec) => (metadata_path.clone(), spec.clone()),
     };
-    let pod_metadata: ObjectMeta = if kind == Kind::Pod {
+    let pod_metadata: ObjectMeta = if pod_metadata_path == metadata_path {
         metadata.clone()
     } else {
-        decode(node.at(&pod_metadata_path)).map_err(|(path, error)| {
-            let full = pod_metadata_path.join(&path);
-            Rejected::Invalid(fail(
-                &full,
-                format!(
-                    "invalid pod template metadata at `{}`: {error}",
-                    object.join(&full)
-                ),
-            ))
-        })?
+        at.decode(node, &pod_metadata_path, "pod template metadata")?
     };
-    let name = metadata
-        .name
-        .clone()
-        .or_else(|| metadata.generate_name.clone())
-        .unwrap_or_else(|| "<unnamed>".to_owned());
-    let spec_node = node.at(&pod_spec_path);
-    // Absent, null or empty: a partial object such as a kustomize patch. Anything else
-    // that is not a list (a map, a string) is a type error, reported by decoding below.
-    let no_containers = match spec_node.and_then(|spec| spec.get("containers")) {
-        None => true,
-        Some(containers) => match &containers.value {
-            Value::Null => true,
-            Value::Seq(items) => items.is_empty(),
-            _ => false,
-        },
-    };
-    if no_containers {
-        return Err(Rejected::Skipped(fail(
+    let name = name_of(&metadata);
+    let workload_ref = JsonPath::parse("spec.workloadRef");
+    if kind == Kind::Rollout
+        && node.at(&JsonPath::parse("spec.template")).is_none()
+        && let Some(reference) = node.at(&workload_ref)
+    {
+        return Err(Rejected::Noted(
+            at.error(&workload_ref, rollout_reference_note(&name, reference)),
+        ));
+    }
+    if has_no_containers(node.at(&pod_spec_path)) {
+        return Err(Rejected::Skipped(at.error(
             &pod_spec_path,
             format!(
                 "{kind} {name} has no containers at `{}.containers`; not linted (a kustomize patch or a partial object?)",
@@ -353,14 +390,25 @@ fn decode_workload(
             ),
         )));
     }
-    let pod_spec: PodSpec = decode(spec_node).map_err(|(path, error)| {
-        let full = pod_spec_path.join(&path);
-        Rejected::Invalid(fail(
-            &full,
-            format!("invalid pod spec at `{}`: {error}", object.join(&full)),
-        ))
-    })?;
-    Ok(Some(Workload {
+    let mut pod_spec: PodSpec = at.decode(node, &pod_spec_path, "pod spec")?;
+    if matches!(
+        kind,
+        Kind::KnativeService | Kind::KnativeConfiguration | Kind::KnativeRevision
+    ) {
+        knative::revision_pod(node.at(&pod_spec_path), &mut pod_spec);
+    }
+    let pod_spec_at = object.join(&pod_spec_path);
+    let list = |field: &str, count: usize| -> Vec<JsonPath> {
+        (0..count)
+            .map(|i| pod_spec_at.key(field).index(i))
+            .collect()
+    };
+    let init_containers = list(
+        "initContainers",
+        pod_spec.init_containers.as_ref().map_or(0, Vec::len),
+    );
+    let containers = list("containers", pod_spec.containers.len());
+    Ok(Workload {
         kind,
         api_version: api_version.to_owned(),
         namespace: metadata.namespace.clone(),
@@ -371,12 +419,15 @@ fn decode_workload(
         paths: Paths {
             metadata: object.join(&metadata_path),
             pod_metadata: object.join(&pod_metadata_path),
-            pod_spec: object.join(&pod_spec_path),
+            pod_spec: pod_spec_at,
+            init_containers,
+            containers,
             object,
         },
         document: document.index,
         origin: document.origin.clone(),
-    }))
+        sidecar_stop: None,
+    })
 }
 
 /// Decodes a node (absent = empty) as the API server decodes what kubectl sends: as
@@ -438,12 +489,6 @@ pub struct WorkloadRef {
     pub name: String,
     /// Its namespace, when the manifest sets one.
     pub namespace: Option<String>,
-}
-
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
 }
 
 impl Workload {

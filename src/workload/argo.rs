@@ -1,0 +1,193 @@
+//! Argo Workflows: every container or script template of a workflow runs as a pod of
+//! its own, which runs to completion (argoproj/argo-workflows v4.1.2,
+//! `workflow/controller/workflowpod.go`, `createWorkflowPod`): the template's container
+//! is the `main` container, its `sidecars` and `initContainers` join it, and the pod's
+//! labels and annotations are the workflow's `podMetadata` with the template's
+//! `metadata` over them.
+//!
+//! The controller stops the sidecars itself: once every main container has exited
+//! (`podHasContainerNeedingTermination`, `workflow/controller/operator.go`) it queues
+//! `terminateContainers`, which signals every running container with SIGTERM and, after
+//! the pod's grace period, SIGKILL (`signalContainers`,
+//! `workflow/controller/pod/queue.go`). The signal is sent by exec'ing `kill -15 1`
+//! through `/bin/sh` in the container, or `argoexec kill` where Argo's volume is
+//! mounted, or the command of the `workflows.argoproj.io/kill-cmd-<container>`
+//! annotation (`killCommand`, `workflow/signal/signal.go`).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::{At, ControllerStop, Kind, Objects, Paths, Rejected, Workload, name_of, push};
+use crate::load::{Document, JsonPath, Node, Value};
+
+/// How Argo stops a step's sidecars, for messages.
+pub const SIDECAR_STOP: &str = "Argo Workflows signals every container still running once `main` has exited (`kill -15 1` exec'd in it; SIGKILL after the grace period)";
+
+/// The name Argo gives a template's container.
+const MAIN: &str = "main";
+
+/// The workloads of a workflow: one per container or script template of the workflow
+/// spec at `spec` (relative to the object).
+pub(super) fn workloads(
+    document: &Document,
+    node: &Node,
+    kind: Kind,
+    api_version: &str,
+    object: JsonPath,
+    spec: &str,
+    found: &mut Objects,
+) {
+    let at = At {
+        document,
+        object: &object,
+    };
+    let spec = JsonPath::parse(spec);
+    let metadata_path = JsonPath::parse("metadata");
+    let metadata: ObjectMeta = match at.decode(node, &metadata_path, &format!("{kind} metadata")) {
+        Ok(metadata) => metadata,
+        Err(rejected) => return push(Err(rejected), found),
+    };
+    let pod_metadata_path = spec.key("podMetadata");
+    let workflow_pod: ObjectMeta = match at.decode(node, &pod_metadata_path, "podMetadata") {
+        Ok(meta) => meta,
+        Err(rejected) => return push(Err(rejected), found),
+    };
+    let templates_path = spec.key("templates");
+    let Some(Value::Seq(templates)) = node.at(&templates_path).map(|n| &n.value) else {
+        return;
+    };
+    for (index, template) in templates.iter().enumerate() {
+        let path = templates_path.index(index);
+        let main = ["container", "script"]
+            .into_iter()
+            .find(|field| template.get(field).is_some_and(|n| n.value != Value::Null));
+        let Some(main) = main else { continue };
+        let step = Step {
+            at: &at,
+            node,
+            path: &path,
+            template,
+        };
+        let workload = step.workload(main, &metadata, &workflow_pod, &pod_metadata_path);
+        push(
+            workload.map(
+                |(pod_metadata, pod_metadata_path, pod_spec, paths)| Workload {
+                    kind,
+                    api_version: api_version.to_owned(),
+                    name: format!(
+                        "{}/{}",
+                        name_of(&metadata),
+                        template.get("name").and_then(Node::as_str).unwrap_or("?")
+                    ),
+                    namespace: metadata.namespace.clone(),
+                    metadata: metadata.clone(),
+                    pod_metadata,
+                    pod_spec,
+                    paths: Paths {
+                        object: object.clone(),
+                        metadata: object.join(&metadata_path),
+                        pod_metadata: object.join(&pod_metadata_path),
+                        pod_spec: object.join(&path),
+                        ..paths
+                    },
+                    document: document.index,
+                    origin: document.origin.clone(),
+                    sidecar_stop: Some(ControllerStop {
+                        description: SIDECAR_STOP,
+                        path: object.join(&path),
+                    }),
+                },
+            ),
+            found,
+        );
+    }
+}
+
+/// One template of a workflow.
+struct Step<'a> {
+    at: &'a At<'a>,
+    node: &'a Node,
+    path: &'a JsonPath,
+    template: &'a Node,
+}
+
+type Pod = (ObjectMeta, JsonPath, PodSpec, Paths);
+
+impl Step<'_> {
+    fn workload(
+        &self,
+        main: &str,
+        metadata: &ObjectMeta,
+        workflow_pod: &ObjectMeta,
+        workflow_pod_path: &JsonPath,
+    ) -> Result<Pod, Rejected> {
+        let template_meta_path = self.path.key("metadata");
+        let template_meta: ObjectMeta =
+            self.at
+                .decode(self.node, &template_meta_path, "template metadata")?;
+        let pod_metadata_path = if self.template.get("metadata").is_some() {
+            template_meta_path
+        } else {
+            workflow_pod_path.clone()
+        };
+        let pod_metadata = ObjectMeta {
+            labels: merged(&workflow_pod.labels, &template_meta.labels),
+            annotations: merged(&workflow_pod.annotations, &template_meta.annotations),
+            namespace: metadata.namespace.clone(),
+            ..ObjectMeta::default()
+        };
+        let main_path = self.path.key(main);
+        let mut main_container: Container = self.at.decode(self.node, &main_path, main)?;
+        main_container.name = MAIN.to_owned();
+        let sidecars = self.list("sidecars")?;
+        let init = self.list("initContainers")?;
+        let mut containers = vec![main_container];
+        let mut container_paths = vec![self.at.object.join(&main_path)];
+        for (path, container) in sidecars {
+            container_paths.push(path);
+            containers.push(container);
+        }
+        let (init_paths, init_containers): (Vec<_>, Vec<_>) = init.into_iter().unzip();
+        let pod_spec = PodSpec {
+            containers,
+            init_containers: Some(init_containers),
+            restart_policy: Some("Never".to_owned()),
+            ..PodSpec::default()
+        };
+        let paths = Paths {
+            object: JsonPath::root(),
+            metadata: JsonPath::root(),
+            pod_metadata: JsonPath::root(),
+            pod_spec: JsonPath::root(),
+            init_containers: init_paths,
+            containers: container_paths,
+        };
+        Ok((pod_metadata, pod_metadata_path, pod_spec, paths))
+    }
+
+    /// The containers of a list of the template, each with its path.
+    fn list(&self, field: &str) -> Result<Vec<(JsonPath, Container)>, Rejected> {
+        let Some(Value::Seq(items)) = self.template.get(field).map(|n| &n.value) else {
+            return Ok(Vec::new());
+        };
+        (0..items.len())
+            .map(|index| {
+                let path = self.path.key(field).index(index);
+                let container: Container = self.at.decode(self.node, &path, "container")?;
+                Ok((self.at.object.join(&path), container))
+            })
+            .collect()
+    }
+}
+
+/// `base` with `over` over it: the template's labels win over the workflow's.
+fn merged(
+    base: &Option<BTreeMap<String, String>>,
+    over: &Option<BTreeMap<String, String>>,
+) -> Option<BTreeMap<String, String>> {
+    let mut all = base.clone().unwrap_or_default();
+    all.extend(over.clone().unwrap_or_default());
+    (!all.is_empty()).then_some(all)
+}

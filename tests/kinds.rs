@@ -1,0 +1,253 @@
+//! Custom-resource workloads through the binary: the built-in CRD kinds, the kinds a
+//! config file declares, and the note that names an object of a kind not read.
+//!
+//! Upstream facts pinned here:
+//! - Argo Workflows v4.1.2: a step's pod is done when every main container has exited;
+//!   the controller then signals every running container, SIGTERM then SIGKILL after
+//!   the grace period (`podHasContainerNeedingTermination`,
+//!   `workflow/controller/operator.go`; `signalContainers`,
+//!   `workflow/controller/pod/queue.go`; `killCommand`, `workflow/signal/signal.go`):
+//!   an injected proxy does not keep a step running, so ML301 stays silent.
+//! - Knative Serving knative-v1.23.0: `BuildPodSpec`
+//!   (`pkg/reconciler/revision/resources/deploy.go`) sets the pod's
+//!   `terminationGracePeriodSeconds` to the revision's `timeoutSeconds` (default 300 s,
+//!   `DefaultRevisionTimeoutSeconds`, `pkg/apis/config/defaults.go`), and
+//!   `makeContainer` gives each user container a preStop `httpGet` on queue-proxy's
+//!   `:8022/wait-for-drain`, replacing the user's lifecycle.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{cli, expectations, lint_json, rule_lines, testdata};
+
+/// The fixtures of a directory of `testdata/kinds`.
+fn fixtures(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.extension().is_some_and(|ext| ext == "yaml")
+                && !path.file_name().unwrap().to_string_lossy().starts_with('.')
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Lints `path` with the config file beside it, if any.
+fn lint(path: &Path) -> (serde_json::Value, i32) {
+    let config = path.with_file_name(".mesh-lifecycle.yaml");
+    let config = config.to_string_lossy().into_owned();
+    let flags: Vec<&str> = if Path::new(&config).is_file() {
+        vec!["--config", &config]
+    } else {
+        vec!["--no-config"]
+    };
+    lint_json(path, &flags)
+}
+
+fn check(dir: &Path) {
+    let mut failures = Vec::new();
+    let all = fixtures(dir);
+    assert!(!all.is_empty(), "no fixtures in {}", dir.display());
+    for path in all {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (report, status) = lint(&path);
+        let expected = expectations(&text);
+        let found = rule_lines(&report);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if found != expected {
+            failures.push(format!("{name}: expected {expected:?}, found {found:?}"));
+        }
+        if name.contains("silent") && status != 0 {
+            failures.push(format!("{name}: exit status {status}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn built_in_custom_kinds_fire_and_stay_silent() {
+    check(&testdata("kinds"));
+}
+
+#[test]
+fn declared_kinds_are_linted_where_the_entry_says() {
+    check(&testdata("kinds/declared-template"));
+    check(&testdata("kinds/declared-spec"));
+}
+
+#[test]
+fn a_fixture_exists_for_every_built_in_kind_firing_and_silent() {
+    let names: Vec<String> = fixtures(&testdata("kinds"))
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for stem in [
+        "rollout",
+        "workflow",
+        "cronworkflow",
+        "knative",
+        "scaledjob",
+        "cloneset",
+        "kruise-statefulset",
+        "kruise-daemonset",
+        "broadcastjob",
+    ] {
+        for outcome in ["fire", "silent"] {
+            let name = format!("{stem}-{outcome}.yaml");
+            assert!(names.contains(&name), "missing {name}");
+        }
+    }
+}
+
+#[test]
+fn argo_steps_are_run_to_completion_pods_named_by_template() {
+    let (report, _) = lint(&testdata("kinds/workflow-fire.yaml"));
+    let finding = &report["findings"][0];
+    assert_eq!(finding["workload"]["kind"], "Workflow");
+    assert_eq!(finding["workload"]["name"], "export-/export");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("`main`"),
+        "Argo names the step's container: {message}"
+    );
+    assert!(
+        !rule_lines(&report).iter().any(|(id, _)| id == "ML301"),
+        "Argo stops the step's sidecars: {report}"
+    );
+}
+
+#[test]
+fn knative_grace_period_is_the_revision_timeout() {
+    for (file, grace) in [("knative-fire.yaml", "300"), ("knative-silent.yaml", "60")] {
+        let output = cli()
+            .args(["explain", "--no-config", "--format", "json", "--kind"])
+            .arg(if file.contains("fire") {
+                "Service"
+            } else {
+                "Configuration"
+            })
+            .arg(testdata("kinds").join(file))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{file}: {text}");
+        let explained: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let plan = &explained["workloads"][0]["plan"];
+        assert_eq!(plan["gracePeriodSeconds"].to_string(), grace, "{file}");
+    }
+}
+
+#[test]
+fn a_bad_declaration_is_an_error_at_its_line() {
+    let dir = testdata("kinds/declared-bad");
+    let output = cli()
+        .args(["lint", "--config"])
+        .arg(dir.join(".mesh-lifecycle.yaml"))
+        .arg(dir.join("webapp.yaml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(".mesh-lifecycle.yaml:4:16") && stderr.contains("`spec..template`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_declaration_needs_exactly_one_pod_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = testdata("kinds/unknown-kind.yaml");
+    for (body, wanted) in [
+        ("  podTemplate: spec.a\n  podSpec: spec.b\n", "not both"),
+        ("  runsToCompletion: true\n", "missing `podTemplate`"),
+    ] {
+        let config = dir.path().join("c.yaml");
+        std::fs::write(
+            &config,
+            format!("workloadKinds:\n- apiVersion: platform.example.com\n  kind: WebApp\n{body}"),
+        )
+        .unwrap();
+        let output = cli()
+            .args(["lint", "--config"])
+            .arg(&config)
+            .arg(&manifest)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(wanted) && stderr.contains("c.yaml:2:"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_unread_kind_holding_a_pod_is_named_in_every_report() {
+    let path = testdata("kinds/unknown-kind.yaml");
+    let (report, status) = lint(&path);
+    assert_eq!(status, 0, "a note does not change the exit status");
+    let note = &report["notes"][0];
+    assert_eq!(note["line"], 13);
+    let message = note["message"].as_str().unwrap();
+    assert!(
+        message.contains("WebApp shop")
+            && message.contains("kind: WebApp")
+            && message.contains("podTemplate: spec.runtime.template"),
+        "{message}"
+    );
+    common::validate_lint_json(&report);
+    let run = |format: &str| {
+        let output = cli()
+            .args(["lint", "--no-config", "--format", format])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{format}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
+    let notification = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(notification["level"], "note");
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+        true
+    );
+    assert!(
+        notification["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("workloadKinds"),
+        "{notification}"
+    );
+    let human = run("human");
+    assert!(
+        human.contains("1 object holding a pod not linted"),
+        "{human}"
+    );
+    let github = run("github");
+    assert!(
+        github.contains("::notice") && github.contains("line=13"),
+        "{github}"
+    );
+}
+
+#[test]
+fn declared_kinds_are_read_by_explain_kind() {
+    let dir = testdata("kinds/declared-template");
+    let output = cli()
+        .args(["explain", "--kind", "webapp", "--config"])
+        .arg(dir.join(".mesh-lifecycle.yaml"))
+        .arg(dir.join("webapp.yaml"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("WebApp shop"),
+        "{stdout}"
+    );
+}
