@@ -5,7 +5,7 @@
 //! workers run the stages; results are handed out strictly in input order, so output
 //! is byte-identical to a single-threaded run. At most a fixed number of documents are
 //! in flight, which bounds memory by the largest documents, not by the input (a stream,
-//! which can be read only once, is held as its documents: [`load::source`]). When the
+//! which can be read only once, is held as its documents: [`load::inputs`]). When the
 //! system refuses threads, fewer do the work, down to the calling thread.
 
 use std::collections::BTreeMap;
@@ -13,79 +13,16 @@ use std::collections::HashMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::load::{self, Input, InputError, Limits, Pos, ReadLimits, Source, SourceText};
-use crate::resolve::{self, PodPlan};
-use crate::rules::{self, Finding, Severity};
+use crate::load::inputs::Unit;
+use crate::load::{self, InputError, Inputs, Limits, Pos};
+pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
+use crate::resolve;
+use crate::rules::selector::Policy;
+use crate::rules::suppression::suppression;
+use crate::rules::{self, Finding};
 use crate::settings::Settings;
-use crate::simulate::{self, Timeline};
+use crate::simulate;
 use crate::workload::{self, WorkloadRef};
-
-/// A finding with its place in the input resolved.
-#[derive(Clone, Debug)]
-pub struct Located {
-    /// The rule's finding, its locations still manifest paths.
-    pub finding: Finding,
-    /// The input's name as the user gave it.
-    pub file: Arc<str>,
-    /// 0-based index of the document in its file.
-    pub document: usize,
-    /// The workload the finding is about.
-    pub workload: WorkloadRef,
-    /// Where Helm rendered the workload from.
-    pub origin: Option<String>,
-    /// The node at fault.
-    pub primary: Place,
-    /// The other sides of a comparison, in the rule's order.
-    pub related: Vec<Place>,
-    /// The document's text, for excerpts.
-    pub source: SourceText,
-    /// The reason given in a suppression annotation, when one applies.
-    pub suppressed: Option<String>,
-}
-
-/// A resolved label: positions and the note to show there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Place {
-    /// Where the node starts.
-    pub start: Pos,
-    /// Where it ends (exclusive).
-    pub end: Pos,
-    /// What the label says there.
-    pub text: String,
-    /// The manifest path the label names (it may be unset in the manifest).
-    pub path: String,
-}
-
-/// One workload's full analysis, for `explain`.
-#[derive(Clone, Debug)]
-pub struct Analysis {
-    /// The input's name as the user gave it.
-    pub file: Arc<str>,
-    /// 0-based index of the document in its file.
-    pub document: usize,
-    /// Where Helm rendered the workload from.
-    pub origin: Option<String>,
-    /// What will run, configured how.
-    pub plan: PodPlan,
-    /// What the kubelet and the proxies do with it.
-    pub timeline: Timeline,
-    /// What went wrong on the timeline, sorted.
-    pub findings: Vec<Located>,
-}
-
-/// What one document produced.
-#[derive(Debug, Default)]
-pub struct DocumentReport {
-    /// One per workload in the document.
-    pub analyses: Vec<Analysis>,
-    /// Why (part of) the document could not be checked.
-    pub errors: Vec<InputError>,
-    /// Workloads left out on purpose, with why.
-    pub skipped: Vec<InputError>,
-    /// What every report names: objects holding a pod of a kind the linter does not
-    /// read, with how to declare it.
-    pub notes: Vec<InputError>,
-}
 
 /// Options of a run.
 #[derive(Clone, Debug, Default)]
@@ -96,196 +33,6 @@ pub struct RunOptions {
     pub threads: usize,
     /// Which rules run and at what severity.
     pub policy: Policy,
-}
-
-/// Which rules are on, and severities users changed.
-#[derive(Clone, Debug, Default)]
-pub struct Policy {
-    /// Rule ids turned off.
-    pub disabled: Vec<&'static str>,
-    /// Only these rule ids, when not empty.
-    pub selected: Vec<&'static str>,
-    /// Severity overrides by rule id.
-    pub severities: BTreeMap<&'static str, Severity>,
-}
-
-impl Policy {
-    fn applies(&self, id: &str) -> bool {
-        (self.selected.is_empty() || self.selected.contains(&id)) && !self.disabled.contains(&id)
-    }
-}
-
-/// The inputs of a run, each readable as often as the run needs: regular files are
-/// opened again, everything else was read once when the inputs were taken
-/// ([`load::source`]).
-pub struct Inputs {
-    sources: Vec<Source>,
-    limits: ReadLimits,
-    /// Documents [`gather_context`] already parsed, by input and piece index, so the
-    /// main pass does not parse them again.
-    parsed: Mutex<HashMap<(usize, usize), Parsed>>,
-}
-
-/// A document the context pass parsed, and what it found wrong in its mesh configuration.
-struct Parsed {
-    documents: Vec<load::Document>,
-    errors: Vec<InputError>,
-}
-
-impl Inputs {
-    /// Takes the inputs; standard input and other streams among them, and bytes held in
-    /// memory (objects read from a cluster), are cut into documents now, each once,
-    /// within `limits`. Standard input is named `stdin_name` in reports (`-`
-    /// without it).
-    pub fn new(inputs: Vec<Input>, limits: ReadLimits, stdin_name: Option<&str>) -> Inputs {
-        let stdin_name: Arc<str> = match stdin_name {
-            Some(name) => Arc::from(
-                load::discover::clean(std::path::Path::new(name))
-                    .to_string_lossy()
-                    .as_ref(),
-            ),
-            None => Arc::from("-"),
-        };
-        let sources = inputs
-            .into_iter()
-            .map(|input| match input {
-                Input::Stdin => {
-                    Source::stream(stdin_name.clone(), std::io::stdin().lock(), &limits)
-                }
-                Input::File(path) => {
-                    Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
-                }
-                Input::Memory { name, bytes } => Source::stream(name, &bytes[..], &limits),
-            })
-            .collect();
-        Inputs {
-            sources,
-            limits,
-            parsed: Mutex::default(),
-        }
-    }
-
-    /// One input held in memory, named like standard input (`-`): for tests, fuzzing
-    /// and embedding.
-    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Inputs {
-        let bytes: Arc<[u8]> = bytes.into();
-        let limits = ReadLimits::default();
-        Inputs {
-            sources: vec![Source::stream(Arc::from("-"), &bytes[..], &limits)],
-            limits,
-            parsed: Mutex::default(),
-        }
-    }
-
-    /// How many inputs there are.
-    pub fn len(&self) -> usize {
-        self.sources.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.sources.is_empty()
-    }
-
-    /// Whether all inputs together are under `limit` bytes, by their sizes on disk (a
-    /// file that cannot be measured counts as large). Stops at the first size that
-    /// reaches the limit, so a large tree costs few `stat` calls.
-    fn smaller_than(&self, limit: u64) -> bool {
-        let mut total = 0u64;
-        for source in &self.sources {
-            total = total.saturating_add(source.size().unwrap_or(u64::MAX));
-            if total >= limit {
-                return false;
-            }
-        }
-        true
-    }
-}
-
-/// Objects in the input that change how other documents are read: `Namespace` objects,
-/// whose labels decide injection, and mesh configuration (an `istio` ConfigMap, an
-/// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
-/// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
-/// in it is reported by the main pass, with the document, so that every document is
-/// reported once and in order.
-pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
-    let mut parsed = HashMap::new();
-    for (input_index, input) in inputs.sources.iter().enumerate() {
-        let file = input.name();
-        for (index, piece) in input.pieces(&inputs.limits).enumerate() {
-            let load::Piece::Text {
-                first_line,
-                text,
-                framing,
-            } = piece
-            else {
-                continue;
-            };
-            let mesh_config = declares_kind(&text, "IstioOperator")
-                || (declares_kind(&text, "ConfigMap")
-                    && (text.contains("istio") || text.contains("linkerd-config")));
-            if !mesh_config && !declares_kind(&text, "Namespace") {
-                continue;
-            }
-            let Ok(documents) = load::parse_text(file, first_line, text, &framing, index, &limits)
-            else {
-                continue;
-            };
-            let mut errors = Vec::new();
-            for document in &documents {
-                if mesh_config {
-                    let objects = match workload::list_items(&document.root) {
-                        Some(items) => items.iter().collect(),
-                        None => vec![&document.root],
-                    };
-                    for object in objects {
-                        let source = crate::settings::Source::Input(file.clone());
-                        errors.extend(crate::settings::mesh_config::apply_input_object(
-                            object,
-                            &document.source,
-                            settings,
-                            source,
-                        ));
-                    }
-                }
-                for namespace in workload::objects(document).namespaces {
-                    settings.namespaces.insert(
-                        namespace.name.clone(),
-                        crate::settings::NamespaceInfo {
-                            labels: namespace.labels,
-                            annotations: namespace.annotations,
-                            source: Some(crate::settings::Source::Input(file.clone())),
-                        },
-                    );
-                }
-            }
-            parsed.insert((input_index, index), Parsed { documents, errors });
-        }
-    }
-    if let Ok(mut cache) = inputs.parsed.lock() {
-        *cache = parsed;
-    }
-}
-
-/// Whether a document's text has a `kind: <kind>` entry (block or flow style, quoted or
-/// not), without parsing it: `kind: CustomResourceDefinition` with `scope: Namespaced`
-/// is not a Namespace. A `List` of such objects counts too, since its items have the
-/// same line.
-fn declares_kind(text: &str, kind: &str) -> bool {
-    let mut rest = text;
-    while let Some(at) = rest.find("kind") {
-        let after = rest[at + 4..].trim_start_matches(['"', '\'']).trim_start();
-        if let Some(value) = after.strip_prefix(':') {
-            let value = value.trim_start().trim_start_matches(['"', '\'']);
-            if let Some(tail) = value.strip_prefix(kind)
-                && !tail.starts_with(|c: char| c.is_ascii_alphanumeric())
-            {
-                return true;
-            }
-        }
-        rest = &rest[at + 4..];
-    }
-    false
 }
 
 /// Below this many input bytes the default is one thread: a few milliseconds of work
@@ -340,9 +87,7 @@ pub fn run(
         failure: None,
     };
     if threads <= 1 {
-        read_all(inputs, |unit| {
-            sink(process_contained(unit, settings, options))
-        });
+        inputs.read_all(|unit| sink(process_contained(unit, settings, options)));
         return workers;
     }
     // Documents in flight: queued, being processed, or waiting for their turn.
@@ -361,7 +106,7 @@ pub fn run(
             .name("reader".into())
             .spawn_scoped(scope, move || {
                 let mut seq = 0u64;
-                read_all(inputs, |unit| {
+                inputs.read_all(|unit| {
                     if token_rx.recv().is_err() {
                         return;
                     }
@@ -372,9 +117,7 @@ pub fn run(
         if let Err(error) = reader {
             // Nothing was started: this thread reads and checks every document itself.
             workers.failure = Some(load::discover::describe_io(&error));
-            read_all(inputs, |unit| {
-                sink(process_contained(unit, settings, options))
-            });
+            inputs.read_all(|unit| sink(process_contained(unit, settings, options)));
             return;
         }
         let mut started = 0;
@@ -430,50 +173,6 @@ pub fn run(
     workers
 }
 
-/// A piece of work: one document's text, or an input that could not be read.
-enum Unit {
-    Text {
-        file: Arc<str>,
-        index: usize,
-        first_line: u32,
-        text: Arc<str>,
-        framing: load::split::Framing,
-    },
-    Failed(InputError),
-    /// A document the context pass already parsed.
-    Parsed(Parsed),
-}
-
-/// Reads every input in order, cutting each into documents.
-fn read_all(inputs: &Inputs, mut each: impl FnMut(Unit)) {
-    let mut parsed = inputs
-        .parsed
-        .lock()
-        .map(|mut cache| std::mem::take(&mut *cache))
-        .unwrap_or_default();
-    for (input_index, input) in inputs.sources.iter().enumerate() {
-        for (index, piece) in input.pieces(&inputs.limits).enumerate() {
-            each(match piece {
-                load::Piece::Text {
-                    first_line,
-                    text,
-                    framing,
-                } => match parsed.remove(&(input_index, index)) {
-                    Some(parsed) => Unit::Parsed(parsed),
-                    None => Unit::Text {
-                        file: input.name().clone(),
-                        index,
-                        first_line,
-                        text,
-                        framing,
-                    },
-                },
-                load::Piece::Failed(error) => Unit::Failed(error),
-            });
-        }
-    }
-}
-
 /// [`process`], with a bug in it turned into an error about the one document that hit it:
 /// the other inputs are still checked, the exit status says something went wrong, and a
 /// worker that panicked cannot leave the ordered output waiting forever.
@@ -506,61 +205,18 @@ fn contained(
     })
 }
 
-impl Unit {
-    /// The file and first line of the unit, for an error about all of it.
-    fn whereabouts(&self) -> (Arc<str>, Option<Pos>) {
-        match self {
-            Unit::Text {
-                file, first_line, ..
-            } => (
-                file.clone(),
-                Some(Pos {
-                    line: *first_line,
-                    column: 1,
-                }),
-            ),
-            Unit::Failed(error) => (error.file.clone(), error.pos),
-            Unit::Parsed(parsed) => match parsed.documents.first() {
-                Some(document) => (
-                    document.source.file.clone(),
-                    Some(Pos {
-                        line: document.source.first_line,
-                        column: 1,
-                    }),
-                ),
-                None => (Arc::from("-"), None),
-            },
-        }
-    }
-}
-
 /// Runs every stage over one document.
 fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
     let mut report = DocumentReport::default();
-    let documents = match unit {
-        Unit::Failed(error) => {
+    let parsed = match unit.documents(&options.limits) {
+        Ok(parsed) => parsed,
+        Err(error) => {
             report.errors.push(error);
             return report;
         }
-        Unit::Parsed(parsed) => {
-            report.errors.extend(parsed.errors);
-            parsed.documents
-        }
-        Unit::Text {
-            file,
-            index,
-            first_line,
-            text,
-            framing,
-        } => match load::parse_text(&file, first_line, text, &framing, index, &options.limits) {
-            Ok(documents) => documents,
-            Err(error) => {
-                report.errors.push(error);
-                return report;
-            }
-        },
     };
-    for document in &documents {
+    report.errors.extend(parsed.errors);
+    for document in &parsed.documents {
         let objects = workload::objects_with(document, &settings.workload_kinds);
         report.errors.extend(objects.errors);
         report.skipped.extend(objects.skipped);
@@ -574,13 +230,8 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
             });
             let mut located: Vec<Located> = findings
                 .into_iter()
-                .filter(|f| options.policy.applies(f.rule.id))
-                .map(|mut finding| {
-                    if let Some(severity) = options.policy.severities.get(finding.rule.id) {
-                        finding.severity = *severity;
-                    }
-                    locate(finding, document, workload)
-                })
+                .filter_map(|finding| options.policy.judge(finding))
+                .map(|finding| locate(finding, document, workload))
                 .collect();
             located.sort_by(|a, b| {
                 (a.primary.start, a.finding.rule.id).cmp(&(b.primary.start, b.finding.rule.id))
@@ -680,21 +331,6 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
     }
 }
 
-/// `ignore-check.mesh-lifecycle.io/<id or name>: "<reason>"` or
-/// `mesh-lifecycle.io/ignore-all: "<reason>"` on the object or its pod template.
-fn suppression(workload: &workload::Workload, finding: &Finding) -> Option<String> {
-    let keys = [
-        format!("ignore-check.mesh-lifecycle.io/{}", finding.rule.id),
-        format!("ignore-check.mesh-lifecycle.io/{}", finding.rule.name),
-        format!("{}ignore-all", resolve::ANNOTATION_PREFIX),
-    ];
-    keys.iter().find_map(|key| {
-        workload
-            .annotation(key)
-            .map(|(reason, _)| reason.to_owned())
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -707,12 +343,8 @@ mod tests {
                 Err(std::io::Error::from(std::io::ErrorKind::IsADirectory))
             }
         }
-        let limits = ReadLimits::default();
-        let inputs = Inputs {
-            sources: vec![Source::stream(Arc::from("-"), Broken, &limits)],
-            limits,
-            parsed: Mutex::default(),
-        };
+        let limits = load::ReadLimits::default();
+        let inputs = Inputs::from_sources(vec![load::Source::stdin(None, Broken, &limits)], limits);
         let mut errors = Vec::new();
         run(
             &inputs,
@@ -731,7 +363,7 @@ mod tests {
         let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: a, image: x}]\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {istio-injection: enabled}\n";
         let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
         let mut settings = Settings::default();
-        gather_context(&inputs, Limits::default(), &mut settings);
+        crate::settings::layers::gather_context(&inputs, Limits::default(), &mut settings);
         assert!(settings.namespaces.contains_key("shop"));
         let mut workloads = 0;
         run(&inputs, &settings, &RunOptions::default(), |report| {
@@ -739,28 +371,6 @@ mod tests {
             workloads += report.analyses.len();
         });
         assert_eq!(workloads, 1);
-    }
-
-    #[test]
-    fn small_inputs_are_measured_before_threads_start() {
-        let dir = tempfile::tempdir().unwrap();
-        let small = dir.path().join("small.yaml");
-        std::fs::write(&small, "kind: ConfigMap\n").unwrap();
-        let limits = ReadLimits::default();
-        let files = Inputs::new(vec![Input::File(small.clone())], limits, None);
-        assert!(files.smaller_than(PARALLEL_FROM_BYTES));
-        assert!(!files.smaller_than(16));
-        let missing = Inputs::new(
-            vec![Input::File(dir.path().join("gone.yaml"))],
-            limits,
-            None,
-        );
-        assert!(
-            missing.smaller_than(16),
-            "a file that cannot be opened is an error to report, nothing to read"
-        );
-        let stdin = Inputs::from_bytes(vec![b'a'; PARALLEL_FROM_BYTES as usize]);
-        assert!(!stdin.smaller_than(PARALLEL_FROM_BYTES));
     }
 
     #[test]
@@ -826,12 +436,12 @@ mod tests {
                 ),
             ]
             .into_iter()
-            .map(|(name, text)| Input::Memory {
+            .map(|(name, text)| load::Input::Memory {
                 name: Arc::from(name),
                 bytes: Arc::from(text.into_bytes()),
             })
             .collect(),
-            ReadLimits::default(),
+            load::ReadLimits::default(),
             None,
         );
         let mut reports = Vec::new();
@@ -866,11 +476,11 @@ mod tests {
         assert!(analyses[0].findings.iter().all(|f| f.workload == web));
         // Without the owner among the inputs, the first owned analysis stands for it.
         let alone = Inputs::new(
-            vec![Input::Memory {
+            vec![load::Input::Memory {
                 name: Arc::from("Pod/shop/web-1"),
                 bytes: Arc::from(pod("web-1", "").into_bytes()),
             }],
-            ReadLimits::default(),
+            load::ReadLimits::default(),
             None,
         );
         let mut reports = Vec::new();
@@ -885,25 +495,5 @@ mod tests {
                 .iter()
                 .all(|f| f.workload == web)
         );
-    }
-
-    #[test]
-    fn finds_kinds_without_parsing() {
-        assert!(declares_kind(
-            "apiVersion: v1\nkind: Namespace\n",
-            "Namespace"
-        ));
-        assert!(declares_kind(
-            "{\"kind\": \"Namespace\", \"x\": 1}",
-            "Namespace"
-        ));
-        assert!(declares_kind("kind: 'Namespace' # the ns\n", "Namespace"));
-        let crd = "kind: CustomResourceDefinition\nspec:\n  scope: Namespaced\n";
-        assert!(!declares_kind(crd, "Namespace"));
-        assert!(!declares_kind("kind: NamespaceConfig\n", "Namespace"));
-        assert!(!declares_kind(
-            "metadata:\n  namespace: shop\n",
-            "Namespace"
-        ));
     }
 }

@@ -351,3 +351,76 @@ fn a_finding_inside_a_json_annotation_points_at_the_value() {
     assert_eq!(json, (6, column));
     assert_eq!(human, json);
 }
+
+/// A pod that asks Istio to hold the app until the proxy is ready: a custom proxy
+/// lifecycle without a postStart that waits would raise ML102.
+const HELD_POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels: {sidecar.istio.io/inject: 'true'}\n  annotations:\n    proxy.istio.io/config: '{\"holdApplicationUntilProxyStarts\": true}'\nspec:\n  containers: [{name: app, image: app}]\n";
+
+#[test]
+fn a_wrongly_typed_proxy_lifecycle_is_an_error_at_its_value() {
+    // Dropped silently, such a lifecycle left ML102 blaming "a custom proxy lifecycle".
+    let (_dir, manifest) = file("pod.yaml", HELD_POD);
+    let config = "istio:\n  lifecycle:\n    postStart: pilot-agent wait\n";
+    let (report, stderr, status) = with_config(config, &manifest);
+    assert_eq!(status, 2, "{stderr}");
+    assert_eq!(
+        report,
+        Value::Null,
+        "no report from a run whose config is wrong"
+    );
+    let (line, column, message) = first_error(&stderr, ".mesh-lifecycle.yaml");
+    assert_eq!((line, column), (3, 16), "{stderr}");
+    assert!(
+        message.starts_with("istio.lifecycle.postStart: invalid type: string"),
+        "{message}"
+    );
+    // The injector's `global.proxy.lifecycle`, in a mesh config file and in the input.
+    let values = "global:\n  proxy:\n    lifecycle:\n      preStop: {exec: {command: 5}}\n";
+    let (_values_dir, values_path) = file("values.yaml", values);
+    let (_, stderr, status) = lint(
+        &["--mesh-config".as_ref(), values_path.as_os_str()],
+        &manifest,
+    );
+    assert_eq!(status, 2, "{stderr}");
+    let (line, column, message) = first_error(&stderr, "values.yaml");
+    assert_eq!((line, column), (4, 33), "{stderr}");
+    assert!(
+        message.starts_with("global.proxy.lifecycle.preStop.exec.command: invalid type"),
+        "{message}"
+    );
+    let injector = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: istio-sidecar-injector, namespace: istio-system}}\ndata:\n  values: |\n    global:\n      proxy:\n        lifecycle: 7\n---\n{HELD_POD}"
+    );
+    let (_stream_dir, stream) = file("stream.yaml", &injector);
+    let (report, stderr, status) = lint(&[], &stream);
+    assert_eq!(status, 2, "{stderr}");
+    let (line, column, message) = first_error(&stderr, "stream.yaml");
+    assert_eq!((line, column), (8, 20), "{stderr}");
+    assert!(
+        message.starts_with("data.values → global.proxy.lifecycle: invalid type"),
+        "{message}"
+    );
+    let rules: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| &finding["ruleId"])
+        .collect();
+    assert!(!rules.contains(&&Value::from("ML102")), "{report}");
+}
+
+#[test]
+fn an_empty_proxy_lifecycle_keeps_the_injected_hooks() {
+    // The injection template tests `{{- if .Values.global.proxy.lifecycle }}`: an empty
+    // mapping is false there, so `pilot-agent wait` still holds the app.
+    let (_dir, manifest) = file("pod.yaml", HELD_POD);
+    let (report, stderr, status) = with_config("istio:\n  lifecycle: {}\n", &manifest);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(report["findings"], Value::Array(vec![]), "{report}");
+    let (report, stderr, status) = with_config(
+        "istio:\n  lifecycle:\n    preStop: {exec: {command: [sleep, '5']}}\n",
+        &manifest,
+    );
+    assert_eq!(status, 1, "{stderr}");
+    assert_eq!(report["findings"][0]["ruleId"], "ML102", "{report}");
+}

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use mesh_lifecycle::pipeline::{self, Analysis, DocumentReport, Inputs, RunOptions};
+use mesh_lifecycle::load::Inputs;
+use mesh_lifecycle::pipeline::{self, Analysis, DocumentReport, RunOptions};
 use mesh_lifecycle::report::json::JsonReporter;
 use mesh_lifecycle::report::{Reporter, Summary};
 use mesh_lifecycle::settings::Settings;

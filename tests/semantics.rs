@@ -518,10 +518,11 @@ fn s3_5_hold_in_proxy_config_needs_istio_1_8_and_the_helm_value_1_7() {
 fn s3_2_a_custom_lifecycle_replaces_the_injected_hooks() {
     let a = analyze_one(&injected_istio(), |settings| {
         settings.istio.hold_helm_global = Some(Sourced::new(true, Source::Default));
-        settings.istio.custom_lifecycle = Some(Sourced::new(
+        let lifecycle = serde_json::from_value(
             serde_json::json!({"preStop": {"exec": {"command": ["sleep", "15"]}}}),
-            Source::Default,
-        ));
+        )
+        .unwrap();
+        settings.istio.set_lifecycle(lifecycle, Source::Default);
     });
     let proxy = &a.plan.containers[index_of(&a, "istio-proxy")];
     assert!(

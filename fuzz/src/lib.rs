@@ -7,7 +7,8 @@
 pub mod manifest;
 
 use mesh_lifecycle::load::InputError;
-use mesh_lifecycle::pipeline::{self, Analysis, Inputs, RunOptions};
+use mesh_lifecycle::load::Inputs;
+use mesh_lifecycle::pipeline::{self, Analysis, RunOptions};
 use mesh_lifecycle::report::explain;
 use mesh_lifecycle::report::github::GithubReporter;
 use mesh_lifecycle::report::human::{self, HumanReporter, Style};
@@ -152,7 +153,7 @@ pub fn exercise(bytes: &[u8], mut settings: Settings) {
         threads: 1,
         ..RunOptions::default()
     };
-    pipeline::gather_context(&inputs, options.limits, &mut settings);
+    mesh_lifecycle::settings::layers::gather_context(&inputs, options.limits, &mut settings);
 
     let mut buffers: Vec<Vec<u8>> = LINT_FORMATS.iter().map(|_| Vec::new()).collect();
     let mut reporters: Vec<Box<dyn Reporter + '_>> = LINT_FORMATS

@@ -14,8 +14,7 @@ use super::{
 };
 use crate::cluster::{Snapshot, Sources};
 use crate::load::discover::{self, Discovery, Exclude, Input, identity};
-use crate::load::{InputError, Limits, ReadLimits};
-use crate::pipeline::Inputs;
+use crate::load::{InputError, Inputs, Limits, ReadLimits};
 
 /// Everything a run needs before its first document.
 pub struct Prepared {
@@ -26,7 +25,7 @@ pub struct Prepared {
     /// snapshot's errors), then what is wrong in the cluster's mesh configuration.
     pub errors: Vec<InputError>,
     /// The profile in force.
-    pub profile: super::profile::Profile,
+    pub profile: crate::settings::layers::Profile,
     /// Bounds on parsing, as the flags set them.
     pub limits: Limits,
     /// What was read from the cluster, with `--cluster`.

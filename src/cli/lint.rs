@@ -5,8 +5,7 @@ use std::io;
 use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
-use crate::load::InputError;
-use crate::pipeline::{self, DocumentReport, Policy, RunOptions};
+use crate::pipeline::{self, DocumentReport, RunOptions};
 use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
@@ -15,8 +14,8 @@ use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
 use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
-use crate::rules::{self, Severity};
-use crate::settings::config::RuleSetting;
+use crate::rules::Severity;
+use crate::rules::selector::Policy;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
     let prepared = match inputs::prepare(
@@ -30,11 +29,11 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let stderr_style = args.output.stderr_style();
-    let policy = match policy(&args.select, &args.ignore) {
+    let policy = match Policy::from_flags(&args.select, &args.ignore) {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
-    let policy = match with_config_rules(policy, &prepared.profile.rules) {
+    let policy = match policy.with_config_rules(&prepared.profile.rules) {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, stderr_style),
     };
@@ -152,63 +151,4 @@ pub fn exit_status(summary: &Summary, fail_on: FailOn) -> u8 {
         FailOn::Never => return 0,
     };
     u8::from(summary.at_or_above(threshold) > 0)
-}
-
-/// Turns `--select`/`--ignore` into a policy; unknown rules are usage errors.
-fn policy(select: &[String], ignore: &[String]) -> Result<Policy, String> {
-    let ids = |keys: &[String]| -> Result<Vec<&'static str>, String> {
-        keys.iter()
-            .filter(|k| !k.is_empty())
-            .map(|key| {
-                rules::find(key).map(|rule| rule.meta().id).ok_or_else(|| {
-                    format!("unknown rule `{key}` (see `kubectl mesh-lifecycle rules`)")
-                })
-            })
-            .collect()
-    };
-    Ok(Policy {
-        selected: ids(select)?,
-        disabled: ids(ignore)?,
-        ..Policy::default()
-    })
-}
-
-/// Adds the `rules:` section of the config file to the policy; flags were applied first
-/// and `--select` still limits what runs.
-fn with_config_rules(
-    mut policy: Policy,
-    settings: &[RuleSetting],
-) -> Result<Policy, Vec<InputError>> {
-    let mut errors = Vec::new();
-    for setting in settings {
-        let Some(rule) = rules::find(&setting.rule) else {
-            errors.push(InputError {
-                file: setting.file.clone(),
-                pos: Some(setting.pos),
-                message: format!(
-                    "unknown rule `{}` (see `kubectl mesh-lifecycle rules`)",
-                    setting.rule
-                ),
-                related: None,
-                source: Some(setting.source.clone()),
-            });
-            continue;
-        };
-        let id = rule.meta().id;
-        match Severity::parse(setting.level.as_str()) {
-            Some(severity) => {
-                policy.severities.insert(id, severity);
-            }
-            None => {
-                if !policy.disabled.contains(&id) {
-                    policy.disabled.push(id);
-                }
-            }
-        }
-    }
-    if errors.is_empty() {
-        Ok(policy)
-    } else {
-        Err(errors)
-    }
 }

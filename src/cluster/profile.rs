@@ -1,7 +1,7 @@
 //! The environment profile a cluster states: its Kubernetes versions, its namespaces'
 //! labels and annotations, each Istio revision's mesh config, injector values, version
-//! and native-sidecar mode, and Linkerd's install values. [`Profile::apply`] lays it
-//! over the settings as one layer, each value marked as read from the cluster.
+//! and native-sidecar mode, and Linkerd's install values: a [`Layer`] of the profile,
+//! laid over the settings, each value marked as read from the cluster.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use super::objects::{self, ApiObject};
 use super::{Identity, ObjectSource};
 use crate::load::{InputError, Limits, Node, SourceText};
 use crate::settings::istio::NativeSidecars;
+use crate::settings::layers::Layer;
 use crate::settings::{
     IstioSettings, IstioVersion, KubeVersion, NamespaceInfo, Settings, Source, Sourced, mesh_config,
 };
@@ -91,12 +92,14 @@ impl Profile {
             .flat_map(|revision| &revision.configmaps)
             .chain(&self.linkerd)
     }
+}
 
+impl Layer for Profile {
     /// Lays the profile over `settings`: what the cluster states replaces what the
     /// config file assumed, and flags still win over it. Returns what is wrong in the
     /// mesh configuration read, each at its place in the object, as `--mesh-config`
     /// would report it; a part in error is not applied.
-    pub fn apply(&self, settings: &mut Settings) -> Vec<InputError> {
+    fn apply(&self, settings: &mut Settings) -> Vec<InputError> {
         let mut errors = Vec::new();
         if let Some(version) = &self.kubernetes {
             settings.kubernetes = version.clone();

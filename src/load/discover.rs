@@ -36,7 +36,7 @@ impl Input {
     /// The name reports use: the path as found, or `-` for stdin.
     pub fn display_name(&self) -> Arc<str> {
         match self {
-            Input::Stdin => Arc::from("-"),
+            Input::Stdin => Arc::from(super::STDIN_NAME),
             Input::File(path) => Arc::from(path.to_string_lossy().as_ref()),
             Input::Memory { name, .. } => name.clone(),
         }

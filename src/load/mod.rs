@@ -7,6 +7,7 @@
 
 pub mod de;
 pub mod discover;
+pub mod inputs;
 pub mod json;
 pub mod parse;
 pub mod path;
@@ -19,9 +20,10 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use discover::{Input, discover};
+pub use inputs::Inputs;
 pub use parse::Limits;
 pub use path::JsonPath;
-pub use source::{Piece, ReadLimits, Source};
+pub use source::{Piece, ReadLimits, STDIN_NAME, Source};
 pub use tree::{Anchor, Node, Pos, Span, Value};
 
 /// The text of one document, kept so a report can show the lines a finding is about.

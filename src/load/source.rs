@@ -69,55 +69,63 @@ impl Piece {
     }
 }
 
+/// The name reports give standard input that `--stdin-filename` did not name.
+pub const STDIN_NAME: &str = "-";
+
 /// An input, ready to be read as many times as the run needs.
 #[derive(Debug)]
-pub struct Source {
-    name: Arc<str>,
-    body: Body,
-}
-
-#[derive(Debug)]
-enum Body {
+pub enum Source {
     /// A regular file, opened again for each pass.
-    File(PathBuf),
-    /// Everything a stream yielded, read once.
-    Held(Vec<Piece>),
+    File {
+        /// The path as the user gave it or the search found it.
+        name: Arc<str>,
+        /// Where to open it.
+        path: PathBuf,
+    },
+    /// Standard input, read once.
+    Stdin {
+        /// [`STDIN_NAME`], or the name `--stdin-filename` gives it.
+        name: Arc<str>,
+        /// Everything it yielded.
+        pieces: Vec<Piece>,
+    },
+    /// Any other stream (a pipe, a FIFO, a device) or bytes held in memory, read once.
+    Stream {
+        /// The name reports give it.
+        name: Arc<str>,
+        /// Everything it yielded.
+        pieces: Vec<Piece>,
+    },
 }
 
 impl Source {
     /// A regular file, read afresh by each pass.
     pub fn file(name: Arc<str>, path: PathBuf) -> Source {
-        Source {
-            name,
-            body: Body::File(path),
-        }
+        Source::File { name, path }
     }
 
     /// Reads a stream to its end (or to the input limit) now, keeping its documents. A
     /// stream that yields nothing is an error: `helm template` failed, and a CI job that
     /// checked nothing must not pass.
     pub fn stream(name: Arc<str>, reader: impl Read, limits: &ReadLimits) -> Source {
-        let reader = BufReader::with_capacity(1 << 16, reader);
-        let mut pieces: Vec<Piece> = read(&name, reader, limits).collect();
-        if !pieces.iter().any(Piece::has_content) {
-            let message = if &*name == "-" {
-                "standard input is empty; nothing to lint"
-            } else {
-                "is empty; nothing to lint"
-            };
-            pieces.push(Piece::Failed(InputError::whole(name.clone(), message)));
-        }
-        Source {
-            name,
-            body: Body::Held(pieces),
-        }
+        let pieces = read_whole(&name, reader, limits, "is empty; nothing to lint");
+        Source::Stream { name, pieces }
+    }
+
+    /// Reads standard input (or what stands for it) to its end now, named `name`, else
+    /// [`STDIN_NAME`]; empty, it is an error as any stream is.
+    pub fn stdin(name: Option<Arc<str>>, reader: impl Read, limits: &ReadLimits) -> Source {
+        let name = name.unwrap_or_else(|| Arc::from(STDIN_NAME));
+        let empty = "standard input is empty; nothing to lint";
+        let pieces = read_whole(&name, reader, limits, empty);
+        Source::Stdin { name, pieces }
     }
 
     /// A stream that could not be read at all.
     pub fn failed(error: InputError) -> Source {
-        Source {
+        Source::Stream {
             name: error.file.clone(),
-            body: Body::Held(vec![Piece::Failed(error)]),
+            pieces: vec![Piece::Failed(error)],
         }
     }
 
@@ -138,14 +146,18 @@ impl Source {
 
     /// The input's name in reports.
     pub fn name(&self) -> &Arc<str> {
-        &self.name
+        match self {
+            Source::File { name, .. }
+            | Source::Stdin { name, .. }
+            | Source::Stream { name, .. } => name,
+        }
     }
 
     /// Its size in bytes, as far as it is known without reading it (`None`: unknown).
     pub fn size(&self) -> Option<u64> {
-        match &self.body {
-            Body::File(path) => std::fs::metadata(path).ok().map(|meta| meta.len()),
-            Body::Held(pieces) => Some(
+        match self {
+            Source::File { path, .. } => std::fs::metadata(path).ok().map(|meta| meta.len()),
+            Source::Stdin { pieces, .. } | Source::Stream { pieces, .. } => Some(
                 pieces
                     .iter()
                     .map(|piece| match piece {
@@ -159,13 +171,15 @@ impl Source {
 
     /// The input's documents, in order.
     pub fn pieces(&self, limits: &ReadLimits) -> Box<dyn Iterator<Item = Piece> + '_> {
-        let path = match &self.body {
-            Body::Held(pieces) => return Box::new(pieces.iter().cloned()),
-            Body::File(path) => path,
+        let path = match self {
+            Source::Stdin { pieces, .. } | Source::Stream { pieces, .. } => {
+                return Box::new(pieces.iter().cloned());
+            }
+            Source::File { path, .. } => path,
         };
         let failed = |message: String| {
             Box::new(std::iter::once(Piece::Failed(InputError::whole(
-                self.name.clone(),
+                self.name().clone(),
                 message,
             ))))
         };
@@ -180,12 +194,23 @@ impl Source {
                 ))
             }
             Ok(file) => Box::new(read(
-                &self.name,
+                self.name(),
                 BufReader::with_capacity(1 << 16, file),
                 limits,
             )),
         }
     }
+}
+
+/// Everything `reader` yields, cut into pieces within `limits`; `empty` is the error
+/// when it yields nothing but blank space.
+fn read_whole(name: &Arc<str>, reader: impl Read, limits: &ReadLimits, empty: &str) -> Vec<Piece> {
+    let reader = BufReader::with_capacity(1 << 16, reader);
+    let mut pieces: Vec<Piece> = read(name, reader, limits).collect();
+    if !pieces.iter().any(Piece::has_content) {
+        pieces.push(Piece::Failed(InputError::whole(name.clone(), empty)));
+    }
+    pieces
 }
 
 /// Cuts what `reader` yields into pieces, within `limits`.

@@ -22,7 +22,7 @@ use super::human::summary_line;
 use super::paths::{Artifact, PathBase};
 use super::{Reporter, Summary, subject};
 use crate::load::InputError;
-use crate::pipeline::Located;
+use crate::report::located::Located;
 use crate::rules::Severity;
 
 /// Annotations of one level that GitHub shows per step.

@@ -17,7 +17,7 @@ pub use super::style::Style;
 use super::style::Tone;
 use super::{Reporter, Summary, subject, wrap};
 use crate::load::{InputError, Pos};
-use crate::pipeline::{Located, Place};
+use crate::report::located::{Located, Place};
 use crate::rules::{RuleMeta, Severity};
 
 impl Style {

@@ -9,6 +9,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod located;
 pub mod paths;
 pub mod sarif;
 pub mod style;
@@ -20,7 +21,7 @@ use std::io;
 use serde::Serialize;
 
 use crate::load::InputError;
-use crate::pipeline::{Analysis, DocumentReport, Located};
+use crate::report::located::{Analysis, DocumentReport, Located};
 use crate::rules::Severity;
 use crate::workload::WorkloadRef;
 

@@ -43,7 +43,7 @@ impl PathBase {
     /// `--stdin-filename` did not name, else the path as the user gave it, relative to
     /// the current directory).
     pub fn artifact(&self, file: &str) -> Artifact {
-        if file == "-" {
+        if file == crate::load::STDIN_NAME {
             return Artifact::Stdin;
         }
         let path = Path::new(file);

@@ -30,7 +30,7 @@ use super::paths::{Artifact, PathBase, file_uri};
 use super::{Reporter, Summary, subject};
 use crate::cluster::{ObjectSource, Sources};
 use crate::load::{InputError, Pos};
-use crate::pipeline::{Located, Place};
+use crate::report::located::{Located, Place};
 use crate::rules::{RULES, RuleMeta, Severity};
 
 /// The `$schema` of the output: the OASIS SARIF 2.1.0 schema.
@@ -110,7 +110,7 @@ impl<W: Write> SarifReporter<W> {
         match self.base.artifact(file) {
             // Named `-`, as in every format; `--stdin-filename` gives it a path.
             Artifact::Stdin => ArtifactLocation {
-                uri: "-".to_owned(),
+                uri: crate::load::STDIN_NAME.to_owned(),
                 uri_base_id: None,
             },
             Artifact::Relative(path) => ArtifactLocation {

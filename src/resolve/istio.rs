@@ -806,8 +806,9 @@ fn inject(
     }
     // Layout D: Helm `global.proxy.lifecycle` replaces both injected hooks.
     if let Some(lifecycle) = &custom_lifecycle {
-        proxy.post_start = custom_hook(&lifecycle.value, "postStart", HookKind::PostStart);
-        proxy.pre_stop = custom_hook(&lifecycle.value, "preStop", HookKind::PreStop);
+        let lifecycle = &lifecycle.value;
+        proxy.post_start = custom_hook(lifecycle.post_start.as_ref(), HookKind::PostStart);
+        proxy.pre_stop = custom_hook(lifecycle.pre_stop.as_ref(), HookKind::PreStop);
     }
     if let Some((container, path)) = &template_container
         && let Some(path) = path
@@ -931,10 +932,9 @@ fn status_port_disabled(b: &Builder) -> bool {
         .is_some_and(|(port, _)| port.trim() == "0")
 }
 
-fn custom_hook(lifecycle: &serde_json::Value, field: &str, kind: HookKind) -> Option<Hook> {
-    let handler: LifecycleHandler = serde_json::from_value(lifecycle.get(field)?.clone()).ok()?;
+fn custom_hook(handler: Option<&LifecycleHandler>, kind: HookKind) -> Option<Hook> {
     Some(hooks::from_handler(
-        &handler,
+        handler?,
         None,
         kind,
         Owner::Sidecar,

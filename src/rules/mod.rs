@@ -7,7 +7,9 @@
 pub mod configuration;
 mod fix;
 pub mod jobs;
+pub mod selector;
 pub mod startup;
+pub mod suppression;
 pub mod termination;
 
 use std::fmt;

@@ -315,8 +315,7 @@ impl ConfigFile {
                 istio_settings.native_sidecars = Some(Sourced::new(mode, origin.clone()));
             }
             if let Some(lifecycle) = istio.lifecycle {
-                let json = serde_json::to_value(lifecycle).unwrap_or_default();
-                istio_settings.custom_lifecycle = Some(Sourced::new(json, origin.clone()));
+                istio_settings.set_lifecycle(lifecycle, origin.clone());
             }
             if let Some(on) = istio.startup_probe {
                 istio_settings.startup_probe = Some(Sourced::new(on, origin.clone()));

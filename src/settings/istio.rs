@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::api::core::v1::Lifecycle;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::{IstioVersion, Source, Sourced};
@@ -55,8 +56,9 @@ pub struct IstioSettings {
     pub hold_helm_global: Option<Sourced<bool>>,
     /// istiod `ENABLE_NATIVE_SIDECARS`.
     pub native_sidecars: Option<Sourced<NativeSidecars>>,
-    /// Helm `global.proxy.lifecycle`: replaces the injected hooks (layout D).
-    pub custom_lifecycle: Option<Sourced<serde_json::Value>>,
+    /// Helm `global.proxy.lifecycle`: replaces the injected hooks (layout D). Decoded
+    /// by type when the setting is read, so a value of the wrong type is an error there.
+    pub custom_lifecycle: Option<Sourced<Lifecycle>>,
     /// Helm `global.proxy.startupProbe.enabled` (default on since 1.20).
     pub startup_probe: Option<Sourced<bool>>,
     /// Helm `global.proxy.autoInject` (the injection policy; default enabled).
@@ -69,6 +71,18 @@ pub struct IstioSettings {
     /// Helm `sidecarInjectorWebhook.alwaysInjectSelector`: pods injected even when the
     /// policy is disabled.
     pub always_inject_selector: Vec<LabelSelector>,
+}
+
+impl IstioSettings {
+    /// Sets Helm `global.proxy.lifecycle` (or the config file's `istio.lifecycle`). The
+    /// injection template tests it with `{{- if .Values.global.proxy.lifecycle }}`, so an
+    /// empty one leaves the injected hooks in place (istio/istio
+    /// `manifests/charts/istio-control/istio-discovery/files/injection-template.yaml`).
+    pub fn set_lifecycle(&mut self, lifecycle: Lifecycle, source: Source) {
+        if lifecycle != Lifecycle::default() {
+            self.custom_lifecycle = Some(Sourced::new(lifecycle, source));
+        }
+    }
 }
 
 impl Default for IstioSettings {

@@ -631,11 +631,8 @@ impl Reader<'_> {
                 if let Some(hold) = proxy.hold_application_until_proxy_starts {
                     istio.hold_helm_global = Some(Sourced::new(hold, source.clone()));
                 }
-                if let Some(lifecycle) = proxy.lifecycle
-                    && (lifecycle.post_start.is_some() || lifecycle.pre_stop.is_some())
-                {
-                    let json = serde_json::to_value(lifecycle).unwrap_or_default();
-                    istio.custom_lifecycle = Some(Sourced::new(json, source.clone()));
+                if let Some(lifecycle) = proxy.lifecycle {
+                    istio.set_lifecycle(lifecycle, source.clone());
                 }
                 if let Some(on) = proxy.startup_probe.and_then(|probe| probe.enabled) {
                     istio.startup_probe = Some(Sourced::new(on, source.clone()));

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod file;
 pub mod istio;
+pub mod layers;
 pub mod linkerd;
 pub mod mesh_config;
 pub mod preset;

@@ -1,5 +1,7 @@
 //! Named presets for managed meshes whose defaults differ from upstream.
 
+use k8s_openapi::api::core::v1::{ExecAction, Lifecycle, LifecycleHandler};
+
 use super::{Settings, Source, Sourced};
 
 /// The preset names, for help and errors.
@@ -13,13 +15,18 @@ pub fn apply(name: &str, settings: &mut Settings) -> Result<(), String> {
         // gives the proxy a `sleep 15` preStop hook (docs/lifecycle.md §8, from its documentation).
         PRESET_ALIBABA => {
             settings.istio.hold_helm_global = Some(Sourced::new(true, source.clone()));
-            settings.istio.custom_lifecycle = Some(Sourced::new(
-                serde_json::json!({
-                    "postStart": {"exec": {"command": ["pilot-agent", "wait"]}},
-                    "preStop": {"exec": {"command": ["/bin/sh", "-c", "sleep 15"]}},
+            let exec = |command: &[&str]| LifecycleHandler {
+                exec: Some(ExecAction {
+                    command: Some(command.iter().map(|arg| (*arg).to_owned()).collect()),
                 }),
-                source,
-            ));
+                ..LifecycleHandler::default()
+            };
+            let lifecycle = Lifecycle {
+                post_start: Some(exec(&["pilot-agent", "wait"])),
+                pre_stop: Some(exec(&["/bin/sh", "-c", "sleep 15"])),
+                ..Lifecycle::default()
+            };
+            settings.istio.set_lifecycle(lifecycle, source);
             Ok(())
         }
         other => Err(format!(

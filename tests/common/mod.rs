@@ -102,10 +102,11 @@ pub fn analyze(
     yaml: &str,
     configure: impl FnOnce(&mut mesh_lifecycle::settings::Settings),
 ) -> Vec<mesh_lifecycle::pipeline::Analysis> {
-    use mesh_lifecycle::pipeline::{self, Inputs, RunOptions};
+    use mesh_lifecycle::load::Inputs;
+    use mesh_lifecycle::pipeline::{self, RunOptions};
     let mut settings = mesh_lifecycle::settings::Settings::default();
     let inputs = Inputs::from_bytes(yaml.as_bytes().to_vec());
-    pipeline::gather_context(&inputs, Default::default(), &mut settings);
+    mesh_lifecycle::settings::layers::gather_context(&inputs, Default::default(), &mut settings);
     configure(&mut settings);
     let options = RunOptions {
         threads: 1,

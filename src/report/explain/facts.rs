@@ -2,7 +2,7 @@
 //! each proxy gets there, the Kubernetes version and grace period, and the assumptions
 //! the timeline rests on.
 
-use crate::pipeline::Analysis;
+use crate::report::located::Analysis;
 use crate::resolve::{Injection, PodPlan};
 
 /// `Deployment shop/api · deploy/api.yaml (document 0) from chart/templates/api.yaml`.

@@ -10,8 +10,8 @@ use std::fmt::Write;
 use super::facts;
 use super::lanes::{Panel, panels};
 use super::svg::{self, Geometry, escape};
-use crate::pipeline::{Analysis, Located};
 use crate::report::assumptions;
+use crate::report::located::{Analysis, Located};
 use crate::rules::Severity;
 use crate::settings::Settings;
 

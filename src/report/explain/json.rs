@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::pipeline::Analysis;
+use crate::report::located::Analysis;
 use crate::resolve::{
     ContainerList, ExitPolicy, Hook, HookDuration, Injection, PlannedContainer, Provenance, Role,
 };

@@ -1,7 +1,7 @@
 //! Turns a Timeline into lanes: one per container, one for the endpoints, one per
 //! hazard, for each phase.
 
-use crate::pipeline::Analysis;
+use crate::report::located::Analysis;
 use crate::resolve::{ContainerList, Hook, HookDuration, PlannedContainer, Role};
 use crate::rules::Severity;
 use crate::simulate::Phase;

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use super::facts;
 use super::lanes::{Lane, MarkKind, Panel, State, panels, tick_interval};
-use crate::pipeline::Analysis;
+use crate::report::located::Analysis;
 use crate::time::Millis;
 
 /// The font size of lane labels and notes, in pixels.

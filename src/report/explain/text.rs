@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::facts;
 use super::lanes::{Lane, MarkKind, Panel, State, panels, tick_interval};
-use crate::pipeline::Analysis;
+use crate::report::located::Analysis;
 use crate::report::style::{Style, Tone};
 use crate::report::wrap;
 use crate::resolve::HookDuration;

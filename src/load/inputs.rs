@@ -1,0 +1,323 @@
+//! The inputs of a run, each readable as often as the run needs.
+//!
+//! A run reads them twice: a context pass parses the few documents that change how the
+//! others are read (Namespaces, mesh configuration), then the main pass hands every
+//! document out in input order. Regular files are opened again; everything else was
+//! read once when the inputs were taken ([`super::source`]); a document the context
+//! pass parsed is kept for the main pass instead of being parsed twice.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::source::STDIN_NAME;
+use super::split::Framing;
+use super::{Document, Input, InputError, Limits, Piece, Pos, ReadLimits, Source, discover};
+
+/// The inputs of a run.
+pub struct Inputs {
+    sources: Vec<Source>,
+    limits: ReadLimits,
+    /// Documents [`Inputs::parse_ahead`] already parsed, by input and piece index.
+    parsed: Mutex<HashMap<(usize, usize), Parsed>>,
+}
+
+/// Documents parsed ahead of the main pass, and what the context pass found wrong in
+/// them, for the main pass to report with the document.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The documents of one piece.
+    pub documents: Vec<Document>,
+    /// What is wrong in them (their mesh configuration).
+    pub errors: Vec<InputError>,
+}
+
+/// One piece of work for the main pass.
+#[derive(Debug)]
+pub enum Unit {
+    /// A document's text, still to be parsed.
+    Text {
+        /// The input's name.
+        file: Arc<str>,
+        /// 0-based index of the piece in its input.
+        index: usize,
+        /// 1-based line of its first line.
+        first_line: u32,
+        /// The text.
+        text: Arc<str>,
+        /// How kubectl reads it.
+        framing: Framing,
+    },
+    /// An input, or part of one, that could not be read.
+    Failed(InputError),
+    /// Documents the context pass already parsed.
+    Parsed(Parsed),
+}
+
+impl Unit {
+    /// The file and first line of the unit, for an error about all of it.
+    pub fn whereabouts(&self) -> (Arc<str>, Option<Pos>) {
+        let start = |line| Some(Pos { line, column: 1 });
+        match self {
+            Unit::Text {
+                file, first_line, ..
+            } => (file.clone(), start(*first_line)),
+            Unit::Failed(error) => (error.file.clone(), error.pos),
+            Unit::Parsed(parsed) => match parsed.documents.first() {
+                Some(document) => (
+                    document.source.file.clone(),
+                    start(document.source.first_line),
+                ),
+                None => (Arc::from(STDIN_NAME), None),
+            },
+        }
+    }
+
+    /// The unit's documents, parsed within `limits`, and the errors found in them
+    /// before; `Err` when it cannot be read or parsed at all.
+    pub fn documents(self, limits: &Limits) -> Result<Parsed, InputError> {
+        match self {
+            Unit::Failed(error) => Err(error),
+            Unit::Parsed(parsed) => Ok(parsed),
+            Unit::Text {
+                file,
+                index,
+                first_line,
+                text,
+                framing,
+            } => super::parse_text(&file, first_line, text, &framing, index, limits).map(
+                |documents| Parsed {
+                    documents,
+                    errors: Vec::new(),
+                },
+            ),
+        }
+    }
+}
+
+impl Inputs {
+    /// Takes the inputs; standard input and other streams among them, and bytes held in
+    /// memory (objects read from a cluster), are cut into documents now, each once,
+    /// within `limits`. Standard input is named `stdin_name` in reports
+    /// ([`STDIN_NAME`] without it).
+    pub fn new(inputs: Vec<Input>, limits: ReadLimits, stdin_name: Option<&str>) -> Inputs {
+        let stdin_name = stdin_name.map(|name| {
+            Arc::from(
+                discover::clean(std::path::Path::new(name))
+                    .to_string_lossy()
+                    .as_ref(),
+            )
+        });
+        let sources = inputs
+            .into_iter()
+            .map(|input| match input {
+                Input::Stdin => Source::stdin(stdin_name.clone(), std::io::stdin().lock(), &limits),
+                Input::File(path) => {
+                    Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
+                }
+                Input::Memory { name, bytes } => Source::stream(name, &bytes[..], &limits),
+            })
+            .collect();
+        Inputs::from_sources(sources, limits)
+    }
+
+    /// One input held in memory, read as standard input: for tests, fuzzing and
+    /// embedding.
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Inputs {
+        let bytes: Arc<[u8]> = bytes.into();
+        let limits = ReadLimits::default();
+        Inputs::from_sources(vec![Source::stdin(None, &bytes[..], &limits)], limits)
+    }
+
+    /// Inputs already taken.
+    pub fn from_sources(sources: Vec<Source>, limits: ReadLimits) -> Inputs {
+        Inputs {
+            sources,
+            limits,
+            parsed: Mutex::default(),
+        }
+    }
+
+    /// How many inputs there are.
+    pub fn len(&self) -> usize {
+        self.sources.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+    }
+
+    /// Whether all inputs together are under `limit` bytes, by their sizes on disk (a
+    /// file that cannot be measured counts as large). Stops at the first size that
+    /// reaches the limit, so a large tree costs few `stat` calls.
+    pub fn smaller_than(&self, limit: u64) -> bool {
+        let mut total = 0u64;
+        for source in &self.sources {
+            total = total.saturating_add(source.size().unwrap_or(u64::MAX));
+            if total >= limit {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The context pass: parses, within `limits`, the documents whose text `wanted`
+    /// picks (without parsing it), calling `visit` with each document and its input's
+    /// name; what `visit` returns is wrong in the document, reported by the main pass
+    /// with it, so that every document is reported once and in order. Documents that
+    /// cannot be parsed are left to the main pass, which reports why.
+    pub fn parse_ahead(
+        &self,
+        limits: &Limits,
+        wanted: impl Fn(&str) -> bool,
+        mut visit: impl FnMut(&Arc<str>, &Document) -> Vec<InputError>,
+    ) {
+        let mut parsed = HashMap::new();
+        for (input_index, input) in self.sources.iter().enumerate() {
+            let file = input.name();
+            for (index, piece) in input.pieces(&self.limits).enumerate() {
+                let Piece::Text {
+                    first_line,
+                    text,
+                    framing,
+                } = piece
+                else {
+                    continue;
+                };
+                if !wanted(&text) {
+                    continue;
+                }
+                let Ok(documents) =
+                    super::parse_text(file, first_line, text, &framing, index, limits)
+                else {
+                    continue;
+                };
+                let errors = documents
+                    .iter()
+                    .flat_map(|document| visit(file, document))
+                    .collect();
+                parsed.insert((input_index, index), Parsed { documents, errors });
+            }
+        }
+        if let Ok(mut cache) = self.parsed.lock() {
+            *cache = parsed;
+        }
+    }
+
+    /// The main pass: every input in order, cut into units of work.
+    pub fn read_all(&self, mut each: impl FnMut(Unit)) {
+        let mut parsed = self
+            .parsed
+            .lock()
+            .map(|mut cache| std::mem::take(&mut *cache))
+            .unwrap_or_default();
+        for (input_index, input) in self.sources.iter().enumerate() {
+            for (index, piece) in input.pieces(&self.limits).enumerate() {
+                each(match piece {
+                    Piece::Text {
+                        first_line,
+                        text,
+                        framing,
+                    } => match parsed.remove(&(input_index, index)) {
+                        Some(parsed) => Unit::Parsed(parsed),
+                        None => Unit::Text {
+                            file: input.name().clone(),
+                            index,
+                            first_line,
+                            text,
+                            framing,
+                        },
+                    },
+                    Piece::Failed(error) => Unit::Failed(error),
+                });
+            }
+        }
+    }
+}
+
+/// Whether a document's text has a `kind: <kind>` entry (block or flow style, quoted or
+/// not), without parsing it: `kind: CustomResourceDefinition` with `scope: Namespaced`
+/// is not a Namespace. A `List` of such objects counts too, since its items have the
+/// same line.
+pub fn declares_kind(text: &str, kind: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("kind") {
+        let after = rest[at + 4..].trim_start_matches(['"', '\'']).trim_start();
+        if let Some(value) = after.strip_prefix(':') {
+            let value = value.trim_start().trim_start_matches(['"', '\'']);
+            if let Some(tail) = value.strip_prefix(kind)
+                && !tail.starts_with(|c: char| c.is_ascii_alphanumeric())
+            {
+                return true;
+            }
+        }
+        rest = &rest[at + 4..];
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_input_is_named_as_given() {
+        let inputs = Inputs::from_bytes(b"kind: ConfigMap\n".to_vec());
+        assert!(matches!(&inputs.sources[0], Source::Stdin { name, .. } if &**name == "-"));
+        let limits = ReadLimits::default();
+        let named = Source::stdin(Some(Arc::from("k8s/app.yaml")), &b""[..], &limits);
+        let Source::Stdin { name, pieces } = &named else {
+            panic!("{named:?}")
+        };
+        assert_eq!(&**name, "k8s/app.yaml");
+        let [Piece::Failed(error)] = pieces.as_slice() else {
+            panic!("{pieces:?}")
+        };
+        assert_eq!(
+            error.to_string(),
+            "k8s/app.yaml: standard input is empty; nothing to lint"
+        );
+    }
+
+    #[test]
+    fn small_inputs_are_measured_before_threads_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small.yaml");
+        std::fs::write(&small, "kind: ConfigMap\n").unwrap();
+        let limits = ReadLimits::default();
+        let files = Inputs::new(vec![Input::File(small.clone())], limits, None);
+        assert!(files.smaller_than(1 << 16));
+        assert!(!files.smaller_than(16));
+        let missing = Inputs::new(
+            vec![Input::File(dir.path().join("gone.yaml"))],
+            limits,
+            None,
+        );
+        assert!(
+            missing.smaller_than(16),
+            "a file that cannot be opened is an error to report, nothing to read"
+        );
+        let stdin = Inputs::from_bytes(vec![b'a'; 1 << 16]);
+        assert!(!stdin.smaller_than(1 << 16));
+    }
+
+    #[test]
+    fn finds_kinds_without_parsing() {
+        assert!(declares_kind(
+            "apiVersion: v1\nkind: Namespace\n",
+            "Namespace"
+        ));
+        assert!(declares_kind(
+            "{\"kind\": \"Namespace\", \"x\": 1}",
+            "Namespace"
+        ));
+        assert!(declares_kind("kind: 'Namespace' # the ns\n", "Namespace"));
+        let crd = "kind: CustomResourceDefinition\nspec:\n  scope: Namespaced\n";
+        assert!(!declares_kind(crd, "Namespace"));
+        assert!(!declares_kind("kind: NamespaceConfig\n", "Namespace"));
+        assert!(!declares_kind(
+            "metadata:\n  namespace: shop\n",
+            "Namespace"
+        ));
+    }
+}

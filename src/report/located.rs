@@ -1,0 +1,77 @@
+//! The results of a run as the reports take them: each document's report, each
+//! workload's analysis, and findings whose places in the input are resolved.
+
+use std::sync::Arc;
+
+use crate::load::{InputError, Pos, SourceText};
+use crate::resolve::PodPlan;
+use crate::rules::Finding;
+use crate::simulate::Timeline;
+use crate::workload::WorkloadRef;
+
+/// A finding with its place in the input resolved.
+#[derive(Clone, Debug)]
+pub struct Located {
+    /// The rule's finding, its locations still manifest paths.
+    pub finding: Finding,
+    /// The input's name as the user gave it.
+    pub file: Arc<str>,
+    /// 0-based index of the document in its file.
+    pub document: usize,
+    /// The workload the finding is about.
+    pub workload: WorkloadRef,
+    /// Where Helm rendered the workload from.
+    pub origin: Option<String>,
+    /// The node at fault.
+    pub primary: Place,
+    /// The other sides of a comparison, in the rule's order.
+    pub related: Vec<Place>,
+    /// The document's text, for excerpts.
+    pub source: SourceText,
+    /// The reason given in a suppression annotation, when one applies.
+    pub suppressed: Option<String>,
+}
+
+/// A resolved label: positions and the note to show there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Where the node starts.
+    pub start: Pos,
+    /// Where it ends (exclusive).
+    pub end: Pos,
+    /// What the label says there.
+    pub text: String,
+    /// The manifest path the label names (it may be unset in the manifest).
+    pub path: String,
+}
+
+/// One workload's full analysis, for `explain`.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The input's name as the user gave it.
+    pub file: Arc<str>,
+    /// 0-based index of the document in its file.
+    pub document: usize,
+    /// Where Helm rendered the workload from.
+    pub origin: Option<String>,
+    /// What will run, configured how.
+    pub plan: PodPlan,
+    /// What the kubelet and the proxies do with it.
+    pub timeline: Timeline,
+    /// What went wrong on the timeline, sorted.
+    pub findings: Vec<Located>,
+}
+
+/// What one document produced.
+#[derive(Debug, Default)]
+pub struct DocumentReport {
+    /// One per workload in the document.
+    pub analyses: Vec<Analysis>,
+    /// Why (part of) the document could not be checked.
+    pub errors: Vec<InputError>,
+    /// Workloads left out on purpose, with why.
+    pub skipped: Vec<InputError>,
+    /// What every report names: objects holding a pod of a kind the linter does not
+    /// read, with how to declare it.
+    pub notes: Vec<InputError>,
+}

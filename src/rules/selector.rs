@@ -1,0 +1,99 @@
+//! Which rules run, and at what severity: `--select` and `--ignore`, then the config
+//! file's `rules:` section.
+
+use std::collections::BTreeMap;
+
+use super::{Finding, Severity};
+use crate::load::InputError;
+use crate::settings::config::{RuleLevel, RuleSetting};
+
+/// Which rules are on, and severities users changed.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// Rule ids turned off.
+    pub disabled: Vec<&'static str>,
+    /// Only these rule ids, when not empty.
+    pub selected: Vec<&'static str>,
+    /// Severity overrides by rule id.
+    pub severities: BTreeMap<&'static str, Severity>,
+}
+
+impl Policy {
+    /// The policy of `--select` and `--ignore` (rule ids or names); an unknown rule is
+    /// an error naming it.
+    pub fn from_flags(select: &[String], ignore: &[String]) -> Result<Policy, String> {
+        let ids = |keys: &[String]| -> Result<Vec<&'static str>, String> {
+            keys.iter()
+                .filter(|k| !k.is_empty())
+                .map(|key| {
+                    super::find(key).map(|rule| rule.meta().id).ok_or_else(|| {
+                        format!("unknown rule `{key}` (see `kubectl mesh-lifecycle rules`)")
+                    })
+                })
+                .collect()
+        };
+        Ok(Policy {
+            selected: ids(select)?,
+            disabled: ids(ignore)?,
+            ..Policy::default()
+        })
+    }
+
+    /// Adds the `rules:` section of the config file; flags were applied first and
+    /// `--select` still limits what runs. An unknown rule is an error at its setting.
+    pub fn with_config_rules(
+        mut self,
+        settings: &[RuleSetting],
+    ) -> Result<Policy, Vec<InputError>> {
+        let mut errors = Vec::new();
+        for setting in settings {
+            let Some(rule) = super::find(&setting.rule) else {
+                errors.push(InputError {
+                    file: setting.file.clone(),
+                    pos: Some(setting.pos),
+                    message: format!(
+                        "unknown rule `{}` (see `kubectl mesh-lifecycle rules`)",
+                        setting.rule
+                    ),
+                    related: None,
+                    source: Some(setting.source.clone()),
+                });
+                continue;
+            };
+            let id = rule.meta().id;
+            let severity = match setting.level {
+                RuleLevel::Off => {
+                    if !self.disabled.contains(&id) {
+                        self.disabled.push(id);
+                    }
+                    continue;
+                }
+                RuleLevel::Error => Severity::Error,
+                RuleLevel::Warning => Severity::Warning,
+                RuleLevel::Info => Severity::Info,
+            };
+            self.severities.insert(id, severity);
+        }
+        if errors.is_empty() {
+            Ok(self)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Whether the rule `id` runs.
+    pub fn applies(&self, id: &str) -> bool {
+        (self.selected.is_empty() || self.selected.contains(&id)) && !self.disabled.contains(&id)
+    }
+
+    /// `finding` if its rule runs, at the severity the policy gives it.
+    pub fn judge(&self, mut finding: Finding) -> Option<Finding> {
+        if !self.applies(finding.rule.id) {
+            return None;
+        }
+        if let Some(severity) = self.severities.get(finding.rule.id) {
+            finding.severity = *severity;
+        }
+        Some(finding)
+    }
+}

@@ -1,0 +1,298 @@
+//! The profile in force, laid from its layers, each later one winning: the built-in
+//! defaults, the config file, mesh config files, what the inputs say (Namespace
+//! objects, an `istio` ConfigMap, `linkerd-config`), what a live cluster says, a preset,
+//! then flags.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::config::{self, RuleSetting};
+use super::file::SettingsFile;
+use super::{
+    IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
+    mesh_config, preset,
+};
+use crate::load::discover::Exclude;
+use crate::load::inputs::{Inputs, declares_kind};
+use crate::load::{Document, InputError, Limits};
+use crate::time::Millis;
+use crate::workload;
+
+/// A layer that comes from outside the files and the inputs: what a live cluster
+/// states (`--cluster`).
+pub trait Layer {
+    /// Lays the layer over `settings`; returns what is wrong in it, each error at its
+    /// place, the rest of it applied.
+    fn apply(&self, settings: &mut Settings) -> Vec<InputError>;
+}
+
+/// The profile in force, and the rule settings of the config file.
+pub struct Profile {
+    /// What resolve reads beyond the manifest.
+    pub settings: Settings,
+    /// The config file's `rules:`, for the rule selector.
+    pub rules: Vec<RuleSetting>,
+    /// What is wrong in the mesh configuration read from the cluster: input errors of
+    /// the run, which goes on with the rest of it.
+    pub cluster_errors: Vec<InputError>,
+}
+
+/// The layers of the profile that come from files, read before the inputs: the config
+/// file, whose `exclude:` decides what directory searches find, and mesh config files.
+pub struct FileLayers {
+    settings: Settings,
+    rules: Vec<RuleSetting>,
+    errors: Vec<InputError>,
+    /// The config file's `exclude:` globs, relative to its directory.
+    pub exclude: Option<Exclude>,
+    /// Every file read, so that `--output` cannot overwrite one.
+    pub files: Vec<PathBuf>,
+}
+
+/// What the command line sets, the last layers: a preset, then flags.
+#[derive(Clone, Debug, Default)]
+pub struct Flags {
+    /// `--preset`.
+    pub preset: Option<String>,
+    /// `--kubernetes-version`.
+    pub kubernetes_version: Option<KubeVersion>,
+    /// `--istio-version`, for every Istio revision.
+    pub istio_version: Option<IstioVersion>,
+    /// `--linkerd-version`.
+    pub linkerd_version: Option<LinkerdVersion>,
+    /// Scenario values: the value's name, the value and the flag that set it.
+    pub scenario: Vec<(&'static str, Millis, &'static str)>,
+    /// `--deletion-grace-period`.
+    pub deletion_grace_period: Option<u32>,
+    /// `--feature-gates`, as written (`GATE=BOOL`, or `GATE` for true).
+    pub feature_gates: Vec<String>,
+}
+
+impl FileLayers {
+    /// Reads the config file `config` and the mesh config files (the one it names, then
+    /// `mesh_configs`), each at most `max_bytes`.
+    pub fn read(config: Option<&Path>, mesh_configs: &[PathBuf], max_bytes: u64) -> FileLayers {
+        let mut layers = FileLayers {
+            settings: Settings::default(),
+            rules: Vec::new(),
+            errors: Vec::new(),
+            exclude: None,
+            files: Vec::new(),
+        };
+        let mut mesh_paths = Vec::new();
+        if let Some(path) = config {
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let applied = SettingsFile::read_bounded(path, max_bytes)
+                .map_err(|error| vec![error])
+                .and_then(|file| config::apply_file(&file, &base, &mut layers.settings));
+            match applied {
+                Ok(extras) => {
+                    layers.rules = extras.rules;
+                    mesh_paths.extend(extras.mesh_config);
+                    if !extras.exclude.is_empty() {
+                        layers.exclude = Some(Exclude {
+                            root: std::path::absolute(&base).unwrap_or(base),
+                            globs: extras.exclude,
+                            origin: Arc::from(path.to_string_lossy().as_ref()),
+                        });
+                    }
+                }
+                Err(found) => layers.errors.extend(found),
+            }
+            layers.files.push(path.to_path_buf());
+        }
+        mesh_paths.extend(mesh_configs.iter().cloned());
+        for path in mesh_paths {
+            let source = Source::MeshConfig(Arc::from(path.to_string_lossy().as_ref()));
+            let applied = SettingsFile::read_bounded(&path, max_bytes)
+                .map_err(|error| vec![error])
+                .and_then(|file| mesh_config::apply_file(&file, &mut layers.settings, source));
+            if let Err(found) = applied {
+                layers.errors.extend(found);
+            }
+            layers.files.push(path);
+        }
+        layers
+    }
+
+    /// Completes the profile for a run over `inputs`: the inputs' context, then
+    /// `cluster`, then `flags`. Errors name the file and line at fault.
+    pub fn complete(
+        self,
+        inputs: &Inputs,
+        limits: Limits,
+        cluster: Option<&dyn Layer>,
+        flags: &Flags,
+    ) -> Result<Profile, Vec<InputError>> {
+        let FileLayers {
+            mut settings,
+            rules,
+            mut errors,
+            ..
+        } = self;
+        gather_context(inputs, limits, &mut settings);
+        let cluster_errors = cluster.map_or_else(Vec::new, |cluster| cluster.apply(&mut settings));
+        if let Some(name) = &flags.preset
+            && let Err(message) = preset::apply(name, &mut settings)
+        {
+            errors.push(InputError::whole("--preset", message));
+        }
+        if let Err(message) = flags.apply(&mut settings) {
+            errors.push(InputError::whole("--feature-gates", message));
+        }
+        if errors.is_empty() {
+            Ok(Profile {
+                settings,
+                rules,
+                cluster_errors,
+            })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// Objects in the input that change how other documents are read: `Namespace` objects,
+/// whose labels decide injection, and mesh configuration (an `istio` ConfigMap, an
+/// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
+/// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
+/// in it is reported by the main pass, with the document.
+pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) {
+    let mesh_config = |text: &str| {
+        declares_kind(text, "IstioOperator")
+            || (declares_kind(text, "ConfigMap")
+                && (text.contains("istio") || text.contains("linkerd-config")))
+    };
+    let wanted = |text: &str| mesh_config(text) || declares_kind(text, "Namespace");
+    inputs.parse_ahead(&limits, wanted, |file, document| {
+        let errors = if mesh_config(&document.source.text) {
+            apply_mesh_objects(file, document, settings)
+        } else {
+            Vec::new()
+        };
+        for namespace in workload::objects(document).namespaces {
+            settings.namespaces.insert(
+                namespace.name.clone(),
+                NamespaceInfo {
+                    labels: namespace.labels,
+                    annotations: namespace.annotations,
+                    source: Some(Source::Input(file.clone())),
+                },
+            );
+        }
+        errors
+    });
+}
+
+/// Applies the mesh configuration among a document's objects (itself, or the items of a
+/// `List`), returning what is wrong in it.
+fn apply_mesh_objects(
+    file: &Arc<str>,
+    document: &Document,
+    settings: &mut Settings,
+) -> Vec<InputError> {
+    let objects = match workload::list_items(&document.root) {
+        Some(items) => items.iter().collect(),
+        None => vec![&document.root],
+    };
+    objects
+        .into_iter()
+        .flat_map(|object| {
+            let source = Source::Input(file.clone());
+            mesh_config::apply_input_object(object, &document.source, settings, source)
+        })
+        .collect()
+}
+
+impl Flags {
+    /// Applies the flags on top of `settings`; `Err` names a feature gate that is wrong.
+    pub fn apply(&self, settings: &mut Settings) -> Result<(), String> {
+        if let Some(version) = self.kubernetes_version {
+            settings.kubernetes = Sourced::new(version, Source::Flag("--kubernetes-version"));
+        }
+        if let Some(version) = self.istio_version {
+            let version = Sourced::new(version, Source::Flag("--istio-version"));
+            for istio in
+                std::iter::once(&mut settings.istio).chain(settings.istio_revisions.values_mut())
+            {
+                istio.version = Some(version.clone());
+            }
+        }
+        if let Some(version) = self.linkerd_version {
+            settings.linkerd.version =
+                Some(Sourced::new(version, Source::Flag("--linkerd-version")));
+        }
+        for &(key, value, flag) in &self.scenario {
+            settings.scenario.set(key, value, Source::Flag(flag));
+        }
+        if let Some(seconds) = self.deletion_grace_period {
+            settings.deletion_grace_period = Some(Sourced::new(
+                i64::from(seconds),
+                Source::Flag("--deletion-grace-period"),
+            ));
+        }
+        for gate in &self.feature_gates {
+            let (name, value) = gate.split_once('=').unwrap_or((gate.as_str(), "true"));
+            let on = match value {
+                "true" => true,
+                "false" => false,
+                other => return Err(format!("`{other}` is not true or false in `{gate}`")),
+            };
+            match name {
+                "SidecarsRestartableDuringPodTermination" => {
+                    settings.restartable_sidecars_during_termination =
+                        Sourced::new(on, Source::Flag("--feature-gates"));
+                }
+                other => {
+                    return Err(format!(
+                        "unknown feature gate `{other}`; the simulator models SidecarsRestartableDuringPodTermination"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_is_read_once_and_gives_its_context() {
+        // A Namespace after the pod it labels: the context pass must see it, from the
+        // one reading of the stream.
+        let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: a, image: x}]\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {istio-injection: enabled}\n";
+        let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
+        let mut settings = Settings::default();
+        gather_context(&inputs, Limits::default(), &mut settings);
+        assert_eq!(
+            settings.namespaces["shop"].labels["istio-injection"],
+            "enabled"
+        );
+        let mut units = 0;
+        inputs.read_all(|_| units += 1);
+        assert_eq!(units, 2, "both documents are still there for the main pass");
+    }
+
+    #[test]
+    fn flags_win_and_wrong_gates_are_refused() {
+        let mut settings = Settings::default();
+        let flags = Flags {
+            scenario: vec![("app-shutdown", Millis::secs(9), "--app-shutdown")],
+            feature_gates: vec!["SidecarsRestartableDuringPodTermination".into()],
+            ..Flags::default()
+        };
+        flags.apply(&mut settings).unwrap();
+        assert_eq!(settings.scenario.app_shutdown.value, Millis::secs(9));
+        assert!(settings.restartable_sidecars_during_termination.value);
+        let wrong = Flags {
+            feature_gates: vec!["SidecarsRestartableDuringPodTermination=yes".into()],
+            ..Flags::default()
+        };
+        assert_eq!(
+            wrong.apply(&mut settings).unwrap_err(),
+            "`yes` is not true or false in `SidecarsRestartableDuringPodTermination=yes`"
+        );
+    }
+}
