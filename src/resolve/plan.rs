@@ -211,6 +211,34 @@ pub enum SidecarKind {
 }
 
 impl SidecarKind {
+    /// The mesh whose proxy this is, when it is one.
+    pub fn mesh(&self) -> Option<super::Mesh> {
+        use super::Mesh;
+        match self {
+            SidecarKind::IstioProxy => Some(Mesh::Istio),
+            SidecarKind::LinkerdProxy => Some(Mesh::Linkerd),
+            SidecarKind::ConsulDataplane => Some(Mesh::Consul),
+            SidecarKind::KumaSidecar => Some(Mesh::Kuma),
+            SidecarKind::Daprd => Some(Mesh::Dapr),
+            SidecarKind::CloudSqlProxy | SidecarKind::Declared(_) | SidecarKind::Generic => None,
+        }
+    }
+
+    /// What this sidecar's own settings offer against each hazard: its mesh's, so
+    /// advice for one mesh never reaches another's pod.
+    pub fn remedies(&self) -> &'static super::Remedies {
+        match self {
+            SidecarKind::IstioProxy => &super::istio::REMEDIES,
+            SidecarKind::LinkerdProxy => &super::linkerd::REMEDIES,
+            SidecarKind::Daprd => &super::dapr::REMEDIES,
+            SidecarKind::CloudSqlProxy => &super::sidecars::CLOUD_SQL_REMEDIES,
+            SidecarKind::ConsulDataplane
+            | SidecarKind::KumaSidecar
+            | SidecarKind::Declared(_)
+            | SidecarKind::Generic => &super::Remedies::NONE,
+        }
+    }
+
     /// A short human name.
     pub fn label(&self) -> &str {
         match self {
@@ -355,6 +383,12 @@ impl PlannedContainer {
             missing_tools: Default::default(),
             role,
         }
+    }
+
+    /// What the container's own settings offer against each hazard (none for apps).
+    pub fn remedies(&self) -> &'static super::Remedies {
+        self.sidecar()
+            .map_or(&super::Remedies::NONE, |s| s.kind.remedies())
     }
 
     /// The sidecar traits, when this container is one.
@@ -784,6 +818,24 @@ pub enum MootKind {
 }
 
 impl StopMethod {
+    /// The sidecar this call is written for, when the call says (a signal or a
+    /// wrapper does not).
+    pub fn written_for(&self) -> Option<SidecarKind> {
+        match self {
+            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => {
+                Some(SidecarKind::IstioProxy)
+            }
+            StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
+                Some(SidecarKind::LinkerdProxy)
+            }
+            StopMethod::CloudSqlQuit { .. } => Some(SidecarKind::CloudSqlProxy),
+            StopMethod::DaprShutdown { .. } => Some(SidecarKind::Daprd),
+            StopMethod::Signal { .. } | StopMethod::Wrapper { .. } | StopMethod::Other { .. } => {
+                None
+            }
+        }
+    }
+
     /// Whether this way of stopping addresses a sidecar of `kind`.
     pub fn reaches(&self, kind: &SidecarKind) -> bool {
         match self {

@@ -5,7 +5,7 @@
 //! the timeline top to bottom. A rule never re-derives what resolve or simulate computed.
 
 pub mod configuration;
-mod fix;
+mod help;
 pub mod jobs;
 pub mod startup;
 pub mod termination;
