@@ -189,12 +189,6 @@ pub struct Window {
     pub container: Option<String>,
 }
 
-impl Serialize for Millis {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_i64(self.0)
-    }
-}
-
 /// One problem found in one pod.
 #[derive(Clone, Debug)]
 pub struct Finding {
