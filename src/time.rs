@@ -10,6 +10,13 @@ use std::ops::{Add, Sub};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Millis(pub i64);
 
+/// In machine output a duration is a whole number of milliseconds (`"fromMs": 5000`).
+impl serde::Serialize for Millis {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(self.0)
+    }
+}
+
 impl Millis {
     /// The start of a timeline, or no time at all.
     pub const ZERO: Millis = Millis(0);

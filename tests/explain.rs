@@ -403,3 +403,29 @@ fn linkerd_config_in_the_input_stream_sets_the_install_values() {
     let last = assumption_block(&String::from_utf8(output.stdout).unwrap());
     assert!(last.contains("Linkerd 2.14 (input -)"), "{last}");
 }
+
+#[test]
+fn the_header_states_the_grace_period_the_deletion_used() {
+    // The pod leaves terminationGracePeriodSeconds at 30; the deletion asks for 10.
+    let output = cli()
+        .args([
+            "explain",
+            "--deletion-grace-period",
+            "10",
+            "--color",
+            "never",
+        ])
+        .arg(testdata("rules/ml201-silent-exit-on-zero.yaml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("grace period 10 s (--deletion-grace-period)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Termination (0 = deletion; grace period 10 s)"),
+        "{text}"
+    );
+    assert!(!text.contains("grace period 30 s"), "{text}");
+}

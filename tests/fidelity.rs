@@ -116,7 +116,7 @@ fn case_1_grace_1_with_a_5_s_prestop_signals_at_1_and_kills_at_3() {
     );
     let a = analyze_one(&yaml, |_| {});
     let app = stop(&a, "app");
-    assert_eq!(a.timeline.termination.grace_seconds, 1);
+    assert_eq!(a.timeline.termination.grace.value, 1);
     assert_eq!(
         (app.pre_stop_end, app.signal, app.kill),
         (Some(s(1.0)), s(1.0), s(3.0))

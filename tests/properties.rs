@@ -316,8 +316,8 @@ proptest! {
         let yaml = pod.to_yaml();
         for analysis in analyse(&yaml, 1) {
             let t = &analysis.timeline.termination;
-            let grace_ms = i128::from(t.grace_seconds) * 1000;
-            prop_assert_eq!(t.grace_seconds, i64::from(pod.grace.unwrap_or(30)).max(1));
+            let grace_ms = i128::from(t.grace.value) * 1000;
+            prop_assert_eq!(t.grace.value, i64::from(pod.grace.unwrap_or(30)).max(1));
             let mut last_exit = 0;
             for (entry, name) in t.containers.iter().zip(names(&analysis)) {
                 let Some(e) = entry else { continue };
@@ -350,7 +350,7 @@ proptest! {
         for analysis in analyse(&yaml, 1) {
             let names = names(&analysis);
             let timeline = &analysis.timeline;
-            let grace_ms = timeline.termination.grace_seconds * 1000;
+            let grace_ms = timeline.termination.grace.value * 1000;
             let apps_gone = pod
                 .apps
                 .iter()

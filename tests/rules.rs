@@ -84,3 +84,26 @@ fn app_starts_before_proxy_is_an_error_in_jobs() {
     let (report, _) = lint_json(&testdata("rules/ml101-fire-inject-label.yaml"), &[]);
     assert_eq!(report["findings"][0]["severity"], "warning");
 }
+
+#[test]
+fn a_linkerd_pod_gets_linkerd_advice_only() {
+    // Regression: ML102 gave an injected Linkerd pod Istio's fix (`pilot-agent wait`,
+    // Helm `global.proxy.lifecycle`). Every finding's text comes from the pod's mesh.
+    let path = testdata("rules/ml102-fire-linkerd-await-missing.yaml");
+    let (report, _) = lint_json(&path, &[]);
+    let findings = report["findings"].as_array().unwrap();
+    let gate = findings
+        .iter()
+        .find(|f| f["ruleId"] == "ML102")
+        .expect("ML102 fires");
+    assert!(
+        gate["help"].as_str().unwrap().contains("linkerd-await"),
+        "{gate}"
+    );
+    for finding in findings {
+        let text = format!("{} {}", finding["message"], finding["help"]);
+        for istio in ["pilot-agent", "global.proxy.lifecycle", "istio", "15020"] {
+            assert!(!text.contains(istio), "Istio text `{istio}` in: {text}");
+        }
+    }
+}

@@ -155,7 +155,7 @@ fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
     // `killContainer` still gives the container 2 s after its signal.
     let yaml = pod("", &format!("  terminationGracePeriodSeconds: 0\n{APP}"));
     let a = analyze_one(&yaml, |_| {});
-    assert_eq!(a.timeline.termination.grace_seconds, 1);
+    assert_eq!(a.timeline.termination.grace.value, 1);
     assert_eq!(stop(&a, "app").kill, s(2.0));
 }
 

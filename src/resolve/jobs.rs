@@ -41,10 +41,7 @@ pub fn resolve(b: &mut Builder) {
             .map(|call| {
                 let (method, mut effective) = judge(b, &call, work_user);
                 if let Some(exec) = &call.replaced_by {
-                    effective = ineffective(
-                        IneffectiveKind::NeverRuns,
-                        format!("`{exec}` replaces the shell first, so the shell never gets to it (an EXIT trap does not run either)"),
-                    );
+                    effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
                 SidecarStop {
                     path: call_path(container, &path, &call),
@@ -127,25 +124,15 @@ fn call_path(container: &Container, path: &JsonPath, call: &StopCall) -> JsonPat
     }
 }
 
-fn ineffective(kind: IneffectiveKind, reason: impl Into<String>) -> Result<(), Ineffective> {
-    Err(Ineffective {
-        kind,
-        reason: reason.into(),
-    })
-}
-
 /// The sidecar a call reaches, and whether it can stop it.
 fn judge(
     b: &Builder,
     call: &StopCall,
     work_user: Option<i64>,
-) -> (StopMethod, Result<(), Ineffective>) {
-    let post_only = |method: StopMethod, what: &str| {
+) -> (StopMethod, Result<(), StopFailure>) {
+    let post_only = |method: StopMethod, endpoint: &'static str| {
         let verdict = match call.method {
-            Some(HttpMethod::Get) => ineffective(
-                IneffectiveKind::Call,
-                format!("{what} only accepts POST; this call sends GET and gets 405"),
-            ),
+            Some(HttpMethod::Get) => Err(StopFailure::NeedsPost { endpoint }),
             _ => Ok(()),
         };
         (method, verdict)
@@ -165,10 +152,7 @@ fn judge(
                 let verdict = if cloud_sql_flag(b, "--quitquitquit") {
                     Ok(())
                 } else {
-                    ineffective(
-                        IneffectiveKind::Call,
-                        "the Cloud SQL proxy serves /quitquitquit only when started with --quitquitquit",
-                    )
+                    Err(StopFailure::CloudSqlQuitOff { command: false })
                 };
                 (StopMethod::CloudSqlQuit { port: *port }, verdict)
             } else {
@@ -176,13 +160,10 @@ fn judge(
                     StopMethod::Other {
                         description: format!(":{port}{path}"),
                     },
-                    ineffective(
-                        IneffectiveKind::Call,
-                        format!(
-                            "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {}",
-                            istio_status_port(b)
-                        ),
-                    ),
+                    Err(StopFailure::NothingOnPort {
+                        port: *port,
+                        agent_port: istio_status_port(b),
+                    }),
                 )
             }
         }
@@ -195,12 +176,10 @@ fn judge(
             if *port != LINKERD_ADMIN_PORT && *port != DAPR_HTTP_PORT {
                 return (
                     method,
-                    ineffective(
-                        IneffectiveKind::Call,
-                        format!(
-                            "Linkerd's /shutdown is on the admin port {LINKERD_ADMIN_PORT}, not {port}"
-                        ),
-                    ),
+                    Err(StopFailure::WrongLinkerdPort {
+                        port: *port,
+                        admin_port: LINKERD_ADMIN_PORT,
+                    }),
                 );
             }
             if call.method == Some(HttpMethod::Get) {
@@ -222,10 +201,7 @@ fn judge(
             let verdict = if cloud_sql_flag(b, "--quitquitquit") {
                 Ok(())
             } else {
-                ineffective(
-                    IneffectiveKind::Call,
-                    "`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit",
-                )
+                Err(StopFailure::CloudSqlQuitOff { command: true })
             };
             (
                 StopMethod::CloudSqlQuit {
@@ -236,10 +212,7 @@ fn judge(
         }
         StopTarget::Signal { process } => {
             let verdict = if b.workload.pod_spec.share_process_namespace != Some(true) {
-                ineffective(
-                    IneffectiveKind::ProcessNamespace,
-                    "signalling another container's process needs `shareProcessNamespace: true`",
-                )
+                Err(StopFailure::NoSharedProcessNamespace)
             } else {
                 signal_permitted(process, work_user).and_then(|()| {
                     let lower = process.to_lowercase();
@@ -317,16 +290,14 @@ fn cloud_sql_admin_port(b: &Builder) -> u16 {
 }
 
 /// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (docs/lifecycle.md §4.3).
-fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
+fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), StopFailure> {
     const ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
-    let off = |reason: String| ineffective(IneffectiveKind::Call, reason);
+    let off = |why| Err(StopFailure::LinkerdShutdownOff(why));
     // Only "enabled" and "disabled" are read; anything else keeps the default.
     match b.workload.annotation(ANNOTATION) {
         Some(("enabled", _)) => return Ok(()),
         Some(("disabled", _)) => {
-            return off(format!(
-                "`{ANNOTATION}: disabled` leaves Linkerd's /shutdown endpoint off (404)"
-            ));
+            return off(LinkerdShutdownOff::Annotation);
         }
         _ => {}
     }
@@ -349,43 +320,32 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), Ineffective> {
         return if value == "true" {
             Ok(())
         } else {
-            off("the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into())
+            off(LinkerdShutdownOff::ProxyEnv)
         };
     }
     if let Some(setting) = &b.settings.linkerd.shutdown_endpoint {
         return if setting.value {
             Ok(())
         } else {
-            off(format!(
-                "proxy.enableShutdownEndpoint is off ({})",
-                setting.source
-            ))
+            off(LinkerdShutdownOff::InstallValue(setting.source.clone()))
         };
     }
     match &b.settings.linkerd.version {
         Some(v) if !v.value.shutdown_endpoint_off_by_default() => Ok(()),
-        Some(v) => off(format!(
-            "Linkerd {} serves /shutdown only with `{ANNOTATION}: enabled` (off by default since 2.16)",
-            v.value
-        )),
-        None => off(format!(
-            "Linkerd 2.16 and later serve /shutdown only with `{ANNOTATION}: enabled` (Linkerd version unknown, newest assumed)"
-        )),
+        Some(v) => off(LinkerdShutdownOff::VersionDefault(v.value)),
+        None => off(LinkerdShutdownOff::UnknownVersion),
     }
 }
 
 /// Whether Envoy exiting (its own `:15000/quitquitquit`, a signal to `envoy`) stops
 /// the sidecar: from Istio 1.4 pilot-agent exits once Envoy has ("No more active
 /// epochs, terminating"); before, it kept running (istio#11659). docs/lifecycle.md §3.4.
-fn envoy_exit_stops_agent(b: &Builder) -> Result<(), Ineffective> {
+fn envoy_exit_stops_agent(b: &Builder) -> Result<(), StopFailure> {
     match b.istio.version.as_ref().map(|v| v.value) {
-        Some(version) if version.minor < 4 => ineffective(
-            IneffectiveKind::Call,
-            format!(
-                "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{}/quitquitquit",
-                istio_status_port(b)
-            ),
-        ),
+        Some(version) if version.minor < 4 => Err(StopFailure::AgentOutlivesEnvoy {
+            version,
+            agent_port: istio_status_port(b),
+        }),
         _ => Ok(()),
     }
 }
@@ -404,17 +364,16 @@ fn proxy_user(process: &str) -> Option<i64> {
 
 /// Whether the work may signal `process`: a non-root process may signal only its own
 /// user's processes.
-fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), Ineffective> {
+fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), StopFailure> {
     if let (Some(user), Some(proxy)) = (work_user, proxy_user(process))
         && user != 0
         && user != proxy
     {
-        return ineffective(
-            IneffectiveKind::Permission,
-            format!(
-                "the work runs as UID {user} and may not signal `{process}`, which runs as UID {proxy}"
-            ),
-        );
+        return Err(StopFailure::OtherUser {
+            user,
+            process: process.to_owned(),
+            owner: proxy,
+        });
     }
     Ok(())
 }

@@ -6,14 +6,10 @@
 //! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
 
 pub mod commands;
-pub mod consul;
-pub mod dapr;
 pub mod hooks;
 pub mod images;
-pub mod istio;
 pub mod jobs;
-pub mod kuma;
-pub mod linkerd;
+pub mod mesh;
 pub mod plan;
 pub mod shell;
 pub mod sidecars;
@@ -26,6 +22,7 @@ use crate::settings::{IstioSettings, Scenario, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 use crate::workload::Workload;
 use hooks::{HookKind, Owner};
+pub use mesh::{Mesh, Remedies, consul, dapr, istio, kuma, linkerd};
 pub use plan::*;
 
 /// The annotation prefix for per-workload scenario values and suppressions.

@@ -211,6 +211,34 @@ pub enum SidecarKind {
 }
 
 impl SidecarKind {
+    /// The mesh whose proxy this is, when it is one.
+    pub fn mesh(&self) -> Option<super::Mesh> {
+        use super::Mesh;
+        match self {
+            SidecarKind::IstioProxy => Some(Mesh::Istio),
+            SidecarKind::LinkerdProxy => Some(Mesh::Linkerd),
+            SidecarKind::ConsulDataplane => Some(Mesh::Consul),
+            SidecarKind::KumaSidecar => Some(Mesh::Kuma),
+            SidecarKind::Daprd => Some(Mesh::Dapr),
+            SidecarKind::CloudSqlProxy | SidecarKind::Declared(_) | SidecarKind::Generic => None,
+        }
+    }
+
+    /// What this sidecar's own settings offer against each hazard: its mesh's, so
+    /// advice for one mesh never reaches another's pod.
+    pub fn remedies(&self) -> &'static super::Remedies {
+        match self {
+            SidecarKind::IstioProxy => &super::istio::REMEDIES,
+            SidecarKind::LinkerdProxy => &super::linkerd::REMEDIES,
+            SidecarKind::Daprd => &super::dapr::REMEDIES,
+            SidecarKind::CloudSqlProxy => &super::sidecars::CLOUD_SQL_REMEDIES,
+            SidecarKind::ConsulDataplane
+            | SidecarKind::KumaSidecar
+            | SidecarKind::Declared(_)
+            | SidecarKind::Generic => &super::Remedies::NONE,
+        }
+    }
+
     /// A short human name.
     pub fn label(&self) -> &str {
         match self {
@@ -355,6 +383,12 @@ impl PlannedContainer {
             missing_tools: Default::default(),
             role,
         }
+    }
+
+    /// What the container's own settings offer against each hazard (none for apps).
+    pub fn remedies(&self) -> &'static super::Remedies {
+        self.sidecar()
+            .map_or(&super::Remedies::NONE, |s| s.kind.remedies())
     }
 
     /// The sidecar traits, when this container is one.
@@ -588,7 +622,7 @@ pub struct SidecarStop {
     /// The call as written, for messages.
     pub text: String,
     /// Whether it can work, and if not, why.
-    pub effective: Result<(), Ineffective>,
+    pub effective: Result<(), StopFailure>,
     /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
     /// SIGTERM (pilot-agent's `/quitquitquit` disables draining).
     pub exits_at_once: bool,
@@ -609,26 +643,73 @@ pub struct NetworkUse {
     pub bypass: Option<String>,
 }
 
-/// Why a stop call cannot stop the sidecar.
+/// Why a stop call cannot stop the sidecar: the fact, for the rules to word.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ineffective {
-    /// Which rule reports it.
-    pub kind: IneffectiveKind,
-    /// The explanation, for the message.
-    pub reason: String,
+pub enum StopFailure {
+    /// `exec` replaced the shell before the call (an EXIT trap does not run either).
+    ReplacedByExec {
+        /// The command that replaces the shell.
+        exec: String,
+    },
+    /// The endpoint accepts only POST; the call sends GET and gets 405.
+    NeedsPost {
+        /// The endpoint (`pilot-agent's /quitquitquit`).
+        endpoint: &'static str,
+    },
+    /// The Cloud SQL proxy serves its quit call only when started with `--quitquitquit`.
+    CloudSqlQuitOff {
+        /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
+        command: bool,
+    },
+    /// Nothing in the pod serves `/quitquitquit` on this port.
+    NothingOnPort {
+        /// The port called.
+        port: u16,
+        /// Where pilot-agent listens.
+        agent_port: u16,
+    },
+    /// Linkerd's `/shutdown` called on another port than the admin port.
+    WrongLinkerdPort {
+        /// The port called.
+        port: u16,
+        /// The admin port.
+        admin_port: u16,
+    },
+    /// Linkerd's `/shutdown` endpoint is off (404).
+    LinkerdShutdownOff(LinkerdShutdownOff),
+    /// Istio before 1.4: pilot-agent keeps running when Envoy exits (istio#11659).
+    AgentOutlivesEnvoy {
+        /// The Istio version.
+        version: crate::settings::IstioVersion,
+        /// Where pilot-agent's own `/quitquitquit` is.
+        agent_port: u16,
+    },
+    /// A signal to another container's process without `shareProcessNamespace: true`.
+    NoSharedProcessNamespace,
+    /// A non-root work process signalling another user's process.
+    OtherUser {
+        /// The UID the work runs as.
+        user: i64,
+        /// The process signalled.
+        process: String,
+        /// The UID it runs as.
+        owner: i64,
+    },
 }
 
-/// The kinds of ineffective stops, which decide the rule that reports them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IneffectiveKind {
-    /// A signal without `shareProcessNamespace: true` (ML303).
-    ProcessNamespace,
-    /// A signal to another user's process (ML303).
-    Permission,
-    /// A call that reaches nothing that stops the whole sidecar (ML304).
-    Call,
-    /// A call the shell never makes: `exec` replaced it first (ML304).
-    NeverRuns,
+/// What leaves Linkerd's `/shutdown` endpoint off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkerdShutdownOff {
+    /// `config.linkerd.io/proxy-admin-shutdown: disabled` on the pod.
+    Annotation,
+    /// The injected proxy's `LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false`.
+    ProxyEnv,
+    /// The install value `proxy.enableShutdownEndpoint: false`, from here.
+    InstallValue(Source),
+    /// This version's default (off since 2.16).
+    VersionDefault(crate::settings::LinkerdVersion),
+    /// The version is unknown; the newest, where it is off, is assumed.
+    UnknownVersion,
 }
 
 /// How a sidecar is told to stop.
@@ -790,6 +871,25 @@ pub enum MootKind {
 }
 
 impl StopMethod {
+    /// The sidecar this call is written for, when the call says (a signal or a
+    /// wrapper does not).
+    pub fn written_for(&self) -> Option<SidecarKind> {
+        match self {
+            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => {
+                Some(SidecarKind::IstioProxy)
+            }
+            StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
+                Some(SidecarKind::LinkerdProxy)
+            }
+            StopMethod::CloudSqlQuit { .. } => Some(SidecarKind::CloudSqlProxy),
+            StopMethod::DaprShutdown { .. } => Some(SidecarKind::Daprd),
+            StopMethod::Signal { .. }
+            | StopMethod::Wrapper { .. }
+            | StopMethod::Controller { .. }
+            | StopMethod::Other { .. } => None,
+        }
+    }
+
     /// Whether this way of stopping addresses a sidecar of `kind`.
     pub fn reaches(&self, kind: &SidecarKind) -> bool {
         match self {

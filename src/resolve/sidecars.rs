@@ -3,6 +3,7 @@
 //! Jobs (a log shipper running `tail -F`) that never exit on their own.
 
 use super::commands;
+use super::mesh::Remedies;
 use super::plan::*;
 use super::shell::{self, Command};
 use super::{Builder, argv_of};
@@ -190,6 +191,23 @@ pub fn runs_forever(argv: &[String]) -> bool {
         })
     })
 }
+
+/// What the Cloud SQL Auth Proxy's own flags offer against each hazard.
+pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
+    stop_after_work: Some(|native| {
+        format!(
+            "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
+        )
+    }),
+    working_stop_call: Some("start the Cloud SQL proxy with --quitquitquit"),
+    stop_api: Some("POST :9091/quitquitquit, after starting it with `--quitquitquit`"),
+    outlive_app: Some(|seconds| {
+        format!(
+            "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={seconds}s` (and `--max-sigterm-delay` for open connections)"
+        )
+    }),
+    ..Remedies::NONE
+};
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! the timeline top to bottom. A rule never re-derives what resolve or simulate computed.
 
 pub mod configuration;
-mod fix;
+mod help;
 pub mod jobs;
 pub mod selector;
 pub mod startup;
@@ -189,12 +189,6 @@ pub struct Window {
     pub to: Millis,
     /// The lane it belongs to (a container name), or `null` for the whole pod.
     pub container: Option<String>,
-}
-
-impl Serialize for Millis {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_i64(self.0)
-    }
 }
 
 /// One problem found in one pod.

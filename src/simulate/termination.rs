@@ -53,7 +53,9 @@ struct Budget {
 
 /// The pod's termination after its deletion, from T0.
 pub fn simulate(plan: &PodPlan, startup: &[StartEntry]) -> Termination {
-    let grace = plan.deletion_grace().value.max(MINIMUM_POD_GRACE_SECONDS);
+    let mut used = plan.deletion_grace();
+    used.value = used.value.max(MINIMUM_POD_GRACE_SECONDS);
+    let grace = used.value;
     let budget = if plan.deadline_termination {
         Budget {
             grace,
@@ -119,7 +121,7 @@ pub fn simulate(plan: &PodPlan, startup: &[StartEntry]) -> Termination {
         .unwrap_or(Millis::ZERO);
     Termination {
         containers: entries,
-        grace_seconds: grace,
+        grace: used,
         endpoints_removed: plan.scenario.endpoint_propagation.value,
         pod_gone,
     }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::settings::Sourced;
 use crate::time::Millis;
 
 /// The simulated life of one pod: start-up, termination on deletion, and for Jobs, what
@@ -55,8 +56,10 @@ pub struct StartEntry {
 pub struct Termination {
     /// Indexed like `PodPlan::containers`; `None` for containers not running at T0.
     pub containers: Vec<Option<StopEntry>>,
-    /// The pod's grace period after the pod worker's 1-second floor, in seconds.
-    pub grace_seconds: i64,
+    /// The grace period this deletion runs with, in seconds, after the pod worker's
+    /// 1-second floor: the deletion's own (`--grace-period`) or the pod's, with where it
+    /// came from. Reports print this one, never the pod's setting.
+    pub grace: Sourced<i64>,
     /// When no new requests are routed to the pod any more.
     pub endpoints_removed: Millis,
     /// When the last container is gone.

@@ -4,6 +4,7 @@
 
 use crate::report::located::Analysis;
 use crate::resolve::{Injection, PodPlan};
+use crate::simulate::Timeline;
 
 /// `Deployment shop/api · deploy/api.yaml (document 0) from chart/templates/api.yaml`.
 pub fn title(analysis: &Analysis) -> String {
@@ -22,9 +23,9 @@ pub fn title(analysis: &Analysis) -> String {
     title
 }
 
-/// The lines under the title: each mesh, the version and grace period, and why the
-/// pod is never admitted when it is not.
-pub fn header(plan: &PodPlan) -> Vec<String> {
+/// The lines under the title: each mesh, the version and the grace period the
+/// simulated deletion used, and why the pod is never admitted when it is not.
+pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
     let mut lines: Vec<String> = plan
         .meshes
         .iter()
@@ -45,8 +46,8 @@ pub fn header(plan: &PodPlan) -> Vec<String> {
         "Kubernetes {} ({}) · grace period {} s ({})",
         plan.kubernetes.value,
         plan.kubernetes.source,
-        plan.grace_period.value,
-        plan.grace_period.source
+        timeline.termination.grace.value,
+        timeline.termination.grace.source
     ));
     if let Some(rejection) = &plan.rejection {
         lines.push(format!(

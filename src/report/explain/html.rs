@@ -154,7 +154,7 @@ fn workload(page: &mut String, index: usize, analysis: &Analysis, panels: &[Pane
         let _ = write!(origin, " from {from}");
     }
     let _ = writeln!(page, "<p class=\"origin\">{}</p>", escape(&origin));
-    for fact in facts::header(plan) {
+    for fact in facts::header(plan, &analysis.timeline) {
         let _ = writeln!(page, "<p class=\"facts\">{}</p>", escape(&fact));
     }
     let geometry = Geometry::of(panels, AXIS_WIDTH);

@@ -335,7 +335,7 @@ fn startup(analysis: &Analysis) -> Panel {
 fn termination(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let t = &analysis.timeline.termination;
-    let mut last = t.endpoints_removed.max(Millis::secs(t.grace_seconds));
+    let mut last = t.endpoints_removed.max(Millis::secs(t.grace.value));
     for entry in t.containers.iter().flatten() {
         last = last
             .max(entry.exit)
@@ -408,7 +408,7 @@ fn termination(analysis: &Analysis) -> Panel {
         phase: Phase::Termination,
         title: format!(
             "Termination (0 = deletion; grace period {} s)",
-            plan.grace_period.value
+            t.grace.value
         ),
         end,
         lanes,

@@ -40,7 +40,7 @@ fn line(out: &mut String, style: Style, first: &str, indent: &str, text: &str) {
 fn header(out: &mut String, analysis: &Analysis, style: Style) {
     let title = wrap::wrap(&facts::title(analysis), style.columns(), "", "  ");
     let _ = writeln!(out, "{}", style.paint(&title, Tone::Bold));
-    for fact in facts::header(&analysis.plan) {
+    for fact in facts::header(&analysis.plan, &analysis.timeline) {
         line(out, style, "  ", "    ", &fact);
     }
 }

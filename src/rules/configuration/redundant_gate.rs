@@ -1,5 +1,5 @@
 use crate::resolve::MootKind;
-use crate::rules::fix::source_label;
+use crate::rules::help::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::settings::Source;
 

@@ -1,4 +1,4 @@
-use crate::resolve::{Ineffective, IneffectiveKind, StopMethod};
+use crate::resolve::{LinkerdShutdownOff, StopFailure, StopMethod};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
 declare_rule! {
@@ -54,23 +54,17 @@ impl Rule for JobExitCallIneffective {
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
                 // Signals that cannot reach the process are ML303's.
-                let Err(Ineffective { kind, reason }) = &stop.effective else {
+                let Err(failure) = &stop.effective else {
                     continue;
                 };
-                let help = match (kind, &stop.method) {
-                    (IneffectiveKind::ProcessNamespace | IneffectiveKind::Permission, _) => {
-                        continue;
-                    }
-                    (IneffectiveKind::NeverRuns, _) => {
+                let Some(reason) = reason(failure) else {
+                    continue;
+                };
+                let help = match failure {
+                    StopFailure::ReplacedByExec { .. } => {
                         "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
                     }
-                    (IneffectiveKind::Call, method) => match method {
-                        StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
-                        "enable the endpoint on the pod template: config.linkerd.io/proxy-admin-shutdown: enabled".to_owned()
-                    }
-                    StopMethod::CloudSqlQuit { .. } => "start the Cloud SQL proxy with --quitquitquit".to_owned(),
-                    _ => "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit".to_owned(),
-                    },
+                    _ => working_call(plan, &stop.method),
                 };
                 findings.push(
                     Finding::new(
@@ -87,4 +81,67 @@ impl Rule for JobExitCallIneffective {
             }
         }
     }
+}
+
+/// Why the call does not stop the sidecar, for the calls this rule is about.
+fn reason(failure: &StopFailure) -> Option<String> {
+    Some(match failure {
+        StopFailure::ReplacedByExec { exec } => format!(
+            "`{exec}` replaces the shell first, so the shell never gets to it (an EXIT trap does not run either)"
+        ),
+        StopFailure::NeedsPost { endpoint } => {
+            format!("{endpoint} only accepts POST; this call sends GET and gets 405")
+        }
+        StopFailure::CloudSqlQuitOff { command: false } => {
+            "the Cloud SQL proxy serves /quitquitquit only when started with --quitquitquit".into()
+        }
+        StopFailure::CloudSqlQuitOff { command: true } => {
+            "`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit".into()
+        }
+        StopFailure::NothingOnPort { port, agent_port } => format!(
+            "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {agent_port}"
+        ),
+        StopFailure::WrongLinkerdPort { port, admin_port } => {
+            format!("Linkerd's /shutdown is on the admin port {admin_port}, not {port}")
+        }
+        StopFailure::LinkerdShutdownOff(why) => match why {
+            LinkerdShutdownOff::Annotation => format!(
+                "`{LINKERD_SHUTDOWN}: disabled` leaves Linkerd's /shutdown endpoint off (404)"
+            ),
+            LinkerdShutdownOff::ProxyEnv => "the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into(),
+            LinkerdShutdownOff::InstallValue(source) => {
+                format!("proxy.enableShutdownEndpoint is off ({source})")
+            }
+            LinkerdShutdownOff::VersionDefault(version) => format!(
+                "Linkerd {version} serves /shutdown only with `{LINKERD_SHUTDOWN}: enabled` (off by default since 2.16)"
+            ),
+            LinkerdShutdownOff::UnknownVersion => format!(
+                "Linkerd 2.16 and later serve /shutdown only with `{LINKERD_SHUTDOWN}: enabled` (Linkerd version unknown, newest assumed)"
+            ),
+        },
+        StopFailure::AgentOutlivesEnvoy {
+            version,
+            agent_port,
+        } => format!(
+            "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{agent_port}/quitquitquit"
+        ),
+        StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,
+    })
+}
+
+/// The annotation that turns Linkerd's `/shutdown` endpoint on.
+const LINKERD_SHUTDOWN: &str = "config.linkerd.io/proxy-admin-shutdown";
+
+/// The call that works instead: the one of the sidecar the call is written for, or
+/// else of the pod's proxy.
+fn working_call(plan: &crate::resolve::PodPlan, method: &StopMethod) -> String {
+    let written_for = method.written_for();
+    written_for
+        .as_ref()
+        .map(|kind| kind.remedies())
+        .into_iter()
+        .chain(plan.proxies().map(|(_, proxy)| proxy.remedies()))
+        .find_map(|remedies| remedies.working_stop_call)
+        .unwrap_or("call the sidecar's own stop endpoint, with POST, on the port it serves")
+        .to_owned()
 }

@@ -1,4 +1,4 @@
-use crate::resolve::{IneffectiveKind, StopMethod};
+use crate::resolve::{StopFailure, StopMethod};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
 declare_rule! {
@@ -52,23 +52,42 @@ impl Rule for JobKillNeedsSharedPid {
         }
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
-                let (StopMethod::Signal { target }, Err(ineffective)) =
-                    (&stop.method, &stop.effective)
+                let (StopMethod::Signal { target }, Err(failure)) = (&stop.method, &stop.effective)
                 else {
                     continue;
                 };
                 // A signal that stops the wrong process, or is never sent, is ML304's.
-                if matches!(
-                    ineffective.kind,
-                    IneffectiveKind::Call | IneffectiveKind::NeverRuns
-                ) {
-                    continue;
-                }
-                let reason = &ineffective.reason;
+                let reason = match failure {
+                    StopFailure::NoSharedProcessNamespace => {
+                        "signalling another container's process needs `shareProcessNamespace: true`"
+                            .to_owned()
+                    }
+                    StopFailure::OtherUser {
+                        user,
+                        process,
+                        owner,
+                    } => format!(
+                        "the work runs as UID {user} and may not signal `{process}`, which runs as UID {owner}"
+                    ),
+                    _ => continue,
+                };
+                // The stop API of the sidecar the signal is meant for.
+                let api = plan
+                    .containers
+                    .iter()
+                    .filter_map(|c| c.sidecar())
+                    .filter(|s| stop.method.reaches(&s.kind))
+                    .find_map(|s| s.kind.remedies().stop_api)
+                    .map(|api| format!(" ({api})"))
+                    .unwrap_or_default();
                 let help = if plan.share_process_namespace {
-                    "run the work as root or as the sidecar's user, or stop the sidecar through its API instead".to_owned()
+                    format!(
+                        "run the work as root or as the sidecar's user, or stop the sidecar through its API instead{api}"
+                    )
                 } else {
-                    "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API (POST :15020/quitquitquit for Istio)".to_owned()
+                    format!(
+                        "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API{api}"
+                    )
                 };
                 findings.push(
                     Finding::new(

@@ -1,4 +1,4 @@
-use crate::rules::fix::{container_label_path, is_in_manifest, stop_sidecar};
+use crate::rules::help::{container_label_path, is_in_manifest, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 use crate::workload::Kind;

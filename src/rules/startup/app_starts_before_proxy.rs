@@ -1,4 +1,4 @@
-use crate::rules::fix::{container_label_path, hold_app, is_in_manifest};
+use crate::rules::help::{container_label_path, hold_app, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
 use crate::simulate::Phase;
 

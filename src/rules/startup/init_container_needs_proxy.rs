@@ -1,5 +1,5 @@
-use crate::resolve::{PlannedContainer, SidecarKind, istio, linkerd};
-use crate::rules::fix::container_label;
+use crate::resolve::PlannedContainer;
+use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 
@@ -114,17 +114,10 @@ impl Rule for InitContainerNeedsProxy {
 /// The fix for this proxy: a native proxy placed first, or the mesh's own way to let
 /// the call bypass it.
 fn help(proxy: &PlannedContainer) -> String {
-    let bypass = match proxy.sidecar().map(|s| &s.kind) {
-        Some(SidecarKind::IstioProxy) => format!(
-            "run the init container as UID {} or exclude its port (traffic.sidecar.istio.io/excludeOutboundPorts)",
-            istio::PROXY_UID
-        ),
-        Some(SidecarKind::LinkerdProxy) => format!(
-            "run the init container as UID {} or skip its port (config.linkerd.io/skip-outbound-ports)",
-            linkerd::PROXY_UID
-        ),
-        _ => "exclude its port from the proxy's redirection".to_owned(),
-    };
+    let bypass = proxy.remedies().bypass_for_init.map_or_else(
+        || "exclude its port from the proxy's redirection".to_owned(),
+        |bypass| bypass(),
+    );
     format!(
         "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or {bypass}",
         proxy.name

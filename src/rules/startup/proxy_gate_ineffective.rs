@@ -1,5 +1,5 @@
 use crate::resolve::{HookDuration, Role};
-use crate::rules::fix::{container_label_path, is_in_manifest};
+use crate::rules::help::{container_label_path, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::settings::Source;
 use crate::simulate::Phase;
@@ -9,7 +9,8 @@ declare_rule! {
     /// A start gate that is asked for but cannot work: the proxy carries the
     /// `pilot-agent wait` (or `linkerd-await`) postStart hook but is not the first
     /// container, or `holdApplicationUntilProxyStarts` is set yet the proxy has no
-    /// postStart that waits (a custom `global.proxy.lifecycle` replaced it).
+    /// postStart that waits (for Istio, a custom `global.proxy.lifecycle` replaced it;
+    /// for Linkerd, the pod was injected without `linkerd-await`).
     ///
     /// ## Why it loses traffic
     /// A postStart hook only delays the containers *after* its own (docs/lifecycle.md §1.1).
@@ -78,15 +79,29 @@ impl Rule for ProxyGateIneffective {
                         format!("{} has no postStart that waits", proxy.name),
                     ),
                 };
+                let remedies = proxy.remedies();
+                let cause = remedies
+                    .missing_gate_cause
+                    .map(|cause| format!(" ({cause})"))
+                    .unwrap_or_default();
+                let help = remedies.restore_gate.map_or_else(
+                    || {
+                        format!(
+                            "give `{}` a postStart hook that waits until it is ready",
+                            proxy.name
+                        )
+                    },
+                    str::to_owned,
+                );
                 findings.push(
                     Finding::new(
                         &Self::META,
                         primary,
                         format!(
-                            "{} asks to hold the app until `{}` is ready, but the proxy has no postStart hook that waits (a custom proxy lifecycle replaces it): the app starts at once",
+                            "{} asks to hold the app until `{}` is ready, but the proxy has no postStart hook that waits{cause}: the app starts at once",
                             request.setting, proxy.name
                         ),
-                        "add `postStart: {exec: {command: [pilot-agent, wait]}}` to the custom proxy lifecycle (Helm `global.proxy.lifecycle`), or drop the custom lifecycle".into(),
+                        help,
                     )
                     .container(&proxy.name),
                 );

@@ -1,5 +1,5 @@
 use crate::resolve::{HookAction, HookDuration};
-use crate::rules::fix::container_label;
+use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 

@@ -1,6 +1,6 @@
 use crate::load::JsonPath;
 use crate::resolve::{ExitPolicy, HookDuration, Role};
-use crate::rules::fix::{
+use crate::rules::help::{
     container_label_path, exit_description, grace_label, is_in_manifest, requests_description,
 };
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};

@@ -1,5 +1,5 @@
 use crate::resolve::{Cut, HookEffect};
-use crate::rules::fix::container_label;
+use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
 use crate::simulate::Phase;
 
@@ -132,13 +132,13 @@ fn refusal(proxy: &crate::resolve::PlannedContainer) -> &'static str {
 }
 
 fn delay_help(proxy: &crate::resolve::PlannedContainer) -> String {
-    match proxy.sidecar().map(|s| &s.kind) {
-        Some(crate::resolve::SidecarKind::LinkerdProxy) => {
-            "delay the proxy's shutdown past endpoint propagation: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"".into()
-        }
-        Some(crate::resolve::SidecarKind::Daprd) => {
-            "keep daprd serving past endpoint propagation: dapr.io/block-shutdown-duration: \"10s\" (Dapr 1.13+)".into()
-        }
-        _ => format!("delay `{}`'s shutdown past endpoint propagation with a preStop sleep", proxy.name),
-    }
+    proxy.remedies().outlast_endpoints.map_or_else(
+        || {
+            format!(
+                "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
+                proxy.name
+            )
+        },
+        str::to_owned,
+    )
 }

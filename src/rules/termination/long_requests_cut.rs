@@ -1,4 +1,4 @@
-use crate::rules::fix::container_label;
+use crate::rules::help::container_label;
 use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 

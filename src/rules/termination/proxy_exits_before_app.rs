@@ -1,5 +1,5 @@
 use crate::resolve::{PlannedContainer, PodPlan, Role};
-use crate::rules::fix::{container_label, keep_proxy_until_app_exits, requests_description};
+use crate::rules::help::{container_label, keep_proxy_until_app_exits, requests_description};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::{Phase, StopEntry};
 

@@ -5,8 +5,8 @@
 //! lifecycle on (the default) it drains inbound listeners on SIGTERM, keeps outbound
 //! working, and quits Envoy after the shutdown grace period (30 s unless set).
 
-use super::Builder;
-use super::plan::*;
+use crate::resolve::Builder;
+use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 

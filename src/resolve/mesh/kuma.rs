@@ -6,9 +6,9 @@
 //! listeners and waits the whole drain time (`kuma.io/sidecar-drain-time`, 30 s) before
 //! exiting.
 
-use super::Builder;
-use super::hooks::{self, HookKind, Owner};
-use super::plan::*;
+use crate::resolve::Builder;
+use crate::resolve::hooks::{self, HookKind, Owner};
+use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 

@@ -9,10 +9,11 @@
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
-use super::Builder;
-use super::hooks::{self, HookKind, Owner};
-use super::plan::*;
 use crate::load::JsonPath;
+use crate::resolve::Builder;
+use crate::resolve::hooks::{self, HookKind, Owner};
+use crate::resolve::mesh::Remedies;
+use crate::resolve::plan::*;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
 use crate::settings::{IstioSettings, IstioVersion, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
@@ -181,7 +182,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
     let exit_on_zero = metadata
         .get("EXIT_ON_ZERO_ACTIVE_CONNECTIONS")
         .map(|v| {
-            let on = super::parse_go_bool(&v.value).unwrap_or(false);
+            let on = crate::resolve::parse_go_bool(&v.value).unwrap_or(false);
             Sourced::new(on, v.source.clone())
         })
         .unwrap_or_else(|| Sourced::default_value(false));
@@ -821,7 +822,7 @@ fn inject(
             proxy.pre_stop = Some(hook);
         }
         if let Some(probe) = &container.startup_probe {
-            proxy.startup_probe = Some(super::probe_timing(probe));
+            proxy.startup_probe = Some(crate::resolve::probe_timing(probe));
         }
     }
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
@@ -1086,3 +1087,35 @@ pub fn selector_matches(
         });
     labels_match && expressions_match
 }
+
+/// What Istio's own settings offer against each hazard.
+pub const REMEDIES: Remedies = Remedies {
+    hold_app: Some(
+        "hold the app until the proxy is ready; on the pod template:\n  metadata:\n    annotations:\n      proxy.istio.io/config: |\n        holdApplicationUntilProxyStarts: true\n",
+    ),
+    native_opt_in: Some("sidecar.istio.io/nativeSidecar: \"true\""),
+    missing_gate_cause: Some("a custom proxy lifecycle replaces it"),
+    restore_gate: Some(
+        "add `postStart: {exec: {command: [pilot-agent, wait]}}` to the custom proxy lifecycle (Helm `global.proxy.lifecycle`), or drop the custom lifecycle",
+    ),
+    stop_after_work: Some(|native| {
+        format!(
+            "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\n    ./your-work   # not `exec`: the trap must outlive it\n(or `sidecar.istio.io/nativeSidecar: \"true\"` on the pod template{native})"
+        )
+    }),
+    working_stop_call: Some(
+        "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit",
+    ),
+    stop_api: Some("POST :15020/quitquitquit"),
+    outlive_app: Some(|seconds| {
+        format!(
+            "keep the proxy until the app's connections are gone; on the pod template:\n  proxy.istio.io/config: |\n    proxyMetadata:\n      EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"\n(or terminationDrainDuration of at least {seconds}s)"
+        )
+    }),
+    outlast_endpoints: None,
+    bypass_for_init: Some(|| {
+        format!(
+            "run the init container as UID {PROXY_UID} or exclude its port (traffic.sidecar.istio.io/excludeOutboundPorts)"
+        )
+    }),
+};

@@ -6,10 +6,11 @@
 //! `linkerd-proxy` is read as written. On SIGTERM the proxy refuses new connections and
 //! lets in-flight ones finish, up to its shutdown grace period (§4.3).
 
-use super::Builder;
-use super::hooks::{self, HookKind, Owner};
-use super::plan::*;
 use crate::load::JsonPath;
+use crate::resolve::Builder;
+use crate::resolve::hooks::{self, HookKind, Owner};
+use crate::resolve::mesh::Remedies;
+use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -209,7 +210,7 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
         if decided.is_some() {
             continue;
         }
-        match super::parse_go_bool(&value) {
+        match crate::resolve::parse_go_bool(&value) {
             Some(on) => decided = Some((on, format!("`{}: \"{value}\"` ({source})", native.key))),
             None => {
                 complain(
@@ -469,7 +470,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     }
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
-    let env = super::commands::Env::new();
+    let env = crate::resolve::commands::Env::new();
     let list = if native {
         ContainerList::Init
     } else {
@@ -592,3 +593,39 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         reasons,
     });
 }
+
+/// What Linkerd's own settings offer against each hazard.
+pub const REMEDIES: Remedies = Remedies {
+    hold_app: Some(
+        "let the app wait for the proxy; on the pod template:\n  metadata:\n    annotations:\n      config.linkerd.io/proxy-await: enabled\n",
+    ),
+    native_opt_in: Some("config.linkerd.io/proxy-enable-native-sidecar: \"true\""),
+    missing_gate_cause: Some("the pod was injected without the `linkerd-await` hook"),
+    restore_gate: Some(
+        "re-inject the pod so that the injector adds the `linkerd-await` postStart (it does while `config.linkerd.io/proxy-await` is enabled, the default)",
+    ),
+    stop_after_work: Some(|native| {
+        format!(
+            "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `config.linkerd.io/proxy-admin-shutdown: enabled`{native}"
+        )
+    }),
+    working_stop_call: Some(
+        "enable the endpoint on the pod template: config.linkerd.io/proxy-admin-shutdown: enabled",
+    ),
+    stop_api: Some(
+        "`linkerd-await --shutdown`, with `config.linkerd.io/proxy-admin-shutdown: enabled`",
+    ),
+    outlive_app: Some(|seconds| {
+        format!(
+            "delay the proxy's shutdown past the app's: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"{seconds}\""
+        )
+    }),
+    outlast_endpoints: Some(
+        "delay the proxy's shutdown past endpoint propagation: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"",
+    ),
+    bypass_for_init: Some(|| {
+        format!(
+            "run the init container as UID {PROXY_UID} or skip its port (config.linkerd.io/skip-outbound-ports)"
+        )
+    }),
+};

@@ -1,5 +1,5 @@
-//! Help texts shared by several rules: the concrete change that fixes a hazard for each
-//! kind of sidecar.
+//! Help texts and labels shared by several rules. What a sidecar's own settings offer
+//! comes from its mesh ([`crate::resolve::Remedies`]); this module only words it.
 
 use crate::load::JsonPath;
 use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
@@ -21,27 +21,21 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
 
 /// How to hold the app until this proxy is ready.
 pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> String {
-    let native = native_hint(plan);
-    match proxy.sidecar().map(|s| &s.kind) {
-        Some(SidecarKind::IstioProxy) => format!(
-            "hold the app until the proxy is ready; on the pod template:\n  metadata:\n    annotations:\n      proxy.istio.io/config: |\n        holdApplicationUntilProxyStarts: true\n{native}"
-        ),
-        Some(SidecarKind::LinkerdProxy) => format!(
-            "let the app wait for the proxy; on the pod template:\n  metadata:\n    annotations:\n      config.linkerd.io/proxy-await: enabled\n{native}"
-        ),
-        _ => format!(
+    let remedies = proxy.remedies();
+    match remedies.hold_app {
+        Some(hold) => {
+            let native = match remedies.native_opt_in {
+                Some(opt_in) if plan.kubernetes.value.runs_native_sidecars() => {
+                    format!("or run the proxy as a native sidecar (`{opt_in}`)")
+                }
+                _ => String::new(),
+            };
+            format!("{hold}{native}")
+        }
+        None => format!(
             "run `{}` as a native sidecar (an init container with `restartPolicy: Always` and a startupProbe), so the app starts once it is ready",
             proxy.name
         ),
-    }
-}
-
-/// The native-sidecar alternative, when the Kubernetes version has it.
-fn native_hint(plan: &PodPlan) -> String {
-    if plan.kubernetes.value.runs_native_sidecars() {
-        "or run the proxy as a native sidecar (Istio: `sidecar.istio.io/nativeSidecar: \"true\"`; Linkerd: `config.linkerd.io/proxy-enable-native-sidecar: \"true\"`)".to_owned()
-    } else {
-        String::new()
     }
 }
 
@@ -52,17 +46,9 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     } else {
         ""
     };
-    match sidecar.sidecar().map(|s| &s.kind) {
-        Some(SidecarKind::IstioProxy) => format!(
-            "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\n    ./your-work   # not `exec`: the trap must outlive it\n(or `sidecar.istio.io/nativeSidecar: \"true\"` on the pod template{native})"
-        ),
-        Some(SidecarKind::LinkerdProxy) => format!(
-            "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `config.linkerd.io/proxy-admin-shutdown: enabled`{native}"
-        ),
-        Some(SidecarKind::CloudSqlProxy) => format!(
-            "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
-        ),
-        _ => format!(
+    match sidecar.remedies().stop_after_work {
+        Some(stop) => stop(native),
+        None => format!(
             "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
             sidecar.name
         ),
@@ -190,20 +176,9 @@ pub fn keep_proxy_until_app_exits(
     } else {
         ""
     };
-    match proxy.sidecar().map(|s| &s.kind) {
-        Some(SidecarKind::IstioProxy) => format!(
-            "keep the proxy until the app's connections are gone; on the pod template:\n  proxy.istio.io/config: |\n    proxyMetadata:\n      EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"\n(or terminationDrainDuration of at least {seconds}s){native}"
-        ),
-        Some(SidecarKind::LinkerdProxy) => format!(
-            "delay the proxy's shutdown past the app's: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"{seconds}\"{native}"
-        ),
-        Some(SidecarKind::CloudSqlProxy) => format!(
-            "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={seconds}s` (and `--max-sigterm-delay` for open connections){native}"
-        ),
-        Some(SidecarKind::Daprd) => format!(
-            "keep daprd serving while the app shuts down: dapr.io/block-shutdown-duration: \"{seconds}s\" (Dapr 1.13+){native}"
-        ),
-        _ => format!(
+    match proxy.remedies().outlive_app {
+        Some(outlive) => format!("{}{native}", outlive(seconds)),
+        None => format!(
             "make `{}` outlive the app (at least {seconds} s){native}",
             proxy.name
         ),

@@ -8,8 +8,9 @@
 //! set); `dapr.io/block-shutdown-duration` keeps it serving that long first. Jobs stop
 //! it with `POST :3500/v1.0/shutdown`.
 
-use super::Builder;
-use super::plan::*;
+use crate::resolve::Builder;
+use crate::resolve::mesh::Remedies;
+use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -147,3 +148,17 @@ fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Option<Sourced<Millis>
         outbound_refused: closes,
     });
 }
+
+/// What Dapr's own settings offer against each hazard.
+pub const REMEDIES: Remedies = Remedies {
+    stop_api: Some("POST :3500/v1.0/shutdown"),
+    outlive_app: Some(|seconds| {
+        format!(
+            "keep daprd serving while the app shuts down: dapr.io/block-shutdown-duration: \"{seconds}s\" (Dapr 1.13+)"
+        )
+    }),
+    outlast_endpoints: Some(
+        "keep daprd serving past endpoint propagation: dapr.io/block-shutdown-duration: \"10s\" (Dapr 1.13+)",
+    ),
+    ..Remedies::NONE
+};
