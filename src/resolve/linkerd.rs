@@ -469,7 +469,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     }
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
-    let env = super::commands::Env::new();
+    let env = super::shell::Env::new();
     let list = if native {
         ContainerList::Init
     } else {
