@@ -247,6 +247,25 @@ mod tests {
     }
 
     #[test]
+    fn here_document_bodies_take_no_time() {
+        // `cat` is of unknown length, taken as instant; the body's sleeps are text.
+        assert_eq!(
+            length_of("cat <<EOF\nsleep 100\nEOF\nsleep 5"),
+            Length::Known {
+                total: Millis::secs(5),
+                unknown_parts: 1
+            }
+        );
+        assert_eq!(
+            length_of("cat <<'EOF' >/tmp/note\nsleep infinity\nEOF\nsleep 5"),
+            Length::Known {
+                total: Millis::secs(5),
+                unknown_parts: 1
+            }
+        );
+    }
+
+    #[test]
     fn unknown_commands_are_counted() {
         assert_eq!(
             length_of("sleep 5; /app/drain"),
