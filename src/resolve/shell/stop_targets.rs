@@ -183,12 +183,14 @@ mod tests {
     use super::*;
     use crate::resolve::shell::parse;
 
+    /// How the first command of `script` is classified.
+    fn classify(script: &str) -> Option<(StopTarget, Option<HttpMethod>)> {
+        classify_call(parse(script).simple_commands()[0], &[])
+    }
+
     #[test]
     fn http_methods() {
-        let method = |script: &str| {
-            let list = parse(script);
-            classify_call(list.simple_commands()[0], &[]).and_then(|(_, method)| method)
-        };
+        let method = |script: &str| classify(script).and_then(|(_, method)| method);
         assert_eq!(
             method("curl localhost:15020/quitquitquit"),
             Some(HttpMethod::Get)
@@ -209,10 +211,7 @@ mod tests {
 
     #[test]
     fn stop_endpoints_are_on_localhost() {
-        let target = |script: &str| {
-            let list = parse(script);
-            classify_call(list.simple_commands()[0], &[]).map(|(target, _)| target)
-        };
+        let target = |script: &str| classify(script).map(|(target, _)| target);
         assert_eq!(
             target("curl -X POST http://[::1]:15020/quitquitquit"),
             Some(StopTarget::Http {
