@@ -4,7 +4,7 @@
 //! their word; comments and redirections (with their targets) are dropped.
 //!
 //! Here-document bodies are dropped too: they are the input of a command, not commands
-//! (POSIX, Shell Command Language §2.7.4). A body starts after the newline that ends the
+//! (POSIX Shell Command Language, 2.7.4 "Here-Document"). A body starts after the newline that ends the
 //! line of its `<<WORD` and runs to a line that is exactly `WORD` (after leading tabs for
 //! `<<-WORD`); quotes in `WORD` are removed, and several bodies on one line follow each
 //! other in order. A body whose delimiter never comes runs to the end of the script, as
