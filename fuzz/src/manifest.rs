@@ -121,6 +121,8 @@ const SCRIPTS: &[&str] = &[
     "wait-and-quit-envoy /work",
     "cloud-sql-proxy wait",
     "curl -X POST localhost:9091/quitquitquit",
+    "cat <<EOF\nsleep 100\nEOF\nsleep 5",
+    "cat <<-'EOF' >/tmp/note\n\tsleep 100\n",
     "'unterminated",
     "$(",
     "",

@@ -2,9 +2,8 @@
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
-use super::commands::{self, Env, Length};
 use super::plan::{Hook, HookAction, HookDuration, HookEffect};
-use super::shell;
+use super::shell::{self, Env, Length};
 use crate::load::JsonPath;
 use crate::time::Millis;
 
@@ -165,7 +164,7 @@ pub fn from_argv(
         {
             (HookDuration::Fixed(Millis::ZERO), HookEffect::DrainsInbound)
         } else {
-            let duration = match commands::length(&list, env) {
+            let duration = match shell::length(&list, env) {
                 Length::Known { total, .. } => HookDuration::Fixed(total),
                 Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
                 Length::WaitsForExit => match owner {
@@ -190,7 +189,7 @@ pub fn from_argv(
 pub fn has_unknown_parts(hook: &Hook, env: &Env) -> bool {
     match &hook.action {
         HookAction::Exec(argv) => matches!(
-            commands::length(&shell::parse_argv(argv), env),
+            shell::length(&shell::parse_argv(argv), env),
             Length::Known { unknown_parts, .. } if unknown_parts > 0
         ),
         _ => false,

@@ -6,9 +6,9 @@
 
 use k8s_openapi::api::core::v1::Container;
 
-use super::commands::{self, HttpMethod, StopCall, StopTarget};
 use super::istio::DEFAULT_STATUS_PORT;
 use super::plan::*;
+use super::shell::{self, HttpMethod, StopCall, StopTarget};
 use super::{Builder, argv_of, command_path};
 use crate::load::JsonPath;
 
@@ -34,7 +34,7 @@ pub fn resolve(b: &mut Builder) {
             continue;
         };
         let argv = argv_of(container);
-        let calls = commands::stop_calls(&argv, &b.settings.stop_wrappers);
+        let calls = shell::stop_calls(&argv, &b.settings.stop_wrappers);
         let work_user = b.run_as_user(container);
         let stops: Vec<SidecarStop> = calls
             .into_iter()

@@ -5,7 +5,6 @@
 //! injector will add. Mesh knowledge lives in one module per mesh; what comes out is
 //! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
 
-pub mod commands;
 pub mod hooks;
 pub mod images;
 pub mod jobs;
@@ -261,7 +260,7 @@ impl<'a> Builder<'a> {
             Owner::App
         };
         let network_use = (list == ContainerList::Init && !restart_always)
-            .then(|| commands::network_use(&argv_of(container)))
+            .then(|| shell::network_use(&argv_of(container)))
             .flatten()
             .map(|(call, ports)| NetworkUse {
                 path: command_path(container, &path),
@@ -271,7 +270,7 @@ impl<'a> Builder<'a> {
             });
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
-            .then(|| commands::start_gate(&shell::parse_argv(&argv_of(container))))
+            .then(|| shell::start_gate(&shell::parse_argv(&argv_of(container))))
             .flatten()
             .map(|summary| StartGate {
                 path: command_path(container, &path),

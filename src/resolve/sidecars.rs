@@ -2,7 +2,6 @@
 //! (docs/lifecycle.md §5), sidecars users declare in config, and the legacy sidecars of
 //! Jobs (a log shipper running `tail -F`) that never exit on their own.
 
-use super::commands;
 use super::mesh::Remedies;
 use super::plan::*;
 use super::shell::{self, Command};
@@ -166,8 +165,8 @@ pub fn runs_forever(argv: &[String]) -> bool {
                             || w.0.starts_with("--follow")
                     }),
                     Some("sleep") => matches!(
-                        commands::sleep_length(simple, &Default::default()),
-                        Some(commands::Sleep::Forever)
+                        shell::sleep_length(simple, &Default::default()),
+                        Some(shell::Sleep::Forever)
                     ),
                     _ => false,
                 }

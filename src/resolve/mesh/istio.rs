@@ -765,7 +765,7 @@ fn inject(
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
     proxy.startup = startup;
-    let env = crate::resolve::commands::Env::new();
+    let env = crate::resolve::shell::Env::new();
     if hold {
         proxy.post_start = Some(hooks::from_argv(
             vec!["pilot-agent".into(), "wait".into()],

@@ -470,7 +470,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     }
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
-    let env = crate::resolve::commands::Env::new();
+    let env = crate::resolve::shell::Env::new();
     let list = if native {
         ContainerList::Init
     } else {

@@ -1,0 +1,34 @@
+//! A reader for the POSIX shell that lifecycle remedies are written in.
+//!
+//! preStop hooks, start gates and Job stop calls live in `sh -c` scripts. The reader
+//! turns a container's `command`/`args` into a small syntax tree ([`parse`],
+//! [`parse_argv`]): lists (`;`, newline, `&`), and-or chains (`&&`, `||`), pipelines,
+//! simple commands, groups, `if`, `while`, `until`, `for`, functions and `trap`. It never
+//! fails: text it cannot make sense of is kept as plain words, and nesting is bounded.
+//!
+//! Then it answers the questions the timeline depends on, one module each: how long a
+//! hook lasts ([`length`]), whether an app waits for its proxy before starting
+//! ([`start_gate`]), how a Job's work stops its sidecar and keeps its exit status
+//! ([`stop_calls`]), and whether an init container reaches the network
+//! ([`network_use`]).
+
+mod hook_length;
+mod invocation;
+mod lexer;
+mod network;
+mod parse;
+mod start_gate;
+mod stop_calls;
+mod stop_targets;
+mod syntax;
+
+pub use hook_length::{Env, Length, Sleep, length, sleep_length};
+pub use invocation::{parse_argv, shell_script};
+pub use network::network_use;
+pub use parse::parse;
+pub use start_gate::start_gate;
+pub use stop_calls::{StopCall, stop_calls};
+pub use stop_targets::{HttpMethod, StopTarget};
+pub use syntax::{
+    AndOr, Command, Connector, List, LoopKind, Pipeline, SimpleCommand, Word, basename,
+};
