@@ -159,7 +159,7 @@ impl<'t> Editor<'t> {
         value: &Json,
         in_flow: bool,
     ) -> Result<Vec<Edit>, EditError> {
-        let end = self.offset(node.span.end);
+        let end = self.node_end(node);
         if let (Style::Literal | Style::Folded, Json::String(text)) = (node.style, value) {
             let header = self.block_header(node)?;
             let indent = node.span.start.column.saturating_sub(1) as usize;
@@ -504,7 +504,17 @@ impl<'t> Editor<'t> {
                 .last()
                 .map(|entry| self.node_end(&entry.value)),
             Value::Seq(items) if self.is_flow(node) => items.last().map(|item| self.node_end(item)),
-            _ => return self.offset(node.span.end),
+            // A block collection ends where its last child written in it ends (a merged
+            // or aliased child lies elsewhere, before it).
+            Value::Map(entries) => {
+                return written_last(node, entries.iter().map(|entry| &entry.value))
+                    .map_or(self.offset(node.span.end), |last| self.node_end(last));
+            }
+            Value::Seq(items) => {
+                return written_last(node, items.iter())
+                    .map_or(self.offset(node.span.end), |last| self.node_end(last));
+            }
+            _ => return self.scalar_end(node),
         };
         let from = end.unwrap_or(self.offset(node.span.start) + 1);
         let mut in_comment = false;
@@ -518,6 +528,42 @@ impl<'t> Editor<'t> {
             }
         }
         self.offset(node.span.end)
+    }
+
+    /// The offset just past a scalar's text. The parser's span of a quoted scalar runs
+    /// on over the spaces and comment after its closing quote, and that of a block
+    /// scalar to the next token, past the indentation of the line that holds it.
+    fn scalar_end(&self, node: &Node) -> usize {
+        let end = self.offset(node.span.end);
+        let start = self.after_properties(self.offset(node.span.start), end);
+        match node.style {
+            Style::SingleQuoted | Style::DoubleQuoted => {
+                let quote = if node.style == Style::SingleQuoted { '\'' } else { '"' };
+                let mut chars = self.text[start..end].char_indices().skip(1);
+                while let Some((at, c)) = chars.next() {
+                    match c {
+                        '\\' if quote == '"' => {
+                            chars.next();
+                        }
+                        '\'' if quote == '\'' && self.text[start + at + 1..].starts_with('\'') => {
+                            chars.next();
+                        }
+                        c if c == quote => return start + at + 1,
+                        _ => {}
+                    }
+                }
+                end
+            }
+            Style::Literal | Style::Folded => {
+                let line_start = self.line_start(node.span.end);
+                if self.text[line_start..end].trim().is_empty() {
+                    line_start
+                } else {
+                    end
+                }
+            }
+            Style::Plain => end,
+        }
     }
 
     /// The offset after the line break that ends the line `offset` is on (or the end
@@ -623,6 +669,13 @@ impl<'t> Editor<'t> {
             _ => true,
         }
     }
+}
+
+/// The child of `node` written last in its text.
+fn written_last<'n>(node: &Node, children: impl Iterator<Item = &'n Node>) -> Option<&'n Node> {
+    children
+        .filter(|child| child.span.start >= node.span.start)
+        .max_by_key(|child| child.span.end)
 }
 
 /// `path` cut at its first [`Segment::Embedded`]: the string's path and the path inside.

@@ -116,10 +116,19 @@ pub(super) fn literal_block(text: &str, indent: usize, newline: &str) -> Option<
 /// `value` in flow style (`{a: 1, b: [x, y]}`); `json` writes JSON itself, for a
 /// mapping whose keys are double-quoted.
 pub(super) fn flow(value: &Json, json: bool) -> String {
-    if json {
-        return value.to_string();
-    }
     match value {
+        Json::Array(items) if json => {
+            let items: Vec<String> = items.iter().map(|item| flow(item, true)).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Json::Object(entries) if json => {
+            let entries: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}: {}", double_quoted(k), flow(v, true)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        scalar_value if json => scalar_value.to_string(),
         Json::Array(items) => {
             let items: Vec<String> = items.iter().map(|item| flow(item, false)).collect();
             format!("[{}]", items.join(", "))
