@@ -62,10 +62,11 @@ pub fn apply_fixes(text: &str, fixes: &[Fix], unsafe_fixes: bool) -> Applied {
         let edits = &fixes[index].edits;
         if applied.iter().any(|done| same_edits(done, edits)) {
             outcomes[index] = Outcome::Applied;
-        } else if edits
-            .iter()
-            .any(|edit| taken.iter().any(|other| conflict(&edit.range, &other.range)))
-        {
+        } else if edits.iter().any(|edit| {
+            taken
+                .iter()
+                .any(|other| conflict(&edit.range, &other.range))
+        }) {
             outcomes[index] = Outcome::Deferred;
         } else {
             taken.extend(edits);

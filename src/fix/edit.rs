@@ -166,7 +166,9 @@ impl<'t> Editor<'t> {
             let content_start = self.line_start(node.span.start);
             let ends_line = self.text[..end].ends_with(['\n', '\r']);
             if let Some(block) = render::literal_block(text, indent, self.layout.newline) {
-                let (new_header, lines) = block.split_once(self.layout.newline).unwrap_or((&block, ""));
+                let (new_header, lines) = block
+                    .split_once(self.layout.newline)
+                    .unwrap_or((&block, ""));
                 let mut lines = lines.to_owned();
                 if ends_line {
                     lines.push_str(self.layout.newline);
@@ -187,7 +189,11 @@ impl<'t> Editor<'t> {
             return Ok(vec![Edit::replace(header..end, quoted)]);
         }
         let start = self.after_properties(self.offset(node.span.start), end);
-        let context = if in_flow { Context::Flow } else { Context::Block };
+        let context = if in_flow {
+            Context::Flow
+        } else {
+            Context::Block
+        };
         let style = match node.style {
             Style::Literal | Style::Folded => Style::DoubleQuoted,
             style => style,
@@ -224,14 +230,11 @@ impl<'t> Editor<'t> {
             }
         }
         let (first, rest) = keys.split_first().expect("a segment is missing");
-        let nested = rest
-            .iter()
-            .rev()
-            .fold(value.clone(), |inner, key| {
-                let mut map = serde_json::Map::new();
-                map.insert((*key).to_owned(), inner);
-                Json::Object(map)
-            });
+        let nested = rest.iter().rev().fold(value.clone(), |inner, key| {
+            let mut map = serde_json::Map::new();
+            map.insert((*key).to_owned(), inner);
+            Json::Object(map)
+        });
         let parent = JsonPath::from_segments(&segments[..found.depth]);
         match &found.node.value {
             Value::Map(_) if self.is_flow(found.node) => {
@@ -268,7 +271,9 @@ impl<'t> Editor<'t> {
         }
         let segments = path.segments();
         let Some((Segment::Key(_), parent_segments)) = segments.split_last() else {
-            return Err(EditError::new(format!("`{path}` does not name a mapping key")));
+            return Err(EditError::new(format!(
+                "`{path}` does not name a mapping key"
+            )));
         };
         let found = self.existing(path)?;
         let entry = found.entry.expect("reached by a key");
@@ -313,7 +318,9 @@ impl<'t> Editor<'t> {
                 let next = entries.get(index + 1).ok_or_else(|| {
                     EditError::new(format!("`{path}` shares its line with another key"))
                 })?;
-                Ok(vec![Edit::delete(key_start..self.offset(next.key_span.start))])
+                Ok(vec![Edit::delete(
+                    key_start..self.offset(next.key_span.start),
+                )])
             }
         }
     }
@@ -500,9 +507,9 @@ impl<'t> Editor<'t> {
     /// child; its closing bracket comes after.
     fn node_end(&self, node: &Node) -> usize {
         let end = match &node.value {
-            Value::Map(entries) if self.is_flow(node) => entries
-                .last()
-                .map(|entry| self.node_end(&entry.value)),
+            Value::Map(entries) if self.is_flow(node) => {
+                entries.last().map(|entry| self.node_end(&entry.value))
+            }
             Value::Seq(items) if self.is_flow(node) => items.last().map(|item| self.node_end(item)),
             // A block collection ends where its last child written in it ends (a merged
             // or aliased child lies elsewhere, before it).
@@ -538,7 +545,11 @@ impl<'t> Editor<'t> {
         let start = self.after_properties(self.offset(node.span.start), end);
         match node.style {
             Style::SingleQuoted | Style::DoubleQuoted => {
-                let quote = if node.style == Style::SingleQuoted { '\'' } else { '"' };
+                let quote = if node.style == Style::SingleQuoted {
+                    '\''
+                } else {
+                    '"'
+                };
                 let mut chars = self.text[start..end].char_indices().skip(1);
                 while let Some((at, c)) = chars.next() {
                     match c {
@@ -615,7 +626,8 @@ impl<'t> Editor<'t> {
             if code.is_empty() {
                 continue;
             }
-            let indicator = code.trim_end_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-');
+            let indicator =
+                code.trim_end_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-');
             if indicator.ends_with(['|', '>']) {
                 return Ok(start + indicator.len() - 1);
             }
@@ -636,7 +648,9 @@ impl<'t> Editor<'t> {
                 Value::Map(children) if unit.is_none() && !editor.is_flow(&entry.value) => {
                     if let Some(child) = children.first() {
                         let column = child.key_span.start.column as usize;
-                        if child.key_span.start.line > entry.key_span.start.line && column > key_column {
+                        if child.key_span.start.line > entry.key_span.start.line
+                            && column > key_column
+                        {
                             unit = Some(column - key_column);
                         }
                     }

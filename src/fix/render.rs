@@ -202,7 +202,10 @@ fn block_item(item: &Json, dash: usize, layout: &Layout) -> String {
             out
         }
         Json::Array(items) if !items.is_empty() => {
-            let nested: Vec<String> = items.iter().map(|i| block_item(i, dash + 2, layout)).collect();
+            let nested: Vec<String> = items
+                .iter()
+                .map(|i| block_item(i, dash + 2, layout))
+                .collect();
             format!("{pad}- {}", nested.join(nl).trim_start())
         }
         Json::String(text) if text.contains('\n') => match literal_block(text, dash + 2, nl) {
