@@ -52,6 +52,12 @@ fn path(dotted: &str) -> JsonPath {
     JsonPath::parse(dotted)
 }
 
+/// The annotation that asks Istio to inject its sidecar: a key with dots, which
+/// `JsonPath::parse` would split.
+fn inject_annotation() -> JsonPath {
+    path("metadata.annotations").key("sidecar.istio.io/inject")
+}
+
 /// A `Set` change and the builder that makes it with [`Editor::set`].
 fn set(text: &str, at: &JsonPath, value: Value) -> String {
     let change = Change::Set(at.clone(), value.clone());
@@ -111,23 +117,7 @@ fn a_literal_block_stays_a_literal_block_with_its_header_comment() {
 #[test]
 fn an_inserted_key_follows_two_and_four_space_indentation() {
     let two = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web # the web tier\n  labels:\n    app: web\nspec: {}\n";
-    assert_eq!(
-        set(
-            two,
-            &path("metadata.annotations.sidecar.istio.io/inject"),
-            json!("true")
-        ),
-        two.replace(
-            "app: web\n",
-            "app: web\n  annotations:\n    sidecar: {istio: {io/inject: \"true\"}}\n"
-        )
-        .replace(
-            "    sidecar: {istio: {io/inject: \"true\"}}",
-            "    sidecar:\n      istio:\n        io/inject: \"true\""
-        ),
-        "JsonPath::parse splits at dots"
-    );
-    let key = JsonPath::parse("metadata.annotations").key("sidecar.istio.io/inject");
+    let key = inject_annotation();
     assert_eq!(
         set(two, &key, json!("true")),
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web # the web tier\n  labels:\n    app: web\n  annotations:\n    sidecar.istio.io/inject: \"true\"\nspec: {}\n"
@@ -158,7 +148,7 @@ fn a_nested_block_follows_the_file_s_sequence_style() {
 #[test]
 fn flow_mappings_get_flow_entries_and_json_gets_json() {
     let flow = "metadata: {name: web, labels: {app: web}}\nspec: {}\n";
-    let key = JsonPath::parse("metadata.annotations").key("sidecar.istio.io/inject");
+    let key = inject_annotation();
     assert_eq!(
         set(flow, &key, json!("true")),
         "metadata: {name: web, labels: {app: web}, annotations: {sidecar.istio.io/inject: \"true\"}}\nspec: {}\n"
@@ -674,7 +664,7 @@ fn kubectl_reads_the_edited_files_with_the_intended_change() {
     );
     let lifecycle = json!({"preStop": {"sleep": {"seconds": 5}}});
     let container = JsonPath::parse("spec.containers").index(0);
-    let annotation = JsonPath::parse("metadata.annotations").key("sidecar.istio.io/inject");
+    let annotation = inject_annotation();
     let cases: Vec<(&String, JsonPath, &[&str], Option<Value>)> = vec![
         (
             &four,
