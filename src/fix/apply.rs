@@ -1,0 +1,248 @@
+//! Applies a set of fixes to one file's text in a round: every fix whose edits touch
+//! nothing an earlier fix of the round touches is applied; the rest wait for the next
+//! round, after the caller has linted the new text again (ruff's `apply_fixes`).
+
+use std::ops::Range;
+
+use super::{Edit, Fix};
+
+/// What became of one fix in a round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Its edits are in the new text.
+    Applied,
+    /// It overlaps a fix applied in this round; lint again and retry.
+    Deferred,
+    /// Its applicability is not selected (an unsafe fix without `--unsafe-fixes`, or a
+    /// display-only one).
+    NotSelected,
+    /// Its edits cannot be applied to this text (out of range, inside a character, or
+    /// overlapping each other): a defect of the rule that built it.
+    Invalid(String),
+}
+
+/// The text after one round and what became of each fix, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The text with the applied fixes.
+    pub text: String,
+    /// One outcome per fix given.
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Applied {
+    /// Whether any fix was applied, so the text changed or another round may be due.
+    pub fn changed(&self) -> bool {
+        self.outcomes.contains(&Outcome::Applied)
+    }
+}
+
+/// Applies, to `text`, the fixes that are selected (`unsafe_fixes` selects the unsafe
+/// ones too) and do not conflict. Fixes are taken in the order of their first edit, so
+/// the earliest in the file wins a conflict; a fix identical to one already applied
+/// (two findings with the same remedy) counts as applied. Two edits conflict when their
+/// ranges overlap, or when both insert at the same offset (their order would be a
+/// guess).
+pub fn apply_fixes(text: &str, fixes: &[Fix], unsafe_fixes: bool) -> Applied {
+    let mut outcomes = vec![Outcome::NotSelected; fixes.len()];
+    let mut order: Vec<usize> = Vec::new();
+    for (index, fix) in fixes.iter().enumerate() {
+        if !fix.applicability.is_applied(unsafe_fixes) {
+            continue;
+        }
+        match check(text, &fix.edits) {
+            Ok(()) => order.push(index),
+            Err(reason) => outcomes[index] = Outcome::Invalid(reason),
+        }
+    }
+    order.sort_by_key(|&index| first_offset(&fixes[index]));
+    let mut taken: Vec<&Edit> = Vec::new();
+    let mut applied: Vec<&[Edit]> = Vec::new();
+    for index in order {
+        let edits = &fixes[index].edits;
+        if applied.iter().any(|done| same_edits(done, edits)) {
+            outcomes[index] = Outcome::Applied;
+        } else if edits.iter().any(|edit| {
+            taken
+                .iter()
+                .any(|other| conflict(&edit.range, &other.range))
+        }) {
+            outcomes[index] = Outcome::Deferred;
+        } else {
+            taken.extend(edits);
+            applied.push(edits);
+            outcomes[index] = Outcome::Applied;
+        }
+    }
+    Applied {
+        text: apply_edits(text, taken),
+        outcomes,
+    }
+}
+
+/// Applies non-overlapping edits to `text`.
+pub(super) fn apply_edits<'e>(text: &str, edits: impl IntoIterator<Item = &'e Edit>) -> String {
+    let mut edits: Vec<&Edit> = edits.into_iter().collect();
+    edits.sort_by_key(|edit| (edit.range.start, edit.range.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for edit in edits {
+        out.push_str(&text[at..edit.range.start]);
+        out.push_str(&edit.replacement);
+        at = edit.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn first_offset(fix: &Fix) -> usize {
+    fix.edits
+        .iter()
+        .map(|edit| edit.range.start)
+        .min()
+        .unwrap_or(0)
+}
+
+fn same_edits(a: &[Edit], b: &[Edit]) -> bool {
+    let sorted = |edits: &[Edit]| {
+        let mut edits = edits.to_vec();
+        edits.sort_by_key(|edit| (edit.range.start, edit.range.end));
+        edits
+    };
+    sorted(a) == sorted(b)
+}
+
+fn conflict(a: &Range<usize>, b: &Range<usize>) -> bool {
+    let overlap = a.start < b.end && b.start < a.end;
+    let same_insertion = a.is_empty() && b.is_empty() && a.start == b.start;
+    let insertion_inside = (a.is_empty() && b.start < a.start && a.start < b.end)
+        || (b.is_empty() && a.start < b.start && b.start < a.end);
+    overlap || same_insertion || insertion_inside
+}
+
+/// Why `edits` cannot be applied to `text`, if they cannot.
+fn check(text: &str, edits: &[Edit]) -> Result<(), String> {
+    if edits.is_empty() {
+        return Err("the fix has no edits".into());
+    }
+    for edit in edits {
+        let Range { start, end } = edit.range;
+        if start > end || end > text.len() {
+            return Err(format!(
+                "edit {start}..{end} lies outside the text ({} bytes)",
+                text.len()
+            ));
+        }
+        if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+            return Err(format!("edit {start}..{end} cuts a character"));
+        }
+    }
+    for (index, edit) in edits.iter().enumerate() {
+        if let Some(other) = edits[index + 1..]
+            .iter()
+            .find(|other| conflict(&edit.range, &other.range))
+        {
+            return Err(format!(
+                "edits {:?} and {:?} of one fix overlap",
+                edit.range, other.range
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fix::Applicability;
+
+    fn fix(applicability: Applicability, edits: Vec<Edit>) -> Fix {
+        Fix::new(applicability, "test", edits)
+    }
+
+    #[test]
+    fn non_overlapping_fixes_apply_together_and_overlapping_ones_wait() {
+        let text = "a: 1\nb: 2\nc: 3\n";
+        let fixes = [
+            fix(Applicability::Safe, vec![Edit::replace(3..4, "10")]),
+            fix(Applicability::Safe, vec![Edit::replace(8..9, "20")]),
+            // Overlaps the first and starts earlier in the file: it wins the round.
+            fix(Applicability::Safe, vec![Edit::replace(0..4, "a: 9")]),
+            fix(Applicability::Unsafe, vec![Edit::replace(13..14, "30")]),
+            fix(Applicability::DisplayOnly, vec![Edit::insert(0, "x: 0\n")]),
+        ];
+        let round = apply_fixes(text, &fixes, false);
+        assert_eq!(round.text, "a: 9\nb: 20\nc: 3\n");
+        assert_eq!(
+            round.outcomes,
+            [
+                Outcome::Deferred,
+                Outcome::Applied,
+                Outcome::Applied,
+                Outcome::NotSelected,
+                Outcome::NotSelected
+            ]
+        );
+        let with_unsafe = apply_fixes(text, &fixes, true);
+        assert_eq!(with_unsafe.text, "a: 9\nb: 20\nc: 30\n");
+        assert_eq!(with_unsafe.outcomes[3], Outcome::Applied);
+        assert_eq!(with_unsafe.outcomes[4], Outcome::NotSelected);
+    }
+
+    #[test]
+    fn edits_of_one_fix_are_all_applied_or_none() {
+        let text = "a: 1\nb: 2\n";
+        let fixes = [
+            fix(Applicability::Safe, vec![Edit::replace(0..1, "x")]),
+            // Its second edit conflicts with the first fix, so its first edit is not
+            // made either.
+            fix(
+                Applicability::Safe,
+                vec![Edit::replace(8..9, "7"), Edit::replace(0..4, "a: 6")],
+            ),
+        ];
+        let round = apply_fixes(text, &fixes, false);
+        assert_eq!(round.text, "x: 1\nb: 2\n");
+        assert_eq!(round.outcomes, [Outcome::Applied, Outcome::Deferred]);
+    }
+
+    #[test]
+    fn insertions_at_one_offset_conflict_and_identical_fixes_apply_once() {
+        let text = "a: 1\n";
+        let insert = fix(Applicability::Safe, vec![Edit::insert(5, "b: 2\n")]);
+        let other = fix(Applicability::Safe, vec![Edit::insert(5, "c: 3\n")]);
+        let round = apply_fixes(text, &[insert.clone(), insert, other], false);
+        assert_eq!(round.text, "a: 1\nb: 2\n");
+        assert_eq!(
+            round.outcomes,
+            [Outcome::Applied, Outcome::Applied, Outcome::Deferred]
+        );
+    }
+
+    #[test]
+    fn malformed_edits_are_refused_with_a_reason() {
+        let text = "a: é\n";
+        let fixes = [
+            fix(Applicability::Safe, vec![Edit::replace(4..5, "e")]),
+            fix(Applicability::Safe, vec![Edit::replace(3..99, "e")]),
+            fix(
+                Applicability::Safe,
+                vec![Edit::replace(0..2, "b"), Edit::replace(1..3, "c")],
+            ),
+        ];
+        let round = apply_fixes(text, &fixes, false);
+        assert_eq!(round.text, text);
+        assert!(!round.changed());
+        let reasons: Vec<String> = round
+            .outcomes
+            .iter()
+            .map(|outcome| match outcome {
+                Outcome::Invalid(reason) => reason.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(reasons[0].contains("cuts a character"), "{reasons:?}");
+        assert!(reasons[1].contains("outside the text"), "{reasons:?}");
+        assert!(reasons[2].contains("overlap"), "{reasons:?}");
+    }
+}

@@ -1,0 +1,720 @@
+//! Builds [`Edit`]s from a document's positioned tree. Each builder touches the fewest
+//! bytes that make the change: a replaced scalar keeps its quoting style, its anchor and
+//! its tag; an inserted key follows the indentation, sequence style and line ends the
+//! file already uses; a removed key takes its lines with it and nothing else.
+//!
+//! Paths are [`JsonPath`]s, as findings name nodes. A path through an
+//! [`Segment::Embedded`] step (the YAML or JSON held by `proxy.istio.io/config`) edits
+//! inside that string in its own format, then writes the string back in the outer
+//! scalar's style ([`Editor::edit_embedded`]).
+
+use std::fmt;
+
+use serde_json::Value as Json;
+
+use super::Edit;
+use super::apply::apply_edits;
+use super::render::{self, Context, Layout};
+use crate::load::parse::{Limits, parse_documents};
+use crate::load::path::{JsonPath, Segment};
+use crate::load::tree::{Entry, Node, Pos, Style, Value};
+use crate::load::{line_end, next_line};
+
+/// Why an edit could not be built: the manifest is not shaped the way the fix needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditError {
+    /// One sentence for the user, naming the path.
+    pub reason: String,
+}
+
+impl EditError {
+    fn new(reason: impl Into<String>) -> EditError {
+        EditError {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// Builds edits to one document of a text. The tree's positions must be positions in
+/// `text`: a [`crate::load::Document`]'s root with the whole file's text, or a tree
+/// parsed from a string with its first line as line 1.
+pub struct Editor<'t> {
+    text: &'t str,
+    root: &'t Node,
+    line_starts: Vec<usize>,
+    layout: Layout,
+}
+
+/// A node found by walking a path, with how it was reached.
+struct Found<'t> {
+    node: &'t Node,
+    /// The mapping entry whose value `node` is, if it was reached by a key.
+    entry: Option<&'t Entry>,
+    /// How many segments of the path were walked.
+    depth: usize,
+    /// Whether `node` lies inside a flow collection (`{…}`, `[…]`).
+    in_flow: bool,
+}
+
+impl<'t> Editor<'t> {
+    /// An editor of the document whose tree is `root`, in `text`.
+    pub fn new(text: &'t str, root: &'t Node) -> Editor<'t> {
+        let mut line_starts = vec![0];
+        let mut at = 0;
+        while let Some(next) = next_line(text, at) {
+            line_starts.push(next);
+            at = next;
+        }
+        let mut editor = Editor {
+            text,
+            root,
+            line_starts,
+            layout: Layout {
+                unit: 2,
+                sequence_offset: 0,
+                newline: if text.contains("\r\n") { "\r\n" } else { "\n" },
+            },
+        };
+        let (unit, sequence_offset) = editor.indentation(root);
+        editor.layout.unit = unit.unwrap_or(2);
+        editor.layout.sequence_offset = sequence_offset.unwrap_or(0);
+        editor
+    }
+
+    /// The byte offset of a position of the tree in the text.
+    pub fn offset(&self, pos: Pos) -> usize {
+        let Some(&start) = self.line_starts.get(pos.line.saturating_sub(1) as usize) else {
+            return self.text.len();
+        };
+        let line = &self.text[start..line_end(self.text, start)];
+        start
+            + line
+                .char_indices()
+                .nth(pos.column.saturating_sub(1) as usize)
+                .map_or(line.len(), |(at, _)| at)
+    }
+
+    /// Sets the value at `path`: replaces the scalar there ([`Editor::replace_scalar`]),
+    /// or inserts it with any mappings missing on the way ([`Editor::insert`]).
+    pub fn set(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
+        if let Some((outer, inner)) = split_embedded(path) {
+            return self.edit_embedded(&outer, |editor| editor.set(&inner, value));
+        }
+        let found = self.walk(path)?;
+        if found.depth == path.segments().len() {
+            self.replace_scalar(path, value)
+        } else {
+            self.insert(path, value)
+        }
+    }
+
+    /// Replaces the scalar at `path` with `value`, a scalar, written in the old
+    /// value's quoting style where that style holds the new value with its type (a
+    /// number replacing `"30"` is written plain). A literal or folded block stays a
+    /// literal block, with its header comment and indentation.
+    pub fn replace_scalar(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
+        if let Some((outer, inner)) = split_embedded(path) {
+            return self.edit_embedded(&outer, |editor| editor.replace_scalar(&inner, value));
+        }
+        let found = self.existing(path)?;
+        if matches!(found.node.value, Value::Map(_) | Value::Seq(_)) {
+            return Err(EditError::new(format!(
+                "`{path}` is a {}, not a single value",
+                kind(found.node)
+            )));
+        }
+        if matches!(value, Json::Object(_) | Json::Array(_)) {
+            return Err(EditError::new(format!(
+                "`{path}` can be replaced by a single value only"
+            )));
+        }
+        if found.node.value == Value::Null && found.node.span.start == found.node.span.end {
+            // `key:` with nothing after it: the value goes after the colon.
+            let entry = found
+                .entry
+                .ok_or_else(|| EditError::new(format!("`{path}` has no value to replace")))?;
+            let colon = self.colon_after(entry)?;
+            let context = if found.in_flow {
+                Context::Flow
+            } else {
+                Context::Block
+            };
+            let text = render::scalar(value, Style::Plain, context).unwrap_or_default();
+            return Ok(vec![Edit::insert(colon + 1, format!(" {text}"))]);
+        }
+        self.replace_scalar_node(found.node, value, found.in_flow)
+    }
+
+    fn replace_scalar_node(
+        &self,
+        node: &Node,
+        value: &Json,
+        in_flow: bool,
+    ) -> Result<Vec<Edit>, EditError> {
+        let end = self.node_end(node);
+        if let (Style::Literal | Style::Folded, Json::String(text)) = (node.style, value) {
+            let header = self.block_header(node)?;
+            let indent = node.span.start.column.saturating_sub(1) as usize;
+            let content_start = self.line_start(node.span.start);
+            let ends_line = self.text[..end].ends_with(['\n', '\r']);
+            if let Some(block) = render::literal_block(text, indent, self.layout.newline) {
+                let (new_header, lines) = block
+                    .split_once(self.layout.newline)
+                    .unwrap_or((&block, ""));
+                let mut lines = lines.to_owned();
+                if ends_line {
+                    lines.push_str(self.layout.newline);
+                }
+                let header_end = header
+                    + self.text[header..]
+                        .find(|c: char| c.is_whitespace())
+                        .unwrap_or(self.text.len() - header);
+                return Ok(vec![
+                    Edit::replace(header..header_end, new_header),
+                    Edit::replace(content_start..end, lines),
+                ]);
+            }
+            let mut quoted = render::double_quoted(text);
+            if ends_line {
+                quoted.push_str(self.layout.newline);
+            }
+            return Ok(vec![Edit::replace(header..end, quoted)]);
+        }
+        let start = self.after_properties(self.offset(node.span.start), end);
+        let context = if in_flow {
+            Context::Flow
+        } else {
+            Context::Block
+        };
+        let style = match node.style {
+            Style::Literal | Style::Folded => Style::DoubleQuoted,
+            style => style,
+        };
+        let text = render::scalar(value, style, context).unwrap_or_default();
+        Ok(vec![Edit::replace(start..end, text)])
+    }
+
+    /// Inserts `value` at `path`, which must not exist yet. Mappings missing on the way
+    /// are created (`metadata.annotations`, a container's `lifecycle.preStop`), indented
+    /// as the file indents, sequences in its sequence style. In a block mapping the new
+    /// key goes after its last key; in a flow mapping (`{…}`) before the closing brace,
+    /// in JSON syntax when its keys are quoted as JSON's are. The keys of a mapping in
+    /// `value` are written in `serde_json::Map` order (sorted, as the project builds
+    /// serde_json without `preserve_order`).
+    pub fn insert(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
+        if let Some((outer, inner)) = split_embedded(path) {
+            return self.edit_embedded(&outer, |editor| editor.insert(&inner, value));
+        }
+        let found = self.walk(path)?;
+        let segments = path.segments();
+        if found.depth == segments.len() {
+            return Err(EditError::new(format!("`{path}` is already set")));
+        }
+        let mut keys = Vec::new();
+        for segment in &segments[found.depth..] {
+            match segment {
+                Segment::Key(key) => keys.push(key.as_str()),
+                _ => {
+                    return Err(EditError::new(format!(
+                        "`{path}` does not exist and only mappings can be created on the way"
+                    )));
+                }
+            }
+        }
+        let (first, rest) = keys.split_first().expect("a segment is missing");
+        let nested = rest.iter().rev().fold(value.clone(), |inner, key| {
+            let mut map = serde_json::Map::new();
+            map.insert((*key).to_owned(), inner);
+            Json::Object(map)
+        });
+        let parent = JsonPath::from_segments(&segments[..found.depth]);
+        match &found.node.value {
+            Value::Map(_) if self.is_flow(found.node) => {
+                Ok(vec![self.insert_into_flow_map(found.node, first, &nested)])
+            }
+            Value::Map(entries) => {
+                let indent = entries
+                    .first()
+                    .map_or(0, |entry| entry.key_span.start.column as usize - 1);
+                let line = render::block_entry(first, &nested, indent, &self.layout);
+                Ok(vec![self.insert_line_after(found.node, &line)])
+            }
+            Value::Null => {
+                let entry = found.entry.ok_or_else(|| {
+                    EditError::new(format!("`{parent}` is empty and not a mapping's value"))
+                })?;
+                let mut map = serde_json::Map::new();
+                map.insert((*first).to_owned(), nested);
+                self.fill_null(entry, &Json::Object(map), found.in_flow)
+            }
+            _ => Err(EditError::new(format!(
+                "`{parent}` is a {}, not a mapping",
+                kind(found.node)
+            ))),
+        }
+    }
+
+    /// Removes the key at `path` and its value: its lines in a block mapping, the entry
+    /// and one comma in a flow mapping. The last key of a mapping leaves `{}`, so the
+    /// mapping stays a mapping rather than becoming null.
+    pub fn remove(&self, path: &JsonPath) -> Result<Vec<Edit>, EditError> {
+        if let Some((outer, inner)) = split_embedded(path) {
+            return self.edit_embedded(&outer, |editor| editor.remove(&inner));
+        }
+        let segments = path.segments();
+        let Some((Segment::Key(_), parent_segments)) = segments.split_last() else {
+            return Err(EditError::new(format!(
+                "`{path}` does not name a mapping key"
+            )));
+        };
+        let found = self.existing(path)?;
+        let entry = found.entry.expect("reached by a key");
+        let parent_path = JsonPath::from_segments(parent_segments);
+        let parent = self.existing(&parent_path)?;
+        let Value::Map(entries) = &parent.node.value else {
+            unreachable!("a key's parent is a mapping");
+        };
+        let index = entries
+            .iter()
+            .position(|other| std::ptr::eq(other, entry))
+            .expect("the entry is in its mapping");
+        let key_start = self.offset(entry.key_span.start);
+        let value_end = self.node_end(&entry.value);
+        if self.is_flow(parent.node) {
+            let range = if entries.len() == 1 {
+                key_start..value_end
+            } else if index == 0 {
+                key_start..self.offset(entries[1].key_span.start)
+            } else {
+                self.node_end(&entries[index - 1].value)..value_end
+            };
+            return Ok(vec![Edit::delete(range)]);
+        }
+        let line_start = self.line_start(entry.key_span.start);
+        let own_line = self.text[line_start..key_start].trim().is_empty();
+        let through_line = self.through_line(value_end);
+        match (entries.len(), own_line) {
+            (1, true) => match parent.entry {
+                Some(parent_entry) => {
+                    let colon = self.colon_after(parent_entry)?;
+                    Ok(vec![
+                        Edit::insert(colon + 1, " {}"),
+                        Edit::delete(line_start..through_line),
+                    ])
+                }
+                None => Ok(vec![Edit::replace(key_start..value_end, "{}")]),
+            },
+            (1, false) => Ok(vec![Edit::replace(key_start..value_end, "{}")]),
+            (_, true) => Ok(vec![Edit::delete(line_start..through_line)]),
+            (_, false) => {
+                let next = entries.get(index + 1).ok_or_else(|| {
+                    EditError::new(format!("`{path}` shares its line with another key"))
+                })?;
+                Ok(vec![Edit::delete(
+                    key_start..self.offset(next.key_span.start),
+                )])
+            }
+        }
+    }
+
+    /// Edits inside the YAML or JSON held by the string at `path` (an annotation such as
+    /// `proxy.istio.io/config`): `edit` builds edits on an editor of that string, in its
+    /// own format (a JSON object stays JSON, a block of YAML keeps its indentation), and
+    /// the new string replaces the old in the outer scalar's style (a literal block
+    /// stays one; a quoted string keeps its quotes).
+    pub fn edit_embedded(
+        &self,
+        path: &JsonPath,
+        edit: impl FnOnce(&Editor<'_>) -> Result<Vec<Edit>, EditError>,
+    ) -> Result<Vec<Edit>, EditError> {
+        let found = self.existing(path)?;
+        let Value::String(inner) = &found.node.value else {
+            return Err(EditError::new(format!(
+                "`{path}` is a {}, not a string holding YAML or JSON",
+                kind(found.node)
+            )));
+        };
+        let roots = parse_documents(inner, 1, &Limits::default()).map_err(|error| {
+            EditError::new(format!(
+                "`{path}` does not hold valid YAML or JSON ({}:{}: {})",
+                error.pos.line, error.pos.column, error.message
+            ))
+        })?;
+        let [root] = roots.as_slice() else {
+            return Err(EditError::new(format!(
+                "`{path}` holds {} documents, not one",
+                roots.len()
+            )));
+        };
+        let editor = Editor::new(inner, root);
+        let edits = edit(&editor)?;
+        let changed = apply_edits(inner, &edits);
+        self.replace_scalar_node(found.node, &Json::String(changed), found.in_flow)
+    }
+
+    /// The node at `path`, which must exist and be written where the path leads.
+    fn existing(&self, path: &JsonPath) -> Result<Found<'t>, EditError> {
+        let found = self.walk(path)?;
+        if found.depth < path.segments().len() {
+            return Err(EditError::new(format!("`{path}` is not set")));
+        }
+        Ok(found)
+    }
+
+    /// Walks `path` as far as it exists. Refuses a node that is not written where the
+    /// path leads (an alias, or a key merged in with `<<`): editing its text would
+    /// change every place that uses the anchor.
+    fn walk(&self, path: &JsonPath) -> Result<Found<'t>, EditError> {
+        let mut found = Found {
+            node: self.root,
+            entry: None,
+            depth: 0,
+            in_flow: false,
+        };
+        for segment in path.segments() {
+            let in_flow = found.in_flow || self.is_flow(found.node);
+            let parent = found.node;
+            let (node, entry) = match (segment, &parent.value) {
+                (Segment::Key(key), Value::Map(entries)) => {
+                    let Some(entry) = parent.entry(key) else {
+                        break;
+                    };
+                    let written = entry.key_span.start >= parent.span.start
+                        && entry.value.span.start >= entry.key_span.end
+                        && !entries.iter().any(|other| {
+                            !std::ptr::eq(other, entry)
+                                && other.value.span.start <= entry.key_span.start
+                                && entry.key_span.start < other.value.span.end
+                        });
+                    if !written {
+                        return Err(from_anchor(path));
+                    }
+                    (&entry.value, Some(entry))
+                }
+                (Segment::Index(index), Value::Seq(items)) => {
+                    let Some(item) = items.get(*index) else {
+                        break;
+                    };
+                    let after_previous = index
+                        .checked_sub(1)
+                        .is_none_or(|previous| items[previous].span.end <= item.span.start);
+                    if item.span.start < parent.span.start || !after_previous {
+                        return Err(from_anchor(path));
+                    }
+                    (item, None)
+                }
+                _ => break,
+            };
+            found = Found {
+                node,
+                entry,
+                depth: found.depth + 1,
+                in_flow,
+            };
+        }
+        Ok(found)
+    }
+
+    /// Puts `key: value` into the flow mapping `map`, after its last entry.
+    fn insert_into_flow_map(&self, map: &Node, key: &str, value: &Json) -> Edit {
+        let Value::Map(entries) = &map.value else {
+            unreachable!("called on a mapping");
+        };
+        let json = entries
+            .first()
+            .is_some_and(|entry| self.text[self.offset(entry.key_span.start)..].starts_with('"'));
+        let key = if json {
+            render::double_quoted(key)
+        } else {
+            render::key(key, Context::Flow)
+        };
+        let entry = format!("{key}: {}", render::flow(value, json));
+        match entries.last() {
+            Some(last) => Edit::insert(self.node_end(&last.value), format!(", {entry}")),
+            None => Edit::insert(self.offset(map.span.start) + 1, entry),
+        }
+    }
+
+    /// Inserts `line` (an indented entry, no line break) on a line of its own after
+    /// the last line of the block collection `node`.
+    fn insert_line_after(&self, node: &Node, line: &str) -> Edit {
+        let end = self.node_end(node);
+        let at_line_start = end > 0 && self.text[..end].ends_with(['\n', '\r']);
+        if at_line_start {
+            Edit::insert(end, format!("{line}{}", self.layout.newline))
+        } else {
+            Edit::insert(
+                line_end(self.text, end),
+                format!("{}{line}", self.layout.newline),
+            )
+        }
+    }
+
+    /// Gives the empty value of `entry` (`key:`, `key: ~`, `key: null`) the mapping
+    /// `map`.
+    fn fill_null(&self, entry: &Entry, map: &Json, in_flow: bool) -> Result<Vec<Edit>, EditError> {
+        let colon = self.colon_after(entry)?;
+        let value_end = self.offset(entry.value.span.end).max(colon + 1);
+        if in_flow {
+            let text = format!(" {}", render::flow(map, false));
+            return Ok(vec![Edit::replace(colon + 1..value_end, text)]);
+        }
+        let Json::Object(entries) = map else {
+            unreachable!("called with a mapping");
+        };
+        let indent = entry.key_span.start.column as usize - 1 + self.layout.unit;
+        let lines: String = entries
+            .iter()
+            .map(|(key, value)| {
+                format!(
+                    "{}{}",
+                    self.layout.newline,
+                    render::block_entry(key, value, indent, &self.layout)
+                )
+            })
+            .collect();
+        let mut edits = vec![Edit::insert(line_end(self.text, value_end), lines)];
+        if value_end > colon + 1 {
+            edits.push(Edit::delete(colon + 1..value_end));
+        }
+        Ok(edits)
+    }
+
+    /// The offset of the `:` after `entry`'s key.
+    fn colon_after(&self, entry: &Entry) -> Result<usize, EditError> {
+        let key_end = self.offset(entry.key_span.end);
+        let rest = &self.text[key_end..];
+        let skipped = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        if rest[skipped..].starts_with(':') {
+            Ok(key_end + skipped)
+        } else {
+            Err(EditError::new(format!(
+                "no `:` after the key `{}`",
+                entry.key
+            )))
+        }
+    }
+
+    /// The offset just past `node`'s text. A flow collection's span stops at its last
+    /// child; its closing bracket comes after.
+    fn node_end(&self, node: &Node) -> usize {
+        let end = match &node.value {
+            Value::Map(entries) if self.is_flow(node) => {
+                entries.last().map(|entry| self.node_end(&entry.value))
+            }
+            Value::Seq(items) if self.is_flow(node) => items.last().map(|item| self.node_end(item)),
+            // A block collection ends where its last child written in it ends (a merged
+            // or aliased child lies elsewhere, before it).
+            Value::Map(entries) => {
+                return written_last(node, entries.iter().map(|entry| &entry.value))
+                    .map_or(self.offset(node.span.end), |last| self.node_end(last));
+            }
+            Value::Seq(items) => {
+                return written_last(node, items.iter())
+                    .map_or(self.offset(node.span.end), |last| self.node_end(last));
+            }
+            _ => return self.scalar_end(node),
+        };
+        let from = end.unwrap_or(self.offset(node.span.start) + 1);
+        let mut in_comment = false;
+        for (at, c) in self.text[from..].char_indices() {
+            match c {
+                '\n' | '\r' => in_comment = false,
+                _ if in_comment => {}
+                '#' => in_comment = true,
+                '}' | ']' => return from + at + 1,
+                _ => {}
+            }
+        }
+        self.offset(node.span.end)
+    }
+
+    /// The offset just past a scalar's text. The parser's span of a quoted scalar runs
+    /// on over the spaces and comment after its closing quote, and that of a block
+    /// scalar to the next token, past the indentation of the line that holds it.
+    fn scalar_end(&self, node: &Node) -> usize {
+        let end = self.offset(node.span.end);
+        let start = self.after_properties(self.offset(node.span.start), end);
+        match node.style {
+            Style::SingleQuoted | Style::DoubleQuoted => {
+                let quote = if node.style == Style::SingleQuoted {
+                    '\''
+                } else {
+                    '"'
+                };
+                let mut chars = self.text[start..end].char_indices().skip(1);
+                while let Some((at, c)) = chars.next() {
+                    match c {
+                        '\\' if quote == '"' => {
+                            chars.next();
+                        }
+                        '\'' if quote == '\'' && self.text[start + at + 1..].starts_with('\'') => {
+                            chars.next();
+                        }
+                        c if c == quote => return start + at + 1,
+                        _ => {}
+                    }
+                }
+                end
+            }
+            Style::Literal | Style::Folded => {
+                let line_start = self.line_start(node.span.end);
+                if self.text[line_start..end].trim().is_empty() {
+                    line_start
+                } else {
+                    end
+                }
+            }
+            Style::Plain => end,
+        }
+    }
+
+    /// The offset after the line break that ends the line `offset` is on (or the end
+    /// of the text); `offset` itself when it is already at a line start.
+    fn through_line(&self, offset: usize) -> usize {
+        if offset > 0 && self.text[..offset].ends_with(['\n', '\r']) {
+            return offset;
+        }
+        next_line(self.text, offset).unwrap_or(self.text.len())
+    }
+
+    fn line_start(&self, pos: Pos) -> usize {
+        self.offset(Pos {
+            line: pos.line,
+            column: 1,
+        })
+    }
+
+    /// Whether a collection is written in flow style.
+    fn is_flow(&self, node: &Node) -> bool {
+        matches!(node.value, Value::Map(_) | Value::Seq(_))
+            && self.text[self.offset(node.span.start)..].starts_with(['{', '['])
+    }
+
+    /// Past the anchor (`&name`) and tag (`!!str`) that start a node's text, which a
+    /// replacement keeps.
+    fn after_properties(&self, mut start: usize, end: usize) -> usize {
+        while start < end && self.text[start..].starts_with(['&', '!']) {
+            let token = self.text[start..end]
+                .find(char::is_whitespace)
+                .unwrap_or(end - start);
+            let rest = &self.text[start + token..end];
+            start += token + (rest.len() - rest.trim_start().len());
+        }
+        start
+    }
+
+    /// The offset of the `|` or `>` that starts the block scalar `node`: the last
+    /// thing, before any comment, on the nearest non-blank line above its content.
+    fn block_header(&self, node: &Node) -> Result<usize, EditError> {
+        for line in (1..node.span.start.line).rev() {
+            let start = self.line_start(Pos { line, column: 1 });
+            let text = &self.text[start..line_end(self.text, start)];
+            let code = match text.find(" #") {
+                Some(at) => &text[..at],
+                None => text,
+            };
+            let code = code.trim_end();
+            if code.is_empty() {
+                continue;
+            }
+            let indicator =
+                code.trim_end_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-');
+            if indicator.ends_with(['|', '>']) {
+                return Ok(start + indicator.len() - 1);
+            }
+            break;
+        }
+        Err(EditError::new("cannot find the block scalar's `|` or `>`"))
+    }
+
+    /// The file's indentation: spaces per mapping level, and from a key to the `-` of
+    /// its block sequence, from the first block mapping and sequence nested in a
+    /// mapping.
+    fn indentation(&self, node: &Node) -> (Option<usize>, Option<usize>) {
+        let mut unit = None;
+        let mut sequence = None;
+        self.visit_entries(node, &mut |editor, entry| {
+            let key_column = entry.key_span.start.column as usize;
+            match &entry.value.value {
+                Value::Map(children) if unit.is_none() && !editor.is_flow(&entry.value) => {
+                    if let Some(child) = children.first() {
+                        let column = child.key_span.start.column as usize;
+                        if child.key_span.start.line > entry.key_span.start.line
+                            && column > key_column
+                        {
+                            unit = Some(column - key_column);
+                        }
+                    }
+                }
+                Value::Seq(items) if sequence.is_none() && !editor.is_flow(&entry.value) => {
+                    if let Some(item) = items.first() {
+                        let start = editor.offset(item.span.start);
+                        let line = &editor.text[editor.line_start(item.span.start)..start];
+                        if let Some(dash) = line.trim_end().strip_suffix('-') {
+                            let dash_column = dash.chars().count() + 1;
+                            sequence = dash_column.checked_sub(key_column);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            unit.is_none() || sequence.is_none()
+        });
+        (unit, sequence)
+    }
+
+    /// Calls `visit` on every mapping entry below `node`, depth first, while it
+    /// returns true.
+    fn visit_entries(&self, node: &Node, visit: &mut dyn FnMut(&Self, &Entry) -> bool) -> bool {
+        match &node.value {
+            Value::Map(entries) => entries
+                .iter()
+                .all(|entry| visit(self, entry) && self.visit_entries(&entry.value, visit)),
+            Value::Seq(items) => items.iter().all(|item| self.visit_entries(item, visit)),
+            _ => true,
+        }
+    }
+}
+
+/// The child of `node` written last in its text.
+fn written_last<'n>(node: &Node, children: impl Iterator<Item = &'n Node>) -> Option<&'n Node> {
+    children
+        .filter(|child| child.span.start >= node.span.start)
+        .max_by_key(|child| child.span.end)
+}
+
+/// `path` cut at its first [`Segment::Embedded`]: the string's path and the path inside.
+fn split_embedded(path: &JsonPath) -> Option<(JsonPath, JsonPath)> {
+    let segments = path.segments();
+    let at = segments.iter().position(|s| *s == Segment::Embedded)?;
+    Some((
+        JsonPath::from_segments(&segments[..at]),
+        JsonPath::from_segments(&segments[at + 1..]),
+    ))
+}
+
+fn from_anchor(path: &JsonPath) -> EditError {
+    EditError::new(format!(
+        "`{path}` comes from an anchor (an `*alias` or a `<<` merge): changing it here would change every place that uses the anchor; edit it by hand"
+    ))
+}
+
+fn kind(node: &Node) -> &'static str {
+    match node.value {
+        Value::Map(_) => "mapping",
+        Value::Seq(_) => "sequence",
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) => "number",
+        Value::String(_) => "string",
+    }
+}

@@ -1,0 +1,138 @@
+//! Fixes that apply themselves: typed edits to a manifest's text, applied in rounds,
+//! verified against the decoded object, shown as a unified diff.
+//!
+//! A rule that knows the remedy for its finding describes it as a [`Fix`]: how safe it
+//! is to apply ([`Applicability`]), one line saying what it does, and the [`Edit`]s,
+//! byte ranges of the file's text with their replacements. The edits are built with an
+//! [`Editor`] over the document's positioned tree, so everything outside the edited
+//! spans stays byte for byte what the user wrote: comments, quoting, key order, anchors,
+//! line endings and the other documents of the stream.
+//!
+//! * [`apply`]: picks the fixes that do not overlap and applies them together; the
+//!   others are deferred to the next round, after the caller has linted again, as ruff
+//!   does.
+//! * [`edit`]: the edit builders: replace a scalar in its own quoting style, insert a
+//!   key or a whole nested block following the file's indentation (two or four spaces,
+//!   indented or not-indented sequences, block or flow mappings), remove a key, and
+//!   edit inside an annotation that holds YAML or JSON in that value's own format.
+//! * [`verify`]: re-reads the fixed text with the loader and checks that it decodes to
+//!   the original object with exactly the intended change.
+//! * [`diff`]: the unified diff `--diff` prints.
+//!
+//! # Why the edits are built on our own tree, not with a YAML editing crate
+//!
+//! `yaml-edit` (0.3.6, a lossless rowan-based YAML editor) was tried on the cases this
+//! module has to get right. It keeps comments, CRLF line ends and flow mappings, but:
+//!
+//! * it parses the text with its own parser, while what a manifest means is what
+//!   kubectl reads, which [`crate::load`] reproduces (YAML 1.1 scalars, merge keys,
+//!   quoted scalars continued at any indentation, kubectl's document cuts). An edit
+//!   located by a second reading can land on a node the linter never saw;
+//! * a nested mapping it inserts into a file indented with four spaces is indented with
+//!   two (`metadata:\n    name: web` gets `    annotations:\n      key: value`), and
+//!   setting a single-quoted scalar drops its quotes;
+//! * it edits a whole document in memory and prints it again, while findings need byte
+//!   ranges with replacement text (JSON `fix.edits`, SARIF `replacements`, edits applied
+//!   in rounds), which would have to be recovered by diffing its output;
+//! * it adds rowan and about 14 000 lines of a fast-moving 0.x crate for a job that
+//!   the positions the loader already keeps make small.
+//!
+//! So the builders read node spans from [`crate::load::tree`] and write text
+//! themselves; every fix is then checked by [`verify`], which re-reads the result with
+//! the same loader the linter uses.
+
+pub mod apply;
+pub mod diff;
+pub mod edit;
+mod render;
+pub mod verify;
+
+use std::ops::Range;
+
+pub use apply::{Applied, Outcome, apply_fixes};
+pub use diff::unified_diff;
+pub use edit::{EditError, Editor};
+pub use verify::{Change, Rejection, verify};
+
+/// How safe a fix is to apply without a human looking at it, ordered from least to
+/// most (ruff's three levels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applicability {
+    /// Shown as a suggestion, never applied: the remedy needs a choice only the user
+    /// can make.
+    DisplayOnly,
+    /// Changes behaviour a human should review (a longer grace period, a different
+    /// stop command); applied with `--unsafe-fixes`.
+    Unsafe,
+    /// Keeps the pod's meaning apart from removing the hazard; applied by `--fix`.
+    Safe,
+}
+
+impl Applicability {
+    /// Whether a fix of this applicability is applied, with or without
+    /// `--unsafe-fixes`.
+    pub fn is_applied(self, unsafe_fixes: bool) -> bool {
+        match self {
+            Applicability::Safe => true,
+            Applicability::Unsafe => unsafe_fixes,
+            Applicability::DisplayOnly => false,
+        }
+    }
+}
+
+/// One change to a file's text: the bytes of `range` replaced by `replacement`. An
+/// empty range inserts; an empty replacement deletes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Edit {
+    /// Byte offsets in the file's text, start inclusive, end exclusive.
+    pub range: Range<usize>,
+    /// The text put in place of the range.
+    pub replacement: String,
+}
+
+impl Edit {
+    /// Replaces `range` with `replacement`.
+    pub fn replace(range: Range<usize>, replacement: impl Into<String>) -> Edit {
+        Edit {
+            range,
+            replacement: replacement.into(),
+        }
+    }
+
+    /// Inserts `text` at byte offset `at`.
+    pub fn insert(at: usize, text: impl Into<String>) -> Edit {
+        Edit::replace(at..at, text)
+    }
+
+    /// Deletes `range`.
+    pub fn delete(range: Range<usize>) -> Edit {
+        Edit::replace(range, "")
+    }
+}
+
+/// The remedy for one finding. Its edits are applied all together or not at all.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fix {
+    /// How safe it is to apply unreviewed.
+    pub applicability: Applicability,
+    /// What the fix does, as one line for the user ("set
+    /// `terminationGracePeriodSeconds` to 45").
+    pub description: String,
+    /// The edits, in any order; they must not overlap.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// A fix of `applicability` made of `edits`.
+    pub fn new(
+        applicability: Applicability,
+        description: impl Into<String>,
+        edits: Vec<Edit>,
+    ) -> Fix {
+        Fix {
+            applicability,
+            description: description.into(),
+            edits,
+        }
+    }
+}

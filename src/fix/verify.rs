@@ -1,0 +1,229 @@
+//! Checks a fix before it is written: the fixed text is read again with the loader
+//! the linter uses, and every document must decode to the original object with exactly
+//! the intended change. Decoded values are compared, not text, so a fix that shifts a
+//! key into the wrong mapping, turns a mapping into null or touches an anchor used
+//! elsewhere is caught even when the text looks right.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::load::path::{JsonPath, Segment};
+use crate::load::{self, Limits, split};
+
+/// One intended change to a document's decoded object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// The value at the path becomes this one (created with the mappings on its way).
+    Set(JsonPath, Json),
+    /// The key at the path is removed.
+    Remove(JsonPath),
+}
+
+/// Why a fix is dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// One sentence for the user.
+    pub reason: String,
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Rejection {}
+
+fn reject(reason: impl Into<String>) -> Rejection {
+    Rejection {
+        reason: reason.into(),
+    }
+}
+
+/// Checks that `fixed` reads as `original` with `changes` made to its document
+/// `document` (0-based, among the non-empty documents of the stream) and every other
+/// document unchanged. A path through an [`Segment::Embedded`] step compares the value
+/// the string holds, so the string's own formatting may differ.
+pub fn verify(
+    original: &str,
+    fixed: &str,
+    document: usize,
+    changes: &[Change],
+) -> Result<(), Rejection> {
+    let before = decode_stream(original)
+        .map_err(|error| reject(format!("the original text does not load: {error}")))?;
+    let after = decode_stream(fixed)
+        .map_err(|error| reject(format!("the fixed text does not load: {error}")))?;
+    if before.len() != after.len() {
+        return Err(reject(format!(
+            "the fixed text holds {} documents, the original {}",
+            after.len(),
+            before.len()
+        )));
+    }
+    for (index, (mut expected, mut actual)) in before.into_iter().zip(after).enumerate() {
+        if index == document {
+            for change in changes {
+                let path = match change {
+                    Change::Set(path, _) | Change::Remove(path) => path,
+                };
+                decode_embedded(&mut expected, path.segments())?;
+                decode_embedded(&mut actual, path.segments())?;
+                apply(&mut expected, change)?;
+            }
+        }
+        if expected != actual {
+            let at = first_difference(&expected, &actual, &mut String::new())
+                .unwrap_or_else(|| "the document".into());
+            return Err(reject(format!(
+                "document {} of the fixed text differs from the intended change at `{at}`",
+                index + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Every non-empty document of `text`, decoded as kubectl decodes it.
+pub fn decode_stream(text: &str) -> Result<Vec<Json>, String> {
+    let file: Arc<str> = Arc::from("-");
+    let limits = Limits::default();
+    let mut documents = Vec::new();
+    for (index, chunk) in split::split_all(text.as_bytes(), limits.max_document_bytes)
+        .into_iter()
+        .enumerate()
+    {
+        let chunk = chunk.map_err(|error| load::chunk_error(&file, error).to_string())?;
+        let parsed =
+            load::parse_chunk(&file, chunk, index, &limits).map_err(|error| error.to_string())?;
+        documents.extend(parsed.iter().map(|document| document.root.to_json()));
+    }
+    Ok(documents)
+}
+
+/// Replaces each string met at an embedded step of `path` by the value it holds.
+fn decode_embedded(value: &mut Json, segments: &[Segment]) -> Result<(), Rejection> {
+    let Some((segment, rest)) = segments.split_first() else {
+        return Ok(());
+    };
+    let next = match (segment, value) {
+        (Segment::Embedded, value @ Json::String(_)) => {
+            let Json::String(text) = &*value else {
+                unreachable!()
+            };
+            let mut decoded = decode_stream(text)
+                .map_err(|error| reject(format!("the embedded document does not load: {error}")))?;
+            if decoded.len() != 1 {
+                return Err(reject("the embedded text does not hold one document"));
+            }
+            *value = decoded.remove(0);
+            value
+        }
+        (Segment::Embedded, _) => return Ok(()),
+        (Segment::Key(key), Json::Object(map)) => match map.get_mut(key) {
+            Some(next) => next,
+            None => return Ok(()),
+        },
+        (Segment::Index(index), Json::Array(items)) => match items.get_mut(*index) {
+            Some(next) => next,
+            None => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    decode_embedded(next, rest)
+}
+
+/// Makes `change` to `value`, whose embedded strings on the path are already decoded.
+fn apply(value: &mut Json, change: &Change) -> Result<(), Rejection> {
+    let (path, new) = match change {
+        Change::Set(path, new) => (path, Some(new)),
+        Change::Remove(path) => (path, None),
+    };
+    let segments: Vec<&Segment> = path
+        .segments()
+        .iter()
+        .filter(|segment| **segment != Segment::Embedded)
+        .collect();
+    let Some((last, parents)) = segments.split_last() else {
+        return match new {
+            Some(new) => {
+                *value = new.clone();
+                Ok(())
+            }
+            None => Err(reject("the whole document cannot be removed")),
+        };
+    };
+    let mut node = value;
+    for segment in parents {
+        node = match (segment, node) {
+            (Segment::Key(key), Json::Object(map)) => map
+                .entry(key.clone())
+                .or_insert_with(|| Json::Object(Default::default())),
+            (Segment::Key(key), node @ Json::Null) if new.is_some() => {
+                *node = Json::Object(Default::default());
+                let Json::Object(map) = node else {
+                    unreachable!()
+                };
+                map.entry(key.clone())
+                    .or_insert_with(|| Json::Object(Default::default()))
+            }
+            (Segment::Index(index), Json::Array(items)) => items
+                .get_mut(*index)
+                .ok_or_else(|| reject(format!("`{path}` is not in the document")))?,
+            _ => return Err(reject(format!("`{path}` is not in the document"))),
+        };
+    }
+    match (last, new, node) {
+        (Segment::Key(key), Some(new), Json::Object(map)) => {
+            map.insert(key.clone(), new.clone());
+        }
+        (Segment::Key(key), Some(new), node @ Json::Null) => {
+            *node = Json::Object([(key.clone(), new.clone())].into_iter().collect());
+        }
+        (Segment::Key(key), None, Json::Object(map)) => {
+            map.remove(key)
+                .ok_or_else(|| reject(format!("`{path}` is not in the document")))?;
+        }
+        (Segment::Index(index), Some(new), Json::Array(items)) if *index < items.len() => {
+            items[*index] = new.clone();
+        }
+        _ => return Err(reject(format!("`{path}` cannot be changed as intended"))),
+    }
+    Ok(())
+}
+
+/// The dotted path of the first place where `a` and `b` differ.
+fn first_difference(a: &Json, b: &Json, at: &mut String) -> Option<String> {
+    match (a, b) {
+        (Json::Object(x), Json::Object(y)) => {
+            for key in x.keys().chain(y.keys()) {
+                let len = at.len();
+                if !at.is_empty() {
+                    at.push('.');
+                }
+                at.push_str(key);
+                let found = match (x.get(key), y.get(key)) {
+                    (Some(x), Some(y)) => first_difference(x, y, at),
+                    _ => Some(at.clone()),
+                };
+                if found.is_some() {
+                    return found;
+                }
+                at.truncate(len);
+            }
+            None
+        }
+        (Json::Array(x), Json::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(index, (x, y))| {
+                let len = at.len();
+                at.push_str(&format!("[{index}]"));
+                let found = first_difference(x, y, at);
+                at.truncate(len);
+                found
+            })
+        }
+        _ => (a != b).then(|| at.clone()),
+    }
+}
