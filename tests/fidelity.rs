@@ -498,7 +498,7 @@ fn case_8_a_probed_sidecar_on_1_28_is_not_admitted() {
         ),
     );
     let a = analyze_one(&yaml, kube(28));
-    let rejection = a.plan.rejection.as_ref().expect("rejected");
+    let rejection = a.plan.rejection().expect("rejected");
     assert_eq!(rejection.by, "the API server");
     assert!(
         matches!(&rejection.cause, RejectionCause::DroppedSidecarPolicy { container } if container == "logs")
@@ -524,7 +524,7 @@ fn case_8_a_plain_sidecar_on_1_28_blocks_init_and_nothing_else_is_drawn() {
         "  initContainers:\n  - name: logs\n    image: logs\n    restartPolicy: Always\n  containers:\n  - name: app\n    image: app\n    ports:\n    - containerPort: 8080\n    lifecycle:\n      preStop:\n        exec:\n          command: [sleep, \"40\"]\n",
     );
     let a = analyze_one(&yaml, kube(28));
-    assert!(a.plan.rejection.is_none());
+    assert!(a.plan.rejection().is_none());
     assert_eq!(start(&a, "app").started, None);
     // The app never started: nothing of it is stopped, and only ML105 speaks.
     assert!(a.timeline.termination.containers[index_of(&a, "app")].is_none());
@@ -546,7 +546,7 @@ fn case_9_a_sleep_prestop_on_1_29_is_dropped_and_ml209_warns() {
         "  containers:\n  - name: app\n    image: app\n    lifecycle:\n      preStop:\n        sleep: {seconds: 10}\n",
     );
     let a = analyze_one(&yaml, kube(29));
-    assert!(a.plan.rejection.is_none());
+    assert!(a.plan.rejection().is_none());
     assert!(a.plan.containers[index_of(&a, "app")].pre_stop.is_none());
     let app = stop(&a, "app");
     assert_eq!(
@@ -673,10 +673,10 @@ fn linkerd_before_2_20_denies_a_native_proxy_with_wait_before_exit() {
         APP,
     );
     let a = analyze_one(&yaml, linkerd("version-2.19"));
-    let rejection = a.plan.rejection.as_ref().expect("denied");
+    let rejection = a.plan.rejection().expect("denied");
     assert_eq!(rejection.by, "Linkerd's proxy injector");
     let a = analyze_one(&yaml, linkerd("version-2.20"));
-    assert!(a.plan.rejection.is_none());
+    assert!(a.plan.rejection().is_none());
     assert!(
         a.plan.containers[index_of(&a, "linkerd-proxy")]
             .pre_stop

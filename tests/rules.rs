@@ -107,3 +107,41 @@ fn a_linkerd_pod_gets_linkerd_advice_only() {
         }
     }
 }
+
+#[test]
+fn no_mesh_gets_another_mesh_s_text() {
+    // Every finding's words come from the pod's own mesh: a Linkerd pod's stop call is
+    // worded with Linkerd's annotation and never Istio's, an Istio pod's never Linkerd's.
+    let cases = [
+        (
+            "rules/ml304-fire-linkerd-shutdown-disabled.yaml",
+            "config.linkerd.io/proxy-admin-shutdown",
+            ["pilot-agent", "istio", "15020", "terminationDrainDuration"],
+        ),
+        (
+            "rules/ml304-fire-get-to-pilot-agent.yaml",
+            "pilot-agent",
+            ["linkerd", "4191", "proxy-admin-shutdown", "/shutdown"],
+        ),
+    ];
+    for (fixture, own, foreign) in cases {
+        let (report, _) = lint_json(&testdata(fixture), &[]);
+        let findings = report["findings"].as_array().unwrap();
+        let texts: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{} {}", f["message"], f["help"]))
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains(own)),
+            "{fixture}: no finding names `{own}`: {texts:?}"
+        );
+        for text in &texts {
+            for word in foreign {
+                assert!(
+                    !text.to_lowercase().contains(word),
+                    "{fixture}: `{word}` in: {text}"
+                );
+            }
+        }
+    }
+}

@@ -264,11 +264,11 @@ fn s2_3_sleep_action_is_dropped_in_1_29_on_from_1_30_and_beta_until_1_34() {
         "off in 1.29: the API server drops the hook"
     );
     assert!(a.plan.containers[index_of(&a, "app")].pre_stop.is_none());
-    assert!(a.plan.rejection.is_none(), "dropped, not rejected");
+    assert!(a.plan.rejection().is_none(), "dropped, not rejected");
     assert!(notes(&a).contains("Kubernetes 1.29 drops the sleep action"));
     let a = analyze_one(&yaml, kube(28));
     assert!(
-        a.plan.rejection.is_some(),
+        a.plan.rejection().is_some(),
         "1.28 has no sleep action at all"
     );
     let a = analyze_one(&yaml, kube(30));

@@ -291,7 +291,7 @@ fn cloud_sql_admin_port(b: &Builder) -> u16 {
 
 /// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (docs/lifecycle.md §4.3).
 fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), StopFailure> {
-    const ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
+    const ANNOTATION: &str = super::linkerd::SHUTDOWN_ANNOTATION;
     let off = |why| Err(StopFailure::LinkerdShutdownOff(why));
     // Only "enabled" and "disabled" are read; anything else keeps the default.
     match b.workload.annotation(ANNOTATION) {

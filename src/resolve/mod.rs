@@ -63,8 +63,8 @@ pub struct Builder<'a> {
     pub problems: Vec<ConfigProblem>,
     /// Settings without effect.
     pub moot: Vec<MootSetting>,
-    /// Why the pod would not be admitted, when it would not.
-    pub rejection: Option<Rejection>,
+    /// Every reason the pod would not be admitted.
+    pub rejections: Vec<Rejection>,
     /// Hooks the API server drops at admission.
     pub dropped_hooks: Vec<DroppedHook>,
 }
@@ -83,7 +83,7 @@ impl<'a> Builder<'a> {
             assumptions: Vec::new(),
             problems: Vec::new(),
             moot: Vec::new(),
-            rejection: None,
+            rejections: Vec::new(),
             dropped_hooks: Vec::new(),
         };
         builder.read_scenario_annotations();
@@ -113,8 +113,8 @@ impl<'a> Builder<'a> {
     fn check_sleep_actions(&mut self, grace: i64) {
         let version = self.settings.kubernetes.value;
         let mut notes = Vec::new();
-        let mut rejection = None;
         let mut dropped = Vec::new();
+        let mut rejections = Vec::new();
         for container in self.init.iter_mut().chain(self.regular.iter_mut()) {
             for slot in [&mut container.pre_stop, &mut container.post_start] {
                 let Some(hook) = slot.as_ref() else { continue };
@@ -140,7 +140,7 @@ impl<'a> Builder<'a> {
                     continue;
                 }
                 if let Some(reason) = sleep_action_problem(version, grace, seconds) {
-                    rejection.get_or_insert(Rejection {
+                    rejections.push(Rejection {
                         path: path.key("sleep"),
                         by: "the API server",
                         cause: RejectionCause::SleepAction,
@@ -155,9 +155,7 @@ impl<'a> Builder<'a> {
             self.assume(text, Source::Manifest(path));
         }
         self.dropped_hooks = dropped;
-        if self.rejection.is_none() {
-            self.rejection = rejection;
-        }
+        self.rejections.append(&mut rejections);
     }
 
     /// Before Kubernetes 1.29 the API server drops `restartPolicy` from init containers
@@ -166,10 +164,11 @@ impl<'a> Builder<'a> {
     /// init container that is left (`validateInitContainers`): such a pod is rejected
     /// (docs/lifecycle.md §1.2). One without them is admitted and never gets past it.
     fn check_dropped_restart_policies(&mut self) {
-        if self.settings.kubernetes.value.runs_native_sidecars() || self.rejection.is_some() {
+        if self.settings.kubernetes.value.runs_native_sidecars() {
             return;
         }
         let version = self.settings.kubernetes.value;
+        let mut rejections = Vec::new();
         for planned in self.init.iter().filter(|c| c.restart_always) {
             let manifest = self.manifest_container(planned);
             let forbidden = |field: &str| match (field, manifest) {
@@ -199,7 +198,7 @@ impl<'a> Builder<'a> {
                     .and_then(|s| s.native.clone())
                     .unwrap_or_else(|| planned.anchor().clone()),
             };
-            self.rejection = Some(Rejection {
+            rejections.push(Rejection {
                 path,
                 by: "the API server",
                 cause: RejectionCause::DroppedSidecarPolicy {
@@ -210,8 +209,8 @@ impl<'a> Builder<'a> {
                     planned.name
                 ),
             });
-            return;
         }
+        self.rejections.append(&mut rejections);
     }
 
     /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
@@ -441,7 +440,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Two meshes in one pod: both proxies intercept the same traffic (ML402).
+    /// Two meshes in one pod: both proxies intercept the same traffic.
     fn check_mesh_conflicts(&mut self) {
         let injected: Vec<&MeshDecision> = self
             .meshes
@@ -562,13 +561,13 @@ impl<'a> Builder<'a> {
             assumptions: self.assumptions,
             config_problems: self.problems,
             moot_settings: self.moot,
-            rejection: self.rejection,
+            rejections: self.rejections,
             dropped_hooks: self.dropped_hooks,
         }
     }
 
     /// An exec hook whose program the image most likely lacks fails at once: it delays
-    /// nothing and has no effect (ML208 says why).
+    /// nothing and has no effect (the hook's program is missing).
     fn fail_hooks_without_their_program(&mut self) {
         let mut notes = Vec::new();
         for container in self.init.iter_mut().chain(&mut self.regular) {

@@ -43,43 +43,44 @@ pub struct PodPlan {
     pub scenario: Scenario,
     /// Readings the verdict rests on that the manifest does not state.
     pub assumptions: Vec<Assumption>,
-    /// Problems found while resolving (malformed mesh settings), for ML401 and friends.
+    /// Problems found while resolving: malformed, contradictory or ignored mesh settings.
     pub config_problems: Vec<ConfigProblem>,
     /// Settings that are in the manifest or profile but have no effect.
     pub moot_settings: Vec<MootSetting>,
-    /// Why the pod would not be admitted, when it would not: there is then no pod to
-    /// start or stop, and only the rules about admission apply.
-    pub rejection: Option<Rejection>,
+    /// Every reason the pod would not be admitted, each on its own so that fixing one
+    /// does not reveal the next: when there is any, there is no pod to start or stop,
+    /// and only the rules about admission apply.
+    pub rejections: Vec<Rejection>,
     /// Hooks the API server drops at admission (a `sleep` action where the gate is
     /// off): the pod runs without them.
     pub dropped_hooks: Vec<DroppedHook>,
 }
 
-/// The first reason the pod would not be admitted.
+/// A reason the pod would not be admitted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejection {
     /// The field that causes it.
     pub path: JsonPath,
     /// Who rejects it: "the API server", "Istio's sidecar injector".
     pub by: &'static str,
-    /// What in the pod causes it, for the rule that reports it.
+    /// What in the pod causes it.
     pub cause: RejectionCause,
     /// Why, for messages.
     pub reason: String,
 }
 
-/// What makes a pod inadmissible, which decides the rule that reports it.
+/// What makes a pod inadmissible.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RejectionCause {
-    /// A `sleep` hook action this Kubernetes version does not accept (ML209).
+    /// A `sleep` hook action this Kubernetes version does not accept.
     SleepAction,
     /// An init container whose `restartPolicy: Always` this version drops, left with
-    /// the probes or hooks only sidecars may have (ML105).
+    /// the probes or hooks only sidecars may have.
     DroppedSidecarPolicy {
         /// The init container.
         container: String,
     },
-    /// A mesh setting the injector cannot use, so it denies the pod (ML401).
+    /// A mesh setting the injector cannot use, so it denies the pod.
     MeshSetting,
 }
 
@@ -95,6 +96,17 @@ pub struct DroppedHook {
 }
 
 impl PodPlan {
+    /// The first reason the pod would not be admitted, when it would not: the one the
+    /// API server or the injector answers with.
+    pub fn rejection(&self) -> Option<&Rejection> {
+        self.rejections.first()
+    }
+
+    /// Whether the pod would be admitted.
+    pub fn admitted(&self) -> bool {
+        self.rejections.is_empty()
+    }
+
     /// Whether the pod runs to completion (Job, CronJob, a pod of a Job).
     pub fn runs_to_completion(&self) -> bool {
         self.completes
@@ -330,7 +342,7 @@ pub struct PlannedContainer {
     /// The startup probe's own `terminationGracePeriodSeconds`: a kill the probe causes
     /// uses it instead of the pod's (docs/lifecycle.md §1.3).
     pub probe_grace: Option<i64>,
-    /// The first command of an init container that uses the network (ML103).
+    /// The first command of an init container that uses the network.
     pub network_use: Option<NetworkUse>,
     /// The UID the container runs as, from its own or the pod's security context.
     pub run_as_user: Option<i64>,
@@ -823,21 +835,21 @@ pub struct ConfigProblem {
     pub path: JsonPath,
     /// What is wrong with it.
     pub message: String,
-    /// Which rule reports it.
+    /// What kind of problem it is.
     pub kind: ConfigProblemKind,
     /// The change that fixes this one problem, when it is more precise than the
     /// rule's general help.
     pub fix: Option<String>,
 }
 
-/// Which rule a configuration problem belongs to.
+/// What kind of problem a configuration problem is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConfigProblemKind {
-    /// Unparsable or wrongly typed (ML401).
+    /// Unparsable or wrongly typed.
     Invalid,
-    /// Injection settings that disagree (ML402).
+    /// Injection settings that disagree.
     InjectionConflict,
-    /// An opt-in the injector ignores (ML404).
+    /// An opt-in the injector ignores.
     IgnoredOptIn,
 }
 
@@ -850,24 +862,63 @@ pub struct GateRequest {
     pub setting: String,
 }
 
-/// A setting that has no effect in this pod.
+/// A setting that has no effect in this pod: where it is, and what makes it moot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MootSetting {
-    /// Which rule reports it.
-    pub kind: MootKind,
     /// Where the setting is.
     pub source: Source,
-    /// Why it has no effect.
-    pub message: String,
+    /// What makes it moot.
+    pub why: Moot,
 }
 
-/// Why a setting is moot, which decides the rule that reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MootKind {
-    /// A drain setting the proxy does not use in its mode (ML205).
-    Drain,
-    /// A start gate another mechanism already provides (ML403).
-    Gate,
+/// What makes a setting moot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Moot {
+    /// A drain setting that arrived in a later release of the mesh than this one.
+    DrainSettingTooNew {
+        /// The setting (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
+        setting: &'static str,
+        /// The first release that reads it (`Istio 1.12`).
+        since: &'static str,
+    },
+    /// A drain setting a native proxy does not use: it drains from its preStop and
+    /// exits on SIGTERM, after the app.
+    DrainUnusedWhenNative {
+        /// The setting (`terminationDrainDuration`).
+        setting: &'static str,
+    },
+    /// A drain length replaced by another while a mode is on.
+    DrainReplaced {
+        /// The setting not used, and its value.
+        setting: &'static str,
+        /// Its value.
+        value: Millis,
+        /// The setting used instead.
+        by: &'static str,
+        /// Its value.
+        by_value: Millis,
+        /// The mode that makes the difference (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
+        mode: &'static str,
+    },
+    /// A drain setting that applies only while a mode is on, and it is off.
+    DrainModeOff {
+        /// The setting (`MINIMUM_DRAIN_DURATION`).
+        setting: &'static str,
+        /// The mode (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
+        mode: &'static str,
+    },
+    /// A postStart that waits for a native proxy its startup probe already holds the
+    /// app for.
+    WaitUnderStartupProbe {
+        /// The waiting command (`pilot-agent wait`).
+        command: &'static str,
+    },
+    /// A hold setting the injector ignores for a native sidecar, whose startup probe
+    /// holds the app.
+    HoldIgnoredWhenNative {
+        /// The setting (`holdApplicationUntilProxyStarts`).
+        setting: &'static str,
+    },
 }
 
 impl StopMethod {

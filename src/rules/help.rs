@@ -2,7 +2,7 @@
 //! comes from its mesh ([`crate::resolve::Remedies`]); this module only words it.
 
 use crate::load::JsonPath;
-use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
+use crate::resolve::{PlannedContainer, PodPlan};
 use crate::simulate::StopEntry;
 
 /// Where a finding about a container points: its `name:` when it is in the manifest,
@@ -74,9 +74,9 @@ pub fn exit_description(container: &PlannedContainer) -> String {
     use crate::settings::Source;
     match &container.exit {
         ExitPolicy::After(length) => {
-            let what = match container.sidecar().map(|s| &s.kind) {
-                Some(SidecarKind::IstioProxy) => "terminationDrainDuration",
-                Some(_) => "shutdown",
+            // The sidecar's mesh names its own drain setting.
+            let what = match container.sidecar() {
+                Some(sidecar) => sidecar.kind.remedies().drain_setting.unwrap_or("shutdown"),
                 None if container.role == Role::App => "app shutdown",
                 None => "shutdown",
             };

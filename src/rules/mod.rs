@@ -334,7 +334,7 @@ pub fn find(key: &str) -> Option<&'static dyn Rule> {
 /// rules about admission.
 pub fn check(pod: &Pod) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let admitted = pod.plan.rejection.is_none();
+    let admitted = pod.plan.admitted();
     for rule in RULES
         .iter()
         .filter(|rule| admitted || rule.meta().admission)

@@ -49,7 +49,7 @@ pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
         timeline.termination.grace.value,
         timeline.termination.grace.source
     ));
-    if let Some(rejection) = &plan.rejection {
+    if let Some(rejection) = &plan.rejection() {
         lines.push(format!(
             "Not admitted: {} rejects the pod ({}), so it never starts",
             rejection.by, rejection.reason

@@ -45,7 +45,7 @@ fn workload(analysis: &Analysis) -> Value {
                 "reasons": m.reasons,
             })).collect::<Vec<_>>(),
             "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
-            "rejection": plan.rejection.as_ref().map(|r| json!({
+            "rejection": plan.rejection().map(|r| json!({
                 "by": r.by,
                 "reason": r.reason,
                 "path": r.path.to_string(),
@@ -59,7 +59,7 @@ fn workload(analysis: &Analysis) -> Value {
             })).collect::<Vec<_>>(),
             "notes": plan.assumptions.iter().map(|a| a.text.clone()).collect::<Vec<_>>(),
         },
-        "events": if plan.rejection.is_some() {
+        "events": if !plan.admitted() {
             Vec::new()
         } else {
             events(plan, &analysis.timeline)

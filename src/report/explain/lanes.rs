@@ -226,7 +226,7 @@ fn span_end(last: Millis) -> Millis {
 /// All panels of one analysis.
 pub fn panels(analysis: &Analysis) -> Vec<Panel> {
     // A pod that is not admitted never starts: there is no timeline to draw.
-    if analysis.plan.rejection.is_some() {
+    if !analysis.plan.admitted() {
         return Vec::new();
     }
     let mut panels = vec![startup(analysis), termination(analysis)];

@@ -282,7 +282,7 @@ fn draw_analysis(
         r#"<text x="{MARGIN}" y="{y}" class="title">{}</text>"#,
         escape(&facts::title(analysis))
     );
-    if let Some(rejection) = &analysis.plan.rejection {
+    if let Some(rejection) = &analysis.plan.rejection() {
         y += 18.0;
         let _ = writeln!(
             out,

@@ -136,7 +136,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                 // The injector validates the annotation and fails the admission
                 // request, so the pod is never created (`validateAnnotations`).
                 if injected.is_none() {
-                    b.rejection.get_or_insert(Rejection {
+                    b.rejections.push(Rejection {
                         path: path.clone(),
                         by: "Istio's sidecar injector",
                         cause: RejectionCause::MeshSetting,
@@ -283,15 +283,17 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let probed = proxy.startup_probe.is_some();
     if native && waits && probed {
         b.moot.push(MootSetting {
-            kind: MootKind::Gate,
             source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            message: "the native proxy's startupProbe already holds the app; the postStart `pilot-agent wait` adds nothing (and kills the proxy if it times out)".into(),
+            why: Moot::WaitUnderStartupProbe {
+                command: "pilot-agent wait",
+            },
         });
     } else if native && config.hold.value {
         b.moot.push(MootSetting {
-            kind: MootKind::Gate,
             source: config.hold.source.clone(),
-            message: "holdApplicationUntilProxyStarts is ignored for native sidecars: the startup probe already holds the app".into(),
+            why: Moot::HoldIgnoredWhenNative {
+                setting: "holdApplicationUntilProxyStarts",
+            },
         });
     }
     let mode = if native {
@@ -530,7 +532,7 @@ enum Form {
     Annotation,
 }
 
-/// ML404: an opt-in the webhook is not called for (stage 1 matches the label value
+/// An opt-in the webhook is not called for (stage 1 matches the label value
 /// `"true"` exactly, and never reads annotations) or a value the injector reads as
 /// "no" although it is not one (docs/lifecycle.md §3.1; istio `injectRequired`).
 fn check_opt_in(
@@ -799,9 +801,10 @@ fn inject(
         });
         if hold_ignored {
             b.moot.push(MootSetting {
-                kind: MootKind::Gate,
                 source: config.hold.source.clone(),
-                message: "holdApplicationUntilProxyStarts is ignored for native sidecars: the startup probe already holds the app".into(),
+                why: Moot::HoldIgnoredWhenNative {
+                    setting: "holdApplicationUntilProxyStarts",
+                },
             });
         }
     }
@@ -998,17 +1001,17 @@ fn intercepts_inbound(b: &Builder) -> bool {
         .is_none_or(|(mode, _)| mode != "NONE")
 }
 
-/// ML205: drain settings the agent does not use in this mode. `exits_on_signal`: a
+/// Drain settings the agent does not use in this mode. `exits_on_signal`: a
 /// native proxy whose preStop drained it exits as soon as SIGTERM comes, so none of
 /// the drain settings is used.
 fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
     if config.exit_on_zero.value && !has(b, 12) {
         b.moot.push(MootSetting {
-            kind: MootKind::Drain,
             source: config.exit_on_zero.source.clone(),
-            message:
-                "EXIT_ON_ZERO_ACTIVE_CONNECTIONS needs Istio 1.12 or newer; this version ignores it"
-                    .into(),
+            why: Moot::DrainSettingTooNew {
+                setting: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+                since: "Istio 1.12",
+            },
         });
     }
     if exits_on_signal {
@@ -1031,30 +1034,31 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
         ];
         for (_, source, setting) in unused.into_iter().filter(|(set, ..)| *set) {
             b.moot.push(MootSetting {
-                kind: MootKind::Drain,
                 source: source.clone(),
-                message: format!("{setting} is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app"),
+                why: Moot::DrainUnusedWhenNative { setting },
             });
         }
         return;
     }
     if config.exit_on_zero_applies && config.termination_drain_set {
         b.moot.push(MootSetting {
-            kind: MootKind::Drain,
             source: config.termination_drain.source.clone(),
-            message: format!(
-                "terminationDrainDuration ({}) is not used when EXIT_ON_ZERO_ACTIVE_CONNECTIONS is on; MINIMUM_DRAIN_DURATION ({}) is",
-                config.termination_drain.value, config.minimum_drain.value
-            ),
+            why: Moot::DrainReplaced {
+                setting: "terminationDrainDuration",
+                value: config.termination_drain.value,
+                by: "MINIMUM_DRAIN_DURATION",
+                by_value: config.minimum_drain.value,
+                mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+            },
         });
     }
     if !config.exit_on_zero_applies && config.minimum_drain_set {
         b.moot.push(MootSetting {
-            kind: MootKind::Drain,
             source: config.minimum_drain.source.clone(),
-            message:
-                "MINIMUM_DRAIN_DURATION only applies when EXIT_ON_ZERO_ACTIVE_CONNECTIONS is on"
-                    .into(),
+            why: Moot::DrainModeOff {
+                setting: "MINIMUM_DRAIN_DURATION",
+                mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+            },
         });
     }
 }
@@ -1118,4 +1122,6 @@ pub const REMEDIES: Remedies = Remedies {
             "run the init container as UID {PROXY_UID} or exclude its port (traffic.sidecar.istio.io/excludeOutboundPorts)"
         )
     }),
+    drain_setting: Some("terminationDrainDuration"),
+    stop_endpoint_switch: None,
 };

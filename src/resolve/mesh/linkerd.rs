@@ -92,7 +92,7 @@ fn version_at_least(b: &Builder, minor: u32, edge: (u32, u32, u32)) -> Option<bo
         .map(|v| v.value.at_least(minor, edge))
 }
 
-/// `linkerd.io/inject` is read as an annotation only; as a label it does nothing (ML404).
+/// `linkerd.io/inject` is read as an annotation only; as a label it does nothing.
 fn label_instead_of_annotation(b: &mut Builder) {
     if b.workload.pod_annotation(INJECT).is_some() {
         return;
@@ -172,7 +172,7 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
 /// Whether the injector makes the proxy a native sidecar, and why
 /// (docs/lifecycle.md §4.2): the strongest key this release reads decides, read with
 /// `strconv.ParseBool`; an unparsable value keeps the default, and a key the release
-/// does not read does nothing (ML404 says so for both).
+/// does not read does nothing (both recorded as problems).
 fn native_mode(b: &mut Builder) -> (bool, String) {
     let (default, default_reason) = native_by_default(b);
     let version = b.settings.linkerd.version.as_ref().map(|v| v.value);
@@ -418,9 +418,10 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     if native && awaits && probed {
         let source = Source::Manifest(path.key("lifecycle").key("postStart"));
         b.moot.push(MootSetting {
-            kind: MootKind::Gate,
             source,
-            message: "the native proxy's startupProbe already holds the app; the postStart `linkerd-await` adds nothing (and kills the proxy if it times out)".into(),
+            why: Moot::WaitUnderStartupProbe {
+                command: "linkerd-await",
+            },
         });
     }
     let mode = if native {
@@ -453,13 +454,12 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         // simultaneously"), and the injector denies the pod; 2.20 ignores the wait.
         if let Some(asked) = wait.as_ref().filter(|w| w.value > Millis::ZERO)
             && version_at_least(b, 20, (26, 5, 2)) == Some(false)
-            && b.rejection.is_none()
         {
             let path = match &asked.source {
                 Source::Manifest(path) => path.clone(),
                 _ => trigger.clone(),
             };
-            b.rejection = Some(Rejection {
+            b.rejections.push(Rejection {
                 path,
                 by: "Linkerd's proxy injector",
                 cause: RejectionCause::MeshSetting,
@@ -628,4 +628,9 @@ pub const REMEDIES: Remedies = Remedies {
             "run the init container as UID {PROXY_UID} or skip its port (config.linkerd.io/skip-outbound-ports)"
         )
     }),
+    drain_setting: None,
+    stop_endpoint_switch: Some(SHUTDOWN_ANNOTATION),
 };
+
+/// The pod annotation that turns the proxy's `/shutdown` endpoint on or off.
+pub const SHUTDOWN_ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";

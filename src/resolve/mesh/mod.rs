@@ -92,6 +92,12 @@ pub struct Remedies {
     pub outlast_endpoints: Option<&'static str>,
     /// Lets an init container's call out of the pod bypass the proxy.
     pub bypass_for_init: Option<fn() -> String>,
+    /// The sidecar's own setting for how long it drains after its stop signal
+    /// (`terminationDrainDuration`), the one to change when the drain is at fault.
+    pub drain_setting: Option<&'static str>,
+    /// The pod annotation that turns the sidecar's stop endpoint on or off
+    /// (`config.linkerd.io/proxy-admin-shutdown`), when one does.
+    pub stop_endpoint_switch: Option<&'static str>,
 }
 
 impl Remedies {
@@ -107,5 +113,7 @@ impl Remedies {
         outlive_app: None,
         outlast_endpoints: None,
         bypass_for_init: None,
+        drain_setting: None,
+        stop_endpoint_switch: None,
     };
 }

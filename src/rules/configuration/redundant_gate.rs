@@ -1,4 +1,4 @@
-use crate::resolve::MootKind;
+use crate::resolve::Moot;
 use crate::rules::help::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::settings::Source;
@@ -46,10 +46,10 @@ impl Rule for RedundantGate {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        for moot in plan
+        for (moot, message) in plan
             .moot_settings
             .iter()
-            .filter(|m| m.kind == MootKind::Gate)
+            .filter_map(|m| Some((m, message(&m.why)?)))
         {
             // A hook is the field to remove: point at its key, not into its body.
             let hook = match &moot.source {
@@ -69,9 +69,22 @@ impl Rule for RedundantGate {
             findings.push(Finding::new(
                 &Self::META,
                 primary,
-                moot.message.clone(),
+                message,
                 "remove the redundant setting".into(),
             ));
         }
     }
+}
+
+/// Why the gate is redundant, for the moot settings that are gates.
+fn message(why: &Moot) -> Option<String> {
+    Some(match why {
+        Moot::WaitUnderStartupProbe { command } => format!(
+            "the native proxy's startupProbe already holds the app; the postStart `{command}` adds nothing (and kills the proxy if it times out)"
+        ),
+        Moot::HoldIgnoredWhenNative { setting } => format!(
+            "{setting} is ignored for native sidecars: the startup probe already holds the app"
+        ),
+        _ => return None,
+    })
 }

@@ -57,7 +57,13 @@ impl Rule for JobExitCallIneffective {
                 let Err(failure) = &stop.effective else {
                     continue;
                 };
-                let Some(reason) = reason(failure) else {
+                // The switch of the stop endpoint, named by the sidecar the call is for.
+                let switch = stop
+                    .method
+                    .written_for()
+                    .and_then(|kind| kind.remedies().stop_endpoint_switch)
+                    .unwrap_or("the sidecar's shutdown annotation");
+                let Some(reason) = reason(failure, switch) else {
                     continue;
                 };
                 let help = match failure {
@@ -83,8 +89,9 @@ impl Rule for JobExitCallIneffective {
     }
 }
 
-/// Why the call does not stop the sidecar, for the calls this rule is about.
-fn reason(failure: &StopFailure) -> Option<String> {
+/// Why the call does not stop the sidecar, for the calls this rule is about; `switch`
+/// is the annotation that turns the sidecar's stop endpoint on.
+fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
     Some(match failure {
         StopFailure::ReplacedByExec { exec } => format!(
             "`{exec}` replaces the shell first, so the shell never gets to it (an EXIT trap does not run either)"
@@ -106,17 +113,17 @@ fn reason(failure: &StopFailure) -> Option<String> {
         }
         StopFailure::LinkerdShutdownOff(why) => match why {
             LinkerdShutdownOff::Annotation => format!(
-                "`{LINKERD_SHUTDOWN}: disabled` leaves Linkerd's /shutdown endpoint off (404)"
+                "`{switch}: disabled` leaves Linkerd's /shutdown endpoint off (404)"
             ),
             LinkerdShutdownOff::ProxyEnv => "the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into(),
             LinkerdShutdownOff::InstallValue(source) => {
                 format!("proxy.enableShutdownEndpoint is off ({source})")
             }
             LinkerdShutdownOff::VersionDefault(version) => format!(
-                "Linkerd {version} serves /shutdown only with `{LINKERD_SHUTDOWN}: enabled` (off by default since 2.16)"
+                "Linkerd {version} serves /shutdown only with `{switch}: enabled` (off by default since 2.16)"
             ),
             LinkerdShutdownOff::UnknownVersion => format!(
-                "Linkerd 2.16 and later serve /shutdown only with `{LINKERD_SHUTDOWN}: enabled` (Linkerd version unknown, newest assumed)"
+                "Linkerd 2.16 and later serve /shutdown only with `{switch}: enabled` (Linkerd version unknown, newest assumed)"
             ),
         },
         StopFailure::AgentOutlivesEnvoy {
@@ -128,9 +135,6 @@ fn reason(failure: &StopFailure) -> Option<String> {
         StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,
     })
 }
-
-/// The annotation that turns Linkerd's `/shutdown` endpoint on.
-const LINKERD_SHUTDOWN: &str = "config.linkerd.io/proxy-admin-shutdown";
 
 /// The call that works instead: the one of the sidecar the call is written for, or
 /// else of the pod's proxy.

@@ -1,4 +1,4 @@
-use crate::resolve::ExitStatus;
+use crate::resolve::{ExitStatus, StopFailure};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
@@ -56,7 +56,14 @@ impl Rule for JobExitStatusLost {
             return;
         }
         for (_, app) in plan.apps() {
-            for stop in app.sidecar_stops.iter().filter(|s| s.effective.is_ok()) {
+            // A call that cannot stop the sidecar (ML303, ML304) still decides what
+            // becomes of the work's status once it is made to work, so both are
+            // reported; only a call the shell never makes has no say in it.
+            for stop in app
+                .sidecar_stops
+                .iter()
+                .filter(|s| !matches!(s.effective, Err(StopFailure::ReplacedByExec { .. })))
+            {
                 let (problem, help) = match stop.status {
                     ExitStatus::Kept => continue,
                     // Under `OnFailure` the failed work's container restarts and retries,

@@ -51,9 +51,9 @@ impl Rule for NativeSidecarUnsupported {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let version = plan.kubernetes.value;
-        // A pod rejected for this reason gets its finding here; one rejected for
-        // another reason has no start-up to speak of.
-        if let Some(rejection) = &plan.rejection {
+        // Each init container the API server rejects the pod for gets its finding,
+        // whatever else the pod is rejected for: fixing one must not reveal the next.
+        for rejection in &plan.rejections {
             if let RejectionCause::DroppedSidecarPolicy { container } = &rejection.cause {
                 findings.push(
                     Finding::new(
@@ -67,11 +67,18 @@ impl Rule for NativeSidecarUnsupported {
                     .container(container),
                 );
             }
-            return;
         }
+        let rejected_for = |name: &str| {
+            plan.rejections.iter().any(|r| {
+                matches!(&r.cause, RejectionCause::DroppedSidecarPolicy { container } if container == name)
+            })
+        };
         let startup = &pod.timeline.startup.containers;
         for (index, container) in plan.containers.iter().enumerate() {
-            if !container.restart_always || container.native_sidecar {
+            if !container.restart_always
+                || container.native_sidecar
+                || rejected_for(&container.name)
+            {
                 continue;
             }
             let blocked: Vec<&str> = plan
@@ -117,19 +124,23 @@ impl Rule for NativeSidecarUnsupported {
                     }
                 }
             };
-            findings.push(
-                Finding::new(
-                    &Self::META,
-                    primary,
-                    message,
-                    format!(
-                        "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{}` a regular container",
-                        container.name
-                    ),
-                )
-                .container(&container.name)
-                .window(Phase::Startup, at, at, Some(&container.name)),
-            );
+            let finding = Finding::new(
+                &Self::META,
+                primary,
+                message,
+                format!(
+                    "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{}` a regular container",
+                    container.name
+                ),
+            )
+            .container(&container.name);
+            // A pod rejected for another reason has no start-up to point into: the
+            // block is what it meets once that reason is fixed.
+            findings.push(if plan.admitted() {
+                finding.window(Phase::Startup, at, at, Some(&container.name))
+            } else {
+                finding
+            });
         }
     }
 }

@@ -1,4 +1,4 @@
-use crate::resolve::MootKind;
+use crate::resolve::Moot;
 use crate::rules::help::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 
@@ -46,10 +46,10 @@ impl Rule for DrainSettingIgnored {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        for moot in plan
+        for (moot, message) in plan
             .moot_settings
             .iter()
-            .filter(|m| m.kind == MootKind::Drain)
+            .filter_map(|m| Some((m, message(&m.why)?)))
         {
             let primary = source_label(&moot.source, "has no effect").unwrap_or_else(|| {
                 Label::key(
@@ -60,9 +60,30 @@ impl Rule for DrainSettingIgnored {
             findings.push(Finding::new(
                 &Self::META,
                 primary,
-                moot.message.clone(),
+                message,
                 "remove it, or set the drain setting the proxy uses in this mode".into(),
             ));
         }
     }
+}
+
+/// Why the drain setting has no effect, for the moot settings that are drain settings.
+fn message(why: &Moot) -> Option<String> {
+    Some(match why {
+        Moot::DrainSettingTooNew { setting, since } => {
+            format!("{setting} needs {since} or newer; this version ignores it")
+        }
+        Moot::DrainUnusedWhenNative { setting } => format!(
+            "{setting} is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app"
+        ),
+        Moot::DrainReplaced {
+            setting,
+            value,
+            by,
+            by_value,
+            mode,
+        } => format!("{setting} ({value}) is not used when {mode} is on; {by} ({by_value}) is"),
+        Moot::DrainModeOff { setting, mode } => format!("{setting} only applies when {mode} is on"),
+        _ => return None,
+    })
 }
