@@ -170,7 +170,7 @@ impl<'a> Builder<'a> {
             return;
         }
         let version = self.settings.kubernetes.value;
-        for planned in self.init.iter().filter(|c| c.restart_always) {
+        for planned in self.init.iter().filter(|c| c.restart_always()) {
             let manifest = self.manifest_container(planned);
             let forbidden = |field: &str| match (field, manifest) {
                 ("startupProbe", Some(c)) => c.startup_probe.is_some(),
@@ -244,8 +244,12 @@ impl<'a> Builder<'a> {
     ) -> PlannedContainer {
         let restart_always =
             list == ContainerList::Init && container.restart_policy.as_deref() == Some("Always");
-        let native_sidecar =
-            restart_always && self.settings.kubernetes.value.runs_native_sidecars();
+        let placement = Placement::new(
+            list,
+            restart_always,
+            self.settings.kubernetes.value.runs_native_sidecars(),
+        );
+        let native_sidecar = placement.is_native_sidecar();
         let role = match list {
             ContainerList::Init if native_sidecar => Role::Sidecar(Sidecar {
                 kind: SidecarKind::Generic,
@@ -285,14 +289,12 @@ impl<'a> Builder<'a> {
         };
         PlannedContainer {
             name: container.name.clone(),
-            list,
+            placement,
             index: 0,
             post_start: hooks::read(container, &path, HookKind::PostStart, owner),
             pre_stop: hooks::read(container, &path, HookKind::PreStop, owner),
             provenance: Provenance::Manifest(path),
             role,
-            native_sidecar,
-            restart_always,
             image: container.image.clone(),
             startup_probe: container.startup_probe.as_ref().map(probe_timing),
             readiness_probe: container.readiness_probe.as_ref().map(probe_timing),
@@ -382,7 +384,7 @@ impl<'a> Builder<'a> {
             crate::load::path::Segment::Index(index) => *index,
             _ => return None,
         };
-        match planned.list {
+        match planned.list() {
             ContainerList::Init => self.workload.pod_spec.init_containers.as_ref()?.get(index),
             ContainerList::Regular => self.workload.pod_spec.containers.get(index),
         }
@@ -449,10 +451,10 @@ impl<'a> Builder<'a> {
             .filter(|m| !matches!(m.injection, Injection::NotInjected { .. }))
             // Dapr's sidecar is an API the app calls, not a proxy that captures the pod's
             // traffic: it runs beside any mesh.
-            .filter(|m| m.mesh != "dapr")
+            .filter(|m| m.mesh.captures_traffic())
             .collect();
         if injected.len() > 1 {
-            let names: Vec<&str> = injected.iter().map(|m| m.mesh).collect();
+            let names: Vec<&str> = injected.iter().map(|m| m.mesh.id()).collect();
             let path = match &injected[1].injection {
                 Injection::WillInject { trigger } => trigger.clone(),
                 _ => self.workload.paths.pod_metadata.clone(),
@@ -556,7 +558,7 @@ impl<'a> Builder<'a> {
             deadline_termination: self.settings.restartable_sidecars_during_termination.value,
             restart_policy,
             share_process_namespace: spec.share_process_namespace == Some(true),
-            containers,
+            containers: containers.into_iter().collect(),
             meshes: self.meshes,
             scenario: self.scenario,
             assumptions: self.assumptions,
