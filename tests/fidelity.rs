@@ -86,7 +86,7 @@ fn has_problem(a: &Analysis, kind: ConfigProblemKind, text: &str) -> bool {
 }
 
 fn list_of(a: &Analysis, name: &str) -> ContainerList {
-    a.plan.containers[index_of(a, name)].list
+    a.plan.containers[index_of(a, name)].list()
 }
 
 fn outcome(a: &Analysis) -> Outcome {
@@ -232,7 +232,9 @@ fn case_3_native_sidecars_stop_in_reverse_order_after_the_work() {
     let completion = a.timeline.completion.as_ref().unwrap();
     assert_eq!(completion.work_done, s(10.0));
     let stopped = |name: &str| {
-        completion.sidecar_stops[index_of(&a, name)]
+        a.timeline.containers[index_of(&a, name)]
+            .job
+            .sidecar_stop
             .clone()
             .unwrap()
     };
@@ -335,7 +337,7 @@ fn case_5_quitquitquit_exits_at_once_and_sigterm_keeps_the_drain() {
     let proxy = index_of(&quit, "istio-proxy");
     let completion = quit.timeline.completion.as_ref().unwrap();
     // The 20 s drain does not apply: gone when the call comes, at the end of the work.
-    assert_eq!(completion.exits[proxy], Some(s(10.0)));
+    assert_eq!(quit.timeline.containers[proxy].job.exit, Some(s(10.0)));
     assert_eq!(completion.outcome, Outcome::Succeeds(s(10.0)));
     let signalled = analyze_one(
         &job(
@@ -346,8 +348,12 @@ fn case_5_quitquitquit_exits_at_once_and_sigterm_keeps_the_drain() {
         ),
         |_| {},
     );
-    let completion = signalled.timeline.completion.as_ref().unwrap();
-    assert_eq!(completion.exits[proxy], Some(s(15.0)), "the 5 s drain");
+    assert!(signalled.timeline.completion.is_some());
+    assert_eq!(
+        signalled.timeline.containers[proxy].job.exit,
+        Some(s(15.0)),
+        "the 5 s drain"
+    );
 }
 
 // --- Case 6: EXIT_ON_ZERO_ACTIVE_CONNECTIONS checks one second after the minimum ------
@@ -527,7 +533,7 @@ fn case_8_a_plain_sidecar_on_1_28_blocks_init_and_nothing_else_is_drawn() {
     assert!(a.plan.rejection().is_none());
     assert_eq!(start(&a, "app").started, None);
     // The app never started: nothing of it is stopped, and only ML105 speaks.
-    assert!(a.timeline.termination.containers[index_of(&a, "app")].is_none());
+    assert!(a.timeline.stop(index_of(&a, "app")).is_none());
     let logs = stop(&a, "logs");
     assert_eq!((logs.signal, logs.exit), (s(0.0), s(5.0)));
     assert_eq!(rule_ids(&a), ["ML105"]);
@@ -741,7 +747,7 @@ fn dapr_1_18_injects_a_native_daprd_on_request() {
     );
     let a = analyze_one(&yaml, |_| {});
     let daprd = &a.plan.containers[index_of(&a, "daprd")];
-    assert!(daprd.native_sidecar);
+    assert!(daprd.is_native_sidecar());
     // Its signal waits for the app (§2.4): the app's Dapr calls work while it stops.
     assert_eq!(stop(&a, "daprd").signal, stop(&a, "app").exit);
     assert!(!rule_ids(&a).contains(&"ML202"));

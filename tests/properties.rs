@@ -259,8 +259,11 @@ fn stop<'a>(timeline: &'a Timeline, names: &[&str], name: &str) -> &'a StopEntry
         .iter()
         .position(|n| *n == name)
         .unwrap_or_else(|| panic!("no container {name} in {names:?}"));
-    timeline.termination.containers[index]
-        .as_ref()
+    timeline
+        .containers
+        .iter()
+        .nth(index)
+        .and_then(|c| c.stop.as_ref())
         .unwrap_or_else(|| panic!("{name} is not running at T0"))
 }
 
@@ -279,9 +282,9 @@ proptest! {
     fn startup_is_ordered(pod in any_pod()) {
         let yaml = pod.to_yaml();
         for analysis in analyse(&yaml, 1) {
-            let entries = &analysis.timeline.startup.containers;
             let mut previous = None;
-            for (entry, name) in entries.iter().zip(names(&analysis)) {
+            for (record, name) in analysis.timeline.containers.iter().zip(names(&analysis)) {
+                let entry = &record.start;
                 let Some(started) = entry.started else { continue };
                 if let Some(previous) = previous {
                     prop_assert!(previous <= started, "{name} started before the container ahead of it\n{yaml}");
@@ -319,8 +322,8 @@ proptest! {
             let grace_ms = i128::from(t.grace.value) * 1000;
             prop_assert_eq!(t.grace.value, i64::from(pod.grace.unwrap_or(30)).max(1));
             let mut last_exit = 0;
-            for (entry, name) in t.containers.iter().zip(names(&analysis)) {
-                let Some(e) = entry else { continue };
+            for (record, name) in analysis.timeline.containers.iter().zip(names(&analysis)) {
+                let Some(e) = &record.stop else { continue };
                 if let Some(end) = e.pre_stop_end {
                     prop_assert!(end.0 >= 0 && i128::from(end.0) <= grace_ms, "{name}: preStop waited {end}\n{yaml}");
                     prop_assert!(end <= e.signal, "{name}: signal at {} before preStop end {end}\n{yaml}", e.signal);
@@ -391,7 +394,7 @@ proptest! {
             let Some(completion) = analysis.timeline.completion.as_ref() else {
                 // No completion only when the work never starts (a sidecar's startup
                 // probe gave up, §1.2).
-                let never = analysis.plan.apps().any(|(i, _)| analysis.timeline.startup.containers[i].started.is_none());
+                let never = analysis.plan.apps().any(|(i, _)| analysis.timeline.start(i).started.is_none());
                 prop_assert!(never, "a Job whose work starts has a completion\n{}", yaml);
                 continue;
             };
@@ -402,11 +405,10 @@ proptest! {
             prop_assert!(completion.work_done <= completes);
             // A running native sidecar keeps the pod Running (§2.6): the Job completes
             // when the last of them has exited, each after the work.
-            let names = names(&analysis);
             let mut last = completion.work_done;
             for sidecar in pod.native_sidecars() {
-                let index = names.iter().position(|n| *n == sidecar.name).unwrap();
-                let Some(exit) = completion.exits[index] else { continue };
+                let id = analysis.plan.find(&sidecar.name).unwrap();
+                let Some(exit) = analysis.timeline.containers[id].job.exit else { continue };
                 prop_assert!(exit >= completion.work_done, "{} stops before the work ends\n{}", sidecar.name, yaml);
                 last = last.max(exit);
             }

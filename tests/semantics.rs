@@ -199,13 +199,13 @@ fn s1_2_restart_policy_always_marks_a_native_sidecar_from_1_29() {
     let yaml = pod("", &format!("{NATIVE_SIDECAR}{APP}"));
     let a = analyze_one(&yaml, kube(29));
     let logs = &a.plan.containers[index_of(&a, "logs")];
-    assert!(logs.native_sidecar);
+    assert!(logs.is_native_sidecar());
     assert!(logs.sidecar().is_some());
     assert_eq!(start(&a, "app").started, Some(s(0.0)));
     // 1.28: the SidecarContainers gate is alpha and off: an init container that never
     // exits, so the app never starts.
     let a = analyze_one(&yaml, kube(28));
-    assert!(!a.plan.containers[index_of(&a, "logs")].native_sidecar);
+    assert!(!a.plan.containers[index_of(&a, "logs")].is_native_sidecar());
     assert_eq!(start(&a, "app").started, None);
 }
 
@@ -427,7 +427,7 @@ fn injected_istio() -> String {
 }
 
 fn proxy_list(a: &Analysis) -> ContainerList {
-    a.plan.containers[index_of(a, "istio-proxy")].list
+    a.plan.containers[index_of(a, "istio-proxy")].list()
 }
 
 #[test]
@@ -751,7 +751,7 @@ fn linkerd_pod(extra: &str) -> String {
 }
 
 fn linkerd_list(a: &Analysis) -> ContainerList {
-    a.plan.containers[index_of(a, "linkerd-proxy")].list
+    a.plan.containers[index_of(a, "linkerd-proxy")].list()
 }
 
 #[test]

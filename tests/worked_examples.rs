@@ -33,7 +33,7 @@ fn example_1_classic_istio_upstream_defaults() {
     assert_eq!(stop(&a, "istio-proxy").exit, s(5.0));
     assert_eq!(a.timeline.termination.endpoints_removed, s(5.0));
     // Start-up, layout A: the proxy is last; the app starts at 0, the proxy is ready at 2.
-    let last = a.plan.containers.last().unwrap();
+    let last = a.plan.containers.iter().last().unwrap();
     assert_eq!(last.name, "istio-proxy");
     assert_eq!(start(&a, "app").started, Some(s(0.0)));
     assert_eq!(start(&a, "istio-proxy").ready, Some(s(2.0)));
@@ -184,7 +184,7 @@ fn example_7_a_job_with_a_native_sidecar_completes() {
     // Job completes; the sidecar's exit code does not count.
     assert_eq!(completion.outcome, Outcome::Succeeds(work));
     let proxy = common::index_of(&a, "istio-proxy");
-    assert_eq!(completion.exits[proxy], Some(work));
+    assert_eq!(a.timeline.containers[proxy].job.exit, Some(work));
     assert!(!rule_ids(&a).contains(&"ML301"));
 
     // Two native sidecars `a`, `b` (declared in that order), `b` with preStop `sleep 7`,
@@ -195,7 +195,9 @@ fn example_7_a_job_with_a_native_sidecar_completes() {
     let completion = a.timeline.completion.as_ref().unwrap();
     let w = completion.work_done;
     let stopped = |name: &str| {
-        completion.sidecar_stops[common::index_of(&a, name)]
+        a.timeline.containers[common::index_of(&a, name)]
+            .job
+            .sidecar_stop
             .clone()
             .unwrap()
     };

@@ -169,7 +169,7 @@ impl<'a> Builder<'a> {
         }
         let version = self.settings.kubernetes.value;
         let mut rejections = Vec::new();
-        for planned in self.init.iter().filter(|c| c.restart_always) {
+        for planned in self.init.iter().filter(|c| c.restart_always()) {
             let manifest = self.manifest_container(planned);
             let forbidden = |field: &str| match (field, manifest) {
                 ("startupProbe", Some(c)) => c.startup_probe.is_some(),
@@ -243,8 +243,12 @@ impl<'a> Builder<'a> {
     ) -> PlannedContainer {
         let restart_always =
             list == ContainerList::Init && container.restart_policy.as_deref() == Some("Always");
-        let native_sidecar =
-            restart_always && self.settings.kubernetes.value.runs_native_sidecars();
+        let placement = Placement::new(
+            list,
+            restart_always,
+            self.settings.kubernetes.value.runs_native_sidecars(),
+        );
+        let native_sidecar = placement.is_native_sidecar();
         let role = match list {
             ContainerList::Init if native_sidecar => Role::Sidecar(Sidecar {
                 kind: SidecarKind::Generic,
@@ -284,14 +288,12 @@ impl<'a> Builder<'a> {
         };
         PlannedContainer {
             name: container.name.clone(),
-            list,
+            placement,
             index: 0,
             post_start: hooks::read(container, &path, HookKind::PostStart, owner),
             pre_stop: hooks::read(container, &path, HookKind::PreStop, owner),
             provenance: Provenance::Manifest(path),
             role,
-            native_sidecar,
-            restart_always,
             image: container.image.clone(),
             startup_probe: container.startup_probe.as_ref().map(probe_timing),
             readiness_probe: container.readiness_probe.as_ref().map(probe_timing),
@@ -381,7 +383,7 @@ impl<'a> Builder<'a> {
             crate::load::path::Segment::Index(index) => *index,
             _ => return None,
         };
-        match planned.list {
+        match planned.list() {
             ContainerList::Init => self.workload.pod_spec.init_containers.as_ref()?.get(index),
             ContainerList::Regular => self.workload.pod_spec.containers.get(index),
         }
@@ -448,10 +450,10 @@ impl<'a> Builder<'a> {
             .filter(|m| !matches!(m.injection, Injection::NotInjected { .. }))
             // Dapr's sidecar is an API the app calls, not a proxy that captures the pod's
             // traffic: it runs beside any mesh.
-            .filter(|m| m.mesh != "dapr")
+            .filter(|m| m.mesh.captures_traffic())
             .collect();
         if injected.len() > 1 {
-            let names: Vec<&str> = injected.iter().map(|m| m.mesh).collect();
+            let names: Vec<&str> = injected.iter().map(|m| m.mesh.id()).collect();
             let path = match &injected[1].injection {
                 Injection::WillInject { trigger } => trigger.clone(),
                 _ => self.workload.paths.pod_metadata.clone(),
@@ -555,7 +557,7 @@ impl<'a> Builder<'a> {
             deadline_termination: self.settings.restartable_sidecars_during_termination.value,
             restart_policy,
             share_process_namespace: spec.share_process_namespace == Some(true),
-            containers,
+            containers: containers.into_iter().collect(),
             meshes: self.meshes,
             scenario: self.scenario,
             assumptions: self.assumptions,

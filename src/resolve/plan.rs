@@ -3,6 +3,8 @@
 //! Resolve reduces everything mesh-specific to the generic behaviours below, so the
 //! simulator needs no mesh knowledge and rules need not re-derive anything.
 
+use std::ops::{Index, IndexMut};
+
 use crate::load::JsonPath;
 use crate::settings::{KubeVersion, Scenario, Source, Sourced};
 use crate::time::Millis;
@@ -36,7 +38,7 @@ pub struct PodPlan {
     pub share_process_namespace: bool,
     /// In the kubelet's start order: init containers (native sidecars among them in
     /// place), then regular containers.
-    pub containers: Vec<PlannedContainer>,
+    pub containers: ByContainer<PlannedContainer>,
     /// What was decided about each mesh, for explain and the configuration rules.
     pub meshes: Vec<MeshDecision>,
     /// The scenario values in force for this workload, after its annotations.
@@ -54,6 +56,80 @@ pub struct PodPlan {
     /// Hooks the API server drops at admission (a `sleep` action where the gate is
     /// off): the pod runs without them.
     pub dropped_hooks: Vec<DroppedHook>,
+}
+
+/// A container of a plan: its place in the kubelet's start order. Ids come from a
+/// [`ByContainer`] (the plan's containers, or a timeline built from them), so an id
+/// always names one container, and per-container facts are looked up by it instead of
+/// by a bare position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContainerId(usize);
+
+/// One value per container of a plan, in the plan's order, indexed by [`ContainerId`]:
+/// the plan's containers, and what the simulation found for each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ByContainer<T>(Vec<T>);
+
+impl<T> ByContainer<T> {
+    /// The values in start order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// Each value with the id of its container.
+    pub fn with_ids(&self) -> impl DoubleEndedIterator<Item = (ContainerId, &T)> {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(index, value)| (ContainerId(index), value))
+    }
+
+    /// The ids, in start order.
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<T> {
+        (0..self.0.len()).map(ContainerId)
+    }
+
+    /// How many containers there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// A value for each container, computed from this one's.
+    pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> ByContainer<U> {
+        ByContainer(self.0.iter().map(f).collect())
+    }
+}
+
+impl<T> FromIterator<T> for ByContainer<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        ByContainer(iter.into_iter().collect())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a ByContainer<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T> Index<ContainerId> for ByContainer<T> {
+    type Output = T;
+    fn index(&self, id: ContainerId) -> &T {
+        &self.0[id.0]
+    }
+}
+
+impl<T> IndexMut<ContainerId> for ByContainer<T> {
+    fn index_mut(&mut self, id: ContainerId) -> &mut T {
+        &mut self.0[id.0]
+    }
 }
 
 /// A reason the pod would not be admitted.
@@ -114,27 +190,33 @@ impl PodPlan {
 
     /// Whether any container is a native sidecar the kubelet runs as one.
     pub fn has_native_sidecars(&self) -> bool {
-        self.containers.iter().any(|c| c.native_sidecar)
+        self.containers.iter().any(|c| c.is_native_sidecar())
+    }
+
+    /// The container called `name`, if there is one.
+    pub fn find(&self, name: &str) -> Option<ContainerId> {
+        self.containers
+            .with_ids()
+            .find(|(_, c)| c.name == name)
+            .map(|(id, _)| id)
     }
 
     /// Containers that run in `spec.containers`.
-    pub fn regular(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
+    pub fn regular(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.containers
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.list == ContainerList::Regular)
+            .with_ids()
+            .filter(|(_, c)| c.placement == Placement::Regular)
     }
 
     /// The application containers: regular containers that are not sidecars.
-    pub fn apps(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
+    pub fn apps(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.regular().filter(|(_, c)| c.role == Role::App)
     }
 
     /// Sidecars that carry the pod's traffic (mesh proxies).
-    pub fn proxies(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
+    pub fn proxies(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.containers
-            .iter()
-            .enumerate()
+            .with_ids()
             .filter(|(_, c)| c.sidecar().is_some_and(|s| s.carries_traffic))
     }
 
@@ -179,6 +261,61 @@ pub enum ContainerList {
     Init,
     /// `spec.containers`.
     Regular,
+}
+
+/// Where a container runs, which decides how the kubelet starts and stops it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// In `spec.initContainers`: it runs to completion before the next one starts.
+    Init {
+        /// The manifest gives it `restartPolicy: Always`, which this Kubernetes version
+        /// does not run as a native sidecar: a sidecar's process never exits, so
+        /// nothing after it starts.
+        restart_always: bool,
+    },
+    /// In `spec.initContainers` with `restartPolicy: Always`, run by this Kubernetes
+    /// version as a native sidecar.
+    NativeSidecar,
+    /// In `spec.containers`.
+    Regular,
+}
+
+impl Placement {
+    /// Where a container of `list` runs, given its `restartPolicy: Always` (which only
+    /// init containers have) and whether the kubelet runs native sidecars.
+    pub fn new(list: ContainerList, restart_always: bool, runs_native_sidecars: bool) -> Self {
+        match list {
+            ContainerList::Regular => Placement::Regular,
+            ContainerList::Init if restart_always && runs_native_sidecars => {
+                Placement::NativeSidecar
+            }
+            ContainerList::Init => Placement::Init { restart_always },
+        }
+    }
+
+    /// The list the container is in.
+    pub fn list(self) -> ContainerList {
+        match self {
+            Placement::Init { .. } | Placement::NativeSidecar => ContainerList::Init,
+            Placement::Regular => ContainerList::Regular,
+        }
+    }
+
+    /// Whether the kubelet runs it as a native sidecar.
+    pub fn is_native_sidecar(self) -> bool {
+        self == Placement::NativeSidecar
+    }
+
+    /// Whether the manifest gives it `restartPolicy: Always` (honoured or not).
+    pub fn restart_always(self) -> bool {
+        matches!(
+            self,
+            Placement::NativeSidecar
+                | Placement::Init {
+                    restart_always: true
+                }
+        )
+    }
 }
 
 /// What a container is for.
@@ -298,19 +435,14 @@ pub struct ShapedBy {
 pub struct PlannedContainer {
     /// The container name.
     pub name: String,
-    /// `initContainers` or `containers`.
-    pub list: ContainerList,
+    /// Its list, and for an init container whether it is a sidecar.
+    pub placement: Placement,
     /// Position in its list after injection.
     pub index: usize,
     /// Written in the manifest, or added by an injector.
     pub provenance: Provenance,
     /// What the container is for.
     pub role: Role,
-    /// An init container with `restartPolicy: Always` that this Kubernetes version runs
-    /// as a sidecar.
-    pub native_sidecar: bool,
-    /// `restartPolicy: Always` is set on this init container (supported or not).
-    pub restart_always: bool,
     /// The image, when known.
     pub image: Option<String>,
     /// Its postStart hook: it blocks the next container until it returns (§1.1).
@@ -366,15 +498,13 @@ impl PlannedContainer {
     ) -> Self {
         PlannedContainer {
             name: name.to_owned(),
-            list,
+            placement: Placement::new(list, false, false),
             index: 0,
             provenance: Provenance::Injected {
                 by,
                 trigger,
                 shaped_by: ShapedBy::default(),
             },
-            native_sidecar: false,
-            restart_always: false,
             image: None,
             post_start: None,
             pre_stop: None,
@@ -401,6 +531,21 @@ impl PlannedContainer {
     pub fn remedies(&self) -> &'static super::Remedies {
         self.sidecar()
             .map_or(&super::Remedies::NONE, |s| s.kind.remedies())
+    }
+
+    /// The list the container is in.
+    pub fn list(&self) -> ContainerList {
+        self.placement.list()
+    }
+
+    /// Whether the kubelet runs it as a native sidecar.
+    pub fn is_native_sidecar(&self) -> bool {
+        self.placement.is_native_sidecar()
+    }
+
+    /// Whether the manifest gives it `restartPolicy: Always` (honoured or not).
+    pub fn restart_always(&self) -> bool {
+        self.placement.restart_always()
     }
 
     /// The sidecar traits, when this container is one.
@@ -792,8 +937,8 @@ pub enum ExitStatus {
 /// A decision about one mesh for this pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MeshDecision {
-    /// `istio`, `linkerd`, `consul`, `kuma` or `dapr`.
-    pub mesh: &'static str,
+    /// The mesh decided about.
+    pub mesh: super::Mesh,
     /// Whether its proxy is in the pod.
     pub injection: Injection,
     /// `classic` or `native` (or why neither applies).

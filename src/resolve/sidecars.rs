@@ -60,7 +60,7 @@ pub fn resolve(b: &mut Builder) {
     }
     // Native sidecars of a known kind keep their kubelet behaviour but get a name.
     for index in 0..b.init.len() {
-        if b.init[index].native_sidecar
+        if b.init[index].is_native_sidecar()
             && b.init[index]
                 .sidecar()
                 .is_some_and(|s| s.kind == SidecarKind::Generic)

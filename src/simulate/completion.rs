@@ -5,24 +5,33 @@
 //! `Succeeded` only when the last of them has exited.
 
 use super::termination;
-use super::timeline::{Completion, Outcome, Startup, StopEntry};
-use crate::resolve::{ExitPolicy, PodPlan, RestartPolicy, StopMethod};
+use super::timeline::{Completion, ContainerTimeline, Outcome};
+use crate::resolve::{ByContainer, ContainerId, ExitPolicy, PodPlan, RestartPolicy, StopMethod};
 use crate::time::Millis;
 
-/// The Job's end, or `None` when its work never starts (the pod stays in `Init`).
-pub fn simulate(plan: &PodPlan, startup: &Startup) -> Option<Completion> {
-    let mut exits: Vec<Option<Millis>> = vec![None; plan.containers.len()];
+/// The Job's end, or `None` when its work never starts (the pod stays in `Init`); each
+/// container's exit goes into its record.
+pub fn simulate(
+    plan: &PodPlan,
+    timeline: &mut ByContainer<ContainerTimeline>,
+) -> Option<Completion> {
+    if plan
+        .apps()
+        .any(|(id, _)| timeline[id].start.started.is_none())
+    {
+        return None;
+    }
     let mut work_done = Millis::ZERO;
-    for (index, container) in plan.apps() {
-        let started = startup.containers[index].started?;
+    for (id, container) in plan.apps() {
+        let started = timeline[id].start.started?;
         let done = started + container.runs_for.unwrap_or(Millis::ZERO);
-        exits[index] = Some(done);
+        timeline[id].job.exit = Some(done);
         work_done = work_done.max(done);
     }
     // Regular-container sidecars: stopped by a working call from the work, or never. A
     // sidecar stopped by a signal exits with its signal exit code.
-    let mut failing: Vec<(usize, i32)> = Vec::new();
-    for (index, container) in plan.regular() {
+    let mut failing: Vec<(ContainerId, i32)> = Vec::new();
+    for (id, container) in plan.regular() {
         let Some(sidecar) = container.sidecar() else {
             continue;
         };
@@ -36,44 +45,39 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Option<Completion> {
         } else {
             exit_after_stop(&container.exit)
         };
-        exits[index] = Some(work_done + takes);
+        timeline[id].job.exit = Some(work_done + takes);
         if matches!(stop.method, StopMethod::Signal { .. }) && container.exit_code_on_signal != 0 {
-            failing.push((index, container.exit_code_on_signal));
+            failing.push((id, container.exit_code_on_signal));
         }
     }
     // A non-zero exit fails the pod under `Never`; under `OnFailure` the kubelet
     // restarts the sidecar and the pod runs on.
     if plan.restart_policy == RestartPolicy::OnFailure {
-        for &(index, _) in &failing {
-            exits[index] = None;
+        for &(id, _) in &failing {
+            timeline[id].job.exit = None;
         }
     }
-    let blocking: Vec<usize> = plan
+    let blocking: Vec<ContainerId> = plan
         .regular()
-        .filter(|(i, _)| exits[*i].is_none())
-        .map(|(i, _)| i)
+        .filter(|(id, _)| timeline[*id].job.exit.is_none())
+        .map(|(id, _)| id)
         .collect();
     let regular_done = blocking.is_empty().then(|| {
         plan.regular()
-            .filter_map(|(i, _)| exits[i])
+            .filter_map(|(id, _)| timeline[id].job.exit)
             .max()
             .unwrap_or(work_done)
     });
     // Native sidecars: a running one counts as running in `getPhase`, so the pod ends
     // only when the kubelet has stopped the last of them.
-    let mut sidecar_stops: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
     let mut completes = regular_done;
     if let Some(done) = regular_done {
-        let started: Vec<bool> = startup
-            .containers
-            .iter()
-            .map(|entry| entry.started.is_some())
-            .collect();
-        for (index, entry) in termination::stop_sidecars_after_work(plan, &started) {
+        for (id, entry) in termination::stop_sidecars_after_work(plan, timeline) {
             let entry = entry.shifted(done);
-            exits[index] = Some(entry.exit);
             completes = completes.max(Some(entry.exit));
-            sidecar_stops[index] = Some(entry);
+            let job = &mut timeline[id].job;
+            job.exit = Some(entry.exit);
+            job.sidecar_stop = Some(entry);
         }
     }
     let outcome = match completes {
@@ -83,9 +87,7 @@ pub fn simulate(plan: &PodPlan, startup: &Startup) -> Option<Completion> {
     };
     Some(Completion {
         work_done,
-        exits,
         regular_done,
-        sidecar_stops,
         completes,
         outcome,
         blocking,

@@ -1,13 +1,13 @@
 //! Flattens a Timeline into events, for drawing and for JSON.
 
 use super::timeline::{Event, EventKind, Phase, StopEntry, Timeline};
-use crate::resolve::PodPlan;
+use crate::resolve::{ContainerId, PodPlan};
 use crate::time::Millis;
 
 /// Every event of the timeline, sorted by phase, time, then container order.
 pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
     let mut events = Vec::new();
-    let mut push = |phase, at: Millis, container: Option<usize>, kind| {
+    let mut push = |phase, at: Millis, container: Option<ContainerId>, kind| {
         events.push((
             phase,
             at,
@@ -15,13 +15,14 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             Event {
                 phase,
                 at_ms: at.0,
-                container: container.map(|i| plan.containers[i].name.clone()),
+                container: container.map(|id| plan.containers[id].name.clone()),
                 kind,
             },
         ));
     };
-    for (index, entry) in timeline.startup.containers.iter().enumerate() {
-        let c = Some(index);
+    for (id, record) in timeline.containers.with_ids() {
+        let entry = &record.start;
+        let c = Some(id);
         if let Some(at) = entry.started {
             push(Phase::Startup, at, c, EventKind::Started);
         }
@@ -33,7 +34,7 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             };
             push(Phase::Startup, at, c, kind);
         }
-        if plan.containers[index].sidecar().is_some()
+        if plan.containers[id].sidecar().is_some()
             && let Some(at) = entry.ready
         {
             push(Phase::Startup, at, c, EventKind::Ready);
@@ -46,9 +47,9 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
         push(Phase::Startup, at, None, EventKind::PodReady);
     }
     let t = &timeline.termination;
-    for (index, entry) in t.containers.iter().enumerate() {
-        if let Some(entry) = entry {
-            stop_events(Phase::Termination, Millis::ZERO, index, entry, &mut push);
+    for (id, record) in timeline.containers.with_ids() {
+        if let Some(entry) = &record.stop {
+            stop_events(Phase::Termination, Millis::ZERO, id, entry, &mut push);
         }
     }
     push(
@@ -64,14 +65,14 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             None,
             EventKind::WorkDone,
         );
-        for (index, exit) in completion.exits.iter().enumerate() {
-            match (&completion.sidecar_stops[index], completion.regular_done) {
+        for (id, record) in timeline.containers.with_ids() {
+            match (&record.job.sidecar_stop, completion.regular_done) {
                 (Some(entry), Some(origin)) => {
-                    stop_events(Phase::Completion, origin, index, entry, &mut push);
+                    stop_events(Phase::Completion, origin, id, entry, &mut push);
                 }
                 _ => {
-                    if let Some(at) = exit {
-                        push(Phase::Completion, *at, Some(index), EventKind::Exited);
+                    if let Some(at) = record.job.exit {
+                        push(Phase::Completion, at, Some(id), EventKind::Exited);
                     }
                 }
             }
@@ -86,8 +87,9 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             ),
         }
     }
+    // Pod-wide events come after the containers' at the same instant.
     events.sort_by_key(|(phase, at, container, event)| {
-        (*phase, *at, container.unwrap_or(usize::MAX), event.kind)
+        (*phase, *at, container.is_none(), *container, event.kind)
     });
     events.into_iter().map(|(_, _, _, event)| event).collect()
 }
@@ -96,11 +98,11 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
 fn stop_events(
     phase: Phase,
     origin: Millis,
-    index: usize,
+    id: ContainerId,
     entry: &StopEntry,
-    push: &mut impl FnMut(Phase, Millis, Option<usize>, EventKind),
+    push: &mut impl FnMut(Phase, Millis, Option<ContainerId>, EventKind),
 ) {
-    let c = Some(index);
+    let c = Some(id);
     if let Some(end) = entry.pre_stop_end {
         push(phase, origin, c, EventKind::PreStopStarted);
         let kind = if entry.pre_stop_cut {

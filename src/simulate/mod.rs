@@ -16,15 +16,19 @@ pub use timeline::*;
 
 use crate::resolve::PodPlan;
 
-/// Simulates the pod's start-up, its termination, and for Jobs its completion.
+/// Simulates the pod's start-up, its termination, and for Jobs its completion; each
+/// phase fills in its part of every container's record.
 pub fn simulate(plan: &PodPlan) -> Timeline {
-    let startup = startup::simulate(plan);
-    let termination = termination::simulate(plan, &startup.containers);
-    let completion = plan
-        .runs_to_completion()
-        .then(|| completion::simulate(plan, &startup))
-        .flatten();
+    let mut containers = plan.containers.map(|_| ContainerTimeline::default());
+    let startup = startup::simulate(plan, &mut containers);
+    let termination = termination::simulate(plan, &mut containers);
+    let completion = if plan.runs_to_completion() {
+        completion::simulate(plan, &mut containers)
+    } else {
+        None
+    };
     Timeline {
+        containers,
         startup,
         termination,
         completion,

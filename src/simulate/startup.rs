@@ -3,41 +3,47 @@
 //! start in order, each postStart hook blocking the next container; readiness probes
 //! decide when the pod joins the endpoints.
 
-use super::timeline::{StartEntry, Startup};
-use crate::resolve::{ContainerList, HookDuration, PlannedContainer, PodPlan, ProbeTiming, Role};
+use super::timeline::{ContainerTimeline, StartEntry, Startup};
+use crate::resolve::{
+    ByContainer, HookDuration, Placement, PlannedContainer, PodPlan, ProbeTiming, Role,
+};
 use crate::time::Millis;
 
-pub fn simulate(plan: &PodPlan) -> Startup {
-    let mut entries = vec![StartEntry::default(); plan.containers.len()];
+pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -> Startup {
     let mut clock = Some(Millis::ZERO);
-    for (index, container) in plan.containers.iter().enumerate() {
+    for (id, container) in plan.containers.with_ids() {
         let Some(now) = clock else { break };
-        let entry = &mut entries[index];
+        let entry = &mut timeline[id].start;
         entry.started = Some(now);
-        clock = match container.list {
-            ContainerList::Init if container.native_sidecar => {
-                start_sidecar(container, now, entry, plan)
-            }
-            ContainerList::Init if container.restart_always => {
+        clock = match container.placement {
+            Placement::NativeSidecar => start_sidecar(container, now, entry, plan),
+            Placement::Init {
+                restart_always: true,
+            } => {
                 // `restartPolicy: Always` where the kubelet does not run native sidecars:
                 // an init container that never exits, so nothing after it starts.
                 None
             }
-            ContainerList::Init => {
+            Placement::Init {
+                restart_always: false,
+            } => {
                 let done = now + container.runs_for.unwrap_or(Millis::ZERO);
                 entry.exited = Some(done);
                 Some(done)
             }
-            ContainerList::Regular => Some(start_regular(container, now, entry, plan)),
+            Placement::Regular => Some(start_regular(container, now, entry, plan)),
         };
     }
     // Apps that gate themselves on a proxy start using the network once it is ready.
-    let proxies_ready = plan.proxies().filter_map(|(i, _)| entries[i].ready).max();
-    for (index, container) in plan.containers.iter().enumerate() {
+    let proxies_ready = plan
+        .proxies()
+        .filter_map(|(id, _)| timeline[id].start.ready)
+        .max();
+    for (id, container) in plan.containers.with_ids() {
         if container.role != Role::App {
             continue;
         }
-        let entry = &mut entries[index];
+        let entry = &mut timeline[id].start;
         entry.first_network_use =
             entry
                 .started
@@ -46,20 +52,17 @@ pub fn simulate(plan: &PodPlan) -> Startup {
                     _ => started,
                 });
     }
-    for (container, entry) in plan.containers.iter().zip(entries.iter_mut()) {
+    for (id, container) in plan.containers.with_ids() {
+        let entry = &mut timeline[id].start;
         entry.serving = serving(container, entry);
     }
     let pod_ready = plan
         .containers
-        .iter()
-        .zip(&entries)
-        .filter(|(c, _)| c.list == ContainerList::Regular || c.native_sidecar)
-        .map(|(_, e)| e.serving)
+        .with_ids()
+        .filter(|(_, c)| matches!(c.placement, Placement::Regular | Placement::NativeSidecar))
+        .map(|(id, _)| timeline[id].start.serving)
         .try_fold(Millis::ZERO, |latest, ready| ready.map(|r| latest.max(r)));
-    Startup {
-        containers: entries,
-        pod_ready,
-    }
+    Startup { pod_ready }
 }
 
 /// Starts a native sidecar at `now`; returns when the next container may start, or

@@ -7,9 +7,10 @@
 //! deadline, without the 2-second floor. A Job whose work is done has its native
 //! sidecars stopped the same way (§2.6).
 
-use super::timeline::{StartEntry, StopEntry, Termination};
+use super::timeline::{ContainerTimeline, StopEntry, Termination};
 use crate::resolve::{
-    ContainerList, Cut, ExitPolicy, HookDuration, PlannedContainer, PodPlan, Role,
+    ByContainer, ContainerId, Cut, ExitPolicy, HookDuration, Placement, PlannedContainer, PodPlan,
+    Role,
 };
 use crate::time::Millis;
 
@@ -51,8 +52,9 @@ struct Budget {
     deadline: Option<Millis>,
 }
 
-/// The pod's termination after its deletion, from T0.
-pub fn simulate(plan: &PodPlan, startup: &[StartEntry]) -> Termination {
+/// The pod's termination after its deletion, from T0; each running container's stop
+/// goes into its record.
+pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -> Termination {
     let mut used = plan.deletion_grace();
     used.value = used.value.max(MINIMUM_POD_GRACE_SECONDS);
     let grace = used.value;
@@ -74,53 +76,59 @@ pub fn simulate(plan: &PodPlan, startup: &[StartEntry]) -> Termination {
         longest_request: plan.scenario.longest_request.as_ref().map(|r| r.value),
         endpoints_removed: plan.scenario.endpoint_propagation.value,
     };
-    let mut entries: Vec<Option<StopEntry>> = vec![None; plan.containers.len()];
     // The kubelet stops what runs at T0: whatever has started and not run to its end.
     // A container that never started (behind an init container that never exits) has
     // nothing to stop.
-    let running = |index: usize, c: &PlannedContainer| {
-        startup[index].started.is_some() && startup[index].exited.is_none() && {
-            c.list == ContainerList::Regular || c.native_sidecar || c.restart_always
-        }
-    };
-    let waits_its_turn = |c: &PlannedContainer| c.native_sidecar && ordered;
+    let running: ByContainer<bool> = plan
+        .containers
+        .with_ids()
+        .map(|(id, c)| {
+            let start = &timeline[id].start;
+            let runs_to_completion = c.placement
+                == Placement::Init {
+                    restart_always: false,
+                };
+            start.started.is_some() && start.exited.is_none() && !runs_to_completion
+        })
+        .collect();
+    let waits_its_turn = |c: &PlannedContainer| c.is_native_sidecar() && ordered;
 
     // Apps first: nothing they do depends on the sidecars.
     let mut apps_exit = Millis::ZERO;
-    for (index, container) in plan.containers.iter().enumerate() {
-        if running(index, container) && !waits_its_turn(container) && container.role == Role::App {
+    for (id, container) in plan.containers.with_ids() {
+        if running[id] && !waits_its_turn(container) && container.role == Role::App {
             let entry = stop_unordered(container, budget, Millis::ZERO, load);
             apps_exit = apps_exit.max(entry.exit);
-            entries[index] = Some(entry);
+            timeline[id].stop = Some(entry);
         }
     }
     // Then sidecars in `containers` (classic), init containers that never exit and,
     // without ordering, native ones.
-    for (index, container) in plan.containers.iter().enumerate() {
-        if running(index, container) && !waits_its_turn(container) && container.role != Role::App {
-            entries[index] = Some(stop_unordered(container, budget, apps_exit, load));
+    for (id, container) in plan.containers.with_ids() {
+        if running[id] && !waits_its_turn(container) && container.role != Role::App {
+            timeline[id].stop = Some(stop_unordered(container, budget, apps_exit, load));
         }
     }
-    let regular_done = entries
-        .iter()
-        .flatten()
-        .map(|e| e.exit)
-        .max()
-        .unwrap_or(Millis::ZERO);
-    let in_turn: Vec<usize> = (0..plan.containers.len())
-        .filter(|&i| running(i, &plan.containers[i]) && waits_its_turn(&plan.containers[i]))
+    let last_exit = |timeline: &ByContainer<ContainerTimeline>| {
+        timeline
+            .iter()
+            .filter_map(|c| c.stop.as_ref())
+            .map(|e| e.exit)
+            .max()
+            .unwrap_or(Millis::ZERO)
+    };
+    let regular_done = last_exit(timeline);
+    let in_turn: Vec<ContainerId> = plan
+        .containers
+        .with_ids()
+        .filter(|&(id, c)| running[id] && waits_its_turn(c))
+        .map(|(id, _)| id)
         .collect();
-    for (index, entry) in stop_sidecars_in_turn(plan, &in_turn, budget, regular_done, load) {
-        entries[index] = Some(entry);
+    for (id, entry) in stop_sidecars_in_turn(plan, &in_turn, budget, regular_done, load) {
+        timeline[id].stop = Some(entry);
     }
-    let pod_gone = entries
-        .iter()
-        .flatten()
-        .map(|e| e.exit)
-        .max()
-        .unwrap_or(Millis::ZERO);
+    let pod_gone = last_exit(timeline);
     Termination {
-        containers: entries,
         grace: used,
         endpoints_removed: plan.scenario.endpoint_propagation.value,
         pod_gone,
@@ -131,7 +139,10 @@ pub fn simulate(plan: &PodPlan, startup: &[StartEntry]) -> Termination {
 /// kills the pod without a deletion, so with the pod's own grace period (no pod-worker
 /// floor: `killContainer` skips the preStop and the ordering wait when it is 0), and
 /// the sidecars stop in reverse order as in §2.4. Times are from that moment.
-pub fn stop_sidecars_after_work(plan: &PodPlan, started: &[bool]) -> Vec<(usize, StopEntry)> {
+pub fn stop_sidecars_after_work(
+    plan: &PodPlan,
+    timeline: &ByContainer<ContainerTimeline>,
+) -> Vec<(ContainerId, StopEntry)> {
     let budget = Budget {
         grace: plan.grace_period.value.max(0),
         floor: MINIMUM_GRACE_SECONDS,
@@ -141,41 +152,44 @@ pub fn stop_sidecars_after_work(plan: &PodPlan, started: &[bool]) -> Vec<(usize,
         longest_request: None,
         endpoints_removed: Millis::ZERO,
     };
-    let sidecars: Vec<usize> = (0..plan.containers.len())
-        .filter(|&i| plan.containers[i].native_sidecar && started[i])
+    let sidecars: Vec<ContainerId> = plan
+        .containers
+        .with_ids()
+        .filter(|(id, c)| c.is_native_sidecar() && timeline[*id].start.started.is_some())
+        .map(|(id, _)| id)
         .collect();
     if plan.kubernetes.value.orders_sidecar_termination() {
         stop_sidecars_in_turn(plan, &sidecars, budget, Millis::ZERO, load)
     } else {
         sidecars
             .into_iter()
-            .map(|i| {
+            .map(|id| {
                 (
-                    i,
-                    stop_unordered(&plan.containers[i], budget, Millis::ZERO, load),
+                    id,
+                    stop_unordered(&plan.containers[id], budget, Millis::ZERO, load),
                 )
             })
             .collect()
     }
 }
 
-/// Native sidecars `indices` (in declaration order), last declared first (§2.4): each
+/// Native sidecars `ids` (in declaration order), last declared first (§2.4): each
 /// waits for the regular containers (gone at `regular_done`) and for every sidecar
 /// declared after it.
 fn stop_sidecars_in_turn(
     plan: &PodPlan,
-    indices: &[usize],
+    ids: &[ContainerId],
     budget: Budget,
     regular_done: Millis,
     load: Load,
-) -> Vec<(usize, StopEntry)> {
+) -> Vec<(ContainerId, StopEntry)> {
     let mut later_sidecars_done = regular_done;
     let mut stopped = Vec::new();
-    for &index in indices.iter().rev() {
-        let container = &plan.containers[index];
+    for &id in ids.iter().rev() {
+        let container = &plan.containers[id];
         let entry = stop_in_turn(container, budget, regular_done, later_sidecars_done, load);
         later_sidecars_done = later_sidecars_done.max(entry.exit);
-        stopped.push((index, entry));
+        stopped.push((id, entry));
     }
     stopped
 }

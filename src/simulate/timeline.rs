@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::resolve::{ByContainer, ContainerId};
 use crate::settings::Sourced;
 use crate::time::Millis;
 
@@ -9,6 +10,8 @@ use crate::time::Millis;
 /// happens when the work is done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timeline {
+    /// Each container's life, keyed like `PodPlan::containers`.
+    pub containers: ByContainer<ContainerTimeline>,
     /// From pod scheduling to every container running.
     pub startup: Startup,
     /// From deletion to every container gone.
@@ -17,11 +20,42 @@ pub struct Timeline {
     pub completion: Option<Completion>,
 }
 
+impl Timeline {
+    /// How container `id` starts.
+    pub fn start(&self, id: ContainerId) -> &StartEntry {
+        &self.containers[id].start
+    }
+
+    /// How container `id` stops on deletion; `None` when it is not running at T0.
+    pub fn stop(&self, id: ContainerId) -> Option<&StopEntry> {
+        self.containers[id].stop.as_ref()
+    }
+}
+
+/// One container's life on each phase of the timeline.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContainerTimeline {
+    /// Its start-up.
+    pub start: StartEntry,
+    /// Its termination after deletion; `None` when it is not running at T0.
+    pub stop: Option<StopEntry>,
+    /// How it ends when a Job's work is done (empty outside Jobs).
+    pub job: JobEntry,
+}
+
+/// One container's end in a Job whose work is done.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobEntry {
+    /// When it is gone; `None` if it never exits (and for init containers).
+    pub exit: Option<Millis>,
+    /// For a native sidecar: how the kubelet stops it once the regular containers are
+    /// done, preStop, signal and exit on the completion timeline.
+    pub sidecar_stop: Option<StopEntry>,
+}
+
 /// Start-up, from pod sandbox creation (0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Startup {
-    /// Indexed like `PodPlan::containers`.
-    pub containers: Vec<StartEntry>,
     /// All containers ready: the pod joins the endpoints. `None` if it never does.
     pub pod_ready: Option<Millis>,
 }
@@ -54,8 +88,6 @@ pub struct StartEntry {
 /// Termination after deletion; 0 is when the kubelet starts killing the pod (T0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Termination {
-    /// Indexed like `PodPlan::containers`; `None` for containers not running at T0.
-    pub containers: Vec<Option<StopEntry>>,
     /// The grace period this deletion runs with, in seconds, after the pod worker's
     /// 1-second floor: the deletion's own (`--grace-period`) or the pod's, with where it
     /// came from. Reports print this one, never the pod's setting.
@@ -131,23 +163,17 @@ pub enum Outcome {
 pub struct Completion {
     /// When the last work container exits.
     pub work_done: Millis,
-    /// When each container is gone; `None` if it never exits. Indexed like
-    /// `PodPlan::containers` (`None` also for init containers).
-    pub exits: Vec<Option<Millis>>,
     /// When the last regular container is gone and the kubelet starts stopping the
     /// native sidecars (their preStop hooks start here); `None` if that never happens.
     pub regular_done: Option<Millis>,
-    /// How the kubelet stops each native sidecar once the regular containers are done:
-    /// preStop, signal and exit on this timeline. Indexed like `PodPlan::containers`.
-    pub sidecar_stops: Vec<Option<StopEntry>>,
     /// When the pod finishes and the Job can complete; `None`: it never does.
     pub completes: Option<Millis>,
     /// How the pod ends.
     pub outcome: Outcome,
     /// Containers that keep the pod running.
-    pub blocking: Vec<usize>,
+    pub blocking: Vec<ContainerId>,
     /// Sidecars that exit non-zero when stopped, with their exit code.
-    pub failing: Vec<(usize, i32)>,
+    pub failing: Vec<(ContainerId, i32)>,
 }
 
 /// One point of interest, for drawing and for `explain --format json`.

@@ -135,12 +135,13 @@ pub fn analyze_one(
 }
 
 /// The index of container `name` in the plan.
-pub fn index_of(analysis: &mesh_lifecycle::pipeline::Analysis, name: &str) -> usize {
+pub fn index_of(
+    analysis: &mesh_lifecycle::pipeline::Analysis,
+    name: &str,
+) -> mesh_lifecycle::resolve::ContainerId {
     analysis
         .plan
-        .containers
-        .iter()
-        .position(|c| c.name == name)
+        .find(name)
         .unwrap_or_else(|| panic!("no container {name}"))
 }
 
@@ -149,8 +150,9 @@ pub fn stop<'a>(
     analysis: &'a mesh_lifecycle::pipeline::Analysis,
     name: &str,
 ) -> &'a mesh_lifecycle::simulate::StopEntry {
-    analysis.timeline.termination.containers[index_of(analysis, name)]
-        .as_ref()
+    analysis
+        .timeline
+        .stop(index_of(analysis, name))
         .unwrap_or_else(|| panic!("{name} is not running at T0"))
 }
 
@@ -159,7 +161,7 @@ pub fn start<'a>(
     analysis: &'a mesh_lifecycle::pipeline::Analysis,
     name: &str,
 ) -> &'a mesh_lifecycle::simulate::StartEntry {
-    &analysis.timeline.startup.containers[index_of(analysis, name)]
+    analysis.timeline.start(index_of(analysis, name))
 }
 
 /// Seconds as milliseconds on the timeline.

@@ -30,7 +30,7 @@ pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
         .meshes
         .iter()
         .map(|mesh| {
-            let name = capitalize(mesh.mesh);
+            let name = mesh.mesh.title();
             match &mesh.injection {
                 Injection::InManifest => format!("{name}: {} proxy, already injected", mesh.mode),
                 Injection::WillInject { .. } => format!(
@@ -71,12 +71,4 @@ pub fn assumptions(plan: &PodPlan) -> Vec<String> {
     scenario
         .chain(plan.assumptions.iter().map(|a| a.text.clone()))
         .collect()
-}
-
-fn capitalize(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }

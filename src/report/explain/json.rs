@@ -80,7 +80,7 @@ fn workload(analysis: &Analysis) -> Value {
 fn container(c: &PlannedContainer) -> Value {
     json!({
         "name": c.name,
-        "list": match c.list { ContainerList::Init => "initContainers", ContainerList::Regular => "containers" },
+        "list": match c.list() { ContainerList::Init => "initContainers", ContainerList::Regular => "containers" },
         "index": c.index,
         "role": match &c.role {
             Role::App => "app".to_owned(),
@@ -88,7 +88,7 @@ fn container(c: &PlannedContainer) -> Value {
             Role::Sidecar(s) => if s.carries_traffic { "proxy".to_owned() } else { "sidecar".to_owned() },
         },
         "sidecar": c.sidecar().map(|s| s.kind.label().to_owned()),
-        "nativeSidecar": c.native_sidecar,
+        "nativeSidecar": c.is_native_sidecar(),
         "injected": matches!(c.provenance, Provenance::Injected { .. }),
         "postStart": c.post_start.as_ref().map(hook),
         "preStop": c.pre_stop.as_ref().map(hook),

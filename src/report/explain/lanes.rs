@@ -188,9 +188,11 @@ fn tag(container: &PlannedContainer) -> String {
     match &container.role {
         Role::App => "app".into(),
         Role::Init => "init".into(),
-        Role::Sidecar(s) if s.carries_traffic && container.native_sidecar => "native proxy".into(),
+        Role::Sidecar(s) if s.carries_traffic && container.is_native_sidecar() => {
+            "native proxy".into()
+        }
         Role::Sidecar(s) if s.carries_traffic => "proxy".into(),
-        Role::Sidecar(_) if container.native_sidecar => "native sidecar".into(),
+        Role::Sidecar(_) if container.is_native_sidecar() => "native sidecar".into(),
         Role::Sidecar(_) => "sidecar".into(),
     }
 }
@@ -241,9 +243,9 @@ pub fn panels(analysis: &Analysis) -> Vec<Panel> {
 
 fn startup(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
-    let entries = &analysis.timeline.startup.containers;
+    let records = &analysis.timeline.containers;
     let mut last = analysis.timeline.startup.pod_ready.unwrap_or_default();
-    for entry in entries {
+    for entry in records.iter().map(|c| &c.start) {
         for at in [
             entry.started,
             entry.ready,
@@ -258,7 +260,8 @@ fn startup(analysis: &Analysis) -> Panel {
     }
     let end = span_end(last);
     let mut lanes = Vec::new();
-    for (container, entry) in plan.containers.iter().zip(entries) {
+    for (container, record) in plan.containers.iter().zip(records) {
+        let entry = &record.start;
         let mut lane = lane(container);
         let Some(started) = entry.started else {
             segment(&mut lane, Millis::ZERO, end, State::Stuck);
@@ -267,13 +270,13 @@ fn startup(analysis: &Analysis) -> Panel {
             continue;
         };
         mark(&mut lane, started, MarkKind::Start);
-        match (container.list, entry.exited) {
+        match (container.list(), entry.exited) {
             (ContainerList::Init, Some(exited)) => {
                 segment(&mut lane, started, exited, State::Running);
                 mark(&mut lane, exited, MarkKind::Exit);
             }
             (ContainerList::Init, None)
-                if container.restart_always && !container.native_sidecar =>
+                if container.restart_always() && !container.is_native_sidecar() =>
             {
                 segment(&mut lane, started, end, State::Stuck);
                 lane.note = Some("never exits: restartPolicy Always is not a sidecar here".into());
@@ -336,15 +339,16 @@ fn termination(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let t = &analysis.timeline.termination;
     let mut last = t.endpoints_removed.max(Millis::secs(t.grace.value));
-    for entry in t.containers.iter().flatten() {
+    let records = &analysis.timeline.containers;
+    for entry in records.iter().filter_map(|c| c.stop.as_ref()) {
         last = last
             .max(entry.exit)
             .max(entry.kill.min(entry.natural_exit.max(entry.exit)));
     }
     let end = span_end(last);
     let mut lanes = Vec::new();
-    for (container, entry) in plan.containers.iter().zip(&t.containers) {
-        let Some(entry) = entry else { continue };
+    for (container, record) in plan.containers.iter().zip(records) {
+        let Some(entry) = &record.stop else { continue };
         let mut lane = lane(container);
         let hook_end = entry.pre_stop_end.unwrap_or(Millis::ZERO);
         if entry.pre_stop_end.is_some() {
@@ -418,25 +422,23 @@ fn termination(analysis: &Analysis) -> Panel {
 fn completion(analysis: &Analysis) -> Option<Panel> {
     let plan = &analysis.plan;
     let completion = analysis.timeline.completion.as_ref()?;
-    let startup = &analysis.timeline.startup.containers;
-    let last = completion
-        .exits
+    let records = &analysis.timeline.containers;
+    let last = records
         .iter()
-        .flatten()
-        .copied()
+        .filter_map(|c| c.job.exit)
         .chain([completion.work_done])
         .max()
         .unwrap_or_default();
     let end = span_end(last + Millis::secs(2));
     let mut lanes = Vec::new();
-    for (index, container) in plan.containers.iter().enumerate() {
-        let running = container.list == ContainerList::Regular || container.native_sidecar;
+    for (container, record) in plan.containers.iter().zip(records) {
+        let running = container.list() == ContainerList::Regular || container.is_native_sidecar();
         if !running {
             continue;
         }
         let mut lane = lane(container);
-        let started = startup[index].started.unwrap_or_default();
-        match completion.exits[index] {
+        let started = record.start.started.unwrap_or_default();
+        match record.job.exit {
             Some(exit) => {
                 segment(&mut lane, started, exit, State::Running);
                 mark(&mut lane, exit, MarkKind::Exit);

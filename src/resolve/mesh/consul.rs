@@ -5,6 +5,7 @@
 //! lifecycle on (the default) it drains inbound listeners on SIGTERM, keeps outbound
 //! working, and quits Envoy after the shutdown grace period (30 s unless set).
 
+use super::Mesh;
 use crate::resolve::Builder;
 use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
@@ -25,9 +26,9 @@ pub fn resolve(b: &mut Builder) {
         b.make_sidecar(list, index, SidecarKind::ConsulDataplane, true);
         apply_shutdown(b.get_mut(list, index), grace);
         b.meshes.push(MeshDecision {
-            mesh: "consul",
+            mesh: Mesh::Consul,
             injection: Injection::InManifest,
-            mode: if b.get(list, index).native_sidecar {
+            mode: if b.get(list, index).is_native_sidecar() {
                 "native"
             } else {
                 "classic"
@@ -58,8 +59,11 @@ pub fn resolve(b: &mut Builder) {
     });
     let mut dataplane =
         PlannedContainer::injected(CONTAINERS[0], list, "Consul", trigger.clone(), role);
-    dataplane.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
-    dataplane.restart_always = native;
+    dataplane.placement = Placement::new(
+        list,
+        native,
+        b.settings.kubernetes.value.runs_native_sidecars(),
+    );
     dataplane.startup = b.scenario.proxy_startup.value;
     if native {
         // The injected startup probe: delay 1 s, period 1 s, 10 tries.
@@ -76,7 +80,7 @@ pub fn resolve(b: &mut Builder) {
         b.regular.push(dataplane);
     }
     b.meshes.push(MeshDecision {
-        mesh: "consul",
+        mesh: Mesh::Consul,
         injection: Injection::WillInject { trigger },
         mode: if native { "native" } else { "classic" }.into(),
         reasons: vec![format!("pod annotation `{INJECT}: \"true\"`")],

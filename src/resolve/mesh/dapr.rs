@@ -9,7 +9,7 @@
 //! it with `POST :3500/v1.0/shutdown`.
 
 use crate::resolve::Builder;
-use crate::resolve::mesh::Remedies;
+use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
@@ -31,9 +31,9 @@ pub fn resolve(b: &mut Builder) {
         b.make_sidecar(list, index, SidecarKind::Daprd, true);
         apply_shutdown(b.get_mut(list, index), graceful, block);
         b.meshes.push(MeshDecision {
-            mesh: "dapr",
+            mesh: Mesh::Dapr,
             injection: Injection::InManifest,
-            mode: if b.get(list, index).native_sidecar {
+            mode: if b.get(list, index).is_native_sidecar() {
                 "native"
             } else {
                 "classic"
@@ -68,8 +68,11 @@ pub fn resolve(b: &mut Builder) {
         carries_traffic: true,
     });
     let mut daprd = PlannedContainer::injected(CONTAINER, list, "Dapr", trigger.clone(), role);
-    daprd.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
-    daprd.restart_always = native;
+    daprd.placement = Placement::new(
+        list,
+        native,
+        b.settings.kubernetes.value.runs_native_sidecars(),
+    );
     daprd.startup = b.scenario.proxy_startup.value;
     apply_shutdown(&mut daprd, graceful, block);
     if native {
@@ -78,7 +81,7 @@ pub fn resolve(b: &mut Builder) {
         b.regular.push(daprd);
     }
     b.meshes.push(MeshDecision {
-        mesh: "dapr",
+        mesh: Mesh::Dapr,
         injection: Injection::WillInject { trigger },
         mode: if native { "native" } else { "classic" }.into(),
         reasons: vec![format!("pod annotation `{ENABLED}: \"{value}\"`")],

@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
-use crate::resolve::mesh::Remedies;
+use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
 use crate::settings::{IstioSettings, IstioVersion, Settings, Source, Sourced};
@@ -254,8 +254,8 @@ fn has(b: &Builder, minor: u32) -> bool {
 fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let container = b.manifest_container(b.get(list, index)).cloned();
     let config = effective_config(b, container.as_ref());
-    let native = b.get(list, index).native_sidecar;
-    let restart_always = b.get(list, index).restart_always;
+    let native = b.get(list, index).is_native_sidecar();
+    let restart_always = b.get(list, index).restart_always();
     conflicting_opt_out(b);
     b.make_sidecar(list, index, SidecarKind::IstioProxy, true);
     let intercepts = intercepts_inbound(b);
@@ -304,7 +304,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         "classic"
     };
     b.meshes.push(MeshDecision {
-        mesh: "istio",
+        mesh: Mesh::Istio,
         injection: Injection::InManifest,
         mode: mode.into(),
         reasons: vec![format!(
@@ -354,7 +354,7 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         .cloned();
     let not_injected = |b: &mut Builder, reason: String| {
         b.meshes.push(MeshDecision {
-            mesh: "istio",
+            mesh: Mesh::Istio,
             injection: Injection::NotInjected { reason },
             mode: "none".into(),
             reasons: Vec::new(),
@@ -761,8 +761,11 @@ fn inject(
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, list, "Istio", trigger.clone(), role).shaped(shaped_by);
-    proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
-    proxy.restart_always = native;
+    proxy.placement = Placement::new(
+        list,
+        native,
+        b.settings.kubernetes.value.runs_native_sidecars(),
+    );
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
@@ -871,7 +874,7 @@ fn inject(
         ));
     }
     b.meshes.push(MeshDecision {
-        mesh: "istio",
+        mesh: Mesh::Istio,
         injection: Injection::WillInject {
             trigger: decision.trigger,
         },

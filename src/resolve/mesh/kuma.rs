@@ -6,6 +6,7 @@
 //! listeners and waits the whole drain time (`kuma.io/sidecar-drain-time`, 30 s) before
 //! exiting.
 
+use super::Mesh;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::plan::*;
@@ -25,9 +26,9 @@ pub fn resolve(b: &mut Builder) {
         b.make_sidecar(list, index, SidecarKind::KumaSidecar, true);
         apply_shutdown(b.get_mut(list, index), drain);
         b.meshes.push(MeshDecision {
-            mesh: "kuma",
+            mesh: Mesh::Kuma,
             injection: Injection::InManifest,
-            mode: if b.get(list, index).native_sidecar {
+            mode: if b.get(list, index).is_native_sidecar() {
                 "native"
             } else {
                 "classic"
@@ -90,7 +91,7 @@ pub fn resolve(b: &mut Builder) {
         b.regular.push(sidecar);
     }
     b.meshes.push(MeshDecision {
-        mesh: "kuma",
+        mesh: Mesh::Kuma,
         injection: Injection::WillInject { trigger },
         mode: if wait.is_some() {
             "classic, held (waits for the dataplane)"

@@ -9,7 +9,7 @@
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
-use crate::resolve::mesh::Remedies;
+use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
@@ -144,7 +144,7 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
     if !injects {
         if pod_value == Some("disabled") {
             b.meshes.push(MeshDecision {
-                mesh: "linkerd",
+                mesh: Mesh::Linkerd,
                 injection: Injection::NotInjected {
                     reason: format!("`{INJECT}: disabled`"),
                 },
@@ -391,8 +391,8 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         })
     });
     let grace = shutdown_grace(b, env_grace.as_deref());
-    let native = b.get(list, index).native_sidecar;
-    let restart_always = b.get(list, index).restart_always;
+    let native = b.get(list, index).is_native_sidecar();
+    let restart_always = b.get(list, index).restart_always();
     let await_setting = setting(b, AWAIT);
     b.make_sidecar(list, index, SidecarKind::LinkerdProxy, true);
     let proxy = b.get_mut(list, index);
@@ -434,7 +434,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         "classic"
     };
     b.meshes.push(MeshDecision {
-        mesh: "linkerd",
+        mesh: Mesh::Linkerd,
         injection: Injection::InManifest,
         mode: mode.into(),
         reasons: vec![format!(
@@ -494,8 +494,11 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, list, "Linkerd", trigger.clone(), role).shaped(shaped_by);
-    proxy.native_sidecar = native && b.settings.kubernetes.value.runs_native_sidecars();
-    proxy.restart_always = native;
+    proxy.placement = Placement::new(
+        list,
+        native,
+        b.settings.kubernetes.value.runs_native_sidecars(),
+    );
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
     // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
@@ -587,7 +590,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     }];
     reasons.push(native_reason);
     b.meshes.push(MeshDecision {
-        mesh: "linkerd",
+        mesh: Mesh::Linkerd,
         injection: Injection::WillInject { trigger },
         mode: mode.into(),
         reasons,

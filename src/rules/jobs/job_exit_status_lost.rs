@@ -104,9 +104,12 @@ impl Rule for JobExitStatusLost {
         let Some(completion) = &pod.timeline.completion else {
             return;
         };
-        for &(index, code) in &completion.failing {
-            let sidecar = &plan.containers[index];
-            let at = completion.exits[index].unwrap_or(completion.work_done);
+        for &(id, code) in &completion.failing {
+            let sidecar = &plan.containers[id];
+            let at = pod.timeline.containers[id]
+                .job
+                .exit
+                .unwrap_or(completion.work_done);
             findings.push(
                 Finding::new(
                     &Self::META,

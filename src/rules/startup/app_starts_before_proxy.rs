@@ -58,19 +58,19 @@ impl Rule for AppStartsBeforeProxy {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let startup = &pod.timeline.startup.containers;
+        let timeline = &pod.timeline;
         for (proxy_index, proxy) in plan.proxies() {
             // Native proxies are ML104's; a gate that is asked for but fails is ML102's.
-            if proxy.native_sidecar || proxy.gate_request.is_some() {
+            if proxy.is_native_sidecar() || proxy.gate_request.is_some() {
                 continue;
             }
-            let Some(ready) = startup[proxy_index].ready else {
+            let Some(ready) = timeline.start(proxy_index).ready else {
                 continue;
             };
             // The app container that uses the network earliest before the proxy is ready.
             let exposed = plan
                 .apps()
-                .filter_map(|(i, app)| startup[i].first_network_use.map(|at| (app, at)))
+                .filter_map(|(i, app)| timeline.start(i).first_network_use.map(|at| (app, at)))
                 .filter(|(_, at)| *at < ready)
                 .min_by_key(|(_, at)| *at);
             let Some((app, first_use)) = exposed else {

@@ -61,14 +61,14 @@ impl Rule for InitContainerNeedsProxy {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let startup = &pod.timeline.startup.containers;
+        let timeline = &pod.timeline;
         // The proxy the pod's traffic goes through, and when it is ready.
         let Some((proxy_index, proxy)) = plan.proxies().next() else {
             return;
         };
-        let proxy_ready = startup[proxy_index].ready;
-        for (index, init) in plan.containers.iter().enumerate() {
-            if init.is_injected() || init.native_sidecar || init.restart_always {
+        let proxy_ready = timeline.start(proxy_index).ready;
+        for (index, init) in plan.containers.with_ids() {
+            if init.is_injected() || init.is_native_sidecar() || init.restart_always() {
                 continue;
             }
             let Some(call) = &init.network_use else {
@@ -77,7 +77,7 @@ impl Rule for InitContainerNeedsProxy {
             if call.bypass.is_some() {
                 continue;
             }
-            let runs_at = startup[index].started;
+            let runs_at = timeline.start(index).started;
             let before_proxy = match (runs_at, proxy_ready) {
                 (Some(at), Some(ready)) => at < ready,
                 (Some(_), None) => true,

@@ -52,25 +52,26 @@ impl Rule for NativeSidecarNotGated {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let startup = &pod.timeline.startup.containers;
+        let timeline = &pod.timeline;
         for (index, proxy) in plan.proxies() {
             // A postStart that waits for readiness holds the next container too.
             let waits = proxy
                 .post_start
                 .as_ref()
                 .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }));
-            if !proxy.native_sidecar || proxy.startup_probe.is_some() || waits {
+            if !proxy.is_native_sidecar() || proxy.startup_probe.is_some() || waits {
                 continue;
             }
-            let (Some(started), Some(ready)) = (startup[index].started, startup[index].ready)
+            let (Some(started), Some(ready)) =
+                (timeline.start(index).started, timeline.start(index).ready)
             else {
                 continue;
             };
             let next = plan
                 .containers
-                .iter()
-                .zip(startup)
-                .skip(index + 1)
+                .with_ids()
+                .filter(|(id, _)| *id > index)
+                .map(|(id, c)| (c, timeline.start(id)))
                 .find(|(_, e)| e.started.is_some());
             let Some((next, next_entry)) = next else {
                 continue;

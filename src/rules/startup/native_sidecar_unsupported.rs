@@ -73,23 +73,21 @@ impl Rule for NativeSidecarUnsupported {
                 matches!(&r.cause, RejectionCause::DroppedSidecarPolicy { container } if container == name)
             })
         };
-        let startup = &pod.timeline.startup.containers;
-        for (index, container) in plan.containers.iter().enumerate() {
-            if !container.restart_always
-                || container.native_sidecar
+        let timeline = &pod.timeline;
+        for (index, container) in plan.containers.with_ids() {
+            if !container.restart_always()
+                || container.is_native_sidecar()
                 || rejected_for(&container.name)
             {
                 continue;
             }
             let blocked: Vec<&str> = plan
                 .containers
-                .iter()
-                .zip(startup)
-                .skip(index + 1)
-                .filter(|(_, e)| e.started.is_none())
-                .map(|(c, _)| c.name.as_str())
+                .with_ids()
+                .filter(|(id, _)| *id > index && timeline.start(*id).started.is_none())
+                .map(|(_, c)| c.name.as_str())
                 .collect();
-            let at = startup[index].started.unwrap_or_default();
+            let at = timeline.start(index).started.unwrap_or_default();
             let message = format!(
                 "Kubernetes {version} does not run native sidecars ({}): `{}` is an init container that never exits, so {} never start{}",
                 if version.minor == 28 {

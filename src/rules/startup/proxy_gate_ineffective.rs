@@ -58,9 +58,9 @@ impl Rule for ProxyGateIneffective {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let startup = &pod.timeline.startup.containers;
+        let timeline = &pod.timeline;
         for (proxy_index, proxy) in plan.proxies() {
-            if proxy.native_sidecar {
+            if proxy.is_native_sidecar() {
                 continue;
             }
             let Some(request) = &proxy.gate_request else {
@@ -70,7 +70,7 @@ impl Rule for ProxyGateIneffective {
                 .post_start
                 .as_ref()
                 .is_some_and(|hook| matches!(hook.duration, HookDuration::UntilReady { .. }));
-            let ready = startup[proxy_index].ready.unwrap_or_default();
+            let ready = timeline.start(proxy_index).ready.unwrap_or_default();
             if !waits {
                 let primary = match &request.source {
                     Source::Manifest(path) => Label::key(path.clone(), "asks to hold the app"),
@@ -115,7 +115,7 @@ impl Rule for ProxyGateIneffective {
             let Some((first_index, first)) = before.first().copied() else {
                 continue;
             };
-            let started = startup[first_index].started.unwrap_or_default();
+            let started = timeline.start(first_index).started.unwrap_or_default();
             let names: Vec<String> = before
                 .iter()
                 .map(|(_, c)| format!("`{}`", c.name))

@@ -64,7 +64,7 @@ impl Rule for AppWithoutPrestopDelay {
             if !app.serves {
                 continue;
             }
-            let Some(stop) = &termination.containers[index] else {
+            let Some(stop) = pod.timeline.stop(index) else {
                 continue;
             };
             if stop.signal >= removed {

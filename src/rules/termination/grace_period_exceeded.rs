@@ -56,14 +56,13 @@ impl Rule for GracePeriodExceeded {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let termination = &pod.timeline.termination;
-        for (index, entry) in termination.containers.iter().enumerate() {
-            let Some(entry) = entry else { continue };
+        for (id, record) in pod.timeline.containers.with_ids() {
+            let Some(entry) = &record.stop else { continue };
             // A hook that alone outlives the grace period is ML206's.
             if !entry.killed || entry.pre_stop_cut {
                 continue;
             }
-            let container = &plan.containers[index];
+            let container = &plan.containers[id];
             let pre_stop = container.pre_stop.as_ref();
             // An app with no preStop is only late by the assumed shutdown time: no
             // verdict rests on an assumption alone.

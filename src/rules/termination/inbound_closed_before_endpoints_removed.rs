@@ -63,7 +63,7 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
             " (endpoint propagation of 5 s assumed; set endpoint-propagation)"
         };
         for (index, proxy) in plan.proxies() {
-            let Some(stop) = &termination.containers[index] else {
+            let Some(stop) = pod.timeline.stop(index) else {
                 continue;
             };
             let primary =

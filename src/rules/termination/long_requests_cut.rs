@@ -54,14 +54,14 @@ impl Rule for LongRequestsCut {
             if !app.serves {
                 continue;
             }
-            let Some(app_stop) = &termination.containers[app_index] else {
+            let Some(app_stop) = pod.timeline.stop(app_index) else {
                 continue;
             };
             // The app takes requests until its signal or endpoint removal, whichever
             // comes first (a proxy that refuses earlier ends admission sooner).
             let proxy_refuses = plan
                 .proxies()
-                .filter_map(|(i, _)| termination.containers[i].as_ref()?.inbound_refused)
+                .filter_map(|(i, _)| pod.timeline.stop(i)?.inbound_refused)
                 .min();
             let admitted_until = [
                 Some(app_stop.signal),
@@ -76,7 +76,7 @@ impl Rule for LongRequestsCut {
             // The earliest of: the app killed, the proxy gone.
             let proxy_end = plan
                 .proxies()
-                .filter_map(|(i, p)| termination.containers[i].as_ref().map(|s| (p, s.exit)))
+                .filter_map(|(i, p)| pod.timeline.stop(i).map(|s| (p, s.exit)))
                 .min_by_key(|(_, exit)| *exit);
             let (cutter, cut_at) = match proxy_end {
                 Some((proxy, exit)) if exit < app_stop.kill => (proxy.name.clone(), exit),

@@ -49,9 +49,9 @@ impl Rule for PrestopOutlivesGrace {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        for (index, entry) in pod.timeline.termination.containers.iter().enumerate() {
-            let Some(entry) = entry else { continue };
-            let container = &plan.containers[index];
+        for (id, record) in pod.timeline.containers.with_ids() {
+            let Some(entry) = &record.stop else { continue };
+            let container = &plan.containers[id];
             let Some(hook) = &container.pre_stop else {
                 continue;
             };

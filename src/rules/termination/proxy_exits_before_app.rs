@@ -56,9 +56,9 @@ impl Rule for ProxyExitsBeforeApp {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        let stops = &pod.timeline.termination.containers;
+        let timeline = &pod.timeline;
         for (proxy_index, proxy) in plan.proxies() {
-            let Some(proxy_stop) = &stops[proxy_index] else {
+            let Some(proxy_stop) = timeline.stop(proxy_index) else {
                 continue;
             };
             let Some(gone) = proxy_stop.outbound_refused.or(Some(proxy_stop.exit)) else {
@@ -67,7 +67,7 @@ impl Rule for ProxyExitsBeforeApp {
             // The app that runs longest after the proxy is gone.
             let late = plan
                 .apps()
-                .filter_map(|(i, app)| stops[i].as_ref().map(|stop| (app, stop)))
+                .filter_map(|(i, app)| timeline.stop(i).map(|stop| (app, stop)))
                 .filter(|(_, stop)| stop.exit > gone)
                 .max_by_key(|(_, stop)| stop.exit);
             let Some((app, app_stop)) = late else {
