@@ -100,11 +100,6 @@ impl PodPlan {
         self.completes
     }
 
-    /// Whether any container is a native sidecar the kubelet runs as one.
-    pub fn has_native_sidecars(&self) -> bool {
-        self.containers.iter().any(|c| c.native_sidecar)
-    }
-
     /// Containers that run in `spec.containers`.
     pub fn regular(&self) -> impl Iterator<Item = (usize, &PlannedContainer)> {
         self.containers
@@ -405,7 +400,7 @@ impl PlannedContainer {
     }
 
     /// Where findings about this container point.
-    pub fn anchor(&self) -> &JsonPath {
+    pub fn finding_path(&self) -> &JsonPath {
         match &self.provenance {
             Provenance::Manifest(path) => path,
             Provenance::Injected { trigger, .. } => trigger,
@@ -463,7 +458,7 @@ pub struct Hook {
 impl Hook {
     /// Where a finding about the hook points: the hook in the manifest, or the setting
     /// that asked the injector for it.
-    pub fn anchor(&self) -> Option<&JsonPath> {
+    pub fn finding_path(&self) -> Option<&JsonPath> {
         self.path.as_ref().or(self.asked_by.as_ref())
     }
 

@@ -52,12 +52,6 @@ impl Mesh {
             Mesh::Dapr => "Dapr",
         }
     }
-
-    /// Whether its sidecar captures the pod's traffic. Dapr's is an API the app calls,
-    /// so it runs beside any mesh.
-    pub fn captures_traffic(self) -> bool {
-        self != Mesh::Dapr
-    }
 }
 
 impl fmt::Display for Mesh {
