@@ -8,7 +8,7 @@ mod common;
 
 use std::fmt::Write as _;
 
-use common::{lint_json, profile_flags, testdata};
+use common::{lint_json, profile_flags};
 
 /// The findings of one fixture, one block each, in report order.
 fn render(report: &serde_json::Value) -> String {
@@ -54,12 +54,7 @@ fn render(report: &serde_json::Value) -> String {
 
 #[test]
 fn every_fixture_s_messages_and_help_are_pinned() {
-    let mut fixtures: Vec<_> = std::fs::read_dir(testdata("rules"))
-        .expect("testdata/rules exists")
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    fixtures.sort();
+    let fixtures = common::rule_fixtures();
     assert!(
         fixtures.len() > 100,
         "only {} fixtures found",
