@@ -307,7 +307,7 @@ pub fn attribute(
 /// Resolves a finding's paths to positions while the document's tree is alive.
 fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
     let place = |label: &rules::Label| {
-        let found = document.locate(&label.path, label.anchor);
+        let found = document.locate(&label.path, label.part);
         Place {
             start: found.span.start,
             end: found.span.end,

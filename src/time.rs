@@ -31,11 +31,6 @@ impl Millis {
         self.0 / 1000
     }
 
-    /// Seconds as a float, for rendering.
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1000.0
-    }
-
     /// The first multiple of `step` after `from` that is at or after `self`
     /// (`from` itself when `self <= from`).
     pub fn round_up_from(self, from: Millis, step: Millis) -> Millis {

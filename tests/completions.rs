@@ -5,8 +5,9 @@
 //! `MESH_LIFECYCLE_UPDATE_COMPLETIONS=1 cargo test --test completions` rewrites
 //! `completions/` and `docs/man/` from the current command line.
 //!
-//! A shell that is not installed is skipped with a note (`.ci/run` installs zsh, fish
-//! and elvish); a shell that is installed must load its script and complete.
+//! A shell that is not installed is skipped with a note, unless
+//! MESH_LIFECYCLE_REQUIRE_SHELLS is set (`.ci/run` installs zsh, fish and elvish and
+//! sets it); a shell that is installed must load its script and complete.
 
 mod common;
 mod man;
@@ -130,6 +131,10 @@ fn installed(name: &str) -> bool {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .any(|dir| dir.join(name).is_file());
     if !found {
+        assert!(
+            std::env::var_os("MESH_LIFECYCLE_REQUIRE_SHELLS").is_none(),
+            "{name} is required (MESH_LIFECYCLE_REQUIRE_SHELLS) but not on PATH"
+        );
         eprintln!("{name} is not installed: skipping its completion test");
     }
     found

@@ -6,13 +6,7 @@ mod common;
 use common::{expectations, lint_json, profile_flags, rule_lines, testdata};
 
 fn fixtures() -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(testdata("rules"))
-        .expect("testdata/rules exists")
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    files.sort();
-    files
+    common::rule_fixtures()
 }
 
 #[test]

@@ -24,8 +24,8 @@ use super::tree::{Entry, Node, Pos, Style, Value, go_integer};
 /// Which rules a value is read by.
 #[derive(Clone, Copy, Debug)]
 pub enum Reading<'s> {
-    /// A Kubernetes object, read as the API server reads it.
-    ApiObject,
+    /// A Kubernetes object in this text, read as the API server reads it.
+    ApiObject(&'s SourceText),
     /// The linter's settings, read from this text.
     Settings(&'s SourceText),
 }
@@ -119,14 +119,14 @@ impl<'de, 's> NodeDeserializer<'de, 's> {
     }
 
     fn api_null(&self) -> bool {
-        matches!(self.reading, Reading::ApiObject) && self.node.value == Value::Null
+        matches!(self.reading, Reading::ApiObject(_)) && self.node.value == Value::Null
     }
 
     /// The text of a plain scalar as written, for settings read as strings.
     fn written(&self) -> Option<String> {
-        let Reading::Settings(source) = self.reading else {
+        if !matches!(self.reading, Reading::Settings(_)) {
             return None;
-        };
+        }
         if self.node.style != Style::Plain
             || matches!(
                 self.node.value,
@@ -135,6 +135,12 @@ impl<'de, 's> NodeDeserializer<'de, 's> {
         {
             return None;
         }
+        self.text()
+    }
+
+    /// The node's text as written, trimmed.
+    fn text(&self) -> Option<String> {
+        let (Reading::ApiObject(source) | Reading::Settings(source)) = self.reading;
         let (start, end) = (
             source.offset(self.node.span.start),
             source.offset(self.node.span.end),
@@ -143,6 +149,26 @@ impl<'de, 's> NodeDeserializer<'de, 's> {
             .text
             .get(start..end)
             .map(|text| text.trim().to_owned())
+    }
+
+    /// A whole number beyond 64 bits read for an integer field. go-yaml reads such a
+    /// literal as a float, which the API server rejects for an integer field; the
+    /// error names the integer as written, not the float nobody wrote.
+    fn integer_beyond_64_bits(&self, expected: &dyn de::Expected) -> Option<Error> {
+        let Value::Float(f) = self.node.value else {
+            return None;
+        };
+        if !f.is_finite() || f.fract() != 0.0 || go_integer(f).is_some() {
+            return None;
+        }
+        let written = self.text()?;
+        let digits = written.strip_prefix(['-', '+']).unwrap_or(&written);
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '_') {
+            return None;
+        }
+        Some(<Error as de::Error>::custom(format_args!(
+            "integer `{written}` does not fit in 64 bits, expected {expected}"
+        )))
     }
 }
 
@@ -208,6 +234,9 @@ impl<'de> Deserializer<'de> for NodeDeserializer<'de, '_> {
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.api_null() {
             return visitor.visit_i64(0);
+        }
+        if let Some(error) = self.integer_beyond_64_bits(&visitor) {
+            return Err(error);
         }
         self.deserialize_any(visitor)
     }
@@ -397,13 +426,13 @@ mod tests {
 
     #[test]
     fn api_objects_read_null_as_the_zero_value() {
-        let (root, _) = tree("labels: {app: , tier: web}\ncount: ~\n");
+        let (root, source) = tree("labels: {app: , tier: web}\ncount: ~\n");
         #[derive(serde::Deserialize)]
         struct Meta {
             labels: BTreeMap<String, String>,
             count: i32,
         }
-        let meta: Meta = from_node(&root, Reading::ApiObject).unwrap();
+        let meta: Meta = from_node(&root, Reading::ApiObject(&source)).unwrap();
         assert_eq!(meta.labels["app"], "");
         assert_eq!(meta.labels["tier"], "web");
         assert_eq!(meta.count, 0);
@@ -415,13 +444,37 @@ mod tests {
         struct A {
             a: i32,
         }
-        let (root, _) = tree("a: 12.0\n");
-        assert_eq!(from_node::<A>(&root, Reading::ApiObject).unwrap().a, 12);
-        let (root, _) = tree("a: 12.5\n");
-        let (path, error) = from_node::<A>(&root, Reading::ApiObject).unwrap_err();
+        let (root, source) = tree("a: 12.0\n");
+        assert_eq!(
+            from_node::<A>(&root, Reading::ApiObject(&source))
+                .unwrap()
+                .a,
+            12
+        );
+        let (root, source) = tree("a: 12.5\n");
+        let (path, error) = from_node::<A>(&root, Reading::ApiObject(&source)).unwrap_err();
         assert_eq!(path.to_string(), "a");
         assert_eq!(error.pos, Some(Pos { line: 1, column: 4 }));
         assert!(error.message.contains("floating point `12.5`"), "{error:?}");
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_named_as_written() {
+        #[derive(serde::Deserialize, Debug)]
+        struct A {
+            #[allow(dead_code)]
+            a: i64,
+        }
+        let (root, source) = tree("a: 18446744073709551616\n");
+        let (_, error) = from_node::<A>(&root, Reading::ApiObject(&source)).unwrap_err();
+        assert_eq!(
+            error.message,
+            "integer `18446744073709551616` does not fit in 64 bits, expected i64"
+        );
+        // A float written as one stays a float in the message.
+        let (root, source) = tree("a: 1.0e30\n");
+        let (_, error) = from_node::<A>(&root, Reading::ApiObject(&source)).unwrap_err();
+        assert!(error.message.contains("floating point"), "{error:?}");
     }
 
     #[test]
@@ -431,8 +484,8 @@ mod tests {
             #[allow(dead_code)]
             a: Option<String>,
         }
-        let (root, _) = tree("a: 8080\n");
-        let (_, error) = from_node::<A>(&root, Reading::ApiObject).unwrap_err();
+        let (root, source) = tree("a: 8080\n");
+        let (_, error) = from_node::<A>(&root, Reading::ApiObject(&source)).unwrap_err();
         assert!(
             error.message.contains("invalid type: integer `8080`"),
             "{error:?}"

@@ -24,7 +24,7 @@ pub use inputs::Inputs;
 pub use parse::Limits;
 pub use path::JsonPath;
 pub use source::{Piece, ReadLimits, STDIN_NAME, Source};
-pub use tree::{Anchor, Node, Pos, Span, Value};
+pub use tree::{EntryPart, Node, Pos, Span, Value};
 
 /// The text of one document, kept so a report can show the lines a finding is about.
 #[derive(Clone, Debug)]
@@ -94,8 +94,8 @@ pub struct Document {
 impl Document {
     /// The position of the node at `path` (see [`Node::locate`]), mapped exactly even
     /// inside quoted scalars that hold escapes, since the document's text is at hand.
-    pub fn locate(&self, path: &JsonPath, anchor: Anchor) -> tree::Located {
-        self.root.locate_in(path, anchor, Some(&self.source))
+    pub fn locate(&self, path: &JsonPath, part: EntryPart) -> tree::Located {
+        self.root.locate_in(path, part, Some(&self.source))
     }
 }
 

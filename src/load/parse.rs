@@ -973,14 +973,14 @@ mod tests {
 mod embedded_tests {
     use super::*;
     use crate::load::path::JsonPath;
-    use crate::load::tree::Anchor;
+    use crate::load::tree::EntryPart;
 
     fn locate(text: &str, inner: &str) -> Pos {
         let root = parse_documents(text, 1, &Limits::default())
             .unwrap()
             .remove(0);
         let path = JsonPath::parse("config").embedded().key(inner);
-        root.locate(&path, Anchor::Key).span.start
+        root.locate(&path, EntryPart::Key).span.start
     }
 
     #[test]
@@ -1012,7 +1012,7 @@ mod embedded_tests {
             .unwrap()
             .remove(0);
         let span = root
-            .locate(&JsonPath::parse("script").line(line), Anchor::Value)
+            .locate(&JsonPath::parse("script").line(line), EntryPart::Value)
             .span;
         (span.start, span.end)
     }

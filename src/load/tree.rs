@@ -97,7 +97,7 @@ pub struct Entry {
 
 /// Which part of a mapping entry a location should point at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Anchor {
+pub enum EntryPart {
     /// The key (`preStop:`): "this field is the problem".
     Key,
     /// The value (`45` in `sleep 45`): "this value is the problem".
@@ -155,8 +155,8 @@ impl Node {
     /// node that exists, so a defaulted field still points somewhere useful. An
     /// [`Segment::Embedded`] step looks inside a string that holds YAML or JSON (an
     /// annotation such as `proxy.istio.io/config`).
-    pub fn locate(&self, path: &JsonPath, anchor: Anchor) -> Located {
-        self.locate_in(path, anchor, None)
+    pub fn locate(&self, path: &JsonPath, part: EntryPart) -> Located {
+        self.locate_in(path, part, None)
     }
 
     /// [`Node::locate`] with the text the tree was parsed from, which maps positions
@@ -164,7 +164,7 @@ impl Node {
     pub fn locate_in(
         &self,
         path: &JsonPath,
-        anchor: Anchor,
+        part: EntryPart,
         source: Option<&SourceText>,
     ) -> Located {
         let segments = path.segments();
@@ -174,7 +174,7 @@ impl Node {
             let is_last = depth + 1 == segments.len();
             let next = match (segment, &node.value) {
                 (Segment::Key(key), Value::Map(_)) => node.entry(key).map(|entry| {
-                    let span = if is_last && anchor == Anchor::Value {
+                    let span = if is_last && part == EntryPart::Value {
                         entry.value.span
                     } else {
                         entry.key_span
@@ -189,7 +189,7 @@ impl Node {
                 }
                 (Segment::Embedded, Value::String(text)) => {
                     let rest = JsonPath::from_segments(&segments[depth + 1..]);
-                    return match node.locate_embedded(text, &rest, anchor, source) {
+                    return match node.locate_embedded(text, &rest, part, source) {
                         Some(located) => located,
                         None => Located { span, exact: false },
                     };
@@ -241,13 +241,13 @@ impl Node {
         &self,
         text: &str,
         path: &JsonPath,
-        anchor: Anchor,
+        part: EntryPart,
         source: Option<&SourceText>,
     ) -> Option<Located> {
         let single_line = self.span.start.line == self.span.end.line;
         let roots =
             super::parse::parse_documents(text, 1, &super::parse::Limits::default()).ok()?;
-        let inner = roots.first()?.locate(path, anchor);
+        let inner = roots.first()?.locate(path, part);
         if self.style != Style::Literal && inner.span.start.line > 1 {
             return None;
         }

@@ -185,17 +185,6 @@ pub fn from_argv(
     }
 }
 
-/// Whether an exec hook has parts of unknown length that were taken as instant.
-pub fn has_unknown_parts(hook: &Hook, env: &Env) -> bool {
-    match &hook.action {
-        HookAction::Exec(argv) => matches!(
-            shell::length(&shell::parse_argv(argv), env),
-            Length::Known { unknown_parts, .. } if unknown_parts > 0
-        ),
-        _ => false,
-    }
-}
-
 /// `--timeoutSeconds=90`, `--timeout=2m`, `--timeout 2m`.
 fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> HookDuration {
     let value = argv.iter().enumerate().find_map(|(i, arg)| {

@@ -196,7 +196,7 @@ impl<'a> Builder<'a> {
                 None => planned
                     .shaped_by()
                     .and_then(|s| s.native.clone())
-                    .unwrap_or_else(|| planned.anchor().clone()),
+                    .unwrap_or_else(|| planned.finding_path().clone()),
             };
             rejections.push(Rejection {
                 path,

@@ -188,11 +188,6 @@ impl PodPlan {
         self.completes
     }
 
-    /// Whether any container is a native sidecar the kubelet runs as one.
-    pub fn has_native_sidecars(&self) -> bool {
-        self.containers.iter().any(|c| c.is_native_sidecar())
-    }
-
     /// The container called `name`, if there is one.
     pub fn find(&self, name: &str) -> Option<ContainerId> {
         self.containers
@@ -562,7 +557,7 @@ impl PlannedContainer {
     }
 
     /// Where findings about this container point.
-    pub fn anchor(&self) -> &JsonPath {
+    pub fn finding_path(&self) -> &JsonPath {
         match &self.provenance {
             Provenance::Manifest(path) => path,
             Provenance::Injected { trigger, .. } => trigger,
@@ -620,7 +615,7 @@ pub struct Hook {
 impl Hook {
     /// Where a finding about the hook points: the hook in the manifest, or the setting
     /// that asked the injector for it.
-    pub fn anchor(&self) -> Option<&JsonPath> {
+    pub fn finding_path(&self) -> Option<&JsonPath> {
         self.path.as_ref().or(self.asked_by.as_ref())
     }
 

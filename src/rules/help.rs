@@ -10,7 +10,7 @@ use crate::simulate::StopEntry;
 pub fn container_label_path(container: &PlannedContainer) -> JsonPath {
     match container.manifest_path() {
         Some(path) => path.key("name"),
-        None => container.anchor().clone(),
+        None => container.finding_path().clone(),
     }
 }
 
@@ -147,7 +147,7 @@ pub fn container_label(
     if is_in_manifest(container) {
         Label::value(container_label_path(container), text)
     } else {
-        Label::key(container.anchor().clone(), text)
+        Label::key(container.finding_path().clone(), text)
     }
 }
 

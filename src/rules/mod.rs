@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::load::{Anchor, JsonPath};
+use crate::load::{EntryPart, JsonPath};
 use crate::resolve::PodPlan;
 use crate::simulate::{Phase, Timeline};
 use crate::time::Millis;
@@ -150,7 +150,7 @@ pub struct Label {
     /// The node, by path.
     pub path: JsonPath,
     /// Its key or its value.
-    pub anchor: Anchor,
+    pub part: EntryPart,
     /// The note shown at the node.
     pub text: String,
 }
@@ -160,7 +160,7 @@ impl Label {
     pub fn key(path: JsonPath, text: impl Into<String>) -> Self {
         Label {
             path,
-            anchor: Anchor::Key,
+            part: EntryPart::Key,
             text: text.into(),
         }
     }
@@ -169,7 +169,7 @@ impl Label {
     pub fn value(path: JsonPath, text: impl Into<String>) -> Self {
         Label {
             path,
-            anchor: Anchor::Value,
+            part: EntryPart::Value,
             text: text.into(),
         }
     }

@@ -50,7 +50,7 @@ use super::{
     DeclaredSidecar, IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source,
     Sourced,
 };
-use crate::load::{Anchor, InputError, JsonPath, Node, Pos, SourceText};
+use crate::load::{EntryPart, InputError, JsonPath, Node, Pos, SourceText};
 
 /// The file name looked for.
 pub const FILE_NAME: &str = ".mesh-lifecycle.yaml";
@@ -285,7 +285,7 @@ impl ConfigFile {
         origin: &Source,
         settings: &mut Settings,
     ) -> Result<ConfigExtras, InputError> {
-        let at = |path: &str, anchor| root.locate(&JsonPath::parse(path), anchor).span.start;
+        let at = |path: &str, part| root.locate(&JsonPath::parse(path), part).span.start;
         let mut extras = ConfigExtras {
             exclude: self.exclude.unwrap_or_default(),
             ..ConfigExtras::default()
@@ -302,7 +302,7 @@ impl ConfigFile {
                 let config = fields.read(origin).map_err(|error| {
                     let path = format!("istio.defaultConfig.{}", error.field);
                     let message = format!("{path}: {}", error.message);
-                    file.error_at(source, at(&path, Anchor::Value), message)
+                    file.error_at(source, at(&path, EntryPart::Value), message)
                 })?;
                 settings.istio.mesh_default_config =
                     settings.istio.mesh_default_config.overlay(&config);
@@ -378,7 +378,7 @@ impl ConfigFile {
             }
         }
         for (rule, level) in self.rules.map(|rules| rules.0).unwrap_or_default() {
-            let pos = at(&format!("rules.{rule}"), Anchor::Key);
+            let pos = at(&format!("rules.{rule}"), EntryPart::Key);
             extras.rules.push(RuleSetting {
                 rule,
                 level,
@@ -407,7 +407,7 @@ impl ConfigFile {
         if let Some(name) = self.preset
             && let Err(message) = super::preset::apply(&name, settings)
         {
-            return Err(file.error_at(source, at("preset", Anchor::Value), message));
+            return Err(file.error_at(source, at("preset", EntryPart::Value), message));
         }
         if let Some(WholeSeconds(seconds)) = self.deletion_grace_period_seconds {
             settings.deletion_grace_period = Some(Sourced::new(seconds, origin.clone()));

@@ -24,7 +24,7 @@ use super::istio::{NativeSidecars, ProxyConfig, ProxyConfigError};
 use super::version::ReleaseTag;
 use super::{IstioVersion, LinkerdVersion, Settings, Source, Sourced};
 use crate::load::de::{Reading, from_node};
-use crate::load::{Anchor, InputError, JsonPath, Node, SourceText};
+use crate::load::{EntryPart, InputError, JsonPath, Node, SourceText};
 use crate::time::{Millis, parse_go_duration};
 
 /// Applies the mesh config file at `path`; every problem is an error at its node.
@@ -580,12 +580,12 @@ impl Reader<'_> {
             Ok(value) => Some(value),
             Err((path, error)) => {
                 let path = JsonPath::from_serde(&path);
-                let anchor = if error.at_key {
-                    Anchor::Key
+                let part = if error.at_key {
+                    EntryPart::Key
                 } else {
-                    Anchor::Value
+                    EntryPart::Value
                 };
-                let pos = place.locate(&path, anchor).unwrap_or(node.span.start);
+                let pos = place.locate(&path, part).unwrap_or(node.span.start);
                 let message = with_path(&place.prefix.join(&path).to_string(), &error.message);
                 self.error_at(pos, message);
                 None
@@ -610,7 +610,7 @@ impl Reader<'_> {
             Err(error) => {
                 let field = JsonPath::parse("defaultConfig").join(&JsonPath::parse(&error.field));
                 let pos = place
-                    .locate(&field, Anchor::Value)
+                    .locate(&field, EntryPart::Value)
                     .unwrap_or(mesh.span.start);
                 let message = with_path(&place.prefix.join(&field).to_string(), &error.message);
                 self.error_at(pos, message);
@@ -702,7 +702,7 @@ impl Reader<'_> {
                 None => {
                     let path = JsonPath::parse("proxy.shutdownGracePeriod");
                     let pos = place
-                        .locate(&path, Anchor::Value)
+                        .locate(&path, EntryPart::Value)
                         .unwrap_or(node.span.start);
                     let message = with_path(
                         &place.prefix.join(&path).to_string(),
@@ -738,10 +738,10 @@ impl<'r> Place<'r> {
     }
 
     /// The position in the file of `path` below the part.
-    fn locate(&self, path: &JsonPath, anchor: Anchor) -> Option<crate::load::Pos> {
+    fn locate(&self, path: &JsonPath, part: EntryPart) -> Option<crate::load::Pos> {
         let located = self
             .root
-            .locate_in(&self.prefix.join(path), anchor, self.outer.as_ref());
+            .locate_in(&self.prefix.join(path), part, self.outer.as_ref());
         Some(located.span.start)
     }
 }

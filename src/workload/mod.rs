@@ -24,7 +24,7 @@ use k8s_openapi::api::core::v1::PodSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 
-use crate::load::{Anchor, Document, InputError, JsonPath, Node, SourceText, Value};
+use crate::load::{Document, EntryPart, InputError, JsonPath, Node, SourceText, Value};
 
 /// Where the parts of a workload lie in its document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,7 +211,7 @@ fn classify(
     };
     let api_version = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
     if kind_name == "Namespace" && !kinds::group_of(api_version).contains('.') {
-        if let Ok(meta) = decode::<ObjectMeta>(node.get("metadata")) {
+        if let Ok(meta) = decode::<ObjectMeta>(node.get("metadata"), &document.source) {
             found.namespaces.push(Namespace {
                 name: meta.name.unwrap_or_default(),
                 labels: meta.labels.unwrap_or_default(),
@@ -297,8 +297,7 @@ impl At<'_> {
     /// A diagnostic at the node `relative` names (or its deepest existing ancestor).
     fn error(&self, relative: &JsonPath, message: String) -> InputError {
         let path = self.object.join(relative);
-        let located = self.document.root.locate(&path, Anchor::Value);
-        let message = explain_big_integer(self.document, &path, message);
+        let located = self.document.root.locate(&path, EntryPart::Value);
         InputError {
             file: self.document.source.file.clone(),
             pos: Some(located.span.start),
@@ -315,7 +314,7 @@ impl At<'_> {
         relative: &JsonPath,
         what: &str,
     ) -> Result<T, Rejected> {
-        decode(node.at(relative)).map_err(|(path, error)| {
+        decode(node.at(relative), &self.document.source).map_err(|(path, error)| {
             let full = relative.join(&path);
             Rejected::Invalid(self.error(
                 &full,
@@ -433,51 +432,18 @@ fn decode_workload(
 /// Decodes a node (absent = empty) as the API server decodes what kubectl sends: as
 /// strict as it (`"30"` is no integer, `8080` no string), and as lenient (`null` is the
 /// zero value, `12.0` is 12); see [`load::de`](crate::load::de).
-fn decode<T: DeserializeOwned + Default>(node: Option<&Node>) -> Result<T, (JsonPath, String)> {
+fn decode<T: DeserializeOwned + Default>(
+    node: Option<&Node>,
+    source: &SourceText,
+) -> Result<T, (JsonPath, String)> {
     let Some(node) = node else {
         return Ok(T::default());
     };
     if node.value == Value::Null {
         return Ok(T::default());
     }
-    crate::load::de::from_node(node, crate::load::de::Reading::ApiObject)
+    crate::load::de::from_node(node, crate::load::de::Reading::ApiObject(source))
         .map_err(|(path, error)| (JsonPath::from_serde(&path), error.message))
-}
-
-/// An integer literal too large for 64 bits reads as a float, as go-yaml reads it, and
-/// the decoder then complains about a "floating point" value nobody wrote. Say what the
-/// manifest says instead.
-fn explain_big_integer(document: &Document, path: &JsonPath, message: String) -> String {
-    let Some(node) = document.root.at(path) else {
-        return message;
-    };
-    let Some(at) = message.find("invalid type: floating point") else {
-        return message;
-    };
-    if !matches!(node.value, Value::Float(_)) {
-        return message;
-    }
-    let source = &document.source;
-    let (start, end) = (source.offset(node.span.start), source.offset(node.span.end));
-    let written = source.text.get(start..end).unwrap_or("").trim();
-    let digits = written.strip_prefix(['-', '+']).unwrap_or(written);
-    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '_') {
-        return message;
-    }
-    let expected = message[at..]
-        .split_once(", expected ")
-        .map_or(String::new(), |(_, expected)| {
-            format!(", expected {expected}")
-        });
-    format!(
-        "{}integer `{written}` does not fit in 64 bits{expected}",
-        &message[..at]
-    )
-}
-
-/// The source text of a document, for reports that quote it.
-pub fn source_of(document: &Document) -> SourceText {
-    document.source.clone()
 }
 
 /// A workload's identity in reports.

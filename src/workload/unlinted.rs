@@ -4,7 +4,7 @@
 
 use super::kinds::group_of;
 use crate::load::path::Segment;
-use crate::load::{Anchor, Document, InputError, JsonPath, Node, Value};
+use crate::load::{Document, EntryPart, InputError, JsonPath, Node, Value};
 
 /// A note for an object of an unknown kind that holds a pod: a `containers` list of
 /// objects with an `image`, at any depth (the shallowest, first in document order).
@@ -17,7 +17,7 @@ pub fn note(
 ) -> Option<InputError> {
     let containers = find_containers(node, JsonPath::root())?;
     let at = object.join(&containers);
-    let located = document.root.locate(&at, Anchor::Key);
+    let located = document.root.locate(&at, EntryPart::Key);
     let name = node
         .at(&JsonPath::parse("metadata.name"))
         .and_then(Node::as_str)

@@ -17,6 +17,17 @@ pub fn testdata(relative: &str) -> PathBuf {
     root().join("testdata").join(relative)
 }
 
+/// The rule fixtures, `testdata/rules/*.yaml`, sorted.
+pub fn rule_fixtures() -> Vec<PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(testdata("rules"))
+        .expect("testdata/rules exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// The plugin binary, ready to run with arguments.
 pub fn cli() -> Command {
     let mut command = Command::cargo_bin("kubectl-mesh_lifecycle").expect("the binary is built");

@@ -100,7 +100,7 @@ impl Rule for JobSidecarNeverExits {
                 Label::value(container_label_path(sidecar), "never exits on its own")
             } else {
                 Label::key(
-                    sidecar.anchor().clone(),
+                    sidecar.finding_path().clone(),
                     format!("injects `{}`, which never exits on its own", sidecar.name),
                 )
             };

@@ -98,7 +98,7 @@ impl Rule for AppStartsBeforeProxy {
                 )
             } else {
                 Label::key(
-                    proxy.anchor().clone(),
+                    proxy.finding_path().clone(),
                     format!("injects {} without holding the app", proxy.name),
                 )
             };

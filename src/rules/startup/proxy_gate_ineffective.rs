@@ -75,7 +75,7 @@ impl Rule for ProxyGateIneffective {
                 let primary = match &request.source {
                     Source::Manifest(path) => Label::key(path.clone(), "asks to hold the app"),
                     _ => Label::key(
-                        proxy.anchor().clone(),
+                        proxy.finding_path().clone(),
                         format!("{} has no postStart that waits", proxy.name),
                     ),
                 };
@@ -127,7 +127,7 @@ impl Rule for ProxyGateIneffective {
                 )
             } else {
                 Label::key(
-                    proxy.anchor().clone(),
+                    proxy.finding_path().clone(),
                     format!("{} is not the first container", proxy.name),
                 )
             };

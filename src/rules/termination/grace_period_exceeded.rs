@@ -119,7 +119,7 @@ impl Rule for GracePeriodExceeded {
                 },
                 _ => None,
             };
-            let hook_path = pre_stop.and_then(|h| h.anchor().cloned());
+            let hook_path = pre_stop.and_then(|h| h.finding_path().cloned());
             let exit_label = |path: JsonPath| {
                 Label::value(
                     path,
@@ -145,7 +145,7 @@ impl Rule for GracePeriodExceeded {
                 ),
                 (None, None) => (
                     Label::key(
-                        container.anchor().clone(),
+                        container.finding_path().clone(),
                         format!("{} killed at {}", container.name, entry.kill),
                     ),
                     None,

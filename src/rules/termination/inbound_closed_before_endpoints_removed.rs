@@ -66,11 +66,14 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
             let Some(stop) = pod.timeline.stop(index) else {
                 continue;
             };
-            let primary =
-                |text: String| match proxy.pre_stop.as_ref().and_then(|h| h.anchor().cloned()) {
-                    Some(path) => Label::key(path, text),
-                    None => container_label(proxy, text),
-                };
+            let primary = |text: String| match proxy
+                .pre_stop
+                .as_ref()
+                .and_then(|h| h.finding_path().cloned())
+            {
+                Some(path) => Label::key(path, text),
+                None => container_label(proxy, text),
+            };
             if let Some(refused) = stop.inbound_refused.filter(|at| *at < removed) {
                 findings.push(
                     Finding::new(

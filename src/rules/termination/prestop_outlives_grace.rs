@@ -66,7 +66,7 @@ impl Rule for PrestopOutlivesGrace {
             if !entry.pre_stop_cut {
                 continue;
             }
-            let Some(path) = hook.anchor().cloned() else {
+            let Some(path) = hook.finding_path().cloned() else {
                 continue;
             };
             let lost = length.saturating_sub(entry.signal);

@@ -135,7 +135,11 @@ fn app_timing(plan: &PodPlan, app: &PlannedContainer, stop: &StopEntry, assumed:
 
 /// Where to point at the proxy: its preStop, or the container.
 fn proxy_label(proxy: &PlannedContainer, gone: crate::time::Millis) -> Label {
-    match proxy.pre_stop.as_ref().and_then(|h| h.anchor().cloned()) {
+    match proxy
+        .pre_stop
+        .as_ref()
+        .and_then(|h| h.finding_path().cloned())
+    {
         Some(path) => Label::key(path, format!("gone at {gone}")),
         None => container_label(proxy, format!("gone at {gone}")),
     }
