@@ -255,14 +255,13 @@ pub fn run(
         let differs = fixed.text != text;
         changed |= differs;
         match target {
-            Target::File(path) if args.fix && !args.diff => {
-                if differs {
-                    std::fs::write(path, &fixed.text).map_err(|error| {
-                        std::io::Error::new(error.kind(), format!("cannot write {name}: {error}"))
-                    })?;
-                    note(&format!("{name}: {}", count(fixed.applied)));
-                }
+            Target::File(path) if args.fix && !args.diff && differs => {
+                std::fs::write(path, &fixed.text).map_err(|error| {
+                    std::io::Error::new(error.kind(), format!("cannot write {name}: {error}"))
+                })?;
+                note(&format!("{name}: {}", count(fixed.applied)));
             }
+            Target::File(_) if !args.diff => {}
             Target::Stdout if args.fix && !args.diff => {
                 out.write_all(fixed.text.as_bytes())?;
                 printed = true;

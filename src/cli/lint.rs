@@ -42,10 +42,10 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         policy,
         limits: prepared.limits,
     };
-    if args.fix || args.diff {
-        if let Some(status) = super::fix::run(&args, &prepared, &options)? {
-            return Ok(status);
-        }
+    if (args.fix || args.diff)
+        && let Some(status) = super::fix::run(&args, &prepared, &options)?
+    {
+        return Ok(status);
     }
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
