@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
+use crate::fix;
 use crate::load::inputs::Unit;
 use crate::load::{self, InputError, Inputs, Limits, Pos};
 pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
@@ -318,6 +319,14 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
     let primary = place(&finding.primary);
     let related = finding.related.iter().map(place).collect();
     let suppressed = suppression(workload, &finding);
+    let fix = finding.fix.as_ref().map(|remedy| {
+        let editor = fix::Editor::starting_at(
+            &document.source.text,
+            document.source.first_line,
+            &document.root,
+        );
+        remedy.build(&editor).map_err(|error| error.reason)
+    });
     Located {
         file: document.source.file.clone(),
         document: document.index,
@@ -327,6 +336,7 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
         related,
         source: document.source.clone(),
         suppressed,
+        fix,
         finding,
     }
 }

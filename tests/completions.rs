@@ -571,7 +571,8 @@ fn man_pages_have_options_environment_and_exit_status() {
             "\"Cluster and mesh\"",
             "Scenario",
             "Report",
-            "Rules"
+            "Rules",
+            "Fixes"
         ]
     );
     let threads = lint.find("\\-\\-threads").unwrap();

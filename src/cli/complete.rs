@@ -357,7 +357,7 @@ mod tests {
         let flags = complete_line("lint --f");
         assert_eq!(
             values_of(&flags),
-            ["--feature-gates", "--format", "--fail-on"]
+            ["--feature-gates", "--format", "--fail-on", "--fix"]
         );
         let formats = complete_line("lint --format ");
         assert_eq!(

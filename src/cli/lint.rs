@@ -37,6 +37,16 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, stderr_style),
     };
+    let options = RunOptions {
+        threads: args.input.threads,
+        policy,
+        limits: prepared.limits,
+    };
+    if (args.fix || args.diff)
+        && let Some(status) = super::fix::run(&args, &prepared, &options)?
+    {
+        return Ok(status);
+    }
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
     let (out, closed) = args.output.writer()?;
@@ -84,11 +94,6 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("note: {note}\n"));
         }
     }
-    let options = RunOptions {
-        threads: args.input.threads,
-        policy,
-        limits: prepared.limits,
-    };
     let mut document = |document: DocumentReport| {
         summary.add(&document);
         for error in &document.errors {

@@ -4,6 +4,7 @@ mod cluster;
 pub mod complete;
 pub mod completions;
 mod explain;
+mod fix;
 mod github;
 mod inputs;
 mod lint;
@@ -227,6 +228,21 @@ pub struct LintArgs {
     /// gives one line per rule; --fail-on info implies it).
     #[arg(long, help_heading = "Report")]
     pub show_infos: bool,
+
+    /// Apply the safe fixes in place, then report what remains (standard input: print
+    /// the fixed stream instead).
+    #[arg(long, help_heading = "Fixes")]
+    pub fix: bool,
+
+    /// Also apply the unsafe fixes (a longer grace period, a different stop command):
+    /// review them.
+    #[arg(long, help_heading = "Fixes")]
+    pub unsafe_fixes: bool,
+
+    /// Print a unified diff of what --fix would change, write nothing; exit 1 when
+    /// there is something to change.
+    #[arg(long, help_heading = "Fixes")]
+    pub diff: bool,
 
     /// Where the report goes.
     #[command(flatten)]

@@ -49,6 +49,8 @@ impl std::error::Error for EditError {}
 pub struct Editor<'t> {
     text: &'t str,
     root: &'t Node,
+    /// The line of the tree's positions that `text` starts with.
+    first_line: u32,
     line_starts: Vec<usize>,
     layout: Layout,
 }
@@ -67,6 +69,13 @@ struct Found<'t> {
 impl<'t> Editor<'t> {
     /// An editor of the document whose tree is `root`, in `text`.
     pub fn new(text: &'t str, root: &'t Node) -> Editor<'t> {
+        Editor::starting_at(text, 1, root)
+    }
+
+    /// An editor of a document whose `text` is a part of its file that starts at line
+    /// `first_line` of the tree's positions (a [`crate::load::Document`]'s own source
+    /// text): the edits' ranges are offsets in `text`.
+    pub fn starting_at(text: &'t str, first_line: u32, root: &'t Node) -> Editor<'t> {
         let mut line_starts = vec![0];
         let mut at = 0;
         while let Some(next) = next_line(text, at) {
@@ -76,6 +85,7 @@ impl<'t> Editor<'t> {
         let mut editor = Editor {
             text,
             root,
+            first_line: first_line.max(1),
             line_starts,
             layout: Layout {
                 unit: 2,
@@ -91,7 +101,10 @@ impl<'t> Editor<'t> {
 
     /// The byte offset of a position of the tree in the text.
     pub fn offset(&self, pos: Pos) -> usize {
-        let Some(&start) = self.line_starts.get(pos.line.saturating_sub(1) as usize) else {
+        let Some(&start) = self
+            .line_starts
+            .get(pos.line.saturating_sub(self.first_line) as usize)
+        else {
             return self.text.len();
         };
         let line = &self.text[start..line_end(self.text, start)];
@@ -100,6 +113,14 @@ impl<'t> Editor<'t> {
                 .char_indices()
                 .nth(pos.column.saturating_sub(1) as usize)
                 .map_or(line.len(), |(at, _)| at)
+    }
+
+    /// Whether the node at `path` is written in the document (through an embedded
+    /// step, whether the string holding it is).
+    pub fn has(&self, path: &JsonPath) -> bool {
+        let path = split_embedded(path).map_or_else(|| path.clone(), |(outer, _)| outer);
+        self.walk(&path)
+            .is_ok_and(|found| found.depth == path.segments().len())
     }
 
     /// Sets the value at `path`: replaces the scalar there ([`Editor::replace_scalar`]),
@@ -615,7 +636,7 @@ impl<'t> Editor<'t> {
     /// The offset of the `|` or `>` that starts the block scalar `node`: the last
     /// thing, before any comment, on the nearest non-blank line above its content.
     fn block_header(&self, node: &Node) -> Result<usize, EditError> {
-        for line in (1..node.span.start.line).rev() {
+        for line in (self.first_line..node.span.start.line).rev() {
             let start = self.line_start(Pos { line, column: 1 });
             let text = &self.text[start..line_end(self.text, start)];
             let code = match text.find(" #") {

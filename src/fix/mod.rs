@@ -49,6 +49,8 @@ pub mod verify;
 
 use std::ops::Range;
 
+use crate::load::{self, JsonPath};
+
 pub use apply::{Applied, Outcome, apply_fixes};
 pub use diff::unified_diff;
 pub use edit::{EditError, Editor};
@@ -135,4 +137,101 @@ impl Fix {
             edits,
         }
     }
+}
+
+/// A rule's remedy for its finding, stated as changes to the decoded object: what the
+/// rule knows without the text. The pipeline turns it into a [`Fix`] on the document's
+/// positioned tree ([`Remedy::build`]), and `--fix` checks the result against these same
+/// changes ([`verify`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remedy {
+    /// How safe it is to apply unreviewed.
+    pub applicability: Applicability,
+    /// What it does, as one line for the user.
+    pub description: String,
+    /// The changes to the document's object, paths from the document's root.
+    pub changes: Vec<Change>,
+}
+
+impl Remedy {
+    /// A remedy of `applicability` making `changes`.
+    pub fn new(
+        applicability: Applicability,
+        description: impl Into<String>,
+        changes: Vec<Change>,
+    ) -> Remedy {
+        Remedy {
+            applicability,
+            description: description.into(),
+            changes,
+        }
+    }
+
+    /// A remedy that only says what to do: no change is mechanical enough to make
+    /// unreviewed, or the choice is the user's.
+    pub fn display_only(description: impl Into<String>) -> Remedy {
+        Remedy::new(Applicability::DisplayOnly, description, Vec::new())
+    }
+
+    /// The edits that make the changes in the text `editor` edits, with the changes as
+    /// made: a value set inside an annotation that holds YAML (`proxy.istio.io/config`)
+    /// which the document does not have yet becomes the new annotation, holding that
+    /// value as YAML. `Err` says why the manifest is not shaped for it (a value from an
+    /// anchor, a scalar where a mapping is needed).
+    pub fn build(&self, editor: &Editor<'_>) -> Result<Planned, EditError> {
+        let mut edits = Vec::new();
+        let mut changes = Vec::new();
+        for change in &self.changes {
+            let change = match change {
+                Change::Set(path, value) if !editor.has(path) => new_embedded(path, value),
+                other => other.clone(),
+            };
+            edits.extend(match &change {
+                Change::Set(path, value) => editor.set(path, value)?,
+                Change::Remove(path) => editor.remove(path)?,
+            });
+            changes.push(change);
+        }
+        Ok(Planned {
+            fix: Fix::new(self.applicability, self.description.clone(), edits),
+            changes,
+        })
+    }
+}
+
+/// A remedy made concrete for one document: the edits, and the changes they make, for
+/// [`verify`] to check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Planned {
+    /// The edits, offsets in the text the editor edited.
+    pub fix: Fix,
+    /// The changes to the decoded document.
+    pub changes: Vec<Change>,
+}
+
+/// `Set(a.b⟨embedded⟩.c.d, v)` on a document without `a.b`: `a.b` set to the YAML text
+/// `c:\n  d: v\n`. Other changes are returned as they are.
+fn new_embedded(path: &JsonPath, value: &serde_json::Value) -> Change {
+    let segments = path.segments();
+    let Some(at) = segments
+        .iter()
+        .position(|segment| *segment == load::path::Segment::Embedded)
+    else {
+        return Change::Set(path.clone(), value.clone());
+    };
+    let mut inner = value.clone();
+    for segment in segments[at + 1..].iter().rev() {
+        let load::path::Segment::Key(key) = segment else {
+            return Change::Set(path.clone(), value.clone());
+        };
+        inner = serde_json::Value::Object([(key.clone(), inner)].into_iter().collect());
+    }
+    let serde_json::Value::Object(entries) = &inner else {
+        return Change::Set(path.clone(), value.clone());
+    };
+    let text = render::block_document(entries);
+    Change::Set(
+        JsonPath::from_segments(&segments[..at]),
+        serde_json::Value::String(text),
+    )
 }

@@ -220,6 +220,20 @@ fn block_item(item: &Json, dash: usize, layout: &Layout) -> String {
     }
 }
 
+/// A mapping as a YAML document of block entries, two-space indented, each line ended
+/// by `\n`: the text a new annotation holding YAML starts with.
+pub(super) fn block_document(entries: &serde_json::Map<String, Json>) -> String {
+    let layout = Layout {
+        unit: 2,
+        sequence_offset: 0,
+        newline: "\n",
+    };
+    entries
+        .iter()
+        .map(|(name, value)| block_entry(name, value, 0, &layout) + "\n")
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,6 +137,11 @@ impl Inputs {
         }
     }
 
+    /// The inputs, in order: what `lint --fix` reads again to write back.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
     /// How many inputs there are.
     pub fn len(&self) -> usize {
         self.sources.len()

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::fix::Planned;
 use crate::load::{InputError, Pos, SourceText};
 use crate::resolve::PodPlan;
 use crate::rules::Finding;
@@ -30,6 +31,9 @@ pub struct Located {
     pub source: SourceText,
     /// The reason given in a suppression annotation, when one applies.
     pub suppressed: Option<String>,
+    /// The finding's remedy as edits to `source.text` (offsets in the document's own
+    /// text), or why the manifest is not shaped for it.
+    pub fix: Option<Result<Planned, String>>,
 }
 
 /// A resolved label: positions and the note to show there.

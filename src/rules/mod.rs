@@ -16,6 +16,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::fix::Remedy;
 use crate::load::{EntryPart, JsonPath};
 use crate::resolve::PodPlan;
 use crate::simulate::{Phase, Timeline};
@@ -210,6 +211,8 @@ pub struct Finding {
     pub related: Vec<Label>,
     /// The stretch of the timeline where traffic is lost, for explain.
     pub window: Option<Window>,
+    /// The remedy `lint --fix` can make, when there is a mechanical one.
+    pub fix: Option<Remedy>,
 }
 
 impl Finding {
@@ -224,7 +227,14 @@ impl Finding {
             primary,
             related: Vec::new(),
             window: None,
+            fix: None,
         }
+    }
+
+    /// Attaches the remedy `lint --fix` makes (or, display-only, shows).
+    pub fn with_fix(mut self, fix: Option<Remedy>) -> Self {
+        self.fix = fix;
+        self
     }
 
     /// Names the container at fault.

@@ -1,3 +1,7 @@
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
 use crate::rules::help::{container_label_path, hold_app, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
 use crate::simulate::Phase;
@@ -38,6 +42,12 @@ declare_rule! {
     /// or `config.linkerd.io/proxy-await: enabled` for Linkerd, or a native sidecar
     /// (Kubernetes 1.29+) whose startupProbe holds the app. A loop in the app's own
     /// command that polls the proxy's readiness before `exec`-ing the app works too.
+    ///
+    /// `lint --fix` (safe) sets the hold on the pod template: for Istio
+    /// `holdApplicationUntilProxyStarts: true` inside `proxy.istio.io/config`, edited in
+    /// that annotation's own format (or a new annotation), for Linkerd
+    /// `config.linkerd.io/proxy-await: enabled`. Both only delay the app's start until
+    /// the proxy is ready; for other sidecars the fix is shown, not made.
     ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
@@ -103,6 +113,7 @@ impl Rule for AppStartsBeforeProxy {
                 )
             };
             let mut finding = Finding::new(&Self::META, primary, message, hold_app(proxy, plan))
+                .with_fix(fix(proxy, plan))
                 .severity(severity)
                 .container(&proxy.name)
                 .window(Phase::Startup, first_use, ready, Some(&app.name));
@@ -115,4 +126,33 @@ impl Rule for AppStartsBeforeProxy {
             findings.push(finding);
         }
     }
+}
+
+/// The hold annotation of the proxy's mesh on the pod template: what the mesh's
+/// injector reads to hold the app (Istio's `holdApplicationUntilProxyStarts`, Linkerd's
+/// `proxy-await`), kept apart from the check.
+fn fix(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    let annotations = plan.paths.pod_metadata.key("annotations");
+    let kind = &proxy.sidecar()?.kind;
+    let (description, change) = match kind {
+        SidecarKind::IstioProxy => (
+            "hold the app until the proxy is ready (`holdApplicationUntilProxyStarts: true` in `proxy.istio.io/config`)",
+            Change::Set(
+                annotations
+                    .key("proxy.istio.io/config")
+                    .embedded()
+                    .key("holdApplicationUntilProxyStarts"),
+                Json::Bool(true),
+            ),
+        ),
+        SidecarKind::LinkerdProxy => (
+            "let the app wait for the proxy (`config.linkerd.io/proxy-await: enabled`)",
+            Change::Set(
+                annotations.key("config.linkerd.io/proxy-await"),
+                Json::String("enabled".into()),
+            ),
+        ),
+        _ => return None,
+    };
+    Some(Remedy::new(Applicability::Safe, description, vec![change]))
 }
