@@ -136,22 +136,24 @@ fn go_flag_value(argv: &[String], name: &str) -> Option<String> {
     })
 }
 
+/// Makes the regular container at `index` a traffic-carrying sidecar of `kind`, and
+/// returns its command line.
+fn adopt_cloud_sql_proxy(b: &mut Builder, index: usize, kind: SidecarKind) -> Vec<String> {
+    let argv = b
+        .manifest_container(&b.regular[index])
+        .map(argv_of)
+        .unwrap_or_default();
+    b.make_sidecar(ContainerList::Regular, index, kind, true);
+    argv
+}
+
 /// Cloud SQL Proxy v1 on SIGTERM or SIGINT waits for its open connections to close, up
 /// to `-term_timeout` (default 0: it exits at once), still accepting meanwhile, and
 /// exits 0, or 2 when connections are still open at the timeout (`runProxy`,
 /// `cmd/cloud_sql_proxy/cloud_sql_proxy.go`; `Client.Shutdown`,
 /// `proxy/proxy/client.go`, v1.38.3). It has no admin endpoint to quit through.
 fn cloud_sql_proxy_v1(b: &mut Builder, index: usize) {
-    let argv = b
-        .manifest_container(&b.regular[index])
-        .map(argv_of)
-        .unwrap_or_default();
-    b.make_sidecar(
-        ContainerList::Regular,
-        index,
-        SidecarKind::CloudSqlProxyV1,
-        true,
-    );
+    let argv = adopt_cloud_sql_proxy(b, index, SidecarKind::CloudSqlProxyV1);
     let term_timeout = go_flag_value(&argv, "term_timeout")
         .and_then(|d| crate::time::parse_go_duration(&d))
         .filter(|d| *d > Millis::ZERO);
@@ -176,16 +178,7 @@ fn cloud_sql_proxy_v1(b: &mut Builder, index: usize) {
 /// `--exit-zero-on-sigterm`), or keeps accepting for `--min-sigterm-delay` and then
 /// waits up to `--max-sigterm-delay` for open connections.
 fn cloud_sql_proxy(b: &mut Builder, index: usize) {
-    let argv = b
-        .manifest_container(&b.regular[index])
-        .map(argv_of)
-        .unwrap_or_default();
-    b.make_sidecar(
-        ContainerList::Regular,
-        index,
-        SidecarKind::CloudSqlProxy,
-        true,
-    );
+    let argv = adopt_cloud_sql_proxy(b, index, SidecarKind::CloudSqlProxy);
     let flag = |name: &str| {
         argv.iter().enumerate().find_map(|(i, arg)| {
             arg.strip_prefix(name)
