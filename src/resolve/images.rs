@@ -41,9 +41,14 @@ impl MissingTools {
 
 /// Images whose default variant is distroless, with the tag suffixes of the variants
 /// that have a shell (the Cloud SQL Auth Proxy publishes `-alpine`, `-bullseye` and
-/// `-bookworm`).
-const DISTROLESS_BY_DEFAULT: [(&str, &[&str]); 1] =
-    [("cloud-sql-proxy:", &["-alpine", "-bullseye", "-bookworm"])];
+/// `-bookworm`; v1's `gce-proxy` `-alpine`, `-buster`, `-bullseye` and `-bookworm`).
+const DISTROLESS_BY_DEFAULT: [(&str, &[&str]); 2] = [
+    ("cloud-sql-proxy:", &["-alpine", "-bullseye", "-bookworm"]),
+    (
+        "gce-proxy:",
+        &["-alpine", "-buster", "-bullseye", "-bookworm"],
+    ),
+];
 
 /// What `image` most likely lacks.
 pub fn missing_tools(image: &str) -> MissingTools {
@@ -100,6 +105,10 @@ mod tests {
         ));
         assert!(!lacks_shell(
             "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-bookworm"
+        ));
+        assert!(lacks_shell("gcr.io/cloudsql-docker/gce-proxy:1.33.2"));
+        assert!(!lacks_shell(
+            "gcr.io/cloudsql-docker/gce-proxy:1.33.2-alpine"
         ));
     }
 }

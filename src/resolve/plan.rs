@@ -346,8 +346,11 @@ pub enum SidecarKind {
     KumaSidecar,
     /// Dapr's `daprd`.
     Daprd,
-    /// The Cloud SQL Auth Proxy.
+    /// The Cloud SQL Auth Proxy (v2, `cloud-sql-proxy`).
     CloudSqlProxy,
+    /// The Cloud SQL Proxy v1 (`gce-proxy` image, `/cloud_sql_proxy` binary): no admin
+    /// endpoint, and `-term_timeout` in place of the v2 SIGTERM flags.
+    CloudSqlProxyV1,
     /// Declared in the user's config.
     Declared(String),
     /// A native sidecar (init container with `restartPolicy: Always`) of unknown kind.
@@ -364,7 +367,10 @@ impl SidecarKind {
             SidecarKind::ConsulDataplane => Some(Mesh::Consul),
             SidecarKind::KumaSidecar => Some(Mesh::Kuma),
             SidecarKind::Daprd => Some(Mesh::Dapr),
-            SidecarKind::CloudSqlProxy | SidecarKind::Declared(_) | SidecarKind::Generic => None,
+            SidecarKind::CloudSqlProxy
+            | SidecarKind::CloudSqlProxyV1
+            | SidecarKind::Declared(_)
+            | SidecarKind::Generic => None,
         }
     }
 
@@ -376,6 +382,7 @@ impl SidecarKind {
             SidecarKind::LinkerdProxy => &super::linkerd::REMEDIES,
             SidecarKind::Daprd => &super::dapr::REMEDIES,
             SidecarKind::CloudSqlProxy => &super::sidecars::CLOUD_SQL_REMEDIES,
+            SidecarKind::CloudSqlProxyV1 => &super::sidecars::CLOUD_SQL_V1_REMEDIES,
             SidecarKind::ConsulDataplane
             | SidecarKind::KumaSidecar
             | SidecarKind::Declared(_)
@@ -392,6 +399,7 @@ impl SidecarKind {
             SidecarKind::KumaSidecar => "Kuma sidecar",
             SidecarKind::Daprd => "Dapr sidecar",
             SidecarKind::CloudSqlProxy => "Cloud SQL proxy",
+            SidecarKind::CloudSqlProxyV1 => "Cloud SQL proxy v1",
             SidecarKind::Declared(name) => name,
             SidecarKind::Generic => "sidecar",
         }
@@ -1104,7 +1112,9 @@ fn signal_reaches(target: &str, kind: &SidecarKind) -> bool {
     match kind {
         SidecarKind::IstioProxy => target.contains("envoy") || target.contains("pilot-agent"),
         SidecarKind::LinkerdProxy => target.contains("linkerd"),
-        SidecarKind::CloudSqlProxy => target.contains("cloud-sql") || target.contains("cloud_sql"),
+        SidecarKind::CloudSqlProxy | SidecarKind::CloudSqlProxyV1 => {
+            target.contains("cloud-sql") || target.contains("cloud_sql")
+        }
         SidecarKind::Declared(name) => target.contains(&name.to_lowercase()),
         _ => target.contains("proxy"),
     }

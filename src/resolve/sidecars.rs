@@ -54,19 +54,23 @@ pub fn resolve(b: &mut Builder) {
             }
             continue;
         }
-        if is_cloud_sql_proxy(&b.regular[index]) {
-            cloud_sql_proxy(b, index);
+        match cloud_sql_generation(b, &b.regular[index]) {
+            Some(SidecarKind::CloudSqlProxyV1) => cloud_sql_proxy_v1(b, index),
+            Some(_) => cloud_sql_proxy(b, index),
+            None => {}
         }
     }
     // Native sidecars of a known kind keep their kubelet behaviour but get a name.
     for index in 0..b.init.len() {
-        if b.init[index].is_native_sidecar()
-            && b.init[index]
+        if !b.init[index].is_native_sidecar()
+            || b.init[index]
                 .sidecar()
-                .is_some_and(|s| s.kind == SidecarKind::Generic)
-            && is_cloud_sql_proxy(&b.init[index])
+                .is_none_or(|s| s.kind != SidecarKind::Generic)
         {
-            b.make_sidecar(ContainerList::Init, index, SidecarKind::CloudSqlProxy, true);
+            continue;
+        }
+        if let Some(kind) = cloud_sql_generation(b, &b.init[index]) {
+            b.make_sidecar(ContainerList::Init, index, kind, true);
         }
     }
     if b.workload.runs_to_completion() {
@@ -74,28 +78,107 @@ pub fn resolve(b: &mut Builder) {
     }
 }
 
-fn is_cloud_sql_proxy(container: &PlannedContainer) -> bool {
-    container.image.as_deref().is_some_and(|image| {
-        image.contains("cloud-sql-proxy")
-            || image.contains("cloudsql-proxy")
-            || image.contains("cloud_sql_proxy")
+/// Which Cloud SQL proxy `container` runs, if any: v1 is the `gce-proxy` image and
+/// the `cloud_sql_proxy` binary (v2's is `cloud-sql-proxy`), with single-dash Go flags
+/// such as `-instances=`; v2 takes the instance names as arguments.
+fn cloud_sql_generation(b: &Builder, container: &PlannedContainer) -> Option<SidecarKind> {
+    let image = container.image.as_deref().unwrap_or_default();
+    let argv = b
+        .manifest_container(container)
+        .map(argv_of)
+        .unwrap_or_default();
+    let program = argv
+        .first()
+        .map(|arg| arg.rsplit('/').next().unwrap_or(arg));
+    let v1_flags = argv
+        .iter()
+        .any(|arg| V1_ONLY_FLAGS.iter().any(|flag| go_flag_named(arg, flag)));
+    let v1_tag = image
+        .rsplit_once(':')
+        .is_some_and(|(_, tag)| tag.starts_with("1."));
+    if program == Some("cloud_sql_proxy")
+        || image.contains("gce-proxy")
+        || (is_cloud_sql_image(image) && (v1_tag || v1_flags))
+    {
+        Some(SidecarKind::CloudSqlProxyV1)
+    } else if is_cloud_sql_image(image) || program == Some("cloud-sql-proxy") {
+        Some(SidecarKind::CloudSqlProxy)
+    } else {
+        None
+    }
+}
+
+fn is_cloud_sql_image(image: &str) -> bool {
+    ["cloud-sql-proxy", "cloudsql-proxy", "cloud_sql_proxy"]
+        .iter()
+        .any(|mark| image.contains(mark))
+}
+
+/// Flags only v1 has (v2 spells them `--auto-iam-authn`, positional instances, ...).
+const V1_ONLY_FLAGS: [&str; 3] = ["instances", "term_timeout", "instances_metadata"];
+
+/// Whether `arg` sets the Go flag `name` (`-name`, `--name`, either with `=value`).
+fn go_flag_named(arg: &str, name: &str) -> bool {
+    let Some(rest) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+        return false;
+    };
+    rest == name || rest.strip_prefix(name).is_some_and(|r| r.starts_with('='))
+}
+
+/// The value of the Go flag `name` in `argv` (`-name=v`, `-name v`, either with `--`).
+fn go_flag_value(argv: &[String], name: &str) -> Option<String> {
+    argv.iter().enumerate().find_map(|(i, arg)| {
+        let rest = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'))?;
+        match rest.strip_prefix(name)? {
+            "" => argv.get(i + 1).cloned(),
+            value => value.strip_prefix('=').map(str::to_owned),
+        }
     })
+}
+
+/// Makes the regular container at `index` a traffic-carrying sidecar of `kind`, and
+/// returns its command line.
+fn adopt_cloud_sql_proxy(b: &mut Builder, index: usize, kind: SidecarKind) -> Vec<String> {
+    let argv = b
+        .manifest_container(&b.regular[index])
+        .map(argv_of)
+        .unwrap_or_default();
+    b.make_sidecar(ContainerList::Regular, index, kind, true);
+    argv
+}
+
+/// Cloud SQL Proxy v1 on SIGTERM or SIGINT waits for its open connections to close, up
+/// to `-term_timeout` (default 0: it exits at once), still accepting meanwhile, and
+/// exits 0, or 2 when connections are still open at the timeout (`runProxy`,
+/// `cmd/cloud_sql_proxy/cloud_sql_proxy.go`; `Client.Shutdown`,
+/// `proxy/proxy/client.go`, v1.38.3). It has no admin endpoint to quit through.
+fn cloud_sql_proxy_v1(b: &mut Builder, index: usize) {
+    let argv = adopt_cloud_sql_proxy(b, index, SidecarKind::CloudSqlProxyV1);
+    let term_timeout = go_flag_value(&argv, "term_timeout")
+        .and_then(|d| crate::time::parse_go_duration(&d))
+        .filter(|d| *d > Millis::ZERO);
+    let container = &mut b.regular[index];
+    container.exit_code_on_signal = 0;
+    container.exit = match term_timeout {
+        None => ExitPolicy::Immediately,
+        Some(cap) => ExitPolicy::WhenConnectionsClose {
+            minimum: Millis::ZERO,
+            cap,
+        },
+    };
+    // Its listeners stay open until it exits.
+    container.traffic = Some(TrafficCuts {
+        inbound_refused: Cut::Never,
+        inbound_drained: Cut::Never,
+        outbound_refused: Cut::Exit,
+    });
 }
 
 /// Cloud SQL Auth Proxy v2 exits at once on SIGTERM (143 unless
 /// `--exit-zero-on-sigterm`), or keeps accepting for `--min-sigterm-delay` and then
 /// waits up to `--max-sigterm-delay` for open connections.
 fn cloud_sql_proxy(b: &mut Builder, index: usize) {
-    let argv = b
-        .manifest_container(&b.regular[index])
-        .map(argv_of)
-        .unwrap_or_default();
-    b.make_sidecar(
-        ContainerList::Regular,
-        index,
-        SidecarKind::CloudSqlProxy,
-        true,
-    );
+    let argv = adopt_cloud_sql_proxy(b, index, SidecarKind::CloudSqlProxy);
     let flag = |name: &str| {
         argv.iter().enumerate().find_map(|(i, arg)| {
             arg.strip_prefix(name)
@@ -203,6 +286,25 @@ pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
     outlive_app: Some(|seconds| {
         format!(
             "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={seconds}s` (and `--max-sigterm-delay` for open connections)"
+        )
+    }),
+    ..Remedies::NONE
+};
+
+/// What Cloud SQL Proxy v1 offers: `-term_timeout`, and no way to be told to quit but a
+/// signal.
+pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
+    stop_after_work: Some(|native| {
+        format!(
+            "v1 has no quit endpoint: move to v2 (`gcr.io/cloud-sql-connectors/cloud-sql-proxy`) started with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
+        )
+    }),
+    working_stop_call: Some(
+        "move to Cloud SQL proxy v2 started with --quitquitquit: v1 has no quit endpoint",
+    ),
+    outlive_app: Some(|seconds| {
+        format!(
+            "start the proxy with `-term_timeout={seconds}s`: on SIGTERM it then keeps running, still accepting, while the app holds a connection open, up to that long"
         )
     }),
     ..Remedies::NONE

@@ -4,6 +4,7 @@
 use crate::load::JsonPath;
 use crate::resolve::{PlannedContainer, PodPlan};
 use crate::simulate::StopEntry;
+use crate::time::Millis;
 
 /// Where a finding about a container points: its `name:` when it is in the manifest,
 /// otherwise what asks for its injection.
@@ -103,6 +104,9 @@ pub fn exit_description(container: &PlannedContainer) -> String {
                 Some(cap) => format!("{serving}lets requests finish, up to {}", cap.value),
                 None => format!("{serving}lets requests finish, with no limit but SIGKILL"),
             }
+        }
+        ExitPolicy::WhenConnectionsClose { minimum, cap } if *minimum == Millis::ZERO => {
+            format!("waits up to {cap} for the app's connections to close")
         }
         ExitPolicy::WhenConnectionsClose { minimum, cap } => format!(
             "accepts for {minimum} (--min-sigterm-delay), then waits up to {cap} for connections to close (--max-sigterm-delay)"

@@ -7,6 +7,7 @@
 //! exiting.
 
 use super::Mesh;
+use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::plan::*;
@@ -38,17 +39,9 @@ pub fn resolve(b: &mut Builder) {
         });
         return;
     }
-    // The label is the documented form; the annotation form is deprecated but honoured.
-    let Some((value, trigger)) = b
-        .workload
-        .pod_label(INJECT)
-        .or_else(|| b.workload.pod_annotation(INJECT))
-    else {
+    let Some((trigger, reason)) = injection(b) else {
         return;
     };
-    if value != "enabled" {
-        return;
-    }
     let wait = b
         .workload
         .pod_annotation(WAIT)
@@ -99,8 +92,38 @@ pub fn resolve(b: &mut Builder) {
             "classic"
         }
         .into(),
-        reasons: vec![format!("`{INJECT}: enabled`")],
+        reasons: vec![reason],
     });
+}
+
+/// Whether the injector adds the sidecar, what asks for it and why: the pod's label
+/// decides when it has one, else its namespace's (`KumaInjector.needToInject`,
+/// `pkg/plugins/runtime/k8s/webhooks/injector/precheck.go`, kumahq/kuma v2.14.3), each
+/// read as `true`/`yes`/`enabled` or `false`/`no`/`disabled` (`GetEnabled`,
+/// `pkg/plugins/runtime/k8s/metadata/annotations.go`).
+fn injection(b: &Builder) -> Option<(JsonPath, String)> {
+    let enabled = |value: &str| match value {
+        "true" | "yes" | "enabled" => Some(true),
+        "false" | "no" | "disabled" => Some(false),
+        _ => None,
+    };
+    // The label is the documented form; the annotation form is deprecated but honoured.
+    if let Some((value, trigger)) = b
+        .workload
+        .pod_label(INJECT)
+        .or_else(|| b.workload.pod_annotation(INJECT))
+    {
+        return (enabled(value) == Some(true))
+            .then(|| (trigger, format!("`{INJECT}: {value}` on the pod")));
+    }
+    let namespace = b.workload.namespace.as_deref()?;
+    let value = b.settings.namespaces.get(namespace)?.labels.get(INJECT)?;
+    (enabled(value) == Some(true)).then(|| {
+        (
+            b.workload.paths.pod_metadata.clone(),
+            format!("namespace {namespace} has `{INJECT}: {value}`"),
+        )
+    })
 }
 
 fn drain_time(b: &mut Builder) -> Sourced<Millis> {

@@ -1,0 +1,130 @@
+//! The sidecar patterns of real repositories, through the binary: each fixture of
+//! `testdata/patterns/` yields exactly the findings its `# expect:` comments name.
+//!
+//! Upstream facts pinned here:
+//! - Cloud SQL Proxy v1.38.3 (GoogleCloudPlatform/cloud-sql-proxy, tag v1.38.3): the
+//!   image is `gcr.io/cloudsql-docker/gce-proxy`, distroless by default (`Dockerfile`,
+//!   README "Container Images"); the binary is `/cloud_sql_proxy`, instances come in
+//!   `-instances=`; `-term_timeout` defaults to 0 (`cmd/cloud_sql_proxy/cloud_sql_proxy.go`).
+//!   On SIGTERM `runProxy` calls `Client.Shutdown(termTimeout)` (`proxy/proxy/client.go`),
+//!   which polls every 100 ms until no connection is open or the timeout passes, while
+//!   the listeners keep accepting; the exit status is 0, or 2 with connections left. v1
+//!   serves no `/quitquitquit` (no such string in the tree at v1.38.3).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{cli, expectations, lint_json, profile_flags, rule_lines, testdata};
+
+/// The fixtures of `testdata/patterns` whose name starts with `prefix`.
+fn fixtures(prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(testdata("patterns"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            path.extension().is_some_and(|ext| ext == "yaml") && name.starts_with(prefix)
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "fixtures for {prefix}: {files:?}");
+    files
+}
+
+/// Lints each fixture (with the flags of its `# profile:` line) and checks its findings.
+fn check(prefix: &str) {
+    let mut failures = Vec::new();
+    let mut outcomes = (false, false);
+    for path in fixtures(prefix) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let flags = profile_flags(&text);
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (report, status) = lint_json(&path, &flags);
+        let expected = expectations(&text);
+        let found = rule_lines(&report);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if found != expected {
+            failures.push(format!(
+                "{name}: expected {expected:?}, found {found:?}\n  {}",
+                report["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["message"].as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ));
+        }
+        if expected.is_empty() {
+            outcomes.1 = true;
+            if status != 0 {
+                failures.push(format!("{name}: exit status {status}"));
+            }
+        } else {
+            outcomes.0 = true;
+        }
+    }
+    assert!(
+        outcomes.0 && outcomes.1,
+        "{prefix}: fixtures must fire and stay silent"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The one finding of `rule` in a fixture.
+fn finding(file: &str, rule: &str) -> serde_json::Value {
+    let path = testdata("patterns").join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let flags = profile_flags(&text);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (report, _) = lint_json(&path, &flags);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {file}: {report}"))
+        .clone()
+}
+
+#[test]
+fn cloud_sql_proxy_v1_is_a_sidecar_like_v2() {
+    check("cloudsql-v1");
+}
+
+#[test]
+fn cloud_sql_proxy_v1_advice_uses_its_own_flags() {
+    let ml202 = finding("cloudsql-v1-fire.yaml", "ML202");
+    let text = ml202.to_string();
+    assert!(text.contains("-term_timeout="), "{text}");
+    assert!(
+        !text.contains("--min-sigterm-delay"),
+        "v2 flags do not exist in v1: {text}"
+    );
+}
+
+/// Namespace objects in the input inject as their mesh's webhook reads them: Kuma's
+/// `KumaInjector.needToInject` (`pkg/plugins/runtime/k8s/webhooks/injector/precheck.go`,
+/// kumahq/kuma v2.14.3) takes the pod's `kuma.io/sidecar-injection` label when it has
+/// one, else the namespace's; Istio's and Linkerd's readings are pinned in
+/// `tests/semantics.rs`.
+#[test]
+fn namespaces_in_the_input_inject() {
+    check("namespace-");
+}
+
+#[test]
+fn explain_says_the_namespace_asked_for_kuma() {
+    let output = cli()
+        .args(["explain", "--no-config", "--format", "json"])
+        .arg(testdata("patterns").join("namespace-kuma-fire.yaml"))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("namespace payments has `kuma.io/sidecar-injection: enabled`"),
+        "{text}"
+    );
+}
