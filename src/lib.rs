@@ -20,3 +20,6 @@ pub mod settings;
 pub mod simulate;
 pub mod time;
 pub mod workload;
+
+/// The name kubectl users type: every stage that prints the tool's name uses it.
+pub const PLUGIN_NAME: &str = "kubectl mesh-lifecycle";

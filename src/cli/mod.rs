@@ -22,8 +22,7 @@ pub use cluster::ClusterArgs;
 pub use output::Output;
 pub use profile::ProfileArgs;
 
-/// The name kubectl users type.
-pub const PLUGIN_NAME: &str = "kubectl mesh-lifecycle";
+pub use crate::PLUGIN_NAME;
 /// The executable's name, which makes it a kubectl plugin.
 pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
 

@@ -225,7 +225,7 @@ impl<W: Write> Reporter for JunitReporter<W> {
     }
 
     fn finish(&mut self, _: &Summary) -> io::Result<()> {
-        let mut report = Report::new(crate::cli::PLUGIN_NAME);
+        let mut report = Report::new(crate::PLUGIN_NAME);
         for suite in std::mem::take(&mut self.suites) {
             let file = self.file_attribute(&suite.file);
             let mut test_suite = TestSuite::new(suite.file.as_str());

@@ -76,7 +76,7 @@ pub fn html(analyses: &[Analysis], settings: &Settings) -> String {
     let _ = writeln!(
         page,
         "<title>{} explain: {}</title>",
-        crate::cli::PLUGIN_NAME,
+        crate::PLUGIN_NAME,
         plural(analyses.len(), "workload")
     );
     let _ = writeln!(
@@ -88,7 +88,7 @@ pub fn html(analyses: &[Analysis], settings: &Settings) -> String {
         "<h1>Start-up and shutdown timelines</h1>\n<p class=\"run\">{} from {} · {} {}</p>",
         plural(analyses.len(), "workload"),
         plural(files(analyses), "file"),
-        crate::cli::PLUGIN_NAME,
+        crate::PLUGIN_NAME,
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(
