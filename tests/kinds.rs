@@ -13,7 +13,18 @@
 //!   `terminationGracePeriodSeconds` to the revision's `timeoutSeconds` (default 300 s,
 //!   `DefaultRevisionTimeoutSeconds`, `pkg/apis/config/defaults.go`), and
 //!   `makeContainer` gives each user container a preStop `httpGet` on queue-proxy's
-//!   `:8022/wait-for-drain`, replacing the user's lifecycle.
+//!   `:8022/wait-for-drain`, replacing the user's lifecycle, and drops an HTTP, TCP or
+//!   gRPC readiness probe (queue-proxy runs it); `makeServingContainer` gives the
+//!   serving container the one port `user-port`. `makeQueueContainer`
+//!   (`resources/queue.go`) adds `queue-proxy` with ports 9090, 9091, 8012 (8013 for
+//!   h2c) and 8112, and a readiness probe on its own 8012 with `K-Network-Probe: queue`
+//!   (the user container's probe, or the TCP one `applyUserContainerDefaultReadinessProbe`
+//!   defaults to, `pkg/apis/serving/v1/revision_defaults.go`). On SIGTERM queue-proxy
+//!   drains until no request has come for 30 s, then shuts its servers down
+//!   (`pkg/queue/sharedmain/main.go`, `Main`, `drainSleepDuration`), and
+//!   `/wait-for-drain` answers only once that drain is done (`handlers.go`,
+//!   `adminHandler`): the user container gets SIGTERM 30 s after the deletion at the
+//!   earliest.
 
 mod common;
 
@@ -138,6 +149,61 @@ fn knative_grace_period_is_the_revision_timeout() {
         let plan = &explained["workloads"][0]["plan"];
         assert_eq!(plan["gracePeriodSeconds"].to_string(), grace, "{file}");
     }
+}
+
+/// The pod Knative runs for a revision, as `explain --format json` shows it.
+fn knative_pod(file: &str) -> serde_json::Value {
+    let output = cli()
+        .args(["explain", "--no-config", "--format", "json"])
+        .arg(testdata("kinds").join(file))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{file}");
+    let explained: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    explained["workloads"][0].clone()
+}
+
+#[test]
+fn knative_adds_queue_proxy_and_holds_the_user_container_until_it_drains() {
+    let pod = knative_pod("knative-fire.yaml");
+    let containers = pod["plan"]["containers"].as_array().unwrap();
+    let named = |name: &str| {
+        containers
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {containers:?}"))
+    };
+    let queue = named("queue-proxy");
+    assert_eq!(queue["role"], "sidecar");
+    assert_eq!(queue["sidecar"], "Knative queue-proxy");
+    assert_eq!(queue["exit"]["whenRequestsDone"]["acceptingMs"], 30000);
+    let user = named("user-container");
+    assert_eq!(user["role"], "app");
+    assert_eq!(user["preStop"]["duration"]["fixedMs"], 30000);
+    let at = |container: &str, kind: &str| -> i64 {
+        pod["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| {
+                e["phase"] == "termination" && e["container"] == container && e["kind"] == kind
+            })
+            .unwrap_or_else(|| panic!("no {kind} of {container}"))["atMs"]
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!(at("user-container", "sigterm"), 30000);
+    assert_eq!(at("queue-proxy", "sigterm"), 0);
+    assert!(at("queue-proxy", "exited") >= 30000);
+    // queue-proxy keeps serving while it drains: no ML207 for it, nor for the user
+    // container, held by its preStop; Istio's proxy, gone at 5 s, is ML202.
+    let hazards: Vec<&str> = pod["hazards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(hazards, ["ML101", "ML202"]);
 }
 
 #[test]

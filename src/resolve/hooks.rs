@@ -6,6 +6,7 @@ use super::plan::{Hook, HookAction, HookDuration, HookEffect};
 use super::shell::{self, Env, Length};
 use crate::load::JsonPath;
 use crate::time::Millis;
+use crate::workload::knative;
 
 /// Which hook is being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,15 +102,33 @@ pub fn from_handler(
             k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(name) => name.clone(),
         };
         let request_path = http.path.clone().unwrap_or_else(|| "/".to_owned());
+        // The hook Knative gives its user containers answers once queue-proxy has
+        // drained: no sooner than its quiet period after the deletion.
+        let drain =
+            port == knative::QUEUE_ADMIN_PORT.to_string() && request_path == knative::DRAIN_PATH;
+        let (duration, summary) = if drain {
+            (
+                HookDuration::Fixed(knative::DRAIN_QUIET_PERIOD),
+                format!(
+                    "HTTP GET :{port}{request_path}: Knative's queue-proxy answers once it has drained, at least {} s",
+                    knative::DRAIN_QUIET_PERIOD.0 / 1000
+                ),
+            )
+        } else {
+            (
+                HookDuration::Unknown,
+                format!("HTTP GET :{port}{request_path}"),
+            )
+        };
         return Hook {
-            summary: format!("HTTP GET :{port}{request_path}"),
+            summary,
             path,
             asked_by: None,
             action: HookAction::HttpGet {
                 port,
                 path: request_path,
             },
-            duration: HookDuration::Unknown,
+            duration,
             effect: HookEffect::None,
         };
     }

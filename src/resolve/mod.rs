@@ -19,7 +19,7 @@ use crate::load::JsonPath;
 use crate::settings::version::KubeVersion;
 use crate::settings::{IstioSettings, Scenario, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
-use crate::workload::Workload;
+use crate::workload::{Workload, knative};
 use hooks::{HookKind, Owner};
 pub use mesh::{Mesh, Remedies, consul, dapr, istio, kuma, linkerd};
 pub use plan::*;
@@ -249,7 +249,14 @@ impl<'a> Builder<'a> {
             self.settings.kubernetes.value.runs_native_sidecars(),
         );
         let native_sidecar = placement.is_native_sidecar();
+        let queue_proxy = knative::is_queue_proxy(self.workload, container);
         let role = match list {
+            // Knative's, in front of the user's containers: it serves their inbound
+            // requests but is not the pod's work.
+            ContainerList::Regular if queue_proxy => Role::Sidecar(Sidecar {
+                kind: SidecarKind::KnativeQueueProxy,
+                carries_traffic: false,
+            }),
             ContainerList::Init if native_sidecar => Role::Sidecar(Sidecar {
                 kind: SidecarKind::Generic,
                 carries_traffic: false,
@@ -306,7 +313,16 @@ impl<'a> Builder<'a> {
                 Millis::ZERO
             },
             runs_for,
-            exit: ExitPolicy::After(self.scenario.app_shutdown.clone()),
+            exit: if queue_proxy {
+                // Serves until no request has come for its quiet period, then lets the
+                // requests in flight finish (`sharedmain.Main`).
+                ExitPolicy::WhenRequestsDone {
+                    accepting: knative::DRAIN_QUIET_PERIOD,
+                    cap: None,
+                }
+            } else {
+                ExitPolicy::After(self.scenario.app_shutdown.clone())
+            },
             traffic: None,
             sidecar_stops: Vec::new(),
             gate_request: None,

@@ -351,6 +351,9 @@ pub enum SidecarKind {
     /// The Cloud SQL Proxy v1 (`gce-proxy` image, `/cloud_sql_proxy` binary): no admin
     /// endpoint, and `-term_timeout` in place of the v2 SIGTERM flags.
     CloudSqlProxyV1,
+    /// Knative Serving's `queue-proxy`, which the revision reconciler adds in front of
+    /// the user's containers.
+    KnativeQueueProxy,
     /// Declared in the user's config.
     Declared(String),
     /// A native sidecar (init container with `restartPolicy: Always`) of unknown kind.
@@ -369,6 +372,7 @@ impl SidecarKind {
             SidecarKind::Daprd => Some(Mesh::Dapr),
             SidecarKind::CloudSqlProxy
             | SidecarKind::CloudSqlProxyV1
+            | SidecarKind::KnativeQueueProxy
             | SidecarKind::Declared(_)
             | SidecarKind::Generic => None,
         }
@@ -385,6 +389,7 @@ impl SidecarKind {
             SidecarKind::CloudSqlProxyV1 => &super::sidecars::CLOUD_SQL_V1_REMEDIES,
             SidecarKind::ConsulDataplane
             | SidecarKind::KumaSidecar
+            | SidecarKind::KnativeQueueProxy
             | SidecarKind::Declared(_)
             | SidecarKind::Generic => &super::Remedies::NONE,
         }
@@ -400,6 +405,7 @@ impl SidecarKind {
             SidecarKind::Daprd => "Dapr sidecar",
             SidecarKind::CloudSqlProxy => "Cloud SQL proxy",
             SidecarKind::CloudSqlProxyV1 => "Cloud SQL proxy v1",
+            SidecarKind::KnativeQueueProxy => "Knative queue-proxy",
             SidecarKind::Declared(name) => name,
             SidecarKind::Generic => "sidecar",
         }

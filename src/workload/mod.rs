@@ -13,7 +13,7 @@
 mod argo;
 pub mod declared;
 pub mod kinds;
-mod knative;
+pub mod knative;
 mod unlinted;
 
 pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
