@@ -66,6 +66,37 @@ impl Cluster {
     fn requests(&self) -> Vec<Request> {
         self.server.requests()
     }
+
+    /// `lint --cluster --format json` with `args`, through a `$KUBECTL` that logs each
+    /// call before running the real kubectl: the report and the calls' arguments.
+    #[cfg(unix)]
+    fn logged(&self, args: &[&str]) -> (Value, Vec<String>) {
+        use std::os::unix::fs::PermissionsExt;
+        let log = self.home.path().join("calls.log");
+        let _ = std::fs::remove_file(&log);
+        let wrapper = self.home.path().join("kubectl-logged");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec kubectl \"$@\"\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let output = common::cli()
+            .args(["lint", "--cluster", "--format", "json"])
+            .args(args)
+            .env("HOME", self.home.path())
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("KUBECTL", &wrapper)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)));
+        let calls = std::fs::read_to_string(&log).unwrap();
+        (report, calls.lines().map(str::to_owned).collect())
+    }
 }
 
 /// `text` with its lines joined and every run of spaces made one: what it says, whatever
@@ -794,43 +825,22 @@ fn grown(fixture: Fixture, copies: usize) -> Fixture {
 #[cfg(unix)]
 #[test]
 fn a_run_makes_the_same_calls_however_much_the_cluster_holds() {
-    use std::os::unix::fs::PermissionsExt;
     let mut counts = Vec::new();
     for copies in [0, 60] {
         let Some(cluster) = Cluster::start(grown(Fixture::load("mesh"), copies), Some("shop"))
         else {
             return;
         };
-        // $KUBECTL, logging each call before running the real kubectl.
-        let log = cluster.home.path().join("calls.log");
-        let wrapper = cluster.home.path().join("kubectl-logged");
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec kubectl \"$@\"\n",
-                log.display()
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let output = common::cli()
-            .args(["lint", "--cluster", "-A", "--format", "json"])
-            .env("HOME", cluster.home.path())
-            .env("KUBECONFIG", &cluster.kubeconfig)
-            .env("KUBECTL", &wrapper)
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let (report, calls) = cluster.logged(&["-A"]);
         assert_eq!(
             report["summary"]["files"],
             11 + 2 * copies,
             "one pod per ReplicaSet"
         );
-        let calls = std::fs::read_to_string(&log).unwrap();
         let requests = cluster.requests();
         let mut paths = object_requests(&requests);
         paths.sort();
-        counts.push((calls.lines().count(), requests.len(), paths));
+        counts.push((calls.len(), requests.len(), paths));
     }
     let (calls, requests, paths) = &counts[0];
     assert_eq!(
@@ -1185,4 +1195,253 @@ fn what_is_wrong_in_the_clusters_mesh_config_is_an_input_error_at_its_place() {
         location["logicalLocations"][0]["fullyQualifiedName"],
         "fixture-cluster/istio-system/ConfigMap/istio"
     );
+}
+
+/// The recorded cluster with the CRDs of Argo, Knative, KEDA and OpenKruise installed,
+/// and a kind of the user's own (`testdata/cluster/crds`).
+fn with_crds() -> Option<Cluster> {
+    Cluster::start(Fixture::load("mesh").with("crds"), Some("apps"))
+}
+
+#[test]
+fn crd_workloads_are_read_where_the_cluster_serves_them_and_own_their_pods() {
+    let Some(cluster) = with_crds() else {
+        return;
+    };
+    let config = declare_webapp(&cluster);
+    let (report, code, stderr) = cluster.lint_json(&["--config", &config]);
+    assert_eq!(code, 1, "{stderr}");
+    common::validate_lint_json(&report);
+    assert_eq!(
+        findings(&report),
+        [
+            // The template, and its two pods (pod → ReplicaSet → Rollout): once.
+            finding("ML207", "Rollout/apps/web", "Rollout/web", "web"),
+            // pod → Workflow: the template the pod runs (`ARGO_TEMPLATE`); Argo stops
+            // its sidecar, so no ML301, but it was injected without the hold.
+            finding("ML101", "Pod/apps/etl", "Workflow/etl/build", "istio-proxy"),
+            // pod → ReplicaSet → Deployment → Revision → Configuration → Service: the
+            // Service's template, as Knative builds its pod, says what its pod says.
+            finding(
+                "ML202",
+                "Service/apps/hello",
+                "Service/hello",
+                "istio-proxy"
+            ),
+            // pod → Job → ScaledJob; the pod alone was injected without the hold.
+            finding(
+                "ML301",
+                "ScaledJob/apps/worker",
+                "ScaledJob/worker",
+                "istio-proxy"
+            ),
+            finding(
+                "ML101",
+                "Pod/apps/worker-r7x2m-5hq8z",
+                "ScaledJob/worker",
+                "istio-proxy"
+            ),
+            finding("ML207", "CloneSet/apps/cache", "CloneSet/cache", "cache"),
+            // A kind of `workloadKinds`, and its pod.
+            finding("ML207", "WebApp/apps/portal", "WebApp/portal", "portal"),
+        ]
+    );
+    // Neither Knative's Configuration, Revision and Deployment, nor the ReplicaSets and
+    // the Job, are linted again: six workloads, and one pod per revision of each (of
+    // the Rollout's two pods and the CloneSet's two, one).
+    assert_eq!(report["summary"]["workloads"], 6, "{}", report["summary"]);
+    assert_eq!(report["summary"]["files"], 12);
+    let source = &report["findings"][0]["source"];
+    assert_eq!(source["kind"], "Rollout");
+    assert_eq!(source["namespace"], "apps");
+}
+
+/// Writes a config declaring the recorded cluster's own kind, `WebApp`.
+fn declare_webapp(cluster: &Cluster) -> String {
+    let config = cluster.home.path().join(".mesh-lifecycle.yaml");
+    std::fs::write(
+        &config,
+        "workloadKinds:\n- apiVersion: platform.example.com/v1\n  kind: WebApp\n  podTemplate: spec.runtime.template\n",
+    )
+    .unwrap();
+    config.to_string_lossy().into_owned()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_crd_kinds_cost_no_more_calls() {
+    let Some(cluster) = with_crds() else {
+        return;
+    };
+    let config = declare_webapp(&cluster);
+    let (report, calls) = cluster.logged(&["-A", "--config", &config]);
+    assert!(report["summary"]["workloads"].as_u64().unwrap() > 6);
+    assert_eq!(calls.len(), 10, "{calls:#?}");
+    // One listing for every kind served, Kubernetes' own and the custom ones.
+    let listing = calls
+        .iter()
+        .find(|call| call.starts_with("get deployments.apps,"))
+        .expect("the listing call");
+    for resource in [
+        "rollouts.argoproj.io",
+        "workflows.argoproj.io",
+        "cronworkflows.argoproj.io",
+        "workflowtemplates.argoproj.io",
+        "clusterworkflowtemplates.argoproj.io",
+        "services.serving.knative.dev",
+        "configurations.serving.knative.dev",
+        "revisions.serving.knative.dev",
+        "scaledjobs.keda.sh",
+        "clonesets.apps.kruise.io",
+        "statefulsets.apps.kruise.io",
+        "daemonsets.apps.kruise.io",
+        "broadcastjobs.apps.kruise.io",
+        "webapps.v1.platform.example.com",
+    ] {
+        assert!(
+            listing.split([' ', ',']).any(|part| part == resource),
+            "{resource} not in {listing}"
+        );
+    }
+}
+
+#[test]
+fn without_the_crds_their_kinds_are_not_asked_for() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (_, code, _) = cluster.lint_json(&["-A"]);
+    assert_eq!(code, 1);
+    let paths = object_requests(&cluster.requests());
+    assert!(
+        !paths.iter().any(|path| {
+            ["argoproj.io", "knative.dev", "keda.sh", "kruise.io"]
+                .iter()
+                .any(|group| path.contains(group))
+        }),
+        "{paths:?}"
+    );
+    // Asked for by name, the kind is kubectl's to refuse.
+    let (report, code, stderr) = cluster.lint_json(&["ro/web"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("the server doesn't have a resource type \"rollouts\""),
+        "{stderr}"
+    );
+    assert_eq!(report["summary"]["inputErrors"], 1);
+}
+
+#[test]
+fn type_name_arguments_take_the_crds_names() {
+    let Some(cluster) = with_crds() else {
+        return;
+    };
+    let config = declare_webapp(&cluster);
+    for (arguments, workload) in [
+        (&["ro/web"][..], "Rollout/web"),
+        (&["rollout/web"], "Rollout/web"),
+        (&["rollouts.argoproj.io/web"], "Rollout/web"),
+        (&["ksvc/hello"], "Service/hello"),
+        (&["kservice", "hello"], "Service/hello"),
+        (&["sj/worker"], "ScaledJob/worker"),
+        (&["clone/cache"], "CloneSet/cache"),
+        (&["wf/etl"], "Workflow/etl/build"),
+        (&["wa/portal"], "WebApp/portal"),
+        (&["webapp/portal"], "WebApp/portal"),
+    ] {
+        let mut args = vec!["--config", &config];
+        args.extend(arguments);
+        let (report, _, stderr) = cluster.lint_json(&args);
+        let workloads: std::collections::BTreeSet<String> =
+            findings(&report).into_iter().map(|f| f.2).collect();
+        assert_eq!(
+            workloads.into_iter().collect::<Vec<_>>(),
+            [workload],
+            "{arguments:?}: {stderr}"
+        );
+    }
+    // A TYPE that names neither a built-in kind nor a declared one the server serves.
+    let (report, code, stderr) = cluster.lint_json(&["--config", &config, "svc/web"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("`svc` is not a workload type kubectl mesh-lifecycle reads"),
+        "{stderr}"
+    );
+    assert!(findings(&report).is_empty());
+    // A kind: every Rollout and nothing else.
+    let (report, _, _) = cluster.lint_json(&["-A", "rollouts"]);
+    let workloads: std::collections::BTreeSet<String> =
+        findings(&report).into_iter().map(|f| f.2).collect();
+    assert_eq!(workloads.into_iter().collect::<Vec<_>>(), ["Rollout/web"]);
+}
+
+#[test]
+fn a_crd_the_user_may_not_list_is_left_out_with_a_note() {
+    let fixture = Fixture::load("mesh")
+        .with("crds")
+        .forbid("list", "rollouts", Some("apps"));
+    let Some(cluster) = Cluster::start(fixture, Some("apps")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&[]);
+    // Not an input error: what could be listed is linted.
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(report["summary"]["inputErrors"], 0);
+    assert!(
+        stderr.contains("note: cannot list rollouts.argoproj.io (Error from server (Forbidden): rollouts.argoproj.io is forbidden: User \"tester\" cannot list resource \"rollouts\" in API group \"argoproj.io\" in the namespace \"apps\"): no Rollout is linted"),
+        "{stderr}"
+    );
+    let found = findings(&report);
+    // The Rollout's ReplicaSet, whose owner could not be read, speaks for it.
+    assert!(
+        found.contains(&finding(
+            "ML207",
+            "ReplicaSet/apps/web-7c9d8f6b5",
+            "ReplicaSet/web-7c9d8f6b5",
+            "web"
+        )),
+        "{found:?}"
+    );
+    assert!(found.iter().any(|f| f.2 == "Service/hello"));
+}
+
+#[test]
+fn explain_draws_the_knative_pod_with_queue_proxy() {
+    let Some(cluster) = with_crds() else {
+        return;
+    };
+    let output = cluster.run(&["explain", "--cluster", "--format", "json", "ksvc/hello"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let explained: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names = |index: usize| -> Vec<String> {
+        explained["workloads"][index]["plan"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The Service's template as Knative builds its pod, and the running pod: the same
+    // containers.
+    assert_eq!(explained["workloads"][0]["file"], "Service/apps/hello");
+    let pod = (0..explained["workloads"].as_array().unwrap().len())
+        .find(|&i| {
+            explained["workloads"][i]["file"]
+                .as_str()
+                .is_some_and(|file| file.starts_with("Pod/apps/hello-00001"))
+        })
+        .expect("the Service's pod");
+    let (mut template, mut running) = (names(0), names(pod));
+    template.sort();
+    running.sort();
+    assert_eq!(
+        template,
+        ["istio-init", "istio-proxy", "queue-proxy", "user-container"]
+    );
+    assert_eq!(running, template);
 }

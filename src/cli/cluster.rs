@@ -9,8 +9,9 @@ use clap::{Args, ValueHint};
 use super::PLUGIN_NAME;
 use crate::cluster::kinds::{RESOURCES, Resource};
 use crate::cluster::kubectl::Connection;
-use crate::cluster::{self, KubectlError, Request, Snapshot, Targets};
+use crate::cluster::{self, KubectlError, Request, Snapshot, Targets, Type};
 use crate::load::{Input, InputError};
+use crate::workload::DeclaredKind;
 
 /// Reading what is deployed instead of files, with kubectl's flags.
 #[derive(Debug, Args, Default)]
@@ -125,11 +126,16 @@ pub fn notes(snapshot: &Snapshot) -> Vec<String> {
 impl ClusterArgs {
     /// What a run asks of the cluster, `arguments` being kubectl's `TYPE[,TYPE…]
     /// [NAME…]` or `TYPE/NAME…`; `None` without `--cluster`. `Err` is a usage error.
-    pub fn request(&self, arguments: &[String]) -> Result<Option<Request>, String> {
+    /// `declared` are the kinds of `workloadKinds`, whose names the server knows.
+    pub fn request(
+        &self,
+        arguments: &[String],
+        declared: &[&'static DeclaredKind],
+    ) -> Result<Option<Request>, String> {
         if !self.cluster {
             return Ok(None);
         }
-        let targets = targets(arguments)?;
+        let targets = targets(arguments, !declared.is_empty())?;
         if let Targets::Named(_) = targets {
             if self.all_namespaces {
                 // kubectl's own words for `kubectl get deploy/web -A`.
@@ -150,12 +156,15 @@ impl ClusterArgs {
             all_namespaces: self.all_namespaces,
             selector: self.selector.clone(),
             targets,
+            declared: declared.to_vec(),
         }))
     }
 }
 
-/// Reads the arguments of `--cluster` as kubectl reads `kubectl get`'s.
-fn targets(arguments: &[String]) -> Result<Targets, String> {
+/// Reads the arguments of `--cluster` as kubectl reads `kubectl get`'s; with
+/// `declared` kinds, a TYPE that is no built-in kind's is left for the server's
+/// discovery to name.
+fn targets(arguments: &[String], declared: bool) -> Result<Targets, String> {
     let Some((first, names)) = arguments.split_first() else {
         return Ok(Targets::All);
     };
@@ -169,14 +178,14 @@ fn targets(arguments: &[String]) -> Result<Targets, String> {
                 if name.is_empty() || name.contains('/') {
                     return Err(not_an_object(argument, "it is not TYPE/NAME"));
                 }
-                Ok((resource(kind, argument)?.kind, name.to_owned()))
+                Ok((resource(kind, argument, declared)?, name.to_owned()))
             })
             .collect::<Result<_, _>>()?;
         return Ok(Targets::Named(named));
     }
     let kinds = first
         .split(',')
-        .map(|kind| resource(kind, first).map(|resource| resource.kind))
+        .map(|kind| resource(kind, first, declared))
         .collect::<Result<Vec<_>, _>>()?;
     if names.is_empty() {
         return Ok(Targets::Kinds(kinds));
@@ -184,15 +193,21 @@ fn targets(arguments: &[String]) -> Result<Targets, String> {
     Ok(Targets::Named(
         kinds
             .iter()
-            .flat_map(|kind| names.iter().map(|name| (*kind, name.clone())))
+            .flat_map(|kind| names.iter().map(|name| (kind.clone(), name.clone())))
             .collect(),
     ))
 }
 
-/// The row of a TYPE, or why `argument` names nothing to lint.
-fn resource(kind: &str, argument: &str) -> Result<&'static Resource, String> {
-    Resource::parse(kind).ok_or_else(|| {
-        let known: Vec<&str> = RESOURCES.iter().map(|r| r.plural).collect();
+/// The kind of a TYPE, or why `argument` names nothing to lint.
+fn resource(kind: &str, argument: &str, declared: bool) -> Result<Type, String> {
+    if let Some(resource) = Resource::parse(kind) {
+        return Ok(Type::Kind(resource.kind));
+    }
+    if declared {
+        return Ok(Type::Served(kind.to_owned()));
+    }
+    Err({
+        let known: Vec<String> = RESOURCES.iter().map(Resource::type_name).collect();
         not_an_object(
             argument,
             &format!(
@@ -252,13 +267,18 @@ mod tests {
     use super::*;
     use crate::workload::Kind;
 
-    fn read(arguments: &[&str]) -> Result<Targets, String> {
+    fn read_with(arguments: &[&str], declared: bool) -> Result<Targets, String> {
         targets(
             &arguments
                 .iter()
                 .map(|a| (*a).to_owned())
                 .collect::<Vec<_>>(),
+            declared,
         )
+    }
+
+    fn read(arguments: &[&str]) -> Result<Targets, String> {
+        read_with(arguments, false)
     }
 
     #[test]
@@ -266,22 +286,45 @@ mod tests {
         assert_eq!(read(&[]), Ok(Targets::All));
         assert_eq!(
             read(&["deploy,jobs"]),
-            Ok(Targets::Kinds(vec![Kind::Deployment, Kind::Job]))
+            Ok(Targets::Kinds(vec![
+                Type::Kind(Kind::Deployment),
+                Type::Kind(Kind::Job)
+            ]))
         );
         assert_eq!(
             read(&["deploy", "web", "api"]),
             Ok(Targets::Named(vec![
-                (Kind::Deployment, "web".into()),
-                (Kind::Deployment, "api".into())
+                (Type::Kind(Kind::Deployment), "web".into()),
+                (Type::Kind(Kind::Deployment), "api".into())
             ]))
         );
         assert_eq!(
             read(&["deployment.apps/web", "job/export"]),
             Ok(Targets::Named(vec![
-                (Kind::Deployment, "web".into()),
-                (Kind::Job, "export".into())
+                (Type::Kind(Kind::Deployment), "web".into()),
+                (Type::Kind(Kind::Job), "export".into())
             ]))
         );
+    }
+
+    #[test]
+    fn custom_kinds_by_their_crds_names_and_declared_ones_by_the_servers() {
+        assert_eq!(
+            read(&["ro/web", "ksvc/hello"]),
+            Ok(Targets::Named(vec![
+                (Type::Kind(Kind::Rollout), "web".into()),
+                (Type::Kind(Kind::KnativeService), "hello".into())
+            ]))
+        );
+        // Only discovery knows a declared kind's plural and short names.
+        assert_eq!(
+            read_with(&["wa/portal"], true),
+            Ok(Targets::Named(vec![(
+                Type::Served("wa".into()),
+                "portal".into()
+            )]))
+        );
+        assert!(read(&["wa/portal"]).is_err());
     }
 
     #[test]

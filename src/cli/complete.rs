@@ -174,13 +174,9 @@ fn workload_types(partial: &str, positionals: usize) -> Completion {
     }
     let candidates = crate::cluster::kinds::RESOURCES
         .iter()
-        .filter(|resource| resource.plural.starts_with(partial))
-        .map(|resource| {
-            (
-                resource.plural.to_owned(),
-                resource.kind.as_str().to_owned(),
-            )
-        })
+        .map(|resource| (resource.type_name(), resource))
+        .filter(|(name, _)| name.starts_with(partial))
+        .map(|(name, resource)| (name, resource.kind.as_str().to_owned()))
         .collect();
     Completion {
         candidates,
@@ -490,7 +486,11 @@ mod tests {
         assert!(values.contains(&"deployments") && values.contains(&"cronjobs"));
         assert_eq!(
             values_of(&complete_line("explain --cluster st")),
-            ["statefulsets"]
+            ["statefulsets", "statefulsets.apps.kruise.io"]
+        );
+        assert_eq!(
+            values_of(&complete_line("lint --cluster se")),
+            ["services.serving.knative.dev"]
         );
         // Object names are the cluster's: no file names instead.
         assert_eq!(complete_line("lint --cluster deploy/").candidates, vec![]);

@@ -110,7 +110,9 @@ pub fn prepare(
     profile: &ProfileArgs,
     output: &Output,
 ) -> std::io::Result<Result<Prepared, u8>> {
-    let request = match cluster.request(&input.paths) {
+    // The config first: the kinds it declares are TYPEs of a cluster run.
+    let layers = profile.read_files(input.max_config_size);
+    let request = match cluster.request(&input.paths, layers.workload_kinds()) {
         Ok(request) => request,
         Err(message) => return usage_error(message).map(Err),
     };
@@ -122,7 +124,6 @@ pub fn prepare(
         ))
         .map(Err);
     }
-    let layers = profile.read_files(input.max_config_size);
     // The report must not overwrite what the run reads; the files of a cluster run are
     // its config files alone, checked before kubectl runs.
     let refuse = |inputs: &[Input]| {

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::workload::{Kind, WorkloadRef};
+use crate::workload::{DeclaredKind, Kind, WorkloadRef};
 use kubectl::Connection;
 use profile::Profile;
 
@@ -40,6 +40,8 @@ pub struct Request {
     pub selector: Option<String>,
     /// The objects asked for.
     pub targets: Targets,
+    /// The kinds `workloadKinds` declares: read too where the server serves them.
+    pub declared: Vec<&'static DeclaredKind>,
 }
 
 /// The objects a run asks for.
@@ -49,9 +51,19 @@ pub enum Targets {
     #[default]
     All,
     /// The workloads of these kinds (`lint --cluster deployments,jobs`).
-    Kinds(Vec<Kind>),
+    Kinds(Vec<Type>),
     /// These objects, by kind and name (`deploy/web`).
-    Named(Vec<(Kind, String)>),
+    Named(Vec<(Type, String)>),
+}
+
+/// A `TYPE` of the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// A built-in kind, by any of its names (`rollout`, `ro`).
+    Kind(Kind),
+    /// A name that may be one the server gives a kind `workloadKinds` declares (its
+    /// plural or short name is known from discovery only).
+    Served(String),
 }
 
 /// The cluster and context objects were read from.

@@ -12,13 +12,15 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::workload::{Kind, WorkloadRef};
+use crate::workload::{DeclaredKind, Kind, Layout, WorkloadRef};
 
 /// One object as kubectl printed it.
 #[derive(Clone, Debug)]
 pub struct ApiObject {
     /// The object, as `kubectl get -o json` prints it.
     pub json: Value,
+    /// `apiVersion`.
+    pub api_version: String,
     /// `kind`.
     pub kind: String,
     /// `metadata.namespace`.
@@ -34,6 +36,9 @@ pub struct ApiObject {
 /// An owner reference: the controller of an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerRef {
+    /// Its `apiVersion`: which group's kind `kind` is (a ReplicaSet's owner may be a
+    /// Deployment or an Argo Rollout, a Deployment's a Knative Revision).
+    pub api_version: String,
     /// Its kind.
     pub kind: String,
     /// Its name (in the object's namespace: owners are never in another one).
@@ -57,12 +62,14 @@ impl ApiObject {
             .find(|owner| owner.get("controller") == Some(&Value::Bool(true)))
             .and_then(|owner| {
                 Some(OwnerRef {
+                    api_version: owner.get("apiVersion").and_then(text).unwrap_or_default(),
                     kind: text(owner.get("kind")?)?,
                     name: text(owner.get("name")?)?,
                     uid: text(owner.get("uid")?)?,
                 })
             });
         Some(ApiObject {
+            api_version: json.get("apiVersion").and_then(text).unwrap_or_default(),
             kind,
             namespace: metadata.get("namespace").and_then(text),
             name,
@@ -77,17 +84,43 @@ impl ApiObject {
         self.json.pointer("/metadata/labels")?.get(key)?.as_str()
     }
 
-    /// The workload kind, when the object is one.
-    pub fn workload_kind(&self) -> Option<Kind> {
-        Kind::parse(&self.kind)
+    /// The workload kind, when the object is one (of a group the linter reads).
+    pub fn workload_kind(&self, declared: &[&'static DeclaredKind]) -> Option<Kind> {
+        Kind::of(&self.api_version, &self.kind, declared)
     }
 
-    fn reference(&self, kind: Kind) -> WorkloadRef {
-        WorkloadRef {
-            kind,
-            name: self.name.clone(),
-            namespace: self.namespace.clone(),
-        }
+    /// The Argo Workflows template a workflow's pod runs: the `name` of the template
+    /// the controller gives its containers in `ARGO_TEMPLATE` (argo-workflows v4.1.2,
+    /// `workflow/controller/workflowpod.go`, `createWorkflowPod`); `None` for another
+    /// pod, or one whose template was offloaded to a ConfigMap.
+    fn argo_template(&self) -> Option<String> {
+        let spec = self.json.get("spec")?;
+        ["initContainers", "containers"]
+            .into_iter()
+            .filter_map(|list| spec.get(list)?.as_array())
+            .flatten()
+            .filter_map(|container| container.get("env")?.as_array())
+            .flatten()
+            .filter(|var| var.get("name").and_then(Value::as_str) == Some("ARGO_TEMPLATE"))
+            .find_map(|var| {
+                let template: Value = serde_json::from_str(var.get("value")?.as_str()?).ok()?;
+                Some(template.get("name")?.as_str()?.to_owned())
+            })
+    }
+}
+
+/// The workload a pod belongs to: `kind`/`name`, or for a kind whose every template is
+/// a workload of its own (Argo Workflows), the template the pod runs, named as the
+/// linter names it (`nightly/build`).
+fn owner_of(pod: &ApiObject, kind: Kind, name: &str) -> WorkloadRef {
+    let name = match (kind.layout(), pod.argo_template()) {
+        (Layout::ArgoTemplates(_), Some(template)) => format!("{name}/{template}"),
+        _ => name.to_owned(),
+    };
+    WorkloadRef {
+        kind,
+        name,
+        namespace: pod.namespace.clone(),
     }
 }
 
@@ -128,8 +161,14 @@ pub enum Wanted<'a> {
 }
 
 /// Chooses what to lint among `objects` and attributes each pod to its owner: the
-/// workloads first (in kubectl's order), then one pod per controller revision.
-pub fn select(objects: Vec<ApiObject>, wanted: &Wanted) -> Vec<Linted> {
+/// workloads first (in kubectl's order), then one pod per controller revision (per
+/// template, for a workflow's pods). Kinds are read by `apiVersion` and `kind`, with
+/// the kinds `declared`.
+pub fn select(
+    objects: Vec<ApiObject>,
+    wanted: &Wanted,
+    declared: &[&'static DeclaredKind],
+) -> Vec<Linted> {
     let by_uid: HashMap<&str, &ApiObject> = objects
         .iter()
         .filter_map(|object| Some((object.uid.as_deref()?, object)))
@@ -165,7 +204,7 @@ pub fn select(objects: Vec<ApiObject>, wanted: &Wanted) -> Vec<Linted> {
     let mut pods = Vec::new();
     let mut revisions = HashSet::new();
     for (index, object) in objects.iter().enumerate() {
-        let Some(kind) = object.workload_kind() else {
+        let Some(kind) = object.workload_kind(declared) else {
             continue;
         };
         if kind != Kind::Pod {
@@ -176,9 +215,9 @@ pub fn select(objects: Vec<ApiObject>, wanted: &Wanted) -> Vec<Linted> {
         }
         let owner = match (wanted, root_of(object)) {
             (Wanted::Named(_), _) if is_root(object) => None,
-            (_, Some(root)) => match root.workload_kind() {
+            (_, Some(root)) => match root.workload_kind(declared) {
                 Some(kind) if kind_wanted(kind) || kind_wanted(Kind::Pod) => {
-                    Some(root.reference(kind))
+                    Some(owner_of(object, kind, &root.name))
                 }
                 _ => continue,
             },
@@ -188,11 +227,8 @@ pub fn select(objects: Vec<ApiObject>, wanted: &Wanted) -> Vec<Linted> {
             // (a Node, for a static pod), is linted as itself.
             (Wanted::Listed(_), None) => {
                 match object.controller.as_ref().and_then(|owner| {
-                    Some(WorkloadRef {
-                        kind: Kind::parse(&owner.kind)?,
-                        name: owner.name.clone(),
-                        namespace: object.namespace.clone(),
-                    })
+                    let kind = Kind::of(&owner.api_version, &owner.kind, declared)?;
+                    Some(owner_of(object, kind, &owner.name))
                 }) {
                     Some(owner) if kind_wanted(owner.kind) || kind_wanted(Kind::Pod) => Some(owner),
                     Some(_) => continue,
@@ -204,6 +240,7 @@ pub fn select(objects: Vec<ApiObject>, wanted: &Wanted) -> Vec<Linted> {
         if let Some(owner) = &owner {
             let revision = object
                 .label("pod-template-hash")
+                .or_else(|| object.label("rollouts-pod-template-hash"))
                 .or_else(|| object.label("controller-revision-hash"));
             let controller = object.controller.as_ref().map(|owner| owner.uid.as_str());
             if !revisions.insert((owner.clone(), controller, revision)) {
@@ -315,7 +352,7 @@ mod tests {
             object("Pod", "debug", "p5", None),
             object("Pod", "kube-proxy-x", "p6", Some(("Node", "node-1", "n1"))),
         ];
-        let linted = select(objects, &Wanted::Listed(&[]));
+        let linted = select(objects, &Wanted::Listed(&[]), &[]);
         let owner = |kind: &str, name: &str| Some(format!("{kind}/{name}"));
         assert_eq!(
             names(&linted),
@@ -339,7 +376,7 @@ mod tests {
             "p1",
             Some(("ReplicaSet", "web-1", "r1")),
         )];
-        let linted = select(objects, &Wanted::Listed(&[]));
+        let linted = select(objects, &Wanted::Listed(&[]), &[]);
         assert_eq!(
             names(&linted),
             [("Pod/shop/web-1-a".into(), Some("ReplicaSet/web-1".into()))]
@@ -368,7 +405,7 @@ mod tests {
             object("Pod", "debug", "p3", None),
         ];
         let named = HashSet::from(["d1".to_owned()]);
-        let linted = select(objects, &Wanted::Named(&named));
+        let linted = select(objects, &Wanted::Named(&named), &[]);
         assert_eq!(
             names(&linted),
             [
@@ -386,7 +423,7 @@ mod tests {
             object("Pod", "db-0", "p1", Some(("StatefulSet", "db", "s1"))),
             object("Pod", "web-x", "p2", Some(("ReplicaSet", "web-1", "r9"))),
         ];
-        let linted = select(objects, &Wanted::Listed(&[Kind::StatefulSet]));
+        let linted = select(objects, &Wanted::Listed(&[Kind::StatefulSet]), &[]);
         assert_eq!(
             names(&linted),
             [

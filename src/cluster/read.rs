@@ -12,13 +12,16 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::kinds::{RESOURCES, Resource};
+use super::kinds::{self, Resource, Served};
 use super::kubectl::{Kubectl, Reply};
 use super::objects::{self, ApiObject, Linted, Wanted};
 use super::profile::{
     self, ISTIO_NAMESPACE, LINKERD_CONFIG, LINKERD_NAMESPACE, MeshObject, Profile,
 };
-use super::{ClusterObject, Identity, KubectlError, ObjectSource, Request, Snapshot, Targets};
+use super::{
+    ClusterObject, Identity, KubectlError, ObjectSource, Request, Snapshot, Targets, Type,
+};
+use crate::workload::Kind;
 
 /// Reads the cluster. `progress` is told what is being read; `forward` passes the first
 /// call's standard error on as it comes (on a terminal, where a credential plugin may
@@ -38,6 +41,9 @@ pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) ->
     let Some((served, namespace)) = reader.context_and_resources() else {
         return reader.snapshot;
     };
+    let Some(targets) = reader.resolve(&served) else {
+        return reader.snapshot;
+    };
     let scope = if request.all_namespaces {
         "all namespaces".to_owned()
     } else {
@@ -47,7 +53,7 @@ pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) ->
         "reading workloads and pods in {scope}, and the environment"
     ));
     let (linted, mut profile, tags_unread) =
-        reader.workloads_and_environment(&served, &namespace, &server);
+        reader.workloads_and_environment(&served, &targets, &namespace, &server);
     progress("reading Istio's ConfigMaps");
     reader.istio_configmaps(&mut profile, &linted, tags_unread);
     reader.snapshot.profile = profile;
@@ -89,18 +95,19 @@ impl Reader<'_> {
         }
     }
 
-    /// Step 2: the resources served of those the linter reads, and the namespace to
-    /// read (`-n`, else the context's, else `default`).
-    fn context_and_resources(&mut self) -> Option<(Vec<&'static Resource>, String)> {
+    /// Step 2: the resources served of those the linter reads (the built-in kinds and
+    /// the declared ones), and the namespace to read (`-n`, else the context's, else
+    /// `default`).
+    fn context_and_resources(&mut self) -> Option<(Vec<Served>, String)> {
         let [context, resources] = self.batch([
             args(&["config", "view", "--minify", "-o", "json"]),
-            args(&["api-resources", "-o", "name"]),
+            args(&["api-resources", "--no-headers"]),
         ]);
         let (identity, context_namespace) = context.ok().map(identity).unwrap_or_default();
         self.snapshot.identity = identity;
         let served = match resources {
             Err(message) => {
-                self.fail("kubectl api-resources -o name", message, false);
+                self.fail("kubectl api-resources --no-headers", message, false);
                 return None;
             }
             // Discovery of one aggregated API can fail while the rest answers: kubectl
@@ -110,7 +117,10 @@ impl Reader<'_> {
                 self.fail(&reply.command, message, false);
                 return None;
             }
-            Ok(reply) => served(&reply.stdout),
+            Ok(reply) => kinds::served(
+                &String::from_utf8_lossy(&reply.stdout),
+                &self.request.declared,
+            ),
         };
         let namespace = self
             .request
@@ -121,23 +131,88 @@ impl Reader<'_> {
         Some((served, namespace))
     }
 
+    /// The command line's TYPEs as the server names them: a built-in kind by its
+    /// qualified name (a kind the server does not serve is left for kubectl to say
+    /// so), a declared kind's name among the resources served. `None` when a TYPE
+    /// names none, said as an error.
+    fn resolve(&mut self, served: &[Served]) -> Option<Resolved> {
+        let mut unknown = Vec::new();
+        let mut resolve = |wanted: &Type| -> Option<(Kind, String)> {
+            let found = match wanted {
+                Type::Kind(kind) => served
+                    .iter()
+                    .find(|served| served.kind == *kind)
+                    .map(|served| (*kind, served.qualified()))
+                    .or_else(|| Resource::of(*kind).map(|row| (*kind, row.qualified()))),
+                Type::Served(text) => served
+                    .iter()
+                    .find(|served| served.kind.is_declared() && served.is_named(text))
+                    .map(|served| (served.kind, served.qualified())),
+            };
+            if found.is_none()
+                && let Type::Served(text) = wanted
+            {
+                unknown.push(text.clone());
+            }
+            found
+        };
+        let resolved = match &self.request.targets {
+            Targets::All => Resolved::All,
+            Targets::Kinds(types) => Resolved::Kinds(
+                types
+                    .iter()
+                    .filter_map(|wanted| Some(resolve(wanted)?.0))
+                    .collect(),
+            ),
+            Targets::Named(names) => Resolved::Named(
+                names
+                    .iter()
+                    .filter_map(|(wanted, name)| Some((resolve(wanted)?.1, name.clone())))
+                    .collect(),
+            ),
+        };
+        if unknown.is_empty() {
+            return Some(resolved);
+        }
+        let mut known: Vec<String> = kinds::RESOURCES.iter().map(Resource::type_name).collect();
+        known.extend(
+            served
+                .iter()
+                .filter(|served| served.kind.is_declared())
+                .map(|served| served.plural.clone()),
+        );
+        for text in unknown {
+            self.fail(
+                "kubectl api-resources --no-headers",
+                format!(
+                    "`{text}` is not a workload type {} reads, nor a resource the server serves for a kind of `workloadKinds` ({})",
+                    crate::PLUGIN_NAME,
+                    known.join(", ")
+                ),
+                false,
+            );
+        }
+        None
+    }
+
     /// Step 3: what to lint, the profile so far, and why the revision tags could not be
     /// read, if they could not.
     fn workloads_and_environment(
         &mut self,
-        served: &[&'static Resource],
+        served: &[Served],
+        targets: &Resolved,
         namespace: &str,
         server: &str,
     ) -> (Vec<Linted>, Profile, Option<String>) {
         let request = self.request;
-        let listed: Vec<String> = served.iter().map(|r| r.qualified()).collect();
+        let listed: Vec<String> = served.iter().map(Served::qualified).collect();
         let mut workload_calls = Vec::new();
-        if let Targets::Named(names) = &request.targets {
+        if let Resolved::Named(names) = targets {
             let mut call = args(&["get"]);
             call.extend(
                 names
                     .iter()
-                    .map(|(kind, name)| format!("{}/{name}", Resource::of(*kind).qualified())),
+                    .map(|(resource, name)| format!("{resource}/{name}")),
             );
             call.extend(args(&["-n", namespace, "-o", "json"]));
             workload_calls.push(call);
@@ -206,7 +281,7 @@ impl Reader<'_> {
             .collect::<Vec<_>>()
             .try_into()
             .unwrap_or_else(|_| unreachable!("one reply per call"));
-        let linted = self.workloads(workloads);
+        let linted = self.workloads(workloads, targets, served);
         let mut profile = Profile::default();
         let kubelets = match nodes {
             Ok(reply) if reply.success => Some(
@@ -276,30 +351,30 @@ impl Reader<'_> {
 
     /// The objects to lint, from the replies of the workload calls: for named objects,
     /// theirs and then the listing of their namespace, else the listing alone.
-    fn workloads(&mut self, mut replies: Vec<Result<Reply, String>>) -> Vec<Linted> {
+    fn workloads(
+        &mut self,
+        mut replies: Vec<Result<Reply, String>>,
+        targets: &Resolved,
+        served: &[Served],
+    ) -> Vec<Linted> {
         let mut found = Vec::new();
         let named: HashSet<String>;
         let kinds;
-        let wanted = match &self.request.targets {
-            Targets::Named(_) => {
+        let wanted = match targets {
+            Resolved::Named(_) => {
                 let objects = self.workload_objects(replies.remove(0));
                 named = objects.iter().filter_map(|o| o.uid.clone()).collect();
                 found.extend(objects);
                 // Without the listing, the named objects are still linted.
-                match self.objects(replies.remove(0)) {
-                    Ok(listed) => found.extend(listed),
-                    Err(reason) => self.note(format!(
-                        "cannot read the pods of what was named ({reason}): only the workloads themselves are linted"
-                    )),
-                }
+                found.extend(self.listing(replies.remove(0), served, true));
                 Wanted::Named(&named)
             }
             targets => {
                 kinds = match targets {
-                    Targets::Kinds(kinds) => kinds.clone(),
+                    Resolved::Kinds(kinds) => kinds.clone(),
                     _ => Vec::new(),
                 };
-                found.extend(self.workload_objects(replies.remove(0)));
+                found.extend(self.listing(replies.remove(0), served, false));
                 Wanted::Listed(&kinds)
             }
         };
@@ -310,7 +385,57 @@ impl Reader<'_> {
                 .as_ref()
                 .is_none_or(|uid| seen.insert(uid.clone()))
         });
-        objects::select(found, &wanted)
+        objects::select(found, &wanted, &self.request.declared)
+    }
+
+    /// The objects of the listing call. A custom resource the user may not list (RBAC
+    /// grants Kubernetes' kinds more often than a controller's) is left out with a
+    /// note, as kubectl lists the rest; any other failure is an input error, or a note
+    /// where the listing only brings the pods of named objects.
+    fn listing(
+        &mut self,
+        reply: Result<Reply, String>,
+        served: &[Served],
+        named: bool,
+    ) -> Vec<ApiObject> {
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(message) => {
+                self.fail("kubectl", message, false);
+                return Vec::new();
+            }
+        };
+        if !reply.success {
+            let mut other = Vec::new();
+            for line in reply.stderr.lines() {
+                match forbidden_custom(line, served) {
+                    Some(resource) => self.note(format!(
+                        "cannot list {}.{} ({}): no {} is linted, and what one owns is linted under its own name",
+                        resource.plural,
+                        resource.group,
+                        line.trim(),
+                        resource.kind
+                    )),
+                    None if line.trim().is_empty() => {}
+                    None => other.push(line),
+                }
+            }
+            if !other.is_empty() {
+                let message = other.join("\n");
+                if named {
+                    self.note(format!(
+                        "cannot read the pods of what was named ({}): only the workloads themselves are linted",
+                        first_lines(&message)
+                    ));
+                } else {
+                    self.fail(&reply.command, message, false);
+                }
+            }
+        }
+        objects::parse_list(&reply.stdout).unwrap_or_else(|message| {
+            self.fail(&reply.command, message, false);
+            Vec::new()
+        })
     }
 
     /// Step 4: the ConfigMaps of every revision istiod runs, tags name, or namespaces
@@ -500,17 +625,27 @@ fn identity(reply: Reply) -> (Identity, Option<String>) {
     )
 }
 
-/// The rows of the resources `kubectl api-resources -o name` lists.
-fn served(stdout: &[u8]) -> Vec<&'static Resource> {
-    let names: HashSet<&str> = std::str::from_utf8(stdout)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .collect();
-    RESOURCES
-        .iter()
-        .filter(|resource| names.contains(resource.qualified().as_str()))
-        .collect()
+/// The custom resource a line of kubectl's standard error says the user may not list
+/// (`Error from server (Forbidden): rollouts.argoproj.io is forbidden: …`).
+fn forbidden_custom<'a>(line: &str, served: &'a [Served]) -> Option<&'a Served> {
+    let resource = line
+        .trim()
+        .strip_prefix("Error from server (Forbidden): ")?
+        .split_once(" is forbidden: ")?
+        .0;
+    served.iter().find(|served| {
+        served.kind.is_custom() && format!("{}.{}", served.plural, served.group) == resource
+    })
+}
+
+/// The TYPEs of the command line, resolved against what the server serves.
+enum Resolved {
+    /// Every workload.
+    All,
+    /// The workloads of these kinds.
+    Kinds(Vec<Kind>),
+    /// These objects: the TYPE to give kubectl, and the name.
+    Named(Vec<(String, String)>),
 }
 
 /// Why an environment read failed, in kubectl's words.
@@ -568,13 +703,6 @@ mod tests {
         assert_eq!(found.context.as_deref(), Some("prod"));
         assert_eq!(namespace.as_deref(), Some("shop"));
         assert_eq!(identity(reply("not json")).1, None);
-    }
-
-    #[test]
-    fn only_served_resources_are_read() {
-        let served = served(b"pods\ndeployments.apps\njobs.batch\nrollouts.argoproj.io\n");
-        let plurals: Vec<&str> = served.iter().map(|r| r.plural).collect();
-        assert_eq!(plurals, ["deployments", "jobs", "pods"]);
     }
 
     #[test]

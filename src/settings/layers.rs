@@ -115,6 +115,11 @@ impl FileLayers {
         layers
     }
 
+    /// The kinds the config file declares (`workloadKinds`).
+    pub fn workload_kinds(&self) -> &[&'static crate::workload::DeclaredKind] {
+        &self.settings.workload_kinds
+    }
+
     /// Completes the profile for a run over `inputs`: the inputs' context, then
     /// `cluster`, then `flags`. Errors name the file and line at fault.
     pub fn complete(

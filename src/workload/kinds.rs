@@ -269,6 +269,17 @@ impl Kind {
             .map(|row| row.kind)
     }
 
+    /// The kind of an object, by `apiVersion` and `kind`: one `declared` names (a config
+    /// file may declare a kind the linter also knows, and its entry wins), else a
+    /// built-in one.
+    pub fn of(api_version: &str, kind: &str, declared: &[&'static DeclaredKind]) -> Option<Kind> {
+        declared
+            .iter()
+            .find(|d| d.matches(api_version, kind))
+            .map(|d| Kind::Declared(d))
+            .or_else(|| Kind::recognise(api_version, kind))
+    }
+
     /// Whether its pods run to completion, so that a sidecar that never exits blocks them.
     pub fn runs_to_completion(self) -> bool {
         match self {
@@ -286,6 +297,11 @@ impl Kind {
             },
             kind => kind.row().map_or(Layout::Pod, |row| row.layout),
         }
+    }
+
+    /// Whether `workloadKinds` declares it.
+    pub fn is_declared(self) -> bool {
+        matches!(self, Kind::Declared(_))
     }
 
     /// Whether the kind is a custom resource (built in or declared), not Kubernetes' own.

@@ -99,22 +99,26 @@ impl Workload {
             .map(|value| (value, self.paths.pod_metadata.key("labels").key(key)))
     }
 
-    /// Whether its pod runs to completion: a Job's or a CronJob's, or a Pod a Job created
-    /// (its controller in `metadata.ownerReferences` is a Job), as pods read from a
-    /// cluster are.
+    /// Whether its pod runs to completion: a Job's or a CronJob's, or a Pod whose
+    /// controller (in `metadata.ownerReferences`) is a kind whose pods do (a Job, an
+    /// Argo Workflow, a Kruise BroadcastJob), as pods read from a cluster are.
     pub fn runs_to_completion(&self) -> bool {
         self.kind.runs_to_completion()
             || (self.kind == Kind::Pod
                 && self
-                    .metadata
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .any(|owner| {
-                        owner.controller == Some(true)
-                            && owner.kind == Kind::Job.as_str()
-                            && owner.api_version.starts_with("batch/")
-                    }))
+                    .controller()
+                    .is_some_and(|(kind, _)| kind.runs_to_completion()))
+    }
+
+    /// The built-in kind of a Pod's controller, and the index of its owner reference.
+    fn controller(&self) -> Option<(Kind, usize)> {
+        let owners = self.metadata.owner_references.as_ref()?;
+        owners.iter().enumerate().find_map(|(index, owner)| {
+            if owner.controller != Some(true) {
+                return None;
+            }
+            Some((Kind::recognise(&owner.api_version, &owner.kind)?, index))
+        })
     }
 
     /// A pod template annotation.
@@ -220,12 +224,7 @@ fn classify(
         }
         return;
     }
-    let kind = declared
-        .iter()
-        .find(|d| d.matches(api_version, kind_name))
-        .map(|d| Kind::Declared(d))
-        .or_else(|| Kind::recognise(api_version, kind_name));
-    let Some(kind) = kind else {
+    let Some(kind) = Kind::of(api_version, kind_name, declared) else {
         if let Some(note) = unlinted::note(document, node, &path, api_version, kind_name) {
             found.notes.push(note);
         }
@@ -426,7 +425,24 @@ fn decode_workload(
         document: document.index,
         origin: document.origin.clone(),
         sidecar_stop: None,
-    })
+    }
+    .with_controller_stop())
+}
+
+impl Workload {
+    /// A Pod an Argo Workflow runs is stopped as the workflow's templates are: the
+    /// controller signals its sidecars once `main` has exited.
+    fn with_controller_stop(mut self) -> Workload {
+        if self.kind == Kind::Pod
+            && let Some((Kind::Workflow, index)) = self.controller()
+        {
+            self.sidecar_stop = Some(ControllerStop {
+                description: argo::SIDECAR_STOP,
+                path: self.paths.metadata.key("ownerReferences").index(index),
+            });
+        }
+        self
+    }
 }
 
 /// Decodes a node (absent = empty) as the API server decodes what kubectl sends: as

@@ -77,15 +77,39 @@ pub struct Fixture {
     /// A warning `/version` sends in a `Warning` header, which kubectl prints on
     /// standard error (as the API server sends deprecation warnings).
     pub version_warning: Option<String>,
+    /// The API groups served beyond Kubernetes' own (those of installed CRDs), as
+    /// aggregated discovery lists them under `/apis`.
+    pub groups: Vec<Value>,
 }
 
 impl Fixture {
     /// The objects of `testdata/cluster/<scenario>/*.json` (an object or a `List` per
-    /// file), with the version in its `version.json`.
+    /// file), with the version in its `version.json` and the API groups of its
+    /// `discovery.json`, if any.
     pub fn load(scenario: &str) -> Fixture {
+        let (objects, version, groups) = Fixture::read(scenario);
+        Fixture {
+            objects,
+            version: version.expect("a version.json in the scenario"),
+            forbidden: Vec::new(),
+            version_warning: None,
+            groups,
+        }
+    }
+
+    /// The same with the objects and API groups of `scenario` too.
+    pub fn with(mut self, scenario: &str) -> Fixture {
+        let (objects, _, groups) = Fixture::read(scenario);
+        self.objects.extend(objects);
+        self.groups.extend(groups);
+        self
+    }
+
+    fn read(scenario: &str) -> (Vec<Value>, Option<Value>, Vec<Value>) {
         let dir = super::testdata("cluster").join(scenario);
         let mut objects = Vec::new();
         let mut version = None;
+        let mut groups = Vec::new();
         let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
             .map(|entry| entry.unwrap().path())
@@ -97,18 +121,18 @@ impl Fixture {
                 .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
             if path.file_name().is_some_and(|name| name == "version.json") {
                 version = Some(value);
+            } else if path
+                .file_name()
+                .is_some_and(|name| name == "discovery.json")
+            {
+                groups.extend(value["items"].as_array().cloned().unwrap_or_default());
             } else if let Some(items) = value.get("items").and_then(Value::as_array) {
                 objects.extend(items.iter().cloned());
             } else {
                 objects.push(value);
             }
         }
-        Fixture {
-            objects,
-            version: version.expect("a version.json in the scenario"),
-            forbidden: Vec::new(),
-            version_warning: None,
-        }
+        (objects, version, groups)
     }
 
     /// The same, refusing `verb` on `resource` in `namespace` (or everywhere).
@@ -173,7 +197,17 @@ impl ApiServer {
                     let text =
                         std::fs::read_to_string(super::testdata("cluster/discovery").join(file))
                             .unwrap();
-                    (path, text)
+                    if path != "/apis" || fixture.groups.is_empty() {
+                        return (path, text);
+                    }
+                    // The groups of installed CRDs follow Kubernetes' own, as the
+                    // aggregator lists them.
+                    let mut document: Value = serde_json::from_str(&text).unwrap();
+                    document["items"]
+                        .as_array_mut()
+                        .unwrap()
+                        .extend(fixture.groups.iter().cloned());
+                    (path, document.to_string())
                 })
                 .collect();
         let resources = discovery
