@@ -219,6 +219,9 @@ pub fn select(
                 Some(kind) if kind_wanted(kind) || kind_wanted(Kind::Pod) => {
                     Some(owner_of(object, kind, &root.name))
                 }
+                // Owned by what the linter does not read (another group's kind): the
+                // pod is itself.
+                None if kind_wanted(Kind::Pod) => None,
                 _ => continue,
             },
             (Wanted::Named(_), None) => continue,
@@ -364,6 +367,67 @@ mod tests {
                 ("Pod/shop/nightly-1-x".into(), owner("CronJob", "nightly")),
                 ("Pod/shop/debug".into(), None),
                 ("Pod/shop/kube-proxy-x".into(), None),
+            ]
+        );
+    }
+
+    /// An object of `api_version`, owned by `owner` (`apiVersion`, kind, name, uid).
+    fn typed(
+        api_version: &str,
+        kind: &str,
+        name: &str,
+        owner: Option<(&str, &str, &str, &str)>,
+    ) -> ApiObject {
+        let mut json = json!({"apiVersion": api_version, "kind": kind,
+            "metadata": {"name": name, "namespace": "apps", "uid": name}});
+        if let Some((api_version, kind, name, uid)) = owner {
+            json["metadata"]["ownerReferences"] = json!([{"apiVersion": api_version,
+                "kind": kind, "name": name, "uid": uid, "controller": true}]);
+        }
+        ApiObject::new(json).unwrap()
+    }
+
+    #[test]
+    fn owners_are_read_by_api_version() {
+        let argo = "argoproj.io/v1alpha1";
+        let template = r#"{"name":"build","container":{"image":"alpine"}}"#;
+        let mut step = typed("v1", "Pod", "etl", Some((argo, "Workflow", "etl", "etl")));
+        step.json["spec"] = json!({"containers": [{"name": "main",
+            "env": [{"name": "ARGO_TEMPLATE", "value": template}]}]});
+        let objects = vec![
+            typed(argo, "Rollout", "web", None),
+            typed(
+                "apps/v1",
+                "ReplicaSet",
+                "web-1",
+                Some((argo, "Rollout", "web", "web")),
+            ),
+            typed(
+                "v1",
+                "Pod",
+                "web-1-a",
+                Some(("apps/v1", "ReplicaSet", "web-1", "web-1")),
+            ),
+            typed(argo, "Workflow", "etl", None),
+            step,
+            // Another group's Deployment is no Deployment; its pod is itself.
+            typed("example.com/v1", "Deployment", "odd", None),
+            typed(
+                "v1",
+                "Pod",
+                "odd-x",
+                Some(("example.com/v1", "Deployment", "odd", "odd")),
+            ),
+        ];
+        let linted = select(objects, &Wanted::Listed(&[]), &[]);
+        assert_eq!(
+            names(&linted),
+            [
+                ("Rollout/apps/web".into(), None),
+                ("Workflow/apps/etl".into(), None),
+                ("Pod/apps/web-1-a".into(), Some("Rollout/web".into())),
+                ("Pod/apps/etl".into(), Some("Workflow/etl/build".into())),
+                ("Pod/apps/odd-x".into(), None),
             ]
         );
     }
