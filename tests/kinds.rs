@@ -7,7 +7,14 @@
 //!   the grace period (`podHasContainerNeedingTermination`,
 //!   `workflow/controller/operator.go`; `signalContainers`,
 //!   `workflow/controller/pod/queue.go`; `killCommand`, `workflow/signal/signal.go`):
-//!   an injected proxy does not keep a step running, so ML301 stays silent.
+//!   an injected proxy does not keep a step running, so ML301 stays silent. The signal
+//!   is delivered by exec'ing a command in each container (`killCommand`): `argoexec
+//!   kill` where Argo's volume is mounted (`/var/run/argo`, `/argo-bin`), which
+//!   `createWorkflowPod` mounts into the template's own containers, else the command of
+//!   the pod's `workflows.argoproj.io/kill-cmd-<container>` annotation, else
+//!   `/bin/sh -c 'kill -%d 1'`; an injected sidecar without a shell (Linkerd's proxy)
+//!   cannot run it and keeps the step running (`docs/sidecar-injection.md`, which gives
+//!   the kill-cmd of Linkerd's and Istio's proxies): ML304.
 //! - Knative Serving knative-v1.23.0: `BuildPodSpec`
 //!   (`pkg/reconciler/revision/resources/deploy.go`) sets the pod's
 //!   `terminationGracePeriodSeconds` to the revision's `timeoutSeconds` (default 300 s,
@@ -128,6 +135,27 @@ fn argo_steps_are_run_to_completion_pods_named_by_template() {
         !rule_lines(&report).iter().any(|(id, _)| id == "ML301"),
         "Argo stops the step's sidecars: {report}"
     );
+}
+
+#[test]
+fn argo_cannot_kill_a_sidecar_without_a_shell_unless_told_how() {
+    let (report, _) = lint(&testdata("kinds/workflow-linkerd-fire.yaml"));
+    let finding = &report["findings"][0];
+    assert_eq!(finding["ruleId"], "ML304");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("`/bin/sh -c 'kill -15 1'`") && message.contains("no shell"),
+        "{message}"
+    );
+    let help = finding["help"].as_str().unwrap();
+    assert!(
+        help.contains("workflows.argoproj.io/kill-cmd-linkerd-proxy"),
+        "{help}"
+    );
+    // With the annotation Argo runs its command instead, and the step completes.
+    let (report, status) = lint(&testdata("kinds/workflow-linkerd-silent.yaml"));
+    assert_eq!(status, 0, "{report}");
+    assert!(rule_lines(&report).is_empty(), "{report}");
 }
 
 #[test]

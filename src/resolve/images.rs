@@ -52,7 +52,16 @@ const DISTROLESS_BY_DEFAULT: [(&str, &[&str]); 2] = [
 
 /// What `image` most likely lacks.
 pub fn missing_tools(image: &str) -> MissingTools {
-    let image = image.to_ascii_lowercase();
+    let mut image = image.to_ascii_lowercase();
+    // An image named without a tag is `:latest`, as the container runtime reads it.
+    if !image
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .contains([':', '@'])
+    {
+        image.push_str(":latest");
+    }
     let default_variant = DISTROLESS_BY_DEFAULT.iter().any(|(mark, variants)| {
         image.contains(mark) && !variants.iter().any(|variant| image.ends_with(variant))
     });
@@ -89,6 +98,7 @@ mod tests {
 
     #[test]
     fn the_linkerd_proxy_has_sleep_but_no_shell() {
+        assert!(missing_tools("cr.l5d.io/linkerd/proxy").shell, "untagged");
         let tools = missing_tools("cr.l5d.io/linkerd/proxy:edge-24.11.8");
         assert!(tools.lacks("sh") && !tools.lacks("sleep"));
         let tools = missing_tools("gcr.io/distroless/static");

@@ -850,6 +850,12 @@ pub enum StopFailure {
         /// Where pilot-agent's own `/quitquitquit` is.
         agent_port: u16,
     },
+    /// Argo Workflows signals an injected sidecar by exec'ing `/bin/sh -c 'kill -15 1'`
+    /// in it, and its image has no shell (nor a `kill-cmd` annotation to use instead).
+    NoShellForArgoKill {
+        /// The sidecar.
+        container: String,
+    },
     /// A signal to another container's process without `shareProcessNamespace: true`.
     NoSharedProcessNamespace,
     /// A non-root work process signalling another user's process.
@@ -920,6 +926,9 @@ pub enum StopMethod {
     Controller {
         /// Who does it, and how.
         description: &'static str,
+        /// The sidecar it signals (one stop per sidecar: whether the signal can be
+        /// delivered depends on each container's image).
+        sidecar: SidecarKind,
     },
     /// A call to some other endpoint with a known stop path on an unexpected port.
     Other {
@@ -1107,7 +1116,8 @@ impl StopMethod {
             StopMethod::CloudSqlQuit { .. } => *kind == SidecarKind::CloudSqlProxy,
             StopMethod::DaprShutdown { .. } => *kind == SidecarKind::Daprd,
             StopMethod::Signal { target } => signal_reaches(target, kind),
-            StopMethod::Wrapper { .. } | StopMethod::Controller { .. } => true,
+            StopMethod::Wrapper { .. } => true,
+            StopMethod::Controller { sidecar, .. } => sidecar == kind,
             StopMethod::Other { .. } => false,
         }
     }

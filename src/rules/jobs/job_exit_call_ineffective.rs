@@ -70,6 +70,7 @@ impl Rule for JobExitCallIneffective {
                     StopFailure::ReplacedByExec { .. } => {
                         "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
                     }
+                    StopFailure::NoShellForArgoKill { container } => argo_kill_command(plan, container),
                     _ => working_call(plan, &stop.method),
                 };
                 findings.push(
@@ -132,8 +133,34 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
         } => format!(
             "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{agent_port}/quitquitquit"
         ),
+        StopFailure::NoShellForArgoKill { container } => format!(
+            "once the work has exited, Argo Workflows runs it in `{container}` to stop it, and that image has no shell: `{container}` keeps running and the step never completes"
+        ),
         StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,
     })
+}
+
+/// The `workflows.argoproj.io/kill-cmd-<container>` annotation that gives Argo a
+/// command the sidecar's image has (argo-workflows `docs/sidecar-injection.md`).
+fn argo_kill_command(plan: &crate::resolve::PodPlan, container: &str) -> String {
+    let command = plan
+        .containers
+        .iter()
+        .find(|c| c.name == container)
+        .and_then(|c| c.sidecar())
+        .map(|sidecar| match sidecar.kind {
+            crate::resolve::SidecarKind::LinkerdProxy => {
+                r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#
+            }
+            crate::resolve::SidecarKind::IstioProxy => {
+                r#"["pilot-agent", "request", "POST", "quitquitquit"]"#
+            }
+            _ => r#"["<a program in the image that stops it>"]"#,
+        })
+        .unwrap_or(r#"["<a program in the image that stops it>"]"#);
+    format!(
+        "give Argo a command the image has, in the workflow's `podMetadata` (or the template's `metadata`):\n  annotations:\n    workflows.argoproj.io/kill-cmd-{container}: '{command}'"
+    )
 }
 
 /// The call that works instead: the one of the sidecar the call is written for, or
