@@ -218,7 +218,11 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
     };
     report.errors.extend(parsed.errors);
     for document in &parsed.documents {
-        let objects = workload::objects_with(document, &settings.workload_kinds);
+        let context = workload::Context {
+            declared: &settings.workload_kinds,
+            templates: Some(&settings.templates),
+        };
+        let objects = workload::objects_with(document, &context);
         report.errors.extend(objects.errors);
         report.skipped.extend(objects.skipped);
         report.notes.extend(objects.notes);

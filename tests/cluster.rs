@@ -1215,8 +1215,12 @@ fn crd_workloads_are_read_where_the_cluster_serves_them_and_own_their_pods() {
     assert_eq!(
         findings(&report),
         [
+            // The Deployment a Rollout refers to, scaled down but still there.
+            finding("ML207", "Deployment/apps/api", "Deployment/api", "api"),
             // The template, and its two pods (pod → ReplicaSet → Rollout): once.
             finding("ML207", "Rollout/apps/web", "Rollout/web", "web"),
+            // `spec.workloadRef`: the Deployment's template, read from the cluster.
+            finding("ML207", "Rollout/apps/api", "Rollout/api", "api"),
             // pod → Workflow: the template the pod runs (`ARGO_TEMPLATE`); Argo stops
             // its sidecar, so no ML301, but it was injected without the hold.
             finding("ML101", "Pod/apps/etl", "Workflow/etl/build", "istio-proxy"),
@@ -1247,11 +1251,11 @@ fn crd_workloads_are_read_where_the_cluster_serves_them_and_own_their_pods() {
         ]
     );
     // Neither Knative's Configuration, Revision and Deployment, nor the ReplicaSets and
-    // the Job, are linted again: six workloads, and one pod per revision of each (of
-    // the Rollout's two pods and the CloneSet's two, one).
-    assert_eq!(report["summary"]["workloads"], 6, "{}", report["summary"]);
-    assert_eq!(report["summary"]["files"], 12);
-    let source = &report["findings"][0]["source"];
+    // the Job, are linted again: eight workloads, and one pod per revision of each
+    // (of the Rollout's two pods and the CloneSet's two, one).
+    assert_eq!(report["summary"]["workloads"], 8, "{}", report["summary"]);
+    assert_eq!(report["summary"]["files"], 14);
+    let source = &report["findings"][1]["source"];
     assert_eq!(source["kind"], "Rollout");
     assert_eq!(source["namespace"], "apps");
 }
@@ -1275,7 +1279,7 @@ fn the_crd_kinds_cost_no_more_calls() {
     };
     let config = declare_webapp(&cluster);
     let (report, calls) = cluster.logged(&["-A", "--config", &config]);
-    assert!(report["summary"]["workloads"].as_u64().unwrap() > 6);
+    assert!(report["summary"]["workloads"].as_u64().unwrap() > 8);
     assert_eq!(calls.len(), 10, "{calls:#?}");
     // One listing for every kind served, Kubernetes' own and the custom ones.
     let listing = calls

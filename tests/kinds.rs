@@ -15,6 +15,11 @@
 //!   `/bin/sh -c 'kill -%d 1'`; an injected sidecar without a shell (Linkerd's proxy)
 //!   cannot run it and keeps the step running (`docs/sidecar-injection.md`, which gives
 //!   the kill-cmd of Linkerd's and Istio's proxies): ML304.
+//! - Argo Rollouts v1.9.1: a Rollout with `spec.workloadRef` and no template runs the
+//!   `spec.template` of the `apps` Deployment or ReplicaSet (or the core PodTemplate's
+//!   `template`) of that name in its namespace (`rollout/templateref.go`, `Resolve`,
+//!   `infoByGroupKind`); `scaleDown` only decides when that Deployment is scaled down
+//!   (`rollout/replicaset.go`, `rollout/sync.go`).
 //! - Knative Serving knative-v1.23.0: `BuildPodSpec`
 //!   (`pkg/reconciler/revision/resources/deploy.go`) sets the pod's
 //!   `terminationGracePeriodSeconds` to the revision's `timeoutSeconds` (default 300 s,
@@ -135,6 +140,57 @@ fn argo_steps_are_run_to_completion_pods_named_by_template() {
         !rule_lines(&report).iter().any(|(id, _)| id == "ML301"),
         "Argo stops the step's sidecars: {report}"
     );
+}
+
+#[test]
+fn a_rollout_runs_the_template_of_the_deployment_it_refers_to() {
+    let dir = testdata("kinds/rollout-ref");
+    let (report, _) = lint_json(&dir, &["--no-config"]);
+    let mut found: Vec<(String, String, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let file = f["file"].as_str().unwrap();
+            (
+                file.rsplit('/').next().unwrap().to_owned(),
+                f["ruleId"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    let mut expected = Vec::new();
+    for name in ["deployment.yaml", "rollout.yaml"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        expected.extend(
+            expectations(&text)
+                .into_iter()
+                .map(|(rule, line)| (name.to_owned(), rule, line)),
+        );
+    }
+    expected.sort();
+    assert_eq!(found, expected);
+    let rollout = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["workload"]["kind"] == "Rollout")
+        .unwrap();
+    assert!(
+        rollout["message"].as_str().unwrap().contains("`api`"),
+        "the Deployment's container: {rollout}"
+    );
+    // Without the Deployment, a note says the template could not be read.
+    let (report, status) = lint_json(&dir.join("rollout.yaml"), &["--no-config"]);
+    assert_eq!(status, 0);
+    assert!(rule_lines(&report).is_empty());
+    let note = report["notes"][0]["message"].as_str().unwrap();
+    assert!(
+        note.contains("Deployment api is not in the input, so its pod template could not be read"),
+        "{note}"
+    );
+    assert_eq!(report["notes"][0]["line"], 12);
 }
 
 #[test]

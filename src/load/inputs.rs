@@ -204,8 +204,11 @@ impl Inputs {
                 parsed.insert((input_index, index), Parsed { documents, errors });
             }
         }
+        // A later pass adds to what an earlier one parsed, whose errors stay.
         if let Ok(mut cache) = self.parsed.lock() {
-            *cache = parsed;
+            for (key, documents) in parsed {
+                cache.entry(key).or_insert(documents);
+            }
         }
     }
 

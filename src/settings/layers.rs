@@ -168,8 +168,11 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
             || (declares_kind(text, "ConfigMap")
                 && (text.contains("istio") || text.contains("linkerd-config")))
     };
-    let wanted = |text: &str| mesh_config(text) || declares_kind(text, "Namespace");
+    let refers = |text: &str| declares_kind(text, "Rollout") && text.contains("workloadRef");
+    let wanted = |text: &str| mesh_config(text) || declares_kind(text, "Namespace") || refers(text);
+    let mut references = std::collections::BTreeSet::new();
     inputs.parse_ahead(&limits, wanted, |file, document| {
+        references.extend(workload::reference::references(document));
         let errors = if mesh_config(&document.source.text) {
             apply_mesh_objects(file, document, settings)
         } else {
@@ -187,6 +190,23 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
         }
         errors
     });
+    // The objects those references name, only when there are any: a second look at
+    // the documents that may hold them.
+    if references.is_empty() {
+        return;
+    }
+    let holds = |text: &str| {
+        ["Deployment", "ReplicaSet", "PodTemplate"]
+            .iter()
+            .any(|kind| declares_kind(text, kind))
+            && references.iter().any(|r| text.contains(r.name.as_str()))
+    };
+    let mut templates = std::mem::take(&mut settings.templates);
+    inputs.parse_ahead(&limits, holds, |file, document| {
+        templates.collect(file, document, &references);
+        Vec::new()
+    });
+    settings.templates = templates;
 }
 
 /// Applies the mesh configuration among a document's objects (itself, or the items of a

@@ -231,6 +231,9 @@ pub struct Settings {
     pub stop_wrappers: Vec<String>,
     /// Custom resources whose pods are read where `workloadKinds` says.
     pub workload_kinds: Vec<&'static crate::workload::DeclaredKind>,
+    /// The pod templates of the input that others take by reference (a Rollout's
+    /// `spec.workloadRef`).
+    pub templates: crate::workload::Templates,
     /// `metadata.deletionGracePeriodSeconds` of the deletion being simulated
     /// (`kubectl delete --grace-period`); it overrides the pod's grace period.
     pub deletion_grace_period: Option<Sourced<i64>>,
@@ -252,6 +255,7 @@ impl Default for Settings {
             declared_sidecars: Vec::new(),
             stop_wrappers: Vec::new(),
             workload_kinds: Vec::new(),
+            templates: crate::workload::Templates::default(),
             deletion_grace_period: None,
             restartable_sidecars_during_termination: Sourced::default_value(false),
         }

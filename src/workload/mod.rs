@@ -14,9 +14,11 @@ mod argo;
 pub mod declared;
 pub mod kinds;
 pub mod knative;
+pub mod reference;
 mod unlinted;
 
 pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
+pub use reference::Templates;
 
 use std::sync::Arc;
 
@@ -166,21 +168,30 @@ pub struct Objects {
 /// Finds the workloads and namespaces of a document, with Kubernetes' kinds and the
 /// built-in custom ones.
 pub fn objects(document: &Document) -> Objects {
-    objects_with(document, &[])
+    objects_with(document, &Context::default())
 }
 
-/// Finds the workloads and namespaces of a document, with the kinds `declared` too.
-pub fn objects_with(document: &Document, declared: &[&'static DeclaredKind]) -> Objects {
+/// What the rest of the input tells the workload stage about a document's objects.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context<'a> {
+    /// The kinds `workloadKinds` declares.
+    pub declared: &'a [&'static DeclaredKind],
+    /// The pod templates other objects of the input hold, for those that refer to one.
+    pub templates: Option<&'a Templates>,
+}
+
+/// Finds the workloads and namespaces of a document, with what `context` says.
+pub fn objects_with(document: &Document, context: &Context) -> Objects {
     let mut found = Objects::default();
     let root = &document.root;
     match list_items(root) {
         Some(items) => {
             for (index, item) in items.iter().enumerate() {
                 let path = JsonPath::root().key("items").index(index);
-                classify(document, item, path, declared, &mut found);
+                classify(document, item, path, context, &mut found);
             }
         }
-        None => classify(document, root, JsonPath::root(), declared, &mut found),
+        None => classify(document, root, JsonPath::root(), context, &mut found),
     }
     found
 }
@@ -207,7 +218,7 @@ fn classify(
     document: &Document,
     node: &Node,
     path: JsonPath,
-    declared: &[&'static DeclaredKind],
+    context: &Context,
     found: &mut Objects,
 ) {
     let Some(kind_name) = kind_of(node) else {
@@ -224,7 +235,7 @@ fn classify(
         }
         return;
     }
-    let Some(kind) = Kind::of(api_version, kind_name, declared) else {
+    let Some(kind) = Kind::of(api_version, kind_name, context.declared) else {
         if let Some(note) = unlinted::note(document, node, &path, api_version, kind_name) {
             found.notes.push(note);
         }
@@ -240,7 +251,12 @@ fn classify(
         Layout::Spec(spec) => PodAt::Spec(JsonPath::parse(spec)),
         Layout::ArgoTemplates(_) => unreachable!("handled above"),
     };
-    let decoded = decode_workload(document, node, kind, api_version, path, &pod);
+    let decoded = match rollout_reference(node, kind) {
+        Some(reference) => {
+            referenced_workload(document, node, api_version, path, reference, context)
+        }
+        None => decode_workload(document, node, kind, api_version, path, &pod),
+    };
     push(decoded, found);
 }
 
@@ -254,17 +270,79 @@ fn push(decoded: Result<Workload, Rejected>, found: &mut Objects) {
     }
 }
 
-/// A Rollout that takes its pod template from a Deployment (`spec.workloadRef`): Argo
-/// Rollouts runs that Deployment's template, so the Deployment is what is linted.
-fn rollout_reference_note(name: &str, reference: &Node) -> String {
-    let field = |key: &str| reference.get(key).and_then(Node::as_str);
-    let target = match (field("kind"), field("name")) {
-        (Some(kind), Some(target)) => format!("{kind} {target}"),
-        _ => "the object `spec.workloadRef` names".to_owned(),
+/// The `spec.workloadRef` of a Rollout without a template of its own.
+fn rollout_reference(node: &Node, kind: Kind) -> Option<&Node> {
+    if kind != Kind::Rollout || node.at(&JsonPath::parse("spec.template")).is_some() {
+        return None;
+    }
+    node.at(&JsonPath::parse("spec.workloadRef"))
+}
+
+/// A Rollout that runs the pod template of the object its `workloadRef` names: that
+/// template, where the input holds the object, findings pointing at the reference;
+/// else a note that its pod could not be read.
+fn referenced_workload(
+    document: &Document,
+    node: &Node,
+    api_version: &str,
+    object: JsonPath,
+    reference: &Node,
+    context: &Context,
+) -> Result<Workload, Rejected> {
+    let at = At {
+        document,
+        object: &object,
     };
-    format!(
-        "Rollout {name} runs the pod template of {target} (`spec.workloadRef`); the linter reads that template where {target} is in the input, so lint its manifest with this one"
-    )
+    let metadata_path = JsonPath::parse("metadata");
+    let metadata: ObjectMeta = at.decode(node, &metadata_path, "Rollout metadata")?;
+    let name = name_of(&metadata);
+    let reference_path = JsonPath::parse("spec.workloadRef");
+    let target = reference::of_rollout(node, reference);
+    let found = target
+        .as_ref()
+        .and_then(|target| context.templates?.get(target));
+    let Some(found) = found else {
+        let field = |key: &str| reference.get(key).and_then(Node::as_str);
+        let named = match (field("kind"), field("name")) {
+            (Some(kind), Some(target)) => format!("{kind} {target}"),
+            _ => "the object `spec.workloadRef` names".to_owned(),
+        };
+        let why = if target.is_none() {
+            "Argo Rollouts takes templates from Deployments, ReplicaSets and PodTemplates only"
+                .to_owned()
+        } else {
+            format!(
+                "{named} is not in the input, so its pod template could not be read; lint its manifest with this one"
+            )
+        };
+        return Err(Rejected::Noted(at.error(
+            &reference_path,
+            format!("Rollout {name} runs the pod template of {named} (`spec.workloadRef`): {why}"),
+        )));
+    };
+    let here = object.join(&reference_path);
+    let pod_spec = found.spec.clone();
+    let paths = |count: usize| vec![here.clone(); count];
+    Ok(Workload {
+        kind: Kind::Rollout,
+        api_version: api_version.to_owned(),
+        namespace: metadata.namespace.clone(),
+        name,
+        pod_metadata: found.metadata.clone(),
+        paths: Paths {
+            metadata: object.join(&metadata_path),
+            pod_metadata: here.clone(),
+            pod_spec: here.clone(),
+            init_containers: paths(pod_spec.init_containers.as_ref().map_or(0, Vec::len)),
+            containers: paths(pod_spec.containers.len()),
+            object,
+        },
+        metadata,
+        pod_spec,
+        document: document.index,
+        origin: document.origin.clone(),
+        sidecar_stop: None,
+    })
 }
 
 /// Where an object keeps its pod, relative to the object.
@@ -370,15 +448,6 @@ fn decode_workload(
         at.decode(node, &pod_metadata_path, "pod template metadata")?
     };
     let name = name_of(&metadata);
-    let workload_ref = JsonPath::parse("spec.workloadRef");
-    if kind == Kind::Rollout
-        && node.at(&JsonPath::parse("spec.template")).is_none()
-        && let Some(reference) = node.at(&workload_ref)
-    {
-        return Err(Rejected::Noted(
-            at.error(&workload_ref, rollout_reference_note(&name, reference)),
-        ));
-    }
     if has_no_containers(node.at(&pod_spec_path)) {
         return Err(Rejected::Skipped(at.error(
             &pod_spec_path,
