@@ -362,7 +362,8 @@ impl Reader<'_> {
         let kinds;
         let wanted = match targets {
             Resolved::Named(_) => {
-                let objects = self.workload_objects(replies.remove(0));
+                // What kubectl cannot get of the named objects is an input error.
+                let objects = self.listing(replies.remove(0), &[], false);
                 named = objects.iter().filter_map(|o| o.uid.clone()).collect();
                 found.extend(objects);
                 // Without the listing, the named objects are still linted.
@@ -388,10 +389,11 @@ impl Reader<'_> {
         objects::select(found, &wanted, &self.request.declared)
     }
 
-    /// The objects of the listing call. A custom resource the user may not list (RBAC
-    /// grants Kubernetes' kinds more often than a controller's) is left out with a
-    /// note, as kubectl lists the rest; any other failure is an input error, or a note
-    /// where the listing only brings the pods of named objects.
+    /// The objects of a workload call, and what it printed before failing. A custom
+    /// resource of `served` the user may not list (RBAC grants Kubernetes' kinds more
+    /// often than a controller's) is left out with a note, as kubectl lists the rest;
+    /// any other failure is an input error in kubectl's words, or a note where the
+    /// listing only brings the pods of `named` objects.
     fn listing(
         &mut self,
         reply: Result<Reply, String>,
@@ -557,25 +559,6 @@ impl Reader<'_> {
             return Err(first_lines(&reply.stderr));
         }
         objects::parse_list(&reply.stdout)
-    }
-
-    /// The objects of a workload call: its failure is an input error in kubectl's
-    /// words, and what it printed before failing is still linted.
-    fn workload_objects(&mut self, reply: Result<Reply, String>) -> Vec<ApiObject> {
-        let reply = match reply {
-            Ok(reply) => reply,
-            Err(message) => {
-                self.fail("kubectl", message, false);
-                return Vec::new();
-            }
-        };
-        if !reply.success {
-            self.fail(&reply.command, reply.stderr.trim_end().to_owned(), false);
-        }
-        objects::parse_list(&reply.stdout).unwrap_or_else(|message| {
-            self.fail(&reply.command, message, false);
-            Vec::new()
-        })
     }
 
     fn fail(&mut self, command: &str, message: String, shown: bool) {
