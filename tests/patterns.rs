@@ -9,7 +9,12 @@
 //!   On SIGTERM `runProxy` calls `Client.Shutdown(termTimeout)` (`proxy/proxy/client.go`),
 //!   which polls every 100 ms until no connection is open or the timeout passes, while
 //!   the listeners keep accepting; the exit status is 0, or 2 with connections left. v1
-//!   serves no `/quitquitquit` (no such string in the tree at v1.38.3).
+//!   serves no `/quitquitquit` (no such string in the tree at v1.38.3): its only HTTP
+//!   server is the health check (`/startup`, `/readiness`, `/liveness`,
+//!   `cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go`), and `runProxy` stops
+//!   only on SIGTERM or SIGINT. v2 (tag v2.25.3, `cmd/root.go`) serves `/quitquitquit`
+//!   (GET or POST, handler `quitquitquit`) and `cloud-sql-proxy shutdown` only with
+//!   `--quitquitquit`.
 
 mod common;
 
@@ -102,6 +107,21 @@ fn cloud_sql_proxy_v1_advice_uses_its_own_flags() {
         !text.contains("--min-sigterm-delay"),
         "v2 flags do not exist in v1: {text}"
     );
+}
+
+/// A quit call to v1 is named for what v1 lacks, and the help offers the signal v1
+/// does answer, not a v2 flag alone.
+#[test]
+fn a_quit_call_to_cloud_sql_proxy_v1_says_v1_has_none() {
+    let ml304 = finding("cloudsql-v1-quit-fire.yaml", "ML304");
+    let message = ml304["message"].as_str().unwrap();
+    assert!(
+        message.contains("Cloud SQL proxy v1 has no /quitquitquit"),
+        "{message}"
+    );
+    assert!(!message.contains("only when started with"), "{message}");
+    let help = ml304["help"].as_str().unwrap();
+    assert!(help.contains("pkill -TERM cloud_sql_proxy"), "{help}");
 }
 
 /// Namespace objects in the input inject as their mesh's webhook reads them: Kuma's

@@ -146,15 +146,10 @@ fn judge(
                 )
             } else if *port == ENVOY_ADMIN_PORT {
                 (StopMethod::EnvoyAdminQuit, envoy_exit_stops_agent(b))
-            } else if *port == cloud_sql_admin_port(b)
-                || has_sidecar(b, &SidecarKind::CloudSqlProxy)
-            {
-                let verdict = if cloud_sql_flag(b, "--quitquitquit") {
-                    Ok(())
-                } else {
-                    Err(StopFailure::CloudSqlQuitOff { command: false })
-                };
-                (StopMethod::CloudSqlQuit { port: *port }, verdict)
+            } else if let Some(proxy) = cloud_sql_generation(b).or_else(|| {
+                (*port == cloud_sql_admin_port(b)).then_some(SidecarKind::CloudSqlProxy)
+            }) {
+                cloud_sql_quit(b, *port, proxy, false)
             } else {
                 (
                     StopMethod::Other {
@@ -197,19 +192,12 @@ fn judge(
             StopMethod::LinkerdAwaitShutdown,
             linkerd_shutdown_enabled(b),
         ),
-        StopTarget::CloudSqlShutdown => {
-            let verdict = if cloud_sql_flag(b, "--quitquitquit") {
-                Ok(())
-            } else {
-                Err(StopFailure::CloudSqlQuitOff { command: true })
-            };
-            (
-                StopMethod::CloudSqlQuit {
-                    port: cloud_sql_admin_port(b),
-                },
-                verdict,
-            )
-        }
+        StopTarget::CloudSqlShutdown => cloud_sql_quit(
+            b,
+            cloud_sql_admin_port(b),
+            cloud_sql_generation(b).unwrap_or(SidecarKind::CloudSqlProxy),
+            true,
+        ),
         StopTarget::Signal { process } => {
             let verdict = if b.workload.pod_spec.share_process_namespace != Some(true) {
                 Err(StopFailure::NoSharedProcessNamespace)
@@ -239,11 +227,37 @@ fn judge(
     }
 }
 
-fn has_sidecar(b: &Builder, kind: &SidecarKind) -> bool {
-    b.init
-        .iter()
-        .chain(&b.regular)
-        .any(|c| c.sidecar().is_some_and(|s| &s.kind == kind))
+/// The Cloud SQL proxy in the pod: v2 when there is one, else v1.
+fn cloud_sql_generation(b: &Builder) -> Option<SidecarKind> {
+    let has = |kind: SidecarKind| {
+        b.init
+            .iter()
+            .chain(&b.regular)
+            .any(|c| c.sidecar().is_some_and(|s| s.kind == kind))
+            .then_some(kind)
+    };
+    has(SidecarKind::CloudSqlProxy).or_else(|| has(SidecarKind::CloudSqlProxyV1))
+}
+
+/// A quit call to the Cloud SQL proxy (`/quitquitquit`, `cloud-sql-proxy shutdown`):
+/// v2 serves both, with GET or POST, only when started with `--quitquitquit`
+/// (`quitquitquit`, `cmd/root.go`, v2.25.3); v1's only HTTP server is the health
+/// check (`/startup`, `/readiness`, `/liveness`) and its only way to stop is SIGTERM
+/// or SIGINT (`runProxy`, `cmd/cloud_sql_proxy/cloud_sql_proxy.go`, v1.38.3).
+fn cloud_sql_quit(
+    b: &Builder,
+    port: u16,
+    proxy: SidecarKind,
+    command: bool,
+) -> (StopMethod, Result<(), StopFailure>) {
+    let verdict = if proxy == SidecarKind::CloudSqlProxyV1 {
+        Err(StopFailure::CloudSqlV1CannotQuit { command })
+    } else if cloud_sql_flag(b, "--quitquitquit") {
+        Ok(())
+    } else {
+        Err(StopFailure::CloudSqlQuitOff { command })
+    };
+    (StopMethod::CloudSqlQuit { port, proxy }, verdict)
 }
 
 fn istio_status_port(b: &Builder) -> u16 {

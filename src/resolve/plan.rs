@@ -821,6 +821,12 @@ pub enum StopFailure {
         /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
         command: bool,
     },
+    /// Cloud SQL Proxy v1 has no quit endpoint and no `shutdown` command: only a
+    /// signal stops it.
+    CloudSqlV1CannotQuit {
+        /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
+        command: bool,
+    },
     /// Nothing in the pod serves `/quitquitquit` on this port.
     NothingOnPort {
         /// The port called.
@@ -893,6 +899,8 @@ pub enum StopMethod {
     CloudSqlQuit {
         /// The admin port (9091 unless `--admin-port`).
         port: u16,
+        /// The proxy the call is for: v2, or v1, which serves neither.
+        proxy: SidecarKind,
     },
     /// Dapr `POST :3500/v1.0/shutdown`.
     DaprShutdown {
@@ -1080,7 +1088,7 @@ impl StopMethod {
             StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
                 Some(SidecarKind::LinkerdProxy)
             }
-            StopMethod::CloudSqlQuit { .. } => Some(SidecarKind::CloudSqlProxy),
+            StopMethod::CloudSqlQuit { proxy, .. } => Some(proxy.clone()),
             StopMethod::DaprShutdown { .. } => Some(SidecarKind::Daprd),
             StopMethod::Signal { .. }
             | StopMethod::Wrapper { .. }
@@ -1098,7 +1106,7 @@ impl StopMethod {
             StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
                 *kind == SidecarKind::LinkerdProxy
             }
-            StopMethod::CloudSqlQuit { .. } => *kind == SidecarKind::CloudSqlProxy,
+            StopMethod::CloudSqlQuit { proxy, .. } => kind == proxy,
             StopMethod::DaprShutdown { .. } => *kind == SidecarKind::Daprd,
             StopMethod::Signal { target } => signal_reaches(target, kind),
             StopMethod::Wrapper { .. } | StopMethod::Controller { .. } => true,

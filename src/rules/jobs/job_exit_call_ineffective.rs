@@ -8,7 +8,7 @@ declare_rule! {
     /// trap), pilot-agent's `/quitquitquit` with GET (405) or on the wrong port, Envoy's
     /// own `:15000/quitquitquit` on Istio 1.3 and older (Envoy exits, pilot-agent keeps
     /// running), Linkerd's `:4191/shutdown` where the endpoint is off (the default since
-    /// 2.16), a Cloud SQL proxy quit call without `--quitquitquit`, a stop path on a port
+    /// 2.16), a Cloud SQL proxy quit call without `--quitquitquit` (or to v1, which has none), a stop path on a port
     /// nothing serves.
     ///
     /// ## Why it loses traffic
@@ -104,6 +104,12 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
         }
         StopFailure::CloudSqlQuitOff { command: true } => {
             "`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit".into()
+        }
+        StopFailure::CloudSqlV1CannotQuit { command: false } => {
+            "Cloud SQL proxy v1 has no /quitquitquit (only v2 has it, with --quitquitquit); v1's only HTTP server is its health check, and only SIGTERM or SIGINT stops it".into()
+        }
+        StopFailure::CloudSqlV1CannotQuit { command: true } => {
+            "`cloud-sql-proxy shutdown` is a v2 command; Cloud SQL proxy v1 has no quit call, and only SIGTERM or SIGINT stops it".into()
         }
         StopFailure::NothingOnPort { port, agent_port } => format!(
             "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {agent_port}"
