@@ -124,6 +124,43 @@ fn a_quit_call_to_cloud_sql_proxy_v1_says_v1_has_none() {
     assert!(help.contains("pkill -TERM cloud_sql_proxy"), "{help}");
 }
 
+/// A Job's sidecar that stops itself on a signal the work leaves keeps ML301 silent,
+/// and the ways the signal fails are named. kubexit (karlkfi/kubexit v0.3.2,
+/// `cmd/kubexit/main.go` `main`/`onDeathOfAny`, `pkg/supervisor/supervisor.go`
+/// `ShutdownWithTimeout`): the supervised work records its death in
+/// `$KUBEXIT_GRAVEYARD/$KUBEXIT_NAME` however it exits (`fatalf` too); a sidecar's
+/// kubexit watching the same directory SIGTERMs its child on the death of a
+/// `KUBEXIT_DEATH_DEPS` name and exits with the child's code; `KUBEXIT_BIRTH_DEPS`
+/// holds the child until those containers are Ready.
+#[test]
+fn self_stopping_sidecars() {
+    check("self-stop-");
+}
+
+#[test]
+fn a_sidecar_waiting_for_a_file_nobody_creates_is_named_with_its_file() {
+    let ml301 = finding("self-stop-file-never-created-fire.yaml", "ML301");
+    let message = ml301["message"].as_str().unwrap();
+    assert!(
+        message.contains("its command waits for /shared/done, which no work container leaves"),
+        "{message}"
+    );
+    let help = ml301["help"].as_str().unwrap();
+    assert!(help.contains("trap 'touch /shared/done' EXIT"), "{help}");
+}
+
+#[test]
+fn a_signal_left_in_another_volume_names_both_volumes() {
+    let ml304 = finding("self-stop-file-other-volume-fire.yaml", "ML304");
+    let message = ml304["message"].as_str().unwrap();
+    assert!(message.contains("(volume `shared`)"), "{message}");
+    assert!(message.contains("(volume `scratch`)"), "{message}");
+    let kubexit = finding("self-stop-kubexit-wrong-death-dep-fire.yaml", "ML304");
+    let message = kubexit["message"].as_str().unwrap();
+    assert!(message.contains("the death of `report`"), "{message}");
+    assert!(message.contains("`psql` (KUBEXIT_NAME)"), "{message}");
+}
+
 /// Namespace objects in the input inject as their mesh's webhook reads them: Kuma's
 /// `KumaInjector.needToInject` (`pkg/plugins/runtime/k8s/webhooks/injector/precheck.go`,
 /// kumahq/kuma v2.14.3) takes the pod's `kuma.io/sidecar-injection` label when it has

@@ -8,6 +8,7 @@
 pub mod hooks;
 pub mod images;
 pub mod jobs;
+pub mod kubexit;
 pub mod mesh;
 pub mod plan;
 pub mod shell;
@@ -273,7 +274,11 @@ impl<'a> Builder<'a> {
             });
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
-            .then(|| shell::start_gate(&shell::parse_argv(&argv_of(container))))
+            .then(|| {
+                let argv = argv_of(container);
+                shell::start_gate(&shell::parse_argv(&argv))
+                    .or_else(|| kubexit::birth_gate(container, &argv))
+            })
             .flatten()
             .map(|summary| StartGate {
                 path: command_path(container, &path),
@@ -315,6 +320,7 @@ impl<'a> Builder<'a> {
                 .as_ref()
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
+            self_stop: None,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container

@@ -70,6 +70,16 @@ impl Rule for JobExitCallIneffective {
                     StopFailure::ReplacedByExec { .. } => {
                         "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
                     }
+                    StopFailure::SignalNotShared { .. } => {
+                        "mount one volume (an `emptyDir`) in the work and in the sidecar, and leave and watch the file at the same path below it".to_owned()
+                    }
+                    StopFailure::SidecarIgnoresSignal { sidecar, file, .. } => format!(
+                        "make `{sidecar}` exit once the file is there, with a command that runs its process in the background and then `until [ -f {file} ]; do sleep 1; done; kill $!`; or {}",
+                        working_call(plan, &stop.method)
+                    ),
+                    StopFailure::KubexitNotADeathDep { name, .. } => format!(
+                        "add `{name}` (the work's KUBEXIT_NAME) to the sidecar's KUBEXIT_DEATH_DEPS"
+                    ),
                     _ => working_call(plan, &stop.method),
                 };
                 findings.push(
@@ -137,6 +147,53 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
             agent_port,
         } => format!(
             "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{agent_port}/quitquitquit"
+        ),
+        StopFailure::SignalNotShared {
+            sidecar,
+            waits_at,
+            waits_in,
+            leaves_at,
+            leaves_in,
+        } => {
+            let place = |path: &str, volume: &Option<String>| match volume {
+                Some(volume) => format!("{path} (volume `{volume}`)"),
+                None => format!("{path} (its own filesystem, no volume)"),
+            };
+            format!(
+                "`{sidecar}` waits at {}, but the work leaves it at {}: the two never meet, so `{sidecar}` keeps running",
+                place(waits_at, waits_in),
+                place(leaves_at, leaves_in)
+            )
+        }
+        StopFailure::SidecarIgnoresSignal {
+            sidecar,
+            file,
+            own_entrypoint: true,
+        } => format!(
+            "`{sidecar}` runs its image's own entrypoint, which does not watch {file}: creating it stops nothing"
+        ),
+        StopFailure::SidecarIgnoresSignal {
+            sidecar,
+            file,
+            own_entrypoint: false,
+        } => format!(
+            "the command of `{sidecar}` does not wait for {file}: creating it stops nothing"
+        ),
+        StopFailure::KubexitNotADeathDep {
+            sidecar,
+            name,
+            deaths,
+        } => format!(
+            "kubexit in `{sidecar}` stops it on the death of {}, but the work's tombstone is `{name}` (KUBEXIT_NAME)",
+            if deaths.is_empty() {
+                "nothing (no KUBEXIT_DEATH_DEPS)".to_owned()
+            } else {
+                deaths
+                    .iter()
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
         ),
         StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,
     })
