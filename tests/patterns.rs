@@ -161,6 +161,91 @@ fn a_signal_left_in_another_volume_names_both_volumes() {
     assert!(message.contains("`psql` (KUBEXIT_NAME)"), "{message}");
 }
 
+/// Istio ambient mode (istio/istio 1.29.6). The sidecar injector never reads
+/// `istio.io/dataplane-mode` (no mention in `pkg/kube/inject`, `injectRequired` in
+/// `inject.go`): injection is decided as anywhere else. istio-cni's default
+/// `ambient.enablementSelectors` (`manifests/charts/istio-cni/values.yaml`) enrol a pod
+/// labelled `ambient`, or one in a namespace so labelled unless the pod says `none`;
+/// `CompiledEnablementSelectors.Matches` (`cni/pkg/util/enablement_selector.go`) opts out
+/// a pod with a sidecar (`podHasSidecar`, the `sidecar.istio.io/status` annotation the
+/// injector sets): "Ztunnel and sidecar for a single pod is currently not supported".
+#[test]
+fn ambient_pods_have_no_sidecar_unless_they_ask_for_one() {
+    check("ambient-");
+}
+
+/// The explain header of a fixture, in text.
+fn explain_text(file: &str) -> String {
+    let output = cli()
+        .args(["explain", "--no-config", "--format", "json"])
+        .arg(testdata("patterns").join(file))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn explain_says_whether_ambient_or_the_sidecar_wins() {
+    let ambient = explain_text("ambient-namespace-job-silent.yaml");
+    assert!(
+        ambient.contains("ambient mode: namespace reports has `istio.io/dataplane-mode: ambient`"),
+        "{ambient}"
+    );
+    assert!(
+        ambient.contains("no sidecar ordering hazard applies"),
+        "{ambient}"
+    );
+    let wins = explain_text("ambient-with-injection-fire.yaml");
+    assert!(
+        wins.contains("but the sidecar wins: ztunnel leaves a pod with a sidecar alone"),
+        "{wins}"
+    );
+    let none = explain_text("namespace-istio-fire.yaml");
+    assert!(!none.contains("ambient"), "{none}");
+}
+
+/// A Service in the input that selects a pod (same namespace, selector within the pod
+/// template's labels) makes a container that declares no port serve on a numeric
+/// `targetPort`; a named one reaches only a container declaring that port name (the
+/// EndpointSlice controller, kubernetes `pkg/controller/endpointslice`, finds no port
+/// for a pod without it: `podutil.FindPort`).
+#[test]
+fn pods_a_service_selects_serve() {
+    check("service-selected");
+}
+
+#[test]
+fn explain_names_the_service_and_files_can_be_apart() {
+    // The header in words, on lines wide enough not to wrap.
+    let output = cli()
+        .env("COLUMNS", "400")
+        .args(["explain", "--no-config"])
+        .arg(testdata("patterns").join("service-selected-fire.yaml"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("Service shop/legacy-api selects the pod on targetPort 8080"),
+        "{text}"
+    );
+    // The Service in one file, the Deployment in another.
+    let dir = tempfile::tempdir().unwrap();
+    let whole =
+        std::fs::read_to_string(testdata("patterns").join("service-selected-fire.yaml")).unwrap();
+    let (service, deployment) = whole.split_once("---\n").unwrap();
+    std::fs::write(dir.path().join("service.yaml"), service).unwrap();
+    std::fs::write(dir.path().join("deployment.yaml"), deployment).unwrap();
+    let (report, _) = lint_json(dir.path(), &["--no-config"]);
+    assert_eq!(
+        rule_lines(&report).len(),
+        1,
+        "ML207 from a Service in another file: {report}"
+    );
+    assert_eq!(report["findings"][0]["ruleId"], "ML207", "{report}");
+}
+
 /// Namespace objects in the input inject as their mesh's webhook reads them: Kuma's
 /// `KumaInjector.needToInject` (`pkg/plugins/runtime/k8s/webhooks/injector/precheck.go`,
 /// kumahq/kuma v2.14.3) takes the pod's `kuma.io/sidecar-injection` label when it has

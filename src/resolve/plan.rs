@@ -456,8 +456,12 @@ pub struct PlannedContainer {
     pub startup_probe: Option<ProbeTiming>,
     /// When the kubelet first counts it ready; `None` means no probe (ready at once).
     pub readiness_probe: Option<ProbeTiming>,
-    /// Whether the container serves requests (declares ports or a readiness probe).
-    pub serves: bool,
+    /// Whether the container declares that it serves: ports or a readiness probe (a
+    /// Service may send it requests too: [`PlannedContainer::serves`]).
+    pub declares_serving: bool,
+    /// The Service of the input that selects the pod on a port this container, which
+    /// declares none, is taken to listen on.
+    pub served_by: Option<ServedBy>,
     /// The app's own command waits for a proxy before starting its real process.
     pub start_gate: Option<StartGate>,
     /// Process start to ready (sidecars) or to first network use (apps).
@@ -515,7 +519,8 @@ impl PlannedContainer {
             pre_stop: None,
             startup_probe: None,
             readiness_probe: None,
-            serves: false,
+            declares_serving: false,
+            served_by: None,
             start_gate: None,
             startup: Millis::ZERO,
             runs_for: None,
@@ -537,6 +542,12 @@ impl PlannedContainer {
     pub fn remedies(&self) -> &'static super::Remedies {
         self.sidecar()
             .map_or(&super::Remedies::NONE, |s| s.kind.remedies())
+    }
+
+    /// Whether the container serves requests: it declares ports or a readiness probe,
+    /// or a Service of the input selects its pod.
+    pub fn serves(&self) -> bool {
+        self.declares_serving || self.served_by.is_some()
     }
 
     /// The list the container is in.
@@ -603,6 +614,18 @@ impl PlannedContainer {
     pub fn is_injected(&self) -> bool {
         matches!(self.provenance, Provenance::Injected { .. })
     }
+}
+
+/// A Service of the input that sends a container requests although it declares no
+/// port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServedBy {
+    /// `namespace/name` of the Service.
+    pub service: String,
+    /// The numeric `targetPort` the container is taken to listen on.
+    pub target_port: i32,
+    /// The file the Service is in.
+    pub source: Source,
 }
 
 /// A lifecycle hook and how long it lasts.

@@ -153,7 +153,8 @@ impl FileLayers {
 }
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
-/// whose labels decide injection, and mesh configuration (an `istio` ConfigMap, an
+/// whose labels decide injection, `Service` objects, whose selectors make the pods
+/// they select serve, and mesh configuration (an `istio` ConfigMap, an
 /// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
 /// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
 /// in it is reported by the main pass, with the document.
@@ -163,14 +164,23 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
             || (declares_kind(text, "ConfigMap")
                 && (text.contains("istio") || text.contains("linkerd-config")))
     };
-    let wanted = |text: &str| mesh_config(text) || declares_kind(text, "Namespace");
+    let wanted = |text: &str| {
+        mesh_config(text) || declares_kind(text, "Namespace") || declares_kind(text, "Service")
+    };
     inputs.parse_ahead(&limits, wanted, |file, document| {
         let errors = if mesh_config(&document.source.text) {
             apply_mesh_objects(file, document, settings)
         } else {
             Vec::new()
         };
-        for namespace in workload::objects(document).namespaces {
+        let objects = workload::objects(document);
+        settings.services.extend(
+            objects
+                .services
+                .into_iter()
+                .map(|service| (service, Source::Input(file.clone()))),
+        );
+        for namespace in objects.namespaces {
             settings.namespaces.insert(
                 namespace.name.clone(),
                 NamespaceInfo {

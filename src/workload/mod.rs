@@ -14,9 +14,11 @@ mod argo;
 pub mod declared;
 pub mod kinds;
 mod knative;
+mod service;
 mod unlinted;
 
 pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
+pub use service::{Service, TargetPort};
 
 use std::sync::Arc;
 
@@ -150,6 +152,8 @@ pub struct Objects {
     pub workloads: Vec<Workload>,
     /// Namespaces found.
     pub namespaces: Vec<Namespace>,
+    /// Services with a selector found.
+    pub services: Vec<Service>,
     /// Workloads that could not be decoded.
     pub errors: Vec<InputError>,
     /// Workloads left out on purpose (no containers: a kustomize patch, say).
@@ -218,6 +222,10 @@ fn classify(
                 annotations: meta.annotations.unwrap_or_default(),
             });
         }
+        return;
+    }
+    if kind_name == "Service" && api_version == "v1" {
+        found.services.extend(service::read(document, node));
         return;
     }
     let kind = declared
