@@ -335,11 +335,16 @@ impl<'a> Builder<'a> {
     }
 
     /// The Service of the input that sends requests to `container`, which declares no
-    /// port: one that selects the pod on a numeric `targetPort` no container of the pod
-    /// declares. A named `targetPort` reaches only a container that declares that name
+    /// port and whose command does not only sleep: one that selects the pod on a
+    /// numeric `targetPort` no container of the pod declares. A named `targetPort` reaches only a container that declares that name
     /// (the EndpointSlice controller skips a pod without it), which serves already.
     fn selecting_service(&self, container: &Container) -> Option<ServedBy> {
-        if container.ports.as_ref().is_some_and(|p| !p.is_empty()) {
+        // A command that only sleeps listens on nothing: a client pod a Service names
+        // for its identity (Istio's `sleep` and `curl` samples).
+        let argv = argv_of(container);
+        if container.ports.as_ref().is_some_and(|p| !p.is_empty())
+            || (!argv.is_empty() && shell::only_idles(&shell::parse_argv(&argv)))
+        {
             return None;
         }
         let labels = self
