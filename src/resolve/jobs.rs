@@ -24,16 +24,7 @@ pub fn resolve(b: &mut Builder) {
         return;
     }
     sidecar_waits(b);
-    for index in 0..b.regular.len() {
-        if b.regular[index].role != Role::App {
-            continue;
-        }
-        let Some(container) = b.manifest_container(&b.regular[index]) else {
-            continue;
-        };
-        let Some(path) = b.regular[index].manifest_path().cloned() else {
-            continue;
-        };
+    for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
         let argv = argv_of(container);
         let calls = shell::stop_calls(&argv, &b.settings.stop_wrappers);
         let work_user = b.run_as_user(container);
@@ -70,16 +61,7 @@ pub fn resolve(b: &mut Builder) {
 /// The signal each regular sidecar's own command waits for before it exits: a kubexit
 /// death dependency, or a wait in its script (`shell::awaited_signal`).
 fn sidecar_waits(b: &mut Builder) {
-    for index in 0..b.regular.len() {
-        if b.regular[index].sidecar().is_none() {
-            continue;
-        }
-        let Some(container) = b.manifest_container(&b.regular[index]) else {
-            continue;
-        };
-        let Some(path) = b.regular[index].manifest_path().cloned() else {
-            continue;
-        };
+    for (index, container, path) in written_regular(b, |c| c.sidecar().is_some()) {
         let argv = argv_of(container);
         let self_stop = if kubexit::runs_under(&argv) {
             let graveyard = kubexit::graveyard(container);
@@ -151,6 +133,26 @@ fn volume_path(container: &Container, path: &str) -> Option<VolumePath> {
                 path,
             }
         })
+}
+
+/// The regular containers written in the manifest that `keep` selects: their index,
+/// their manifest container and its path.
+fn written_regular<'a>(
+    b: &Builder<'a>,
+    keep: fn(&PlannedContainer) -> bool,
+) -> Vec<(usize, &'a Container, crate::load::JsonPath)> {
+    b.regular
+        .iter()
+        .enumerate()
+        .filter(|(_, planned)| keep(planned))
+        .filter_map(|(index, planned)| {
+            Some((
+                index,
+                b.manifest_container(planned)?,
+                planned.manifest_path()?.clone(),
+            ))
+        })
+        .collect()
 }
 
 /// Whether a signal left at `left` is seen by a wait at `watched`: the same volume, and

@@ -8,8 +8,12 @@ declare_rule! {
     /// trap), pilot-agent's `/quitquitquit` with GET (405) or on the wrong port, Envoy's
     /// own `:15000/quitquitquit` on Istio 1.3 and older (Envoy exits, pilot-agent keeps
     /// running), Linkerd's `:4191/shutdown` where the endpoint is off (the default since
-    /// 2.16), a Cloud SQL proxy quit call without `--quitquitquit` (or to v1, which has none), a stop path on a port
-    /// nothing serves.
+    /// 2.16), a Cloud SQL proxy quit call without `--quitquitquit` (or to v1, which has
+    /// none), a stop path on a port nothing serves; and a signal a self-stopping sidecar
+    /// never sees: a file the work creates in another volume than the one the sidecar
+    /// watches, or in one whose sidecar runs its image's entrypoint and watches nothing,
+    /// a kubexit tombstone in another graveyard or not among the sidecar's
+    /// `KUBEXIT_DEATH_DEPS`.
     ///
     /// ## Why it loses traffic
     /// The sidecar keeps running, so the pod stays `Running` and the Job never completes
@@ -188,11 +192,7 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
             if deaths.is_empty() {
                 "nothing (no KUBEXIT_DEATH_DEPS)".to_owned()
             } else {
-                deaths
-                    .iter()
-                    .map(|d| format!("`{d}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::rules::help::quoted_list(deaths, ", ")
             }
         ),
         StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,

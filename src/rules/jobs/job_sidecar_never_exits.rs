@@ -1,5 +1,5 @@
 use crate::resolve::SelfStopTrigger;
-use crate::rules::help::{container_label_path, is_in_manifest, stop_sidecar};
+use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 use crate::workload::Kind;
@@ -151,14 +151,9 @@ fn awaited(trigger: &SelfStopTrigger) -> String {
     match trigger {
         SelfStopTrigger::File { path, .. } => path.clone(),
         SelfStopTrigger::ProcessGone { process } => format!("process `{process}` to end"),
-        SelfStopTrigger::Kubexit { deaths, .. } => format!(
-            "the kubexit death of {}",
-            deaths
-                .iter()
-                .map(|d| format!("`{d}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        SelfStopTrigger::Kubexit { deaths, .. } => {
+            format!("the kubexit death of {}", quoted_list(deaths, ", "))
+        }
     }
 }
 
@@ -172,11 +167,7 @@ fn help(sidecar: &crate::resolve::PlannedContainer, plan: &crate::resolve::PodPl
         ),
         Some(SelfStopTrigger::Kubexit { deaths, .. }) if !deaths.is_empty() => format!(
             "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
-            deaths
-                .iter()
-                .map(|d| format!("`{d}`"))
-                .collect::<Vec<_>>()
-                .join(" or ")
+            quoted_list(deaths, " or ")
         ),
         _ => stop_sidecar(sidecar, plan),
     }
