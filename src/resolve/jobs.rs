@@ -184,11 +184,13 @@ fn manifest_sidecars<'b>(
 
 /// `touch FILE` in the work: the self-stop of the sidecar that waits for it, or, when a
 /// sidecar that cannot see it or does not wait for it was meant, why it stops nothing.
-/// A file no sidecar is concerned with is not a stop call.
+/// A file no sidecar is concerned with is not a stop call, nor one created before the
+/// work (`after_work` false) in a volume a sidecar merely shares.
 fn file_stop(
     b: &Builder,
     work: &Container,
     file: &str,
+    after_work: bool,
 ) -> Option<(StopMethod, Result<(), StopFailure>)> {
     let left = volume_path(work, file);
     let method = |sidecar: &PlannedContainer| StopMethod::SelfStop {
@@ -225,7 +227,7 @@ fn file_stop(
         ));
     }
     // A sidecar that shares the volume but does not wait for anything in it.
-    let left_in = left.as_ref()?;
+    let left_in = left.as_ref().filter(|_| after_work)?;
     let (sidecar, container) = manifest_sidecars(b).find(|(sidecar, container)| {
         sidecar.self_stop.is_none()
             && container
@@ -425,7 +427,8 @@ fn judge(
     work_user: Option<i64>,
 ) -> Option<(StopMethod, Result<(), StopFailure>)> {
     if let StopTarget::File { path } = &call.target {
-        return file_stop(b, work, path);
+        // Only a file created after the work reads as a signal that it is done.
+        return file_stop(b, work, path, call.status != ExitStatus::BeforeWork);
     }
     Some(judge_call(b, call, work_user))
 }
