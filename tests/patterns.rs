@@ -9,7 +9,12 @@
 //!   On SIGTERM `runProxy` calls `Client.Shutdown(termTimeout)` (`proxy/proxy/client.go`),
 //!   which polls every 100 ms until no connection is open or the timeout passes, while
 //!   the listeners keep accepting; the exit status is 0, or 2 with connections left. v1
-//!   serves no `/quitquitquit` (no such string in the tree at v1.38.3).
+//!   serves no `/quitquitquit` (no such string in the tree at v1.38.3): its only HTTP
+//!   server is the health check (`/startup`, `/readiness`, `/liveness`,
+//!   `cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go`), and `runProxy` stops
+//!   only on SIGTERM or SIGINT. v2 (tag v2.25.3, `cmd/root.go`) serves `/quitquitquit`
+//!   (GET or POST, handler `quitquitquit`) and `cloud-sql-proxy shutdown` only with
+//!   `--quitquitquit`.
 
 mod common;
 
@@ -102,6 +107,143 @@ fn cloud_sql_proxy_v1_advice_uses_its_own_flags() {
         !text.contains("--min-sigterm-delay"),
         "v2 flags do not exist in v1: {text}"
     );
+}
+
+/// A quit call to v1 is named for what v1 lacks, and the help offers the signal v1
+/// does answer, not a v2 flag alone.
+#[test]
+fn a_quit_call_to_cloud_sql_proxy_v1_says_v1_has_none() {
+    let ml304 = finding("cloudsql-v1-quit-fire.yaml", "ML304");
+    let message = ml304["message"].as_str().unwrap();
+    assert!(
+        message.contains("Cloud SQL proxy v1 has no /quitquitquit"),
+        "{message}"
+    );
+    assert!(!message.contains("only when started with"), "{message}");
+    let help = ml304["help"].as_str().unwrap();
+    assert!(help.contains("pkill -TERM cloud_sql_proxy"), "{help}");
+}
+
+/// A Job's sidecar that stops itself on a signal the work leaves keeps ML301 silent,
+/// and the ways the signal fails are named. kubexit (karlkfi/kubexit v0.3.2,
+/// `cmd/kubexit/main.go` `main`/`onDeathOfAny`, `pkg/supervisor/supervisor.go`
+/// `ShutdownWithTimeout`): the supervised work records its death in
+/// `$KUBEXIT_GRAVEYARD/$KUBEXIT_NAME` however it exits (`fatalf` too); a sidecar's
+/// kubexit watching the same directory SIGTERMs its child on the death of a
+/// `KUBEXIT_DEATH_DEPS` name and exits with the child's code; `KUBEXIT_BIRTH_DEPS`
+/// holds the child until those containers are Ready.
+#[test]
+fn self_stopping_sidecars() {
+    check("self-stop-");
+}
+
+#[test]
+fn a_sidecar_waiting_for_a_file_nobody_creates_is_named_with_its_file() {
+    let ml301 = finding("self-stop-file-never-created-fire.yaml", "ML301");
+    let message = ml301["message"].as_str().unwrap();
+    assert!(
+        message.contains("its command waits for /shared/done, which no work container leaves"),
+        "{message}"
+    );
+    let help = ml301["help"].as_str().unwrap();
+    assert!(help.contains("trap 'touch /shared/done' EXIT"), "{help}");
+}
+
+#[test]
+fn a_signal_left_in_another_volume_names_both_volumes() {
+    let ml304 = finding("self-stop-file-other-volume-fire.yaml", "ML304");
+    let message = ml304["message"].as_str().unwrap();
+    assert!(message.contains("(volume `shared`)"), "{message}");
+    assert!(message.contains("(volume `scratch`)"), "{message}");
+    let kubexit = finding("self-stop-kubexit-wrong-death-dep-fire.yaml", "ML304");
+    let message = kubexit["message"].as_str().unwrap();
+    assert!(message.contains("the death of `report`"), "{message}");
+    assert!(message.contains("`psql` (KUBEXIT_NAME)"), "{message}");
+}
+
+/// Istio ambient mode (istio/istio 1.29.6). The sidecar injector never reads
+/// `istio.io/dataplane-mode` (no mention in `pkg/kube/inject`, `injectRequired` in
+/// `inject.go`): injection is decided as anywhere else. istio-cni's default
+/// `ambient.enablementSelectors` (`manifests/charts/istio-cni/values.yaml`) enrol a pod
+/// labelled `ambient`, or one in a namespace so labelled unless the pod says `none`;
+/// `CompiledEnablementSelectors.Matches` (`cni/pkg/util/enablement_selector.go`) opts out
+/// a pod with a sidecar (`podHasSidecar`, the `sidecar.istio.io/status` annotation the
+/// injector sets): "Ztunnel and sidecar for a single pod is currently not supported".
+#[test]
+fn ambient_pods_have_no_sidecar_unless_they_ask_for_one() {
+    check("ambient-");
+}
+
+/// The explain header of a fixture, in text.
+fn explain_text(file: &str) -> String {
+    let output = cli()
+        .args(["explain", "--no-config", "--format", "json"])
+        .arg(testdata("patterns").join(file))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn explain_says_whether_ambient_or_the_sidecar_wins() {
+    let ambient = explain_text("ambient-namespace-job-silent.yaml");
+    assert!(
+        ambient.contains("ambient mode: namespace reports has `istio.io/dataplane-mode: ambient`"),
+        "{ambient}"
+    );
+    assert!(
+        ambient.contains("no sidecar ordering hazard applies"),
+        "{ambient}"
+    );
+    let wins = explain_text("ambient-with-injection-fire.yaml");
+    assert!(
+        wins.contains("but the sidecar wins: ztunnel leaves a pod with a sidecar alone"),
+        "{wins}"
+    );
+    let none = explain_text("namespace-istio-fire.yaml");
+    assert!(!none.contains("ambient"), "{none}");
+}
+
+/// A Service in the input that selects a pod (same namespace, selector within the pod
+/// template's labels) makes a container that declares no port serve on a numeric
+/// `targetPort`; a named one reaches only a container declaring that port name (the
+/// EndpointSlice controller, kubernetes `pkg/controller/endpointslice`, finds no port
+/// for a pod without it: `podutil.FindPort`).
+#[test]
+fn pods_a_service_selects_serve() {
+    check("service-selected");
+}
+
+#[test]
+fn explain_names_the_service_and_files_can_be_apart() {
+    // The header in words, on lines wide enough not to wrap.
+    let output = cli()
+        .env("COLUMNS", "400")
+        .args(["explain", "--no-config"])
+        .arg(testdata("patterns").join("service-selected-fire.yaml"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("Service shop/legacy-api selects the pod on targetPort 8080"),
+        "{text}"
+    );
+    // The Service in one file, the Deployment in another.
+    let dir = tempfile::tempdir().unwrap();
+    let whole =
+        std::fs::read_to_string(testdata("patterns").join("service-selected-fire.yaml")).unwrap();
+    let (service, deployment) = whole.split_once("---\n").unwrap();
+    std::fs::write(dir.path().join("service.yaml"), service).unwrap();
+    std::fs::write(dir.path().join("deployment.yaml"), deployment).unwrap();
+    let (report, _) = lint_json(dir.path(), &["--no-config"]);
+    assert_eq!(
+        rule_lines(&report).len(),
+        1,
+        "ML207 from a Service in another file: {report}"
+    );
+    assert_eq!(report["findings"][0]["ruleId"], "ML207", "{report}");
 }
 
 /// Namespace objects in the input inject as their mesh's webhook reads them: Kuma's

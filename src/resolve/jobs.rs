@@ -8,8 +8,8 @@ use k8s_openapi::api::core::v1::Container;
 
 use super::istio::DEFAULT_STATUS_PORT;
 use super::plan::*;
-use super::shell::{self, HttpMethod, StopCall, StopTarget};
-use super::{Builder, argv_of, command_path};
+use super::shell::{self, Awaited, HttpMethod, StopCall, StopTarget};
+use super::{Builder, argv_of, command_path, kubexit};
 use crate::load::JsonPath;
 
 /// Linkerd's admin port, where `/shutdown` lives.
@@ -23,27 +23,19 @@ pub fn resolve(b: &mut Builder) {
     if !b.workload.runs_to_completion() {
         return;
     }
-    for index in 0..b.regular.len() {
-        if b.regular[index].role != Role::App {
-            continue;
-        }
-        let Some(container) = b.manifest_container(&b.regular[index]) else {
-            continue;
-        };
-        let Some(path) = b.regular[index].manifest_path().cloned() else {
-            continue;
-        };
+    sidecar_waits(b);
+    for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
         let argv = argv_of(container);
         let calls = shell::stop_calls(&argv, &b.settings.stop_wrappers);
         let work_user = b.run_as_user(container);
-        let stops: Vec<SidecarStop> = calls
+        let mut stops: Vec<SidecarStop> = calls
             .into_iter()
-            .map(|call| {
-                let (method, mut effective) = judge(b, &call, work_user);
+            .filter_map(|call| {
+                let (method, mut effective) = judge(b, container, &call, work_user)?;
                 if let Some(exec) = &call.replaced_by {
                     effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
-                SidecarStop {
+                Some(SidecarStop {
                     path: call_path(container, &path, &call),
                     // pilot-agent's `/quitquitquit` disables draining and exits at once
                     // (`handleQuit`); Envoy's own exits at once too (docs/lifecycle.md §3.4).
@@ -55,12 +47,315 @@ pub fn resolve(b: &mut Builder) {
                     status: call.status,
                     text: call.text,
                     effective,
-                }
+                })
             })
             .collect();
+        stops.extend(kubexit_stops(b, container, &path));
+        stops.extend(process_stops(b, container, &path));
         b.regular[index].sidecar_stops = stops;
     }
+    drop_misses_of_stopped_sidecars(b);
     controller_stop(b);
+}
+
+/// The signal each regular sidecar's own command waits for before it exits: a kubexit
+/// death dependency, or a wait in its script (`shell::awaited_signal`).
+fn sidecar_waits(b: &mut Builder) {
+    for (index, container, path) in written_regular(b, |c| c.sidecar().is_some()) {
+        let argv = argv_of(container);
+        let self_stop = if kubexit::runs_under(&argv) {
+            let graveyard = kubexit::graveyard(container);
+            let deaths = kubexit::deps(container, "KUBEXIT_DEATH_DEPS");
+            Some(SelfStop {
+                path: command_path(container, &path),
+                text: format!("kubexit (KUBEXIT_DEATH_DEPS={})", deaths.join(",")),
+                trigger: SelfStopTrigger::Kubexit {
+                    deaths,
+                    at: volume_path(container, &graveyard),
+                    graveyard,
+                },
+            })
+        } else {
+            shell::awaited_signal(&shell::parse_argv(&argv)).and_then(|wait| {
+                let trigger = match wait.awaited {
+                    Awaited::File(file) => SelfStopTrigger::File {
+                        at: volume_path(container, &file),
+                        path: file,
+                    },
+                    // Without a shared process namespace the sidecar sees none of the
+                    // work's processes.
+                    Awaited::ProcessGone(process)
+                        if b.workload.pod_spec.share_process_namespace == Some(true) =>
+                    {
+                        SelfStopTrigger::ProcessGone { process }
+                    }
+                    Awaited::ProcessGone(_) => return None,
+                };
+                Some(SelfStop {
+                    path: command_path(container, &path),
+                    trigger,
+                    text: wait.text,
+                })
+            })
+        };
+        b.regular[index].self_stop = self_stop;
+    }
+}
+
+/// Where `path` lies in a pod volume, through the deepest of the container's
+/// `volumeMounts` that holds it; `None` when it is in the container's own filesystem.
+fn volume_path(container: &Container, path: &str) -> Option<VolumePath> {
+    let path = path.trim_end_matches('/');
+    container
+        .volume_mounts
+        .iter()
+        .flatten()
+        .filter_map(|mount| {
+            let root = mount.mount_path.trim_end_matches('/');
+            let below = path.strip_prefix(root)?;
+            (below.is_empty() || below.starts_with('/')).then_some((root.len(), mount, below))
+        })
+        .max_by_key(|(depth, ..)| *depth)
+        .map(|(_, mount, below)| {
+            let sub = mount
+                .sub_path
+                .as_deref()
+                .unwrap_or_default()
+                .trim_matches('/');
+            let below = below.trim_start_matches('/');
+            let path = [sub, below]
+                .into_iter()
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join("/");
+            VolumePath {
+                volume: mount.name.clone(),
+                path,
+            }
+        })
+}
+
+/// The regular containers written in the manifest that `keep` selects: their index,
+/// their manifest container and its path.
+fn written_regular<'a>(
+    b: &Builder<'a>,
+    keep: fn(&PlannedContainer) -> bool,
+) -> Vec<(usize, &'a Container, crate::load::JsonPath)> {
+    b.regular
+        .iter()
+        .enumerate()
+        .filter(|(_, planned)| keep(planned))
+        .filter_map(|(index, planned)| {
+            Some((
+                index,
+                b.manifest_container(planned)?,
+                planned.manifest_path()?.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// Whether a signal left at `left` is seen by a wait at `watched`: the same volume, and
+/// the same path or one below the watched directory (`inotifywait /shared`).
+fn meets(watched: &Option<VolumePath>, left: &Option<VolumePath>) -> bool {
+    match (watched, left) {
+        (Some(watched), Some(left)) => {
+            watched.volume == left.volume
+                && (watched.path == left.path
+                    || watched.path.is_empty()
+                    || left
+                        .path
+                        .strip_prefix(&watched.path)
+                        .is_some_and(|rest| rest.starts_with('/')))
+        }
+        _ => false,
+    }
+}
+
+/// The regular sidecars written in the manifest, with their manifest containers.
+fn manifest_sidecars<'b>(
+    b: &'b Builder,
+) -> impl Iterator<Item = (&'b PlannedContainer, &'b Container)> {
+    b.regular
+        .iter()
+        .filter(|c| c.sidecar().is_some())
+        .filter_map(|c| Some((c, b.manifest_container(c)?)))
+}
+
+/// `touch FILE` in the work: the self-stop of the sidecar that waits for it, or, when a
+/// sidecar that cannot see it or does not wait for it was meant, why it stops nothing.
+/// A file no sidecar is concerned with is not a stop call, nor one created before the
+/// work (`after_work` false) in a volume a sidecar merely shares.
+fn file_stop(
+    b: &Builder,
+    work: &Container,
+    file: &str,
+    after_work: bool,
+) -> Option<(StopMethod, Result<(), StopFailure>)> {
+    let left = volume_path(work, file);
+    let method = |sidecar: &PlannedContainer| StopMethod::SelfStop {
+        sidecar: sidecar.name.clone(),
+        signal: format!("creates {file}"),
+        by_signal: false,
+    };
+    let waiting_for_a_file = || {
+        manifest_sidecars(b).filter_map(|(sidecar, _)| match &sidecar.self_stop {
+            Some(SelfStop {
+                trigger: SelfStopTrigger::File { path, at },
+                ..
+            }) => Some((sidecar, path, at)),
+            _ => None,
+        })
+    };
+    if let Some((sidecar, ..)) = waiting_for_a_file().find(|(_, _, at)| meets(at, &left)) {
+        return Some((method(sidecar), Ok(())));
+    }
+    // The same file name where the sidecar cannot see it: another volume, or none.
+    let name = file.rsplit('/').next().unwrap_or(file);
+    if let Some((sidecar, path, at)) = waiting_for_a_file()
+        .find(|(_, path, _)| path.trim_end_matches('/').rsplit('/').next() == Some(name))
+    {
+        return Some((
+            method(sidecar),
+            Err(StopFailure::SignalNotShared {
+                sidecar: sidecar.name.clone(),
+                waits_at: path.clone(),
+                waits_in: at.as_ref().map(|at| at.volume.clone()),
+                leaves_at: file.to_owned(),
+                leaves_in: left.as_ref().map(|at| at.volume.clone()),
+            }),
+        ));
+    }
+    // A sidecar that shares the volume but does not wait for anything in it.
+    let left_in = left.as_ref().filter(|_| after_work)?;
+    let (sidecar, container) = manifest_sidecars(b).find(|(sidecar, container)| {
+        sidecar.self_stop.is_none()
+            && container
+                .volume_mounts
+                .iter()
+                .flatten()
+                .any(|mount| mount.name == left_in.volume)
+    })?;
+    Some((
+        method(sidecar),
+        Err(StopFailure::SidecarIgnoresSignal {
+            sidecar: sidecar.name.clone(),
+            file: file.to_owned(),
+            own_entrypoint: container.command.is_none(),
+        }),
+    ))
+}
+
+/// A work run under kubexit records its death in its tombstone however it ends; kubexit
+/// in a sidecar that lists its name in `KUBEXIT_DEATH_DEPS` and watches the same
+/// graveyard then stops its child (`ShutdownWithTimeout`,
+/// `pkg/supervisor/supervisor.go`, karlkfi/kubexit v0.3.2; see [`kubexit`]).
+fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) -> Vec<SidecarStop> {
+    if !kubexit::runs_under(&argv_of(work)) {
+        return Vec::new();
+    }
+    let Some(name) = kubexit::name(work) else {
+        return Vec::new();
+    };
+    let graveyard = kubexit::graveyard(work);
+    let left = volume_path(work, &graveyard);
+    manifest_sidecars(b)
+        .filter_map(|(sidecar, _)| {
+            let Some(SelfStop {
+                trigger:
+                    SelfStopTrigger::Kubexit {
+                        deaths,
+                        graveyard: watched,
+                        at,
+                    },
+                ..
+            }) = &sidecar.self_stop
+            else {
+                return None;
+            };
+            let dependent = deaths.iter().any(|d| d == name);
+            let shared = meets(at, &left);
+            let effective = match (dependent, shared) {
+                (true, true) => Ok(()),
+                (true, false) => Err(StopFailure::SignalNotShared {
+                    sidecar: sidecar.name.clone(),
+                    waits_at: watched.clone(),
+                    waits_in: at.as_ref().map(|at| at.volume.clone()),
+                    leaves_at: graveyard.clone(),
+                    leaves_in: left.as_ref().map(|at| at.volume.clone()),
+                }),
+                (false, true) => Err(StopFailure::KubexitNotADeathDep {
+                    sidecar: sidecar.name.clone(),
+                    name: name.to_owned(),
+                    deaths: deaths.clone(),
+                }),
+                (false, false) => return None,
+            };
+            Some(SidecarStop {
+                path: command_path(work, path),
+                method: StopMethod::SelfStop {
+                    sidecar: sidecar.name.clone(),
+                    signal: format!("its kubexit tombstone `{graveyard}/{name}` records its death"),
+                    by_signal: true,
+                },
+                status: ExitStatus::Kept,
+                text: format!("kubexit (KUBEXIT_NAME={name})"),
+                effective,
+                exits_at_once: false,
+            })
+        })
+        .collect()
+}
+
+/// A sidecar that waits for a process to end, in a shared process namespace, stops
+/// once the work's process has exited, however it ends.
+fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) -> Vec<SidecarStop> {
+    let argv = argv_of(work).join(" ");
+    manifest_sidecars(b)
+        .filter_map(|(sidecar, _)| match &sidecar.self_stop {
+            Some(SelfStop {
+                trigger: SelfStopTrigger::ProcessGone { process },
+                ..
+            }) if argv.contains(process.as_str()) => Some(SidecarStop {
+                path: command_path(work, path),
+                method: StopMethod::SelfStop {
+                    sidecar: sidecar.name.clone(),
+                    signal: format!("its process `{process}` ends"),
+                    by_signal: false,
+                },
+                status: ExitStatus::Kept,
+                text: process.clone(),
+                effective: Ok(()),
+                exits_at_once: false,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A missed signal matters only for a sidecar nothing else stops: a file the work
+/// leaves for one sidecar is no fault when another way stops it.
+fn drop_misses_of_stopped_sidecars(b: &mut Builder) {
+    let stopped: Vec<String> = b
+        .regular
+        .iter()
+        .filter(|c| c.sidecar().is_some())
+        .filter(|sidecar| {
+            b.regular
+                .iter()
+                .flat_map(|app| &app.sidecar_stops)
+                .any(|stop| stop.effective.is_ok() && stop.method.reaches_container(sidecar))
+        })
+        .map(|sidecar| sidecar.name.clone())
+        .collect();
+    for app in &mut b.regular {
+        app.sidecar_stops.retain(|stop| match &stop.method {
+            StopMethod::SelfStop { sidecar, .. } => {
+                stop.effective.is_ok() || !stopped.contains(sidecar)
+            }
+            _ => true,
+        });
+    }
 }
 
 /// A controller that signals the sidecars once the work is done (Argo Workflows) stops
@@ -190,6 +485,21 @@ fn call_path(container: &Container, path: &JsonPath, call: &StopCall) -> JsonPat
 /// The sidecar a call reaches, and whether it can stop it.
 fn judge(
     b: &Builder,
+    work: &Container,
+    call: &StopCall,
+    work_user: Option<i64>,
+) -> Option<(StopMethod, Result<(), StopFailure>)> {
+    if let StopTarget::File { path } = &call.target {
+        // Only a file created after the work reads as a signal that it is done.
+        return file_stop(b, work, path, call.status != ExitStatus::BeforeWork);
+    }
+    Some(judge_call(b, call, work_user))
+}
+
+/// The sidecar a call addresses (a file is left to `file_stop`), and whether it can
+/// stop it.
+fn judge_call(
+    b: &Builder,
     call: &StopCall,
     work_user: Option<i64>,
 ) -> (StopMethod, Result<(), StopFailure>) {
@@ -209,15 +519,10 @@ fn judge(
                 )
             } else if *port == ENVOY_ADMIN_PORT {
                 (StopMethod::EnvoyAdminQuit, envoy_exit_stops_agent(b))
-            } else if *port == cloud_sql_admin_port(b)
-                || has_sidecar(b, &SidecarKind::CloudSqlProxy)
-            {
-                let verdict = if cloud_sql_flag(b, "--quitquitquit") {
-                    Ok(())
-                } else {
-                    Err(StopFailure::CloudSqlQuitOff { command: false })
-                };
-                (StopMethod::CloudSqlQuit { port: *port }, verdict)
+            } else if let Some(proxy) = cloud_sql_generation(b).or_else(|| {
+                (*port == cloud_sql_admin_port(b)).then_some(SidecarKind::CloudSqlProxy)
+            }) {
+                cloud_sql_quit(b, *port, proxy, false)
             } else {
                 (
                     StopMethod::Other {
@@ -260,19 +565,12 @@ fn judge(
             StopMethod::LinkerdAwaitShutdown,
             linkerd_shutdown_enabled(b),
         ),
-        StopTarget::CloudSqlShutdown => {
-            let verdict = if cloud_sql_flag(b, "--quitquitquit") {
-                Ok(())
-            } else {
-                Err(StopFailure::CloudSqlQuitOff { command: true })
-            };
-            (
-                StopMethod::CloudSqlQuit {
-                    port: cloud_sql_admin_port(b),
-                },
-                verdict,
-            )
-        }
+        StopTarget::CloudSqlShutdown => cloud_sql_quit(
+            b,
+            cloud_sql_admin_port(b),
+            cloud_sql_generation(b).unwrap_or(SidecarKind::CloudSqlProxy),
+            true,
+        ),
         StopTarget::Signal { process } => {
             let verdict = if b.workload.pod_spec.share_process_namespace != Some(true) {
                 Err(StopFailure::NoSharedProcessNamespace)
@@ -299,14 +597,46 @@ fn judge(
             },
             Ok(()),
         ),
+        StopTarget::File { path } => (
+            StopMethod::Other {
+                description: format!("touch {path}"),
+            },
+            Ok(()),
+        ),
     }
 }
 
-fn has_sidecar(b: &Builder, kind: &SidecarKind) -> bool {
-    b.init
-        .iter()
-        .chain(&b.regular)
-        .any(|c| c.sidecar().is_some_and(|s| &s.kind == kind))
+/// The Cloud SQL proxy in the pod: v2 when there is one, else v1.
+fn cloud_sql_generation(b: &Builder) -> Option<SidecarKind> {
+    let has = |kind: SidecarKind| {
+        b.init
+            .iter()
+            .chain(&b.regular)
+            .any(|c| c.sidecar().is_some_and(|s| s.kind == kind))
+            .then_some(kind)
+    };
+    has(SidecarKind::CloudSqlProxy).or_else(|| has(SidecarKind::CloudSqlProxyV1))
+}
+
+/// A quit call to the Cloud SQL proxy (`/quitquitquit`, `cloud-sql-proxy shutdown`):
+/// v2 serves both, with GET or POST, only when started with `--quitquitquit`
+/// (`quitquitquit`, `cmd/root.go`, v2.25.3); v1's only HTTP server is the health
+/// check (`/startup`, `/readiness`, `/liveness`) and its only way to stop is SIGTERM
+/// or SIGINT (`runProxy`, `cmd/cloud_sql_proxy/cloud_sql_proxy.go`, v1.38.3).
+fn cloud_sql_quit(
+    b: &Builder,
+    port: u16,
+    proxy: SidecarKind,
+    command: bool,
+) -> (StopMethod, Result<(), StopFailure>) {
+    let verdict = if proxy == SidecarKind::CloudSqlProxyV1 {
+        Err(StopFailure::CloudSqlV1CannotQuit { command })
+    } else if cloud_sql_flag(b, "--quitquitquit") {
+        Ok(())
+    } else {
+        Err(StopFailure::CloudSqlQuitOff { command })
+    };
+    (StopMethod::CloudSqlQuit { port, proxy }, verdict)
 }
 
 fn istio_status_port(b: &Builder) -> u16 {

@@ -8,6 +8,7 @@
 pub mod hooks;
 pub mod images;
 pub mod jobs;
+pub mod kubexit;
 pub mod mesh;
 pub mod plan;
 pub mod shell;
@@ -280,7 +281,11 @@ impl<'a> Builder<'a> {
             });
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
-            .then(|| shell::start_gate(&shell::parse_argv(&argv_of(container))))
+            .then(|| {
+                let argv = argv_of(container);
+                shell::start_gate(&shell::parse_argv(&argv))
+                    .or_else(|| kubexit::birth_gate(container, &argv))
+            })
             .flatten()
             .map(|summary| StartGate {
                 path: command_path(container, &path),
@@ -304,8 +309,11 @@ impl<'a> Builder<'a> {
             image: container.image.clone(),
             startup_probe: container.startup_probe.as_ref().map(probe_timing),
             readiness_probe: container.readiness_probe.as_ref().map(probe_timing),
-            serves: container.ports.as_ref().is_some_and(|p| !p.is_empty())
+            declares_serving: container.ports.as_ref().is_some_and(|p| !p.is_empty())
                 || container.readiness_probe.is_some(),
+            served_by: (list == ContainerList::Regular)
+                .then(|| self.selecting_service(container))
+                .flatten(),
             start_gate,
             startup: if native_sidecar {
                 self.scenario.proxy_startup.value
@@ -331,6 +339,7 @@ impl<'a> Builder<'a> {
                 .as_ref()
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
+            self_stop: None,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container
@@ -339,6 +348,50 @@ impl<'a> Builder<'a> {
                 .map(images::missing_tools)
                 .unwrap_or_default(),
         }
+    }
+
+    /// The Service of the input that sends requests to `container`, which declares no
+    /// port and whose command does not only sleep: one that selects the pod on a
+    /// numeric `targetPort` no container of the pod declares. A named `targetPort` reaches only a container that declares that name
+    /// (the EndpointSlice controller skips a pod without it), which serves already.
+    fn selecting_service(&self, container: &Container) -> Option<ServedBy> {
+        // A command that only sleeps listens on nothing: a client pod a Service names
+        // for its identity (Istio's `sleep` and `curl` samples).
+        let argv = argv_of(container);
+        if container.ports.as_ref().is_some_and(|p| !p.is_empty())
+            || (!argv.is_empty() && shell::only_idles(&shell::parse_argv(&argv)))
+        {
+            return None;
+        }
+        let labels = self
+            .workload
+            .pod_metadata
+            .labels
+            .clone()
+            .unwrap_or_default();
+        let declared: Vec<i32> = self
+            .workload
+            .pod_spec
+            .containers
+            .iter()
+            .flat_map(|c| c.ports.iter().flatten())
+            .map(|port| port.container_port)
+            .collect();
+        self.settings
+            .services
+            .iter()
+            .filter(|(service, _)| service.selects(self.workload.namespace.as_deref(), &labels))
+            .find_map(|(service, source)| {
+                let port = service.target_ports.iter().find_map(|port| match port {
+                    crate::workload::TargetPort::Number(n) if !declared.contains(n) => Some(*n),
+                    _ => None,
+                })?;
+                Some(ServedBy {
+                    service: service.qualified_name(),
+                    target_port: port,
+                    source: source.clone(),
+                })
+            })
     }
 
     /// The UID `container` runs as: its own security context's, else the pod's.

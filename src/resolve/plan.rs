@@ -462,8 +462,12 @@ pub struct PlannedContainer {
     pub startup_probe: Option<ProbeTiming>,
     /// When the kubelet first counts it ready; `None` means no probe (ready at once).
     pub readiness_probe: Option<ProbeTiming>,
-    /// Whether the container serves requests (declares ports or a readiness probe).
-    pub serves: bool,
+    /// Whether the container declares that it serves: ports or a readiness probe (a
+    /// Service may send it requests too: [`PlannedContainer::serves`]).
+    pub declares_serving: bool,
+    /// The Service of the input that selects the pod on a port this container, which
+    /// declares none, is taken to listen on.
+    pub served_by: Option<ServedBy>,
     /// The app's own command waits for a proxy before starting its real process.
     pub start_gate: Option<StartGate>,
     /// Process start to ready (sidecars) or to first network use (apps).
@@ -493,6 +497,8 @@ pub struct PlannedContainer {
     /// `--exit-zero-on-sigterm`); a non-zero code fails a Job pod (docs/lifecycle.md
     /// §2.6, §7 F4).
     pub exit_code_on_signal: i32,
+    /// In a Job, the signal from the work this sidecar waits for before it exits.
+    pub self_stop: Option<SelfStop>,
 }
 
 impl PlannedContainer {
@@ -519,7 +525,8 @@ impl PlannedContainer {
             pre_stop: None,
             startup_probe: None,
             readiness_probe: None,
-            serves: false,
+            declares_serving: false,
+            served_by: None,
             start_gate: None,
             startup: Millis::ZERO,
             runs_for: None,
@@ -529,6 +536,7 @@ impl PlannedContainer {
             gate_request: None,
             probe_grace: None,
             exit_code_on_signal: 0,
+            self_stop: None,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),
@@ -540,6 +548,12 @@ impl PlannedContainer {
     pub fn remedies(&self) -> &'static super::Remedies {
         self.sidecar()
             .map_or(&super::Remedies::NONE, |s| s.kind.remedies())
+    }
+
+    /// Whether the container serves requests: it declares ports or a readiness probe,
+    /// or a Service of the input selects its pod.
+    pub fn serves(&self) -> bool {
+        self.declares_serving || self.served_by.is_some()
     }
 
     /// The list the container is in.
@@ -606,6 +620,18 @@ impl PlannedContainer {
     pub fn is_injected(&self) -> bool {
         matches!(self.provenance, Provenance::Injected { .. })
     }
+}
+
+/// A Service of the input that sends a container requests although it declares no
+/// port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServedBy {
+    /// `namespace/name` of the Service.
+    pub service: String,
+    /// The numeric `targetPort` the container is taken to listen on.
+    pub target_port: i32,
+    /// The file the Service is in.
+    pub source: Source,
 }
 
 /// A lifecycle hook and how long it lasts.
@@ -794,6 +820,56 @@ pub struct SidecarStop {
     pub exits_at_once: bool,
 }
 
+/// A Job sidecar's own wait for the work's end, after which it exits by itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelfStop {
+    /// The `command`, `args` or environment variable that sets up the wait.
+    pub path: JsonPath,
+    /// What it waits for.
+    pub trigger: SelfStopTrigger,
+    /// The waiting command or setting, as written.
+    pub text: String,
+}
+
+/// What a self-stopping sidecar waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SelfStopTrigger {
+    /// A file (or for `inotifywait`, a directory entry) to appear at this path.
+    File {
+        /// The path, as the sidecar sees it.
+        path: String,
+        /// Where the path lies in a volume; `None`: in the container's own filesystem.
+        at: Option<VolumePath>,
+    },
+    /// No process matching this name any more (seen only with a shared process
+    /// namespace).
+    ProcessGone {
+        /// The name or pattern searched for.
+        process: String,
+    },
+    /// kubexit's death dependencies: a tombstone in the graveyard recording that one of
+    /// these containers' processes died (`KUBEXIT_DEATH_DEPS`).
+    Kubexit {
+        /// The names in `KUBEXIT_DEATH_DEPS`.
+        deaths: Vec<String>,
+        /// `KUBEXIT_GRAVEYARD` (default `/graveyard`).
+        graveyard: String,
+        /// Where the graveyard lies in a volume; `None`: in the container's own
+        /// filesystem.
+        at: Option<VolumePath>,
+    },
+}
+
+/// A place inside a pod volume: the volume's name and the path below its root, so that
+/// two containers' paths meet when both are equal, whatever the mount paths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VolumePath {
+    /// The volume's name in `spec.volumes`.
+    pub volume: String,
+    /// The path below the volume's root (with the mount's `subPath`), `/`-separated.
+    pub path: String,
+}
+
 /// An init container's call out of the pod, which needs a proxy that is running when
 /// the pod's traffic is redirected to one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -824,6 +900,12 @@ pub enum StopFailure {
     },
     /// The Cloud SQL proxy serves its quit call only when started with `--quitquitquit`.
     CloudSqlQuitOff {
+        /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
+        command: bool,
+    },
+    /// Cloud SQL Proxy v1 has no quit endpoint and no `shutdown` command: only a
+    /// signal stops it.
+    CloudSqlV1CannotQuit {
         /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
         command: bool,
     },
@@ -858,6 +940,39 @@ pub enum StopFailure {
     },
     /// A signal to another container's process without `shareProcessNamespace: true`.
     NoSharedProcessNamespace,
+    /// The work leaves the signal a sidecar waits for where that sidecar cannot see
+    /// it: another volume, or a path in one container's own filesystem.
+    SignalNotShared {
+        /// The sidecar that waits.
+        sidecar: String,
+        /// Where the sidecar looks, as it sees it.
+        waits_at: String,
+        /// The volume the sidecar's path is in, if any.
+        waits_in: Option<String>,
+        /// Where the work leaves it, as it sees it.
+        leaves_at: String,
+        /// The volume the work's path is in, if any.
+        leaves_in: Option<String>,
+    },
+    /// The work creates a file in a volume a sidecar mounts, but that sidecar's command
+    /// does not wait for it (its image's own entrypoint, or a script with no such wait).
+    SidecarIgnoresSignal {
+        /// The sidecar.
+        sidecar: String,
+        /// The file the work creates.
+        file: String,
+        /// The sidecar runs its image's entrypoint: no `command` in the manifest.
+        own_entrypoint: bool,
+    },
+    /// kubexit in the sidecar waits for other deaths than the work's tombstone name.
+    KubexitNotADeathDep {
+        /// The sidecar.
+        sidecar: String,
+        /// The work's `KUBEXIT_NAME`.
+        name: String,
+        /// The sidecar's `KUBEXIT_DEATH_DEPS`.
+        deaths: Vec<String>,
+    },
     /// A non-root work process signalling another user's process.
     OtherUser {
         /// The UID the work runs as.
@@ -905,6 +1020,8 @@ pub enum StopMethod {
     CloudSqlQuit {
         /// The admin port (9091 unless `--admin-port`).
         port: u16,
+        /// The proxy the call is for: v2, or v1, which serves neither.
+        proxy: SidecarKind,
     },
     /// Dapr `POST :3500/v1.0/shutdown`.
     DaprShutdown {
@@ -920,6 +1037,17 @@ pub enum StopMethod {
     Wrapper {
         /// The wrapper's name.
         command: String,
+    },
+    /// The work leaves the signal a sidecar's own command waits for (a file, its
+    /// kubexit tombstone, its process ending), and that sidecar then exits.
+    SelfStop {
+        /// The sidecar container that waits.
+        sidecar: String,
+        /// What the work leaves, for messages ("creates /shared/done").
+        signal: String,
+        /// The sidecar's helper then SIGTERMs the real process and exits with its code
+        /// (kubexit), rather than the script ending as it chooses.
+        by_signal: bool,
     },
     /// The workload's controller signals the sidecars itself once the work is done
     /// (Argo Workflows).
@@ -1095,9 +1223,10 @@ impl StopMethod {
             StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
                 Some(SidecarKind::LinkerdProxy)
             }
-            StopMethod::CloudSqlQuit { .. } => Some(SidecarKind::CloudSqlProxy),
+            StopMethod::CloudSqlQuit { proxy, .. } => Some(proxy.clone()),
             StopMethod::DaprShutdown { .. } => Some(SidecarKind::Daprd),
             StopMethod::Signal { .. }
+            | StopMethod::SelfStop { .. }
             | StopMethod::Wrapper { .. }
             | StopMethod::Controller { .. }
             | StopMethod::Other { .. } => None,
@@ -1113,13 +1242,35 @@ impl StopMethod {
             StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
                 *kind == SidecarKind::LinkerdProxy
             }
-            StopMethod::CloudSqlQuit { .. } => *kind == SidecarKind::CloudSqlProxy,
+            StopMethod::CloudSqlQuit { proxy, .. } => kind == proxy,
             StopMethod::DaprShutdown { .. } => *kind == SidecarKind::Daprd,
             StopMethod::Signal { target } => signal_reaches(target, kind),
             StopMethod::Wrapper { .. } => true,
             StopMethod::Controller { sidecar, .. } => sidecar == kind,
-            StopMethod::Other { .. } => false,
+            StopMethod::SelfStop { .. } | StopMethod::Other { .. } => false,
         }
+    }
+
+    /// Whether this way of stopping addresses `container`: a self-stop only the
+    /// sidecar that waits for it, any other way the sidecars of the kind it reaches.
+    pub fn reaches_container(&self, container: &PlannedContainer) -> bool {
+        match self {
+            StopMethod::SelfStop { sidecar, .. } => *sidecar == container.name,
+            _ => container.sidecar().is_some_and(|s| self.reaches(&s.kind)),
+        }
+    }
+
+    /// Whether the sidecar ends by a signal and exits with the code it gives on one:
+    /// `kill`, and kubexit, which SIGTERMs its child and exits with the child's code.
+    pub fn ends_by_signal(&self) -> bool {
+        matches!(
+            self,
+            StopMethod::Signal { .. }
+                | StopMethod::SelfStop {
+                    by_signal: true,
+                    ..
+                }
+        )
     }
 }
 

@@ -292,15 +292,15 @@ pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
 };
 
 /// What Cloud SQL Proxy v1 offers: `-term_timeout`, and no way to be told to quit but a
-/// signal.
+/// signal, which it answers by exiting 0 once the work's connections are closed.
 pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
     stop_after_work: Some(|native| {
         format!(
-            "v1 has no quit endpoint: move to v2 (`gcr.io/cloud-sql-connectors/cloud-sql-proxy`) started with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
+            "v1 has no quit endpoint, only SIGTERM stops it: set `shareProcessNamespace: true` and `trap 'pkill -TERM cloud_sql_proxy' EXIT` in the work, or move to v2 (`gcr.io/cloud-sql-connectors/cloud-sql-proxy`) started with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
         )
     }),
     working_stop_call: Some(
-        "move to Cloud SQL proxy v2 started with --quitquitquit: v1 has no quit endpoint",
+        "v1 has no quit endpoint, only SIGTERM stops it: with `shareProcessNamespace: true`, `trap 'pkill -TERM cloud_sql_proxy' EXIT`; or move to Cloud SQL proxy v2 started with --quitquitquit",
     ),
     outlive_app: Some(|seconds| {
         format!(

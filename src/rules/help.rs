@@ -6,6 +6,15 @@ use crate::resolve::{PlannedContainer, PodPlan};
 use crate::simulate::StopEntry;
 use crate::time::Millis;
 
+/// Names in backticks, joined by `separator`: "`psql`, `report`".
+pub fn quoted_list(names: &[String], separator: &str) -> String {
+    names
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 /// Where a finding about a container points: its `name:` when it is in the manifest,
 /// otherwise what asks for its injection.
 pub fn container_label_path(container: &PlannedContainer) -> JsonPath {

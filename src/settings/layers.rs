@@ -158,7 +158,8 @@ impl FileLayers {
 }
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
-/// whose labels decide injection, and mesh configuration (an `istio` ConfigMap, an
+/// whose labels decide injection, `Service` objects, whose selectors make the pods
+/// they select serve, and mesh configuration (an `istio` ConfigMap, an
 /// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
 /// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
 /// in it is reported by the main pass, with the document.
@@ -169,7 +170,12 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                 && (text.contains("istio") || text.contains("linkerd-config")))
     };
     let refers = |text: &str| declares_kind(text, "Rollout") && text.contains("workloadRef");
-    let wanted = |text: &str| mesh_config(text) || declares_kind(text, "Namespace") || refers(text);
+    let wanted = |text: &str| {
+        mesh_config(text)
+            || declares_kind(text, "Namespace")
+            || declares_kind(text, "Service")
+            || refers(text)
+    };
     let mut references = std::collections::BTreeSet::new();
     inputs.parse_ahead(&limits, wanted, |file, document| {
         references.extend(workload::reference::references(document));
@@ -178,7 +184,14 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
         } else {
             Vec::new()
         };
-        for namespace in workload::objects(document).namespaces {
+        let objects = workload::objects(document);
+        settings.services.extend(
+            objects
+                .services
+                .into_iter()
+                .map(|service| (service, Source::Input(file.clone()))),
+        );
+        for namespace in objects.namespaces {
             settings.namespaces.insert(
                 namespace.name.clone(),
                 NamespaceInfo {

@@ -223,6 +223,9 @@ pub struct Settings {
     pub linkerd: LinkerdSettings,
     /// Namespaces known from config and from `Namespace` objects in the input.
     pub namespaces: BTreeMap<String, NamespaceInfo>,
+    /// `Service` objects in the input, with the file each is in: the pods they select
+    /// serve on their target ports.
+    pub services: Vec<(crate::workload::Service, Source)>,
     /// The timings the manifest cannot state (proxy start-up, app shutdown…).
     pub scenario: Scenario,
     /// Sidecars the user described in config.
@@ -251,6 +254,7 @@ impl Default for Settings {
             istio_revisions: BTreeMap::new(),
             linkerd: LinkerdSettings::default(),
             namespaces: BTreeMap::new(),
+            services: Vec::new(),
             scenario: Scenario::default(),
             declared_sidecars: Vec::new(),
             stop_wrappers: Vec::new(),

@@ -6,7 +6,7 @@
 
 use super::termination;
 use super::timeline::{Completion, ContainerTimeline, Outcome};
-use crate::resolve::{ByContainer, ContainerId, ExitPolicy, PodPlan, RestartPolicy, StopMethod};
+use crate::resolve::{ByContainer, ContainerId, ExitPolicy, PodPlan, RestartPolicy};
 use crate::time::Millis;
 
 /// The Job's end, or `None` when its work never starts (the pod stays in `Init`); each
@@ -28,17 +28,18 @@ pub fn simulate(
         timeline[id].job.exit = Some(done);
         work_done = work_done.max(done);
     }
-    // Regular-container sidecars: stopped by a working call from the work, or never. A
-    // sidecar stopped by a signal exits with its signal exit code.
+    // Regular-container sidecars: stopped by a working call from the work, by their own
+    // wait for the signal the work leaves, or never. A sidecar stopped by a signal
+    // (`kill`, kubexit's SIGTERM to its child) exits with its signal exit code.
     let mut failing: Vec<(ContainerId, i32)> = Vec::new();
     for (id, container) in plan.regular() {
-        let Some(sidecar) = container.sidecar() else {
+        if container.sidecar().is_none() {
             continue;
-        };
+        }
         let stop = plan
             .apps()
             .flat_map(|(_, app)| &app.sidecar_stops)
-            .find(|stop| stop.effective.is_ok() && stop.method.reaches(&sidecar.kind));
+            .find(|stop| stop.effective.is_ok() && stop.method.reaches_container(container));
         let Some(stop) = stop else { continue };
         let takes = if stop.exits_at_once {
             Millis::ZERO
@@ -46,7 +47,7 @@ pub fn simulate(
             exit_after_stop(&container.exit)
         };
         timeline[id].job.exit = Some(work_done + takes);
-        if matches!(stop.method, StopMethod::Signal { .. }) && container.exit_code_on_signal != 0 {
+        if stop.method.ends_by_signal() && container.exit_code_on_signal != 0 {
             failing.push((id, container.exit_code_on_signal));
         }
     }

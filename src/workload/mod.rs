@@ -15,10 +15,12 @@ pub mod declared;
 pub mod kinds;
 pub mod knative;
 pub mod reference;
+mod service;
 mod unlinted;
 
 pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
 pub use reference::Templates;
+pub use service::{Service, TargetPort};
 
 use std::sync::Arc;
 
@@ -156,6 +158,8 @@ pub struct Objects {
     pub workloads: Vec<Workload>,
     /// Namespaces found.
     pub namespaces: Vec<Namespace>,
+    /// Services with a selector found.
+    pub services: Vec<Service>,
     /// Workloads that could not be decoded.
     pub errors: Vec<InputError>,
     /// Workloads left out on purpose (no containers: a kustomize patch, say).
@@ -233,6 +237,10 @@ fn classify(
                 annotations: meta.annotations.unwrap_or_default(),
             });
         }
+        return;
+    }
+    if kind_name == "Service" && api_version == "v1" {
+        found.services.extend(service::read(document, node));
         return;
     }
     let Some(kind) = Kind::of(api_version, kind_name, context.declared) else {

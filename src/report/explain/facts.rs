@@ -42,6 +42,14 @@ pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
             }
         })
         .collect();
+    for container in plan.containers.iter() {
+        if let Some(served) = &container.served_by {
+            lines.push(format!(
+                "`{}` serves: Service {} selects the pod on targetPort {} ({})",
+                container.name, served.service, served.target_port, served.source
+            ));
+        }
+    }
     lines.push(format!(
         "Kubernetes {} ({}) · grace period {} s ({})",
         plan.kubernetes.value,

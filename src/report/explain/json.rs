@@ -42,7 +42,11 @@ fn workload(analysis: &Analysis) -> Value {
                     Injection::NotInjected { .. } => "notInjected".to_owned(),
                 },
                 "mode": m.mode,
-                "reasons": m.reasons,
+                // Why not, for a proxy that is not injected; why, for one that is.
+                "reasons": match &m.injection {
+                    Injection::NotInjected { reason } => vec![reason.clone()],
+                    _ => m.reasons.clone(),
+                },
             })).collect::<Vec<_>>(),
             "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
             "rejection": plan.rejection().map(|r| json!({

@@ -28,6 +28,7 @@ const INJECT: &str = "sidecar.istio.io/inject";
 const REVISION: &str = "istio.io/rev";
 const PROXY_CONFIG: &str = "proxy.istio.io/config";
 const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
+const DATAPLANE_MODE: &str = "istio.io/dataplane-mode";
 /// Namespaces the injector never touches (docs/lifecycle.md §3.1, stage 2).
 const IGNORED_NAMESPACES: [&str; 4] = [
     "kube-system",
@@ -352,11 +353,21 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         .as_ref()
         .and_then(|ns| b.settings.namespaces.get(ns))
         .cloned();
+    let ambient = ambient_enrollment(b.workload, ns_info.as_ref());
     let not_injected = |b: &mut Builder, reason: String| {
+        let (reason, mode) = match &ambient {
+            Some(ambient) => (
+                format!(
+                    "ambient mode: {ambient} and {reason}; ztunnel carries its traffic, so no sidecar ordering hazard applies"
+                ),
+                "ambient",
+            ),
+            None => (reason, "none"),
+        };
         b.meshes.push(MeshDecision {
             mesh: Mesh::Istio,
             injection: Injection::NotInjected { reason },
-            mode: "none".into(),
+            mode: mode.into(),
             reasons: Vec::new(),
         });
         None
@@ -391,7 +402,13 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
                 || (!ns.labels.contains_key("istio-injection") && ns.labels.contains_key(REVISION))
         });
         if !ns_injects {
-            return None;
+            // The injector never reads `istio.io/dataplane-mode`: an ambient pod that
+            // does not ask for injection runs without a sidecar, its traffic carried
+            // by the node's ztunnel.
+            return match &ambient {
+                Some(_) => not_injected(b, "the pod asks for no sidecar".into()),
+                None => None,
+            };
         }
     }
     if w.pod_spec.host_network == Some(true) {
@@ -481,6 +498,11 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     if let Some((name, _)) = selected_revision(b.workload, b.settings) {
         reasons.push(format!("Istio revision {name}"));
     }
+    if let Some(ambient) = &ambient {
+        reasons.push(format!(
+            "{ambient}, but the sidecar wins: ztunnel leaves a pod with a sidecar alone"
+        ));
+    }
     match &ns_info {
         Some(ns) => match &ns.source {
             Some(Source::Input(file)) => reasons.push(format!("namespace labels from {file}")),
@@ -502,6 +524,33 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         }
     }
     Some(Decision { trigger, reasons })
+}
+
+/// Why the pod is enrolled in ambient mode, when it is: istio-cni's default
+/// `ambient.enablementSelectors` take a pod labelled `istio.io/dataplane-mode: ambient`,
+/// or a pod in a namespace so labelled whose own label is not `none`
+/// (`manifests/charts/istio-cni/values.yaml`; `CompiledEnablementSelectors.Matches`,
+/// `cni/pkg/util/enablement_selector.go`, istio 1.29.6). The sidecar injector does not
+/// read the label (`injectRequired`, `pkg/kube/inject/inject.go`), and `Matches` opts a
+/// pod with a sidecar out of ambient (`podHasSidecar`: "Ztunnel and sidecar for a single
+/// pod is currently not supported").
+fn ambient_enrollment(
+    w: &crate::workload::Workload,
+    ns: Option<&crate::settings::NamespaceInfo>,
+) -> Option<String> {
+    match w.pod_label(DATAPLANE_MODE).map(|(value, _)| value) {
+        Some("ambient") => Some(format!("pod label `{DATAPLANE_MODE}: ambient`")),
+        Some("none") => None,
+        _ => {
+            let ns = ns?;
+            (ns.labels.get(DATAPLANE_MODE).map(String::as_str) == Some("ambient")).then(|| {
+                format!(
+                    "namespace {} has `{DATAPLANE_MODE}: ambient`",
+                    w.namespace.as_deref().unwrap_or("?")
+                )
+            })
+        }
+    }
 }
 
 /// How the injector reads a `sidecar.istio.io/inject` value (`injectRequired`).

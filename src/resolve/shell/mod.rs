@@ -9,23 +9,28 @@
 //! Then it answers the questions the timeline depends on, one module each: how long a
 //! hook lasts ([`length`]), whether an app waits for its proxy before starting
 //! ([`start_gate`]), how a Job's work stops its sidecar and keeps its exit status
-//! ([`stop_calls`]), and whether an init container reaches the network
+//! ([`stop_calls`]), whether a container only idles ([`only_idles`]), whether a Job's sidecar waits for a signal the work leaves and
+//! then stops itself ([`awaited_signal`]), and whether an init container reaches the network
 //! ([`network_use`]).
 
 mod hook_length;
+mod idle;
 mod invocation;
 mod lexer;
 mod network;
 mod parse;
+mod self_stop;
 mod start_gate;
 mod stop_calls;
 mod stop_targets;
 mod syntax;
 
 pub use hook_length::{Env, Length, Sleep, length, sleep_length};
+pub use idle::only_idles;
 pub use invocation::{parse_argv, shell_script};
 pub use network::network_use;
 pub use parse::parse;
+pub use self_stop::{Awaited, SelfStopWait, awaited_signal};
 pub use start_gate::start_gate;
 pub use stop_calls::{StopCall, stop_calls};
 pub use stop_targets::{HttpMethod, StopTarget};

@@ -33,6 +33,11 @@ pub enum StopTarget {
         /// The process name `pkill`/`killall` match, or what `kill` targets.
         process: String,
     },
+    /// `touch PATH`: a file a sidecar's own command may wait for.
+    File {
+        /// The path created.
+        path: String,
+    },
     /// A declared wrapper command.
     Wrapper {
         /// The wrapper's name.
@@ -94,6 +99,15 @@ pub(super) fn classify_call(
                     path: "/quitquitquit".into(),
                 },
                 Some(HttpMethod::Post),
+            ))
+        }
+        "touch" => {
+            let path = argv[1..].iter().find(|w| w.0.starts_with('/'))?;
+            Some((
+                StopTarget::File {
+                    path: path.0.clone(),
+                },
+                None,
             ))
         }
         "kill" | "pkill" | "killall" => {

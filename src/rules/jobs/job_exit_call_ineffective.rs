@@ -8,8 +8,12 @@ declare_rule! {
     /// trap), pilot-agent's `/quitquitquit` with GET (405) or on the wrong port, Envoy's
     /// own `:15000/quitquitquit` on Istio 1.3 and older (Envoy exits, pilot-agent keeps
     /// running), Linkerd's `:4191/shutdown` where the endpoint is off (the default since
-    /// 2.16), a Cloud SQL proxy quit call without `--quitquitquit`, a stop path on a port
-    /// nothing serves.
+    /// 2.16), a Cloud SQL proxy quit call without `--quitquitquit` (or to v1, which has
+    /// none), a stop path on a port nothing serves; and a signal a self-stopping sidecar
+    /// never sees: a file the work creates in another volume than the one the sidecar
+    /// watches, or in one whose sidecar runs its image's entrypoint and watches nothing,
+    /// a kubexit tombstone in another graveyard or not among the sidecar's
+    /// `KUBEXIT_DEATH_DEPS`.
     ///
     /// ## Why it loses traffic
     /// The sidecar keeps running, so the pod stays `Running` and the Job never completes
@@ -71,6 +75,16 @@ impl Rule for JobExitCallIneffective {
                         "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
                     }
                     StopFailure::NoShellForArgoKill { container } => argo_kill_command(plan, container),
+                    StopFailure::SignalNotShared { .. } => {
+                        "mount one volume (an `emptyDir`) in the work and in the sidecar, and leave and watch the file at the same path below it".to_owned()
+                    }
+                    StopFailure::SidecarIgnoresSignal { sidecar, file, .. } => format!(
+                        "make `{sidecar}` exit once the file is there, with a command that runs its process in the background and then `until [ -f {file} ]; do sleep 1; done; kill $!`; or {}",
+                        working_call(plan, &stop.method)
+                    ),
+                    StopFailure::KubexitNotADeathDep { name, .. } => format!(
+                        "add `{name}` (the work's KUBEXIT_NAME) to the sidecar's KUBEXIT_DEATH_DEPS"
+                    ),
                     _ => working_call(plan, &stop.method),
                 };
                 findings.push(
@@ -106,6 +120,12 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
         StopFailure::CloudSqlQuitOff { command: true } => {
             "`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit".into()
         }
+        StopFailure::CloudSqlV1CannotQuit { command: false } => {
+            "Cloud SQL proxy v1 has no /quitquitquit (only v2 has it, with --quitquitquit); v1's only HTTP server is its health check, and only SIGTERM or SIGINT stops it".into()
+        }
+        StopFailure::CloudSqlV1CannotQuit { command: true } => {
+            "`cloud-sql-proxy shutdown` is a v2 command; Cloud SQL proxy v1 has no quit call, and only SIGTERM or SIGINT stops it".into()
+        }
         StopFailure::NothingOnPort { port, agent_port } => format!(
             "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {agent_port}"
         ),
@@ -135,6 +155,49 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
         ),
         StopFailure::NoShellForArgoKill { container } => format!(
             "once the work has exited, Argo Workflows runs it in `{container}` to stop it, and that image has no shell: `{container}` keeps running and the step never completes"
+        ),
+        StopFailure::SignalNotShared {
+            sidecar,
+            waits_at,
+            waits_in,
+            leaves_at,
+            leaves_in,
+        } => {
+            let place = |path: &str, volume: &Option<String>| match volume {
+                Some(volume) => format!("{path} (volume `{volume}`)"),
+                None => format!("{path} (its own filesystem, no volume)"),
+            };
+            format!(
+                "`{sidecar}` waits at {}, but the work leaves it at {}: the two never meet, so `{sidecar}` keeps running",
+                place(waits_at, waits_in),
+                place(leaves_at, leaves_in)
+            )
+        }
+        StopFailure::SidecarIgnoresSignal {
+            sidecar,
+            file,
+            own_entrypoint: true,
+        } => format!(
+            "`{sidecar}` runs its image's own entrypoint, which does not watch {file}: creating it stops nothing"
+        ),
+        StopFailure::SidecarIgnoresSignal {
+            sidecar,
+            file,
+            own_entrypoint: false,
+        } => format!(
+            "the command of `{sidecar}` does not wait for {file}: creating it stops nothing"
+        ),
+        StopFailure::KubexitNotADeathDep {
+            sidecar,
+            name,
+            deaths,
+        } => format!(
+            "kubexit in `{sidecar}` stops it on the death of {}, but the work's tombstone is `{name}` (KUBEXIT_NAME)",
+            if deaths.is_empty() {
+                "nothing (no KUBEXIT_DEATH_DEPS)".to_owned()
+            } else {
+                crate::rules::help::quoted_list(deaths, ", ")
+            }
         ),
         StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,
     })

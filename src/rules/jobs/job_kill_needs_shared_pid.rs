@@ -78,16 +78,18 @@ impl Rule for JobKillNeedsSharedPid {
                     .filter_map(|c| c.sidecar())
                     .filter(|s| stop.method.reaches(&s.kind))
                     .find_map(|s| s.kind.remedies().stop_api)
-                    .map(|api| format!(" ({api})"))
-                    .unwrap_or_default();
-                let help = if plan.share_process_namespace {
-                    format!(
+                    .map(|api| format!(" ({api})"));
+                // A sidecar with no stop API (Cloud SQL proxy v1) is stopped by a signal
+                // or not at all.
+                let help = match (plan.share_process_namespace, api) {
+                    (true, Some(api)) => format!(
                         "run the work as root or as the sidecar's user, or stop the sidecar through its API instead{api}"
-                    )
-                } else {
-                    format!(
+                    ),
+                    (true, None) => "run the work as root or as the sidecar's user".to_owned(),
+                    (false, Some(api)) => format!(
                         "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API{api}"
-                    )
+                    ),
+                    (false, None) => "set `spec.shareProcessNamespace: true`".to_owned(),
                 };
                 findings.push(
                     Finding::new(

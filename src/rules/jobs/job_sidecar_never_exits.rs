@@ -1,4 +1,5 @@
-use crate::rules::help::{container_label_path, is_in_manifest, stop_sidecar};
+use crate::resolve::SelfStopTrigger;
+use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
 use crate::simulate::Phase;
 use crate::workload::Kind;
@@ -6,8 +7,17 @@ use crate::workload::Kind;
 declare_rule! {
     /// ## What it detects
     /// A Job or CronJob pod with a sidecar in `containers` (an injected Istio or
-    /// Linkerd proxy, a log shipper) and nothing in the work's command that stops it
-    /// when the work ends.
+    /// Linkerd proxy, a log shipper) and nothing that stops it when the work ends:
+    /// no stop call in the work's command, and no wait in the sidecar's own command for
+    /// a signal the work leaves. A sidecar that stops itself stays silent here: its
+    /// script waits for a file the work creates in a volume both mount
+    /// (`until [ -f /shared/done ]; do sleep 1; done`, `inotifywait`, a loop on
+    /// `test -e`), for the work's process to end (`while pgrep …`, with
+    /// `shareProcessNamespace: true`), or it runs under kubexit with the work's
+    /// `KUBEXIT_NAME` in its `KUBEXIT_DEATH_DEPS` and a shared graveyard volume. When
+    /// the signal cannot reach it (another volume, a sidecar that does not wait for the
+    /// file) ML304 says why; when the work leaves it only on success (`work && touch`)
+    /// ML302 does.
     ///
     /// ## Why it loses traffic
     /// A pod is `Running` while any regular container runs (docs/lifecycle.md §2.6). The
@@ -74,7 +84,7 @@ impl Rule for JobSidecarNeverExits {
             let tried = plan.apps().any(|(_, app)| {
                 app.sidecar_stops
                     .iter()
-                    .any(|stop| stop.method.reaches(kind))
+                    .any(|stop| stop.method.reaches_container(sidecar))
             });
             if tried {
                 continue;
@@ -83,8 +93,19 @@ impl Rule for JobSidecarNeverExits {
                 .apps()
                 .map(|(_, app)| format!("`{}`", app.name))
                 .collect();
+            // Its own wait, when it has one, is for a signal the work never leaves.
+            let waits = sidecar
+                .self_stop
+                .as_ref()
+                .map(|wait| {
+                    format!(
+                        " (its command waits for {}, which no work container leaves)",
+                        awaited(&wait.trigger)
+                    )
+                })
+                .unwrap_or_default();
             let message = format!(
-                "{} `{}` runs in `containers` and nothing stops it when {} finish{}: the pod stays Running and the {} never completes",
+                "{} `{}` runs in `containers` and nothing stops it when {} finish{}{waits}: the pod stays Running and the {} never completes",
                 kind.label(),
                 sidecar.name,
                 work.join(", "),
@@ -104,15 +125,14 @@ impl Rule for JobSidecarNeverExits {
                     format!("injects `{}`, which never exits on its own", sidecar.name),
                 )
             };
-            let mut finding =
-                Finding::new(&Self::META, primary, message, stop_sidecar(sidecar, plan))
-                    .container(&sidecar.name)
-                    .window(
-                        Phase::Completion,
-                        completion.work_done,
-                        completion.work_done,
-                        Some(&sidecar.name),
-                    );
+            let mut finding = Finding::new(&Self::META, primary, message, help(sidecar, plan))
+                .container(&sidecar.name)
+                .window(
+                    Phase::Completion,
+                    completion.work_done,
+                    completion.work_done,
+                    Some(&sidecar.name),
+                );
             if let Some((_, app)) = plan.apps().next()
                 && let Some(path) = app.manifest_path()
             {
@@ -123,5 +143,32 @@ impl Rule for JobSidecarNeverExits {
             }
             findings.push(finding);
         }
+    }
+}
+
+/// What a sidecar's own command waits for, for messages.
+fn awaited(trigger: &SelfStopTrigger) -> String {
+    match trigger {
+        SelfStopTrigger::File { path, .. } => path.clone(),
+        SelfStopTrigger::ProcessGone { process } => format!("process `{process}` to end"),
+        SelfStopTrigger::Kubexit { deaths, .. } => {
+            format!("the kubexit death of {}", quoted_list(deaths, ", "))
+        }
+    }
+}
+
+/// How to stop the sidecar: leave the signal its own command waits for, on every path
+/// of the work, or else its usual stop.
+fn help(sidecar: &crate::resolve::PlannedContainer, plan: &crate::resolve::PodPlan) -> String {
+    match sidecar.self_stop.as_ref().map(|wait| &wait.trigger) {
+        Some(SelfStopTrigger::File { path, at: Some(at) }) => format!(
+            "create {path} on every path out of the work, in the volume `{}` mounted in both containers: `trap 'touch {path}' EXIT` before the work",
+            at.volume
+        ),
+        Some(SelfStopTrigger::Kubexit { deaths, .. }) if !deaths.is_empty() => format!(
+            "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
+            quoted_list(deaths, " or ")
+        ),
+        _ => stop_sidecar(sidecar, plan),
     }
 }

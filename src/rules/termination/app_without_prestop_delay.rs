@@ -61,7 +61,7 @@ impl Rule for AppWithoutPrestopDelay {
         let termination = &pod.timeline.termination;
         let removed = termination.endpoints_removed;
         for (index, app) in plan.apps() {
-            if !app.serves {
+            if !app.serves() {
                 continue;
             }
             let Some(stop) = pod.timeline.stop(index) else {

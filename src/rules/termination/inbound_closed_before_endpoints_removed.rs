@@ -52,7 +52,7 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        if plan.runs_to_completion() || !plan.apps().any(|(_, app)| app.serves) {
+        if plan.runs_to_completion() || !plan.apps().any(|(_, app)| app.serves()) {
             return;
         }
         let termination = &pod.timeline.termination;

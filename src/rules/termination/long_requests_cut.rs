@@ -51,7 +51,7 @@ impl Rule for LongRequestsCut {
         };
         let termination = &pod.timeline.termination;
         for (app_index, app) in plan.apps() {
-            if !app.serves {
+            if !app.serves() {
                 continue;
             }
             let Some(app_stop) = pod.timeline.stop(app_index) else {
