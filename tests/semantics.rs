@@ -8,9 +8,7 @@ mod common;
 
 use common::{analyze_one, index_of, s, start, stop};
 use mesh_lifecycle::pipeline::Analysis;
-use mesh_lifecycle::resolve::{
-    ConfigProblemKind, ContainerList, ExitPolicy, HookDuration, Injection,
-};
+use mesh_lifecycle::resolve::{ContainerList, ExitPolicy, Fault, HookDuration, Injection};
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
     IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
@@ -60,9 +58,17 @@ fn annotations(lines: &str) -> String {
     format!("  annotations:\n{lines}")
 }
 
-/// Whether resolving the pod recorded a configuration problem of this kind.
-fn has_problem(a: &Analysis, kind: ConfigProblemKind) -> bool {
-    a.plan.config_problems.iter().any(|p| p.kind == kind)
+/// Whether resolving the pod recorded a configuration problem that `is_kind` accepts.
+fn has_problem(a: &Analysis, is_kind: fn(&Fault) -> bool) -> bool {
+    a.plan.config_problems.iter().any(|p| is_kind(&p.fault))
+}
+
+fn opt_in_ignored(fault: &Fault) -> bool {
+    matches!(fault, Fault::OptInIgnored(_))
+}
+
+fn conflict(fault: &Fault) -> bool {
+    matches!(fault, Fault::Conflict(_))
 }
 
 fn istio_injected(a: &Analysis) -> bool {
@@ -359,7 +365,7 @@ fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
     let a = analyze_one(&with("enabled"), enabled());
     assert!(!istio_injected(&a));
     assert!(
-        has_problem(&a, ConfigProblemKind::IgnoredOptIn),
+        has_problem(&a, opt_in_ignored),
         "a value that looks like an opt-in but keeps the pod out is reported"
     );
     let a = analyze_one(&with("no"), enabled());
@@ -372,7 +378,7 @@ fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
     // never seen by the webhook.
     let a = analyze_one(&with("yes"), namespace(&[], &[]));
     assert!(!istio_injected(&a));
-    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
+    assert!(has_problem(&a, opt_in_ignored));
 }
 
 #[test]
@@ -380,7 +386,7 @@ fn s3_1_the_annotation_cannot_opt_a_pod_in() {
     let yaml = pod(&annotations("    sidecar.istio.io/inject: \"true\"\n"), APP);
     let a = analyze_one(&yaml, namespace(&[], &[]));
     assert!(!istio_injected(&a));
-    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
+    assert!(has_problem(&a, opt_in_ignored));
 }
 
 #[test]
@@ -740,7 +746,7 @@ fn s4_1_the_linkerd_inject_annotation_on_pod_or_namespace() {
     let label = pod(&labels("    linkerd.io/inject: enabled\n"), APP);
     let a = analyze_one(&label, |_| {});
     assert!(!linkerd_injected(&a));
-    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
+    assert!(has_problem(&a, opt_in_ignored));
 }
 
 fn linkerd_pod(extra: &str) -> String {
@@ -1060,7 +1066,7 @@ fn s3_1_and_s4_1_two_meshes_conflict() {
         .filter(|m| matches!(m.injection, Injection::WillInject { .. }))
         .count();
     assert_eq!(injected, 2);
-    assert!(has_problem(&a, ConfigProblemKind::InjectionConflict));
+    assert!(has_problem(&a, conflict));
 }
 
 /// A classic proxy as the injector wrote it, with `proxy_config` in `PROXY_CONFIG`.

@@ -5,6 +5,7 @@
 
 use std::ops::{Index, IndexMut};
 
+use super::problems::ConfigProblem;
 use crate::load::JsonPath;
 use crate::settings::{KubeVersion, Scenario, Source, Sourced};
 use crate::time::Millis;
@@ -141,23 +142,55 @@ pub struct Rejection {
     pub by: &'static str,
     /// What in the pod causes it.
     pub cause: RejectionCause,
-    /// Why, for messages.
-    pub reason: String,
 }
 
 /// What makes a pod inadmissible.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RejectionCause {
     /// A `sleep` hook action this Kubernetes version does not accept.
-    SleepAction,
+    SleepAction(SleepActionProblem),
     /// An init container whose `restartPolicy: Always` this version drops, left with
     /// the probes or hooks only sidecars may have.
     DroppedSidecarPolicy {
         /// The init container.
         container: String,
+        /// The first field only sidecars may have (`startupProbe`).
+        field: &'static str,
+        /// The Kubernetes version that drops the policy.
+        version: KubeVersion,
     },
-    /// A mesh setting the injector cannot use, so it denies the pod.
-    MeshSetting,
+    /// A mesh setting the injector cannot read, so it denies the pod.
+    UnreadableSetting(super::problems::Unreadable),
+    /// Linkerd before 2.20 cannot render a native sidecar proxy with
+    /// `proxy-wait-before-exit-seconds`.
+    NativeWithWaitBeforeExit,
+}
+
+/// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SleepActionProblem {
+    /// The version has no sleep action: the handler is left empty.
+    Unknown {
+        /// The Kubernetes version.
+        version: KubeVersion,
+    },
+    /// Negative seconds.
+    Negative {
+        /// The seconds.
+        seconds: i64,
+    },
+    /// Zero seconds, accepted only from 1.33.
+    Zero {
+        /// The Kubernetes version.
+        version: KubeVersion,
+    },
+    /// Longer than the grace period.
+    ExceedsGrace {
+        /// The seconds.
+        seconds: i64,
+        /// The grace period, in seconds.
+        grace: i64,
+    },
 }
 
 /// A lifecycle hook the API server removes at admission.
@@ -974,31 +1007,6 @@ pub struct Assumption {
     pub text: String,
     /// Where the value assumed came from.
     pub source: Source,
-}
-
-/// A malformed or contradictory mesh setting found while resolving.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigProblem {
-    /// The setting at fault.
-    pub path: JsonPath,
-    /// What is wrong with it.
-    pub message: String,
-    /// What kind of problem it is.
-    pub kind: ConfigProblemKind,
-    /// The change that fixes this one problem, when it is more precise than the
-    /// rule's general help.
-    pub fix: Option<String>,
-}
-
-/// What kind of problem a configuration problem is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConfigProblemKind {
-    /// Unparsable or wrongly typed.
-    Invalid,
-    /// Injection settings that disagree.
-    InjectionConflict,
-    /// An opt-in the injector ignores.
-    IgnoredOptIn,
 }
 
 /// A setting that asks for the app to be held until a proxy is ready.

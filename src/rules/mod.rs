@@ -7,6 +7,7 @@
 pub mod configuration;
 mod help;
 pub mod jobs;
+pub mod rejection;
 pub mod selector;
 pub mod startup;
 pub mod suppression;

@@ -47,7 +47,7 @@ fn workload(analysis: &Analysis) -> Value {
             "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
             "rejection": plan.rejection().map(|r| json!({
                 "by": r.by,
-                "reason": r.reason,
+                "reason": crate::rules::rejection::reason(&r.cause),
                 "path": r.path.to_string(),
             })),
         },

@@ -8,6 +8,7 @@
 use super::Mesh;
 use crate::resolve::Builder;
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
@@ -101,12 +102,14 @@ fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
                 Sourced::new(Millis::secs(seconds), Source::Manifest(path))
             }
             _ => {
-                b.problems.push(ConfigProblem {
+                b.problem(
                     path,
-                    message: format!("`{GRACE}: {value}` is not a whole number of seconds"),
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
+                    Fault::Unreadable(Unreadable::Value {
+                        setting: GRACE.to_owned(),
+                        value: value.to_owned(),
+                        expected: Expected::WholeSeconds { fallback: None },
+                    }),
+                );
                 Sourced::default_value(DEFAULT_GRACE)
             }
         },

@@ -11,6 +11,7 @@
 use crate::resolve::Builder;
 use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -102,14 +103,16 @@ fn graceful_shutdown(b: &mut Builder) -> Option<Sourced<Millis>> {
         }
         Ok(_) => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
         Err(_) => {
-            b.problems.push(ConfigProblem {
+            b.problem(
                 path,
-                message: format!(
-                    "`{GRACEFUL}: {value}` is not a whole number of seconds; daprd keeps its 5 s"
-                ),
-                kind: ConfigProblemKind::Invalid,
-                fix: None,
-            });
+                Fault::Unreadable(Unreadable::Value {
+                    setting: GRACEFUL.to_owned(),
+                    value: value.to_owned(),
+                    expected: Expected::WholeSeconds {
+                        fallback: Some((CONTAINER, DEFAULT_GRACEFUL)),
+                    },
+                }),
+            );
             Some(Sourced::default_value(DEFAULT_GRACEFUL))
         }
     }
@@ -124,12 +127,14 @@ fn block_shutdown(b: &mut Builder) -> Millis {
     match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
         Some(duration) => duration,
         None => {
-            b.problems.push(ConfigProblem {
+            b.problem(
                 path,
-                message: format!("`{BLOCK}: {value}` is not a duration such as \"10s\""),
-                kind: ConfigProblemKind::Invalid,
-                fix: None,
-            });
+                Fault::Unreadable(Unreadable::Value {
+                    setting: BLOCK.to_owned(),
+                    value: value.to_owned(),
+                    expected: Expected::Duration { example: "10s" },
+                }),
+            );
             Millis::ZERO
         }
     }

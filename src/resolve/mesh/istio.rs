@@ -7,6 +7,7 @@
 //! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (§3.6) is
 //! reduced to an exit policy and traffic cuts.
 
+use crate::resolve::problems::*;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use crate::load::JsonPath;
@@ -125,24 +126,20 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
             Ok(annotation) => layered = layered.overlay(&annotation),
             Err(error) => {
-                let mut message = if error.field.is_empty() {
-                    format!("`{PROXY_CONFIG}` cannot be read: {}", error.message)
-                } else {
-                    format!(
-                        "`{PROXY_CONFIG}` field `{}`: {}",
-                        error.field, error.message
-                    )
+                let unreadable = Unreadable::ProxyConfig {
+                    setting: PROXY_CONFIG,
+                    field: error.field.clone(),
+                    error: error.message.clone(),
+                    // The injector validates the annotation and fails the admission
+                    // request, so the pod is never created (`validateAnnotations`).
+                    denied: injected.is_none(),
                 };
-                // The injector validates the annotation and fails the admission
-                // request, so the pod is never created (`validateAnnotations`).
                 if injected.is_none() {
                     b.rejections.push(Rejection {
                         path: path.clone(),
                         by: "Istio's sidecar injector",
-                        cause: RejectionCause::MeshSetting,
-                        reason: message.clone(),
+                        cause: RejectionCause::UnreadableSetting(unreadable.clone()),
                     });
-                    message.push_str("; the sidecar injector denies the pod");
                 }
                 // The finding points at the field inside the annotation when one is
                 // named (`proxyMetadata.X` is two keys).
@@ -152,12 +149,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                         .split('.')
                         .fold(path.embedded(), |path, key| path.key(key)),
                 };
-                b.problems.push(ConfigProblem {
-                    path,
-                    message,
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
+                b.problem(path, Fault::Unreadable(unreadable));
             }
         }
     }
@@ -326,12 +318,10 @@ fn conflicting_opt_out(b: &mut Builder) {
         .filter(|(value, _)| *value == "false")
         .map(|(_, path)| path);
     if let Some(path) = opt_out {
-        b.problems.push(ConfigProblem {
+        b.problem(
             path,
-            message: format!("the pod opts out of injection, yet `{PROXY}` is in the manifest"),
-            kind: ConfigProblemKind::InjectionConflict,
-            fix: None,
-        });
+            Fault::Conflict(Conflict::ProxyInOptedOutPod { proxy: PROXY }),
+        );
     }
 }
 
@@ -376,14 +366,14 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     if let (Some((l, _)), Some((a, apath))) = (&label, &annotation)
         && l != a
     {
-        b.problems.push(ConfigProblem {
-            path: apath.clone(),
-            message: format!(
-                "the `{INJECT}` label says \"{l}\" and the annotation says \"{a}\"; the label wins"
-            ),
-            kind: ConfigProblemKind::InjectionConflict,
-            fix: None,
-        });
+        b.problem(
+            apath.clone(),
+            Fault::Conflict(Conflict::LabelAndAnnotation {
+                setting: INJECT,
+                label: (*l).to_owned(),
+                annotation: (*a).to_owned(),
+            }),
+        );
     }
     if label.is_none() && annotation.is_none() && revision.is_none() && !has_template {
         let ns_injects = ns_info.as_ref().is_some_and(|ns| {
@@ -547,8 +537,7 @@ fn check_opt_in(
             .get("istio-injection")
             .is_some_and(|v| v == "enabled")
     });
-    let mut fix = None;
-    let message = match InjectValue::read(value) {
+    let ignored = match InjectValue::read(value) {
         InjectValue::Unset => return,
         InjectValue::Skip
             if matches!(
@@ -558,37 +547,22 @@ fn check_opt_in(
         {
             return;
         }
-        InjectValue::Skip => {
-            fix = Some(format!(
-                "write `{INJECT}: \"true\"` to inject the sidecar, or \"false\" to say the pod goes without"
-            ));
-            format!(
-                "`{INJECT}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
-            )
-        }
+        InjectValue::Skip => OptInIgnored::UnknownInjectValue {
+            mesh: Mesh::Istio,
+            setting: INJECT,
+            value: value.to_owned(),
+        },
         InjectValue::Inject if form == Form::Label && value == "true" => return,
-        InjectValue::Inject => {
-            let what = match form {
-                Form::Label => format!("the label value \"{value}\""),
-                Form::Annotation => format!("`{INJECT}` as an annotation"),
-            };
-            match namespace_injects {
-                Some(true) => return,
-                Some(false) => format!(
-                    "{what} cannot opt a pod in: the webhook is called only for the label value \"true\" (or in a namespace with istio-injection=enabled); use the label `{INJECT}: \"true\"`"
-                ),
-                None => format!(
-                    "{what} does not opt a pod in by itself: the pod is injected only if its namespace has istio-injection=enabled (its labels are unknown, so that is assumed); use the label `{INJECT}: \"true\"`"
-                ),
-            }
-        }
+        InjectValue::Inject => match namespace_injects {
+            Some(true) => return,
+            known => OptInIgnored::NotCalledFor {
+                setting: INJECT,
+                label_value: (form == Form::Label).then(|| value.to_owned()),
+                namespace_known: known.is_some(),
+            },
+        },
     };
-    b.problems.push(ConfigProblem {
-        path,
-        message,
-        kind: ConfigProblemKind::IgnoredOptIn,
-        fix,
-    });
+    b.problem(path, Fault::OptInIgnored(ignored));
 }
 
 /// Whether the injector makes the proxy a native sidecar (docs/lifecycle.md §3.3).
@@ -602,17 +576,12 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
         // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
         Some(v) if v.minor < 24 => {
             b.problem(
-                ConfigProblemKind::IgnoredOptIn,
                 path,
-                format!(
-                    "`{NATIVE}` arrived in Istio 1.24; Istio {v} ignores it ({})",
-                    if global {
-                        "native anyway"
-                    } else {
-                        "classic sidecar"
-                    }
-                ),
-                Some("set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".into()),
+                Fault::OptInIgnored(OptInIgnored::NativeAnnotationTooNew {
+                    setting: NATIVE,
+                    release: v.to_string(),
+                    native_anyway: global,
+                }),
             );
             (global, global_reason)
         }
@@ -621,12 +590,12 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             let on = value == "true";
             if !on && value != "false" && looks_true(value) {
                 b.problem(
-                    ConfigProblemKind::IgnoredOptIn,
                     path,
-                    format!(
-                        "Istio {v} enables native sidecars only for exactly \"true\": `{NATIVE}: \"{value}\"` leaves the proxy a classic sidecar"
-                    ),
-                    Some(format!("write `{NATIVE}: \"true\"`")),
+                    Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+                        setting: NATIVE,
+                        value: value.to_owned(),
+                        release: Some(v.to_string()),
+                    }),
                 );
             }
             (on, annotation)
@@ -638,12 +607,12 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             let on = value != "false";
             if on && !looks_true(value) {
                 b.problem(
-                    ConfigProblemKind::IgnoredOptIn,
                     path,
-                    format!(
-                        "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{NATIVE}: \"{value}\"` makes the proxy a native sidecar"
-                    ),
-                    Some(format!("write `{NATIVE}: \"false\"` for a classic sidecar")),
+                    Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+                        setting: NATIVE,
+                        value: value.to_owned(),
+                        release: None,
+                    }),
                 );
             }
             (on, annotation)

@@ -11,6 +11,7 @@ use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -131,12 +132,14 @@ fn drain_time(b: &mut Builder) -> Sourced<Millis> {
         Some((value, path)) => match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
             Some(drain) => Sourced::new(drain, Source::Manifest(path)),
             None => {
-                b.problems.push(ConfigProblem {
+                b.problem(
                     path,
-                    message: format!("`{DRAIN}: {value}` is not a duration such as \"30s\""),
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
+                    Fault::Unreadable(Unreadable::Value {
+                        setting: DRAIN.to_owned(),
+                        value: value.to_owned(),
+                        expected: Expected::Duration { example: "30s" },
+                    }),
+                );
                 Sourced::default_value(DEFAULT_DRAIN)
             }
         },

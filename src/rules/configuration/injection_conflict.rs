@@ -1,5 +1,5 @@
 use super::report_problems;
-use crate::resolve::{ConfigProblem, ConfigProblemKind};
+use crate::resolve::{Conflict, Fault};
 use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
@@ -37,19 +37,34 @@ declare_rule! {
 }
 
 /// Injection settings that disagree.
-struct Conflict<'a>(&'a ConfigProblem);
+struct Disagreement<'a>(&'a Conflict);
 
-impl Violation for Conflict<'_> {
+impl Violation for Disagreement<'_> {
     const RULE: &'static RuleMeta = &InjectionConflict::META;
 
     fn message(&self) -> String {
-        self.0.message.clone()
+        match self.0 {
+            Conflict::LabelAndAnnotation {
+                setting,
+                label,
+                annotation,
+            } => format!(
+                "the `{setting}` label says \"{label}\" and the annotation says \"{annotation}\"; the label wins"
+            ),
+            Conflict::ProxyInOptedOutPod { proxy } => {
+                format!("the pod opts out of injection, yet `{proxy}` is in the manifest")
+            }
+            Conflict::TwoMeshes { meshes } => {
+                format!(
+                    "{} would both proxy this pod's traffic",
+                    meshes.join(" and ")
+                )
+            }
+        }
     }
 
     fn help(&self) -> String {
-        self.0.fix.clone().unwrap_or_else(|| {
-            "keep one mesh and one spelling of each injection setting".to_owned()
-        })
+        "keep one mesh and one spelling of each injection setting".to_owned()
     }
 }
 
@@ -61,8 +76,10 @@ impl Rule for InjectionConflict {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         report_problems(
             pod,
-            ConfigProblemKind::InjectionConflict,
-            Conflict,
+            |fault| match fault {
+                Fault::Conflict(conflict) => Some(Disagreement(conflict)),
+                _ => None,
+            },
             findings,
         );
     }

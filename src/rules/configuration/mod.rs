@@ -3,7 +3,7 @@
 
 mod inject_annotation_ignored;
 mod injection_conflict;
-mod invalid_proxy_config;
+pub(super) mod invalid_proxy_config;
 mod redundant_gate;
 
 pub use inject_annotation_ignored::InjectAnnotationIgnored;
@@ -11,21 +11,20 @@ pub use injection_conflict::InjectionConflict;
 pub use invalid_proxy_config::InvalidProxyConfig;
 pub use redundant_gate::RedundantGate;
 
-use crate::resolve::{ConfigProblem, ConfigProblemKind};
+use crate::resolve::{ConfigProblem, Fault};
 use crate::rules::{Finding, Label, Pod, Violation};
 
-/// One finding per configuration problem of `kind` that resolve recorded, worded by the
-/// rule's violation.
+/// One finding per configuration problem that resolve recorded and `violation` makes a
+/// violation of (the faults of one kind).
 fn report_problems<'a, V: Violation>(
     pod: &Pod<'a>,
-    kind: ConfigProblemKind,
-    violation: impl Fn(&'a ConfigProblem) -> V,
+    violation: impl Fn(&'a Fault) -> Option<V>,
     findings: &mut Vec<Finding>,
 ) {
-    for problem in pod.plan.config_problems.iter().filter(|p| p.kind == kind) {
-        findings.push(Finding::new(
-            &violation(problem),
-            Label::value(problem.path.clone(), "here"),
-        ));
+    for problem in &pod.plan.config_problems {
+        let ConfigProblem { path, fault } = problem;
+        if let Some(violation) = violation(fault) {
+            findings.push(Finding::new(&violation, Label::value(path.clone(), "here")));
+        }
     }
 }

@@ -59,7 +59,8 @@ impl Violation for RejectedInitContainer<'_> {
     fn message(&self) -> String {
         format!(
             "{} rejects the pod: {}",
-            self.rejection.by, self.rejection.reason
+            self.rejection.by,
+            crate::rules::rejection::reason(&self.rejection.cause)
         )
     }
 
@@ -110,6 +111,13 @@ impl Violation for NeverExits<'_> {
     }
 }
 
+/// Why the API server rejects a pod whose init container loses its `restartPolicy`.
+pub(crate) fn dropped_policy(container: &str, field: &str, version: KubeVersion) -> String {
+    format!(
+        "Kubernetes {version} drops `restartPolicy: Always` from init container `{container}`, and a plain init container may not have a {field}"
+    )
+}
+
 fn upgrade_or_regular(container: &str) -> String {
     format!(
         "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{container}` a regular container"
@@ -127,7 +135,7 @@ impl Rule for NativeSidecarUnsupported {
         // Each init container the API server rejects the pod for gets its finding,
         // whatever else the pod is rejected for: fixing one must not reveal the next.
         for rejection in &plan.rejections {
-            if let RejectionCause::DroppedSidecarPolicy { container } = &rejection.cause {
+            if let RejectionCause::DroppedSidecarPolicy { container, .. } = &rejection.cause {
                 findings.push(
                     Finding::new(
                         &RejectedInitContainer {
@@ -145,7 +153,7 @@ impl Rule for NativeSidecarUnsupported {
         }
         let rejected_for = |name: &str| {
             plan.rejections.iter().any(|r| {
-                matches!(&r.cause, RejectionCause::DroppedSidecarPolicy { container } if container == name)
+                matches!(&r.cause, RejectionCause::DroppedSidecarPolicy { container, .. } if container == name)
             })
         };
         let timeline = &pod.timeline;

@@ -1,4 +1,4 @@
-use crate::resolve::{DroppedHook, HookAction, sleep_action_problem};
+use crate::resolve::{DroppedHook, HookAction, SleepActionProblem, sleep_action_problem};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 
@@ -70,7 +70,7 @@ struct Rejected<'a> {
     /// The container.
     container: &'a str,
     /// Why it is rejected.
-    problem: String,
+    problem: SleepActionProblem,
     /// The cluster's version.
     version: KubeVersion,
     /// The grace period, the longest sleep allowed.
@@ -81,7 +81,7 @@ impl Violation for Rejected<'_> {
     const RULE: &'static RuleMeta = &SleepActionUnsupported::META;
 
     fn message(&self) -> String {
-        format!("`{}`: {}", self.container, self.problem)
+        format!("`{}`: {}", self.container, problem(self.problem))
     }
 
     fn help(&self) -> String {
@@ -98,6 +98,24 @@ impl Violation for Rejected<'_> {
         } else {
             EXEC_SLEEP.to_owned()
         }
+    }
+}
+
+/// Why the API server rejects the sleep action.
+pub(crate) fn problem(problem: SleepActionProblem) -> String {
+    match problem {
+        SleepActionProblem::Unknown { version } => format!(
+            "Kubernetes {version} has no sleep action (it arrived in 1.29): the API server sees an empty handler and rejects the pod"
+        ),
+        SleepActionProblem::Negative { seconds } => {
+            format!("sleep.seconds is {seconds}; it must not be negative")
+        }
+        SleepActionProblem::Zero { version } => {
+            format!("sleep.seconds: 0 is accepted only from Kubernetes 1.33 (this is {version})")
+        }
+        SleepActionProblem::ExceedsGrace { seconds, grace } => format!(
+            "sleep.seconds is {seconds} but must not exceed terminationGracePeriodSeconds ({grace}); the API server rejects it"
+        ),
     }
 }
 
