@@ -37,7 +37,7 @@ pub(super) struct Hold {
     /// How often it polls.
     pub poll: Millis,
     /// The mode the decision reports for a held sidecar.
-    pub mode: &'static str,
+    pub mode: ProxyMode,
 }
 
 /// What the pod's opt-in asks of the injector.
@@ -66,12 +66,7 @@ pub(super) fn resolve(
         b.meshes.push(MeshDecision {
             mesh: mesh.mesh,
             injection: Injection::InManifest,
-            mode: if b.get(list, index).is_native_sidecar() {
-                "native"
-            } else {
-                "classic"
-            }
-            .into(),
+            mode: ProxyMode::of(b.get(list, index).is_native_sidecar()),
             reasons: vec![mesh.in_manifest.to_owned()],
         });
         return;
@@ -129,8 +124,7 @@ pub(super) fn resolve(
     shutdown(&mut sidecar);
     let mode = match held {
         Some(mode) => mode,
-        None if opt_in.native => "native",
-        None => "classic",
+        None => ProxyMode::of(opt_in.native),
     };
     match (opt_in.native, held) {
         (true, _) => b.init.push(sidecar),
@@ -142,7 +136,7 @@ pub(super) fn resolve(
         injection: Injection::WillInject {
             trigger: opt_in.trigger,
         },
-        mode: mode.into(),
+        mode,
         reasons: vec![opt_in.reason],
     });
 }

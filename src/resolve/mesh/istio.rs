@@ -289,16 +289,16 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         });
     }
     let mode = if native {
-        "native"
+        ProxyMode::Native
     } else if restart_always {
-        "native (not supported by this Kubernetes version)"
+        ProxyMode::NativeUnsupported
     } else {
-        "classic"
+        ProxyMode::Classic
     };
     b.meshes.push(MeshDecision {
         mesh: Mesh::Istio,
         injection: Injection::InManifest,
-        mode: mode.into(),
+        mode,
         reasons: vec![format!(
             "`{PROXY}` is in the manifest: it was injected already"
         )],
@@ -346,7 +346,7 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         b.meshes.push(MeshDecision {
             mesh: Mesh::Istio,
             injection: Injection::NotInjected { reason },
-            mode: "none".into(),
+            mode: ProxyMode::None,
             reasons: Vec::new(),
         });
         None
@@ -817,7 +817,7 @@ fn inject(
             .position(|c| c.name == INIT)
             .map_or(0, |i| i + 1);
         b.init.insert(at, proxy);
-        "native"
+        ProxyMode::Native
     } else {
         // Layout A appends the proxy; layout B (hold) puts it first.
         if !has_init {
@@ -829,9 +829,11 @@ fn inject(
             b.regular.push(proxy);
         }
         if hold {
-            "classic, held (proxy first, postStart pilot-agent wait)"
+            ProxyMode::Held {
+                how: "proxy first, postStart pilot-agent wait",
+            }
         } else {
-            "classic"
+            ProxyMode::Classic
         }
     };
     let mut reasons = decision.reasons;
@@ -847,7 +849,7 @@ fn inject(
         injection: Injection::WillInject {
             trigger: decision.trigger,
         },
-        mode: mode.into(),
+        mode,
         reasons,
     });
     let exits_on_signal = native

@@ -33,7 +33,9 @@ const SIDECAR: SidecarMesh = SidecarMesh {
         command: &["kuma-dp", "wait"],
         timeout: Millis::secs(180),
         poll: Millis::secs(1),
-        mode: "classic, held (waits for the dataplane)",
+        mode: ProxyMode::Held {
+            how: "waits for the dataplane",
+        },
     }),
 };
 

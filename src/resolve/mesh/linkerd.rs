@@ -152,7 +152,7 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
                 injection: Injection::NotInjected {
                     reason: format!("`{INJECT}: disabled`"),
                 },
-                mode: "none".into(),
+                mode: ProxyMode::None,
                 reasons: Vec::new(),
             });
         }
@@ -427,18 +427,20 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         });
     }
     let mode = if native {
-        "native"
+        ProxyMode::Native
     } else if restart_always {
-        "native (not supported by this Kubernetes version)"
+        ProxyMode::NativeUnsupported
     } else if awaits {
-        "classic, held (postStart linkerd-await)"
+        ProxyMode::Held {
+            how: "postStart linkerd-await",
+        }
     } else {
-        "classic"
+        ProxyMode::Classic
     };
     b.meshes.push(MeshDecision {
         mesh: Mesh::Linkerd,
         injection: Injection::InManifest,
-        mode: mode.into(),
+        mode,
         reasons: vec![format!(
             "`{PROXY}` is in the manifest: it was injected already"
         )],
@@ -567,17 +569,19 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
             }
         };
         b.init.insert(after_init, proxy);
-        "native"
+        ProxyMode::Native
     } else {
         if existing.is_none() {
             b.init.push(init);
         }
         if awaits.value {
             b.regular.insert(0, proxy);
-            "classic, held (proxy first, postStart linkerd-await)"
+            ProxyMode::Held {
+                how: "proxy first, postStart linkerd-await",
+            }
         } else {
             b.regular.push(proxy);
-            "classic"
+            ProxyMode::Classic
         }
     };
     let mut reasons = vec![match &trigger {
@@ -593,7 +597,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     b.meshes.push(MeshDecision {
         mesh: Mesh::Linkerd,
         injection: Injection::WillInject { trigger },
-        mode: mode.into(),
+        mode,
         reasons,
     });
 }
