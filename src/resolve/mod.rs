@@ -214,7 +214,7 @@ impl<'a> Builder<'a> {
 
     /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
     fn read_scenario_annotations(&mut self) {
-        for key in crate::settings::SCENARIO_KEYS {
+        for key in crate::settings::ScenarioKey::ALL {
             let annotation = format!("{ANNOTATION_PREFIX}{key}");
             let Some((value, path)) = self.workload.annotation(&annotation) else {
                 continue;

@@ -53,7 +53,7 @@ fn workload(analysis: &Analysis) -> Value {
         },
         "assumptions": {
             "scenario": plan.scenario.entries().into_iter().map(|(name, value)| json!({
-                "name": name,
+                "name": name.name(),
                 "ms": value.map(|v| v.value.0),
                 "source": value.map(|v| v.source.to_string()),
             })).collect::<Vec<_>>(),
