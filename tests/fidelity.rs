@@ -7,7 +7,7 @@ mod common;
 
 use common::{analyze_one, index_of, rule_ids, s, start, stop};
 use mesh_lifecycle::pipeline::Analysis;
-use mesh_lifecycle::resolve::{ConfigProblemKind, ContainerList, RejectionCause};
+use mesh_lifecycle::resolve::{ContainerList, RejectionCause};
 use mesh_lifecycle::rules::Severity;
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
@@ -78,11 +78,12 @@ fn app_with_prestop(command: &str) -> String {
     )
 }
 
-fn has_problem(a: &Analysis, kind: ConfigProblemKind, text: &str) -> bool {
-    a.plan
-        .config_problems
-        .iter()
-        .any(|p| p.kind == kind && p.message.contains(text))
+/// Whether rule `id` reports a configuration problem whose message says `text`.
+fn has_problem(a: &Analysis, id: &str, text: &str) -> bool {
+    !a.plan.config_problems.is_empty()
+        && a.findings
+            .iter()
+            .any(|f| f.finding.rule.id == id && f.finding.message.contains(text))
 }
 
 fn list_of(a: &Analysis, name: &str) -> ContainerList {
@@ -384,11 +385,7 @@ fn case_7_istio_native_annotation_yes_is_ignored_by_1_26_and_enables_1_27() {
     let yaml = pod(ISTIO, "    sidecar.istio.io/nativeSidecar: \"yes\"\n", APP);
     let a = analyze_one(&yaml, both(istio(26), kube(34)));
     assert_eq!(list_of(&a, "istio-proxy"), ContainerList::Regular);
-    assert!(has_problem(
-        &a,
-        ConfigProblemKind::IgnoredOptIn,
-        "exactly \"true\""
-    ));
+    assert!(has_problem(&a, "ML404", "exactly \"true\""));
     assert!(rule_ids(&a).contains(&"ML404"));
     let a = analyze_one(&yaml, both(istio(27), kube(32)));
     assert_eq!(list_of(&a, "istio-proxy"), ContainerList::Init);
@@ -397,20 +394,12 @@ fn case_7_istio_native_annotation_yes_is_ignored_by_1_26_and_enables_1_27() {
     let no = pod(ISTIO, "    sidecar.istio.io/nativeSidecar: \"no\"\n", APP);
     let a = analyze_one(&no, both(istio(27), kube(34)));
     assert_eq!(list_of(&a, "istio-proxy"), ContainerList::Init);
-    assert!(has_problem(
-        &a,
-        ConfigProblemKind::IgnoredOptIn,
-        "only for exactly \"false\""
-    ));
+    assert!(has_problem(&a, "ML404", "only for exactly \"false\""));
     // Before 1.24 the annotation does not exist.
     let yes = pod(ISTIO, "    sidecar.istio.io/nativeSidecar: \"true\"\n", APP);
     let a = analyze_one(&yes, istio(23));
     assert_eq!(list_of(&a, "istio-proxy"), ContainerList::Regular);
-    assert!(has_problem(
-        &a,
-        ConfigProblemKind::IgnoredOptIn,
-        "arrived in Istio 1.24"
-    ));
+    assert!(has_problem(&a, "ML404", "arrived in Istio 1.24"));
 }
 
 /// linkerd/linkerd2 `pkg/inject/inject.go` at version-2.20, `GetOverriddenValues`:
@@ -476,10 +465,7 @@ fn case_7_linkerd_native_keys_and_values_per_version() {
         assert_eq!(list_of(&a, "linkerd-proxy"), list, "{case}");
         match problem {
             Some(text) => {
-                assert!(
-                    has_problem(&a, ConfigProblemKind::IgnoredOptIn, text),
-                    "{case}"
-                );
+                assert!(has_problem(&a, "ML404", text), "{case}");
                 assert!(rule_ids(&a).contains(&"ML404"), "{case}");
             }
             None => assert!(!rule_ids(&a).contains(&"ML404"), "{case}"),
@@ -507,7 +493,7 @@ fn case_8_a_probed_sidecar_on_1_28_is_not_admitted() {
     let rejection = a.plan.rejection().expect("rejected");
     assert_eq!(rejection.by, "the API server");
     assert!(
-        matches!(&rejection.cause, RejectionCause::DroppedSidecarPolicy { container } if container == "logs")
+        matches!(&rejection.cause, RejectionCause::DroppedSidecarPolicy { container, .. } if container == "logs")
     );
     assert_eq!(rule_ids(&a), ["ML105"]);
     let text = common::cli()
@@ -709,11 +695,7 @@ fn linkerd_proxy_await_reads_only_enabled_and_disabled() {
         Some(ready),
         "the default (await) stays"
     );
-    assert!(has_problem(
-        &a,
-        ConfigProblemKind::Invalid,
-        "not enabled or disabled"
-    ));
+    assert!(has_problem(&a, "ML401", "not enabled or disabled"));
 }
 
 /// istio/istio `pkg/envoy/agent.go` at 1.4.0, `Run`: when Envoy's last epoch exits "No

@@ -8,12 +8,11 @@ mod common;
 
 use common::{analyze_one, index_of, s, start, stop};
 use mesh_lifecycle::pipeline::Analysis;
-use mesh_lifecycle::resolve::{
-    ConfigProblemKind, ContainerList, ExitPolicy, HookDuration, Injection,
-};
+use mesh_lifecycle::resolve::{ContainerList, ExitPolicy, Fault, HookDuration, Injection};
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
-    IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
+    IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, ScenarioKey, Settings, Source,
+    Sourced,
 };
 use mesh_lifecycle::simulate::Outcome;
 use mesh_lifecycle::time::Millis;
@@ -60,9 +59,17 @@ fn annotations(lines: &str) -> String {
     format!("  annotations:\n{lines}")
 }
 
-/// Whether resolving the pod recorded a configuration problem of this kind.
-fn has_problem(a: &Analysis, kind: ConfigProblemKind) -> bool {
-    a.plan.config_problems.iter().any(|p| p.kind == kind)
+/// Whether resolving the pod recorded a configuration problem that `is_kind` accepts.
+fn has_problem(a: &Analysis, is_kind: fn(&Fault) -> bool) -> bool {
+    a.plan.config_problems.iter().any(|p| is_kind(&p.fault))
+}
+
+fn opt_in_ignored(fault: &Fault) -> bool {
+    matches!(fault, Fault::OptInIgnored(_))
+}
+
+fn conflict(fault: &Fault) -> bool {
+    matches!(fault, Fault::Conflict(_))
 }
 
 fn istio_injected(a: &Analysis) -> bool {
@@ -121,7 +128,7 @@ fn s1_3_probe_termination_grace_period_applies_to_probe_kills() {
     let a = analyze_one(&pod("", &format!("{sidecar}{APP}")), |settings| {
         settings
             .scenario
-            .set("proxy-startup", Millis::secs(10), Source::Default);
+            .set(ScenarioKey::ProxyStartup, Millis::secs(10), Source::Default);
     });
     let agent = start(&a, "agent");
     // Ticks at 0, 1, 2 fail: the third failure is final.
@@ -359,7 +366,7 @@ fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
     let a = analyze_one(&with("enabled"), enabled());
     assert!(!istio_injected(&a));
     assert!(
-        has_problem(&a, ConfigProblemKind::IgnoredOptIn),
+        has_problem(&a, opt_in_ignored),
         "a value that looks like an opt-in but keeps the pod out is reported"
     );
     let a = analyze_one(&with("no"), enabled());
@@ -372,7 +379,7 @@ fn s3_1_the_injector_reads_yes_and_on_as_true_and_other_values_as_no() {
     // never seen by the webhook.
     let a = analyze_one(&with("yes"), namespace(&[], &[]));
     assert!(!istio_injected(&a));
-    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
+    assert!(has_problem(&a, opt_in_ignored));
 }
 
 #[test]
@@ -380,7 +387,7 @@ fn s3_1_the_annotation_cannot_opt_a_pod_in() {
     let yaml = pod(&annotations("    sidecar.istio.io/inject: \"true\"\n"), APP);
     let a = analyze_one(&yaml, namespace(&[], &[]));
     assert!(!istio_injected(&a));
-    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
+    assert!(has_problem(&a, opt_in_ignored));
 }
 
 #[test]
@@ -551,13 +558,13 @@ fn s3_5_pilot_agent_wait_polls_every_500_ms_for_60_s() {
     let a = analyze_one(&held, |settings| {
         settings
             .scenario
-            .set("proxy-startup", Millis(2200), Source::Default);
+            .set(ScenarioKey::ProxyStartup, Millis(2200), Source::Default);
     });
     assert_eq!(start(&a, "app").started, Some(s(2.5)));
     let a = analyze_one(&held, |settings| {
         settings
             .scenario
-            .set("proxy-startup", Millis::secs(70), Source::Default);
+            .set(ScenarioKey::ProxyStartup, Millis::secs(70), Source::Default);
     });
     let proxy = start(&a, "istio-proxy");
     assert!(proxy.post_start_failed);
@@ -583,9 +590,11 @@ fn native_istio() -> String {
 fn s3_2_startup_probe_1_s_600_tries_since_istio_1_20() {
     let a = analyze_one(&native_istio(), |settings| {
         istio(28)(settings);
-        settings
-            .scenario
-            .set("proxy-startup", Millis::secs(700), Source::Default);
+        settings.scenario.set(
+            ScenarioKey::ProxyStartup,
+            Millis::secs(700),
+            Source::Default,
+        );
     });
     assert_eq!(
         start(&a, "istio-proxy").startup_probe_failed,
@@ -740,7 +749,7 @@ fn s4_1_the_linkerd_inject_annotation_on_pod_or_namespace() {
     let label = pod(&labels("    linkerd.io/inject: enabled\n"), APP);
     let a = analyze_one(&label, |_| {});
     assert!(!linkerd_injected(&a));
-    assert!(has_problem(&a, ConfigProblemKind::IgnoredOptIn));
+    assert!(has_problem(&a, opt_in_ignored));
 }
 
 fn linkerd_pod(extra: &str) -> String {
@@ -810,13 +819,15 @@ fn s4_2_native_startup_probe_and_await_timeout() {
     let a = analyze_one(&linkerd_pod(""), |settings| {
         settings
             .scenario
-            .set("proxy-startup", Millis(2300), Source::Default);
+            .set(ScenarioKey::ProxyStartup, Millis(2300), Source::Default);
     });
     assert_eq!(start(&a, "app").started, Some(s(3.0)));
     let a = analyze_one(&linkerd_pod(""), |settings| {
-        settings
-            .scenario
-            .set("proxy-startup", Millis::secs(150), Source::Default);
+        settings.scenario.set(
+            ScenarioKey::ProxyStartup,
+            Millis::secs(150),
+            Source::Default,
+        );
     });
     assert!(start(&a, "linkerd-proxy").post_start_failed);
     assert_eq!(start(&a, "app").started, Some(s(120.0)));
@@ -839,17 +850,21 @@ fn s4_2_wait_before_exit_is_a_classic_proxy_prestop_only() {
 fn s4_3_shutdown_grace_period_caps_in_flight_requests() {
     let with_grace = linkerd_pod("    config.linkerd.io/shutdown-grace-period: 3s\n");
     let a = analyze_one(&with_grace, |settings| {
-        settings
-            .scenario
-            .set("longest-request", Millis::secs(60), Source::Default);
+        settings.scenario.set(
+            ScenarioKey::LongestRequest,
+            Millis::secs(60),
+            Source::Default,
+        );
     });
     assert_eq!(stop(&a, "linkerd-proxy").exit, s(3.0));
     // Default 120 s: the app, still finishing a 60 s request, is SIGKILLed at 30 s, and
     // its requests die with it: nothing is left in flight through the proxy.
     let a = analyze_one(&linkerd_pod(""), |settings| {
-        settings
-            .scenario
-            .set("longest-request", Millis::secs(60), Source::Default);
+        settings.scenario.set(
+            ScenarioKey::LongestRequest,
+            Millis::secs(60),
+            Source::Default,
+        );
     });
     let app = stop(&a, "app");
     assert_eq!(
@@ -859,9 +874,11 @@ fn s4_3_shutdown_grace_period_caps_in_flight_requests() {
     assert_eq!(stop(&a, "linkerd-proxy").exit, s(30.0));
     // Requests of 10 s, taken until the signal at 0 s: done at 10 s, and so is the proxy.
     let a = analyze_one(&linkerd_pod(""), |settings| {
-        settings
-            .scenario
-            .set("longest-request", Millis::secs(10), Source::Default);
+        settings.scenario.set(
+            ScenarioKey::LongestRequest,
+            Millis::secs(10),
+            Source::Default,
+        );
     });
     assert_eq!(stop(&a, "app").exit, s(10.0));
     assert_eq!(stop(&a, "linkerd-proxy").exit, s(10.0));
@@ -914,9 +931,11 @@ fn s5_1_daprd_exits_when_its_work_is_done_within_graceful_shutdown_seconds() {
         )
     };
     let long_requests = |settings: &mut Settings| {
-        settings
-            .scenario
-            .set("longest-request", Millis::secs(60), Source::Default);
+        settings.scenario.set(
+            ScenarioKey::LongestRequest,
+            Millis::secs(60),
+            Source::Default,
+        );
     };
     // Nothing in flight: gone at the signal.
     let a = analyze_one(&dapr(""), |_| {});
@@ -1013,9 +1032,11 @@ fn s5_cloud_sql_proxy_sigterm_delays() {
     };
     let shutdown = |seconds: i64| {
         move |settings: &mut mesh_lifecycle::settings::Settings| {
-            settings
-                .scenario
-                .set("app-shutdown", Millis::secs(seconds), Source::Default);
+            settings.scenario.set(
+                ScenarioKey::AppShutdown,
+                Millis::secs(seconds),
+                Source::Default,
+            );
         }
     };
     // No delay: it exits on SIGTERM, and refuses the app's new connections at once.
@@ -1060,7 +1081,7 @@ fn s3_1_and_s4_1_two_meshes_conflict() {
         .filter(|m| matches!(m.injection, Injection::WillInject { .. }))
         .count();
     assert_eq!(injected, 2);
-    assert!(has_problem(&a, ConfigProblemKind::InjectionConflict));
+    assert!(has_problem(&a, conflict));
 }
 
 /// A classic proxy as the injector wrote it, with `proxy_config` in `PROXY_CONFIG`.

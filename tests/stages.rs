@@ -116,3 +116,47 @@ fn resolve_names_no_rule() {
     }
     assert!(offences.is_empty(), "{}", offences.join("\n"));
 }
+
+/// The fields a Rust file declares that hold a rule's wording: a `message`, a `help` or
+/// a `fix` text.
+fn worded_fields(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim_start)
+        .filter(|line| !line.starts_with("//"))
+        .filter_map(|line| {
+            let line = line.strip_prefix("pub ").unwrap_or(line);
+            ["message:", "help:", "fix:"]
+                .iter()
+                .find(|field| {
+                    line.strip_prefix(**field)
+                        .is_some_and(|ty| ty.contains("String") || ty.contains("str"))
+                })
+                .map(|field| field.trim_end_matches(':').to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn worded_fields_are_found() {
+    // The checker itself: declarations with a text type, not uses or other types.
+    assert_eq!(
+        worded_fields("    pub message: String,\n    fix: Option<String>,\n"),
+        ["message", "fix"]
+    );
+    assert!(worded_fields("    message: format!(\"x\"),\n    path: JsonPath,\n").is_empty());
+    assert!(worded_fields("    /// message: String\n    fix: Remedy,\n").is_empty());
+}
+
+#[test]
+fn resolve_holds_no_wording() {
+    // Messages, help and fix texts are the rules' (each rule's violation words its
+    // facts); resolve hands on facts only.
+    let mut offences = Vec::new();
+    for file in rust_files(&common::root().join("src/resolve")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for field in worded_fields(&text) {
+            offences.push(format!("{}: a `{field}` text", file.display()));
+        }
+    }
+    assert!(offences.is_empty(), "{}", offences.join("\n"));
+}

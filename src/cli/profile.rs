@@ -2,6 +2,7 @@
 //! files to read, and the preset and flags laid last ([`crate::settings::layers`] lays
 //! them).
 
+use crate::settings::ScenarioKey;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -118,14 +119,10 @@ impl ProfileArgs {
     /// The preset and flags, the last layers of the profile.
     pub fn flags(&self) -> Flags {
         let scenario = [
-            ("proxy-startup", self.proxy_startup, "--proxy-startup"),
-            (
-                "endpoint-propagation",
-                self.endpoint_propagation,
-                "--endpoint-propagation",
-            ),
-            ("app-shutdown", self.app_shutdown, "--app-shutdown"),
-            ("longest-request", self.longest_request, "--longest-request"),
+            (ScenarioKey::ProxyStartup, self.proxy_startup),
+            (ScenarioKey::EndpointPropagation, self.endpoint_propagation),
+            (ScenarioKey::AppShutdown, self.app_shutdown),
+            (ScenarioKey::LongestRequest, self.longest_request),
         ];
         Flags {
             preset: self.preset.clone(),
@@ -134,7 +131,7 @@ impl ProfileArgs {
             linkerd_version: self.linkerd_version,
             scenario: scenario
                 .into_iter()
-                .filter_map(|(key, value, flag)| Some((key, value?, flag)))
+                .filter_map(|(key, value)| Some((key, value?)))
                 .collect(),
             deletion_grace_period: self.deletion_grace_period,
             feature_gates: self.feature_gates.clone(),

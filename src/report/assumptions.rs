@@ -1,6 +1,7 @@
 //! The assumptions in force, printed once per run: what the verdict rests on that the
 //! manifests do not say, and where each value came from.
 
+use crate::settings::ScenarioKey;
 use crate::settings::{Settings, Source, Sourced};
 
 /// Beyond this many, the namespaces whose labels are known are counted, not named.
@@ -84,10 +85,10 @@ pub fn items(settings: &Settings) -> Vec<String> {
     }
     for (name, scenario) in settings.scenario.entries() {
         if let Some(scenario) = scenario {
-            if name == "init-duration" || name == "job-duration" {
+            if matches!(name, ScenarioKey::InitDuration | ScenarioKey::JobDuration) {
                 continue;
             }
-            items.push(value(name, scenario));
+            items.push(value(name.name(), scenario));
         }
     }
     if !settings.namespaces.is_empty() {

@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod kubexit;
 pub mod mesh;
 pub mod plan;
+pub mod problems;
 pub mod shell;
 pub mod sidecars;
 
@@ -24,6 +25,7 @@ use crate::workload::{Workload, knative};
 use hooks::{HookKind, Owner};
 pub use mesh::{Mesh, Remedies, consul, dapr, istio, kuma, linkerd};
 pub use plan::*;
+pub use problems::*;
 
 /// The annotation prefix for per-workload scenario values and suppressions.
 pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";
@@ -140,12 +142,11 @@ impl<'a> Builder<'a> {
                     *slot = None;
                     continue;
                 }
-                if let Some(reason) = sleep_action_problem(version, grace, seconds) {
+                if let Some(problem) = sleep_action_problem(version, grace, seconds) {
                     rejections.push(Rejection {
                         path: path.key("sleep"),
                         by: "the API server",
-                        cause: RejectionCause::SleepAction,
-                        reason,
+                        cause: RejectionCause::SleepAction(problem),
                     });
                 } else if !version.sleep_action_is_ga() {
                     notes.push((format!("{}: the sleep action is beta in Kubernetes {version}; taken as enabled", container.name), path));
@@ -204,11 +205,9 @@ impl<'a> Builder<'a> {
                 by: "the API server",
                 cause: RejectionCause::DroppedSidecarPolicy {
                     container: planned.name.clone(),
+                    field,
+                    version,
                 },
-                reason: format!(
-                    "Kubernetes {version} drops `restartPolicy: Always` from init container `{}`, and a plain init container may not have a {field}",
-                    planned.name
-                ),
             });
         }
         self.rejections.append(&mut rejections);
@@ -216,7 +215,7 @@ impl<'a> Builder<'a> {
 
     /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
     fn read_scenario_annotations(&mut self) {
-        for key in crate::settings::SCENARIO_KEYS {
+        for key in crate::settings::ScenarioKey::ALL {
             let annotation = format!("{ANNOTATION_PREFIX}{key}");
             let Some((value, path)) = self.workload.annotation(&annotation) else {
                 continue;
@@ -225,12 +224,14 @@ impl<'a> Builder<'a> {
                 Some(duration) => {
                     self.scenario.set(key, duration, Source::Manifest(path));
                 }
-                None => self.problems.push(ConfigProblem {
+                None => self.problem(
                     path,
-                    message: format!("`{annotation}: {value}` is not a duration such as \"20s\""),
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                }),
+                    Fault::Unreadable(Unreadable::Value {
+                        setting: annotation,
+                        value: value.to_owned(),
+                        expected: Expected::Duration { example: "20s" },
+                    }),
+                ),
             }
         }
     }
@@ -522,37 +523,18 @@ impl<'a> Builder<'a> {
             .filter(|m| m.mesh.captures_traffic())
             .collect();
         if injected.len() > 1 {
-            let names: Vec<&str> = injected.iter().map(|m| m.mesh.id()).collect();
+            let meshes: Vec<&'static str> = injected.iter().map(|m| m.mesh.id()).collect();
             let path = match &injected[1].injection {
                 Injection::WillInject { trigger } => trigger.clone(),
                 _ => self.workload.paths.pod_metadata.clone(),
             };
-            self.problems.push(ConfigProblem {
-                path,
-                message: format!(
-                    "{} would both proxy this pod's traffic",
-                    names.join(" and ")
-                ),
-                kind: ConfigProblemKind::InjectionConflict,
-                fix: None,
-            });
+            self.problem(path, Fault::Conflict(Conflict::TwoMeshes { meshes }));
         }
     }
 
-    /// Records a configuration problem with `setting` for the rule of `kind`.
-    pub fn problem(
-        &mut self,
-        kind: ConfigProblemKind,
-        setting: JsonPath,
-        message: String,
-        fix: Option<String>,
-    ) {
-        self.problems.push(ConfigProblem {
-            path: setting,
-            message,
-            kind,
-            fix,
-        });
+    /// Records what is wrong with the setting at `path`.
+    pub fn problem(&mut self, path: JsonPath, fault: Fault) {
+        self.problems.push(ConfigProblem { path, fault });
     }
 
     /// Records an assumption once.
@@ -574,15 +556,12 @@ impl<'a> Builder<'a> {
             None => Sourced::default_value(30),
         };
         if grace_period.value < 0 {
-            self.problems.push(ConfigProblem {
-                path: workload.paths.pod_spec.key("terminationGracePeriodSeconds"),
-                message: format!(
-                    "terminationGracePeriodSeconds is {}: the API server treats a negative grace period as 1 s (Kubernetes 1.27 and later), and the kubelet allows its 2 s minimum",
-                    grace_period.value
-                ),
-                kind: ConfigProblemKind::Invalid,
-                fix: None,
-            });
+            self.problem(
+                workload.paths.pod_spec.key("terminationGracePeriodSeconds"),
+                Fault::Unreadable(Unreadable::NegativeGracePeriod {
+                    seconds: grace_period.value,
+                }),
+            );
             grace_period.value = 1;
         }
         self.check_sleep_actions(grace_period.value);
@@ -739,25 +718,21 @@ pub fn command_path(container: &Container, path: &JsonPath) -> JsonPath {
 /// Why the API server rejects a `sleep` hook action with `seconds` on `version`
 /// (docs/lifecycle.md §2.3), when it does. In 1.29 the action is dropped before
 /// validation, so nothing is rejected.
-pub fn sleep_action_problem(version: KubeVersion, grace: i64, seconds: i64) -> Option<String> {
+pub fn sleep_action_problem(
+    version: KubeVersion,
+    grace: i64,
+    seconds: i64,
+) -> Option<SleepActionProblem> {
     if !version.knows_sleep_action() {
-        Some(format!(
-            "Kubernetes {version} has no sleep action (it arrived in 1.29): the API server sees an empty handler and rejects the pod"
-        ))
+        Some(SleepActionProblem::Unknown { version })
     } else if version.drops_sleep_action() {
         None
     } else if seconds < 0 {
-        Some(format!(
-            "sleep.seconds is {seconds}; it must not be negative"
-        ))
+        Some(SleepActionProblem::Negative { seconds })
     } else if seconds == 0 && !version.allows_zero_sleep() {
-        Some(format!(
-            "sleep.seconds: 0 is accepted only from Kubernetes 1.33 (this is {version})"
-        ))
+        Some(SleepActionProblem::Zero { version })
     } else if seconds > grace {
-        Some(format!(
-            "sleep.seconds is {seconds} but must not exceed terminationGracePeriodSeconds ({grace}); the API server rejects it"
-        ))
+        Some(SleepActionProblem::ExceedsGrace { seconds, grace })
     } else {
         None
     }

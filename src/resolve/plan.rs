@@ -5,6 +5,7 @@
 
 use std::ops::{Index, IndexMut};
 
+use super::problems::ConfigProblem;
 use crate::load::JsonPath;
 use crate::settings::{KubeVersion, Scenario, Source, Sourced};
 use crate::time::Millis;
@@ -141,23 +142,55 @@ pub struct Rejection {
     pub by: &'static str,
     /// What in the pod causes it.
     pub cause: RejectionCause,
-    /// Why, for messages.
-    pub reason: String,
 }
 
 /// What makes a pod inadmissible.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RejectionCause {
     /// A `sleep` hook action this Kubernetes version does not accept.
-    SleepAction,
+    SleepAction(SleepActionProblem),
     /// An init container whose `restartPolicy: Always` this version drops, left with
     /// the probes or hooks only sidecars may have.
     DroppedSidecarPolicy {
         /// The init container.
         container: String,
+        /// The first field only sidecars may have (`startupProbe`).
+        field: &'static str,
+        /// The Kubernetes version that drops the policy.
+        version: KubeVersion,
     },
-    /// A mesh setting the injector cannot use, so it denies the pod.
-    MeshSetting,
+    /// A mesh setting the injector cannot read, so it denies the pod.
+    UnreadableSetting(super::problems::Unreadable),
+    /// Linkerd before 2.20 cannot render a native sidecar proxy with
+    /// `proxy-wait-before-exit-seconds`.
+    NativeWithWaitBeforeExit,
+}
+
+/// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SleepActionProblem {
+    /// The version has no sleep action: the handler is left empty.
+    Unknown {
+        /// The Kubernetes version.
+        version: KubeVersion,
+    },
+    /// Negative seconds.
+    Negative {
+        /// The seconds.
+        seconds: i64,
+    },
+    /// Zero seconds, accepted only from 1.33.
+    Zero {
+        /// The Kubernetes version.
+        version: KubeVersion,
+    },
+    /// Longer than the grace period.
+    ExceedsGrace {
+        /// The seconds.
+        seconds: i64,
+        /// The grace period, in seconds.
+        grace: i64,
+    },
 }
 
 /// A lifecycle hook the API server removes at admission.
@@ -1080,6 +1113,60 @@ pub enum ExitStatus {
     BeforeWork,
 }
 
+/// How a mesh's proxy runs in the pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxyMode {
+    /// There is no proxy: the mesh does not inject this pod.
+    None,
+    /// No sidecar: Istio's ztunnel carries the pod's traffic (ambient mode).
+    Ambient,
+    /// A regular container, started with the app.
+    Classic,
+    /// A regular container that holds the app until it is ready.
+    Held {
+        /// How it holds the app (`postStart linkerd-await`).
+        how: &'static str,
+    },
+    /// A native sidecar.
+    Native,
+    /// An init container with `restartPolicy: Always` on a Kubernetes version that does
+    /// not run native sidecars.
+    NativeUnsupported,
+}
+
+impl ProxyMode {
+    /// `classic` or `native`, as the mode of a sidecar placed as `native` says.
+    pub fn of(native: bool) -> ProxyMode {
+        if native {
+            ProxyMode::Native
+        } else {
+            ProxyMode::Classic
+        }
+    }
+}
+
+/// "classic, held (postStart linkerd-await)", as `explain` prints it.
+impl std::fmt::Display for ProxyMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProxyMode::None => f.write_str("none"),
+            ProxyMode::Ambient => f.write_str("ambient"),
+            ProxyMode::Classic => f.write_str("classic"),
+            ProxyMode::Held { how } => write!(f, "classic, held ({how})"),
+            ProxyMode::Native => f.write_str("native"),
+            ProxyMode::NativeUnsupported => {
+                f.write_str("native (not supported by this Kubernetes version)")
+            }
+        }
+    }
+}
+
+impl serde::Serialize for ProxyMode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// A decision about one mesh for this pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MeshDecision {
@@ -1087,8 +1174,8 @@ pub struct MeshDecision {
     pub mesh: super::Mesh,
     /// Whether its proxy is in the pod.
     pub injection: Injection,
-    /// `classic` or `native` (or why neither applies).
-    pub mode: String,
+    /// How its proxy runs.
+    pub mode: ProxyMode,
     /// Readable reasons, one per line.
     pub reasons: Vec<String>,
 }
@@ -1119,31 +1206,6 @@ pub struct Assumption {
     pub source: Source,
 }
 
-/// A malformed or contradictory mesh setting found while resolving.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigProblem {
-    /// The setting at fault.
-    pub path: JsonPath,
-    /// What is wrong with it.
-    pub message: String,
-    /// What kind of problem it is.
-    pub kind: ConfigProblemKind,
-    /// The change that fixes this one problem, when it is more precise than the
-    /// rule's general help.
-    pub fix: Option<String>,
-}
-
-/// What kind of problem a configuration problem is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConfigProblemKind {
-    /// Unparsable or wrongly typed.
-    Invalid,
-    /// Injection settings that disagree.
-    InjectionConflict,
-    /// An opt-in the injector ignores.
-    IgnoredOptIn,
-}
-
 /// A setting that asks for the app to be held until a proxy is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateRequest {
@@ -1165,8 +1227,17 @@ pub struct MootSetting {
 /// What makes a setting moot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Moot {
+    /// A drain setting the proxy does not use.
+    Drain(DrainMoot),
+    /// A start gate that holds the app no longer than something else already does.
+    Gate(GateMoot),
+}
+
+/// Why a proxy does not use a drain setting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DrainMoot {
     /// A drain setting that arrived in a later release of the mesh than this one.
-    DrainSettingTooNew {
+    TooNew {
         /// The setting (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
         setting: &'static str,
         /// The first release that reads it (`Istio 1.12`).
@@ -1174,12 +1245,12 @@ pub enum Moot {
     },
     /// A drain setting a native proxy does not use: it drains from its preStop and
     /// exits on SIGTERM, after the app.
-    DrainUnusedWhenNative {
+    UnusedWhenNative {
         /// The setting (`terminationDrainDuration`).
         setting: &'static str,
     },
     /// A drain length replaced by another while a mode is on.
-    DrainReplaced {
+    Replaced {
         /// The setting not used, and its value.
         setting: &'static str,
         /// Its value.
@@ -1192,12 +1263,17 @@ pub enum Moot {
         mode: &'static str,
     },
     /// A drain setting that applies only while a mode is on, and it is off.
-    DrainModeOff {
+    ModeOff {
         /// The setting (`MINIMUM_DRAIN_DURATION`).
         setting: &'static str,
         /// The mode (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
         mode: &'static str,
     },
+}
+
+/// Why a start gate adds nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateMoot {
     /// A postStart that waits for a native proxy its startup probe already holds the
     /// app for.
     WaitUnderStartupProbe {

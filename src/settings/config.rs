@@ -34,6 +34,7 @@
 //! preset: alibaba-asm
 //! ```
 
+use crate::settings::ScenarioKey;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -364,16 +365,19 @@ impl ConfigFile {
         }
         if let Some(scenario) = self.scenario {
             let values = [
-                ("proxy-startup", scenario.proxy_startup),
-                ("endpoint-propagation", scenario.endpoint_propagation),
-                ("app-shutdown", scenario.app_shutdown),
-                ("longest-request", scenario.longest_request),
-                ("init-duration", scenario.init_duration),
-                ("job-duration", scenario.job_duration),
+                (ScenarioKey::ProxyStartup, scenario.proxy_startup),
+                (
+                    ScenarioKey::EndpointPropagation,
+                    scenario.endpoint_propagation,
+                ),
+                (ScenarioKey::AppShutdown, scenario.app_shutdown),
+                (ScenarioKey::LongestRequest, scenario.longest_request),
+                (ScenarioKey::InitDuration, scenario.init_duration),
+                (ScenarioKey::JobDuration, scenario.job_duration),
             ];
-            for (name, value) in values {
+            for (key, value) in values {
                 if let Some(GoDuration(duration)) = value {
-                    settings.scenario.set(name, duration, origin.clone());
+                    settings.scenario.set(key, duration, origin.clone());
                 }
             }
         }

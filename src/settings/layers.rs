@@ -3,6 +3,7 @@
 //! objects, an `istio` ConfigMap, `linkerd-config`), what a live cluster says, a preset,
 //! then flags.
 
+use crate::settings::ScenarioKey;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -61,7 +62,7 @@ pub struct Flags {
     /// `--linkerd-version`.
     pub linkerd_version: Option<LinkerdVersion>,
     /// Scenario values: the value's name, the value and the flag that set it.
-    pub scenario: Vec<(&'static str, Millis, &'static str)>,
+    pub scenario: Vec<(ScenarioKey, Millis)>,
     /// `--deletion-grace-period`.
     pub deletion_grace_period: Option<u32>,
     /// `--feature-gates`, as written (`GATE=BOOL`, or `GATE` for true).
@@ -260,8 +261,8 @@ impl Flags {
             settings.linkerd.version =
                 Some(Sourced::new(version, Source::Flag("--linkerd-version")));
         }
-        for &(key, value, flag) in &self.scenario {
-            settings.scenario.set(key, value, Source::Flag(flag));
+        for &(key, value) in &self.scenario {
+            settings.scenario.set(key, value, Source::Flag(key.flag()));
         }
         if let Some(seconds) = self.deletion_grace_period {
             settings.deletion_grace_period = Some(Sourced::new(
@@ -317,7 +318,7 @@ mod tests {
     fn flags_win_and_wrong_gates_are_refused() {
         let mut settings = Settings::default();
         let flags = Flags {
-            scenario: vec![("app-shutdown", Millis::secs(9), "--app-shutdown")],
+            scenario: vec![(ScenarioKey::AppShutdown, Millis::secs(9))],
             feature_gates: vec!["SidecarsRestartableDuringPodTermination".into()],
             ..Flags::default()
         };

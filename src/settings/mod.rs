@@ -132,15 +132,64 @@ pub struct Scenario {
     pub job_duration: Sourced<Millis>,
 }
 
-/// The names of the scenario values, as flags, config keys and annotation suffixes use them.
-pub const SCENARIO_KEYS: [&str; 6] = [
-    "proxy-startup",
-    "endpoint-propagation",
-    "app-shutdown",
-    "longest-request",
-    "init-duration",
-    "job-duration",
-];
+/// One of the scenario values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScenarioKey {
+    /// How long a proxy takes to become ready.
+    ProxyStartup,
+    /// How long endpoint removal takes to reach every client.
+    EndpointPropagation,
+    /// How long an app takes to exit after SIGTERM.
+    AppShutdown,
+    /// The longest request an app serves.
+    LongestRequest,
+    /// How long each init container runs.
+    InitDuration,
+    /// How long a Job's work runs.
+    JobDuration,
+}
+
+impl ScenarioKey {
+    /// Every scenario value, in a stable order.
+    pub const ALL: [ScenarioKey; 6] = [
+        ScenarioKey::ProxyStartup,
+        ScenarioKey::EndpointPropagation,
+        ScenarioKey::AppShutdown,
+        ScenarioKey::LongestRequest,
+        ScenarioKey::InitDuration,
+        ScenarioKey::JobDuration,
+    ];
+
+    /// The name flags, config keys and annotation suffixes use (`app-shutdown`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScenarioKey::ProxyStartup => "proxy-startup",
+            ScenarioKey::EndpointPropagation => "endpoint-propagation",
+            ScenarioKey::AppShutdown => "app-shutdown",
+            ScenarioKey::LongestRequest => "longest-request",
+            ScenarioKey::InitDuration => "init-duration",
+            ScenarioKey::JobDuration => "job-duration",
+        }
+    }
+
+    /// The command-line flag that sets it (`--app-shutdown`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            ScenarioKey::ProxyStartup => "--proxy-startup",
+            ScenarioKey::EndpointPropagation => "--endpoint-propagation",
+            ScenarioKey::AppShutdown => "--app-shutdown",
+            ScenarioKey::LongestRequest => "--longest-request",
+            ScenarioKey::InitDuration => "--init-duration",
+            ScenarioKey::JobDuration => "--job-duration",
+        }
+    }
+}
+
+impl fmt::Display for ScenarioKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 impl Default for Scenario {
     fn default() -> Self {
@@ -156,31 +205,37 @@ impl Default for Scenario {
 }
 
 impl Scenario {
-    /// Sets the value named `key`; false when no scenario value has that name.
-    pub fn set(&mut self, key: &str, value: Millis, source: Source) -> bool {
+    /// Sets the value of `key`.
+    pub fn set(&mut self, key: ScenarioKey, value: Millis, source: Source) {
         let value = Sourced::new(value, source);
         match key {
-            "proxy-startup" => self.proxy_startup = value,
-            "endpoint-propagation" => self.endpoint_propagation = value,
-            "app-shutdown" => self.app_shutdown = value,
-            "longest-request" => self.longest_request = Some(value),
-            "init-duration" => self.init_duration = value,
-            "job-duration" => self.job_duration = value,
-            _ => return false,
+            ScenarioKey::ProxyStartup => self.proxy_startup = value,
+            ScenarioKey::EndpointPropagation => self.endpoint_propagation = value,
+            ScenarioKey::AppShutdown => self.app_shutdown = value,
+            ScenarioKey::LongestRequest => self.longest_request = Some(value),
+            ScenarioKey::InitDuration => self.init_duration = value,
+            ScenarioKey::JobDuration => self.job_duration = value,
         }
-        true
     }
 
-    /// Every value with its name, in a stable order, for printing.
-    pub fn entries(&self) -> Vec<(&'static str, Option<&Sourced<Millis>>)> {
-        vec![
-            ("proxy-startup", Some(&self.proxy_startup)),
-            ("endpoint-propagation", Some(&self.endpoint_propagation)),
-            ("app-shutdown", Some(&self.app_shutdown)),
-            ("longest-request", self.longest_request.as_ref()),
-            ("init-duration", Some(&self.init_duration)),
-            ("job-duration", Some(&self.job_duration)),
-        ]
+    /// The value of `key`, when it has one.
+    pub fn get(&self, key: ScenarioKey) -> Option<&Sourced<Millis>> {
+        match key {
+            ScenarioKey::ProxyStartup => Some(&self.proxy_startup),
+            ScenarioKey::EndpointPropagation => Some(&self.endpoint_propagation),
+            ScenarioKey::AppShutdown => Some(&self.app_shutdown),
+            ScenarioKey::LongestRequest => self.longest_request.as_ref(),
+            ScenarioKey::InitDuration => Some(&self.init_duration),
+            ScenarioKey::JobDuration => Some(&self.job_duration),
+        }
+    }
+
+    /// Every value with its key, in a stable order, for printing.
+    pub fn entries(&self) -> Vec<(ScenarioKey, Option<&Sourced<Millis>>)> {
+        ScenarioKey::ALL
+            .into_iter()
+            .map(|key| (key, self.get(key)))
+            .collect()
     }
 }
 

@@ -60,7 +60,8 @@ pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
     if let Some(rejection) = &plan.rejection() {
         lines.push(format!(
             "Not admitted: {} rejects the pod ({}), so it never starts",
-            rejection.by, rejection.reason
+            rejection.by,
+            crate::rules::rejection::reason(&rejection.cause)
         ));
     }
     lines

@@ -51,13 +51,13 @@ fn workload(analysis: &Analysis) -> Value {
             "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
             "rejection": plan.rejection().map(|r| json!({
                 "by": r.by,
-                "reason": r.reason,
+                "reason": crate::rules::rejection::reason(&r.cause),
                 "path": r.path.to_string(),
             })),
         },
         "assumptions": {
             "scenario": plan.scenario.entries().into_iter().map(|(name, value)| json!({
-                "name": name,
+                "name": name.name(),
                 "ms": value.map(|v| v.value.0),
                 "source": value.map(|v| v.source.to_string()),
             })).collect::<Vec<_>>(),

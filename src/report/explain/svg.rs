@@ -288,7 +288,7 @@ fn draw_analysis(
             out,
             r#"<text x="{MARGIN}" y="{y}" class="tick">Not admitted: {} rejects the pod ({}), so it never starts</text>"#,
             escape(rejection.by),
-            escape(&rejection.reason)
+            escape(&crate::rules::rejection::reason(&rejection.cause))
         );
     }
     for panel in panels {

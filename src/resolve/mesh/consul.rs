@@ -6,8 +6,10 @@
 //! working, and quits Envoy after the shutdown grace period (30 s unless set).
 
 use super::Mesh;
+use super::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::Builder;
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
@@ -19,72 +21,43 @@ const LIFECYCLE: &str = "consul.hashicorp.com/enable-sidecar-proxy-lifecycle";
 const GRACE: &str = "consul.hashicorp.com/sidecar-proxy-lifecycle-shutdown-grace-period-seconds";
 const DEFAULT_GRACE: Millis = Millis::secs(30);
 
+/// The dataplane the injector adds.
+const DATAPLANE: SidecarMesh = SidecarMesh {
+    mesh: Mesh::Consul,
+    kind: SidecarKind::ConsulDataplane,
+    containers: &CONTAINERS,
+    in_manifest: "the Consul dataplane is in the manifest",
+    // The injected startup probe: delay 1 s, period 1 s, 10 tries.
+    native_probe: Some(ProbeTiming {
+        initial_delay: Millis::secs(1),
+        period: Millis::secs(1),
+        failure_threshold: 10,
+    }),
+    hold: None,
+};
+
 /// Resolves Consul for the pod being built.
 pub fn resolve(b: &mut Builder) {
     let grace = shutdown_grace(b);
-    if let Some((list, index)) = CONTAINERS.iter().find_map(|name| b.find(name)) {
-        b.make_sidecar(list, index, SidecarKind::ConsulDataplane, true);
-        apply_shutdown(b.get_mut(list, index), grace);
-        b.meshes.push(MeshDecision {
-            mesh: Mesh::Consul,
-            injection: Injection::InManifest,
-            mode: if b.get(list, index).is_native_sidecar() {
-                "native"
-            } else {
-                "classic"
-            }
-            .into(),
-            reasons: vec!["the Consul dataplane is in the manifest".into()],
-        });
-        return;
-    }
-    let Some((value, trigger)) = b.workload.pod_annotation(INJECT) else {
-        return;
-    };
+    injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
+        injected::drain_then_exit(dataplane, grace);
+    });
+}
+
+fn opt_in(b: &Builder) -> Option<OptIn> {
+    let (value, trigger) = b.workload.pod_annotation(INJECT)?;
     if value != "true" {
-        return;
+        return None;
     }
-    let native = b
-        .workload
-        .pod_annotation(NATIVE)
-        .is_some_and(|(v, _)| v == "true");
-    let list = if native {
-        ContainerList::Init
-    } else {
-        ContainerList::Regular
-    };
-    let role = Role::Sidecar(Sidecar {
-        kind: SidecarKind::ConsulDataplane,
-        carries_traffic: true,
-    });
-    let mut dataplane =
-        PlannedContainer::injected(CONTAINERS[0], list, "Consul", trigger.clone(), role);
-    dataplane.placement = Placement::new(
-        list,
-        native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
-    dataplane.startup = b.scenario.proxy_startup.value;
-    if native {
-        // The injected startup probe: delay 1 s, period 1 s, 10 tries.
-        dataplane.startup_probe = Some(ProbeTiming {
-            initial_delay: Millis::secs(1),
-            period: Millis::secs(1),
-            failure_threshold: 10,
-        });
-    }
-    apply_shutdown(&mut dataplane, grace);
-    if native {
-        b.init.push(dataplane);
-    } else {
-        b.regular.push(dataplane);
-    }
-    b.meshes.push(MeshDecision {
-        mesh: Mesh::Consul,
-        injection: Injection::WillInject { trigger },
-        mode: if native { "native" } else { "classic" }.into(),
-        reasons: vec![format!("pod annotation `{INJECT}: \"true\"`")],
-    });
+    Some(OptIn {
+        trigger,
+        reason: format!("pod annotation `{INJECT}: \"true\"`"),
+        native: b
+            .workload
+            .pod_annotation(NATIVE)
+            .is_some_and(|(v, _)| v == "true"),
+        hold: None,
+    })
 }
 
 fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
@@ -101,24 +74,17 @@ fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
                 Sourced::new(Millis::secs(seconds), Source::Manifest(path))
             }
             _ => {
-                b.problems.push(ConfigProblem {
+                b.problem(
                     path,
-                    message: format!("`{GRACE}: {value}` is not a whole number of seconds"),
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
+                    Fault::Unreadable(Unreadable::Value {
+                        setting: GRACE.to_owned(),
+                        value: value.to_owned(),
+                        expected: Expected::WholeSeconds { fallback: None },
+                    }),
+                );
                 Sourced::default_value(DEFAULT_GRACE)
             }
         },
         None => Sourced::default_value(DEFAULT_GRACE),
     }
-}
-
-fn apply_shutdown(dataplane: &mut PlannedContainer, grace: Sourced<Millis>) {
-    dataplane.exit = ExitPolicy::After(grace);
-    dataplane.traffic = Some(TrafficCuts {
-        inbound_refused: Cut::Exit,
-        inbound_drained: Cut::Signal,
-        outbound_refused: Cut::Exit,
-    });
 }

@@ -9,8 +9,10 @@
 //! it with `POST :3500/v1.0/shutdown`.
 
 use crate::resolve::Builder;
+use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -23,33 +25,31 @@ const NATIVE: &str = "dapr.io/enable-native-sidecar";
 /// (`DefaultGracefulShutdownDuration`).
 const DEFAULT_GRACEFUL: Millis = Millis::secs(5);
 
+/// The sidecar the injector adds.
+const DAPRD: SidecarMesh = SidecarMesh {
+    mesh: Mesh::Dapr,
+    kind: SidecarKind::Daprd,
+    containers: &[CONTAINER],
+    in_manifest: "`daprd` is in the manifest",
+    native_probe: None,
+    hold: None,
+};
+
 /// Resolves Dapr for the pod being built.
 pub fn resolve(b: &mut Builder) {
     let graceful = graceful_shutdown(b);
     let block = block_shutdown(b);
-    if let Some((list, index)) = b.find(CONTAINER) {
-        b.make_sidecar(list, index, SidecarKind::Daprd, true);
-        apply_shutdown(b.get_mut(list, index), graceful, block);
-        b.meshes.push(MeshDecision {
-            mesh: Mesh::Dapr,
-            injection: Injection::InManifest,
-            mode: if b.get(list, index).is_native_sidecar() {
-                "native"
-            } else {
-                "classic"
-            }
-            .into(),
-            reasons: vec![format!("`{CONTAINER}` is in the manifest")],
-        });
-        return;
-    }
+    injected::resolve(b, &DAPRD, opt_in, |daprd| {
+        apply_shutdown(daprd, graceful, block);
+    });
+}
+
+fn opt_in(b: &Builder) -> Option<OptIn> {
     // The injector compares `dapr.io/enabled` case-insensitively with "true"
     // (`strings.EqualFold`, `pkg/injector/service/handler.go`).
-    let Some((value, trigger)) = b.workload.pod_annotation(ENABLED) else {
-        return;
-    };
+    let (value, trigger) = b.workload.pod_annotation(ENABLED)?;
     if !value.eq_ignore_ascii_case("true") {
-        return;
+        return None;
     }
     // Boolean annotations are read with `IsTruthy`: y, yes, true, t, on, 1.
     let native = b.workload.pod_annotation(NATIVE).is_some_and(|(v, _)| {
@@ -58,34 +58,12 @@ pub fn resolve(b: &mut Builder) {
             "y" | "yes" | "true" | "t" | "on" | "1"
         )
     });
-    let list = if native {
-        ContainerList::Init
-    } else {
-        ContainerList::Regular
-    };
-    let role = Role::Sidecar(Sidecar {
-        kind: SidecarKind::Daprd,
-        carries_traffic: true,
-    });
-    let mut daprd = PlannedContainer::injected(CONTAINER, list, "Dapr", trigger.clone(), role);
-    daprd.placement = Placement::new(
-        list,
+    Some(OptIn {
+        trigger,
+        reason: format!("pod annotation `{ENABLED}: \"{value}\"`"),
         native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
-    daprd.startup = b.scenario.proxy_startup.value;
-    apply_shutdown(&mut daprd, graceful, block);
-    if native {
-        b.init.push(daprd);
-    } else {
-        b.regular.push(daprd);
-    }
-    b.meshes.push(MeshDecision {
-        mesh: Mesh::Dapr,
-        injection: Injection::WillInject { trigger },
-        mode: if native { "native" } else { "classic" }.into(),
-        reasons: vec![format!("pod annotation `{ENABLED}: \"{value}\"`")],
-    });
+        hold: None,
+    })
 }
 
 /// The longest daprd waits for in-flight work after it stops serving: the annotation
@@ -102,14 +80,16 @@ fn graceful_shutdown(b: &mut Builder) -> Option<Sourced<Millis>> {
         }
         Ok(_) => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
         Err(_) => {
-            b.problems.push(ConfigProblem {
+            b.problem(
                 path,
-                message: format!(
-                    "`{GRACEFUL}: {value}` is not a whole number of seconds; daprd keeps its 5 s"
-                ),
-                kind: ConfigProblemKind::Invalid,
-                fix: None,
-            });
+                Fault::Unreadable(Unreadable::Value {
+                    setting: GRACEFUL.to_owned(),
+                    value: value.to_owned(),
+                    expected: Expected::WholeSeconds {
+                        fallback: Some((CONTAINER, DEFAULT_GRACEFUL)),
+                    },
+                }),
+            );
             Some(Sourced::default_value(DEFAULT_GRACEFUL))
         }
     }
@@ -124,12 +104,14 @@ fn block_shutdown(b: &mut Builder) -> Millis {
     match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
         Some(duration) => duration,
         None => {
-            b.problems.push(ConfigProblem {
+            b.problem(
                 path,
-                message: format!("`{BLOCK}: {value}` is not a duration such as \"10s\""),
-                kind: ConfigProblemKind::Invalid,
-                fix: None,
-            });
+                Fault::Unreadable(Unreadable::Value {
+                    setting: BLOCK.to_owned(),
+                    value: value.to_owned(),
+                    expected: Expected::Duration { example: "10s" },
+                }),
+            );
             Millis::ZERO
         }
     }

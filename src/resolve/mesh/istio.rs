@@ -7,6 +7,7 @@
 //! injector rendered into `PROXY_CONFIG`. Either way the proxy's shutdown (§3.6) is
 //! reduced to an exit policy and traffic cuts.
 
+use crate::resolve::problems::*;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use crate::load::JsonPath;
@@ -126,24 +127,20 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
             Ok(annotation) => layered = layered.overlay(&annotation),
             Err(error) => {
-                let mut message = if error.field.is_empty() {
-                    format!("`{PROXY_CONFIG}` cannot be read: {}", error.message)
-                } else {
-                    format!(
-                        "`{PROXY_CONFIG}` field `{}`: {}",
-                        error.field, error.message
-                    )
+                let unreadable = Unreadable::ProxyConfig {
+                    setting: PROXY_CONFIG,
+                    field: error.field.clone(),
+                    error: error.message.clone(),
+                    // The injector validates the annotation and fails the admission
+                    // request, so the pod is never created (`validateAnnotations`).
+                    denied: injected.is_none(),
                 };
-                // The injector validates the annotation and fails the admission
-                // request, so the pod is never created (`validateAnnotations`).
                 if injected.is_none() {
                     b.rejections.push(Rejection {
                         path: path.clone(),
                         by: "Istio's sidecar injector",
-                        cause: RejectionCause::MeshSetting,
-                        reason: message.clone(),
+                        cause: RejectionCause::UnreadableSetting(unreadable.clone()),
                     });
-                    message.push_str("; the sidecar injector denies the pod");
                 }
                 // The finding points at the field inside the annotation when one is
                 // named (`proxyMetadata.X` is two keys).
@@ -153,12 +150,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                         .split('.')
                         .fold(path.embedded(), |path, key| path.key(key)),
                 };
-                b.problems.push(ConfigProblem {
-                    path,
-                    message,
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
+                b.problem(path, Fault::Unreadable(unreadable));
             }
         }
     }
@@ -285,29 +277,29 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     if native && waits && probed {
         b.moot.push(MootSetting {
             source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            why: Moot::WaitUnderStartupProbe {
+            why: Moot::Gate(GateMoot::WaitUnderStartupProbe {
                 command: "pilot-agent wait",
-            },
+            }),
         });
     } else if native && config.hold.value {
         b.moot.push(MootSetting {
             source: config.hold.source.clone(),
-            why: Moot::HoldIgnoredWhenNative {
+            why: Moot::Gate(GateMoot::HoldIgnoredWhenNative {
                 setting: "holdApplicationUntilProxyStarts",
-            },
+            }),
         });
     }
     let mode = if native {
-        "native"
+        ProxyMode::Native
     } else if restart_always {
-        "native (not supported by this Kubernetes version)"
+        ProxyMode::NativeUnsupported
     } else {
-        "classic"
+        ProxyMode::Classic
     };
     b.meshes.push(MeshDecision {
         mesh: Mesh::Istio,
         injection: Injection::InManifest,
-        mode: mode.into(),
+        mode,
         reasons: vec![format!(
             "`{PROXY}` is in the manifest: it was injected already"
         )],
@@ -327,12 +319,10 @@ fn conflicting_opt_out(b: &mut Builder) {
         .filter(|(value, _)| *value == "false")
         .map(|(_, path)| path);
     if let Some(path) = opt_out {
-        b.problems.push(ConfigProblem {
+        b.problem(
             path,
-            message: format!("the pod opts out of injection, yet `{PROXY}` is in the manifest"),
-            kind: ConfigProblemKind::InjectionConflict,
-            fix: None,
-        });
+            Fault::Conflict(Conflict::ProxyInOptedOutPod { proxy: PROXY }),
+        );
     }
 }
 
@@ -360,14 +350,14 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
                 format!(
                     "ambient mode: {ambient} and {reason}; ztunnel carries its traffic, so no sidecar ordering hazard applies"
                 ),
-                "ambient",
+                ProxyMode::Ambient,
             ),
-            None => (reason, "none"),
+            None => (reason, ProxyMode::None),
         };
         b.meshes.push(MeshDecision {
             mesh: Mesh::Istio,
             injection: Injection::NotInjected { reason },
-            mode: mode.into(),
+            mode,
             reasons: Vec::new(),
         });
         None
@@ -387,14 +377,14 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
     if let (Some((l, _)), Some((a, apath))) = (&label, &annotation)
         && l != a
     {
-        b.problems.push(ConfigProblem {
-            path: apath.clone(),
-            message: format!(
-                "the `{INJECT}` label says \"{l}\" and the annotation says \"{a}\"; the label wins"
-            ),
-            kind: ConfigProblemKind::InjectionConflict,
-            fix: None,
-        });
+        b.problem(
+            apath.clone(),
+            Fault::Conflict(Conflict::LabelAndAnnotation {
+                setting: INJECT,
+                label: (*l).to_owned(),
+                annotation: (*a).to_owned(),
+            }),
+        );
     }
     if label.is_none() && annotation.is_none() && revision.is_none() && !has_template {
         let ns_injects = ns_info.as_ref().is_some_and(|ns| {
@@ -596,8 +586,7 @@ fn check_opt_in(
             .get("istio-injection")
             .is_some_and(|v| v == "enabled")
     });
-    let mut fix = None;
-    let message = match InjectValue::read(value) {
+    let ignored = match InjectValue::read(value) {
         InjectValue::Unset => return,
         InjectValue::Skip
             if matches!(
@@ -607,37 +596,22 @@ fn check_opt_in(
         {
             return;
         }
-        InjectValue::Skip => {
-            fix = Some(format!(
-                "write `{INJECT}: \"true\"` to inject the sidecar, or \"false\" to say the pod goes without"
-            ));
-            format!(
-                "`{INJECT}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
-            )
-        }
+        InjectValue::Skip => OptInIgnored::UnknownInjectValue {
+            mesh: Mesh::Istio,
+            setting: INJECT,
+            value: value.to_owned(),
+        },
         InjectValue::Inject if form == Form::Label && value == "true" => return,
-        InjectValue::Inject => {
-            let what = match form {
-                Form::Label => format!("the label value \"{value}\""),
-                Form::Annotation => format!("`{INJECT}` as an annotation"),
-            };
-            match namespace_injects {
-                Some(true) => return,
-                Some(false) => format!(
-                    "{what} cannot opt a pod in: the webhook is called only for the label value \"true\" (or in a namespace with istio-injection=enabled); use the label `{INJECT}: \"true\"`"
-                ),
-                None => format!(
-                    "{what} does not opt a pod in by itself: the pod is injected only if its namespace has istio-injection=enabled (its labels are unknown, so that is assumed); use the label `{INJECT}: \"true\"`"
-                ),
-            }
-        }
+        InjectValue::Inject => match namespace_injects {
+            Some(true) => return,
+            known => OptInIgnored::NotCalledFor {
+                setting: INJECT,
+                label_value: (form == Form::Label).then(|| value.to_owned()),
+                namespace_known: known.is_some(),
+            },
+        },
     };
-    b.problems.push(ConfigProblem {
-        path,
-        message,
-        kind: ConfigProblemKind::IgnoredOptIn,
-        fix,
-    });
+    b.problem(path, Fault::OptInIgnored(ignored));
 }
 
 /// Whether the injector makes the proxy a native sidecar (docs/lifecycle.md §3.3).
@@ -651,17 +625,12 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
         // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
         Some(v) if v.minor < 24 => {
             b.problem(
-                ConfigProblemKind::IgnoredOptIn,
                 path,
-                format!(
-                    "`{NATIVE}` arrived in Istio 1.24; Istio {v} ignores it ({})",
-                    if global {
-                        "native anyway"
-                    } else {
-                        "classic sidecar"
-                    }
-                ),
-                Some("set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".into()),
+                Fault::OptInIgnored(OptInIgnored::NativeAnnotationTooNew {
+                    setting: NATIVE,
+                    release: v.to_string(),
+                    native_anyway: global,
+                }),
             );
             (global, global_reason)
         }
@@ -670,12 +639,12 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             let on = value == "true";
             if !on && value != "false" && looks_true(value) {
                 b.problem(
-                    ConfigProblemKind::IgnoredOptIn,
                     path,
-                    format!(
-                        "Istio {v} enables native sidecars only for exactly \"true\": `{NATIVE}: \"{value}\"` leaves the proxy a classic sidecar"
-                    ),
-                    Some(format!("write `{NATIVE}: \"true\"`")),
+                    Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+                        setting: NATIVE,
+                        value: value.to_owned(),
+                        release: Some(v.to_string()),
+                    }),
                 );
             }
             (on, annotation)
@@ -687,12 +656,12 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             let on = value != "false";
             if on && !looks_true(value) {
                 b.problem(
-                    ConfigProblemKind::IgnoredOptIn,
                     path,
-                    format!(
-                        "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{NATIVE}: \"{value}\"` makes the proxy a native sidecar"
-                    ),
-                    Some(format!("write `{NATIVE}: \"false\"` for a classic sidecar")),
+                    Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+                        setting: NATIVE,
+                        value: value.to_owned(),
+                        release: None,
+                    }),
                 );
             }
             (on, annotation)
@@ -854,9 +823,9 @@ fn inject(
         if hold_ignored {
             b.moot.push(MootSetting {
                 source: config.hold.source.clone(),
-                why: Moot::HoldIgnoredWhenNative {
+                why: Moot::Gate(GateMoot::HoldIgnoredWhenNative {
                     setting: "holdApplicationUntilProxyStarts",
-                },
+                }),
             });
         }
     }
@@ -897,7 +866,7 @@ fn inject(
             .position(|c| c.name == INIT)
             .map_or(0, |i| i + 1);
         b.init.insert(at, proxy);
-        "native"
+        ProxyMode::Native
     } else {
         // Layout A appends the proxy; layout B (hold) puts it first.
         if !has_init {
@@ -909,9 +878,11 @@ fn inject(
             b.regular.push(proxy);
         }
         if hold {
-            "classic, held (proxy first, postStart pilot-agent wait)"
+            ProxyMode::Held {
+                how: "proxy first, postStart pilot-agent wait",
+            }
         } else {
-            "classic"
+            ProxyMode::Classic
         }
     };
     let mut reasons = decision.reasons;
@@ -927,7 +898,7 @@ fn inject(
         injection: Injection::WillInject {
             trigger: decision.trigger,
         },
-        mode: mode.into(),
+        mode,
         reasons,
     });
     let exits_on_signal = native
@@ -1060,10 +1031,10 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
     if config.exit_on_zero.value && !has(b, 12) {
         b.moot.push(MootSetting {
             source: config.exit_on_zero.source.clone(),
-            why: Moot::DrainSettingTooNew {
+            why: Moot::Drain(DrainMoot::TooNew {
                 setting: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
                 since: "Istio 1.12",
-            },
+            }),
         });
     }
     if exits_on_signal {
@@ -1087,7 +1058,7 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
         for (_, source, setting) in unused.into_iter().filter(|(set, ..)| *set) {
             b.moot.push(MootSetting {
                 source: source.clone(),
-                why: Moot::DrainUnusedWhenNative { setting },
+                why: Moot::Drain(DrainMoot::UnusedWhenNative { setting }),
             });
         }
         return;
@@ -1095,22 +1066,22 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
     if config.exit_on_zero_applies && config.termination_drain_set {
         b.moot.push(MootSetting {
             source: config.termination_drain.source.clone(),
-            why: Moot::DrainReplaced {
+            why: Moot::Drain(DrainMoot::Replaced {
                 setting: "terminationDrainDuration",
                 value: config.termination_drain.value,
                 by: "MINIMUM_DRAIN_DURATION",
                 by_value: config.minimum_drain.value,
                 mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
-            },
+            }),
         });
     }
     if !config.exit_on_zero_applies && config.minimum_drain_set {
         b.moot.push(MootSetting {
             source: config.minimum_drain.source.clone(),
-            why: Moot::DrainModeOff {
+            why: Moot::Drain(DrainMoot::ModeOff {
                 setting: "MINIMUM_DRAIN_DURATION",
                 mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
-            },
+            }),
         });
     }
 }

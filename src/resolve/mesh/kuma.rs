@@ -7,10 +7,11 @@
 //! exiting.
 
 use super::Mesh;
+use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
-use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -20,80 +21,45 @@ const WAIT: &str = "kuma.io/wait-for-dataplane-ready";
 const DRAIN: &str = "kuma.io/sidecar-drain-time";
 const DEFAULT_DRAIN: Millis = Millis::secs(30);
 
+/// The sidecar the injector adds; `kuma.io/wait-for-dataplane-ready: "true"` puts it
+/// first with a postStart `kuma-dp wait`.
+const SIDECAR: SidecarMesh = SidecarMesh {
+    mesh: Mesh::Kuma,
+    kind: SidecarKind::KumaSidecar,
+    containers: &[CONTAINER],
+    in_manifest: "`kuma-sidecar` is in the manifest",
+    native_probe: None,
+    hold: Some(Hold {
+        command: &["kuma-dp", "wait"],
+        timeout: Millis::secs(180),
+        poll: Millis::secs(1),
+        mode: ProxyMode::Held {
+            how: "waits for the dataplane",
+        },
+    }),
+};
+
 /// Resolves Kuma for the pod being built.
 pub fn resolve(b: &mut Builder) {
     let drain = drain_time(b);
-    if let Some((list, index)) = b.find(CONTAINER) {
-        b.make_sidecar(list, index, SidecarKind::KumaSidecar, true);
-        apply_shutdown(b.get_mut(list, index), drain);
-        b.meshes.push(MeshDecision {
-            mesh: Mesh::Kuma,
-            injection: Injection::InManifest,
-            mode: if b.get(list, index).is_native_sidecar() {
-                "native"
-            } else {
-                "classic"
-            }
-            .into(),
-            reasons: vec![format!("`{CONTAINER}` is in the manifest")],
-        });
-        return;
-    }
-    let Some((trigger, reason)) = injection(b) else {
-        return;
-    };
-    let wait = b
+    injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
+        injected::drain_then_exit(sidecar, drain);
+    });
+}
+
+fn opt_in(b: &Builder) -> Option<OptIn> {
+    let (trigger, reason) = injection(b)?;
+    let hold = b
         .workload
         .pod_annotation(WAIT)
         .filter(|(v, _)| *v == "true")
-        .map(|(_, p)| p);
-    let role = Role::Sidecar(Sidecar {
-        kind: SidecarKind::KumaSidecar,
-        carries_traffic: true,
-    });
-    let mut sidecar = PlannedContainer::injected(
-        CONTAINER,
-        ContainerList::Regular,
-        "Kuma",
-        trigger.clone(),
-        role,
-    );
-    sidecar.startup = b.scenario.proxy_startup.value;
-    if let Some(path) = &wait {
-        let mut hook = hooks::from_argv(
-            vec!["kuma-dp".into(), "wait".into()],
-            None,
-            HookKind::PostStart,
-            Owner::Sidecar,
-            &Default::default(),
-        );
-        hook.duration = HookDuration::UntilReady {
-            timeout: Millis::secs(180),
-            poll: Millis::secs(1),
-        };
-        sidecar.post_start = Some(hook);
-        sidecar.gate_request = Some(GateRequest {
-            source: Source::Manifest(path.clone()),
-            setting: format!("{WAIT}: \"true\""),
-        });
-    }
-    apply_shutdown(&mut sidecar, drain);
-    if wait.is_some() {
-        b.regular.insert(0, sidecar);
-    } else {
-        b.regular.push(sidecar);
-    }
-    b.meshes.push(MeshDecision {
-        mesh: Mesh::Kuma,
-        injection: Injection::WillInject { trigger },
-        mode: if wait.is_some() {
-            "classic, held (waits for the dataplane)"
-        } else {
-            "classic"
-        }
-        .into(),
-        reasons: vec![reason],
-    });
+        .map(|(_, path)| (path, format!("{WAIT}: \"true\"")));
+    Some(OptIn {
+        trigger,
+        reason,
+        native: false,
+        hold,
+    })
 }
 
 /// Whether the injector adds the sidecar, what asks for it and why: the pod's label
@@ -131,25 +97,17 @@ fn drain_time(b: &mut Builder) -> Sourced<Millis> {
         Some((value, path)) => match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
             Some(drain) => Sourced::new(drain, Source::Manifest(path)),
             None => {
-                b.problems.push(ConfigProblem {
+                b.problem(
                     path,
-                    message: format!("`{DRAIN}: {value}` is not a duration such as \"30s\""),
-                    kind: ConfigProblemKind::Invalid,
-                    fix: None,
-                });
+                    Fault::Unreadable(Unreadable::Value {
+                        setting: DRAIN.to_owned(),
+                        value: value.to_owned(),
+                        expected: Expected::Duration { example: "30s" },
+                    }),
+                );
                 Sourced::default_value(DEFAULT_DRAIN)
             }
         },
         None => Sourced::default_value(DEFAULT_DRAIN),
     }
-}
-
-/// Drains listeners on SIGTERM, keeps serving, exits after the whole drain time.
-fn apply_shutdown(sidecar: &mut PlannedContainer, drain: Sourced<Millis>) {
-    sidecar.exit = ExitPolicy::After(drain);
-    sidecar.traffic = Some(TrafficCuts {
-        inbound_refused: Cut::Exit,
-        inbound_drained: Cut::Signal,
-        outbound_refused: Cut::Exit,
-    });
 }

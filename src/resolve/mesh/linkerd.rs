@@ -11,6 +11,7 @@ use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
+use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -98,12 +99,13 @@ fn label_instead_of_annotation(b: &mut Builder) {
         return;
     }
     if let Some((value, path)) = b.workload.pod_label(INJECT) {
-        b.problems.push(ConfigProblem {
+        b.problem(
             path,
-            message: format!("`{INJECT}: {value}` is a label here; Linkerd reads it only as an annotation, so it has no effect"),
-            kind: ConfigProblemKind::IgnoredOptIn,
-            fix: None,
-        });
+            Fault::OptInIgnored(OptInIgnored::LabelNotRead {
+                setting: INJECT,
+                value: value.to_owned(),
+            }),
+        );
     }
 }
 
@@ -125,12 +127,14 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
     if let Some((value, path)) = &pod
         && !valid(value)
     {
-        b.problems.push(ConfigProblem {
-                path: path.clone(),
-                message: format!("`{INJECT}: {value}` is not enabled, ingress or disabled; the injector skips the pod"),
-                kind: ConfigProblemKind::IgnoredOptIn,
-                fix: Some(format!("write `{INJECT}: enabled` to inject the proxy, or `disabled` to say the pod goes without")),
-            });
+        b.problem(
+            path.clone(),
+            Fault::OptInIgnored(OptInIgnored::UnknownInjectValue {
+                mesh: Mesh::Linkerd,
+                setting: INJECT,
+                value: value.to_owned(),
+            }),
+        );
         return None;
     }
     let pod_value = pod.as_ref().map(|(v, _)| v.as_str());
@@ -148,7 +152,7 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
                 injection: Injection::NotInjected {
                     reason: format!("`{INJECT}: disabled`"),
                 },
-                mode: "none".into(),
+                mode: ProxyMode::None,
                 reasons: Vec::new(),
             });
         }
@@ -182,9 +186,9 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             continue;
         };
         let known = version_at_least(b, native.since.0, native.since.1) != Some(false);
-        let complain = |b: &mut Builder, message: String, fix: Option<String>| {
+        let complain = |b: &mut Builder, ignored: OptInIgnored| {
             if let Source::Manifest(path) = &source {
-                b.problem(ConfigProblemKind::IgnoredOptIn, path.clone(), message, fix);
+                b.problem(path.clone(), Fault::OptInIgnored(ignored));
             }
         };
         if !known {
@@ -195,15 +199,16 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
                 .map(|k| k.key);
             complain(
                 b,
-                format!(
-                    "Linkerd {release} does not read `{}` (first read by {}): it has no effect",
-                    native.key,
-                    native.release()
-                ),
-                Some(match readable {
-                    Some(key) => format!("write `{key}` for this Linkerd version"),
-                    None => "native sidecars need Linkerd 2.15 or later".to_owned(),
-                }),
+                OptInIgnored::KeyTooNew {
+                    mesh: Mesh::Linkerd,
+                    release,
+                    key: native.key,
+                    since: native.release(),
+                    instead: match readable {
+                        Some(key) => KeyInstead::Key(key),
+                        None => KeyInstead::NeedsRelease("2.15"),
+                    },
+                },
             );
             continue;
         }
@@ -215,16 +220,11 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             None => {
                 complain(
                     b,
-                    format!(
-                        "`{}: \"{value}\"` is not a boolean the injector reads (strconv.ParseBool): it keeps its default, {}",
-                        native.key,
-                        if default {
-                            "a native sidecar"
-                        } else {
-                            "a classic sidecar"
-                        }
-                    ),
-                    Some(format!("write `{}: \"true\"` or \"false\"", native.key)),
+                    OptInIgnored::NotBoolean {
+                        key: native.key,
+                        value: value.clone(),
+                        default_native: default,
+                    },
                 );
                 decided = Some((default, default_reason.clone()));
             }
@@ -293,10 +293,12 @@ fn await_proxy(b: &mut Builder) -> Sourced<bool> {
         }
         if let Source::Manifest(path) = &source {
             b.problem(
-                ConfigProblemKind::Invalid,
                 path.clone(),
-                format!("`{AWAIT}: {value}` is not enabled or disabled; the injector ignores it"),
-                Some(format!("write `{AWAIT}: enabled` or `disabled`")),
+                Fault::Unreadable(Unreadable::Value {
+                    setting: AWAIT.to_owned(),
+                    value: value.to_owned(),
+                    expected: Expected::Switch,
+                }),
             );
         }
     }
@@ -319,14 +321,14 @@ fn wait_before_exit(b: &mut Builder) -> Option<Sourced<Millis>> {
             }
             _ => {
                 if let Source::Manifest(path) = &source {
-                    b.problems.push(ConfigProblem {
-                        path: path.clone(),
-                        message: format!(
-                            "`{WAIT_BEFORE_EXIT}: {value}` is not a whole number of seconds"
-                        ),
-                        kind: ConfigProblemKind::Invalid,
-                        fix: None,
-                    });
+                    b.problem(
+                        path.clone(),
+                        Fault::Unreadable(Unreadable::Value {
+                            setting: WAIT_BEFORE_EXIT.to_owned(),
+                            value: value.to_owned(),
+                            expected: Expected::WholeSeconds { fallback: None },
+                        }),
+                    );
                 }
             }
         }
@@ -344,14 +346,14 @@ fn shutdown_grace(b: &mut Builder, env: Option<&str>) -> Sourced<Millis> {
             Some(grace) => return Sourced::new(grace, source),
             None => {
                 if let Source::Manifest(path) = &source {
-                    b.problems.push(ConfigProblem {
-                        path: path.clone(),
-                        message: format!(
-                            "`{SHUTDOWN_GRACE}: {value}` is not a duration such as \"30s\""
-                        ),
-                        kind: ConfigProblemKind::Invalid,
-                        fix: None,
-                    });
+                    b.problem(
+                        path.clone(),
+                        Fault::Unreadable(Unreadable::Value {
+                            setting: SHUTDOWN_GRACE.to_owned(),
+                            value: value.to_owned(),
+                            expected: Expected::Duration { example: "30s" },
+                        }),
+                    );
                 }
             }
         }
@@ -419,24 +421,26 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         let source = Source::Manifest(path.key("lifecycle").key("postStart"));
         b.moot.push(MootSetting {
             source,
-            why: Moot::WaitUnderStartupProbe {
+            why: Moot::Gate(GateMoot::WaitUnderStartupProbe {
                 command: "linkerd-await",
-            },
+            }),
         });
     }
     let mode = if native {
-        "native"
+        ProxyMode::Native
     } else if restart_always {
-        "native (not supported by this Kubernetes version)"
+        ProxyMode::NativeUnsupported
     } else if awaits {
-        "classic, held (postStart linkerd-await)"
+        ProxyMode::Held {
+            how: "postStart linkerd-await",
+        }
     } else {
-        "classic"
+        ProxyMode::Classic
     };
     b.meshes.push(MeshDecision {
         mesh: Mesh::Linkerd,
         injection: Injection::InManifest,
-        mode: mode.into(),
+        mode,
         reasons: vec![format!(
             "`{PROXY}` is in the manifest: it was injected already"
         )],
@@ -462,8 +466,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
             b.rejections.push(Rejection {
                 path,
                 by: "Linkerd's proxy injector",
-                cause: RejectionCause::MeshSetting,
-                reason: "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".into(),
+                cause: RejectionCause::NativeWithWaitBeforeExit,
             });
         }
         wait = None;
@@ -566,17 +569,19 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
             }
         };
         b.init.insert(after_init, proxy);
-        "native"
+        ProxyMode::Native
     } else {
         if existing.is_none() {
             b.init.push(init);
         }
         if awaits.value {
             b.regular.insert(0, proxy);
-            "classic, held (proxy first, postStart linkerd-await)"
+            ProxyMode::Held {
+                how: "proxy first, postStart linkerd-await",
+            }
         } else {
             b.regular.push(proxy);
-            "classic"
+            ProxyMode::Classic
         }
     };
     let mut reasons = vec![match &trigger {
@@ -592,7 +597,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     b.meshes.push(MeshDecision {
         mesh: Mesh::Linkerd,
         injection: Injection::WillInject { trigger },
-        mode: mode.into(),
+        mode,
         reasons,
     });
 }

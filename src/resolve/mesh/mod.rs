@@ -6,6 +6,7 @@
 
 pub mod consul;
 pub mod dapr;
+mod injected;
 pub mod istio;
 pub mod kuma;
 pub mod linkerd;

@@ -1,6 +1,6 @@
 use super::report_problems;
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{Fault, KeyInstead, Mesh, OptInIgnored};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -51,6 +51,138 @@ declare_rule! {
     }
 }
 
+/// An opt-in the injector does not read as written.
+struct UnreadOptIn<'a>(&'a OptInIgnored);
+
+impl Violation for UnreadOptIn<'_> {
+    const RULE: &'static RuleMeta = &InjectAnnotationIgnored::META;
+
+    fn message(&self) -> String {
+        match self.0 {
+            OptInIgnored::LabelNotRead { setting, value } => format!(
+                "`{setting}: {value}` is a label here; Linkerd reads it only as an annotation, so it has no effect"
+            ),
+            OptInIgnored::UnknownInjectValue {
+                mesh: Mesh::Linkerd,
+                setting,
+                value,
+            } => format!(
+                "`{setting}: {value}` is not enabled, ingress or disabled; the injector skips the pod"
+            ),
+            OptInIgnored::UnknownInjectValue { setting, value, .. } => format!(
+                "`{setting}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
+            ),
+            OptInIgnored::NotCalledFor {
+                setting,
+                label_value,
+                namespace_known,
+            } => {
+                let what = match label_value {
+                    Some(value) => format!("the label value \"{value}\""),
+                    None => format!("`{setting}` as an annotation"),
+                };
+                if *namespace_known {
+                    format!(
+                        "{what} cannot opt a pod in: the webhook is called only for the label value \"true\" (or in a namespace with istio-injection=enabled); use the label `{setting}: \"true\"`"
+                    )
+                } else {
+                    format!(
+                        "{what} does not opt a pod in by itself: the pod is injected only if its namespace has istio-injection=enabled (its labels are unknown, so that is assumed); use the label `{setting}: \"true\"`"
+                    )
+                }
+            }
+            OptInIgnored::KeyTooNew {
+                mesh,
+                release,
+                key,
+                since,
+                ..
+            } => format!(
+                "{} {release} does not read `{key}` (first read by {since}): it has no effect",
+                mesh.title()
+            ),
+            OptInIgnored::NotBoolean {
+                key,
+                value,
+                default_native,
+            } => format!(
+                "`{key}: \"{value}\"` is not a boolean the injector reads (strconv.ParseBool): it keeps its default, {}",
+                if *default_native {
+                    "a native sidecar"
+                } else {
+                    "a classic sidecar"
+                }
+            ),
+            OptInIgnored::NativeAnnotationTooNew {
+                setting,
+                release,
+                native_anyway,
+            } => format!(
+                "`{setting}` arrived in Istio 1.24; Istio {release} ignores it ({})",
+                if *native_anyway {
+                    "native anyway"
+                } else {
+                    "classic sidecar"
+                }
+            ),
+            OptInIgnored::NativeValueMisread {
+                setting,
+                value,
+                release: Some(release),
+            } => format!(
+                "Istio {release} enables native sidecars only for exactly \"true\": `{setting}: \"{value}\"` leaves the proxy a classic sidecar"
+            ),
+            OptInIgnored::NativeValueMisread {
+                setting,
+                value,
+                release: None,
+            } => format!(
+                "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{setting}: \"{value}\"` makes the proxy a native sidecar"
+            ),
+        }
+    }
+
+    fn help(&self) -> String {
+        match self.0 {
+            OptInIgnored::LabelNotRead { .. } | OptInIgnored::NotCalledFor { .. } => {
+                "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd".to_owned()
+            }
+            OptInIgnored::UnknownInjectValue {
+                mesh: Mesh::Linkerd,
+                setting,
+                ..
+            } => format!(
+                "write `{setting}: enabled` to inject the proxy, or `disabled` to say the pod goes without"
+            ),
+            OptInIgnored::UnknownInjectValue { setting, .. } => format!(
+                "write `{setting}: \"true\"` to inject the sidecar, or \"false\" to say the pod goes without"
+            ),
+            OptInIgnored::KeyTooNew { mesh, instead, .. } => match instead {
+                KeyInstead::Key(key) => {
+                    format!("write `{key}` for this {} version", mesh.title())
+                }
+                KeyInstead::NeedsRelease(release) => {
+                    format!("native sidecars need {} {release} or later", mesh.title())
+                }
+            },
+            OptInIgnored::NotBoolean { key, .. } => {
+                format!("write `{key}: \"true\"` or \"false\"")
+            }
+            OptInIgnored::NativeAnnotationTooNew { .. } => {
+                "set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".to_owned()
+            }
+            OptInIgnored::NativeValueMisread {
+                setting,
+                release: Some(_),
+                ..
+            } => format!("write `{setting}: \"true\"`"),
+            OptInIgnored::NativeValueMisread { setting, .. } => {
+                format!("write `{setting}: \"false\"` for a classic sidecar")
+            }
+        }
+    }
+}
+
 impl Rule for InjectAnnotationIgnored {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -59,9 +191,10 @@ impl Rule for InjectAnnotationIgnored {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         report_problems(
             pod,
-            ConfigProblemKind::IgnoredOptIn,
-            &Self::META,
-            "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd",
+            |fault| match fault {
+                Fault::OptInIgnored(ignored) => Some(UnreadOptIn(ignored)),
+                _ => None,
+            },
             findings,
         );
     }

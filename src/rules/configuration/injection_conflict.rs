@@ -1,6 +1,6 @@
 use super::report_problems;
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{Conflict, Fault};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -36,6 +36,38 @@ declare_rule! {
     }
 }
 
+/// Injection settings that disagree.
+struct Disagreement<'a>(&'a Conflict);
+
+impl Violation for Disagreement<'_> {
+    const RULE: &'static RuleMeta = &InjectionConflict::META;
+
+    fn message(&self) -> String {
+        match self.0 {
+            Conflict::LabelAndAnnotation {
+                setting,
+                label,
+                annotation,
+            } => format!(
+                "the `{setting}` label says \"{label}\" and the annotation says \"{annotation}\"; the label wins"
+            ),
+            Conflict::ProxyInOptedOutPod { proxy } => {
+                format!("the pod opts out of injection, yet `{proxy}` is in the manifest")
+            }
+            Conflict::TwoMeshes { meshes } => {
+                format!(
+                    "{} would both proxy this pod's traffic",
+                    meshes.join(" and ")
+                )
+            }
+        }
+    }
+
+    fn help(&self) -> String {
+        "keep one mesh and one spelling of each injection setting".to_owned()
+    }
+}
+
 impl Rule for InjectionConflict {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -44,9 +76,10 @@ impl Rule for InjectionConflict {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         report_problems(
             pod,
-            ConfigProblemKind::InjectionConflict,
-            &Self::META,
-            "keep one mesh and one spelling of each injection setting",
+            |fault| match fault {
+                Fault::Conflict(conflict) => Some(Disagreement(conflict)),
+                _ => None,
+            },
             findings,
         );
     }

@@ -1,6 +1,6 @@
 use super::report_problems;
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{Expected, Fault, Unreadable};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -43,6 +43,75 @@ declare_rule! {
     }
 }
 
+/// A mesh setting that cannot be read.
+struct UnreadableSetting<'a>(&'a Unreadable);
+
+impl Violation for UnreadableSetting<'_> {
+    const RULE: &'static RuleMeta = &InvalidProxyConfig::META;
+
+    fn message(&self) -> String {
+        match self.0 {
+            Unreadable::ProxyConfig { denied: true, .. } => {
+                format!("{}; the sidecar injector denies the pod", what(self.0))
+            }
+            _ => what(self.0),
+        }
+    }
+
+    fn help(&self) -> String {
+        match self.0 {
+            Unreadable::Value {
+                setting,
+                expected: Expected::Switch,
+                ..
+            } => format!("write `{setting}: enabled` or `disabled`"),
+            _ => "fix the value: durations are strings such as \"25s\", booleans are true or false"
+                .to_owned(),
+        }
+    }
+}
+
+/// What is wrong with the setting; also why an injector that reads it denies the pod.
+pub(crate) fn what(unreadable: &Unreadable) -> String {
+    match unreadable {
+        Unreadable::Value {
+            setting,
+            value,
+            expected,
+        } => match expected {
+            Expected::Duration { example } => {
+                format!("`{setting}: {value}` is not a duration such as \"{example}\"")
+            }
+            Expected::WholeSeconds { fallback: None } => {
+                format!("`{setting}: {value}` is not a whole number of seconds")
+            }
+            Expected::WholeSeconds {
+                fallback: Some((sidecar, length)),
+            } => format!(
+                "`{setting}: {value}` is not a whole number of seconds; {sidecar} keeps its {length}"
+            ),
+            Expected::Switch => {
+                format!("`{setting}: {value}` is not enabled or disabled; the injector ignores it")
+            }
+        },
+        Unreadable::ProxyConfig {
+            setting,
+            field,
+            error,
+            ..
+        } if field.is_empty() => format!("`{setting}` cannot be read: {error}"),
+        Unreadable::ProxyConfig {
+            setting,
+            field,
+            error,
+            ..
+        } => format!("`{setting}` field `{field}`: {error}"),
+        Unreadable::NegativeGracePeriod { seconds } => format!(
+            "terminationGracePeriodSeconds is {seconds}: the API server treats a negative grace period as 1 s (Kubernetes 1.27 and later), and the kubelet allows its 2 s minimum"
+        ),
+    }
+}
+
 impl Rule for InvalidProxyConfig {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -51,9 +120,10 @@ impl Rule for InvalidProxyConfig {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         report_problems(
             pod,
-            ConfigProblemKind::Invalid,
-            &Self::META,
-            "fix the value: durations are strings such as \"25s\", booleans are true or false",
+            |fault| match fault {
+                Fault::Unreadable(unreadable) => Some(UnreadableSetting(unreadable)),
+                _ => None,
+            },
             findings,
         );
     }

@@ -3,7 +3,7 @@
 
 mod inject_annotation_ignored;
 mod injection_conflict;
-mod invalid_proxy_config;
+pub(super) mod invalid_proxy_config;
 mod redundant_gate;
 
 pub use inject_annotation_ignored::InjectAnnotationIgnored;
@@ -11,23 +11,20 @@ pub use injection_conflict::InjectionConflict;
 pub use invalid_proxy_config::InvalidProxyConfig;
 pub use redundant_gate::RedundantGate;
 
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Label, Pod, RuleMeta};
+use crate::resolve::{ConfigProblem, Fault};
+use crate::rules::{Finding, Label, Pod, Violation};
 
-/// One finding per configuration problem of `kind` that resolve recorded.
-fn report_problems(
-    pod: &Pod,
-    kind: ConfigProblemKind,
-    meta: &'static RuleMeta,
-    help: &str,
+/// One finding per configuration problem that resolve recorded and `violation` makes a
+/// violation of (the faults of one kind).
+fn report_problems<'a, V: Violation>(
+    pod: &Pod<'a>,
+    violation: impl Fn(&'a Fault) -> Option<V>,
     findings: &mut Vec<Finding>,
 ) {
-    for problem in pod.plan.config_problems.iter().filter(|p| p.kind == kind) {
-        findings.push(Finding::new(
-            meta,
-            Label::value(problem.path.clone(), "here"),
-            problem.message.clone(),
-            problem.fix.clone().unwrap_or_else(|| help.to_owned()),
-        ));
+    for problem in &pod.plan.config_problems {
+        let ConfigProblem { path, fault } = problem;
+        if let Some(violation) = violation(fault) {
+            findings.push(Finding::new(&violation, Label::value(path.clone(), "here")));
+        }
     }
 }

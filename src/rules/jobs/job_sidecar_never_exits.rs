@@ -1,6 +1,7 @@
-use crate::resolve::SelfStopTrigger;
+use crate::resolve::{PlannedContainer, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
 use crate::workload::Kind;
 
@@ -65,6 +66,68 @@ declare_rule! {
     }
 }
 
+/// A sidecar in `containers` that nothing stops once a Job's work is done.
+struct NeverStopped<'a> {
+    /// The sidecar.
+    sidecar: &'a PlannedContainer,
+    /// What kind of sidecar it is.
+    kind: &'a SidecarKind,
+    /// The work's containers.
+    work: Vec<&'a PlannedContainer>,
+    /// The kind of workload that never completes.
+    workload: Kind,
+    /// The cluster's version, which decides whether a native sidecar is an option.
+    kubernetes: KubeVersion,
+}
+
+impl Violation for NeverStopped<'_> {
+    const RULE: &'static RuleMeta = &JobSidecarNeverExits::META;
+
+    fn message(&self) -> String {
+        let work: Vec<String> = self
+            .work
+            .iter()
+            .map(|app| format!("`{}`", app.name))
+            .collect();
+        // Its own wait, when it has one, is for a signal the work never leaves.
+        let waits = self
+            .sidecar
+            .self_stop
+            .as_ref()
+            .map(|wait| {
+                format!(
+                    " (its command waits for {}, which no work container leaves)",
+                    awaited(&wait.trigger)
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            "{} `{}` runs in `containers` and nothing stops it when {} finish{}{waits}: the pod stays Running and the {} never completes",
+            self.kind.label(),
+            self.sidecar.name,
+            work.join(", "),
+            if work.len() == 1 { "es" } else { "" },
+            self.workload,
+        )
+    }
+
+    /// Leave the signal the sidecar's own command waits for, on every path of the work,
+    /// or else stop it the usual way.
+    fn help(&self) -> String {
+        match self.sidecar.self_stop.as_ref().map(|wait| &wait.trigger) {
+            Some(SelfStopTrigger::File { path, at: Some(at) }) => format!(
+                "create {path} on every path out of the work, in the volume `{}` mounted in both containers: `trap 'touch {path}' EXIT` before the work",
+                at.volume
+            ),
+            Some(SelfStopTrigger::Kubexit { deaths, .. }) if !deaths.is_empty() => format!(
+                "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
+                quoted_list(deaths, " or ")
+            ),
+            _ => stop_sidecar(self.sidecar, self.kubernetes),
+        }
+    }
+}
+
 impl Rule for JobSidecarNeverExits {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -89,34 +152,18 @@ impl Rule for JobSidecarNeverExits {
             if tried {
                 continue;
             }
-            let work: Vec<String> = plan
-                .apps()
-                .map(|(_, app)| format!("`{}`", app.name))
-                .collect();
-            // Its own wait, when it has one, is for a signal the work never leaves.
-            let waits = sidecar
-                .self_stop
-                .as_ref()
-                .map(|wait| {
-                    format!(
-                        " (its command waits for {}, which no work container leaves)",
-                        awaited(&wait.trigger)
-                    )
-                })
-                .unwrap_or_default();
-            let message = format!(
-                "{} `{}` runs in `containers` and nothing stops it when {} finish{}{waits}: the pod stays Running and the {} never completes",
-                kind.label(),
-                sidecar.name,
-                work.join(", "),
-                if work.len() == 1 { "es" } else { "" },
+            let violation = NeverStopped {
+                sidecar,
+                kind,
+                work: plan.apps().map(|(_, app)| app).collect(),
                 // A pod that runs to completion was created by a Job.
-                if plan.kind == Kind::Pod {
+                workload: if plan.kind == Kind::Pod {
                     Kind::Job
                 } else {
                     plan.kind
                 },
-            );
+                kubernetes: plan.kubernetes.value,
+            };
             let primary = if is_in_manifest(sidecar) {
                 Label::value(container_label_path(sidecar), "never exits on its own")
             } else {
@@ -125,7 +172,7 @@ impl Rule for JobSidecarNeverExits {
                     format!("injects `{}`, which never exits on its own", sidecar.name),
                 )
             };
-            let mut finding = Finding::new(&Self::META, primary, message, help(sidecar, plan))
+            let mut finding = Finding::new(&violation, primary)
                 .container(&sidecar.name)
                 .window(
                     Phase::Completion,
@@ -154,21 +201,5 @@ fn awaited(trigger: &SelfStopTrigger) -> String {
         SelfStopTrigger::Kubexit { deaths, .. } => {
             format!("the kubexit death of {}", quoted_list(deaths, ", "))
         }
-    }
-}
-
-/// How to stop the sidecar: leave the signal its own command waits for, on every path
-/// of the work, or else its usual stop.
-fn help(sidecar: &crate::resolve::PlannedContainer, plan: &crate::resolve::PodPlan) -> String {
-    match sidecar.self_stop.as_ref().map(|wait| &wait.trigger) {
-        Some(SelfStopTrigger::File { path, at: Some(at) }) => format!(
-            "create {path} on every path out of the work, in the volume `{}` mounted in both containers: `trap 'touch {path}' EXIT` before the work",
-            at.volume
-        ),
-        Some(SelfStopTrigger::Kubexit { deaths, .. }) if !deaths.is_empty() => format!(
-            "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
-            quoted_list(deaths, " or ")
-        ),
-        _ => stop_sidecar(sidecar, plan),
     }
 }

@@ -4,7 +4,7 @@
 mod app_starts_before_proxy;
 mod init_container_needs_proxy;
 mod native_sidecar_not_gated;
-mod native_sidecar_unsupported;
+pub(super) mod native_sidecar_unsupported;
 mod proxy_gate_ineffective;
 
 pub use app_starts_before_proxy::AppStartsBeforeProxy;

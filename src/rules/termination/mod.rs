@@ -9,7 +9,7 @@ mod long_requests_cut;
 mod prestop_needs_shell;
 mod prestop_outlives_grace;
 mod proxy_exits_before_app;
-mod sleep_action_unsupported;
+pub(super) mod sleep_action_unsupported;
 
 pub use app_without_prestop_delay::AppWithoutPrestopDelay;
 pub use drain_setting_ignored::DrainSettingIgnored;

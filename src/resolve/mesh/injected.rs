@@ -1,0 +1,153 @@
+//! The flow the meshes whose injector adds one sidecar share (Consul, Dapr, Kuma): the
+//! sidecar is taken from the manifest when it is there, or else modelled from the pod's
+//! opt-in. Each of these mesh modules describes its sidecar in a [`SidecarMesh`] and
+//! decides its opt-in and its shutdown; this module does the rest.
+
+use super::Mesh;
+use crate::load::JsonPath;
+use crate::resolve::Builder;
+use crate::resolve::hooks::{self, HookKind, Owner};
+use crate::resolve::plan::*;
+use crate::settings::{Source, Sourced};
+use crate::time::Millis;
+
+/// What a mesh's injector adds: its sidecar and the shape the injector gives it.
+pub(super) struct SidecarMesh {
+    /// The mesh.
+    pub mesh: Mesh,
+    /// Its sidecar.
+    pub kind: SidecarKind,
+    /// The names the sidecar's container has had; the injector adds the first.
+    pub containers: &'static [&'static str],
+    /// Why the sidecar is in the plan when the manifest has it.
+    pub in_manifest: &'static str,
+    /// The startup probe the injector gives a native sidecar, when it gives one.
+    pub native_probe: Option<ProbeTiming>,
+    /// The postStart hold the injector adds when the pod asks for it.
+    pub hold: Option<Hold>,
+}
+
+/// A postStart hook that holds the next container until the sidecar is ready; the
+/// injector then puts the sidecar first.
+pub(super) struct Hold {
+    /// The hook's command.
+    pub command: &'static [&'static str],
+    /// How long it waits at most.
+    pub timeout: Millis,
+    /// How often it polls.
+    pub poll: Millis,
+    /// The mode the decision reports for a held sidecar.
+    pub mode: ProxyMode,
+}
+
+/// What the pod's opt-in asks of the injector.
+pub(super) struct OptIn {
+    /// The setting that asks for the sidecar.
+    pub trigger: JsonPath,
+    /// Why it is injected, for `explain`.
+    pub reason: String,
+    /// Whether it is injected as a native sidecar.
+    pub native: bool,
+    /// The setting that asks for the hold, and how users write it.
+    pub hold: Option<(JsonPath, String)>,
+}
+
+/// Resolves `mesh` for the pod being built: the sidecar in the manifest, or the one
+/// `opt_in` asks for; `shutdown` sets how it stops.
+pub(super) fn resolve(
+    b: &mut Builder,
+    mesh: &SidecarMesh,
+    opt_in: impl FnOnce(&Builder) -> Option<OptIn>,
+    shutdown: impl FnOnce(&mut PlannedContainer),
+) {
+    if let Some((list, index)) = mesh.containers.iter().find_map(|name| b.find(name)) {
+        b.make_sidecar(list, index, mesh.kind.clone(), true);
+        shutdown(b.get_mut(list, index));
+        b.meshes.push(MeshDecision {
+            mesh: mesh.mesh,
+            injection: Injection::InManifest,
+            mode: ProxyMode::of(b.get(list, index).is_native_sidecar()),
+            reasons: vec![mesh.in_manifest.to_owned()],
+        });
+        return;
+    }
+    let Some(opt_in) = opt_in(b) else {
+        return;
+    };
+    let list = if opt_in.native {
+        ContainerList::Init
+    } else {
+        ContainerList::Regular
+    };
+    let role = Role::Sidecar(Sidecar {
+        kind: mesh.kind.clone(),
+        carries_traffic: true,
+    });
+    let mut sidecar = PlannedContainer::injected(
+        mesh.containers[0],
+        list,
+        mesh.mesh.title(),
+        opt_in.trigger.clone(),
+        role,
+    );
+    sidecar.placement = Placement::new(
+        list,
+        opt_in.native,
+        b.settings.kubernetes.value.runs_native_sidecars(),
+    );
+    sidecar.startup = b.scenario.proxy_startup.value;
+    if opt_in.native {
+        sidecar.startup_probe = mesh.native_probe;
+    }
+    let held = match (&mesh.hold, &opt_in.hold) {
+        (Some(hold), Some((path, setting))) => {
+            let mut hook = hooks::from_argv(
+                hold.command.iter().map(|word| (*word).to_owned()).collect(),
+                None,
+                HookKind::PostStart,
+                Owner::Sidecar,
+                &Default::default(),
+            );
+            hook.duration = HookDuration::UntilReady {
+                timeout: hold.timeout,
+                poll: hold.poll,
+            };
+            sidecar.post_start = Some(hook);
+            sidecar.gate_request = Some(GateRequest {
+                source: Source::Manifest(path.clone()),
+                setting: setting.clone(),
+            });
+            Some(hold.mode)
+        }
+        _ => None,
+    };
+    shutdown(&mut sidecar);
+    let mode = match held {
+        Some(mode) => mode,
+        None => ProxyMode::of(opt_in.native),
+    };
+    match (opt_in.native, held) {
+        (true, _) => b.init.push(sidecar),
+        (false, Some(_)) => b.regular.insert(0, sidecar),
+        (false, None) => b.regular.push(sidecar),
+    }
+    b.meshes.push(MeshDecision {
+        mesh: mesh.mesh,
+        injection: Injection::WillInject {
+            trigger: opt_in.trigger,
+        },
+        mode,
+        reasons: vec![opt_in.reason],
+    });
+}
+
+/// A sidecar that drains its listeners on SIGTERM, keeps serving, and exits after
+/// `length` (Consul's shutdown grace period, Kuma's drain time).
+pub(super) fn drain_then_exit(sidecar: &mut PlannedContainer, length: Sourced<Millis>) {
+    sidecar.exit = ExitPolicy::After(length);
+    sidecar.traffic = Some(TrafficCuts {
+        inbound_refused: Cut::Exit,
+        inbound_drained: Cut::Signal,
+        outbound_refused: Cut::Exit,
+    });
+}

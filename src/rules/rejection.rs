@@ -1,0 +1,21 @@
+//! Why a pod is not admitted, in words: for `explain` and for the rules that report the
+//! rejection. Each cause is worded by the rule that judges it.
+
+use super::configuration::invalid_proxy_config;
+use super::startup::native_sidecar_unsupported;
+use super::termination::sleep_action_unsupported;
+use crate::resolve::RejectionCause;
+
+/// What makes the pod inadmissible.
+pub fn reason(cause: &RejectionCause) -> String {
+    match cause {
+        RejectionCause::SleepAction(problem) => sleep_action_unsupported::problem(*problem),
+        RejectionCause::DroppedSidecarPolicy {
+            container,
+            field,
+            version,
+        } => native_sidecar_unsupported::dropped_policy(container, field, *version),
+        RejectionCause::UnreadableSetting(unreadable) => invalid_proxy_config::what(unreadable),
+        RejectionCause::NativeWithWaitBeforeExit => "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".to_owned(),
+    }
+}
