@@ -153,3 +153,116 @@ fn a_manifest_with_nothing_to_fix_is_left_as_it_is() {
         .code(0)
         .stdout("");
 }
+
+/// The byte offset of a 1-based line and code-point column in `text` (LF line ends).
+fn offset_of(text: &str, line: u64, column: u64) -> usize {
+    let mut at = 0;
+    for _ in 1..line {
+        at += text[at..].find('\n').expect("the line exists") + 1;
+    }
+    text[at..]
+        .char_indices()
+        .nth(column as usize - 1)
+        .map_or(text.len(), |(offset, _)| at + offset)
+}
+
+/// `text` with `(start, end, replacement)` edits made, positions 1-based.
+fn apply_positioned(text: &str, mut edits: Vec<((u64, u64), (u64, u64), String)>) -> String {
+    edits.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
+    let mut out = text.to_owned();
+    for (start, end, replacement) in edits {
+        let range = offset_of(text, start.0, start.1)..offset_of(text, end.0, end.1);
+        out.replace_range(range, &replacement);
+    }
+    out
+}
+
+#[test]
+fn json_and_sarif_carry_the_edits_that_fix_writes() {
+    let (_dir, path) = copy("ml101-fire-inject-label.yaml");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let (report, _) = common::lint_json(&path, &[]);
+    common::validate_lint_json(&report);
+    let findings = report["findings"].as_array().unwrap();
+    let ml101 = findings.iter().find(|f| f["ruleId"] == "ML101").unwrap();
+    let fix = &ml101["fix"];
+    assert_eq!(fix["applicability"], "safe");
+    assert!(
+        fix["description"]
+            .as_str()
+            .unwrap()
+            .contains("holdApplicationUntilProxyStarts")
+    );
+    let position =
+        |p: &serde_json::Value| (p["line"].as_u64().unwrap(), p["column"].as_u64().unwrap());
+    let json_edits: Vec<_> = fix["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edit| {
+            (
+                position(&edit["start"]),
+                position(&edit["end"]),
+                edit["replacement"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    // A finding without a remedy carries no fix.
+    let ml207 = findings.iter().find(|f| f["ruleId"] == "ML207").unwrap();
+    assert!(ml207.get("fix").is_none(), "{ml207}");
+
+    let output = common::cli()
+        .current_dir(path.parent().unwrap())
+        .args(["lint", "--format", "sarif", "ml101-fire-inject-label.yaml"])
+        .output()
+        .unwrap();
+    let log: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let result = results.iter().find(|r| r["ruleId"] == "ML101").unwrap();
+    let fixes = result["fixes"].as_array().unwrap();
+    assert_eq!(fixes.len(), 1);
+    assert_eq!(fixes[0]["description"]["text"], fix["description"]);
+    assert_eq!(fixes[0]["properties"]["applicability"], "safe");
+    let changes = fixes[0]["artifactChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        changes[0]["artifactLocation"]["uri"],
+        "ml101-fire-inject-label.yaml"
+    );
+    let sarif_edits: Vec<_> = changes[0]["replacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|replacement| {
+            let region = &replacement["deletedRegion"];
+            (
+                (
+                    region["startLine"].as_u64().unwrap(),
+                    region["startColumn"].as_u64().unwrap(),
+                ),
+                (
+                    region["endLine"].as_u64().unwrap(),
+                    region["endColumn"].as_u64().unwrap(),
+                ),
+                replacement["insertedContent"]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(sarif_edits, json_edits);
+    let no_fix = results.iter().find(|r| r["ruleId"] == "ML207").unwrap();
+    assert!(no_fix.get("fixes").is_none(), "{no_fix}");
+
+    // Made by hand, the edits give exactly the file `--fix` writes.
+    let by_hand = apply_positioned(&original, json_edits);
+    common::cli()
+        .args(["lint", "--fix"])
+        .arg(&path)
+        .assert()
+        .code(predicates::ord::lt(2));
+    assert_eq!(by_hand, std::fs::read_to_string(&path).unwrap());
+    assert_ne!(by_hand, original);
+}

@@ -71,6 +71,15 @@ pub enum Applicability {
 }
 
 impl Applicability {
+    /// The name machine formats and docs use: `safe`, `unsafe`, `display-only`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+            Applicability::DisplayOnly => "display-only",
+        }
+    }
+
     /// Whether a fix of this applicability is applied, with or without
     /// `--unsafe-fixes`.
     pub fn is_applied(self, unsafe_fixes: bool) -> bool {
