@@ -99,6 +99,69 @@ fn ml101_istio_gets_the_hold_annotation() {
 }
 
 #[test]
+fn ml101_linkerd_turns_proxy_await_back_on() {
+    let name = "ml101-fire-linkerd-await-disabled.yaml";
+    let (fixed, read) = fix_fixture(name, "ML101", &[]);
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        assert_eq!(
+            object["spec"]["template"]["metadata"]["annotations"]["config.linkerd.io/proxy-await"],
+            "enabled"
+        );
+    }
+}
+
+/// The fix loop lints each input with the context the other inputs give: here the
+/// Namespace in another file turns proxy-await off, so only with it does ML101 fire,
+/// and the fix must set the pod's own annotation, which wins over the Namespace's.
+#[test]
+fn an_input_is_fixed_with_the_context_of_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let namespace = dir.path().join("namespace.yaml");
+    std::fs::write(
+        &namespace,
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    \
+         linkerd.io/inject: enabled\n    config.linkerd.io/proxy-await: disabled\n",
+    )
+    .unwrap();
+    let deployment = dir.path().join("orders.yaml");
+    let original = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\n  \
+                    namespace: shop\nspec:\n  selector:\n    matchLabels: {app: orders}\n  \
+                    template:\n    metadata:\n      labels: {app: orders}\n    spec:\n      \
+                    containers:\n      - name: orders\n        image: example/orders:2.3.0\n";
+    std::fs::write(&deployment, original).unwrap();
+    let namespace_text = std::fs::read_to_string(&namespace).unwrap();
+    common::cli()
+        .args(["lint", "--fix"])
+        .arg(&namespace)
+        .arg(&deployment)
+        .assert()
+        .code(predicates::ord::lt(2));
+    assert_eq!(
+        std::fs::read_to_string(&deployment).unwrap(),
+        original.replace(
+            "      labels: {app: orders}\n",
+            "      labels: {app: orders}\n      annotations:\n        \
+             config.linkerd.io/proxy-await: enabled\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&namespace).unwrap(), namespace_text);
+    let output = common::cli()
+        .args(["lint", "--format", "json"])
+        .arg(&namespace)
+        .arg(&deployment)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        !common::rule_lines(&report)
+            .iter()
+            .any(|(rule, _)| rule == "ML101"),
+        "{report}"
+    );
+}
+
+#[test]
 fn diff_prints_the_change_writes_nothing_and_exits_1() {
     let (_dir, path) = copy("ml101-fire-inject-label.yaml");
     let before = std::fs::read_to_string(&path).unwrap();

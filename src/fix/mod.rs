@@ -54,7 +54,7 @@ use crate::load::{self, JsonPath};
 pub use apply::{Applied, Outcome, apply_fixes};
 pub use diff::unified_diff;
 pub use edit::{EditError, Editor};
-pub use verify::{Change, Rejection, verify};
+pub use verify::{Change, Rejection, verify, verify_all};
 
 /// How safe a fix is to apply without a human looking at it, ordered from least to
 /// most (ruff's three levels).

@@ -52,6 +52,17 @@ pub fn verify(
     document: usize,
     changes: &[Change],
 ) -> Result<(), Rejection> {
+    verify_all(original, fixed, &[(document, changes)])
+}
+
+/// [`verify`] for the fixes of a round: `changes` holds, per document (0-based, among
+/// the non-empty documents), the changes made to it; a document may appear more than
+/// once, and a change listed twice (two findings with the same remedy) is made once.
+pub fn verify_all(
+    original: &str,
+    fixed: &str,
+    changes: &[(usize, &[Change])],
+) -> Result<(), Rejection> {
     let before = decode_stream(original)
         .map_err(|error| reject(format!("the original text does not load: {error}")))?;
     let after = decode_stream(fixed)
@@ -64,15 +75,22 @@ pub fn verify(
         )));
     }
     for (index, (mut expected, mut actual)) in before.into_iter().zip(after).enumerate() {
-        if index == document {
-            for change in changes {
-                let path = match change {
-                    Change::Set(path, _) | Change::Remove(path) => path,
-                };
-                decode_embedded(&mut expected, path.segments())?;
-                decode_embedded(&mut actual, path.segments())?;
-                apply(&mut expected, change)?;
+        let mut made: Vec<&Change> = Vec::new();
+        for change in changes
+            .iter()
+            .filter(|(document, _)| *document == index)
+            .flat_map(|(_, changes)| changes.iter())
+        {
+            if made.contains(&change) {
+                continue;
             }
+            made.push(change);
+            let path = match change {
+                Change::Set(path, _) | Change::Remove(path) => path,
+            };
+            decode_embedded(&mut expected, path.segments())?;
+            decode_embedded(&mut actual, path.segments())?;
+            apply(&mut expected, change)?;
         }
         if expected != actual {
             let at = first_difference(&expected, &actual, &mut String::new())
