@@ -329,3 +329,71 @@ fn json_and_sarif_carry_the_edits_that_fix_writes() {
     assert_eq!(by_hand, std::fs::read_to_string(&path).unwrap());
     assert_ne!(by_hand, original);
 }
+
+/// Standard input fixed onto standard output is the input itself outside the fixes,
+/// whatever separates its documents: it is cut into documents to be read, and printed
+/// back from them.
+#[test]
+fn standard_input_is_printed_back_byte_for_byte_around_the_fixes() {
+    let fixture =
+        std::fs::read_to_string(common::testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
+    let second = fixture.replace("name: web\n", "name: web2\n");
+    for separator in [
+        "---\n",
+        "--- # the next one\n",
+        "\n\n---   \n",
+        "...\n---\n",
+        "---\n---\n",
+    ] {
+        for last_break in [true, false] {
+            let mut text = format!("---\n{fixture}{separator}{second}");
+            if !last_break {
+                text.pop();
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("stream.yaml");
+            std::fs::write(&path, &text).unwrap();
+            common::cli()
+                .args(["lint", "--fix"])
+                .arg(&path)
+                .assert()
+                .code(predicates::ord::lt(2));
+            let written = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(
+                written.matches("holdApplicationUntilProxyStarts").count(),
+                2
+            );
+            let output = common::cli()
+                .args(["lint", "--fix", "-"])
+                .write_stdin(text.clone())
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8(output.stdout).unwrap(),
+                written,
+                "separator {separator:?}, last line break {last_break}"
+            );
+        }
+    }
+}
+
+/// A document of standard input that could not be read has no text left to print:
+/// nothing is printed, the error is reported, and the exit status says so.
+#[test]
+fn standard_input_with_an_unreadable_document_is_not_printed_half() {
+    let fixture =
+        std::fs::read_to_string(common::testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
+    let text = format!("{fixture}---\nbig: '{}'\n---\n{fixture}", "x".repeat(3000));
+    let output = common::cli()
+        .args(["lint", "--fix", "--max-document-size", "1000", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("document larger than 1000 bytes"),
+        "{stderr}"
+    );
+}

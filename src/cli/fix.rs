@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::fix::{self, Fix};
-use crate::load::{self, Inputs, ReadLimits, Source};
+use crate::load::{self, InputError, Inputs, ReadLimits, Source};
 use crate::pipeline::{self, Located, RunOptions};
 use crate::settings::Settings;
 use crate::workload::WorkloadRef;
@@ -39,6 +39,9 @@ pub struct Fixed {
     pub remaining: Vec<Located>,
     /// How many rounds linted the text after a fix.
     pub rounds: usize,
+    /// What in the text could not be read: it is the same before and after the fixes,
+    /// whose results must read as the original does.
+    pub errors: Vec<InputError>,
 }
 
 /// What identifies a finding across edits of its text: positions move, paths do not.
@@ -71,13 +74,15 @@ pub fn fix_text(
     limits: ReadLimits,
     unsafe_fixes: bool,
 ) -> Fixed {
-    let lint = |text: &str| lint_text(name, text, settings, options, limits);
+    let lint = |text: &str| lint_text(name, text, settings, options, limits).0;
+    let (remaining, errors) = lint_text(name, text, settings, options, limits);
     let mut fixed = Fixed {
         text: text.to_owned(),
         applied: 0,
         notes: Vec::new(),
-        remaining: lint(text),
+        remaining,
         rounds: 0,
+        errors,
     };
     let mut dropped: HashSet<Key> = HashSet::new();
     let note = |located: &Located, reason: &str| {
@@ -228,14 +233,15 @@ fn document_offset(text: &str, located: &Located) -> Option<usize> {
         .then_some(at)
 }
 
-/// The unsuppressed findings of `text`, read as the input `name`.
+/// The unsuppressed findings of `text`, read as the input `name`, and what in it
+/// could not be read.
 pub fn lint_text(
     name: &Arc<str>,
     text: &str,
     settings: &Settings,
     options: &RunOptions,
     limits: ReadLimits,
-) -> Vec<Located> {
+) -> (Vec<Located>, Vec<InputError>) {
     let inputs = Inputs::from_sources(
         vec![Source::stream(name.clone(), text.as_bytes(), &limits)],
         limits,
@@ -245,11 +251,13 @@ pub fn lint_text(
         ..options.clone()
     };
     let mut found = Vec::new();
+    let mut errors = Vec::new();
     pipeline::run(&inputs, settings, &options, |report| {
         found.extend(report.analyses.into_iter().flat_map(|a| a.findings));
+        errors.extend(report.errors);
     });
     found.retain(|located| located.suppressed.is_none());
-    found
+    (found, errors)
 }
 
 /// Where a fixed text goes.
@@ -282,6 +290,8 @@ pub fn run(
         input_errors: prepared.errors.len(),
         ..crate::report::Summary::default()
     };
+    // What could not be read, reported here when this run's status is decided here.
+    let mut unread: Vec<InputError> = Vec::new();
     let note = |text: &str| {
         if !args.quiet {
             super::diagnostic(&format!("note: {text}\n"));
@@ -301,11 +311,21 @@ pub fn run(
                     continue;
                 }
             },
-            Source::Stdin { pieces, .. } => (joined(pieces), Target::Stdout),
-            Source::Stream { pieces, .. } => (
-                joined(pieces),
-                Target::DiffOnly("it is a stream, not a file it can be written back to"),
-            ),
+            Source::Stdin { pieces, .. } | Source::Stream { pieces, .. } => {
+                let target = match source {
+                    Source::Stdin { .. } => Target::Stdout,
+                    _ => Target::DiffOnly("it is a stream, not a file it can be written back to"),
+                };
+                match joined(pieces) {
+                    Ok(text) => (text, target),
+                    Err(error) => {
+                        // Its text is not all there to print back: nothing is fixed.
+                        unread.push(error.clone());
+                        printed |= matches!(target, Target::Stdout);
+                        continue;
+                    }
+                }
+            }
         };
         let target = if prepared.cluster.is_some() {
             Target::DiffOnly("it was read from the cluster; change its manifest instead")
@@ -316,6 +336,7 @@ pub fn run(
         for text in &fixed.notes {
             note(text);
         }
+        unread.extend(fixed.errors.iter().cloned());
         let target =
             if fixed.remaining.iter().any(|l| l.origin.is_some()) || text.contains("# Source: ") {
                 Target::DiffOnly("it was rendered by Helm; change the chart's templates instead")
@@ -360,6 +381,13 @@ pub fn run(
         }
     }
     out.flush()?;
+    remaining.input_errors += unread.len();
+    if args.diff || printed {
+        let style = args.output.stderr_style();
+        for error in &unread {
+            super::diagnostic(&crate::report::human::render_input_error(error, style));
+        }
+    }
     if args.diff {
         return Ok(Some(if remaining.input_errors > 0 {
             2
@@ -378,66 +406,15 @@ fn count(applied: usize) -> String {
     }
 }
 
-/// A stream's text again, from the pieces it was cut into.
-fn joined(pieces: &[load::Piece]) -> String {
-    pieces
-        .iter()
-        .filter_map(|piece| match piece {
-            load::Piece::Text { text, .. } => Some(text.as_ref()),
-            load::Piece::Failed(_) => None,
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A Deployment named `name` whose pod asks for Istio injection and nothing holds
-    /// its app until the proxy is ready (ML101).
-    fn unheld(name: &str) -> String {
-        format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  \
-             selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      \
-             labels:\n        app: {name}\n        sidecar.istio.io/inject: \"true\"\n    \
-             spec:\n      containers:\n      - name: {name}\n        image: example/{name}:1\n"
-        )
+/// A stream's text again, from the pieces it was cut into; `Err` with the error of a
+/// piece that could not be read, whose text is gone.
+fn joined(pieces: &[load::Piece]) -> Result<String, &InputError> {
+    let mut text = String::new();
+    for piece in pieces {
+        match piece {
+            load::Piece::Text { text: piece, .. } => text.push_str(piece),
+            load::Piece::Failed(error) => return Err(error),
+        }
     }
-
-    fn fix(text: &str) -> Fixed {
-        fix_text(
-            &Arc::from("pods.yaml"),
-            text,
-            &Settings::default(),
-            &RunOptions::default(),
-            ReadLimits::default(),
-            false,
-        )
-    }
-
-    #[test]
-    fn fixes_that_do_not_conflict_are_made_in_one_round() {
-        let text = [unheld("a"), unheld("b"), unheld("c")].join("---\n");
-        let fixed = fix(&text);
-        assert!(fixed.notes.is_empty(), "{:?}", fixed.notes);
-        assert_eq!(fixed.applied, 3);
-        // One round made all three, then the loop found nothing left to fix.
-        assert_eq!(fixed.rounds, 1);
-        assert_eq!(
-            fixed
-                .text
-                .matches("holdApplicationUntilProxyStarts: true")
-                .count(),
-            3
-        );
-        assert!(
-            !fixed
-                .remaining
-                .iter()
-                .any(|located| located.finding.rule.id == "ML101")
-        );
-        let again = fix(&fixed.text);
-        assert_eq!((again.applied, again.rounds), (0, 0));
-        assert_eq!(again.text, fixed.text);
-    }
+    Ok(text)
 }
