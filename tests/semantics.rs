@@ -159,6 +159,53 @@ fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
     assert_eq!(stop(&a, "app").kill, s(2.0));
 }
 
+/// The grace period a fix raises `terminationGracePeriodSeconds` to: the shortest with
+/// which every container exits on its own, from the same kubelet arithmetic (§2.2).
+#[test]
+fn s2_2_the_grace_period_needed_lets_every_container_exit_on_its_own() {
+    use mesh_lifecycle::simulate::grace_needed;
+    let yaml = pod(
+        "",
+        &format!(
+            "  terminationGracePeriodSeconds: 20\n{}",
+            app_with_prestop("[sleep, \"45\"]")
+        ),
+    );
+    // The hook's 45 s, then the app's assumed 5 s to exit.
+    let a = analyze_one(&yaml, |_| {});
+    assert!(stop(&a, "app").killed);
+    assert_eq!(grace_needed(&a.plan), Some(50));
+    let mut fixed = a.plan.clone();
+    fixed.grace_period.value = 50;
+    let timeline = mesh_lifecycle::simulate::simulate(&fixed);
+    assert!(
+        timeline
+            .containers
+            .iter()
+            .all(|c| c.stop.as_ref().is_none_or(|s| !s.killed))
+    );
+    fixed.grace_period.value = 49;
+    let timeline = mesh_lifecycle::simulate::simulate(&fixed);
+    assert!(
+        timeline
+            .containers
+            .iter()
+            .any(|c| c.stop.as_ref().is_some_and(|s| s.killed))
+    );
+    // 2.5 s of hook and 5 s of shutdown: 8 whole seconds.
+    let a = analyze_one(&pod("", &app_with_prestop("[sleep, \"2.5\"]")), |_| {});
+    assert_eq!(grace_needed(&a.plan), Some(8));
+    // A hook that never ends needs no grace period, it needs another hook.
+    let a = analyze_one(&pod("", &app_with_prestop("[sleep, infinity]")), |_| {});
+    assert_eq!(grace_needed(&a.plan), None);
+    // The deletion's own grace period wins over the pod's: raising it changes nothing.
+    let a = analyze_one(&yaml, |settings| {
+        settings.deletion_grace_period =
+            Some(Sourced::new(10, Source::Flag("--deletion-grace-period")));
+    });
+    assert_eq!(grace_needed(&a.plan), None);
+}
+
 #[test]
 fn s2_2_elapsed_hook_time_is_truncated_to_whole_seconds() {
     let a = analyze_one(&pod("", &app_with_prestop("[sleep, \"2.5\"]")), |_| {});
