@@ -229,8 +229,14 @@ fn offset_of(text: &str, line: u64, column: u64) -> usize {
         .map_or(text.len(), |(offset, _)| at + offset)
 }
 
-/// `text` with `(start, end, replacement)` edits made, positions 1-based.
-fn apply_positioned(text: &str, mut edits: Vec<((u64, u64), (u64, u64), String)>) -> String {
+/// A 1-based `(line, column)`.
+type Position = (u64, u64);
+
+/// One edit of a machine format: start, exclusive end, replacement text.
+type PositionedEdit = (Position, Position, String);
+
+/// `text` with the edits made.
+fn apply_positioned(text: &str, mut edits: Vec<PositionedEdit>) -> String {
     edits.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
     let mut out = text.to_owned();
     for (start, end, replacement) in edits {

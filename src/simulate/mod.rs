@@ -66,13 +66,9 @@ pub fn grace_needed(plan: &PodPlan) -> Option<i64> {
     let last = exits(&trial)?;
     // Whole seconds, and the kubelet's own minimum of one; a container that exits just
     // as the period ends may still be killed, so the next second is tried too.
-    let mut seconds = (last.saturating_add(999) / 1000).max(1);
-    for _ in 0..2 {
+    let whole = (last.saturating_add(999) / 1000).max(1);
+    (whole..=whole + 1).find(|&seconds| {
         trial.grace_period.value = seconds;
-        if exits(&trial).is_some() {
-            return Some(seconds);
-        }
-        seconds += 1;
-    }
-    None
+        exits(&trial).is_some()
+    })
 }
