@@ -1022,8 +1022,17 @@ pub struct MootSetting {
 /// What makes a setting moot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Moot {
+    /// A drain setting the proxy does not use.
+    Drain(DrainMoot),
+    /// A start gate that holds the app no longer than something else already does.
+    Gate(GateMoot),
+}
+
+/// Why a proxy does not use a drain setting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DrainMoot {
     /// A drain setting that arrived in a later release of the mesh than this one.
-    DrainSettingTooNew {
+    TooNew {
         /// The setting (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
         setting: &'static str,
         /// The first release that reads it (`Istio 1.12`).
@@ -1031,12 +1040,12 @@ pub enum Moot {
     },
     /// A drain setting a native proxy does not use: it drains from its preStop and
     /// exits on SIGTERM, after the app.
-    DrainUnusedWhenNative {
+    UnusedWhenNative {
         /// The setting (`terminationDrainDuration`).
         setting: &'static str,
     },
     /// A drain length replaced by another while a mode is on.
-    DrainReplaced {
+    Replaced {
         /// The setting not used, and its value.
         setting: &'static str,
         /// Its value.
@@ -1049,12 +1058,17 @@ pub enum Moot {
         mode: &'static str,
     },
     /// A drain setting that applies only while a mode is on, and it is off.
-    DrainModeOff {
+    ModeOff {
         /// The setting (`MINIMUM_DRAIN_DURATION`).
         setting: &'static str,
         /// The mode (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
         mode: &'static str,
     },
+}
+
+/// Why a start gate adds nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateMoot {
     /// A postStart that waits for a native proxy its startup probe already holds the
     /// app for.
     WaitUnderStartupProbe {

@@ -1,8 +1,13 @@
-//! Help texts and labels shared by several rules. What a sidecar's own settings offer
-//! comes from its mesh ([`crate::resolve::Remedies`]); this module only words it.
+//! Wording and labels shared by several rules' violations. What a sidecar's own
+//! settings offer comes from its mesh ([`crate::resolve::Remedies`]); this module only
+//! words it.
+
+use std::fmt;
 
 use crate::load::JsonPath;
 use crate::resolve::{PlannedContainer, PodPlan};
+use crate::settings::Sourced;
+use crate::settings::version::KubeVersion;
 use crate::simulate::StopEntry;
 use crate::time::Millis;
 
@@ -20,13 +25,13 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
     container.manifest_path().is_some()
 }
 
-/// How to hold the app until this proxy is ready.
-pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> String {
+/// How to hold the app until this proxy is ready, on Kubernetes `kubernetes`.
+pub fn hold_app(proxy: &PlannedContainer, kubernetes: KubeVersion) -> String {
     let remedies = proxy.remedies();
     match remedies.hold_app {
         Some(hold) => {
             let native = match remedies.native_opt_in {
-                Some(opt_in) if plan.kubernetes.value.runs_native_sidecars() => {
+                Some(opt_in) if kubernetes.runs_native_sidecars() => {
                     format!("or run the proxy as a native sidecar (`{opt_in}`)")
                 }
                 _ => String::new(),
@@ -40,9 +45,9 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> String {
     }
 }
 
-/// How a Job's work should stop this sidecar when it is done.
-pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
-    let native = if plan.kubernetes.value.runs_native_sidecars() {
+/// How a Job's work should stop this sidecar when it is done, on Kubernetes `kubernetes`.
+pub fn stop_sidecar(sidecar: &PlannedContainer, kubernetes: KubeVersion) -> String {
+    let native = if kubernetes.runs_native_sidecars() {
         "; or avoid the problem: the kubelet stops a native sidecar once the work is done"
     } else {
         ""
@@ -56,16 +61,36 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     }
 }
 
-/// Why an app's exit waits for its requests, when it does: "finishing the requests it takes
-/// until 5 s, up to 60 s each (--longest-request)".
-pub fn requests_description(plan: &PodPlan, entry: &StopEntry) -> Option<String> {
-    entry.requests_done?;
-    let longest = plan.scenario.longest_request.as_ref()?;
-    let admitted = entry.signal.min(plan.scenario.endpoint_propagation.value);
-    Some(format!(
-        "finishing the requests it takes until {admitted}, up to {} each ({})",
-        longest.value, longest.source
-    ))
+/// The requests an app finishes before it exits, when they (rather than its shutdown
+/// time) decide its exit.
+#[derive(Clone, Copy)]
+pub struct PendingRequests<'a> {
+    /// Until when the app takes requests: its signal or endpoint removal.
+    admitted_until: Millis,
+    /// The longest request, and where that length comes from.
+    longest: &'a Sourced<Millis>,
+}
+
+impl<'a> PendingRequests<'a> {
+    /// The requests that decide `entry`'s exit, when they do.
+    pub fn of(plan: &'a PodPlan, entry: &StopEntry) -> Option<Self> {
+        entry.requests_done?;
+        Some(PendingRequests {
+            admitted_until: entry.signal.min(plan.scenario.endpoint_propagation.value),
+            longest: plan.scenario.longest_request.as_ref()?,
+        })
+    }
+}
+
+/// "finishing the requests it takes until 5 s, up to 60 s each (--longest-request)".
+impl fmt::Display for PendingRequests<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "finishing the requests it takes until {}, up to {} each ({})",
+            self.admitted_until, self.longest.value, self.longest.source
+        )
+    }
 }
 
 /// What a container's SIGTERM-to-exit time is called, for messages: "drain
@@ -168,14 +193,15 @@ pub fn source_label(
     }
 }
 
-/// How to keep a proxy alive until the app has exited.
+/// How to keep a proxy alive `needed` longer, until the app has exited, on Kubernetes
+/// `kubernetes`.
 pub fn keep_proxy_until_app_exits(
     proxy: &PlannedContainer,
-    plan: &PodPlan,
-    needed: crate::time::Millis,
+    kubernetes: KubeVersion,
+    needed: Millis,
 ) -> String {
     let seconds = needed.0.div_euclid(1000) + i64::from(needed.0.rem_euclid(1000) > 0);
-    let native = if plan.kubernetes.value.runs_native_sidecars() {
+    let native = if kubernetes.runs_native_sidecars() {
         " — or run it as a native sidecar, which the kubelet stops only after the app"
     } else {
         ""

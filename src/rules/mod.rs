@@ -11,6 +11,7 @@ pub mod selector;
 pub mod startup;
 pub mod suppression;
 pub mod termination;
+mod violation;
 
 use std::fmt;
 
@@ -21,6 +22,7 @@ use crate::load::{EntryPart, JsonPath};
 use crate::resolve::PodPlan;
 use crate::simulate::{Phase, Timeline};
 use crate::time::Millis;
+pub use violation::Violation;
 
 /// How serious a finding is; CI gates compare against it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -216,14 +218,15 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding of `rule` at its default severity.
-    pub fn new(rule: &'static RuleMeta, primary: Label, message: String, help: String) -> Self {
+    /// A finding of the violation's rule at its default severity, pointing at `primary`
+    /// and worded by the violation.
+    pub fn new<V: Violation>(violation: &V, primary: Label) -> Self {
         Finding {
-            rule,
-            severity: rule.severity,
+            rule: V::RULE,
+            severity: V::RULE.severity,
             container: None,
-            message,
-            help,
+            message: violation.message(),
+            help: violation.help(),
             primary,
             related: Vec::new(),
             window: None,

@@ -284,16 +284,16 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     if native && waits && probed {
         b.moot.push(MootSetting {
             source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            why: Moot::WaitUnderStartupProbe {
+            why: Moot::Gate(GateMoot::WaitUnderStartupProbe {
                 command: "pilot-agent wait",
-            },
+            }),
         });
     } else if native && config.hold.value {
         b.moot.push(MootSetting {
             source: config.hold.source.clone(),
-            why: Moot::HoldIgnoredWhenNative {
+            why: Moot::Gate(GateMoot::HoldIgnoredWhenNative {
                 setting: "holdApplicationUntilProxyStarts",
-            },
+            }),
         });
     }
     let mode = if native {
@@ -805,9 +805,9 @@ fn inject(
         if hold_ignored {
             b.moot.push(MootSetting {
                 source: config.hold.source.clone(),
-                why: Moot::HoldIgnoredWhenNative {
+                why: Moot::Gate(GateMoot::HoldIgnoredWhenNative {
                     setting: "holdApplicationUntilProxyStarts",
-                },
+                }),
             });
         }
     }
@@ -1011,10 +1011,10 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
     if config.exit_on_zero.value && !has(b, 12) {
         b.moot.push(MootSetting {
             source: config.exit_on_zero.source.clone(),
-            why: Moot::DrainSettingTooNew {
+            why: Moot::Drain(DrainMoot::TooNew {
                 setting: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
                 since: "Istio 1.12",
-            },
+            }),
         });
     }
     if exits_on_signal {
@@ -1038,7 +1038,7 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
         for (_, source, setting) in unused.into_iter().filter(|(set, ..)| *set) {
             b.moot.push(MootSetting {
                 source: source.clone(),
-                why: Moot::DrainUnusedWhenNative { setting },
+                why: Moot::Drain(DrainMoot::UnusedWhenNative { setting }),
             });
         }
         return;
@@ -1046,22 +1046,22 @@ fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_signal: bool) {
     if config.exit_on_zero_applies && config.termination_drain_set {
         b.moot.push(MootSetting {
             source: config.termination_drain.source.clone(),
-            why: Moot::DrainReplaced {
+            why: Moot::Drain(DrainMoot::Replaced {
                 setting: "terminationDrainDuration",
                 value: config.termination_drain.value,
                 by: "MINIMUM_DRAIN_DURATION",
                 by_value: config.minimum_drain.value,
                 mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
-            },
+            }),
         });
     }
     if !config.exit_on_zero_applies && config.minimum_drain_set {
         b.moot.push(MootSetting {
             source: config.minimum_drain.source.clone(),
-            why: Moot::DrainModeOff {
+            why: Moot::Drain(DrainMoot::ModeOff {
                 setting: "MINIMUM_DRAIN_DURATION",
                 mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
-            },
+            }),
         });
     }
 }

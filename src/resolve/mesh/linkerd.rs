@@ -419,9 +419,9 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         let source = Source::Manifest(path.key("lifecycle").key("postStart"));
         b.moot.push(MootSetting {
             source,
-            why: Moot::WaitUnderStartupProbe {
+            why: Moot::Gate(GateMoot::WaitUnderStartupProbe {
                 command: "linkerd-await",
-            },
+            }),
         });
     }
     let mode = if native {

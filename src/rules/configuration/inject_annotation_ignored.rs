@@ -1,6 +1,6 @@
 use super::report_problems;
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{ConfigProblem, ConfigProblemKind};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -51,18 +51,30 @@ declare_rule! {
     }
 }
 
+/// An opt-in the injector does not read as written.
+struct IgnoredOptIn<'a>(&'a ConfigProblem);
+
+impl Violation for IgnoredOptIn<'_> {
+    const RULE: &'static RuleMeta = &InjectAnnotationIgnored::META;
+
+    fn message(&self) -> String {
+        self.0.message.clone()
+    }
+
+    fn help(&self) -> String {
+        self.0
+            .fix
+            .clone()
+            .unwrap_or_else(|| "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd".to_owned())
+    }
+}
+
 impl Rule for InjectAnnotationIgnored {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
     }
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
-        report_problems(
-            pod,
-            ConfigProblemKind::IgnoredOptIn,
-            &Self::META,
-            "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd",
-            findings,
-        );
+        report_problems(pod, ConfigProblemKind::IgnoredOptIn, IgnoredOptIn, findings);
     }
 }

@@ -1,6 +1,6 @@
 use super::report_problems;
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{ConfigProblem, ConfigProblemKind};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -36,6 +36,23 @@ declare_rule! {
     }
 }
 
+/// Injection settings that disagree.
+struct Conflict<'a>(&'a ConfigProblem);
+
+impl Violation for Conflict<'_> {
+    const RULE: &'static RuleMeta = &InjectionConflict::META;
+
+    fn message(&self) -> String {
+        self.0.message.clone()
+    }
+
+    fn help(&self) -> String {
+        self.0.fix.clone().unwrap_or_else(|| {
+            "keep one mesh and one spelling of each injection setting".to_owned()
+        })
+    }
+}
+
 impl Rule for InjectionConflict {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -45,8 +62,7 @@ impl Rule for InjectionConflict {
         report_problems(
             pod,
             ConfigProblemKind::InjectionConflict,
-            &Self::META,
-            "keep one mesh and one spelling of each injection setting",
+            Conflict,
             findings,
         );
     }

@@ -1,6 +1,6 @@
 use super::report_problems;
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{ConfigProblem, ConfigProblemKind};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -43,18 +43,30 @@ declare_rule! {
     }
 }
 
+/// A mesh setting that cannot be read.
+struct Unreadable<'a>(&'a ConfigProblem);
+
+impl Violation for Unreadable<'_> {
+    const RULE: &'static RuleMeta = &InvalidProxyConfig::META;
+
+    fn message(&self) -> String {
+        self.0.message.clone()
+    }
+
+    fn help(&self) -> String {
+        self.0.fix.clone().unwrap_or_else(|| {
+            "fix the value: durations are strings such as \"25s\", booleans are true or false"
+                .to_owned()
+        })
+    }
+}
+
 impl Rule for InvalidProxyConfig {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
     }
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
-        report_problems(
-            pod,
-            ConfigProblemKind::Invalid,
-            &Self::META,
-            "fix the value: durations are strings such as \"25s\", booleans are true or false",
-            findings,
-        );
+        report_problems(pod, ConfigProblemKind::Invalid, Unreadable, findings);
     }
 }

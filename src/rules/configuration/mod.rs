@@ -11,23 +11,21 @@ pub use injection_conflict::InjectionConflict;
 pub use invalid_proxy_config::InvalidProxyConfig;
 pub use redundant_gate::RedundantGate;
 
-use crate::resolve::ConfigProblemKind;
-use crate::rules::{Finding, Label, Pod, RuleMeta};
+use crate::resolve::{ConfigProblem, ConfigProblemKind};
+use crate::rules::{Finding, Label, Pod, Violation};
 
-/// One finding per configuration problem of `kind` that resolve recorded.
-fn report_problems(
-    pod: &Pod,
+/// One finding per configuration problem of `kind` that resolve recorded, worded by the
+/// rule's violation.
+fn report_problems<'a, V: Violation>(
+    pod: &Pod<'a>,
     kind: ConfigProblemKind,
-    meta: &'static RuleMeta,
-    help: &str,
+    violation: impl Fn(&'a ConfigProblem) -> V,
     findings: &mut Vec<Finding>,
 ) {
     for problem in pod.plan.config_problems.iter().filter(|p| p.kind == kind) {
         findings.push(Finding::new(
-            meta,
+            &violation(problem),
             Label::value(problem.path.clone(), "here"),
-            problem.message.clone(),
-            problem.fix.clone().unwrap_or_else(|| help.to_owned()),
         ));
     }
 }

@@ -1,6 +1,6 @@
-use crate::resolve::Moot;
+use crate::resolve::{GateMoot, Moot};
 use crate::rules::help::source_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
 
 declare_rule! {
@@ -39,6 +39,28 @@ declare_rule! {
     }
 }
 
+/// A start gate that adds nothing to what already holds the app.
+struct RedundantSetting<'a>(&'a GateMoot);
+
+impl Violation for RedundantSetting<'_> {
+    const RULE: &'static RuleMeta = &RedundantGate::META;
+
+    fn message(&self) -> String {
+        match self.0 {
+            GateMoot::WaitUnderStartupProbe { command } => format!(
+                "the native proxy's startupProbe already holds the app; the postStart `{command}` adds nothing (and kills the proxy if it times out)"
+            ),
+            GateMoot::HoldIgnoredWhenNative { setting } => format!(
+                "{setting} is ignored for native sidecars: the startup probe already holds the app"
+            ),
+        }
+    }
+
+    fn help(&self) -> String {
+        "remove the redundant setting".into()
+    }
+}
+
 impl Rule for RedundantGate {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -46,11 +68,10 @@ impl Rule for RedundantGate {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        for (moot, message) in plan
-            .moot_settings
-            .iter()
-            .filter_map(|m| Some((m, message(&m.why)?)))
-        {
+        for (moot, why) in plan.moot_settings.iter().filter_map(|m| match &m.why {
+            Moot::Gate(why) => Some((m, why)),
+            Moot::Drain(_) => None,
+        }) {
             // A hook is the field to remove: point at its key, not into its body.
             let hook = match &moot.source {
                 Source::Manifest(path) if path.ends_with_key("postStart") => {
@@ -66,25 +87,7 @@ impl Rule for RedundantGate {
                         format!("from {}: redundant", moot.source),
                     )
                 });
-            findings.push(Finding::new(
-                &Self::META,
-                primary,
-                message,
-                "remove the redundant setting".into(),
-            ));
+            findings.push(Finding::new(&RedundantSetting(why), primary));
         }
     }
-}
-
-/// Why the gate is redundant, for the moot settings that are gates.
-fn message(why: &Moot) -> Option<String> {
-    Some(match why {
-        Moot::WaitUnderStartupProbe { command } => format!(
-            "the native proxy's startupProbe already holds the app; the postStart `{command}` adds nothing (and kills the proxy if it times out)"
-        ),
-        Moot::HoldIgnoredWhenNative { setting } => format!(
-            "{setting} is ignored for native sidecars: the startup probe already holds the app"
-        ),
-        _ => return None,
-    })
 }

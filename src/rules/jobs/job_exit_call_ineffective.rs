@@ -1,5 +1,5 @@
-use crate::resolve::{LinkerdShutdownOff, StopFailure, StopMethod};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{LinkerdShutdownOff, PlannedContainer, SidecarStop, StopFailure, StopMethod};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -41,6 +41,42 @@ declare_rule! {
     }
 }
 
+/// A call in a Job's work meant to stop the sidecar that cannot.
+struct CallFails<'a> {
+    /// The work's container.
+    app: &'a PlannedContainer,
+    /// The call.
+    stop: &'a SidecarStop,
+    /// Why it fails.
+    failure: &'a StopFailure,
+    /// The annotation that turns the sidecar's stop endpoint on.
+    switch: &'a str,
+    /// The call that works instead.
+    working_call: &'a str,
+}
+
+impl Violation for CallFails<'_> {
+    const RULE: &'static RuleMeta = &JobExitCallIneffective::META;
+
+    fn message(&self) -> String {
+        format!(
+            "in `{}`, `{}` does not stop the sidecar: {}",
+            self.app.name,
+            self.stop.text,
+            reason(self.failure, self.switch)
+        )
+    }
+
+    fn help(&self) -> String {
+        match self.failure {
+            StopFailure::ReplacedByExec { .. } => {
+                "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
+            }
+            _ => self.working_call.to_owned(),
+        }
+    }
+}
+
 impl Rule for JobExitCallIneffective {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -57,30 +93,26 @@ impl Rule for JobExitCallIneffective {
                 let Err(failure) = &stop.effective else {
                     continue;
                 };
+                if signal_cannot_reach(failure) {
+                    continue;
+                }
                 // The switch of the stop endpoint, named by the sidecar the call is for.
                 let switch = stop
                     .method
                     .written_for()
                     .and_then(|kind| kind.remedies().stop_endpoint_switch)
                     .unwrap_or("the sidecar's shutdown annotation");
-                let Some(reason) = reason(failure, switch) else {
-                    continue;
-                };
-                let help = match failure {
-                    StopFailure::ReplacedByExec { .. } => {
-                        "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
-                    }
-                    _ => working_call(plan, &stop.method),
+                let violation = CallFails {
+                    app,
+                    stop,
+                    failure,
+                    switch,
+                    working_call: working_call(plan, &stop.method),
                 };
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &violation,
                         Label::key(stop.path.clone(), "does not stop the sidecar"),
-                        format!(
-                            "in `{}`, `{}` does not stop the sidecar: {reason}",
-                            app.name, stop.text
-                        ),
-                        help,
                     )
                     .container(&app.name),
                 );
@@ -89,10 +121,19 @@ impl Rule for JobExitCallIneffective {
     }
 }
 
-/// Why the call does not stop the sidecar, for the calls this rule is about; `switch`
-/// is the annotation that turns the sidecar's stop endpoint on.
-fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
-    Some(match failure {
+/// Whether the failure is a signal that cannot reach the sidecar's process, which
+/// ML303 reports.
+fn signal_cannot_reach(failure: &StopFailure) -> bool {
+    matches!(
+        failure,
+        StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. }
+    )
+}
+
+/// Why the call does not stop the sidecar; `switch` is the annotation that turns the
+/// sidecar's stop endpoint on.
+fn reason(failure: &StopFailure, switch: &str) -> String {
+    match failure {
         StopFailure::ReplacedByExec { exec } => format!(
             "`{exec}` replaces the shell first, so the shell never gets to it (an EXIT trap does not run either)"
         ),
@@ -132,13 +173,16 @@ fn reason(failure: &StopFailure, switch: &str) -> Option<String> {
         } => format!(
             "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{agent_port}/quitquitquit"
         ),
-        StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => return None,
-    })
+        // ML303's, which the check leaves to it.
+        StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. } => {
+            "the signal cannot reach the sidecar's process".into()
+        }
+    }
 }
 
 /// The call that works instead: the one of the sidecar the call is written for, or
 /// else of the pod's proxy.
-fn working_call(plan: &crate::resolve::PodPlan, method: &StopMethod) -> String {
+fn working_call(plan: &crate::resolve::PodPlan, method: &StopMethod) -> &'static str {
     let written_for = method.written_for();
     written_for
         .as_ref()
@@ -147,5 +191,4 @@ fn working_call(plan: &crate::resolve::PodPlan, method: &StopMethod) -> String {
         .chain(plan.proxies().map(|(_, proxy)| proxy.remedies()))
         .find_map(|remedies| remedies.working_stop_call)
         .unwrap_or("call the sidecar's own stop endpoint, with POST, on the port it serves")
-        .to_owned()
 }

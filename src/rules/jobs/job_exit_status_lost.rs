@@ -1,6 +1,6 @@
-use crate::resolve::{ExitStatus, StopFailure};
+use crate::resolve::{ExitStatus, PlannedContainer, RestartPolicy, SidecarStop, StopFailure};
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
 
 declare_rule! {
@@ -45,6 +45,84 @@ declare_rule! {
     }
 }
 
+/// A stop call placed so that the work's result is lost or the Job hangs.
+struct StatusLost<'a> {
+    /// The work's container.
+    app: &'a PlannedContainer,
+    /// The stop call.
+    stop: &'a SidecarStop,
+}
+
+impl Violation for StatusLost<'_> {
+    const RULE: &'static RuleMeta = &JobExitStatusLost::META;
+
+    fn message(&self) -> String {
+        let problem = match self.stop.status {
+            ExitStatus::LostOnFailure => {
+                "runs after the work whatever its result: the container exits with the stop call's status, so failed work is reported as success"
+            }
+            ExitStatus::HangsOnFailure => {
+                "runs only when the work succeeds: when it fails the sidecar keeps running and the Job never completes"
+            }
+            ExitStatus::BeforeWork => {
+                "runs before the work: the sidecar is gone while the work runs, so its network calls fail"
+            }
+            ExitStatus::SkippedOnSuccess => {
+                "runs only when the work fails: after successful work the sidecar keeps running and the Job never completes"
+            }
+            ExitStatus::Kept => "keeps the work's status",
+        };
+        format!("in `{}`, `{}` {problem}", self.app.name, self.stop.text)
+    }
+
+    fn help(&self) -> String {
+        match self.stop.status {
+            ExitStatus::LostOnFailure => {
+                "save and return the work's status: `trap '<stop call>' EXIT` before the work, or `work; rc=$?; <stop call>; exit $rc`"
+            }
+            ExitStatus::HangsOnFailure | ExitStatus::SkippedOnSuccess => {
+                "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work"
+            }
+            ExitStatus::BeforeWork => {
+                "stop the sidecar after the work, on every path: `trap '<stop call>' EXIT` before the work"
+            }
+            ExitStatus::Kept => "",
+        }
+        .to_owned()
+    }
+}
+
+/// A sidecar whose non-zero exit when stopped fails the pod although the work succeeded.
+struct SidecarExitFails<'a> {
+    /// The sidecar.
+    sidecar: &'a PlannedContainer,
+    /// Its exit code.
+    code: i32,
+    /// The pod's restart policy, which decides what the failure does.
+    restart_policy: RestartPolicy,
+}
+
+impl Violation for SidecarExitFails<'_> {
+    const RULE: &'static RuleMeta = &JobExitStatusLost::META;
+
+    fn message(&self) -> String {
+        format!(
+            "`{}` exits with code {} when the work stops it, so the pod {} although the work succeeded",
+            self.sidecar.name,
+            self.code,
+            if self.restart_policy == RestartPolicy::OnFailure {
+                "restarts it and never completes"
+            } else {
+                "fails"
+            }
+        )
+    }
+
+    fn help(&self) -> String {
+        "make the sidecar exit 0 when stopped (Cloud SQL proxy: --exit-zero-on-sigterm), or run it as a native sidecar, whose exit code does not count".into()
+    }
+}
+
 impl Rule for JobExitStatusLost {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -64,38 +142,21 @@ impl Rule for JobExitStatusLost {
                 .iter()
                 .filter(|s| !matches!(s.effective, Err(StopFailure::ReplacedByExec { .. })))
             {
-                let (problem, help) = match stop.status {
+                match stop.status {
                     ExitStatus::Kept => continue,
                     // Under `OnFailure` the failed work's container restarts and retries,
                     // so the sidecar is still wanted: nothing hangs.
                     ExitStatus::HangsOnFailure
-                        if plan.restart_policy == crate::resolve::RestartPolicy::OnFailure =>
+                        if plan.restart_policy == RestartPolicy::OnFailure =>
                     {
                         continue;
                     }
-                    ExitStatus::LostOnFailure => (
-                        "runs after the work whatever its result: the container exits with the stop call's status, so failed work is reported as success",
-                        "save and return the work's status: `trap '<stop call>' EXIT` before the work, or `work; rc=$?; <stop call>; exit $rc`",
-                    ),
-                    ExitStatus::HangsOnFailure => (
-                        "runs only when the work succeeds: when it fails the sidecar keeps running and the Job never completes",
-                        "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
-                    ),
-                    ExitStatus::BeforeWork => (
-                        "runs before the work: the sidecar is gone while the work runs, so its network calls fail",
-                        "stop the sidecar after the work, on every path: `trap '<stop call>' EXIT` before the work",
-                    ),
-                    ExitStatus::SkippedOnSuccess => (
-                        "runs only when the work fails: after successful work the sidecar keeps running and the Job never completes",
-                        "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
-                    ),
-                };
+                    _ => {}
+                }
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &StatusLost { app, stop },
                         Label::key(stop.path.clone(), "the stop call"),
-                        format!("in `{}`, `{}` {problem}", app.name, stop.text),
-                        help.to_owned(),
                     )
                     .container(&app.name),
                 );
@@ -110,20 +171,15 @@ impl Rule for JobExitStatusLost {
                 .job
                 .exit
                 .unwrap_or(completion.work_done);
+            let violation = SidecarExitFails {
+                sidecar,
+                code,
+                restart_policy: plan.restart_policy,
+            };
             findings.push(
                 Finding::new(
-                    &Self::META,
+                    &violation,
                     container_label(sidecar, format!("exits {code} when stopped")),
-                    format!(
-                        "`{}` exits with code {code} when the work stops it, so the pod {} although the work succeeded",
-                        sidecar.name,
-                        if plan.restart_policy == crate::resolve::RestartPolicy::OnFailure {
-                            "restarts it and never completes"
-                        } else {
-                            "fails"
-                        }
-                    ),
-                    "make the sidecar exit 0 when stopped (Cloud SQL proxy: --exit-zero-on-sigterm), or run it as a native sidecar, whose exit code does not count".into(),
                 )
                 .container(&sidecar.name)
                 .window(Phase::Completion, at, at, Some(&sidecar.name)),

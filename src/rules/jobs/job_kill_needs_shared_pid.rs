@@ -1,5 +1,5 @@
-use crate::resolve::{StopFailure, StopMethod};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{PlannedContainer, SidecarStop, StopFailure, StopMethod};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -40,6 +40,57 @@ declare_rule! {
     }
 }
 
+/// A signal from a Job's work that cannot reach the sidecar's process.
+struct SignalCannotReach<'a> {
+    /// The work's container.
+    app: &'a PlannedContainer,
+    /// The call that sends the signal.
+    stop: &'a SidecarStop,
+    /// The process it is meant for.
+    target: &'a str,
+    /// Why it cannot reach it.
+    failure: &'a StopFailure,
+    /// Whether the pod already shares its process namespace.
+    shared: bool,
+    /// The stop API of the sidecar the signal is meant for, when it has one.
+    api: Option<&'a str>,
+}
+
+impl Violation for SignalCannotReach<'_> {
+    const RULE: &'static RuleMeta = &JobKillNeedsSharedPid::META;
+
+    fn message(&self) -> String {
+        let reason = match self.failure {
+            StopFailure::OtherUser {
+                user,
+                process,
+                owner,
+            } => format!(
+                "the work runs as UID {user} and may not signal `{process}`, which runs as UID {owner}"
+            ),
+            _ => "signalling another container's process needs `shareProcessNamespace: true`"
+                .to_owned(),
+        };
+        format!(
+            "in `{}`, `{}` cannot stop `{}`: {reason}; the sidecar keeps running and the Job never completes",
+            self.app.name, self.stop.text, self.target
+        )
+    }
+
+    fn help(&self) -> String {
+        let api = self.api.map(|api| format!(" ({api})")).unwrap_or_default();
+        if self.shared {
+            format!(
+                "run the work as root or as the sidecar's user, or stop the sidecar through its API instead{api}"
+            )
+        } else {
+            format!(
+                "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API{api}"
+            )
+        }
+    }
+}
+
 impl Rule for JobKillNeedsSharedPid {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -57,47 +108,37 @@ impl Rule for JobKillNeedsSharedPid {
                     continue;
                 };
                 // A signal that stops the wrong process, or is never sent, is ML304's.
-                let reason = match failure {
-                    StopFailure::NoSharedProcessNamespace => {
-                        "signalling another container's process needs `shareProcessNamespace: true`"
-                            .to_owned()
-                    }
-                    StopFailure::OtherUser {
-                        user,
-                        process,
-                        owner,
-                    } => format!(
-                        "the work runs as UID {user} and may not signal `{process}`, which runs as UID {owner}"
-                    ),
-                    _ => continue,
-                };
+                if !matches!(
+                    failure,
+                    StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. }
+                ) {
+                    continue;
+                }
                 // The stop API of the sidecar the signal is meant for.
                 let api = plan
                     .containers
                     .iter()
                     .filter_map(|c| c.sidecar())
                     .filter(|s| stop.method.reaches(&s.kind))
-                    .find_map(|s| s.kind.remedies().stop_api)
-                    .map(|api| format!(" ({api})"))
-                    .unwrap_or_default();
-                let help = if plan.share_process_namespace {
-                    format!(
-                        "run the work as root or as the sidecar's user, or stop the sidecar through its API instead{api}"
-                    )
-                } else {
-                    format!(
-                        "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API{api}"
-                    )
+                    .find_map(|s| s.kind.remedies().stop_api);
+                let violation = SignalCannotReach {
+                    app,
+                    stop,
+                    target,
+                    failure,
+                    shared: plan.share_process_namespace,
+                    api,
                 };
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &violation,
                         Label::key(stop.path.clone(), "signals another container's process"),
-                        format!("in `{}`, `{}` cannot stop `{target}`: {reason}; the sidecar keeps running and the Job never completes", app.name, stop.text),
-                        help,
                     )
                     .container(&app.name)
-                    .related(Label::key(plan.pod_spec_path().key("shareProcessNamespace"), "process namespace")),
+                    .related(Label::key(
+                        plan.pod_spec_path().key("shareProcessNamespace"),
+                        "process namespace",
+                    )),
                 );
             }
         }

@@ -1,5 +1,7 @@
+use crate::resolve::{PlannedContainer, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, stop_sidecar};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
 use crate::workload::Kind;
 
@@ -55,6 +57,44 @@ declare_rule! {
     }
 }
 
+/// A sidecar in `containers` that nothing stops once a Job's work is done.
+struct NeverStopped<'a> {
+    /// The sidecar.
+    sidecar: &'a PlannedContainer,
+    /// What kind of sidecar it is.
+    kind: &'a SidecarKind,
+    /// The work's containers.
+    work: Vec<&'a PlannedContainer>,
+    /// The kind of workload that never completes.
+    workload: Kind,
+    /// The cluster's version, which decides whether a native sidecar is an option.
+    kubernetes: KubeVersion,
+}
+
+impl Violation for NeverStopped<'_> {
+    const RULE: &'static RuleMeta = &JobSidecarNeverExits::META;
+
+    fn message(&self) -> String {
+        let work: Vec<String> = self
+            .work
+            .iter()
+            .map(|app| format!("`{}`", app.name))
+            .collect();
+        format!(
+            "{} `{}` runs in `containers` and nothing stops it when {} finish{}: the pod stays Running and the {} never completes",
+            self.kind.label(),
+            self.sidecar.name,
+            work.join(", "),
+            if work.len() == 1 { "es" } else { "" },
+            self.workload,
+        )
+    }
+
+    fn help(&self) -> String {
+        stop_sidecar(self.sidecar, self.kubernetes)
+    }
+}
+
 impl Rule for JobSidecarNeverExits {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -79,23 +119,18 @@ impl Rule for JobSidecarNeverExits {
             if tried {
                 continue;
             }
-            let work: Vec<String> = plan
-                .apps()
-                .map(|(_, app)| format!("`{}`", app.name))
-                .collect();
-            let message = format!(
-                "{} `{}` runs in `containers` and nothing stops it when {} finish{}: the pod stays Running and the {} never completes",
-                kind.label(),
-                sidecar.name,
-                work.join(", "),
-                if work.len() == 1 { "es" } else { "" },
+            let violation = NeverStopped {
+                sidecar,
+                kind,
+                work: plan.apps().map(|(_, app)| app).collect(),
                 // A pod that runs to completion was created by a Job.
-                if plan.kind == Kind::Pod {
+                workload: if plan.kind == Kind::Pod {
                     Kind::Job
                 } else {
                     plan.kind
                 },
-            );
+                kubernetes: plan.kubernetes.value,
+            };
             let primary = if is_in_manifest(sidecar) {
                 Label::value(container_label_path(sidecar), "never exits on its own")
             } else {
@@ -104,15 +139,14 @@ impl Rule for JobSidecarNeverExits {
                     format!("injects `{}`, which never exits on its own", sidecar.name),
                 )
             };
-            let mut finding =
-                Finding::new(&Self::META, primary, message, stop_sidecar(sidecar, plan))
-                    .container(&sidecar.name)
-                    .window(
-                        Phase::Completion,
-                        completion.work_done,
-                        completion.work_done,
-                        Some(&sidecar.name),
-                    );
+            let mut finding = Finding::new(&violation, primary)
+                .container(&sidecar.name)
+                .window(
+                    Phase::Completion,
+                    completion.work_done,
+                    completion.work_done,
+                    Some(&sidecar.name),
+                );
             if let Some((_, app)) = plan.apps().next()
                 && let Some(path) = app.manifest_path()
             {

@@ -3,8 +3,10 @@ use serde_json::Value as Json;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
 use crate::rules::help::{container_label_path, hold_app, is_in_manifest};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -61,6 +63,47 @@ declare_rule! {
     }
 }
 
+/// An app container that calls out before its classic proxy is ready.
+struct CallsBeforeProxyReady<'a> {
+    /// The app that calls out first.
+    app: &'a PlannedContainer,
+    /// The proxy it calls through.
+    proxy: &'a PlannedContainer,
+    /// When the app first uses the network.
+    first_use: Millis,
+    /// When the proxy is ready.
+    ready: Millis,
+    /// Whether the proxy's start-up time is the default rather than set.
+    startup_assumed: bool,
+    /// The cluster's version, which decides whether a native sidecar is an option.
+    kubernetes: KubeVersion,
+}
+
+impl Violation for CallsBeforeProxyReady<'_> {
+    const RULE: &'static RuleMeta = &AppStartsBeforeProxy::META;
+
+    fn message(&self) -> String {
+        let assumed = if self.startup_assumed {
+            " (proxy start-up of 2 s assumed; set proxy-startup)"
+        } else {
+            ""
+        };
+        format!(
+            "app container `{}` starts at {} but `{}` is ready only at {}{}: its outbound calls in those {} can fail",
+            self.app.name,
+            self.first_use,
+            self.proxy.name,
+            self.ready,
+            assumed,
+            self.ready - self.first_use
+        )
+    }
+
+    fn help(&self) -> String {
+        hold_app(self.proxy, self.kubernetes)
+    }
+}
+
 impl Rule for AppStartsBeforeProxy {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -86,16 +129,14 @@ impl Rule for AppStartsBeforeProxy {
             let Some((app, first_use)) = exposed else {
                 continue;
             };
-            let window = ready - first_use;
-            let assumed = if plan.scenario.proxy_startup.is_explicit() {
-                String::new()
-            } else {
-                " (proxy start-up of 2 s assumed; set proxy-startup)".to_owned()
+            let violation = CallsBeforeProxyReady {
+                app,
+                proxy,
+                first_use,
+                ready,
+                startup_assumed: !plan.scenario.proxy_startup.is_explicit(),
+                kubernetes: plan.kubernetes.value,
             };
-            let message = format!(
-                "app container `{}` starts at {} but `{}` is ready only at {}{}: its outbound calls in those {} can fail",
-                app.name, first_use, proxy.name, ready, assumed, window
-            );
             let severity = if plan.runs_to_completion() {
                 Severity::Error
             } else {
@@ -112,7 +153,7 @@ impl Rule for AppStartsBeforeProxy {
                     format!("injects {} without holding the app", proxy.name),
                 )
             };
-            let mut finding = Finding::new(&Self::META, primary, message, hold_app(proxy, plan))
+            let mut finding = Finding::new(&violation, primary)
                 .with_fix(fix(proxy, plan))
                 .severity(severity)
                 .container(&proxy.name)

@@ -1,7 +1,8 @@
-use crate::resolve::PlannedContainer;
+use crate::resolve::{NetworkUse, PlannedContainer};
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -54,6 +55,41 @@ declare_rule! {
     }
 }
 
+/// A regular init container that calls out before the pod's proxy runs.
+struct CallsBeforeProxyRuns<'a> {
+    /// The init container.
+    init: &'a PlannedContainer,
+    /// Its network call.
+    call: &'a NetworkUse,
+    /// When it runs.
+    at: Millis,
+    /// The proxy the pod's traffic goes through.
+    proxy: &'a PlannedContainer,
+}
+
+impl Violation for CallsBeforeProxyRuns<'_> {
+    const RULE: &'static RuleMeta = &InitContainerNeedsProxy::META;
+
+    fn message(&self) -> String {
+        format!(
+            "init container `{}` runs `{}` at {}, before `{}` is running: with traffic redirected to the proxy the call fails (and without redirection it leaves the mesh)",
+            self.init.name, self.call.call, self.at, self.proxy.name
+        )
+    }
+
+    /// A native proxy placed first, or the mesh's own way to let the call bypass it.
+    fn help(&self) -> String {
+        let bypass = self.proxy.remedies().bypass_for_init.map_or_else(
+            || "exclude its port from the proxy's redirection".to_owned(),
+            |bypass| bypass(),
+        );
+        format!(
+            "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or {bypass}",
+            self.proxy.name
+        )
+    }
+}
+
 impl Rule for InitContainerNeedsProxy {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -87,16 +123,16 @@ impl Rule for InitContainerNeedsProxy {
                 continue;
             }
             let at = runs_at.unwrap_or_default();
-            let message = format!(
-                "init container `{}` runs `{}` at {at}, before `{}` is running: with traffic redirected to the proxy the call fails (and without redirection it leaves the mesh)",
-                init.name, call.call, proxy.name
-            );
+            let violation = CallsBeforeProxyRuns {
+                init,
+                call,
+                at,
+                proxy,
+            };
             findings.push(
                 Finding::new(
-                    &Self::META,
+                    &violation,
                     Label::value(call.path.clone(), "calls out before the proxy runs"),
-                    message,
-                    help(proxy),
                 )
                 .container(&init.name)
                 .related(container_label(proxy, "not running yet"))
@@ -109,17 +145,4 @@ impl Rule for InitContainerNeedsProxy {
             );
         }
     }
-}
-
-/// The fix for this proxy: a native proxy placed first, or the mesh's own way to let
-/// the call bypass it.
-fn help(proxy: &PlannedContainer) -> String {
-    let bypass = proxy.remedies().bypass_for_init.map_or_else(
-        || "exclude its port from the proxy's redirection".to_owned(),
-        |bypass| bypass(),
-    );
-    format!(
-        "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or {bypass}",
-        proxy.name
-    )
 }

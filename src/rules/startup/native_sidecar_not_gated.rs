@@ -1,7 +1,8 @@
 use crate::resolve::{HookDuration, PlannedContainer};
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -45,6 +46,37 @@ declare_rule! {
     }
 }
 
+/// A native sidecar proxy without a startupProbe, and the container that starts before
+/// it is ready.
+struct StartsBeforeReady<'a> {
+    /// The native proxy.
+    proxy: &'a PlannedContainer,
+    /// The container after it.
+    next: &'a PlannedContainer,
+    /// When that container starts.
+    next_start: Millis,
+    /// When the proxy is ready.
+    ready: Millis,
+}
+
+impl Violation for StartsBeforeReady<'_> {
+    const RULE: &'static RuleMeta = &NativeSidecarNotGated::META;
+
+    fn message(&self) -> String {
+        format!(
+            "native sidecar `{}` has no startupProbe: `{}` starts at {} while the proxy is ready only at {}",
+            self.proxy.name, self.next.name, self.next_start, self.ready
+        )
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
+            self.proxy.name
+        )
+    }
+}
+
 impl Rule for NativeSidecarNotGated {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -80,22 +112,16 @@ impl Rule for NativeSidecarNotGated {
             if next_start >= ready {
                 continue;
             }
-            let message = format!(
-                "native sidecar `{}` has no startupProbe: `{}` starts at {next_start} while the proxy is ready only at {ready}",
-                proxy.name, next.name
-            );
+            let violation = StartsBeforeReady {
+                proxy,
+                next,
+                next_start,
+                ready,
+            };
             findings.push(
-                Finding::new(
-                    &Self::META,
-                    primary_label(proxy),
-                    message,
-                    format!(
-                        "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
-                        proxy.name
-                    ),
-                )
-                .container(&proxy.name)
-                .window(Phase::Startup, next_start, ready, Some(&next.name)),
+                Finding::new(&violation, primary_label(proxy))
+                    .container(&proxy.name)
+                    .window(Phase::Startup, next_start, ready, Some(&next.name)),
             );
         }
     }

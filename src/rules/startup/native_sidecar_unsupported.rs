@@ -1,6 +1,7 @@
-use crate::resolve::RejectionCause;
+use crate::resolve::{PlannedContainer, Rejection, RejectionCause};
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
 
 declare_rule! {
@@ -43,6 +44,78 @@ declare_rule! {
     }
 }
 
+/// An init container the API server rejects the pod for: its `restartPolicy: Always` is
+/// dropped on this version, leaving what only sidecars may have.
+struct RejectedInitContainer<'a> {
+    /// The rejection.
+    rejection: &'a Rejection,
+    /// The init container.
+    container: &'a str,
+}
+
+impl Violation for RejectedInitContainer<'_> {
+    const RULE: &'static RuleMeta = &NativeSidecarUnsupported::META;
+
+    fn message(&self) -> String {
+        format!(
+            "{} rejects the pod: {}",
+            self.rejection.by, self.rejection.reason
+        )
+    }
+
+    fn help(&self) -> String {
+        upgrade_or_regular(self.container)
+    }
+}
+
+/// A native sidecar on a version that runs it as an init container that never exits.
+struct NeverExits<'a> {
+    /// The cluster's version.
+    version: KubeVersion,
+    /// The would-be native sidecar.
+    container: &'a PlannedContainer,
+    /// The containers it keeps from starting.
+    blocked: Vec<&'a str>,
+}
+
+impl Violation for NeverExits<'_> {
+    const RULE: &'static RuleMeta = &NativeSidecarUnsupported::META;
+
+    fn message(&self) -> String {
+        let version = self.version;
+        let blocked = &self.blocked;
+        format!(
+            "Kubernetes {version} does not run native sidecars ({}): `{}` is an init container that never exits, so {} never start{}",
+            if version.minor == 28 {
+                "the SidecarContainers gate is alpha and off"
+            } else {
+                "they arrived in 1.28 and are on from 1.29"
+            },
+            self.container.name,
+            if blocked.is_empty() {
+                "the containers after it".to_owned()
+            } else {
+                blocked
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            if blocked.len() == 1 { "s" } else { "" },
+        )
+    }
+
+    fn help(&self) -> String {
+        upgrade_or_regular(&self.container.name)
+    }
+}
+
+fn upgrade_or_regular(container: &str) -> String {
+    format!(
+        "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{container}` a regular container"
+    )
+}
+
 impl Rule for NativeSidecarUnsupported {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -57,11 +130,13 @@ impl Rule for NativeSidecarUnsupported {
             if let RejectionCause::DroppedSidecarPolicy { container } = &rejection.cause {
                 findings.push(
                     Finding::new(
-                        &Self::META,
-                        Label::key(rejection.path.clone(), "not allowed on a plain init container"),
-                        format!("{} rejects the pod: {}", rejection.by, rejection.reason),
-                        format!(
-                            "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{container}` a regular container"
+                        &RejectedInitContainer {
+                            rejection,
+                            container,
+                        },
+                        Label::key(
+                            rejection.path.clone(),
+                            "not allowed on a plain init container",
                         ),
                     )
                     .container(container),
@@ -88,25 +163,6 @@ impl Rule for NativeSidecarUnsupported {
                 .map(|(_, c)| c.name.as_str())
                 .collect();
             let at = timeline.start(index).started.unwrap_or_default();
-            let message = format!(
-                "Kubernetes {version} does not run native sidecars ({}): `{}` is an init container that never exits, so {} never start{}",
-                if version.minor == 28 {
-                    "the SidecarContainers gate is alpha and off"
-                } else {
-                    "they arrived in 1.28 and are on from 1.29"
-                },
-                container.name,
-                if blocked.is_empty() {
-                    "the containers after it".to_owned()
-                } else {
-                    blocked
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
-                if blocked.len() == 1 { "s" } else { "" },
-            );
             let primary = match container.manifest_path() {
                 Some(path) => Label::value(
                     path.key("restartPolicy"),
@@ -122,16 +178,12 @@ impl Rule for NativeSidecarUnsupported {
                     }
                 }
             };
-            let finding = Finding::new(
-                &Self::META,
-                primary,
-                message,
-                format!(
-                    "run the cluster on Kubernetes 1.29 or later (check --kubernetes-version), or make `{}` a regular container",
-                    container.name
-                ),
-            )
-            .container(&container.name);
+            let violation = NeverExits {
+                version,
+                container,
+                blocked,
+            };
+            let finding = Finding::new(&violation, primary).container(&container.name);
             // A pod rejected for another reason has no start-up to point into: the
             // block is what it meets once that reason is fixed.
             findings.push(if plan.admitted() {

@@ -1,8 +1,9 @@
-use crate::resolve::{HookDuration, Role};
+use crate::resolve::{GateRequest, HookDuration, PlannedContainer, Role};
 use crate::rules::help::{container_label_path, is_in_manifest};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -51,6 +52,88 @@ declare_rule! {
     }
 }
 
+/// A hold asked for on a proxy that has no postStart hook that waits.
+struct NoWaitingHook<'a> {
+    /// The proxy meant to hold the app.
+    proxy: &'a PlannedContainer,
+    /// The setting that asks for the hold.
+    request: &'a GateRequest,
+}
+
+impl Violation for NoWaitingHook<'_> {
+    const RULE: &'static RuleMeta = &ProxyGateIneffective::META;
+
+    fn message(&self) -> String {
+        let cause = self
+            .proxy
+            .remedies()
+            .missing_gate_cause
+            .map(|cause| format!(" ({cause})"))
+            .unwrap_or_default();
+        format!(
+            "{} asks to hold the app until `{}` is ready, but the proxy has no postStart hook that waits{cause}: the app starts at once",
+            self.request.setting, self.proxy.name
+        )
+    }
+
+    fn help(&self) -> String {
+        self.proxy.remedies().restore_gate.map_or_else(
+            || {
+                format!(
+                    "give `{}` a postStart hook that waits until it is ready",
+                    self.proxy.name
+                )
+            },
+            str::to_owned,
+        )
+    }
+}
+
+/// A proxy with the postStart gate that app containers start before.
+struct GateNotFirst<'a> {
+    /// The gated proxy.
+    proxy: &'a PlannedContainer,
+    /// The setting that asks for the hold.
+    request: &'a GateRequest,
+    /// The app containers before it, in start order.
+    before: Vec<&'a PlannedContainer>,
+    /// When the first of them starts.
+    started: Millis,
+    /// When the proxy is ready.
+    ready: Millis,
+}
+
+impl Violation for GateNotFirst<'_> {
+    const RULE: &'static RuleMeta = &ProxyGateIneffective::META;
+
+    fn message(&self) -> String {
+        let names: Vec<String> = self
+            .before
+            .iter()
+            .map(|c| format!("`{}`", c.name))
+            .collect();
+        let one = names.len() == 1;
+        format!(
+            "`{}` has the postStart gate ({}), but {} {} before it and {} not held: {} from {} while the proxy is ready only at {}",
+            self.proxy.name,
+            self.request.setting,
+            names.join(", "),
+            if one { "starts" } else { "start" },
+            if one { "is" } else { "are" },
+            if one { "it runs" } else { "they run" },
+            self.started,
+            self.ready
+        )
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "make `{}` the first entry of `containers` (re-inject the pod rather than editing injected YAML)",
+            self.proxy.name
+        )
+    }
+}
+
 impl Rule for ProxyGateIneffective {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -79,31 +162,8 @@ impl Rule for ProxyGateIneffective {
                         format!("{} has no postStart that waits", proxy.name),
                     ),
                 };
-                let remedies = proxy.remedies();
-                let cause = remedies
-                    .missing_gate_cause
-                    .map(|cause| format!(" ({cause})"))
-                    .unwrap_or_default();
-                let help = remedies.restore_gate.map_or_else(
-                    || {
-                        format!(
-                            "give `{}` a postStart hook that waits until it is ready",
-                            proxy.name
-                        )
-                    },
-                    str::to_owned,
-                );
                 findings.push(
-                    Finding::new(
-                        &Self::META,
-                        primary,
-                        format!(
-                            "{} asks to hold the app until `{}` is ready, but the proxy has no postStart hook that waits{cause}: the app starts at once",
-                            request.setting, proxy.name
-                        ),
-                        help,
-                    )
-                    .container(&proxy.name),
+                    Finding::new(&NoWaitingHook { proxy, request }, primary).container(&proxy.name),
                 );
                 continue;
             }
@@ -116,10 +176,6 @@ impl Rule for ProxyGateIneffective {
                 continue;
             };
             let started = timeline.start(first_index).started.unwrap_or_default();
-            let names: Vec<String> = before
-                .iter()
-                .map(|(_, c)| format!("`{}`", c.name))
-                .collect();
             let primary = if is_in_manifest(proxy) {
                 Label::value(
                     container_label_path(proxy),
@@ -131,27 +187,16 @@ impl Rule for ProxyGateIneffective {
                     format!("{} is not the first container", proxy.name),
                 )
             };
-            let mut finding = Finding::new(
-                &Self::META,
-                primary,
-                format!(
-                    "`{}` has the postStart gate ({}), but {} {} before it and {} not held: {} from {} while the proxy is ready only at {}",
-                    proxy.name,
-                    request.setting,
-                    names.join(", "),
-                    if names.len() == 1 { "starts" } else { "start" },
-                    if names.len() == 1 { "is" } else { "are" },
-                    if names.len() == 1 { "it runs" } else { "they run" },
-                    started,
-                    ready
-                ),
-                format!(
-                    "make `{}` the first entry of `containers` (re-inject the pod rather than editing injected YAML)",
-                    proxy.name
-                ),
-            )
-            .container(&proxy.name)
-            .window(Phase::Startup, started, ready, Some(&first.name));
+            let violation = GateNotFirst {
+                proxy,
+                request,
+                before: before.iter().map(|(_, c)| *c).collect(),
+                started,
+                ready,
+            };
+            let mut finding = Finding::new(&violation, primary)
+                .container(&proxy.name)
+                .window(Phase::Startup, started, ready, Some(&first.name));
             if let Some(path) = first.manifest_path() {
                 finding =
                     finding.related(Label::value(path.key("name"), "starts before the proxy"));

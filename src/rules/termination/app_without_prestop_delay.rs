@@ -1,7 +1,9 @@
-use crate::resolve::{HookAction, HookDuration};
+use crate::resolve::{HookAction, HookDuration, PlannedContainer};
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -45,6 +47,61 @@ declare_rule! {
         severity: Info,
         group: Termination,
         summary: "a serving app gets SIGTERM while endpoints still route to it",
+    }
+}
+
+/// A serving app signalled while endpoints still route new requests to it.
+struct SignalledWhileRouted<'a> {
+    /// The app.
+    app: &'a PlannedContainer,
+    /// When it gets its stop signal.
+    signal: Millis,
+    /// When the endpoints stop routing to the pod.
+    removed: Millis,
+    /// Whether endpoint propagation is the default rather than set.
+    propagation_assumed: bool,
+    /// The pod's proxies, which must keep serving as long as the delay.
+    proxies: Vec<&'a PlannedContainer>,
+    /// The cluster's version, which decides whether the sleep action is available.
+    kubernetes: KubeVersion,
+}
+
+impl Violation for SignalledWhileRouted<'_> {
+    const RULE: &'static RuleMeta = &AppWithoutPrestopDelay::META;
+
+    fn message(&self) -> String {
+        format!(
+            "`{}` gets SIGTERM at {} but endpoints route new requests to it until {}{}: requests arriving in between can be refused",
+            self.app.name,
+            self.signal,
+            self.removed,
+            if self.propagation_assumed {
+                " (endpoint propagation of 5 s assumed)"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// A preStop delay, and in a meshed pod a proxy that serves as long.
+    fn help(&self) -> String {
+        let sleep = if self.kubernetes.has_sleep_action() {
+            "lifecycle: {preStop: {sleep: {seconds: 5}}}"
+        } else {
+            "lifecycle: {preStop: {exec: {command: [sleep, \"5\"]}}}"
+        };
+        let proxies: Vec<String> = self
+            .proxies
+            .iter()
+            .map(|proxy| format!("`{}`", proxy.name))
+            .collect();
+        match proxies.as_slice() {
+            [] => format!("delay SIGTERM past endpoint propagation: {sleep}"),
+            proxies => format!(
+                "delay SIGTERM past endpoint propagation: {sleep}; {} must keep serving that long too",
+                proxies.join(" and ")
+            ),
+        }
     }
 }
 
@@ -92,44 +149,19 @@ impl Rule for AppWithoutPrestopDelay {
                 Some(path) => Label::key(path, format!("SIGTERM at {}", stop.signal)),
                 None => container_label(app, format!("SIGTERM at {}", stop.signal)),
             };
-            let sleep = if plan.kubernetes.value.has_sleep_action() {
-                "lifecycle: {preStop: {sleep: {seconds: 5}}}"
-            } else {
-                "lifecycle: {preStop: {exec: {command: [sleep, \"5\"]}}}"
+            let violation = SignalledWhileRouted {
+                app,
+                signal: stop.signal,
+                removed,
+                propagation_assumed: !plan.scenario.endpoint_propagation.is_explicit(),
+                proxies: plan.proxies().map(|(_, proxy)| proxy).collect(),
+                kubernetes: plan.kubernetes.value,
             };
             findings.push(
-                Finding::new(
-                    &Self::META,
-                    primary,
-                    format!(
-                        "`{}` gets SIGTERM at {} but endpoints route new requests to it until {removed}{}: requests arriving in between can be refused",
-                        app.name,
-                        stop.signal,
-                        if plan.scenario.endpoint_propagation.is_explicit() { "" } else { " (endpoint propagation of 5 s assumed)" }
-                    ),
-                    help(plan, sleep),
-                )
-                .container(&app.name)
-                .window(Phase::Termination, stop.signal, removed, Some(&app.name)),
+                Finding::new(&violation, primary)
+                    .container(&app.name)
+                    .window(Phase::Termination, stop.signal, removed, Some(&app.name)),
             );
         }
-    }
-}
-
-/// The fix: a preStop delay, and in a meshed pod a proxy that serves as long.
-fn help(plan: &crate::resolve::PodPlan, sleep: &str) -> String {
-    let proxies: Vec<String> = plan
-        .proxies()
-        .map(|(_, proxy)| format!("`{}`", proxy.name))
-        .collect();
-    match proxies.as_slice() {
-        [] => format!("delay SIGTERM past endpoint propagation: {sleep}"),
-        [proxy] => format!(
-            "delay SIGTERM past endpoint propagation: {sleep}; {proxy} must keep serving that long too"
-        ),
-        proxies => format!(
-            "delay SIGTERM past endpoint propagation: {sleep}; {} must keep serving that long too",
-            proxies.join(" and ")
-        ),
     }
 }

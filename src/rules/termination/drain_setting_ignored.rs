@@ -1,6 +1,6 @@
-use crate::resolve::Moot;
+use crate::resolve::{DrainMoot, Moot};
 use crate::rules::help::source_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
     /// ## What it detects
@@ -39,6 +39,38 @@ declare_rule! {
     }
 }
 
+/// A drain setting the proxy does not use.
+struct IgnoredDrainSetting<'a>(&'a DrainMoot);
+
+impl Violation for IgnoredDrainSetting<'_> {
+    const RULE: &'static RuleMeta = &DrainSettingIgnored::META;
+
+    fn message(&self) -> String {
+        match self.0 {
+            DrainMoot::TooNew { setting, since } => {
+                format!("{setting} needs {since} or newer; this version ignores it")
+            }
+            DrainMoot::UnusedWhenNative { setting } => format!(
+                "{setting} is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app"
+            ),
+            DrainMoot::Replaced {
+                setting,
+                value,
+                by,
+                by_value,
+                mode,
+            } => format!("{setting} ({value}) is not used when {mode} is on; {by} ({by_value}) is"),
+            DrainMoot::ModeOff { setting, mode } => {
+                format!("{setting} only applies when {mode} is on")
+            }
+        }
+    }
+
+    fn help(&self) -> String {
+        "remove it, or set the drain setting the proxy uses in this mode".into()
+    }
+}
+
 impl Rule for DrainSettingIgnored {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -46,44 +78,17 @@ impl Rule for DrainSettingIgnored {
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        for (moot, message) in plan
-            .moot_settings
-            .iter()
-            .filter_map(|m| Some((m, message(&m.why)?)))
-        {
+        for (moot, why) in plan.moot_settings.iter().filter_map(|m| match &m.why {
+            Moot::Drain(why) => Some((m, why)),
+            Moot::Gate(_) => None,
+        }) {
             let primary = source_label(&moot.source, "has no effect").unwrap_or_else(|| {
                 Label::key(
                     plan.paths.pod_metadata.clone(),
                     format!("from {}: has no effect", moot.source),
                 )
             });
-            findings.push(Finding::new(
-                &Self::META,
-                primary,
-                message,
-                "remove it, or set the drain setting the proxy uses in this mode".into(),
-            ));
+            findings.push(Finding::new(&IgnoredDrainSetting(why), primary));
         }
     }
-}
-
-/// Why the drain setting has no effect, for the moot settings that are drain settings.
-fn message(why: &Moot) -> Option<String> {
-    Some(match why {
-        Moot::DrainSettingTooNew { setting, since } => {
-            format!("{setting} needs {since} or newer; this version ignores it")
-        }
-        Moot::DrainUnusedWhenNative { setting } => format!(
-            "{setting} is not used by a native sidecar: it drains from its preStop and exits on SIGTERM, after the app"
-        ),
-        Moot::DrainReplaced {
-            setting,
-            value,
-            by,
-            by_value,
-            mode,
-        } => format!("{setting} ({value}) is not used when {mode} is on; {by} ({by_value}) is"),
-        Moot::DrainModeOff { setting, mode } => format!("{setting} only applies when {mode} is on"),
-        _ => return None,
-    })
 }

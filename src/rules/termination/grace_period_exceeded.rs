@@ -1,11 +1,12 @@
 use crate::load::JsonPath;
+use crate::resolve::PlannedContainer;
 use crate::resolve::{ExitPolicy, HookDuration, Role};
 use crate::rules::help::{
-    container_label_path, exit_description, grace_label, is_in_manifest, requests_description,
+    PendingRequests, container_label_path, exit_description, grace_label, is_in_manifest,
 };
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
-use crate::simulate::Phase;
+use crate::simulate::{Phase, StopEntry};
 
 declare_rule! {
     /// ## What it detects
@@ -49,6 +50,69 @@ declare_rule! {
     }
 }
 
+/// A container SIGKILLed at the end of the grace period before it is done.
+struct KilledBeforeExit<'a> {
+    /// The container.
+    container: &'a PlannedContainer,
+    /// Its stop on the timeline.
+    entry: &'a StopEntry,
+    /// The requests that decide its exit, when they do.
+    requests: Option<PendingRequests<'a>>,
+    /// The grace period the deletion uses, in seconds.
+    grace: i64,
+}
+
+impl Violation for KilledBeforeExit<'_> {
+    const RULE: &'static RuleMeta = &GracePeriodExceeded::META;
+
+    fn message(&self) -> String {
+        let (container, entry) = (self.container, self.entry);
+        let lead = match &container.pre_stop {
+            Some(hook) if entry.pre_stop_end.is_some_and(|end| end.0 > 0) => {
+                let length = entry.pre_stop_end.unwrap_or_default();
+                match hook.duration {
+                    HookDuration::Fixed(_) => {
+                        format!("preStop `{}` ({length}) then ", hook.summary)
+                    }
+                    _ => format!("preStop `{}` (until {length}) then ", hook.summary),
+                }
+            }
+            _ if entry.signal.0 > 0 => {
+                format!("SIGTERM at {} (its turn after the app) then ", entry.signal)
+            }
+            _ => String::new(),
+        };
+        format!(
+            "`{}` needs until {} to exit — {}{} — but the grace period of {} s ends in SIGKILL at {}: {} of its {} cut",
+            container.name,
+            entry.natural_exit,
+            lead,
+            self.requests
+                .map_or_else(|| exit_description(container), |r| r.to_string()),
+            self.grace,
+            entry.kill,
+            entry.natural_exit - entry.kill,
+            if container.is_proxy() {
+                "drain is"
+            } else {
+                "shutdown is"
+            },
+        )
+    }
+
+    fn help(&self) -> String {
+        let needed = self.entry.natural_exit.0.saturating_add(999) / 1000;
+        format!(
+            "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {}",
+            if self.container.is_proxy() {
+                "the drain"
+            } else {
+                "the shutdown"
+            }
+        )
+    }
+}
+
 impl Rule for GracePeriodExceeded {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -72,46 +136,12 @@ impl Rule for GracePeriodExceeded {
             {
                 continue;
             }
-            let lead = match pre_stop {
-                Some(hook) if entry.pre_stop_end.is_some_and(|end| end.0 > 0) => {
-                    let length = entry.pre_stop_end.unwrap_or_default();
-                    match hook.duration {
-                        HookDuration::Fixed(_) => {
-                            format!("preStop `{}` ({length}) then ", hook.summary)
-                        }
-                        _ => format!("preStop `{}` (until {length}) then ", hook.summary),
-                    }
-                }
-                _ if entry.signal.0 > 0 => {
-                    format!("SIGTERM at {} (its turn after the app) then ", entry.signal)
-                }
-                _ => String::new(),
+            let violation = KilledBeforeExit {
+                container,
+                entry,
+                requests: PendingRequests::of(plan, entry),
+                grace: plan.deletion_grace().value,
             };
-            let cut = entry.natural_exit - entry.kill;
-            let message = format!(
-                "`{}` needs until {} to exit — {}{} — but the grace period of {} s ends in SIGKILL at {}: {} of its {} cut",
-                container.name,
-                entry.natural_exit,
-                lead,
-                requests_description(plan, entry).unwrap_or_else(|| exit_description(container)),
-                plan.deletion_grace().value,
-                entry.kill,
-                cut,
-                if container.is_proxy() {
-                    "drain is"
-                } else {
-                    "shutdown is"
-                },
-            );
-            let needed = entry.natural_exit.0.saturating_add(999) / 1000;
-            let help = format!(
-                "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {}",
-                if container.is_proxy() {
-                    "the drain"
-                } else {
-                    "the shutdown"
-                }
-            );
             let exit_source = match &container.exit {
                 ExitPolicy::After(length) => match &length.source {
                     Source::Manifest(path) => Some(path.clone()),
@@ -151,7 +181,7 @@ impl Rule for GracePeriodExceeded {
                     None,
                 ),
             };
-            let mut finding = Finding::new(&Self::META, primary, message, help)
+            let mut finding = Finding::new(&violation, primary)
                 .container(&container.name)
                 .related(grace_label(plan))
                 .window(

@@ -1,7 +1,8 @@
-use crate::resolve::{Cut, HookEffect};
+use crate::resolve::{Cut, HookEffect, PlannedContainer, SidecarKind};
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -45,6 +46,97 @@ declare_rule! {
     }
 }
 
+/// A proxy that refuses inbound connections while endpoints still route to the pod.
+struct RefusedBeforeRemoval<'a> {
+    /// The proxy.
+    proxy: &'a PlannedContainer,
+    /// From when it refuses.
+    refused: Millis,
+    /// When the endpoints stop routing to the pod.
+    removed: Millis,
+    /// Whether endpoint propagation is the default rather than set.
+    propagation_assumed: bool,
+}
+
+impl Violation for RefusedBeforeRemoval<'_> {
+    const RULE: &'static RuleMeta = &InboundClosedBeforeEndpointsRemoved::META;
+
+    fn message(&self) -> String {
+        format!(
+            "`{}` {} from {}, but endpoints route new requests to the pod until {}{}: {} of requests are refused",
+            self.proxy.name,
+            refusal(self.proxy),
+            self.refused,
+            self.removed,
+            assumed(self.propagation_assumed),
+            self.removed - self.refused
+        )
+    }
+
+    fn help(&self) -> String {
+        self.proxy.remedies().outlast_endpoints.map_or_else(
+            || {
+                format!(
+                    "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
+                    self.proxy.name
+                )
+            },
+            str::to_owned,
+        )
+    }
+}
+
+/// A proxy whose preStop drains inbound connections while endpoints still route to the
+/// pod.
+struct DrainedBeforeRemoval<'a> {
+    /// The proxy.
+    proxy: &'a PlannedContainer,
+    /// When it starts draining.
+    drained: Millis,
+    /// When the endpoints stop routing to the pod.
+    removed: Millis,
+    /// Whether endpoint propagation is the default rather than set.
+    propagation_assumed: bool,
+}
+
+impl Violation for DrainedBeforeRemoval<'_> {
+    const RULE: &'static RuleMeta = &InboundClosedBeforeEndpointsRemoved::META;
+
+    fn message(&self) -> String {
+        format!(
+            "`{}` starts draining inbound connections at {} (its preStop `/drain`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {}{}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
+            self.proxy.name,
+            self.drained,
+            self.removed,
+            assumed(self.propagation_assumed)
+        )
+    }
+
+    fn help(&self) -> String {
+        "watch clients for connection resets during rollouts; an app preStop sleep does not delay this drain".into()
+    }
+}
+
+fn assumed(propagation_assumed: bool) -> &'static str {
+    if propagation_assumed {
+        " (endpoint propagation of 5 s assumed; set endpoint-propagation)"
+    } else {
+        ""
+    }
+}
+
+/// What the sidecar stops taking.
+fn refusal(proxy: &PlannedContainer) -> &'static str {
+    match proxy.sidecar().map(|s| &s.kind) {
+        // daprd closes its internal gRPC server: other apps' service invocations,
+        // which find this pod through the `<app-id>-dapr` Service, are refused.
+        Some(SidecarKind::Daprd) => {
+            "closes its servers (Dapr service invocation of this app is refused)"
+        }
+        _ => "refuses new inbound connections",
+    }
+}
+
 impl Rule for InboundClosedBeforeEndpointsRemoved {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -57,11 +149,7 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
         }
         let termination = &pod.timeline.termination;
         let removed = termination.endpoints_removed;
-        let assumed = if plan.scenario.endpoint_propagation.is_explicit() {
-            ""
-        } else {
-            " (endpoint propagation of 5 s assumed; set endpoint-propagation)"
-        };
+        let propagation_assumed = !plan.scenario.endpoint_propagation.is_explicit();
         for (index, proxy) in plan.proxies() {
             let Some(stop) = pod.timeline.stop(index) else {
                 continue;
@@ -75,20 +163,24 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                 None => container_label(proxy, text),
             };
             if let Some(refused) = stop.inbound_refused.filter(|at| *at < removed) {
+                let violation = RefusedBeforeRemoval {
+                    proxy,
+                    refused,
+                    removed,
+                    propagation_assumed,
+                };
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &violation,
                         primary(format!("refuses inbound from {refused}")),
-                        format!(
-                            "`{}` {} from {refused}, but endpoints route new requests to the pod until {removed}{assumed}: {} of requests are refused",
-                            proxy.name,
-                            refusal(proxy),
-                            removed - refused
-                        ),
-                        delay_help(proxy),
                     )
                     .container(&proxy.name)
-                    .window(Phase::Termination, refused, removed, Some(&proxy.name)),
+                    .window(
+                        Phase::Termination,
+                        refused,
+                        removed,
+                        Some(&proxy.name),
+                    ),
                 );
                 continue;
             }
@@ -103,45 +195,27 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                 .inbound_drained
                 .filter(|at| drains_on_prestop && *at < removed)
             {
+                let violation = DrainedBeforeRemoval {
+                    proxy,
+                    drained,
+                    removed,
+                    propagation_assumed,
+                };
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &violation,
                         primary(format!("drains inbound from {drained}")),
-                        format!(
-                            "`{}` starts draining inbound connections at {drained} (its preStop `/drain`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {removed}{assumed}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
-                            proxy.name
-                        ),
-                        "watch clients for connection resets during rollouts; an app preStop sleep does not delay this drain".into(),
                     )
                     .severity(Severity::Info)
                     .container(&proxy.name)
-                    .window(Phase::Termination, drained, removed, Some(&proxy.name)),
+                    .window(
+                        Phase::Termination,
+                        drained,
+                        removed,
+                        Some(&proxy.name),
+                    ),
                 );
             }
         }
     }
-}
-
-/// What the sidecar stops taking.
-fn refusal(proxy: &crate::resolve::PlannedContainer) -> &'static str {
-    match proxy.sidecar().map(|s| &s.kind) {
-        // daprd closes its internal gRPC server: other apps' service invocations,
-        // which find this pod through the `<app-id>-dapr` Service, are refused.
-        Some(crate::resolve::SidecarKind::Daprd) => {
-            "closes its servers (Dapr service invocation of this app is refused)"
-        }
-        _ => "refuses new inbound connections",
-    }
-}
-
-fn delay_help(proxy: &crate::resolve::PlannedContainer) -> String {
-    proxy.remedies().outlast_endpoints.map_or_else(
-        || {
-            format!(
-                "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
-                proxy.name
-            )
-        },
-        str::to_owned,
-    )
 }

@@ -1,6 +1,9 @@
+use crate::resolve::PlannedContainer;
 use crate::rules::help::container_label;
-use crate::rules::{Finding, Pod, Rule, RuleMeta, declare_rule};
+use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::Sourced;
 use crate::simulate::Phase;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -36,6 +39,50 @@ declare_rule! {
         severity: Warning,
         group: Termination,
         summary: "requests admitted before shutdown cannot finish in time",
+    }
+}
+
+/// A request taken before shutdown that is cut before it finishes.
+struct RequestCut<'a> {
+    /// The app that takes it.
+    app: &'a PlannedContainer,
+    /// Until when the app takes requests.
+    admitted_until: Millis,
+    /// The longest request, and where that length comes from.
+    longest: &'a Sourced<Millis>,
+    /// When the longest request taken last finishes.
+    finishes: Millis,
+    /// The proxy that is gone first, or `None` when SIGKILL ends the app first.
+    cutter: Option<&'a PlannedContainer>,
+    /// When it is cut.
+    cut_at: Millis,
+}
+
+impl Violation for RequestCut<'_> {
+    const RULE: &'static RuleMeta = &LongRequestsCut::META;
+
+    fn message(&self) -> String {
+        let cut_at = self.cut_at;
+        let what = match self.cutter {
+            None => format!("SIGKILL ends `{}` at {cut_at}", self.app.name),
+            Some(proxy) => format!("`{}` is gone at {cut_at}", proxy.name),
+        };
+        format!(
+            "`{}` takes requests until {}; one of the longest ({}, {}) runs until {}, but {what}: {} of it are cut",
+            self.app.name,
+            self.admitted_until,
+            self.longest.value,
+            self.longest.source,
+            self.finishes,
+            self.finishes - cut_at
+        )
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "let requests finish: a grace period of at least {} s and a proxy that leaves only when the app's connections are done (EXIT_ON_ZERO_ACTIVE_CONNECTIONS, or a native sidecar)",
+            (self.finishes.0.saturating_add(999) / 1000).saturating_add(2)
+        )
     }
 }
 
@@ -79,32 +126,24 @@ impl Rule for LongRequestsCut {
                 .filter_map(|(i, p)| pod.timeline.stop(i).map(|s| (p, s.exit)))
                 .min_by_key(|(_, exit)| *exit);
             let (cutter, cut_at) = match proxy_end {
-                Some((proxy, exit)) if exit < app_stop.kill => (proxy.name.clone(), exit),
-                _ => ("SIGKILL".to_owned(), app_stop.kill),
+                Some((proxy, exit)) if exit < app_stop.kill => (Some(proxy), exit),
+                _ => (None, app_stop.kill),
             };
             if finishes <= cut_at {
                 continue;
             }
-            let what = if cutter == "SIGKILL" {
-                format!("SIGKILL ends `{}` at {cut_at}", app.name)
-            } else {
-                format!("`{cutter}` is gone at {cut_at}")
+            let violation = RequestCut {
+                app,
+                admitted_until,
+                longest,
+                finishes,
+                cutter,
+                cut_at,
             };
             findings.push(
                 Finding::new(
-                    &Self::META,
+                    &violation,
                     container_label(app, format!("takes requests until {admitted_until}")),
-                    format!(
-                        "`{}` takes requests until {admitted_until}; one of the longest ({}, {}) runs until {finishes}, but {what}: {} of it are cut",
-                        app.name,
-                        longest.value,
-                        longest.source,
-                        finishes - cut_at
-                    ),
-                    format!(
-                        "let requests finish: a grace period of at least {} s and a proxy that leaves only when the app's connections are done (EXIT_ON_ZERO_ACTIVE_CONNECTIONS, or a native sidecar)",
-                        (finishes.0.saturating_add(999) / 1000).saturating_add(2)
-                    ),
                 )
                 .container(&app.name)
                 .window(Phase::Termination, cut_at, finishes, Some(&app.name)),

@@ -1,4 +1,6 @@
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::PlannedContainer;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 
 declare_rule! {
     /// ## What it detects
@@ -39,6 +41,41 @@ declare_rule! {
     }
 }
 
+/// A hook that runs a program its container's image most likely lacks.
+struct MissingProgram<'a> {
+    /// The container.
+    container: &'a PlannedContainer,
+    /// The program (`sh`, `sleep`).
+    program: &'a str,
+    /// The cluster's version, which decides whether the sleep action is available.
+    kubernetes: KubeVersion,
+}
+
+impl Violation for MissingProgram<'_> {
+    const RULE: &'static RuleMeta = &PrestopNeedsShell::META;
+
+    fn message(&self) -> String {
+        let image = self.container.image.as_deref().unwrap_or("its image");
+        format!(
+            "`{}` runs `{program}` in a hook, but `{image}` most likely has no `{program}`: the hook fails at once and its delay never happens",
+            self.container.name,
+            program = self.program,
+        )
+    }
+
+    fn help(&self) -> String {
+        if self.kubernetes.has_sleep_action() {
+            "use the kubelet's sleep action instead: lifecycle.preStop.sleep: {seconds: N}"
+                .to_owned()
+        } else {
+            format!(
+                "use an image with a shell, or upgrade to Kubernetes 1.30+ for the sleep action (now {})",
+                self.kubernetes
+            )
+        }
+    }
+}
+
 impl Rule for PrestopNeedsShell {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -56,25 +93,15 @@ impl Rule for PrestopNeedsShell {
                 else {
                     continue;
                 };
-                let image = container.image.as_deref().unwrap_or("its image");
-                let fix = if plan.kubernetes.value.has_sleep_action() {
-                    "use the kubelet's sleep action instead: lifecycle.preStop.sleep: {seconds: N}"
-                        .to_owned()
-                } else {
-                    format!(
-                        "use an image with a shell, or upgrade to Kubernetes 1.30+ for the sleep action (now {})",
-                        plan.kubernetes.value
-                    )
+                let violation = MissingProgram {
+                    container,
+                    program,
+                    kubernetes: plan.kubernetes.value,
                 };
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &violation,
                         Label::key(path.key("exec").key("command"), format!("runs `{program}`")),
-                        format!(
-                            "`{}` runs `{program}` in a hook, but `{image}` most likely has no `{program}`: the hook fails at once and its delay never happens",
-                            container.name
-                        ),
-                        fix,
                     )
                     .container(&container.name),
                 );

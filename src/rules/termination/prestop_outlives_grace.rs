@@ -1,7 +1,8 @@
-use crate::resolve::{HookAction, HookDuration};
+use crate::resolve::{Hook, HookAction, HookDuration, PlannedContainer};
 use crate::rules::help::grace_label;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
-use crate::simulate::Phase;
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::simulate::{Phase, StopEntry};
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -42,6 +43,52 @@ declare_rule! {
     }
 }
 
+/// A preStop hook the kubelet stops waiting for at the end of the grace period.
+struct HookCut<'a> {
+    /// The container.
+    container: &'a PlannedContainer,
+    /// Its preStop hook.
+    hook: &'a Hook,
+    /// How long the hook lasts.
+    length: Millis,
+    /// The container's stop on the timeline.
+    entry: &'a StopEntry,
+    /// The grace period the deletion uses, in seconds.
+    grace: i64,
+}
+
+impl Violation for HookCut<'_> {
+    const RULE: &'static RuleMeta = &PrestopOutlivesGrace::META;
+
+    fn message(&self) -> String {
+        let entry = self.entry;
+        let lost = self.length.saturating_sub(entry.signal);
+        format!(
+            "the preStop hook of `{}` (`{}`) lasts {} but the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
+            self.container.name,
+            self.hook.summary,
+            self.length,
+            self.grace,
+            entry.signal,
+            (entry.kill - entry.signal).whole_secs(),
+            entry.kill,
+            if lost.0 > 0 {
+                format!("; the hook's last {lost} never matter")
+            } else {
+                String::new()
+            },
+        )
+    }
+
+    fn help(&self) -> String {
+        let suggested =
+            (self.length.whole_secs().saturating_add(15)).max(self.grace.saturating_add(1));
+        format!(
+            "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
+        )
+    }
+}
+
 impl Rule for PrestopOutlivesGrace {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -69,42 +116,23 @@ impl Rule for PrestopOutlivesGrace {
             let Some(path) = hook.finding_path().cloned() else {
                 continue;
             };
-            let lost = length.saturating_sub(entry.signal);
-            let message = format!(
-                "the preStop hook of `{}` (`{}`) lasts {} but the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
-                container.name,
-                hook.summary,
+            let violation = HookCut {
+                container,
+                hook,
                 length,
-                plan.deletion_grace().value,
-                entry.signal,
-                (entry.kill - entry.signal).whole_secs(),
-                entry.kill,
-                if lost.0 > 0 {
-                    format!("; the hook's last {lost} never matter")
-                } else {
-                    String::new()
-                },
-            );
-            let suggested = (length.whole_secs().saturating_add(15))
-                .max(plan.deletion_grace().value.saturating_add(1));
-            let help = format!(
-                "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
-            );
+                entry,
+                grace: plan.deletion_grace().value,
+            };
             findings.push(
-                Finding::new(
-                    &Self::META,
-                    Label::key(path, format!("lasts {length}")),
-                    message,
-                    help,
-                )
-                .container(&container.name)
-                .related(grace_label(plan))
-                .window(
-                    Phase::Termination,
-                    entry.signal,
-                    entry.kill,
-                    Some(&container.name),
-                ),
+                Finding::new(&violation, Label::key(path, format!("lasts {length}")))
+                    .container(&container.name)
+                    .related(grace_label(plan))
+                    .window(
+                        Phase::Termination,
+                        entry.signal,
+                        entry.kill,
+                        Some(&container.name),
+                    ),
             );
         }
     }

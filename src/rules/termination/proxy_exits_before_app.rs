@@ -1,7 +1,9 @@
-use crate::resolve::{PlannedContainer, PodPlan, Role};
-use crate::rules::help::{container_label, keep_proxy_until_app_exits, requests_description};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, declare_rule};
+use crate::resolve::{PlannedContainer, Role};
+use crate::rules::help::{PendingRequests, container_label, keep_proxy_until_app_exits};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 use crate::simulate::{Phase, StopEntry};
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -49,6 +51,83 @@ declare_rule! {
     }
 }
 
+/// A proxy that stops carrying the app's traffic while the app still runs.
+struct GoneBeforeApp<'a> {
+    /// The proxy.
+    proxy: &'a PlannedContainer,
+    /// Its stop signal.
+    proxy_signal: Millis,
+    /// When it stops carrying traffic.
+    gone: Millis,
+    /// Whether it only refuses new connections then (Linkerd), rather than being gone.
+    refuses_new: bool,
+    /// The app that runs longest after that.
+    app: &'a PlannedContainer,
+    /// The app's stop on the timeline.
+    app_stop: &'a StopEntry,
+    /// The requests that decide the app's exit, when they do.
+    requests: Option<PendingRequests<'a>>,
+    /// Whether the app's shutdown time is the default rather than set.
+    shutdown_assumed: bool,
+    /// The cluster's version, which decides whether a native sidecar is an option.
+    kubernetes: KubeVersion,
+}
+
+impl Violation for GoneBeforeApp<'_> {
+    const RULE: &'static RuleMeta = &ProxyExitsBeforeApp::META;
+
+    fn message(&self) -> String {
+        let (how, lost) = if self.refuses_new {
+            ("refuses new connections", "its new outbound calls")
+        } else {
+            ("is gone", "its outbound calls and responses")
+        };
+        format!(
+            "`{}` {how} at {} while `{}` runs until {} {}: {lost} in those {} fail",
+            self.proxy.name,
+            self.gone,
+            self.app.name,
+            self.app_stop.exit,
+            self.app_timing(),
+            self.app_stop.exit - self.gone,
+        )
+    }
+
+    fn help(&self) -> String {
+        keep_proxy_until_app_exits(
+            self.proxy,
+            self.kubernetes,
+            self.app_stop.exit - self.proxy_signal.min(self.gone),
+        )
+    }
+}
+
+impl GoneBeforeApp<'_> {
+    /// "(preStop until 25 s, then 5 s to exit, assumed; set app-shutdown)".
+    fn app_timing(&self) -> String {
+        let stop = self.app_stop;
+        if let Some(requests) = self.requests {
+            let killed = if stop.killed { ", SIGKILLed" } else { "" };
+            return format!("({requests}{killed})");
+        }
+        let shutdown = stop.exit - stop.signal;
+        let note = if self.shutdown_assumed && self.app.role == Role::App {
+            ", assumed; set app-shutdown"
+        } else {
+            ""
+        };
+        match stop.pre_stop_end {
+            Some(end) if end.0 > 0 => {
+                format!("(preStop until {end}, then {shutdown} to exit{note})")
+            }
+            _ => format!(
+                "(SIGTERM at {}, then {shutdown} to exit{note})",
+                stop.signal
+            ),
+        }
+    }
+}
+
 impl Rule for ProxyExitsBeforeApp {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -73,63 +152,30 @@ impl Rule for ProxyExitsBeforeApp {
             let Some((app, app_stop)) = late else {
                 continue;
             };
-            let window = app_stop.exit - gone;
-            let assumed = !plan.scenario.app_shutdown.is_explicit();
             // Linkerd refuses new connections from its signal but lets in-flight ones
             // finish; Istio's Envoy carries everything until it is killed.
             let refuses_new = proxy
                 .traffic
                 .is_some_and(|t| t.outbound_refused != crate::resolve::Cut::Exit);
-            let (how, lost) = if refuses_new {
-                ("refuses new connections", "its new outbound calls")
-            } else {
-                ("is gone", "its outbound calls and responses")
+            let violation = GoneBeforeApp {
+                proxy,
+                proxy_signal: proxy_stop.signal,
+                gone,
+                refuses_new,
+                app,
+                app_stop,
+                requests: PendingRequests::of(plan, app_stop),
+                shutdown_assumed: !plan.scenario.app_shutdown.is_explicit(),
+                kubernetes: plan.kubernetes.value,
             };
-            let message = format!(
-                "`{}` {how} at {gone} while `{}` runs until {} {}: {lost} in those {window} fail",
-                proxy.name,
-                app.name,
-                app_stop.exit,
-                app_timing(plan, app, app_stop, assumed),
-            );
-            let mut finding = Finding::new(
-                &Self::META,
-                proxy_label(proxy, gone),
-                message,
-                keep_proxy_until_app_exits(
-                    proxy,
-                    plan,
-                    app_stop.exit - proxy_stop.signal.min(gone),
-                ),
-            )
-            .container(&proxy.name)
-            .window(Phase::Termination, gone, app_stop.exit, Some(&app.name));
+            let mut finding = Finding::new(&violation, proxy_label(proxy, gone))
+                .container(&proxy.name)
+                .window(Phase::Termination, gone, app_stop.exit, Some(&app.name));
             if let Some(label) = app_label(app, app_stop) {
                 finding = finding.related(label);
             }
             findings.push(finding);
         }
-    }
-}
-
-/// "(preStop until 25 s, then 5 s to exit, assumed; set app-shutdown)".
-fn app_timing(plan: &PodPlan, app: &PlannedContainer, stop: &StopEntry, assumed: bool) -> String {
-    if let Some(requests) = requests_description(plan, stop) {
-        let killed = if stop.killed { ", SIGKILLed" } else { "" };
-        return format!("({requests}{killed})");
-    }
-    let shutdown = stop.exit - stop.signal;
-    let note = if assumed && app.role == Role::App {
-        ", assumed; set app-shutdown"
-    } else {
-        ""
-    };
-    match stop.pre_stop_end {
-        Some(end) if end.0 > 0 => format!("(preStop until {end}, then {shutdown} to exit{note})"),
-        _ => format!(
-            "(SIGTERM at {}, then {shutdown} to exit{note})",
-            stop.signal
-        ),
     }
 }
 

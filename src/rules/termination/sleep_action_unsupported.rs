@@ -1,5 +1,6 @@
-use crate::resolve::{HookAction, sleep_action_problem};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, declare_rule};
+use crate::resolve::{DroppedHook, HookAction, sleep_action_problem};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
+use crate::settings::version::KubeVersion;
 
 declare_rule! {
     /// ## What it detects
@@ -41,6 +42,68 @@ declare_rule! {
     }
 }
 
+/// A sleep action the API server drops at admission.
+struct Dropped<'a> {
+    /// The hook and its container.
+    hook: &'a DroppedHook,
+    /// The cluster's version.
+    version: KubeVersion,
+}
+
+impl Violation for Dropped<'_> {
+    const RULE: &'static RuleMeta = &SleepActionUnsupported::META;
+
+    fn message(&self) -> String {
+        format!(
+            "`{}`: Kubernetes {} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook, so its {} s delay does not happen",
+            self.hook.container, self.version, self.hook.seconds
+        )
+    }
+
+    fn help(&self) -> String {
+        EXEC_SLEEP.to_owned()
+    }
+}
+
+/// A sleep action the API server rejects the pod for.
+struct Rejected<'a> {
+    /// The container.
+    container: &'a str,
+    /// Why it is rejected.
+    problem: String,
+    /// The cluster's version.
+    version: KubeVersion,
+    /// The grace period, the longest sleep allowed.
+    grace: i64,
+}
+
+impl Violation for Rejected<'_> {
+    const RULE: &'static RuleMeta = &SleepActionUnsupported::META;
+
+    fn message(&self) -> String {
+        format!("`{}`: {}", self.container, self.problem)
+    }
+
+    fn help(&self) -> String {
+        if self.version.knows_sleep_action() {
+            format!(
+                "keep sleep.seconds between {} and {}",
+                if self.version.allows_zero_sleep() {
+                    0
+                } else {
+                    1
+                },
+                self.grace
+            )
+        } else {
+            EXEC_SLEEP.to_owned()
+        }
+    }
+}
+
+/// The delay that works on every version.
+const EXEC_SLEEP: &str = "use exec: {command: [sleep, \"N\"]} on this version";
+
 impl Rule for SleepActionUnsupported {
     fn meta(&self) -> &'static RuleMeta {
         &Self::META
@@ -53,13 +116,14 @@ impl Rule for SleepActionUnsupported {
         for dropped in &plan.dropped_hooks {
             findings.push(
                 Finding::new(
-                    &Self::META,
-                    Label::value(dropped.path.key("sleep").key("seconds"), "dropped at admission"),
-                    format!(
-                        "`{}`: Kubernetes {version} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook, so its {} s delay does not happen",
-                        dropped.container, dropped.seconds
+                    &Dropped {
+                        hook: dropped,
+                        version,
+                    },
+                    Label::value(
+                        dropped.path.key("sleep").key("seconds"),
+                        "dropped at admission",
                     ),
-                    "use exec: {command: [sleep, \"N\"]} on this version".to_owned(),
                 )
                 .severity(Severity::Warning)
                 .container(&dropped.container),
@@ -76,19 +140,16 @@ impl Rule for SleepActionUnsupported {
                 let Some(problem) = sleep_action_problem(version, grace, *seconds) else {
                     continue;
                 };
+                let violation = Rejected {
+                    container: &container.name,
+                    problem,
+                    version,
+                    grace,
+                };
                 findings.push(
                     Finding::new(
-                        &Self::META,
+                        &violation,
                         Label::value(path.key("sleep").key("seconds"), "rejected"),
-                        format!("`{}`: {problem}", container.name),
-                        if version.knows_sleep_action() {
-                            format!(
-                                "keep sleep.seconds between {} and {grace}",
-                                if version.allows_zero_sleep() { 0 } else { 1 }
-                            )
-                        } else {
-                            "use exec: {command: [sleep, \"N\"]} on this version".to_owned()
-                        },
                     )
                     .container(&container.name),
                 );
