@@ -161,6 +161,58 @@ fn an_input_is_fixed_with_the_context_of_the_others() {
     );
 }
 
+/// Fixes the fixture `name` with `--unsafe-fixes` after checking that `--fix` alone
+/// leaves it as it is; returns the fixed file and kubectl's reading of it.
+fn fix_unsafe_fixture(name: &str, rule: &str) -> (String, Option<serde_json::Value>) {
+    let (_dir, path) = copy(name);
+    let before = std::fs::read_to_string(&path).unwrap();
+    common::cli()
+        .args(["lint", "--fix"])
+        .arg(&path)
+        .assert()
+        .code(predicates::ord::lt(3));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        before,
+        "{name}: an unsafe fix was made without --unsafe-fixes"
+    );
+    fix_fixture(name, rule, &["--unsafe-fixes"])
+}
+
+/// The pod spec of what kubectl read: a Pod's own, else its template's.
+fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
+    if object["kind"] == "Pod" {
+        &object["spec"]
+    } else {
+        &object["spec"]["template"]["spec"]
+    }
+}
+
+#[test]
+fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
+    for (name, rule, seconds) in [
+        // 25 s of preStop, then the declared 10 s of shutdown; inserted after the
+        // containers, in the pod spec's indentation.
+        ("ml201-fire-app-shutdown.yaml", "ML201", 35),
+        // The proxy's 10 s preStop, then its 25 s drain.
+        ("ml201-fire-prestop-plus-drain.yaml", "ML201", 35),
+        // A 45 s hook, then 5 s of shutdown.
+        ("ml206-fire-sleep-45.yaml", "ML206", 50),
+        ("ml206-fire-sleep-action.yaml", "ML206", 35),
+        ("ml206-fire-sleep-after-heredoc.yaml", "ML206", 105),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture(name, rule);
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            assert_eq!(
+                pod_spec(&object)["terminationGracePeriodSeconds"],
+                seconds,
+                "{name}"
+            );
+        }
+    }
+}
+
 #[test]
 fn diff_prints_the_change_writes_nothing_and_exits_1() {
     let (_dir, path) = copy("ml101-fire-inject-label.yaml");
