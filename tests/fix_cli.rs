@@ -14,9 +14,10 @@ fn copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, path)
 }
 
-/// The rule ids `lint` reports for `path`.
-fn rules_of(path: &Path) -> Vec<String> {
-    let (report, _) = common::lint_json(path, &[]);
+/// The rule ids `lint` reports for `path`, run with `flags`.
+fn rules_of(path: &Path, flags: &[String]) -> Vec<String> {
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (report, _) = common::lint_json(path, &flags);
     common::rule_lines(&report)
         .into_iter()
         .map(|(rule, _)| rule)
@@ -40,34 +41,36 @@ fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
     Some(serde_json::from_slice(&output.stdout).unwrap())
 }
 
-/// Fixes the fixture `name`, checks `rule` is gone, kubectl reads the file, and a
-/// second `--fix` changes nothing; returns the fixed file.
+/// Fixes the fixture `name` (with the flags of its `# profile:` line and `flags`),
+/// checks `rule` is gone, kubectl reads the file, and a second `--fix` changes
+/// nothing; returns the fixed file.
 fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_json::Value>) {
     let (_dir, path) = copy(name);
+    let mut flags: Vec<String> = flags.iter().map(|flag| (*flag).to_owned()).collect();
+    flags.extend(common::profile_flags(
+        &std::fs::read_to_string(&path).unwrap(),
+    ));
     assert!(
-        rules_of(&path).iter().any(|r| r == rule),
+        rules_of(&path, &flags).iter().any(|r| r == rule),
         "{name} fires {rule}"
     );
-    common::cli()
-        .arg("lint")
-        .args(flags)
-        .arg("--fix")
-        .arg(&path)
-        .assert()
-        .code(predicates::ord::lt(2));
+    let fix = || {
+        common::cli()
+            .arg("lint")
+            .args(&flags)
+            .arg("--fix")
+            .arg(&path)
+            .assert()
+            .code(predicates::ord::lt(2));
+    };
+    fix();
     let fixed = std::fs::read_to_string(&path).unwrap();
     assert!(
-        !rules_of(&path).iter().any(|r| r == rule),
+        !rules_of(&path, &flags).iter().any(|r| r == rule),
         "{rule} still fires after --fix:\n{fixed}"
     );
     let read = kubectl_reads(&path);
-    common::cli()
-        .arg("lint")
-        .args(flags)
-        .arg("--fix")
-        .arg(&path)
-        .assert()
-        .code(predicates::ord::lt(2));
+    fix();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         fixed,
@@ -75,7 +78,7 @@ fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_
     );
     common::cli()
         .arg("lint")
-        .args(flags)
+        .args(&flags)
         .arg("--diff")
         .arg(&path)
         .assert()
@@ -168,6 +171,7 @@ fn fix_unsafe_fixture(name: &str, rule: &str) -> (String, Option<serde_json::Val
     let before = std::fs::read_to_string(&path).unwrap();
     common::cli()
         .args(["lint", "--fix"])
+        .args(common::profile_flags(&before))
         .arg(&path)
         .assert()
         .code(predicates::ord::lt(3));
@@ -211,6 +215,34 @@ fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
             );
         }
     }
+}
+
+#[test]
+fn ml205_removes_the_ignored_drain_setting() {
+    for name in [
+        // The only key of the annotation's YAML: an empty mapping is left.
+        "ml205-fire-drain-on-native.yaml",
+        "ml205-fire-drain-with-exit-on-zero.yaml",
+        // Two findings, two keys removed in one round.
+        "ml205-fire-exit-on-zero-on-native.yaml",
+    ] {
+        let (fixed, _) = fix_fixture(name, "ML205", &[]);
+        insta::assert_snapshot!(name, fixed);
+    }
+    // A variable of `env` is not a key to remove: unsetting its value would set it to
+    // the empty string. No fix is offered.
+    let path = common::testdata("rules/ml205-fire-minimum-drain-without-exit-on-zero.yaml");
+    let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (report, _) = common::lint_json(&path, &flags);
+    let ml205: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML205")
+        .collect();
+    assert!(!ml205.is_empty());
+    assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
 
 #[test]
