@@ -167,10 +167,20 @@ fn an_input_is_fixed_with_the_context_of_the_others() {
 /// Fixes the fixture `name` with `--unsafe-fixes` after checking that `--fix` alone
 /// leaves it as it is; returns the fixed file and kubectl's reading of it.
 fn fix_unsafe_fixture(name: &str, rule: &str) -> (String, Option<serde_json::Value>) {
+    fix_unsafe_fixture_with(name, rule, &[])
+}
+
+/// [`fix_unsafe_fixture`] with more flags.
+fn fix_unsafe_fixture_with(
+    name: &str,
+    rule: &str,
+    flags: &[&str],
+) -> (String, Option<serde_json::Value>) {
     let (_dir, path) = copy(name);
     let before = std::fs::read_to_string(&path).unwrap();
     common::cli()
         .args(["lint", "--fix"])
+        .args(flags)
         .args(common::profile_flags(&before))
         .arg(&path)
         .assert()
@@ -180,7 +190,9 @@ fn fix_unsafe_fixture(name: &str, rule: &str) -> (String, Option<serde_json::Val
         before,
         "{name}: an unsafe fix was made without --unsafe-fixes"
     );
-    fix_fixture(name, rule, &["--unsafe-fixes"])
+    let mut flags = flags.to_vec();
+    flags.push("--unsafe-fixes");
+    fix_fixture(name, rule, &flags)
 }
 
 /// The pod spec of what kubectl read: a Pod's own, else its template's.
@@ -243,6 +255,50 @@ fn ml205_removes_the_ignored_drain_setting() {
         .collect();
     assert!(!ml205.is_empty());
     assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
+}
+
+#[test]
+fn ml207_adds_or_lengthens_a_prestop_sleep() {
+    // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the
+    // image's own `sleep` runs it.
+    for (name, snapshot, flags) in [
+        (
+            "ml207-fire-no-prestop.yaml",
+            "ml207-fire-no-prestop.yaml",
+            &[][..],
+        ),
+        (
+            "ml207-fire-no-prestop.yaml",
+            "ml207-fire-no-prestop-kubernetes-1.29.yaml",
+            &["--kubernetes-version", "1.29"][..],
+        ),
+        (
+            "ml207-fire-short-prestop.yaml",
+            "ml207-fire-short-prestop.yaml",
+            &[][..],
+        ),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture_with(name, "ML207", flags);
+        insta::assert_snapshot!(snapshot, fixed);
+        if let Some(object) = read {
+            let pre_stop = &pod_spec(&object)["containers"][0]["lifecycle"]["preStop"];
+            let seconds = match &pre_stop["sleep"] {
+                serde_json::Value::Null => pre_stop["exec"]["command"][1].clone(),
+                sleep => sleep["seconds"].clone(),
+            };
+            assert!(seconds == 5 || seconds == "5", "{name}: {pre_stop}");
+        }
+    }
+    // A tcpSocket hook is invalid, not short: what to run instead is the user's choice.
+    let path = common::testdata("rules/ml207-fire-tcp-socket-prestop.yaml");
+    let (report, _) = common::lint_json(&path, &[]);
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML207")
+        .unwrap();
+    assert!(finding.get("fix").is_none(), "{finding}");
 }
 
 #[test]
