@@ -63,6 +63,7 @@ impl Rule for InjectionConflict {
             pod,
             ConfigProblemKind::InjectionConflict,
             Conflict,
+            |_| None,
             findings,
         );
     }

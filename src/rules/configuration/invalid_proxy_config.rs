@@ -67,6 +67,12 @@ impl Rule for InvalidProxyConfig {
     }
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
-        report_problems(pod, ConfigProblemKind::Invalid, Unreadable, findings);
+        report_problems(
+            pod,
+            ConfigProblemKind::Invalid,
+            Unreadable,
+            |_| None,
+            findings,
+        );
     }
 }
