@@ -541,7 +541,7 @@ struct SarifResult {
     properties: ResultProperties,
 }
 
-/// A proposed fix (SARIF 2.1.0 §3.55): the changes to one artifact.
+/// A proposed fix (SARIF 2.1.0, section 3.55 `fix`): the changes to one artifact.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SarifFix {
@@ -556,7 +556,7 @@ struct FixProperties {
     applicability: &'static str,
 }
 
-/// The replacements in one artifact (§3.56).
+/// The replacements in one artifact (SARIF 2.1.0, section 3.56).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ArtifactChange {
@@ -564,7 +564,7 @@ struct ArtifactChange {
     replacements: Vec<Replacement>,
 }
 
-/// One region replaced (§3.57): an empty `deletedRegion` (end column equal to the
+/// One region replaced (SARIF 2.1.0, section 3.57): an empty `deletedRegion` (end column equal to the
 /// start column) is an insertion point; without `insertedContent` it is a deletion.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
