@@ -280,38 +280,28 @@ mod generated {
         pre_stop: bool,
     }
 
-    fn workloads() -> impl Strategy<Value = Workload> {
-        (
-            prop_oneof![Just(2usize), Just(4)],
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            proptest::option::of(0u32..120),
-            any::<bool>(),
-        )
-            .prop_map(
-                |(
-                    unit,
-                    indented_sequences,
-                    linkerd,
-                    annotations,
-                    flow_labels,
-                    comments,
-                    grace,
-                    pre_stop,
-                )| Workload {
-                    unit,
-                    indented_sequences,
-                    linkerd,
-                    annotations,
-                    flow_labels,
-                    comments,
-                    grace,
-                    pre_stop,
-                },
-            )
+    prop_compose! {
+        fn workloads()(
+            unit in prop_oneof![Just(2usize), Just(4)],
+            indented_sequences in any::<bool>(),
+            linkerd in any::<bool>(),
+            annotations in any::<bool>(),
+            flow_labels in any::<bool>(),
+            comments in any::<bool>(),
+            grace in proptest::option::of(0u32..120),
+            pre_stop in any::<bool>(),
+        ) -> Workload {
+            Workload {
+                unit,
+                indented_sequences,
+                linkerd,
+                annotations,
+                flow_labels,
+                comments,
+                grace,
+                pre_stop,
+            }
+        }
     }
 
     /// A Deployment named `name` in the workload's layout, written by hand.

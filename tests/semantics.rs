@@ -137,15 +137,20 @@ fn s1_3_probe_termination_grace_period_applies_to_probe_kills() {
     assert_eq!(start(&a, "app").started, Some(s(2.0)));
 }
 
-#[test]
-fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
-    let yaml = pod(
+/// A pod whose 45 s preStop hook outlives its 20 s grace period.
+fn hook_past_grace() -> String {
+    pod(
         "",
         &format!(
             "  terminationGracePeriodSeconds: 20\n{}",
             app_with_prestop("[sleep, \"45\"]")
         ),
-    );
+    )
+}
+
+#[test]
+fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
+    let yaml = hook_past_grace();
     let a = analyze_one(&yaml, |_| {});
     assert_eq!(
         (stop(&a, "app").signal, stop(&a, "app").kill),
@@ -164,13 +169,7 @@ fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
 #[test]
 fn s2_2_the_grace_period_needed_lets_every_container_exit_on_its_own() {
     use mesh_lifecycle::simulate::grace_needed;
-    let yaml = pod(
-        "",
-        &format!(
-            "  terminationGracePeriodSeconds: 20\n{}",
-            app_with_prestop("[sleep, \"45\"]")
-        ),
-    );
+    let yaml = hook_past_grace();
     // The hook's 45 s, then the app's assumed 5 s to exit.
     let a = analyze_one(&yaml, |_| {});
     assert!(stop(&a, "app").killed);
