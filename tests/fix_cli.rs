@@ -14,9 +14,10 @@ fn copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, path)
 }
 
-/// The rule ids `lint` reports for `path`.
-fn rules_of(path: &Path) -> Vec<String> {
-    let (report, _) = common::lint_json(path, &[]);
+/// The rule ids `lint` reports for `path`, run with `flags`.
+fn rules_of(path: &Path, flags: &[String]) -> Vec<String> {
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (report, _) = common::lint_json(path, &flags);
     common::rule_lines(&report)
         .into_iter()
         .map(|(rule, _)| rule)
@@ -40,34 +41,36 @@ fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
     Some(serde_json::from_slice(&output.stdout).unwrap())
 }
 
-/// Fixes the fixture `name`, checks `rule` is gone, kubectl reads the file, and a
-/// second `--fix` changes nothing; returns the fixed file.
+/// Fixes the fixture `name` (with the flags of its `# profile:` line and `flags`),
+/// checks `rule` is gone, kubectl reads the file, and a second `--fix` changes
+/// nothing; returns the fixed file.
 fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_json::Value>) {
     let (_dir, path) = copy(name);
+    let mut flags: Vec<String> = flags.iter().map(|flag| (*flag).to_owned()).collect();
+    flags.extend(common::profile_flags(
+        &std::fs::read_to_string(&path).unwrap(),
+    ));
     assert!(
-        rules_of(&path).iter().any(|r| r == rule),
+        rules_of(&path, &flags).iter().any(|r| r == rule),
         "{name} fires {rule}"
     );
-    common::cli()
-        .arg("lint")
-        .args(flags)
-        .arg("--fix")
-        .arg(&path)
-        .assert()
-        .code(predicates::ord::lt(2));
+    let fix = || {
+        common::cli()
+            .arg("lint")
+            .args(&flags)
+            .arg("--fix")
+            .arg(&path)
+            .assert()
+            .code(predicates::ord::lt(2));
+    };
+    fix();
     let fixed = std::fs::read_to_string(&path).unwrap();
     assert!(
-        !rules_of(&path).iter().any(|r| r == rule),
+        !rules_of(&path, &flags).iter().any(|r| r == rule),
         "{rule} still fires after --fix:\n{fixed}"
     );
     let read = kubectl_reads(&path);
-    common::cli()
-        .arg("lint")
-        .args(flags)
-        .arg("--fix")
-        .arg(&path)
-        .assert()
-        .code(predicates::ord::lt(2));
+    fix();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         fixed,
@@ -75,7 +78,7 @@ fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_
     );
     common::cli()
         .arg("lint")
-        .args(flags)
+        .args(&flags)
         .arg("--diff")
         .arg(&path)
         .assert()
@@ -96,6 +99,237 @@ fn ml101_istio_gets_the_hold_annotation() {
             );
         }
     }
+}
+
+#[test]
+fn ml101_linkerd_turns_proxy_await_back_on() {
+    let name = "ml101-fire-linkerd-await-disabled.yaml";
+    let (fixed, read) = fix_fixture(name, "ML101", &[]);
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        assert_eq!(
+            object["spec"]["template"]["metadata"]["annotations"]["config.linkerd.io/proxy-await"],
+            "enabled"
+        );
+    }
+}
+
+/// The fix loop lints each input with the context the other inputs give: here the
+/// Namespace in another file turns proxy-await off, so only with it does ML101 fire,
+/// and the fix must set the pod's own annotation, which wins over the Namespace's.
+#[test]
+fn an_input_is_fixed_with_the_context_of_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let namespace = dir.path().join("namespace.yaml");
+    std::fs::write(
+        &namespace,
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    \
+         linkerd.io/inject: enabled\n    config.linkerd.io/proxy-await: disabled\n",
+    )
+    .unwrap();
+    let deployment = dir.path().join("orders.yaml");
+    let original = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\n  \
+                    namespace: shop\nspec:\n  selector:\n    matchLabels: {app: orders}\n  \
+                    template:\n    metadata:\n      labels: {app: orders}\n    spec:\n      \
+                    containers:\n      - name: orders\n        image: example/orders:2.3.0\n";
+    std::fs::write(&deployment, original).unwrap();
+    let namespace_text = std::fs::read_to_string(&namespace).unwrap();
+    common::cli()
+        .args(["lint", "--fix"])
+        .arg(&namespace)
+        .arg(&deployment)
+        .assert()
+        .code(predicates::ord::lt(2));
+    assert_eq!(
+        std::fs::read_to_string(&deployment).unwrap(),
+        original.replace(
+            "      labels: {app: orders}\n",
+            "      labels: {app: orders}\n      annotations:\n        \
+             config.linkerd.io/proxy-await: enabled\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&namespace).unwrap(), namespace_text);
+    let output = common::cli()
+        .args(["lint", "--format", "json"])
+        .arg(&namespace)
+        .arg(&deployment)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        !common::rule_lines(&report)
+            .iter()
+            .any(|(rule, _)| rule == "ML101"),
+        "{report}"
+    );
+}
+
+/// Fixes the fixture `name` with `--unsafe-fixes` after checking that `--fix` alone
+/// leaves it as it is; returns the fixed file and kubectl's reading of it.
+fn fix_unsafe_fixture(name: &str, rule: &str) -> (String, Option<serde_json::Value>) {
+    fix_unsafe_fixture_with(name, rule, &[])
+}
+
+/// [`fix_unsafe_fixture`] with more flags.
+fn fix_unsafe_fixture_with(
+    name: &str,
+    rule: &str,
+    flags: &[&str],
+) -> (String, Option<serde_json::Value>) {
+    let (_dir, path) = copy(name);
+    let before = std::fs::read_to_string(&path).unwrap();
+    common::cli()
+        .args(["lint", "--fix"])
+        .args(flags)
+        .args(common::profile_flags(&before))
+        .arg(&path)
+        .assert()
+        .code(predicates::ord::lt(3));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        before,
+        "{name}: an unsafe fix was made without --unsafe-fixes"
+    );
+    let mut flags = flags.to_vec();
+    flags.push("--unsafe-fixes");
+    fix_fixture(name, rule, &flags)
+}
+
+/// The pod spec of what kubectl read: a Pod's own, else its template's.
+fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
+    if object["kind"] == "Pod" {
+        &object["spec"]
+    } else {
+        &object["spec"]["template"]["spec"]
+    }
+}
+
+#[test]
+fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
+    for (name, rule, seconds) in [
+        // 25 s of preStop, then the declared 10 s of shutdown; inserted after the
+        // containers, in the pod spec's indentation.
+        ("ml201-fire-app-shutdown.yaml", "ML201", 35),
+        // The proxy's 10 s preStop, then its 25 s drain.
+        ("ml201-fire-prestop-plus-drain.yaml", "ML201", 35),
+        // A 45 s hook, then 5 s of shutdown.
+        ("ml206-fire-sleep-45.yaml", "ML206", 50),
+        ("ml206-fire-sleep-action.yaml", "ML206", 35),
+        ("ml206-fire-sleep-after-heredoc.yaml", "ML206", 105),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture(name, rule);
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            assert_eq!(
+                pod_spec(&object)["terminationGracePeriodSeconds"],
+                seconds,
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ml205_removes_the_ignored_drain_setting() {
+    for name in [
+        // The only key of the annotation's YAML: an empty mapping is left.
+        "ml205-fire-drain-on-native.yaml",
+        "ml205-fire-drain-with-exit-on-zero.yaml",
+        // Two findings, two keys removed in one round.
+        "ml205-fire-exit-on-zero-on-native.yaml",
+    ] {
+        let (fixed, _) = fix_fixture(name, "ML205", &[]);
+        insta::assert_snapshot!(name, fixed);
+    }
+    // A variable of `env` is not a key to remove: unsetting its value would set it to
+    // the empty string. No fix is offered.
+    let path = common::testdata("rules/ml205-fire-minimum-drain-without-exit-on-zero.yaml");
+    let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (report, _) = common::lint_json(&path, &flags);
+    let ml205: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML205")
+        .collect();
+    assert!(!ml205.is_empty());
+    assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
+}
+
+#[test]
+fn ml207_adds_or_lengthens_a_prestop_sleep() {
+    // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the
+    // image's own `sleep` runs it.
+    for (name, snapshot, flags) in [
+        (
+            "ml207-fire-no-prestop.yaml",
+            "ml207-fire-no-prestop.yaml",
+            &[][..],
+        ),
+        (
+            "ml207-fire-no-prestop.yaml",
+            "ml207-fire-no-prestop-kubernetes-1.29.yaml",
+            &["--kubernetes-version", "1.29"][..],
+        ),
+        (
+            "ml207-fire-short-prestop.yaml",
+            "ml207-fire-short-prestop.yaml",
+            &[][..],
+        ),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture_with(name, "ML207", flags);
+        insta::assert_snapshot!(snapshot, fixed);
+        if let Some(object) = read {
+            let pre_stop = &pod_spec(&object)["containers"][0]["lifecycle"]["preStop"];
+            let seconds = match &pre_stop["sleep"] {
+                serde_json::Value::Null => pre_stop["exec"]["command"][1].clone(),
+                sleep => sleep["seconds"].clone(),
+            };
+            assert!(seconds == 5 || seconds == "5", "{name}: {pre_stop}");
+        }
+    }
+    // A tcpSocket hook is invalid, not short: what to run instead is the user's choice.
+    let path = common::testdata("rules/ml207-fire-tcp-socket-prestop.yaml");
+    let (report, _) = common::lint_json(&path, &[]);
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML207")
+        .unwrap();
+    assert!(finding.get("fix").is_none(), "{finding}");
+}
+
+#[test]
+fn ml404_moves_istio_s_opt_in_to_the_label() {
+    let name = "ml404-fire-istio-annotation-unknown-ns.yaml";
+    let (fixed, read) = fix_unsafe_fixture(name, "ML404");
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        let metadata = &object["spec"]["template"]["metadata"];
+        assert_eq!(metadata["labels"]["sidecar.istio.io/inject"], "true");
+        assert!(
+            metadata["annotations"]
+                .get("sidecar.istio.io/inject")
+                .is_none()
+        );
+    }
+    // Injected, a pod without a hold would start its app before the proxy (a new
+    // ML101): the fix is not made, and a note says why.
+    let (_dir, path) = copy("ml404-fire-istio-annotation-unlabeled-ns.yaml");
+    let before = std::fs::read_to_string(&path).unwrap();
+    let output = common::cli()
+        .args(["lint", "--fix", "--unsafe-fixes"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the fix for ML404 was not made: it would bring a new finding (ML101"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -152,4 +386,194 @@ fn a_manifest_with_nothing_to_fix_is_left_as_it_is() {
         .assert()
         .code(0)
         .stdout("");
+}
+
+/// The byte offset of a 1-based line and code-point column in `text` (LF line ends).
+fn offset_of(text: &str, line: u64, column: u64) -> usize {
+    let mut at = 0;
+    for _ in 1..line {
+        at += text[at..].find('\n').expect("the line exists") + 1;
+    }
+    text[at..]
+        .char_indices()
+        .nth(column as usize - 1)
+        .map_or(text.len(), |(offset, _)| at + offset)
+}
+
+/// A 1-based `(line, column)`.
+type Position = (u64, u64);
+
+/// One edit of a machine format: start, exclusive end, replacement text.
+type PositionedEdit = (Position, Position, String);
+
+/// `text` with the edits made.
+fn apply_positioned(text: &str, mut edits: Vec<PositionedEdit>) -> String {
+    edits.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
+    let mut out = text.to_owned();
+    for (start, end, replacement) in edits {
+        let range = offset_of(text, start.0, start.1)..offset_of(text, end.0, end.1);
+        out.replace_range(range, &replacement);
+    }
+    out
+}
+
+#[test]
+fn json_and_sarif_carry_the_edits_that_fix_writes() {
+    let (_dir, path) = copy("ml101-fire-inject-label.yaml");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let (report, _) = common::lint_json(&path, &[]);
+    common::validate_lint_json(&report);
+    let findings = report["findings"].as_array().unwrap();
+    let ml101 = findings.iter().find(|f| f["ruleId"] == "ML101").unwrap();
+    let fix = &ml101["fix"];
+    assert_eq!(fix["applicability"], "safe");
+    assert!(
+        fix["description"]
+            .as_str()
+            .unwrap()
+            .contains("holdApplicationUntilProxyStarts")
+    );
+    let position =
+        |p: &serde_json::Value| (p["line"].as_u64().unwrap(), p["column"].as_u64().unwrap());
+    let json_edits: Vec<_> = fix["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edit| {
+            (
+                position(&edit["start"]),
+                position(&edit["end"]),
+                edit["replacement"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    // ML207's preStop delay is unsafe: carried, but not made by `--fix`.
+    let ml207 = findings.iter().find(|f| f["ruleId"] == "ML207").unwrap();
+    assert_eq!(ml207["fix"]["applicability"], "unsafe", "{ml207}");
+
+    let output = common::cli()
+        .current_dir(path.parent().unwrap())
+        .args(["lint", "--format", "sarif", "ml101-fire-inject-label.yaml"])
+        .output()
+        .unwrap();
+    let log: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let result = results.iter().find(|r| r["ruleId"] == "ML101").unwrap();
+    let fixes = result["fixes"].as_array().unwrap();
+    assert_eq!(fixes.len(), 1);
+    assert_eq!(fixes[0]["description"]["text"], fix["description"]);
+    assert_eq!(fixes[0]["properties"]["applicability"], "safe");
+    let changes = fixes[0]["artifactChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        changes[0]["artifactLocation"]["uri"],
+        "ml101-fire-inject-label.yaml"
+    );
+    let sarif_edits: Vec<_> = changes[0]["replacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|replacement| {
+            let region = &replacement["deletedRegion"];
+            (
+                (
+                    region["startLine"].as_u64().unwrap(),
+                    region["startColumn"].as_u64().unwrap(),
+                ),
+                (
+                    region["endLine"].as_u64().unwrap(),
+                    region["endColumn"].as_u64().unwrap(),
+                ),
+                replacement["insertedContent"]["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(sarif_edits, json_edits);
+    let unsafe_fix = results.iter().find(|r| r["ruleId"] == "ML207").unwrap();
+    assert_eq!(
+        unsafe_fix["fixes"][0]["properties"]["applicability"],
+        "unsafe"
+    );
+
+    // Made by hand, the edits give exactly the file `--fix` writes.
+    let by_hand = apply_positioned(&original, json_edits);
+    common::cli()
+        .args(["lint", "--fix"])
+        .arg(&path)
+        .assert()
+        .code(predicates::ord::lt(2));
+    assert_eq!(by_hand, std::fs::read_to_string(&path).unwrap());
+    assert_ne!(by_hand, original);
+}
+
+/// Standard input fixed onto standard output is the input itself outside the fixes,
+/// whatever separates its documents: it is cut into documents to be read, and printed
+/// back from them.
+#[test]
+fn standard_input_is_printed_back_byte_for_byte_around_the_fixes() {
+    let fixture =
+        std::fs::read_to_string(common::testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
+    let second = fixture.replace("name: web\n", "name: web2\n");
+    for separator in [
+        "---\n",
+        "--- # the next one\n",
+        "\n\n---   \n",
+        "...\n---\n",
+        "---\n---\n",
+    ] {
+        for last_break in [true, false] {
+            let mut text = format!("---\n{fixture}{separator}{second}");
+            if !last_break {
+                text.pop();
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("stream.yaml");
+            std::fs::write(&path, &text).unwrap();
+            common::cli()
+                .args(["lint", "--fix"])
+                .arg(&path)
+                .assert()
+                .code(predicates::ord::lt(2));
+            let written = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(
+                written.matches("holdApplicationUntilProxyStarts").count(),
+                2
+            );
+            let output = common::cli()
+                .args(["lint", "--fix", "-"])
+                .write_stdin(text.clone())
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8(output.stdout).unwrap(),
+                written,
+                "separator {separator:?}, last line break {last_break}"
+            );
+        }
+    }
+}
+
+/// A document of standard input that could not be read has no text left to print:
+/// nothing is printed, the error is reported, and the exit status says so.
+#[test]
+fn standard_input_with_an_unreadable_document_is_not_printed_half() {
+    let fixture =
+        std::fs::read_to_string(common::testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
+    let text = format!("{fixture}---\nbig: '{}'\n---\n{fixture}", "x".repeat(3000));
+    let output = common::cli()
+        .args(["lint", "--fix", "--max-document-size", "1000", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("document larger than 1000 bytes"),
+        "{stderr}"
+    );
 }

@@ -144,15 +144,20 @@ fn s1_3_probe_termination_grace_period_applies_to_probe_kills() {
     assert_eq!(start(&a, "app").started, Some(s(2.0)));
 }
 
-#[test]
-fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
-    let yaml = pod(
+/// A pod whose 45 s preStop hook outlives its 20 s grace period.
+fn hook_past_grace() -> String {
+    pod(
         "",
         &format!(
             "  terminationGracePeriodSeconds: 20\n{}",
             app_with_prestop("[sleep, \"45\"]")
         ),
-    );
+    )
+}
+
+#[test]
+fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
+    let yaml = hook_past_grace();
     let a = analyze_one(&yaml, |_| {});
     assert_eq!(
         (stop(&a, "app").signal, stop(&a, "app").kill),
@@ -164,6 +169,47 @@ fn s2_2_minimum_grace_period_is_2_seconds_per_container_and_1_per_pod() {
     let a = analyze_one(&yaml, |_| {});
     assert_eq!(a.timeline.termination.grace.value, 1);
     assert_eq!(stop(&a, "app").kill, s(2.0));
+}
+
+/// The grace period a fix raises `terminationGracePeriodSeconds` to: the shortest with
+/// which every container exits on its own, from the same kubelet arithmetic (§2.2).
+#[test]
+fn s2_2_the_grace_period_needed_lets_every_container_exit_on_its_own() {
+    use mesh_lifecycle::simulate::grace_needed;
+    let yaml = hook_past_grace();
+    // The hook's 45 s, then the app's assumed 5 s to exit.
+    let a = analyze_one(&yaml, |_| {});
+    assert!(stop(&a, "app").killed);
+    assert_eq!(grace_needed(&a.plan), Some(50));
+    let mut fixed = a.plan.clone();
+    fixed.grace_period.value = 50;
+    let timeline = mesh_lifecycle::simulate::simulate(&fixed);
+    assert!(
+        timeline
+            .containers
+            .iter()
+            .all(|c| c.stop.as_ref().is_none_or(|s| !s.killed))
+    );
+    fixed.grace_period.value = 49;
+    let timeline = mesh_lifecycle::simulate::simulate(&fixed);
+    assert!(
+        timeline
+            .containers
+            .iter()
+            .any(|c| c.stop.as_ref().is_some_and(|s| s.killed))
+    );
+    // 2.5 s of hook and 5 s of shutdown: 8 whole seconds.
+    let a = analyze_one(&pod("", &app_with_prestop("[sleep, \"2.5\"]")), |_| {});
+    assert_eq!(grace_needed(&a.plan), Some(8));
+    // A hook that never ends needs no grace period, it needs another hook.
+    let a = analyze_one(&pod("", &app_with_prestop("[sleep, infinity]")), |_| {});
+    assert_eq!(grace_needed(&a.plan), None);
+    // The deletion's own grace period wins over the pod's: raising it changes nothing.
+    let a = analyze_one(&yaml, |settings| {
+        settings.deletion_grace_period =
+            Some(Sourced::new(10, Source::Flag("--deletion-grace-period")));
+    });
+    assert_eq!(grace_needed(&a.plan), None);
 }
 
 #[test]

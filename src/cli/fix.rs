@@ -1,37 +1,47 @@
-//! `lint --fix` and `--diff`: each input's text fixed one verified fix at a time, then
-//! written back, printed (standard input) or shown as a diff.
+//! `lint --fix` and `--diff`: each input's text fixed in verified rounds, then written
+//! back, printed (standard input) or shown as a diff.
 //!
-//! A fix is made only when it passes every check: its edits apply to the text, the
-//! result reads as the original with exactly the remedy's changes ([`fix::verify`]),
-//! and linting the result again shows its finding gone and no finding that was not
-//! there before. The text is linted again after every fix, so fixes whose edits would
-//! conflict are made one after the other on fresh positions (ruff's rounds, one fix a
-//! round); a fix that fails a check is dropped with a note, and the run goes on with
-//! the others.
+//! A round, as in ruff, makes every selected fix whose edits do not conflict with an
+//! earlier one's, all together, then lints the text once: the findings it shows give
+//! the next round fresh positions, so a deferred fix is made on the new text. A round's
+//! fixes are kept only when they pass every check together: the result reads as the
+//! original with exactly their changes ([`fix::verify_all`]), and the lint shows each
+//! of their findings gone and no finding that was not there before. When a round
+//! fails, its first fix is tried alone: kept if it passes, else dropped with a note;
+//! the next round goes on with the others.
+//!
+//! Every lint of a fixed text uses the run's settings, which hold the context the other
+//! inputs give (Namespaces whose labels decide injection, mesh configuration): an input
+//! is fixed as the run judged it, not as it would be judged alone.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::fix::{self, Planned};
-use crate::load::{self, Inputs, ReadLimits, Source};
+use crate::fix::{self, Fix};
+use crate::load::{self, InputError, Inputs, ReadLimits, Source};
 use crate::pipeline::{self, Located, RunOptions};
 use crate::settings::Settings;
 use crate::workload::WorkloadRef;
 
-/// At most this many fixes are made to one input: each is followed by a lint of the
-/// whole text, and a rule whose fix kept producing new findings must not loop.
-const MAX_FIXES: usize = 100;
+/// At most this many rounds are made on one input (ruff's limit too): each lints the
+/// whole text, and rules whose fixes kept producing new findings must not loop.
+const MAX_ROUNDS: usize = 100;
 
 /// What fixing one input's text came to.
 pub struct Fixed {
     /// The text with every fix that passed its checks.
     pub text: String,
-    /// How many fixes were made.
+    /// How many findings were fixed.
     pub applied: usize,
     /// Fixes dropped, with why, as notes for the user.
     pub notes: Vec<String>,
     /// The findings the fixed text still has.
     pub remaining: Vec<Located>,
+    /// How many rounds linted the text after a fix.
+    pub rounds: usize,
+    /// What in the text could not be read: it is the same before and after the fixes,
+    /// whose results must read as the original does.
+    pub errors: Vec<InputError>,
 }
 
 /// What identifies a finding across edits of its text: positions move, paths do not.
@@ -47,6 +57,14 @@ fn key(located: &Located) -> Key {
     )
 }
 
+/// Whether the finding has a fix with edits that `--unsafe-fixes` (or its absence)
+/// selects.
+fn selected(located: &Located, unsafe_fixes: bool) -> bool {
+    located.finding.fix.as_ref().is_some_and(|remedy| {
+        remedy.applicability.is_applied(unsafe_fixes) && !remedy.changes.is_empty()
+    })
+}
+
 /// Fixes `text`, the content of the input `name`, with the selected fixes.
 pub fn fix_text(
     name: &Arc<str>,
@@ -56,87 +74,151 @@ pub fn fix_text(
     limits: ReadLimits,
     unsafe_fixes: bool,
 ) -> Fixed {
-    let lint = |text: &str| lint_text(name, text, settings, options, limits);
+    let lint = |text: &str| lint_text(name, text, settings, options, limits).0;
+    let (remaining, errors) = lint_text(name, text, settings, options, limits);
     let mut fixed = Fixed {
         text: text.to_owned(),
         applied: 0,
         notes: Vec::new(),
-        remaining: lint(text),
+        remaining,
+        rounds: 0,
+        errors,
     };
     let mut dropped: HashSet<Key> = HashSet::new();
-    for _ in 0..MAX_FIXES {
-        let next = fixed.remaining.iter().find(|located| {
-            located.finding.fix.as_ref().is_some_and(|remedy| {
-                remedy.applicability.is_applied(unsafe_fixes) && !remedy.changes.is_empty()
-            }) && !dropped.contains(&key(located))
-        });
-        let Some(located) = next else { break };
-        let attempt = match &located.fix {
-            Some(Ok(planned)) => attempt(
-                &fixed.text,
-                located,
-                planned,
-                &fixed.remaining,
-                &lint,
-                unsafe_fixes,
-            ),
-            Some(Err(reason)) => Err(reason.clone()),
-            None => Err("the fix could not be built".to_owned()),
-        };
-        match attempt {
-            Ok((text, remaining)) => {
-                fixed.text = text;
-                fixed.remaining = remaining;
-                fixed.applied += 1;
+    let note = |located: &Located, reason: &str| {
+        format!(
+            "{}:{}: the fix for {} was not made: {reason}",
+            name, located.primary.start.line, located.finding.rule.id
+        )
+    };
+    let drop = |fixed: &mut Fixed, dropped: &mut HashSet<Key>, located: &Located, reason: &str| {
+        fixed.notes.push(note(located, reason));
+        dropped.insert(key(located));
+    };
+    let mut converged = false;
+    for _ in 0..MAX_ROUNDS {
+        let mut candidates: Vec<(Located, Fix)> = Vec::new();
+        for located in fixed.remaining.clone() {
+            if !selected(&located, unsafe_fixes) || dropped.contains(&key(&located)) {
+                continue;
             }
-            Err(reason) => {
-                fixed.notes.push(format!(
-                    "{}:{}: the fix for {} was not made: {reason}",
-                    name, located.primary.start.line, located.finding.rule.id
-                ));
-                dropped.insert(key(located));
+            match in_file(&fixed.text, &located) {
+                Ok(fix) => candidates.push((located, fix)),
+                Err(reason) => drop(&mut fixed, &mut dropped, &located, &reason),
             }
         }
+        if candidates.is_empty() {
+            converged = true;
+            break;
+        }
+        let fixes: Vec<Fix> = candidates.iter().map(|(_, fix)| fix.clone()).collect();
+        let round = fix::apply_fixes(&fixed.text, &fixes, unsafe_fixes);
+        let mut made: Vec<usize> = Vec::new();
+        for (index, outcome) in round.outcomes.iter().enumerate() {
+            match outcome {
+                fix::Outcome::Applied => made.push(index),
+                fix::Outcome::Invalid(reason) => {
+                    drop(&mut fixed, &mut dropped, &candidates[index].0, reason)
+                }
+                fix::Outcome::Deferred | fix::Outcome::NotSelected => {}
+            }
+        }
+        let Some(&first) = made.first() else {
+            continue;
+        };
+        let of = |indices: &[usize]| -> Vec<&Located> {
+            indices.iter().map(|&index| &candidates[index].0).collect()
+        };
+        fixed.rounds += 1;
+        let mut outcome = check(
+            &fixed.text,
+            &round.text,
+            &of(&made),
+            &fixed.remaining,
+            &lint,
+        )
+        .map(|after| (round.text, after));
+        if outcome.is_err() && made.len() > 1 {
+            // One of them is at fault, or their combination: the first, alone.
+            made = vec![first];
+            let alone = fix::apply_fixes(&fixed.text, &fixes[first..=first], unsafe_fixes);
+            fixed.rounds += 1;
+            outcome = check(
+                &fixed.text,
+                &alone.text,
+                &of(&made),
+                &fixed.remaining,
+                &lint,
+            )
+            .map(|after| (alone.text, after));
+        }
+        match outcome {
+            Ok((text, after)) => {
+                fixed.text = text;
+                fixed.remaining = after;
+                fixed.applied += made.len();
+            }
+            Err(reason) => drop(&mut fixed, &mut dropped, &candidates[first].0, &reason),
+        }
+    }
+    if !converged {
+        fixed.notes.push(format!(
+            "{name}: fixes still due after {MAX_ROUNDS} rounds; not every fix was made"
+        ));
     }
     fixed
 }
 
-/// Makes one fix to `text` and checks it; `Ok` holds the new text and its findings.
-fn attempt(
-    text: &str,
-    located: &Located,
-    planned: &Planned,
-    before: &[Located],
-    lint: &dyn Fn(&str) -> Vec<Located>,
-    unsafe_fixes: bool,
-) -> Result<(String, Vec<Located>), String> {
+/// The finding's fix with its edits at offsets in the whole `text`.
+fn in_file(text: &str, located: &Located) -> Result<Fix, String> {
+    let planned = match &located.fix {
+        Some(Ok(planned)) => planned,
+        Some(Err(reason)) => return Err(reason.clone()),
+        None => return Err("the fix could not be built".to_owned()),
+    };
     let base = document_offset(text, located)
         .ok_or("the document's text is not where the finding places it")?;
     let mut shifted = planned.fix.clone();
     for edit in &mut shifted.edits {
         edit.range = edit.range.start + base..edit.range.end + base;
     }
-    let round = fix::apply_fixes(text, std::slice::from_ref(&shifted), unsafe_fixes);
-    match &round.outcomes[0] {
-        fix::Outcome::Applied => {}
-        fix::Outcome::Invalid(reason) => return Err(reason.clone()),
-        other => return Err(format!("{other:?}")),
+    Ok(shifted)
+}
+
+/// Checks the fixes of `made`, whose edits turned `text` into `new_text`: it must read
+/// as `text` with their changes, and its lint must show their findings gone and no
+/// finding not in `before`. `Ok` holds the new text's findings.
+fn check(
+    text: &str,
+    new_text: &str,
+    made: &[&Located],
+    before: &[Located],
+    lint: &dyn Fn(&str) -> Vec<Located>,
+) -> Result<Vec<Located>, String> {
+    let changes: Vec<(usize, &[fix::Change])> = made
+        .iter()
+        .filter_map(|located| match &located.fix {
+            Some(Ok(planned)) => Some((located.document, &planned.changes[..])),
+            _ => None,
+        })
+        .collect();
+    fix::verify_all(text, new_text, &changes).map_err(|rejection| rejection.reason)?;
+    let after = lint(new_text);
+    let fixed: HashSet<Key> = made.iter().map(|located| key(located)).collect();
+    if let Some(still) = after.iter().find(|other| fixed.contains(&key(other))) {
+        return Err(format!(
+            "the finding is still there after it ({}: {})",
+            still.finding.rule.id, still.finding.message
+        ));
     }
-    fix::verify(text, &round.text, located.document, &planned.changes)
-        .map_err(|rejection| rejection.reason)?;
-    let after = lint(&round.text);
-    let fixed_key = key(located);
     let known: HashSet<Key> = before.iter().map(key).collect();
-    if after.iter().any(|other| key(other) == fixed_key) {
-        return Err("the finding is still there after it".to_owned());
-    }
     if let Some(new) = after.iter().find(|other| !known.contains(&key(other))) {
         return Err(format!(
             "it would bring a new finding ({}: {})",
             new.finding.rule.id, new.finding.message
         ));
     }
-    Ok((round.text, after))
+    Ok(after)
 }
 
 /// The byte offset in `text` where the document the finding is in starts: the start
@@ -151,14 +233,15 @@ fn document_offset(text: &str, located: &Located) -> Option<usize> {
         .then_some(at)
 }
 
-/// The unsuppressed findings of `text`, read as the input `name`.
+/// The unsuppressed findings of `text`, read as the input `name`, and what in it
+/// could not be read.
 pub fn lint_text(
     name: &Arc<str>,
     text: &str,
     settings: &Settings,
     options: &RunOptions,
     limits: ReadLimits,
-) -> Vec<Located> {
+) -> (Vec<Located>, Vec<InputError>) {
     let inputs = Inputs::from_sources(
         vec![Source::stream(name.clone(), text.as_bytes(), &limits)],
         limits,
@@ -168,11 +251,13 @@ pub fn lint_text(
         ..options.clone()
     };
     let mut found = Vec::new();
+    let mut errors = Vec::new();
     pipeline::run(&inputs, settings, &options, |report| {
         found.extend(report.analyses.into_iter().flat_map(|a| a.findings));
+        errors.extend(report.errors);
     });
     found.retain(|located| located.suppressed.is_none());
-    found
+    (found, errors)
 }
 
 /// Where a fixed text goes.
@@ -205,6 +290,8 @@ pub fn run(
         input_errors: prepared.errors.len(),
         ..crate::report::Summary::default()
     };
+    // What could not be read, reported here when this run's status is decided here.
+    let mut unread: Vec<InputError> = Vec::new();
     let note = |text: &str| {
         if !args.quiet {
             super::diagnostic(&format!("note: {text}\n"));
@@ -224,11 +311,21 @@ pub fn run(
                     continue;
                 }
             },
-            Source::Stdin { pieces, .. } => (joined(pieces), Target::Stdout),
-            Source::Stream { pieces, .. } => (
-                joined(pieces),
-                Target::DiffOnly("it is a stream, not a file it can be written back to"),
-            ),
+            Source::Stdin { pieces, .. } | Source::Stream { pieces, .. } => {
+                let target = match source {
+                    Source::Stdin { .. } => Target::Stdout,
+                    _ => Target::DiffOnly("it is a stream, not a file it can be written back to"),
+                };
+                match joined(pieces) {
+                    Ok(text) => (text, target),
+                    Err(error) => {
+                        // Its text is not all there to print back: nothing is fixed.
+                        unread.push(error.clone());
+                        printed |= matches!(target, Target::Stdout);
+                        continue;
+                    }
+                }
+            }
         };
         let target = if prepared.cluster.is_some() {
             Target::DiffOnly("it was read from the cluster; change its manifest instead")
@@ -239,6 +336,7 @@ pub fn run(
         for text in &fixed.notes {
             note(text);
         }
+        unread.extend(fixed.errors.iter().cloned());
         let target =
             if fixed.remaining.iter().any(|l| l.origin.is_some()) || text.contains("# Source: ") {
                 Target::DiffOnly("it was rendered by Helm; change the chart's templates instead")
@@ -283,6 +381,13 @@ pub fn run(
         }
     }
     out.flush()?;
+    remaining.input_errors += unread.len();
+    if args.diff || printed {
+        let style = args.output.stderr_style();
+        for error in &unread {
+            super::diagnostic(&crate::report::human::render_input_error(error, style));
+        }
+    }
     if args.diff {
         return Ok(Some(if remaining.input_errors > 0 {
             2
@@ -301,13 +406,15 @@ fn count(applied: usize) -> String {
     }
 }
 
-/// A stream's text again, from the pieces it was cut into.
-fn joined(pieces: &[load::Piece]) -> String {
-    pieces
-        .iter()
-        .filter_map(|piece| match piece {
-            load::Piece::Text { text, .. } => Some(text.as_ref()),
-            load::Piece::Failed(_) => None,
-        })
-        .collect()
+/// A stream's text again, from the pieces it was cut into; `Err` with the error of a
+/// piece that could not be read, whose text is gone.
+fn joined(pieces: &[load::Piece]) -> Result<String, &InputError> {
+    let mut text = String::new();
+    for piece in pieces {
+        match piece {
+            load::Piece::Text { text: piece, .. } => text.push_str(piece),
+            load::Piece::Failed(error) => return Err(error),
+        }
+    }
+    Ok(text)
 }

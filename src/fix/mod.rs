@@ -54,7 +54,7 @@ use crate::load::{self, JsonPath};
 pub use apply::{Applied, Outcome, apply_fixes};
 pub use diff::unified_diff;
 pub use edit::{EditError, Editor};
-pub use verify::{Change, Rejection, verify};
+pub use verify::{Change, Rejection, verify, verify_all};
 
 /// How safe a fix is to apply without a human looking at it, ordered from least to
 /// most (ruff's three levels).
@@ -71,6 +71,15 @@ pub enum Applicability {
 }
 
 impl Applicability {
+    /// The name machine formats and docs use: `safe`, `unsafe`, `display-only`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+            Applicability::DisplayOnly => "display-only",
+        }
+    }
+
     /// Whether a fix of this applicability is applied, with or without
     /// `--unsafe-fixes`.
     pub fn is_applied(self, unsafe_fixes: bool) -> bool {

@@ -43,7 +43,7 @@ fn reject(reason: impl Into<String>) -> Rejection {
 }
 
 /// Checks that `fixed` reads as `original` with `changes` made to its document
-/// `document` (0-based, among the non-empty documents of the stream) and every other
+/// `document` (0-based index in the stream, as findings count documents) and every other
 /// document unchanged. A path through an [`Segment::Embedded`] step compares the value
 /// the string holds, so the string's own formatting may differ.
 pub fn verify(
@@ -51,6 +51,17 @@ pub fn verify(
     fixed: &str,
     document: usize,
     changes: &[Change],
+) -> Result<(), Rejection> {
+    verify_all(original, fixed, &[(document, changes)])
+}
+
+/// [`verify`] for the fixes of a round: `changes` holds, per document (0-based index
+/// in the stream), the changes made to it; a document may appear more than
+/// once, and a change listed twice (two findings with the same remedy) is made once.
+pub fn verify_all(
+    original: &str,
+    fixed: &str,
+    changes: &[(usize, &[Change])],
 ) -> Result<(), Rejection> {
     let before = decode_stream(original)
         .map_err(|error| reject(format!("the original text does not load: {error}")))?;
@@ -63,16 +74,30 @@ pub fn verify(
             before.len()
         )));
     }
-    for (index, (mut expected, mut actual)) in before.into_iter().zip(after).enumerate() {
-        if index == document {
-            for change in changes {
-                let path = match change {
-                    Change::Set(path, _) | Change::Remove(path) => path,
-                };
-                decode_embedded(&mut expected, path.segments())?;
-                decode_embedded(&mut actual, path.segments())?;
-                apply(&mut expected, change)?;
+    for ((index, mut expected), (after_index, mut actual)) in before.into_iter().zip(after) {
+        if index != after_index {
+            return Err(reject(format!(
+                "document {} of the original is document {} of the fixed text",
+                index + 1,
+                after_index + 1
+            )));
+        }
+        let mut made: Vec<&Change> = Vec::new();
+        for change in changes
+            .iter()
+            .filter(|(document, _)| *document == index)
+            .flat_map(|(_, changes)| changes.iter())
+        {
+            if made.contains(&change) {
+                continue;
             }
+            made.push(change);
+            let path = match change {
+                Change::Set(path, _) | Change::Remove(path) => path,
+            };
+            decode_embedded(&mut expected, path.segments())?;
+            decode_embedded(&mut actual, path.segments())?;
+            apply(&mut expected, change)?;
         }
         if expected != actual {
             let at = first_difference(&expected, &actual, &mut String::new())
@@ -86,8 +111,10 @@ pub fn verify(
     Ok(())
 }
 
-/// Every non-empty document of `text`, decoded as kubectl decodes it.
-pub fn decode_stream(text: &str) -> Result<Vec<Json>, String> {
+/// Every non-empty document of `text`, decoded as kubectl decodes it, with its index
+/// in the stream as findings count it (an empty document between two `---` takes an
+/// index and holds nothing).
+pub fn decode_stream(text: &str) -> Result<Vec<(usize, Json)>, String> {
     let file: Arc<str> = Arc::from("-");
     let limits = Limits::default();
     let mut documents = Vec::new();
@@ -98,7 +125,11 @@ pub fn decode_stream(text: &str) -> Result<Vec<Json>, String> {
         let chunk = chunk.map_err(|error| load::chunk_error(&file, error).to_string())?;
         let parsed =
             load::parse_chunk(&file, chunk, index, &limits).map_err(|error| error.to_string())?;
-        documents.extend(parsed.iter().map(|document| document.root.to_json()));
+        documents.extend(
+            parsed
+                .iter()
+                .map(|document| (document.index, document.root.to_json())),
+        );
     }
     Ok(documents)
 }
@@ -118,7 +149,7 @@ fn decode_embedded(value: &mut Json, segments: &[Segment]) -> Result<(), Rejecti
             if decoded.len() != 1 {
                 return Err(reject("the embedded text does not hold one document"));
             }
-            *value = decoded.remove(0);
+            *value = decoded.remove(0).1;
             value
         }
         (Segment::Embedded, _) => return Ok(()),

@@ -58,6 +58,22 @@ impl SourceText {
             .map_or(line.len(), |(at, _)| at);
         offset + column
     }
+
+    /// The position in the file of a byte offset in `text` (the inverse of
+    /// [`SourceText::offset`]): 1-based line and code-point column. An offset at a line
+    /// break is the column after the line's last character.
+    pub fn pos(&self, offset: usize) -> Pos {
+        let text = self.text.as_ref();
+        let offset = offset.min(text.len());
+        let mut line = self.first_line;
+        let mut start = 0;
+        while let Some(next) = next_line(text, start).filter(|&next| next <= offset) {
+            start = next;
+            line += 1;
+        }
+        let column = text[start..offset].chars().count() as u32 + 1;
+        Pos { line, column }
+    }
 }
 
 /// The offset of the end of the line `from` is on, before its line break. Lines end at

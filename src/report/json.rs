@@ -37,6 +37,41 @@ struct FindingJson<'a> {
     /// The object read from a cluster, for findings that were not read from a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<&'a ObjectSource>,
+    /// The finding's fix, when it has one the manifest is shaped for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<FixJson<'a>>,
+}
+
+/// A fix: how safe it is, what it does, and its edits (none when display-only).
+#[derive(Serialize)]
+struct FixJson<'a> {
+    applicability: &'static str,
+    description: &'a str,
+    edits: Vec<EditJson>,
+}
+
+/// One edit: the text from `start` to `end` (exclusive) replaced by `replacement`.
+#[derive(Serialize)]
+struct EditJson {
+    start: PosJson,
+    end: PosJson,
+    replacement: String,
+}
+
+/// A 1-based line and column (in code points).
+#[derive(Serialize)]
+struct PosJson {
+    line: u32,
+    column: u32,
+}
+
+impl From<crate::load::Pos> for PosJson {
+    fn from(pos: crate::load::Pos) -> Self {
+        PosJson {
+            line: pos.line,
+            column: pos.column,
+        }
+    }
 }
 
 /// An input error or a note: where, and what.
@@ -126,6 +161,18 @@ fn finding_json<'a>(located: &'a Located, sources: &'a Sources) -> FindingJson<'
         workload: &located.workload,
         container: finding.container.as_deref(),
         source: sources.object(&located.file),
+        fix: located.fix_edits().map(|(fix, edits)| FixJson {
+            applicability: fix.applicability.as_str(),
+            description: &fix.description,
+            edits: edits
+                .into_iter()
+                .map(|edit| EditJson {
+                    start: edit.start.into(),
+                    end: edit.end.into(),
+                    replacement: edit.replacement,
+                })
+                .collect(),
+        }),
     }
 }
 

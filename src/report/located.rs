@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::fix::Planned;
+use crate::fix::{Fix, Planned};
 use crate::load::{InputError, Pos, SourceText};
 use crate::resolve::PodPlan;
 use crate::rules::Finding;
@@ -34,6 +34,41 @@ pub struct Located {
     /// The finding's remedy as edits to `source.text` (offsets in the document's own
     /// text), or why the manifest is not shaped for it.
     pub fix: Option<Result<Planned, String>>,
+}
+
+impl Located {
+    /// The finding's fix with its edits at positions in the file, sorted, for the
+    /// machine formats; `None` when the rule has no remedy or the manifest is not shaped
+    /// for it. A display-only fix has no edits.
+    pub fn fix_edits(&self) -> Option<(&Fix, Vec<TextEdit>)> {
+        let Some(Ok(planned)) = &self.fix else {
+            return None;
+        };
+        let mut edits: Vec<TextEdit> = planned
+            .fix
+            .edits
+            .iter()
+            .map(|edit| TextEdit {
+                start: self.source.pos(edit.range.start),
+                end: self.source.pos(edit.range.end),
+                replacement: edit.replacement.clone(),
+            })
+            .collect();
+        edits.sort_by_key(|edit| (edit.start, edit.end));
+        Some((&planned.fix, edits))
+    }
+}
+
+/// One edit of a fix at positions in the file: the text from `start` to `end`
+/// (exclusive; equal for an insertion) replaced by `replacement`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    /// Where the replaced text starts.
+    pub start: Pos,
+    /// Where it ends, exclusive.
+    pub end: Pos,
+    /// The text put in its place.
+    pub replacement: String,
 }
 
 /// A resolved label: positions and the note to show there.

@@ -182,6 +182,11 @@ impl<W: Write> SarifReporter<W> {
                 })
                 .collect(),
         };
+        let fixes = artifact
+            .as_ref()
+            .and_then(|artifact| fix(located, artifact))
+            .into_iter()
+            .collect();
         SarifResult {
             rule_id: meta.id,
             rule_index: rule_index(meta),
@@ -204,6 +209,7 @@ impl<W: Write> SarifReporter<W> {
                     justification: reason.clone(),
                 })
                 .collect(),
+            fixes,
             properties: ResultProperties {
                 container: finding.container.clone(),
                 helm_template: located.origin.clone(),
@@ -312,6 +318,40 @@ fn region(start: Pos, end: Pos) -> Region {
         end_line: Some(end.line),
         end_column: Some(end.column),
     }
+}
+
+/// The finding's fix as SARIF: a display-only one has no edits to carry, so none.
+fn fix(located: &Located, artifact: &ArtifactLocation) -> Option<SarifFix> {
+    let (fix, edits) = located.fix_edits()?;
+    if edits.is_empty() {
+        return None;
+    }
+    let replacements = edits
+        .into_iter()
+        .map(|edit| Replacement {
+            deleted_region: Region {
+                start_line: edit.start.line,
+                start_column: edit.start.column,
+                end_line: Some(edit.end.line),
+                end_column: Some(edit.end.column),
+            },
+            inserted_content: (!edit.replacement.is_empty()).then_some(ArtifactContent {
+                text: edit.replacement,
+            }),
+        })
+        .collect();
+    Some(SarifFix {
+        description: Message {
+            text: fix.description.clone(),
+        },
+        artifact_changes: vec![ArtifactChange {
+            artifact_location: artifact.clone(),
+            replacements,
+        }],
+        properties: FixProperties {
+            applicability: fix.applicability.as_str(),
+        },
+    })
 }
 
 /// The catalog entry of one rule, from its documentation.
@@ -495,7 +535,48 @@ struct SarifResult {
     /// Empty when the finding is not suppressed: SARIF reads an empty array as "checked,
     /// none apply" and an absent one as "not checked".
     suppressions: Vec<Suppression>,
+    /// The finding's fix, for editors and code-scanning tools to offer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fixes: Vec<SarifFix>,
     properties: ResultProperties,
+}
+
+/// A proposed fix (SARIF 2.1.0, section 3.55 `fix`): the changes to one artifact.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifFix {
+    description: Message,
+    artifact_changes: Vec<ArtifactChange>,
+    properties: FixProperties,
+}
+
+#[derive(Serialize)]
+struct FixProperties {
+    /// `safe` or `unsafe`, as `lint --fix` and `--unsafe-fixes` select them.
+    applicability: &'static str,
+}
+
+/// The replacements in one artifact (SARIF 2.1.0, section 3.56).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement>,
+}
+
+/// One region replaced (SARIF 2.1.0, section 3.57): an empty `deletedRegion` (end column equal to the
+/// start column) is an insertion point; without `insertedContent` it is a deletion.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement {
+    deleted_region: Region,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inserted_content: Option<ArtifactContent>,
+}
+
+#[derive(Serialize)]
+struct ArtifactContent {
+    text: String,
 }
 
 #[derive(Serialize)]

@@ -1,5 +1,9 @@
 use super::report_problems;
-use crate::resolve::{Fault, KeyInstead, Mesh, OptInIgnored};
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::load::JsonPath;
+use crate::resolve::{ConfigProblem, Fault, KeyInstead, Mesh, OptInIgnored};
 use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
@@ -36,6 +40,13 @@ declare_rule! {
     /// metadata:
     ///   labels: {sidecar.istio.io/inject: "true"}
     /// ```
+    ///
+    /// `lint --fix --unsafe-fixes` (unsafe) writes Istio's opt-in in the label form:
+    /// the annotation moved to the pod label `sidecar.istio.io/inject: "true"`, or the
+    /// label's other value replaced by "true". Unsafe because the pod is then injected;
+    /// when its proxy would bring a hazard of its own (a new finding, such as ML101 for
+    /// a pod without a hold), the fix is dropped with a note. Linkerd's opt-in and the
+    /// native-sidecar settings are not changed for you.
     ///
     /// ## References
     /// - docs/lifecycle.md §3.1 (stage 1 reads labels only), §3.3 (the native-sidecar annotation per Istio version), §4.1 (Linkerd's annotation and values), §4.2 (Linkerd's native-sidecar keys per version)
@@ -189,13 +200,45 @@ impl Rule for InjectAnnotationIgnored {
     }
 
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
+        let metadata = &pod.plan.paths.pod_metadata;
         report_problems(
             pod,
             |fault| match fault {
                 Fault::OptInIgnored(ignored) => Some(UnreadOptIn(ignored)),
                 _ => None,
             },
+            |problem| label_form(problem, metadata),
             findings,
         );
     }
 }
+
+/// Istio's opt-in in the one form its webhook matches, the pod label
+/// `sidecar.istio.io/inject: "true"`: the annotation moved to it, or the label's other
+/// value replaced. Unsafe: the pod is then injected, and its proxy brings its own
+/// start-up and shutdown (a fix that would bring a new finding is dropped). Linkerd's
+/// and the native-sidecar settings' problems name a value resolve reads and the rule
+/// does not, so their remedies stay words.
+fn label_form(problem: &ConfigProblem, metadata: &JsonPath) -> Option<Remedy> {
+    let label = metadata.key("labels").key(ISTIO_INJECT);
+    let changes = if problem.path == metadata.key("annotations").key(ISTIO_INJECT) {
+        vec![
+            Change::Remove(problem.path.clone()),
+            Change::Set(label, Json::from("true")),
+        ]
+    } else if problem.path == label {
+        vec![Change::Set(label, Json::from("true"))]
+    } else {
+        return None;
+    };
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "opt the pod in with the label `{ISTIO_INJECT}: \"true\"`, the form Istio's webhook matches"
+        ),
+        changes,
+    ))
+}
+
+/// Istio's per-pod injection opt-in.
+const ISTIO_INJECT: &str = "sidecar.istio.io/inject";

@@ -80,6 +80,7 @@ impl Rule for InjectionConflict {
                 Fault::Conflict(conflict) => Some(Disagreement(conflict)),
                 _ => None,
             },
+            |_| None,
             findings,
         );
     }

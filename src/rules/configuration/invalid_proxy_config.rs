@@ -124,6 +124,7 @@ impl Rule for InvalidProxyConfig {
                 Fault::Unreadable(unreadable) => Some(UnreadableSetting(unreadable)),
                 _ => None,
             },
+            |_| None,
             findings,
         );
     }

@@ -11,20 +11,24 @@ pub use injection_conflict::InjectionConflict;
 pub use invalid_proxy_config::InvalidProxyConfig;
 pub use redundant_gate::RedundantGate;
 
+use crate::fix::Remedy;
 use crate::resolve::{ConfigProblem, Fault};
 use crate::rules::{Finding, Label, Pod, Violation};
 
 /// One finding per configuration problem that resolve recorded and `violation` makes a
-/// violation of (the faults of one kind).
+/// violation of (the faults of one kind), with the remedy `fix` finds for it.
 fn report_problems<'a, V: Violation>(
     pod: &Pod<'a>,
     violation: impl Fn(&'a Fault) -> Option<V>,
+    fix: impl Fn(&'a ConfigProblem) -> Option<Remedy>,
     findings: &mut Vec<Finding>,
 ) {
     for problem in &pod.plan.config_problems {
-        let ConfigProblem { path, fault } = problem;
-        if let Some(violation) = violation(fault) {
-            findings.push(Finding::new(&violation, Label::value(path.clone(), "here")));
+        if let Some(violation) = violation(&problem.fault) {
+            findings.push(
+                Finding::new(&violation, Label::value(problem.path.clone(), "here"))
+                    .with_fix(fix(problem)),
+            );
         }
     }
 }

@@ -1,3 +1,6 @@
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{HookAction, HookDuration, PlannedContainer};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -37,6 +40,14 @@ declare_rule! {
     /// ```
     /// In a meshed pod the proxy must keep serving that long too (ML202 and ML203 check
     /// it).
+    ///
+    /// `lint --fix --unsafe-fixes` (unsafe) adds a preStop delay until endpoint removal
+    /// has propagated, in whole seconds: the `sleep` action where the Kubernetes version
+    /// runs it (1.30+), else `exec: {command: [sleep, "N"]}` where the image has `sleep`
+    /// (not a distroless one); an existing `sleep` action or `[sleep, "N"]` command is
+    /// lengthened. Unsafe because every termination then takes that much longer; where
+    /// the proxy would not outlive the delay (a new ML202), the fix is dropped with a
+    /// note. Another kind of hook is left to the user.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11
@@ -160,8 +171,46 @@ impl Rule for AppWithoutPrestopDelay {
             findings.push(
                 Finding::new(&violation, primary)
                     .container(&app.name)
-                    .window(Phase::Termination, stop.signal, removed, Some(&app.name)),
+                    .window(Phase::Termination, stop.signal, removed, Some(&app.name))
+                    .with_fix(delay(app, removed, plan.kubernetes.value)),
             );
         }
     }
+}
+
+/// A preStop delay until endpoint removal has propagated: the `sleep` action where the
+/// Kubernetes version runs it, else `sleep` run in the container where its image has
+/// it; a short delay of either form is lengthened. Unsafe: every termination of the pod
+/// takes that much longer, and its proxy must serve that long too (the re-lint drops
+/// the fix where it would not). A hook of another kind is the user's to change.
+fn delay(app: &PlannedContainer, removed: Millis, kubernetes: KubeVersion) -> Option<Remedy> {
+    let container = app.manifest_path()?;
+    let seconds = (removed.0.saturating_add(999) / 1000).max(1);
+    let pre_stop = container.key("lifecycle").key("preStop");
+    let change = match app.pre_stop.as_ref().map(|hook| &hook.action) {
+        None if kubernetes.has_sleep_action() => {
+            Change::Set(pre_stop.key("sleep").key("seconds"), Json::from(seconds))
+        }
+        None if !app.missing_tools.sleep => Change::Set(
+            pre_stop.key("exec").key("command"),
+            Json::from(vec!["sleep".to_owned(), seconds.to_string()]),
+        ),
+        Some(HookAction::Sleep(_)) => {
+            Change::Set(pre_stop.key("sleep").key("seconds"), Json::from(seconds))
+        }
+        Some(HookAction::Exec(argv))
+            if argv.len() == 2 && argv[0] == "sleep" && !app.missing_tools.sleep =>
+        {
+            Change::Set(
+                pre_stop.key("exec").key("command").index(1),
+                Json::from(seconds.to_string()),
+            )
+        }
+        _ => return None,
+    };
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!("delay SIGTERM by a {seconds} s preStop sleep, past endpoint propagation"),
+        vec![change],
+    ))
 }

@@ -1,6 +1,9 @@
-use crate::resolve::{DrainMoot, Moot};
+use crate::fix::{Applicability, Change, Remedy};
+use crate::load::path::Segment;
+use crate::resolve::{DrainMoot, Moot, MootSetting};
 use crate::rules::help::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::Source;
 
 declare_rule! {
     /// ## What it detects
@@ -26,6 +29,13 @@ declare_rule! {
     /// ## Fix
     /// Remove the setting, or set the one in effect (`MINIMUM_DRAIN_DURATION` with
     /// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
+    ///
+    /// `lint --fix` removes the setting where the manifest holds it as a key (an
+    /// annotation, a key of `proxy.istio.io/config` edited in its own format): safe when
+    /// the pod's own settings make it moot (a native sidecar, the other drain mode),
+    /// unsafe (`--unsafe-fixes`) when only the mesh's version does, which an upgrade
+    /// changes. A proxy container's `env` entry is left for the user: removing its value
+    /// would set the variable to the empty string.
     ///
     /// ## References
     /// - docs/lifecycle.md §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
@@ -88,7 +98,41 @@ impl Rule for DrainSettingIgnored {
                     format!("from {}: has no effect", moot.source),
                 )
             });
-            findings.push(Finding::new(&IgnoredDrainSetting(why), primary));
+            findings
+                .push(Finding::new(&IgnoredDrainSetting(why), primary).with_fix(remove(moot, why)));
         }
     }
+}
+
+/// The setting removed, where the manifest holds it. Safe when the pod's own settings
+/// make it moot (native sidecar mode, the other drain mode); unsafe when only the
+/// mesh's version does, which an upgrade changes.
+fn remove(moot: &MootSetting, why: &DrainMoot) -> Option<Remedy> {
+    let Source::Manifest(path) = &moot.source else {
+        return None;
+    };
+    // An environment variable is an item of `env`: removing its `value` would leave
+    // it set to the empty string, not unset.
+    if let [.., Segment::Key(list), Segment::Index(_), Segment::Key(_)] = path.segments()
+        && list == "env"
+    {
+        return None;
+    }
+    let applicability = match why {
+        DrainMoot::TooNew { .. } => Applicability::Unsafe,
+        DrainMoot::UnusedWhenNative { .. }
+        | DrainMoot::Replaced { .. }
+        | DrainMoot::ModeOff { .. } => Applicability::Safe,
+    };
+    let setting = match why {
+        DrainMoot::TooNew { setting, .. }
+        | DrainMoot::UnusedWhenNative { setting }
+        | DrainMoot::Replaced { setting, .. }
+        | DrainMoot::ModeOff { setting, .. } => setting,
+    };
+    Some(Remedy::new(
+        applicability,
+        format!("remove {setting}, which has no effect here"),
+        vec![Change::Remove(path.clone())],
+    ))
 }

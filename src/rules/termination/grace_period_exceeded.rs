@@ -1,6 +1,7 @@
 use crate::load::JsonPath;
 use crate::resolve::PlannedContainer;
 use crate::resolve::{ExitPolicy, HookDuration, Role};
+use crate::rules::fixes::raise_grace_period;
 use crate::rules::help::{
     PendingRequests, container_label_path, exit_description, grace_label, is_in_manifest,
 };
@@ -37,6 +38,13 @@ declare_rule! {
     /// ```yaml
     /// terminationGracePeriodSeconds: 40
     /// ```
+    ///
+    /// `lint --fix --unsafe-fixes` (unsafe) sets `terminationGracePeriodSeconds` on the
+    /// pod spec, inserted when it is not set, to the shortest grace period with which
+    /// every container of the pod exits on its own on the simulated timeline (preStop
+    /// hooks, drains and shutdowns included). Unsafe because every deletion of the pod,
+    /// a rollout's included, may then take that long. Not made when the grace period is
+    /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints)
@@ -193,7 +201,7 @@ impl Rule for GracePeriodExceeded {
             if let Some(label) = secondary {
                 finding = finding.related(label);
             }
-            findings.push(finding);
+            findings.push(finding.with_fix(raise_grace_period(plan)));
         }
     }
 }

@@ -1,7 +1,8 @@
 use crate::resolve::{Hook, HookAction, HookDuration, PlannedContainer};
+use crate::rules::fixes::raise_grace_period;
 use crate::rules::help::grace_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
-use crate::simulate::{Phase, StopEntry};
+use crate::simulate::{self, Phase, StopEntry};
 use crate::time::Millis;
 
 declare_rule! {
@@ -31,6 +32,13 @@ declare_rule! {
     /// ```
     /// or shorten the sleep.
     ///
+    /// `lint --fix --unsafe-fixes` (unsafe) sets `terminationGracePeriodSeconds` on the
+    /// pod spec, inserted when it is not set, to the shortest grace period with which
+    /// every container of the pod exits on its own on the simulated timeline (preStop
+    /// hooks, drains and shutdowns included). Unsafe because every deletion of the pod,
+    /// a rollout's included, may then take that long. Not made when the grace period is
+    /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (preStop time counts against the grace period; `minimumGracePeriodInSeconds`)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination
@@ -55,6 +63,8 @@ struct HookCut<'a> {
     entry: &'a StopEntry,
     /// The grace period the deletion uses, in seconds.
     grace: i64,
+    /// The grace period with which every container exits on its own, when one does.
+    needed: Option<i64>,
 }
 
 impl Violation for HookCut<'_> {
@@ -81,8 +91,9 @@ impl Violation for HookCut<'_> {
     }
 
     fn help(&self) -> String {
-        let suggested =
-            (self.length.whole_secs().saturating_add(15)).max(self.grace.saturating_add(1));
+        let suggested = self.needed.unwrap_or_else(|| {
+            (self.length.whole_secs().saturating_add(15)).max(self.grace.saturating_add(1))
+        });
         format!(
             "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
         )
@@ -122,9 +133,11 @@ impl Rule for PrestopOutlivesGrace {
                 length,
                 entry,
                 grace: plan.deletion_grace().value,
+                needed: simulate::grace_needed(plan),
             };
             findings.push(
                 Finding::new(&violation, Label::key(path, format!("lasts {length}")))
+                    .with_fix(raise_grace_period(plan))
                     .container(&container.name)
                     .related(grace_label(plan))
                     .window(

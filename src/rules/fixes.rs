@@ -1,0 +1,38 @@
+//! Remedies more than one rule makes: the same change removes several rules' hazards,
+//! so each finding carries the same remedy and `lint --fix` makes it once.
+
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::PodPlan;
+use crate::settings::Source;
+use crate::simulate;
+
+/// `terminationGracePeriodSeconds` raised to the shortest grace period with which every
+/// container of the pod exits on its own ([`simulate::grace_needed`]), inserted in the
+/// pod spec when it is not set. Unsafe: every deletion of the pod may then take that
+/// long. `None` when the period is not the pod's own to raise (a deletion's
+/// `--grace-period`, a value set outside the manifest) or no period is long enough (a
+/// hook that never ends).
+pub fn raise_grace_period(plan: &PodPlan) -> Option<Remedy> {
+    let path = plan.grace_period_path();
+    let own = match &plan.grace_period.source {
+        Source::Default => true,
+        Source::Manifest(at) => *at == path,
+        _ => false,
+    };
+    if !own {
+        return None;
+    }
+    let seconds = simulate::grace_needed(plan)?;
+    if seconds <= plan.grace_period.value {
+        return None;
+    }
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "raise `terminationGracePeriodSeconds` to {seconds}, the time every container needs to exit on its own"
+        ),
+        vec![Change::Set(path, Json::from(seconds))],
+    ))
+}
