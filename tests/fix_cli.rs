@@ -302,6 +302,35 @@ fn ml207_adds_or_lengthens_a_prestop_sleep() {
 }
 
 #[test]
+fn ml303_shares_the_process_namespace() {
+    for name in [
+        "ml303-fire-no-shared-pid.yaml",
+        // ML302 stays: sharing the namespace makes the kill reach, not the status kept.
+        "ml303-fire-semicolon-without-shared-pid.yaml",
+    ] {
+        let (fixed, read) = fix_unsafe_fixture(name, "ML303");
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            assert_eq!(pod_spec(&object)["shareProcessNamespace"], true, "{name}");
+        }
+    }
+    // Already shared: the signal fails for the work's user, which no pod setting alone
+    // changes. No fix is offered.
+    let path = common::testdata("rules/ml303-fire-other-user.yaml");
+    let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (report, _) = common::lint_json(&path, &flags);
+    let ml303: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML303")
+        .collect();
+    assert!(!ml303.is_empty());
+    assert!(ml303.iter().all(|f| f.get("fix").is_none()), "{report}");
+}
+
+#[test]
 fn ml404_moves_istio_s_opt_in_to_the_label() {
     let name = "ml404-fire-istio-annotation-unknown-ns.yaml";
     let (fixed, read) = fix_unsafe_fixture(name, "ML404");

@@ -1,4 +1,7 @@
-use crate::resolve::{PlannedContainer, SidecarStop, StopFailure, StopMethod};
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::{PlannedContainer, PodPlan, SidecarStop, StopFailure, StopMethod};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
@@ -27,6 +30,12 @@ declare_rule! {
     /// ```
     /// or, better, stop the sidecar through its API (`POST :15020/quitquitquit`) or run
     /// it as a native sidecar.
+    ///
+    /// `lint --fix --unsafe-fixes` (unsafe) sets `spec.shareProcessNamespace: true`
+    /// when the pod does not share its process namespace. Unsafe because every
+    /// container then sees and may signal the others' processes (and their files under
+    /// `/proc`), and the pause container becomes PID 1 of each. Not made when the
+    /// namespace is already shared and the signal fails for the user it runs as.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (a running regular container keeps the pod Running), §3.4 (the agent's `/quitquitquit`), §7 F1
@@ -136,6 +145,7 @@ impl Rule for JobKillNeedsSharedPid {
                         &violation,
                         Label::key(stop.path.clone(), "signals another container's process"),
                     )
+                    .with_fix(share_process_namespace(plan, failure))
                     .container(&app.name)
                     .related(Label::key(
                         plan.pod_spec_path().key("shareProcessNamespace"),
@@ -145,4 +155,23 @@ impl Rule for JobKillNeedsSharedPid {
             }
         }
     }
+}
+
+/// `spec.shareProcessNamespace: true`, which lets the work's signal reach the sidecar's
+/// process. Unsafe: it also shows every container the others' processes and makes the
+/// pause container PID 1. `None` when the namespace is shared already (the signal then
+/// fails for its user, which no setting of the pod spec alone changes).
+fn share_process_namespace(plan: &PodPlan, failure: &StopFailure) -> Option<Remedy> {
+    if plan.share_process_namespace || *failure != StopFailure::NoSharedProcessNamespace {
+        return None;
+    }
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        "set `spec.shareProcessNamespace: true`, so the work's signal reaches the sidecar's process"
+            .to_owned(),
+        vec![Change::Set(
+            plan.pod_spec_path().key("shareProcessNamespace"),
+            Json::from(true),
+        )],
+    ))
 }
