@@ -1,4 +1,7 @@
-use crate::resolve::{PlannedContainer, SidecarKind};
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
@@ -140,6 +143,7 @@ impl Rule for JobSidecarNeverExits {
                 )
             };
             let mut finding = Finding::new(&violation, primary)
+                .with_fix(native_switch(sidecar, plan))
                 .container(&sidecar.name)
                 .window(
                     Phase::Completion,
@@ -158,4 +162,33 @@ impl Rule for JobSidecarNeverExits {
             findings.push(finding);
         }
     }
+}
+
+/// The mesh's native-sidecar annotation on the pod template, where the mesh's and the
+/// cluster's versions run native sidecars ([`crate::resolve::mesh::NativeSwitch`]): the
+/// injector then adds the proxy to `initContainers` with `restartPolicy: Always`, and the
+/// kubelet stops it once the work has exited. Unsafe: the proxy then starts before
+/// every other container and is held to its startup probe, and it stops in a different
+/// order. A setting of the pod that native mode leaves without effect (Istio's hold,
+/// which the startup probe replaces) is removed with it, else the fix would trade the
+/// finding for ML403's. A sidecar written in the manifest would have to move to `initContainers`, a
+/// change to the container lists the fix does not make.
+fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    let switch = sidecar.shaped_by()?.native_switch.as_ref()?;
+    let mut changes = vec![Change::Set(
+        plan.paths
+            .pod_metadata
+            .key("annotations")
+            .key(switch.annotation),
+        Json::String(switch.value.into()),
+    )];
+    changes.extend(switch.moots.clone().map(Change::Remove));
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done",
+            sidecar.name, switch.annotation, switch.value
+        ),
+        changes,
+    ))
 }
