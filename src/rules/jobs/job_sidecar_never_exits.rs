@@ -47,6 +47,22 @@ declare_rule! {
     ///   ./migrate
     /// ```
     ///
+    /// `lint --fix --unsafe-fixes` (unsafe) makes an injected Istio or Linkerd proxy a
+    /// native sidecar with its mesh's annotation on the pod template, where Kubernetes
+    /// (1.29+) and the mesh run native sidecars: `sidecar.istio.io/nativeSidecar: "true"`
+    /// from Istio 1.24; for Linkerd the strongest key the release reads, set to `"true"`
+    /// (`config.alpha.linkerd.io/proxy-enable-native-sidecar` from 2.15, the beta key
+    /// from 2.19, `config.linkerd.io/…` from 2.20). An unknown mesh version is read as
+    /// the resolver reads it (Istio: the annotation is read; Linkerd: the alpha key, which
+    /// every release with native sidecars reads). A `holdApplicationUntilProxyStarts: true`
+    /// of the pod's own `proxy.istio.io/config` is removed with it: native mode ignores
+    /// it and the proxy's startup probe holds the app instead (left, it would be a new
+    /// ML403). Unsafe because the proxy then starts among the init containers, before
+    /// the app, and stops after it: an order a human should review. A sidecar written in
+    /// `containers` (already injected, or a log shipper) would have to move to
+    /// `initContainers` with `restartPolicy: Always`; that move, and the stop call in the
+    /// work's command, are left to the user.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
     /// - https://github.com/istio/istio/issues/11045
