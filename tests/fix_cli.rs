@@ -204,6 +204,16 @@ fn fix_unsafe_fixture_with(
     fix_fixture(name, rule, &flags)
 }
 
+/// The findings of `rule` in a JSON report.
+fn findings_of<'a>(report: &'a serde_json::Value, rule: &str) -> Vec<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == rule)
+        .collect()
+}
+
 /// The pod spec of what kubectl read: a Pod's own, else its template's.
 fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
     if object["kind"] == "Pod" {
@@ -256,12 +266,7 @@ fn ml205_removes_the_ignored_drain_setting() {
     let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     let (report, _) = common::lint_json(&path, &flags);
-    let ml205: Vec<&serde_json::Value> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["ruleId"] == "ML205")
-        .collect();
+    let ml205 = findings_of(&report, "ML205");
     assert!(!ml205.is_empty());
     assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
@@ -420,21 +425,26 @@ fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
         // The annotation arrived in Istio 1.24.
         ("ml301-fire-cronjob.yaml", &["--istio-version", "1.23"][..]),
         // Native sidecars run from Kubernetes 1.29.
-        ("ml301-fire-cronjob.yaml", &["--kubernetes-version", "1.28"][..]),
-        ("ml301-fire-linkerd-job.yaml", &["--linkerd-version", "2.14"][..]),
+        (
+            "ml301-fire-cronjob.yaml",
+            &["--kubernetes-version", "1.28"][..],
+        ),
+        (
+            "ml301-fire-linkerd-job.yaml",
+            &["--linkerd-version", "2.14"][..],
+        ),
         // A proxy written in `containers` would have to move to `initContainers`.
         ("ml301-fire-injected-job.yaml", &[][..]),
     ] {
         let path = common::testdata(&format!("rules/{name}"));
         let (report, _) = common::lint_json(&path, flags);
-        let ml301: Vec<&serde_json::Value> = report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["ruleId"] == "ML301")
-            .collect();
+        let ml301 = findings_of(&report, "ML301");
         assert_eq!(ml301.len(), 1, "{name} {flags:?}: {report}");
-        assert!(ml301[0].get("fix").is_none(), "{name} {flags:?}: {}", ml301[0]);
+        assert!(
+            ml301[0].get("fix").is_none(),
+            "{name} {flags:?}: {}",
+            ml301[0]
+        );
     }
 }
 
