@@ -771,7 +771,7 @@ fn inject(
             .map(|(_, path)| path),
         no_startup_gate: None,
         // Native mode ignores the hold (from 1.21, before the annotation exists): the
-        // pod's own hold goes with the switch, as it would be ML403's moot setting.
+        // pod's own hold goes with the switch, which would leave it moot.
         native_switch: if native {
             None
         } else {
