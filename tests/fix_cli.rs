@@ -24,7 +24,8 @@ fn rules_of(path: &Path, flags: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// What kubectl reads from `path`, or `None` without kubectl.
+/// What kubectl reads from `path` (a List of a file's several objects), or `None`
+/// without kubectl.
 fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
     let kubectl = common::kubectl_binary()?;
     let output = std::process::Command::new(kubectl)
@@ -38,7 +39,15 @@ fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
         "kubectl cannot read the fixed file: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    Some(serde_json::from_slice(&output.stdout).unwrap())
+    // One object per document: several are gathered in a List, as `kubectl get` does.
+    let mut objects: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    Some(match objects.len() {
+        1 => objects.remove(0),
+        _ => serde_json::json!({"kind": "List", "items": objects}),
+    })
 }
 
 /// Fixes the fixture `name` (with the flags of its `# profile:` line and `flags`),
@@ -195,6 +204,16 @@ fn fix_unsafe_fixture_with(
     fix_fixture(name, rule, &flags)
 }
 
+/// The findings of `rule` in a JSON report.
+fn findings_of<'a>(report: &'a serde_json::Value, rule: &str) -> Vec<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == rule)
+        .collect()
+}
+
 /// The pod spec of what kubectl read: a Pod's own, else its template's.
 fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
     if object["kind"] == "Pod" {
@@ -247,12 +266,7 @@ fn ml205_removes_the_ignored_drain_setting() {
     let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     let (report, _) = common::lint_json(&path, &flags);
-    let ml205: Vec<&serde_json::Value> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["ruleId"] == "ML205")
-        .collect();
+    let ml205 = findings_of(&report, "ML205");
     assert!(!ml205.is_empty());
     assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
@@ -359,6 +373,108 @@ fn ml404_moves_istio_s_opt_in_to_the_label() {
         stderr.contains("the fix for ML404 was not made: it would bring a new finding (ML101"),
         "{stderr}"
     );
+}
+
+/// The pod template's annotations of the workload kind `kind` in what kubectl read (a
+/// List when the file holds several objects).
+fn template_annotations<'a>(object: &'a serde_json::Value, kind: &str) -> &'a serde_json::Value {
+    let object = match object["items"].as_array() {
+        Some(items) => items.iter().find(|item| item["kind"] == kind).unwrap(),
+        None => object,
+    };
+    let template = match kind {
+        "CronJob" => &object["spec"]["jobTemplate"]["spec"]["template"],
+        _ => &object["spec"]["template"],
+    };
+    &template["metadata"]["annotations"]
+}
+
+#[test]
+fn ml301_makes_the_injected_proxy_a_native_sidecar() {
+    for (name, snapshot, flags, kind, annotation) in [
+        // Istio's annotation; Istio version unknown, read as the resolver reads it.
+        (
+            "ml301-fire-cronjob.yaml",
+            "ml301-fire-cronjob.yaml",
+            &["--select", "ML301"][..],
+            "CronJob",
+            "sidecar.istio.io/nativeSidecar",
+        ),
+        // The first release that reads the annotation, on the oldest Kubernetes that
+        // runs native sidecars.
+        (
+            "ml301-fire-cronjob.yaml",
+            "ml301-fire-cronjob-istio-1.24.yaml",
+            &[
+                "--select",
+                "ML301",
+                "--istio-version",
+                "1.24",
+                "--kubernetes-version",
+                "1.29",
+            ][..],
+            "CronJob",
+            "sidecar.istio.io/nativeSidecar",
+        ),
+        // Linkerd 2.18 reads only the alpha key (the beta key arrived in 2.19). The
+        // native proxy also outlives the app on shutdown: ML202 goes too.
+        (
+            "ml301-fire-linkerd-job.yaml",
+            "ml301-fire-linkerd-job.yaml",
+            &[][..],
+            "Job",
+            "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+        ),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture_with(name, "ML301", flags);
+        insta::assert_snapshot!(snapshot, fixed);
+        if let Some(object) = read {
+            assert_eq!(
+                template_annotations(&object, kind)[annotation],
+                "true",
+                "{name}"
+            );
+        }
+    }
+    // With ML101's hold made first (safe, in the first round), native mode would leave
+    // the hold without effect (ML403): the native switch removes it, and the startup
+    // probe holds the app instead.
+    let (fixed, read) = fix_fixture("ml301-fire-cronjob.yaml", "ML301", &["--unsafe-fixes"]);
+    insta::assert_snapshot!("ml301-fire-cronjob-with-ml101.yaml", fixed);
+    if let Some(object) = read {
+        let annotations = template_annotations(&object, "CronJob");
+        assert_eq!(annotations["sidecar.istio.io/nativeSidecar"], "true");
+        assert_eq!(annotations["proxy.istio.io/config"], "{}");
+    }
+}
+
+#[test]
+fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
+    for (name, flags) in [
+        // The annotation arrived in Istio 1.24.
+        ("ml301-fire-cronjob.yaml", &["--istio-version", "1.23"][..]),
+        // Native sidecars run from Kubernetes 1.29.
+        (
+            "ml301-fire-cronjob.yaml",
+            &["--kubernetes-version", "1.28"][..],
+        ),
+        (
+            "ml301-fire-linkerd-job.yaml",
+            &["--linkerd-version", "2.14"][..],
+        ),
+        // A proxy written in `containers` would have to move to `initContainers`.
+        ("ml301-fire-injected-job.yaml", &[][..]),
+    ] {
+        let path = common::testdata(&format!("rules/{name}"));
+        let (report, _) = common::lint_json(&path, flags);
+        let ml301 = findings_of(&report, "ML301");
+        assert_eq!(ml301.len(), 1, "{name} {flags:?}: {report}");
+        assert!(
+            ml301[0].get("fix").is_none(),
+            "{name} {flags:?}: {}",
+            ml301[0]
+        );
+    }
 }
 
 #[test]

@@ -470,6 +470,9 @@ pub struct ShapedBy {
     /// The setting that left it without a start-up gate
     /// (`config.linkerd.io/proxy-await: disabled`).
     pub no_startup_gate: Option<JsonPath>,
+    /// For a classic sidecar, the pod annotation that would make it native, where the
+    /// mesh's and the cluster's versions both run native sidecars.
+    pub native_switch: Option<super::mesh::NativeSwitch>,
 }
 
 /// One container as it will run.

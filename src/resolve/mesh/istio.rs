@@ -13,9 +13,10 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
-use crate::resolve::mesh::{Mesh, Remedies};
+use crate::resolve::mesh::{Mesh, NativeSwitch, Remedies};
 use crate::resolve::plan::*;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
+use crate::settings::version::KubeVersion;
 use crate::settings::{IstioSettings, IstioVersion, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 use crate::workload::Workload;
@@ -30,6 +31,8 @@ const REVISION: &str = "istio.io/rev";
 const PROXY_CONFIG: &str = "proxy.istio.io/config";
 const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
 const DATAPLANE_MODE: &str = "istio.io/dataplane-mode";
+/// The first minor whose injection template reads [`NATIVE`] (istio#53490).
+const NATIVE_SINCE: u32 = 24;
 /// Namespaces the injector never touches (docs/lifecycle.md §3.1, stage 2).
 const IGNORED_NAMESPACES: [&str; 4] = [
     "kube-system",
@@ -623,7 +626,7 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
     let annotation = format!("pod annotation `{NATIVE}: \"{value}\"`");
     match version(b) {
         // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
-        Some(v) if v.minor < 24 => {
+        Some(v) if v.minor < NATIVE_SINCE => {
             b.problem(
                 path,
                 Fault::OptInIgnored(OptInIgnored::NativeAnnotationTooNew {
@@ -667,6 +670,15 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             (on, annotation)
         }
     }
+}
+
+/// The pod annotation that makes the injector add a native proxy, when Istio `istio`
+/// (unknown: the resolver's reading of an unknown version, which has every feature)
+/// reads it and Kubernetes `kubernetes` runs native sidecars. `"true"` is the value
+/// every release that reads the annotation takes as on (see [`native_mode`]).
+pub fn native_switch(istio: Option<IstioVersion>, kubernetes: KubeVersion) -> Option<NativeSwitch> {
+    let read = istio.is_none_or(|v| v.minor >= NATIVE_SINCE);
+    (read && kubernetes.runs_native_sidecars()).then_some(NativeSwitch::new(NATIVE, "true"))
 }
 
 /// A value that reads as "yes" (`true`, `True`, `1`, `yes`, `on`, …).
@@ -776,6 +788,19 @@ fn inject(
             .filter(|_| native)
             .map(|(_, path)| path),
         no_startup_gate: None,
+        // Native mode ignores the hold (from 1.21, before the annotation exists): the
+        // pod's own hold goes with the switch, which would leave it moot.
+        native_switch: if native {
+            None
+        } else {
+            native_switch(version(b), b.settings.kubernetes.value).map(|switch| NativeSwitch {
+                moots: match &config.hold.source {
+                    Source::Manifest(path) if config.hold.value => Some(path.clone()),
+                    _ => None,
+                },
+                ..switch
+            })
+        },
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, list, "Istio", trigger.clone(), role).shaped(shaped_by);

@@ -9,9 +9,10 @@
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::hooks::{self, HookKind, Owner};
-use crate::resolve::mesh::{Mesh, Remedies};
+use crate::resolve::mesh::{Mesh, NativeSwitch, Remedies};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
+use crate::settings::version::{KubeVersion, LinkerdVersion};
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -55,6 +56,27 @@ impl NativeKey {
         format!("2.{minor} (edge-{year}.{month}.{build})")
     }
 }
+/// The native-sidecar annotation to write for Linkerd `linkerd` on Kubernetes
+/// `kubernetes`: the strongest key the release reads, or for an unknown release the
+/// alpha key, which every release with native sidecars reads. `None` when the release
+/// has no native sidecars or the cluster does not run them. `"true"` parses as on with
+/// `strconv.ParseBool`, which every release uses.
+pub fn native_switch(
+    linkerd: Option<LinkerdVersion>,
+    kubernetes: KubeVersion,
+) -> Option<NativeSwitch> {
+    if !kubernetes.runs_native_sidecars() {
+        return None;
+    }
+    let key = match linkerd {
+        Some(version) => NATIVE
+            .iter()
+            .find(|key| version.at_least(key.since.0, key.since.1))?,
+        None => NATIVE.last()?,
+    };
+    Some(NativeSwitch::new(key.key, "true"))
+}
+
 /// The proxy's own default shutdown grace period (`DEFAULT_SHUTDOWN_GRACE_PERIOD`).
 const DEFAULT_SHUTDOWN_GRACE: Millis = Millis::secs(120);
 
@@ -494,6 +516,14 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
             .filter(|_| native)
             .and_then(|(_, source)| manifest_path(&source)),
         no_startup_gate: manifest_path(&awaits.source).filter(|_| !awaits.value),
+        native_switch: if native {
+            None
+        } else {
+            native_switch(
+                b.settings.linkerd.version.as_ref().map(|v| v.value),
+                b.settings.kubernetes.value,
+            )
+        },
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, list, "Linkerd", trigger.clone(), role).shaped(shaped_by);

@@ -67,6 +67,32 @@ impl fmt::Display for Mesh {
     }
 }
 
+/// The pod annotation that makes a mesh's injector add its proxy as a native sidecar,
+/// found by the mesh's own version gates (`istio::native_switch`,
+/// `linkerd::native_switch`), so rules never hold a mesh's release numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeSwitch {
+    /// The annotation's key (`sidecar.istio.io/nativeSidecar`).
+    pub annotation: &'static str,
+    /// The value that turns native mode on, as the injector compares it (`"true"`).
+    pub value: &'static str,
+    /// The pod's own setting that native mode leaves without effect (Istio's
+    /// `holdApplicationUntilProxyStarts: true`, ignored once the startup probe holds the
+    /// app), to remove with the switch.
+    pub moots: Option<crate::load::JsonPath>,
+}
+
+impl NativeSwitch {
+    /// The switch `annotation: value`, which makes no setting of the pod moot.
+    pub const fn new(annotation: &'static str, value: &'static str) -> NativeSwitch {
+        NativeSwitch {
+            annotation,
+            value,
+            moots: None,
+        }
+    }
+}
+
 /// The changes a sidecar's own settings offer against each hazard, as help text. A
 /// `None` means the sidecar has no setting of its own for it; the rule then gives the
 /// generic Kubernetes fix.

@@ -1,4 +1,7 @@
-use crate::resolve::{PlannedContainer, SelfStopTrigger, SidecarKind};
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
@@ -52,6 +55,22 @@ declare_rule! {
     ///   trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT
     ///   ./migrate
     /// ```
+    ///
+    /// `lint --fix --unsafe-fixes` (unsafe) makes an injected Istio or Linkerd proxy a
+    /// native sidecar with its mesh's annotation on the pod template, where Kubernetes
+    /// (1.29+) and the mesh run native sidecars: `sidecar.istio.io/nativeSidecar: "true"`
+    /// from Istio 1.24; for Linkerd the strongest key the release reads, set to `"true"`
+    /// (`config.alpha.linkerd.io/proxy-enable-native-sidecar` from 2.15, the beta key
+    /// from 2.19, `config.linkerd.io/…` from 2.20). An unknown mesh version is read as
+    /// the resolver reads it (Istio: the annotation is read; Linkerd: the alpha key, which
+    /// every release with native sidecars reads). A `holdApplicationUntilProxyStarts: true`
+    /// of the pod's own `proxy.istio.io/config` is removed with it: native mode ignores
+    /// it and the proxy's startup probe holds the app instead (left, it would be a new
+    /// ML403). Unsafe because the proxy then starts among the init containers, before
+    /// the app, and stops after it: an order a human should review. A sidecar written in
+    /// `containers` (already injected, or a log shipper) would have to move to
+    /// `initContainers` with `restartPolicy: Always`; that move, and the stop call in the
+    /// work's command, are left to the user.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
@@ -173,6 +192,7 @@ impl Rule for JobSidecarNeverExits {
                 )
             };
             let mut finding = Finding::new(&violation, primary)
+                .with_fix(native_switch(sidecar, plan))
                 .container(&sidecar.name)
                 .window(
                     Phase::Completion,
@@ -202,4 +222,33 @@ fn awaited(trigger: &SelfStopTrigger) -> String {
             format!("the kubexit death of {}", quoted_list(deaths, ", "))
         }
     }
+}
+
+/// The mesh's native-sidecar annotation on the pod template, where the mesh's and the
+/// cluster's versions run native sidecars ([`crate::resolve::mesh::NativeSwitch`]): the
+/// injector then adds the proxy to `initContainers` with `restartPolicy: Always`, and the
+/// kubelet stops it once the work has exited. Unsafe: the proxy then starts before
+/// every other container and is held to its startup probe, and it stops in a different
+/// order. A setting of the pod that native mode leaves without effect (Istio's hold,
+/// which the startup probe replaces) is removed with it, else the fix would trade the
+/// finding for ML403's. A sidecar written in the manifest would have to move to
+/// `initContainers`, a change to the container lists the fix does not make.
+fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    let switch = sidecar.shaped_by()?.native_switch.as_ref()?;
+    let mut changes = vec![Change::Set(
+        plan.paths
+            .pod_metadata
+            .key("annotations")
+            .key(switch.annotation),
+        Json::String(switch.value.into()),
+    )];
+    changes.extend(switch.moots.clone().map(Change::Remove));
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done",
+            sidecar.name, switch.annotation, switch.value
+        ),
+        changes,
+    ))
 }
