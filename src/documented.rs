@@ -117,6 +117,20 @@ macro_rules! documented {
     (@absent $text:literal) => { $crate::documented::Absent::Default($text) };
 }
 
+/// Names value types in the docs: `Type => "its name"`, for types without fields.
+#[macro_export]
+macro_rules! value_kinds {
+    ($($ty:ty => $kind:expr),* $(,)?) => {
+        $(
+            impl $crate::documented::Documented for $ty {
+                fn kind() -> String {
+                    $kind.to_owned()
+                }
+            }
+        )*
+    };
+}
+
 /// The section of a documented struct.
 pub fn section_of<T: Documented>() -> &'static Section {
     match T::nested() {
@@ -292,22 +306,10 @@ fn plural(kind: &str) -> String {
     }
 }
 
-impl Documented for bool {
-    fn kind() -> String {
-        "boolean".to_owned()
-    }
-}
-
-impl Documented for String {
-    fn kind() -> String {
-        "string".to_owned()
-    }
-}
-
-impl Documented for PathBuf {
-    fn kind() -> String {
-        "path".to_owned()
-    }
+crate::value_kinds! {
+    bool => "boolean",
+    String => "string",
+    PathBuf => "path",
 }
 
 #[cfg(test)]

@@ -350,58 +350,16 @@ pub fn settings() -> Vec<Row> {
     documented::rows(documented::section_of::<ConfigFile>())
 }
 
-impl Documented for KubeVersion {
-    fn kind() -> String {
-        "version (`\"1.30\"`)".to_owned()
-    }
-}
-
-impl Documented for IstioVersion {
-    fn kind() -> String {
-        "version (`\"1.24\"`)".to_owned()
-    }
-}
-
-impl Documented for LinkerdVersion {
-    fn kind() -> String {
-        "version (`\"2.16\"`, `edge-24.11.8`)".to_owned()
-    }
-}
-
-impl Documented for GoDuration {
-    fn kind() -> String {
-        "duration (`5s`, `1m30s`)".to_owned()
-    }
-}
-
-impl Documented for WholeSeconds {
-    fn kind() -> String {
-        "whole number of seconds".to_owned()
-    }
-}
-
-impl Documented for NativeSidecars {
-    fn kind() -> String {
-        "`true`, `false` or `auto`".to_owned()
-    }
-}
-
-impl Documented for Lifecycle {
-    fn kind() -> String {
-        "container lifecycle (`preStop`, `postStart`)".to_owned()
-    }
-}
-
-impl Documented for mesh_config::ProxyConfigFields {
-    fn kind() -> String {
-        "ProxyConfig mapping (Istio's field names)".to_owned()
-    }
-}
-
-impl Documented for RuleLevel {
-    fn kind() -> String {
-        "`off`, `error`, `warning` or `info`".to_owned()
-    }
+crate::value_kinds! {
+    KubeVersion => "version (`\"1.30\"`)",
+    IstioVersion => "version (`\"1.24\"`)",
+    LinkerdVersion => "version (`\"2.16\"`, `edge-24.11.8`)",
+    GoDuration => "duration (`5s`, `1m30s`)",
+    WholeSeconds => "whole number of seconds",
+    NativeSidecars => "`true`, `false` or `auto`",
+    Lifecycle => "container lifecycle (`preStop`, `postStart`)",
+    mesh_config::ProxyConfigFields => "ProxyConfig mapping (Istio's field names)",
+    RuleLevel => "`off`, `error`, `warning` or `info`",
 }
 
 impl<T: Documented> Documented for InOrder<T> {

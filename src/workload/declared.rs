@@ -36,22 +36,10 @@ impl Documented for DeclaredKind {
     }
 }
 
-impl Documented for ApiVersion {
-    fn kind() -> String {
-        "API group, with or without a version".to_owned()
-    }
-}
-
-impl Documented for KindName {
-    fn kind() -> String {
-        "kind name".to_owned()
-    }
-}
-
-impl Documented for DottedPath {
-    fn kind() -> String {
-        "dotted path".to_owned()
-    }
+crate::value_kinds! {
+    ApiVersion => "API group, with or without a version",
+    KindName => "kind name",
+    DottedPath => "dotted path",
 }
 
 impl<'de> Deserialize<'de> for DeclaredKind {
