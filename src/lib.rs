@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 pub mod cli;
 pub mod cluster;
+pub mod documented;
 pub mod fix;
 pub mod load;
 pub mod pipeline;

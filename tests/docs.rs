@@ -1,10 +1,15 @@
 //! `docs/rules/` is generated from the rule docs and must not go stale; every rule's doc
-//! has the sections users rely on and cites the docs/lifecycle.md sections it rests on.
+//! has the sections users rely on and cites the docs/lifecycle.md sections it rests on;
+//! the README's list of settings is generated from the structs that decode the config.
 
 mod common;
 
+use mesh_lifecycle::documented::markdown;
 use mesh_lifecycle::report::catalog::documentation_pages;
 use mesh_lifecycle::rules::RULES;
+use mesh_lifecycle::settings::Settings;
+use mesh_lifecycle::settings::config::{apply_file, settings};
+use mesh_lifecycle::settings::file::SettingsFile;
 
 #[test]
 fn generated_rule_docs_are_up_to_date() {
@@ -95,4 +100,104 @@ fn rules_output_snapshots() {
     let json: serde_json::Value = serde_json::from_str(&rules(&["--format", "json"])).unwrap();
     assert_eq!(json.as_array().unwrap().len(), RULES.len());
     insta::assert_json_snapshot!("rules_json_ml301", json[14]);
+}
+
+const SETTINGS_START: &str = "<!-- settings:start -->\n";
+const SETTINGS_END: &str = "<!-- settings:end -->";
+
+/// The README's list of `.mesh-lifecycle.yaml` settings is generated from the structs
+/// that decode the file, between its markers.
+#[test]
+fn readme_settings_list_is_up_to_date() {
+    let path = common::root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme
+        .find(SETTINGS_START)
+        .expect("README has the settings start marker")
+        + SETTINGS_START.len();
+    let end = readme
+        .find(SETTINGS_END)
+        .expect("README has the settings end marker");
+    let generated = markdown(&settings());
+    if std::env::var_os("MESH_LIFECYCLE_UPDATE_DOCS").is_some() {
+        let updated = format!("{}{generated}{}", &readme[..start], &readme[end..]);
+        std::fs::write(&path, updated).unwrap();
+    } else {
+        assert!(
+            readme[start..end] == generated,
+            "the README's settings list is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test docs"
+        );
+    }
+}
+
+/// The settings list names the sections and keys users write, nested ones by their path.
+#[test]
+fn the_settings_list_holds_every_section_and_nested_key() {
+    let keys: Vec<String> = settings().into_iter().map(|row| row.key).collect();
+    for key in [
+        "kubernetesVersion",
+        "istio.holdApplicationUntilProxyStarts",
+        "istio.nativeSidecars",
+        "linkerd.waitBeforeExitSeconds",
+        "namespaces.<name>.labels",
+        "scenario.appShutdown",
+        "rules",
+        "sidecars[].carriesTraffic",
+        "workloadKinds[].apiVersion",
+        "workloadKinds[].podSpec",
+        "workloadKinds[].runsToCompletion",
+        "deletionGracePeriodSeconds",
+    ] {
+        assert!(keys.iter().any(|k| k == key), "{key} is not in {keys:?}");
+    }
+    for row in settings() {
+        assert!(!row.doc.is_empty(), "{}: no doc", row.key);
+    }
+}
+
+/// A config that sets only `key` (to null, inside the mappings and lists of its path).
+fn config_setting(key: &str) -> String {
+    let mut value = serde_json::Value::Null;
+    for segment in key.split('.').rev() {
+        value = match segment {
+            "<name>" => serde_json::json!({ "shop": value }),
+            _ => match segment.strip_suffix("[]") {
+                Some(name) => serde_json::json!({ name: [value] }),
+                None => serde_json::json!({ segment: value }),
+            },
+        };
+    }
+    value.to_string()
+}
+
+fn unknown_key_errors(text: String) -> Vec<String> {
+    let file = SettingsFile::parse(std::sync::Arc::from(".mesh-lifecycle.yaml"), text).unwrap();
+    let mut settings = Settings::default();
+    match apply_file(&file, std::path::Path::new("."), &mut settings) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors
+            .into_iter()
+            .map(|error| error.message)
+            .filter(|message| message.contains("unknown setting"))
+            .collect(),
+    }
+}
+
+/// Every key in the list is one the decoder accepts, and a key beside it that the list
+/// lacks is rejected at every level: the decoder and the list name the same keys.
+#[test]
+fn the_decoder_accepts_exactly_the_listed_keys() {
+    for row in settings() {
+        let accepted = unknown_key_errors(config_setting(&row.key));
+        assert!(accepted.is_empty(), "{}: {accepted:?}", row.key);
+        let misspelt = format!("{}Unlisted", row.key);
+        let rejected = unknown_key_errors(config_setting(&misspelt));
+        let last = misspelt.rsplit('.').next().unwrap().trim_end_matches("[]");
+        assert!(
+            rejected
+                .iter()
+                .any(|message| message.contains(&format!("unknown setting `{last}`"))),
+            "{misspelt}: {rejected:?}"
+        );
+    }
 }

@@ -98,6 +98,9 @@ pub enum Command {
     ///
     /// Exit status: 0 when nothing reaches --fail-on, 1 when findings do, 2 when an
     /// input could not be read or parsed (everything else is still linted).
+    ///
+    /// Settings: every key of .mesh-lifecycle.yaml is listed in the README, section
+    /// "Settings of .mesh-lifecycle.yaml".
     Lint(LintArgs),
     /// Draw the simulated start-up and shutdown timeline of each workload.
     Explain(ExplainArgs),

@@ -51,6 +51,7 @@ use super::{
     DeclaredSidecar, IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source,
     Sourced,
 };
+use crate::documented::{self, Documented, Row};
 use crate::load::{EntryPart, InputError, JsonPath, Node, Pos, SourceText};
 
 /// The file name looked for.
@@ -141,84 +142,153 @@ pub struct ConfigExtras {
     pub exclude: Vec<String>,
 }
 
-/// `.mesh-lifecycle.yaml` as written. Every setting is optional; a key the linter does
-/// not know is an error at the key, so a misspelt setting never goes unnoticed.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ConfigFile {
-    exclude: Option<Vec<String>>,
-    kubernetes_version: Option<KubeVersion>,
-    istio: Option<IstioConfig>,
-    linkerd: Option<LinkerdConfig>,
-    namespaces: Option<BTreeMap<String, Option<NamespaceConfig>>>,
-    scenario: Option<ScenarioConfig>,
-    rules: Option<InOrder<RuleLevel>>,
-    sidecars: Option<Vec<SidecarConfig>>,
-    stop_wrappers: Option<Vec<String>>,
-    /// Custom resources whose pod the linter reads where each entry says; each entry
-    /// is checked as it is decoded, an error at its line.
-    workload_kinds: Option<Vec<crate::workload::DeclaredKind>>,
-    preset: Option<String>,
-    deletion_grace_period_seconds: Option<WholeSeconds>,
+crate::documented! {
+    /// `.mesh-lifecycle.yaml` as written. Every setting is optional; a key the linter
+    /// does not know is an error at the key, so a misspelt setting never goes unnoticed.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct ConfigFile {
+        /// Globs of paths that directory searches leave out, relative to the config
+        /// file's directory.
+        exclude: Option<Vec<String>> = "none",
+        /// The kubelet's version, which decides native sidecars and the `sleep` action
+        /// (1.22 to 1.34; quote it or not, `1.30` is read as written).
+        kubernetes_version: Option<KubeVersion> = "1.34, the newest modelled",
+        /// The Istio control plane's version and mesh-wide values.
+        istio: Option<IstioConfig> = "upstream defaults",
+        /// The values of Linkerd's control-plane chart.
+        linkerd: Option<LinkerdConfig> = "upstream defaults",
+        /// Namespaces by name, with what their labels and annotations say about
+        /// injection (a `Namespace` among the inputs says the same).
+        namespaces: Option<BTreeMap<String, Option<NamespaceConfig>>> = "none known",
+        /// The scenario values: what no manifest can state about the application.
+        scenario: Option<ScenarioConfig> = "each value's default",
+        /// Levels of rules, by id or name; a later line for the same rule wins.
+        rules: Option<InOrder<RuleLevel>> = "each rule's own level",
+        /// Sidecars the linter should know by container name, with their timings.
+        sidecars: Option<Vec<SidecarConfig>> = "none",
+        /// Commands that stop the sidecar when a Job's work ends
+        /// (`wait-and-quit-envoy`).
+        stop_wrappers: Option<Vec<String>> = "none",
+        /// Custom resources whose pod the linter reads where each entry says; each
+        /// entry is checked as it is decoded, an error at its line.
+        workload_kinds: Option<Vec<crate::workload::DeclaredKind>> = "none",
+        /// A managed mesh's defaults, by name (`alibaba-asm`); applied after the rest of
+        /// this file, so they win over its values.
+        preset: Option<String> = "none",
+        /// The deletion's grace period, as `kubectl delete --grace-period` sets it; it
+        /// overrides the pod's.
+        deletion_grace_period_seconds: Option<WholeSeconds> =
+            "the pod's terminationGracePeriodSeconds",
+    }
 }
 
-/// `istio:`: the mesh-wide values istiod and the injector use.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct IstioConfig {
-    version: Option<IstioVersion>,
-    mesh_config: Option<PathBuf>,
-    /// `meshConfig.defaultConfig`: read as mesh config reads it.
-    default_config: Option<mesh_config::ProxyConfigFields>,
-    hold_application_until_proxy_starts: Option<bool>,
-    native_sidecars: Option<NativeSidecars>,
-    lifecycle: Option<Lifecycle>,
-    startup_probe: Option<bool>,
-    auto_inject: Option<bool>,
-    enable_namespaces_by_default: Option<bool>,
+crate::documented! {
+    /// `istio:`: the mesh-wide values istiod and the injector use.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct IstioConfig {
+        /// Istio's version (1.3 to 1.29), which decides the injector's defaults.
+        version: Option<IstioVersion> = "unknown: classic sidecars assumed",
+        /// The cluster's mesh configuration, relative to this file: an `istio`
+        /// ConfigMap, an IstioOperator or Helm values.
+        mesh_config: Option<PathBuf> = "none",
+        /// `meshConfig.defaultConfig`, read as mesh config reads it
+        /// (`terminationDrainDuration: 20s`).
+        default_config: Option<mesh_config::ProxyConfigFields> = "Istio's defaults",
+        /// Helm `global.proxy.holdApplicationUntilProxyStarts`: the app starts once
+        /// the proxy is ready.
+        hold_application_until_proxy_starts: Option<bool> = "false",
+        /// istiod's `ENABLE_NATIVE_SIDECARS`.
+        native_sidecars: Option<NativeSidecars> =
+            "the version's: auto from 1.27, false before",
+        /// Helm `global.proxy.lifecycle`: replaces the hooks the injector adds to the
+        /// proxy.
+        lifecycle: Option<Lifecycle> = "the injector's hooks",
+        /// Helm `global.proxy.startupProbe.enabled`.
+        startup_probe: Option<bool> = "true (from Istio 1.20)",
+        /// Helm `global.proxy.autoInject`: whether pods of an injecting namespace are
+        /// injected unless they opt out.
+        auto_inject: Option<bool> = "true",
+        /// Helm `sidecarInjectorWebhook.enableNamespacesByDefault`: every namespace
+        /// injects unless it opts out.
+        enable_namespaces_by_default: Option<bool> = "false",
+    }
 }
 
-/// `linkerd:`: the values of Linkerd's control-plane chart.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct LinkerdConfig {
-    version: Option<LinkerdVersion>,
-    proxy_await: Option<bool>,
-    native_sidecar: Option<bool>,
-    shutdown_grace_period: Option<GoDuration>,
-    wait_before_exit_seconds: Option<WholeSeconds>,
-    enable_shutdown_endpoint: Option<bool>,
+crate::documented! {
+    /// `linkerd:`: the values of Linkerd's control-plane chart.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct LinkerdConfig {
+        /// Linkerd's version: `2.16`, `stable-2.14.10`, `version-2.16` or
+        /// `edge-24.11.8`.
+        version: Option<LinkerdVersion> = "unknown: the classic proxy assumed",
+        /// Helm `proxy.await`: the app starts once the proxy is ready.
+        proxy_await: Option<bool> = "true (from stable-2.11)",
+        /// Helm `proxy.nativeSidecar`: the proxy runs as a native sidecar.
+        native_sidecar: Option<bool> = "the version's: true from 2.20",
+        /// Helm `proxy.shutdownGracePeriod`: how long the proxy drains after SIGTERM.
+        shutdown_grace_period: Option<GoDuration> = "Linkerd's",
+        /// Helm `proxy.waitBeforeExitSeconds`: the proxy's preStop sleep.
+        wait_before_exit_seconds: Option<WholeSeconds> = "0: no preStop hook",
+        /// Helm `proxy.enableShutdownEndpoint`: the proxy's `/shutdown` endpoint,
+        /// which a Job calls to stop it.
+        enable_shutdown_endpoint: Option<bool> = "Linkerd's",
+    }
 }
 
-/// `namespaces.NAME:`: what the namespace's labels and annotations say about injection.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NamespaceConfig {
-    labels: Option<BTreeMap<String, String>>,
-    annotations: Option<BTreeMap<String, String>>,
+crate::documented! {
+    /// `namespaces.NAME:`: what the namespace's labels and annotations say about
+    /// injection.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NamespaceConfig {
+        /// Its labels (`istio-injection: enabled`, `istio.io/rev`).
+        labels: Option<BTreeMap<String, String>> = "none",
+        /// Its annotations (`linkerd.io/inject: enabled`, Linkerd's `config.*`
+        /// defaults).
+        annotations: Option<BTreeMap<String, String>> = "none",
+    }
 }
 
-/// `scenario:`: the scenario values, by their camel-case names.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ScenarioConfig {
-    proxy_startup: Option<GoDuration>,
-    endpoint_propagation: Option<GoDuration>,
-    app_shutdown: Option<GoDuration>,
-    longest_request: Option<GoDuration>,
-    init_duration: Option<GoDuration>,
-    job_duration: Option<GoDuration>,
+crate::documented! {
+    /// `scenario:`: the scenario values, by their camel-case names; a flag or a
+    /// workload's `mesh-lifecycle.io/<name>` annotation overrides them.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct ScenarioConfig {
+        /// Proxy (or any sidecar) process start to ready.
+        proxy_startup: Option<GoDuration> = "2s",
+        /// Deletion to the moment no new requests are routed to the pod.
+        endpoint_propagation: Option<GoDuration> = "5s",
+        /// An app container's SIGTERM to exit.
+        app_shutdown: Option<GoDuration> = "5s",
+        /// The longest request the app serves; ML204 runs only when it is set.
+        longest_request: Option<GoDuration> = "unset",
+        /// How long a regular init container runs.
+        init_duration: Option<GoDuration> = "0s",
+        /// How long a Job's work runs before its container exits.
+        job_duration: Option<GoDuration> = "10s",
+    }
 }
 
-/// One of `sidecars:`, a sidecar the linter should know by its container name.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SidecarConfig {
-    name: String,
-    startup: Option<GoDuration>,
-    shutdown: Option<GoDuration>,
-    #[serde(default)]
-    carries_traffic: bool,
+crate::documented! {
+    /// One of `sidecars:`, a sidecar the linter should know by its container name.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct SidecarConfig {
+        /// The container name it is recognised by.
+        name: String = required,
+        /// Process start to ready.
+        startup: Option<GoDuration> = "unknown",
+        /// SIGTERM to exit.
+        shutdown: Option<GoDuration> = "0s",
+        /// Whether the app's traffic passes through it, so that its absence loses
+        /// traffic.
+        #[serde(default)]
+        carries_traffic: bool = "false",
+    }
 }
 
 /// A mapping read in the order written (later settings of the same rule win).
@@ -271,6 +341,30 @@ impl<'de> Deserialize<'de> for NativeSidecars {
             }
         }
         deserializer.deserialize_any(Mode)
+    }
+}
+
+/// Every setting of the config file, each nested one after the key that holds it: the
+/// README's list of settings is generated from it.
+pub fn settings() -> Vec<Row> {
+    documented::rows(documented::section_of::<ConfigFile>())
+}
+
+crate::value_kinds! {
+    KubeVersion => "version (`\"1.30\"`)",
+    IstioVersion => "version (`\"1.24\"`)",
+    LinkerdVersion => "version (`\"2.16\"`, `edge-24.11.8`)",
+    GoDuration => "duration (`5s`, `1m30s`)",
+    WholeSeconds => "whole number of seconds",
+    NativeSidecars => "`true`, `false` or `auto`",
+    Lifecycle => "container lifecycle (`preStop`, `postStart`)",
+    mesh_config::ProxyConfigFields => "ProxyConfig mapping (Istio's field names)",
+    RuleLevel => "`off`, `error`, `warning` or `info`",
+}
+
+impl<T: Documented> Documented for InOrder<T> {
+    fn kind() -> String {
+        format!("mapping of rule ids or names to {}", T::kind())
     }
 }
 

@@ -4,17 +4,42 @@
 use serde::Deserialize;
 
 use super::kinds::{DeclaredKind, PodPath};
+use crate::documented::{Documented, Nested};
 
-/// One entry as written; [`DeclaredKind`] once checked.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Entry {
-    api_version: ApiVersion,
-    kind: KindName,
-    pod_template: Option<DottedPath>,
-    pod_spec: Option<DottedPath>,
-    #[serde(default)]
-    runs_to_completion: bool,
+crate::documented! {
+    /// One entry as written; [`DeclaredKind`] once checked.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct Entry {
+        /// The custom resource's `group/version`, or its group alone for any version
+        /// (`platform.example.com/v1`).
+        api_version: ApiVersion = required,
+        /// Its `kind` (`WebApp`).
+        kind: KindName = required,
+        /// The dotted path of its pod template (a PodTemplateSpec), such as
+        /// `spec.runtime.template`; an entry names this or `podSpec`.
+        pod_template: Option<DottedPath> = "none",
+        /// The dotted path of a bare PodSpec, for resources that hold one.
+        pod_spec: Option<DottedPath> = "none",
+        /// Whether its pods run to completion, as a Job's do (the ML3xx rules apply).
+        #[serde(default)]
+        runs_to_completion: bool = "false",
+    }
+}
+
+impl Documented for DeclaredKind {
+    fn kind() -> String {
+        Entry::kind()
+    }
+    fn nested() -> Option<Nested> {
+        Entry::nested()
+    }
+}
+
+crate::value_kinds! {
+    ApiVersion => "API group, with or without a version",
+    KindName => "kind name",
+    DottedPath => "dotted path",
 }
 
 impl<'de> Deserialize<'de> for DeclaredKind {
