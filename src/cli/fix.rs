@@ -20,6 +20,7 @@ use std::sync::Arc;
 use crate::fix::{self, Fix};
 use crate::load::{self, InputError, Inputs, ReadLimits, Source};
 use crate::pipeline::{self, Located, RunOptions};
+use crate::report::paths::{Artifact, PathBase};
 use crate::settings::Settings;
 use crate::workload::WorkloadRef;
 
@@ -371,11 +372,11 @@ pub fn run(
             }
             Target::DiffOnly(why) if differs && !args.diff => {
                 note(&format!("{name}: not fixed in place, {why}; the diff:"));
-                out.write_all(fix::unified_diff(name, &text, &fixed.text).as_bytes())?;
+                out.write_all(fix::unified_diff(&diff_path(name), &text, &fixed.text).as_bytes())?;
                 printed = true;
             }
             _ if differs && args.diff => {
-                out.write_all(fix::unified_diff(name, &text, &fixed.text).as_bytes())?;
+                out.write_all(fix::unified_diff(&diff_path(name), &text, &fixed.text).as_bytes())?;
             }
             _ => {}
         }
@@ -417,4 +418,19 @@ fn joined(pieces: &[load::Piece]) -> Result<String, &InputError> {
         }
     }
     Ok(text)
+}
+
+/// The path the headers of an input's diff name: relative to the current directory
+/// when the file lies under it (`./deploy/x.yaml` and `$PWD/deploy/x.yaml` are both
+/// `deploy/x.yaml`), so that `git apply` takes the diff there; else absolute; standard
+/// input by its `--stdin-filename`, or `-`.
+fn diff_path(name: &str) -> String {
+    let Ok(base) = PathBase::current_dir() else {
+        return name.to_owned();
+    };
+    match base.artifact(name) {
+        Artifact::Stdin => name.to_owned(),
+        Artifact::Relative(path) => path,
+        Artifact::Absolute(path) => path.to_string_lossy().into_owned(),
+    }
 }
