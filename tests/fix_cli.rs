@@ -722,3 +722,190 @@ fn standard_input_with_an_unreadable_document_is_not_printed_half() {
         "{stderr}"
     );
 }
+
+// ML403, ML101 on a written proxy, and the diff's headers.
+
+#[test]
+fn ml403_removes_the_redundant_gate() {
+    let name = "ml403-fire-hold-with-native-istio.yaml";
+    let (fixed, read) = fix_fixture(name, "ML403", &[]);
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        // The annotation's only key is gone (the fixture's comment is part of the
+        // literal block); `{}` overrides nothing, as no annotation.
+        assert_eq!(
+            object["spec"]["template"]["metadata"]["annotations"]["proxy.istio.io/config"],
+            "{}  # expect: ML403\n"
+        );
+    }
+    let name = "ml403-fire-linkerd-await-on-native.yaml";
+    let (fixed, read) = fix_fixture(name, "ML403", &[]);
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        let proxy = &pod_spec(&object)["initContainers"][1];
+        assert_eq!(proxy["name"], "linkerd-proxy");
+        assert_eq!(proxy["lifecycle"], serde_json::json!({}));
+        assert!(proxy["startupProbe"].is_object(), "the probe still holds the app");
+    }
+}
+
+/// Inside a JSON `proxy.istio.io/config` only the hold goes: the other keys, and the
+/// annotation's JSON form and quoting, stay.
+#[test]
+fn ml403_removes_the_hold_from_a_json_config_in_its_own_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("web.yaml");
+    let manifest = |config: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    \
+             matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels:\n        app: web\n        \
+             sidecar.istio.io/inject: \"true\"\n      annotations:\n        \
+             proxy.istio.io/config: '{config}'\n    spec:\n      containers:\n      - name: web\n        \
+             image: example/web:1.0.0\n"
+        )
+    };
+    std::fs::write(
+        &path,
+        manifest(r#"{"holdApplicationUntilProxyStarts": true, "concurrency": 2}"#),
+    )
+    .unwrap();
+    let flags = ["--kubernetes-version", "1.33", "--istio-version", "1.28"];
+    let flags_owned: Vec<String> = flags.iter().map(|f| (*f).to_owned()).collect();
+    assert!(rules_of(&path, &flags_owned).iter().any(|r| r == "ML403"));
+    common::cli()
+        .arg("lint")
+        .args(flags)
+        .arg("--fix")
+        .arg(&path)
+        .assert()
+        .code(predicates::ord::lt(2));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        manifest(r#"{"concurrency": 2}"#)
+    );
+    assert!(!rules_of(&path, &flags_owned).iter().any(|r| r == "ML403"));
+    if let Some(object) = kubectl_reads(&path) {
+        assert_eq!(
+            object["spec"]["template"]["metadata"]["annotations"]["proxy.istio.io/config"],
+            r#"{"concurrency": 2}"#
+        );
+    }
+}
+
+/// A hold that native sidecars ignore, set in the mesh's configuration rather than in
+/// the manifest, is reported but not fixed: there is nothing in the file to remove.
+#[test]
+fn ml403_offers_no_fix_for_a_hold_outside_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("web.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    sidecar.istio.io/inject: \"true\"\n\
+         spec:\n  containers:\n  - name: web\n    image: example/web:1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join(".mesh-lifecycle.yaml"),
+        "kubernetesVersion: \"1.33\"\nistio:\n  version: \"1.28\"\n  holdApplicationUntilProxyStarts: true\n",
+    )
+    .unwrap();
+    let output = common::cli()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "web.yaml"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let found = findings_of(&report, "ML403");
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert!(found[0].get("fix").is_none(), "{report:#}");
+}
+
+/// An injected Linkerd pod saved with its proxy: `proxy-await` is read by the
+/// injector, which has already run, so setting it would not hold the app (and ML102
+/// would report it). ML101 offers no fix there, and `--fix` drops none.
+#[test]
+fn ml101_offers_no_injector_setting_for_a_proxy_written_in_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger.yaml");
+    let original = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ledger\nspec:\n  \
+        selector:\n    matchLabels: {app: ledger}\n  template:\n    metadata:\n      labels:\n        \
+        app: ledger\n        linkerd.io/control-plane-ns: linkerd\n      annotations:\n        \
+        linkerd.io/inject: enabled\n        linkerd.io/proxy-version: stable-2.14.10\n    spec:\n      \
+        initContainers:\n      - name: linkerd-init\n        image: cr.l5d.io/linkerd/proxy-init:v2.2.3\n        \
+        args: [--incoming-proxy-port, \"4143\", --outgoing-proxy-port, \"4140\", --proxy-uid, \"2102\"]\n      \
+        containers:\n      - name: linkerd-proxy\n        image: cr.l5d.io/linkerd/proxy:stable-2.14.10\n        \
+        readinessProbe:\n          httpGet: {path: /ready, port: 4191}\n      - name: ledger\n        \
+        image: example/ledger:6.0.3\n";
+    std::fs::write(&path, original).unwrap();
+    let (report, _) = common::lint_json(&path, &[]);
+    let found = findings_of(&report, "ML101");
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert!(found[0].get("fix").is_none(), "{report:#}");
+    assert!(
+        found[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("written in the manifest"),
+        "{report:#}"
+    );
+    let output = common::cli()
+        .args(["lint", "--fix"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!stderr.contains("dropped"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+}
+
+/// The diff names a file as `git apply` run in the current directory expects it:
+/// `a/` and `b/` before the path relative to it, however the path was given; a file
+/// outside it by its absolute path after the prefix, as `git diff --no-index` writes
+/// it; standard input by `--stdin-filename`, or `-`.
+#[test]
+fn diff_headers_name_the_file_relative_to_the_current_directory() {
+    let (dir, path) = copy("ml101-fire-inject-label.yaml");
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let headers = |cwd: &Path, args: &[&std::ffi::OsStr], stdin: Option<String>| {
+        let mut command = common::cli();
+        command.current_dir(cwd).args(["lint", "--diff"]).args(args);
+        if let Some(stdin) = stdin {
+            command.write_stdin(stdin);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let name = "ml101-fire-inject-label.yaml";
+    let relative = format!("--- a/{name}\n+++ b/{name}");
+    assert_eq!(headers(dir.path(), &[name.as_ref()], None), relative);
+    assert_eq!(
+        headers(dir.path(), &[format!("./{name}").as_ref()], None),
+        relative
+    );
+    assert_eq!(headers(dir.path(), &[path.as_os_str()], None), relative);
+    let absolute = path.to_str().unwrap().trim_start_matches('/').to_owned();
+    assert_eq!(
+        headers(&sub, &[format!("../{name}").as_ref()], None),
+        format!("--- a/{absolute}\n+++ b/{absolute}")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        headers(dir.path(), &["-".as_ref()], Some(text.clone())),
+        "--- a/-\n+++ b/-"
+    );
+    assert_eq!(
+        headers(
+            dir.path(),
+            &["--stdin-filename".as_ref(), "deploy/web.yaml".as_ref(), "-".as_ref()],
+            Some(text)
+        ),
+        "--- a/deploy/web.yaml\n+++ b/deploy/web.yaml"
+    );
+}

@@ -1,3 +1,4 @@
+use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{GateMoot, Moot};
 use crate::rules::help::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -24,7 +25,17 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Remove the redundant setting.
+    /// Remove the redundant setting: the `holdApplicationUntilProxyStarts` key of
+    /// `proxy.istio.io/config`, or the proxy's postStart `linkerd-await` or
+    /// `pilot-agent wait`. The startup probe goes on holding the app.
+    ///
+    /// `lint --fix` (safe) removes it where the manifest writes it: the key inside
+    /// `proxy.istio.io/config`, edited in that annotation's own format (an annotation
+    /// that held only the hold is left as `{}`, which Istio reads as no override, as an
+    /// absent annotation), or the `postStart` of a proxy container written in the
+    /// manifest (a `lifecycle` that held only it is left as `{}`). A hold set outside
+    /// the manifest (mesh config, Helm values, a preset) gets no fix: it is not in the
+    /// file, and it may still hold the classic sidecars of other pods.
     ///
     /// ## References
     /// - docs/lifecycle.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §7 F9
@@ -87,7 +98,28 @@ impl Rule for RedundantGate {
                         format!("from {}: redundant", moot.source),
                     )
                 });
-            findings.push(Finding::new(&RedundantSetting(why), primary));
+            findings.push(Finding::new(&RedundantSetting(why), primary).with_fix(remove(&moot.source, why)));
         }
     }
+}
+
+/// The redundant gate removed where the manifest writes it. Safe: the startup probe
+/// holds the app as before, and nothing else reads the setting for this pod.
+fn remove(source: &Source, why: &GateMoot) -> Option<Remedy> {
+    let Source::Manifest(path) = source else {
+        return None;
+    };
+    let description = match why {
+        GateMoot::WaitUnderStartupProbe { command } => {
+            format!("remove the postStart `{command}`; the startup probe holds the app")
+        }
+        GateMoot::HoldIgnoredWhenNative { setting } => {
+            format!("remove `{setting}`, which native sidecars ignore")
+        }
+    };
+    Some(Remedy::new(
+        Applicability::Safe,
+        description,
+        vec![Change::Remove(path.clone())],
+    ))
 }

@@ -51,6 +51,15 @@ declare_rule! {
     /// `config.linkerd.io/proxy-await: enabled`. Both only delay the app's start until
     /// the proxy is ready; for other sidecars the fix is shown, not made.
     ///
+    /// A proxy already written in the manifest (an injected pod saved as it runs) gets
+    /// no fix: both settings are read by the injector, which has already run, so they
+    /// would not move or gate the proxy written there (and ML102 would then report the
+    /// setting that cannot hold the app). Inject again from the manifest without the
+    /// proxy, with the setting on the template; or, keeping the proxy written in it,
+    /// move it first in `containers` with the postStart its injector would add (Istio
+    /// `pilot-agent wait`, Linkerd `linkerd-await --timeout=2m --port=4191`; docs/lifecycle.md
+    /// §3.2, §4.2).
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
     /// - https://github.com/istio/istio/issues/4341
@@ -100,6 +109,14 @@ impl Violation for CallsBeforeProxyReady<'_> {
     }
 
     fn help(&self) -> String {
+        // The mesh's hold is read by its injector, which has already run for a proxy
+        // written in the manifest.
+        if is_in_manifest(self.proxy) && self.proxy.remedies().hold_app.is_some() {
+            return format!(
+                "`{}` is written in the manifest, so its injector's hold setting no longer applies: inject the pod again with the hold on, or move `{0}` first in `containers` with the postStart that returns once it is ready, as the injector writes it with the hold",
+                self.proxy.name
+            );
+        }
         hold_app(self.proxy, self.kubernetes)
     }
 }
@@ -171,8 +188,12 @@ impl Rule for AppStartsBeforeProxy {
 
 /// The hold annotation of the proxy's mesh on the pod template: what the mesh's
 /// injector reads to hold the app (Istio's `holdApplicationUntilProxyStarts`, Linkerd's
-/// `proxy-await`), kept apart from the check.
+/// `proxy-await`), kept apart from the check. `None` for a proxy written in the
+/// manifest: the injector that reads the annotation has already run.
 fn fix(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    if is_in_manifest(proxy) {
+        return None;
+    }
     let annotations = plan.paths.pod_metadata.key("annotations");
     let kind = &proxy.sidecar()?.kind;
     let (description, change) = match kind {
