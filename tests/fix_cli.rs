@@ -745,7 +745,10 @@ fn ml403_removes_the_redundant_gate() {
         let proxy = &pod_spec(&object)["initContainers"][1];
         assert_eq!(proxy["name"], "linkerd-proxy");
         assert_eq!(proxy["lifecycle"], serde_json::json!({}));
-        assert!(proxy["startupProbe"].is_object(), "the probe still holds the app");
+        assert!(
+            proxy["startupProbe"].is_object(),
+            "the probe still holds the app"
+        );
     }
 }
 
@@ -903,7 +906,11 @@ fn diff_headers_name_the_file_relative_to_the_current_directory() {
     assert_eq!(
         headers(
             dir.path(),
-            &["--stdin-filename".as_ref(), "deploy/web.yaml".as_ref(), "-".as_ref()],
+            &[
+                "--stdin-filename".as_ref(),
+                "deploy/web.yaml".as_ref(),
+                "-".as_ref()
+            ],
             Some(text)
         ),
         "--- a/deploy/web.yaml\n+++ b/deploy/web.yaml"

@@ -236,6 +236,56 @@ fn suppressed_findings_are_listed_with_their_reasons() {
     assert!(reasons.contains("a one-off debugging Job, deleted by hand"));
 }
 
+/// A suppressed result offers no fix: the user accepted the finding, and `--fix`
+/// leaves it alone. The same file without its suppressions has fixes on those results,
+/// so the test sees the difference.
+#[test]
+fn suppressed_results_carry_no_fixes() {
+    let fixed_rules = |log: &Value| -> BTreeSet<String> {
+        log["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|result| result.get("fixes").is_some())
+            .map(|result| result["ruleId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let path = "testdata/suppressions/all-suppressed.yaml";
+    let (log, _) = sarif(&[path], None);
+    assert!(
+        log["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|result| !result["suppressions"].as_array().unwrap().is_empty()),
+        "every result of {path} is suppressed"
+    );
+    assert_eq!(fixed_rules(&log), BTreeSet::new());
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    let unsuppressed: String = text
+        .lines()
+        .filter(|line| {
+            !line.contains("ignore-check.mesh-lifecycle.io/")
+                && !line.contains("mesh-lifecycle.io/ignore-all")
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let open = dir.path().join("unsuppressed.yaml");
+    std::fs::write(&open, unsuppressed).unwrap();
+    let (log, _) = sarif(&[open.to_str().unwrap()], None);
+    assert!(!fixed_rules(&log).is_empty(), "{log:#}");
+    // `--fix` agrees: the suppressed file is left as it is.
+    let copy = dir.path().join("all-suppressed.yaml");
+    std::fs::write(&copy, &text).unwrap();
+    common::cli()
+        .args(["lint", "--fix", "--unsafe-fixes"])
+        .arg(&copy)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), text);
+}
+
 #[test]
 fn related_locations_carry_the_other_side_of_the_comparison() {
     let (log, _) = sarif(

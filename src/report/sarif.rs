@@ -13,7 +13,8 @@
 //!   the workload, the container and the manifest path of the node, not from line
 //!   numbers, so an alert keeps its identity when lines move.
 //! - A finding silenced by an annotation is kept, with an `inSource` suppression and
-//!   the annotation's reason as its justification.
+//!   the annotation's reason as its justification, and without `fixes`: `lint --fix`
+//!   leaves it alone, and the JSON report, which leaves it out, carries no fix for it.
 //! - Inputs that could not be read are tool execution notifications, and make
 //!   `executionSuccessful` false.
 //! - An object read from a cluster (`lint --cluster`) is no file: its results have
@@ -182,8 +183,12 @@ impl<W: Write> SarifReporter<W> {
                 })
                 .collect(),
         };
+        // A suppressed result is one the user has accepted as it is (SARIF 2.1.0: a
+        // `suppression` whose `status` is `accepted`), which code scanning shows as
+        // dismissed: it carries no fix to offer, as `lint --fix` makes none for it.
         let fixes = artifact
             .as_ref()
+            .filter(|_| located.suppressed.is_none())
             .and_then(|artifact| fix(located, artifact))
             .into_iter()
             .collect();

@@ -98,7 +98,9 @@ impl Rule for RedundantGate {
                         format!("from {}: redundant", moot.source),
                     )
                 });
-            findings.push(Finding::new(&RedundantSetting(why), primary).with_fix(remove(&moot.source, why)));
+            findings.push(
+                Finding::new(&RedundantSetting(why), primary).with_fix(remove(&moot.source, why)),
+            );
         }
     }
 }
