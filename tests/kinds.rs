@@ -191,6 +191,20 @@ fn a_rollout_runs_the_template_of_the_deployment_it_refers_to() {
         "{note}"
     );
     assert_eq!(report["notes"][0]["line"], 12);
+    // The summary says what is wrong with it: not a kind to declare in `workloadKinds`.
+    let output = cli()
+        .args(["lint", "--no-config"])
+        .arg(dir.join("rollout.yaml"))
+        .output()
+        .unwrap();
+    let human = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        human.contains(
+            "1 Rollout not linted (`spec.workloadRef` names no pod template among the inputs: see the note)"
+        ),
+        "{human}"
+    );
+    assert!(!human.contains("workloadKinds"), "{human}");
 }
 
 #[test]

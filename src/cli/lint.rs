@@ -100,7 +100,8 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&render_input_error(error, stderr_style));
         }
         if !args.quiet {
-            for note in document.skipped.iter().chain(&document.notes) {
+            let notes = document.notes.iter().map(|note| &note.error);
+            for note in document.skipped.iter().chain(notes) {
                 diagnostic(&format!("note: {note}\n"));
             }
         }
@@ -113,7 +114,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                     document
                         .notes
                         .iter()
-                        .try_for_each(|note| reporter.note(note))
+                        .try_for_each(|note| reporter.note(&note.error))
                 })
                 .and_then(|()| reporter.document(&document.analyses));
         }

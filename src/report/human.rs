@@ -280,10 +280,17 @@ pub fn summary_line(summary: &Summary) -> String {
             plural(summary.input_errors, "input")
         ));
     }
-    if summary.notes > 0 {
+    if summary.unknown_kinds > 0 {
         line.push_str(&format!(
             "; {} holding a pod not linted (a kind the linter does not read: declare it in `workloadKinds`)",
-            plural(summary.notes, "object")
+            plural(summary.unknown_kinds, "object")
+        ));
+    }
+    if summary.unfollowed_references > 0 {
+        line.push_str(&format!(
+            "; {} not linted (`spec.workloadRef` names no pod template among the inputs: see the {})",
+            plural(summary.unfollowed_references, "Rollout"),
+            if summary.unfollowed_references == 1 { "note" } else { "notes" }
         ));
     }
     line

@@ -110,7 +110,7 @@ pub struct DocumentReport {
     pub errors: Vec<InputError>,
     /// Workloads left out on purpose, with why.
     pub skipped: Vec<InputError>,
-    /// What every report names: objects holding a pod of a kind the linter does not
-    /// read, with how to declare it.
-    pub notes: Vec<InputError>,
+    /// What every report names: objects holding a pod the linter does not lint, with
+    /// why and what to do.
+    pub notes: Vec<crate::workload::Note>,
 }

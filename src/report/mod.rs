@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::load::InputError;
 use crate::report::located::{Analysis, DocumentReport, Located};
 use crate::rules::Severity;
-use crate::workload::WorkloadRef;
+use crate::workload::{Unlinted, WorkloadRef};
 
 /// Counts for the end of a report.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -43,10 +43,14 @@ pub struct Summary {
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,
-    /// Notes every report names (objects of a kind the linter does not read); they do
-    /// not change the exit status.
+    /// Objects holding a pod of a kind the linter does not read, named in notes; they
+    /// do not change the exit status.
     #[serde(skip)]
-    pub notes: usize,
+    pub unknown_kinds: usize,
+    /// Rollouts whose `spec.workloadRef` names no pod template of the input, named in
+    /// notes; they do not change the exit status.
+    #[serde(skip)]
+    pub unfollowed_references: usize,
     /// Whether the inputs are objects read from a cluster (`files` counts them), not
     /// files.
     #[serde(skip)]
@@ -58,7 +62,12 @@ impl Summary {
     pub fn add(&mut self, report: &DocumentReport) {
         self.workloads += report.analyses.len();
         self.input_errors += report.errors.len();
-        self.notes += report.notes.len();
+        for note in &report.notes {
+            match note.why {
+                Unlinted::UnknownKind => self.unknown_kinds += 1,
+                Unlinted::UnfollowedReference => self.unfollowed_references += 1,
+            }
+        }
         for finding in report.analyses.iter().flat_map(|a| &a.findings) {
             if finding.suppressed.is_some() {
                 self.suppressed += 1;

@@ -166,7 +166,26 @@ pub struct Objects {
     pub skipped: Vec<InputError>,
     /// What every report names: objects of a kind the linter does not read that hold a
     /// pod, and what a controller does that the linter cannot follow.
-    pub notes: Vec<InputError>,
+    pub notes: Vec<Note>,
+}
+
+/// An object that holds or runs a pod the linter does not lint, and why: a note every
+/// report names, without changing the exit status.
+#[derive(Clone, Debug)]
+pub struct Note {
+    /// Why the pod is not linted, which decides what the user can do about it.
+    pub why: Unlinted,
+    /// The note, at the object's node.
+    pub error: InputError,
+}
+
+/// Why an object's pod is not linted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unlinted {
+    /// A kind the linter does not read: `workloadKinds` can declare it.
+    UnknownKind,
+    /// A Rollout whose `spec.workloadRef` names no pod template of the input.
+    UnfollowedReference,
 }
 
 /// Finds the workloads and namespaces of a document, with Kubernetes' kinds and the
@@ -244,8 +263,11 @@ fn classify(
         return;
     }
     let Some(kind) = Kind::of(api_version, kind_name, context.declared) else {
-        if let Some(note) = unlinted::note(document, node, &path, api_version, kind_name) {
-            found.notes.push(note);
+        if let Some(error) = unlinted::note(document, node, &path, api_version, kind_name) {
+            found.notes.push(Note {
+                why: Unlinted::UnknownKind,
+                error,
+            });
         }
         return;
     };
@@ -274,7 +296,10 @@ fn push(decoded: Result<Workload, Rejected>, found: &mut Objects) {
         Ok(workload) => found.workloads.push(workload),
         Err(Rejected::Invalid(error)) => found.errors.push(error),
         Err(Rejected::Skipped(note)) => found.skipped.push(note),
-        Err(Rejected::Noted(note)) => found.notes.push(note),
+        Err(Rejected::Noted(error)) => found.notes.push(Note {
+            why: Unlinted::UnfollowedReference,
+            error,
+        }),
     }
 }
 
@@ -368,7 +393,8 @@ enum Rejected {
     Invalid(InputError),
     /// A partial object, left out (a kustomize patch).
     Skipped(InputError),
-    /// Linted elsewhere or not at all, with why: a note every report shows.
+    /// A Rollout whose pod template could not be followed, with why: a note every
+    /// report shows.
     Noted(InputError),
 }
 
