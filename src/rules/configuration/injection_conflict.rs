@@ -23,6 +23,9 @@ declare_rule! {
     /// ## Fix
     /// Keep one mesh and one spelling of each setting (the label for Istio injection).
     ///
+    /// `lint --fix` makes no change: which of the settings that disagree is meant (which
+    /// mesh, whether the pod is to be injected) is the owner's choice.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.1 (stage 2: the label wins over the annotation), §4.1 (Linkerd's annotation)
     /// - https://istio.io/latest/docs/setup/additional-setup/sidecar-injection/#controlling-the-injection-policy

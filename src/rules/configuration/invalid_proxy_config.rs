@@ -29,6 +29,10 @@ declare_rule! {
     ///   terminationDrainDuration: 25s
     /// ```
     ///
+    /// `lint --fix` makes no change: an invalid value's intent is unknown (`25` may mean
+    /// seconds or milliseconds, a misspelt key any of several), so only its author can
+    /// say what was meant.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.7 (ProxyConfig sources and format), §4.2 and §4.3 (Linkerd annotations), §5 (other sidecars' annotations), §2.1
     /// - https://istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/#ProxyConfig

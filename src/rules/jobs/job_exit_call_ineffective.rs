@@ -32,6 +32,9 @@ declare_rule! {
     /// ```
     /// For Linkerd, enable the endpoint: `config.linkerd.io/proxy-admin-shutdown: enabled`.
     ///
+    /// `lint --fix` makes no change: it would rewrite the Job's own script, whose shell,
+    /// `exec` and exit status belong to the work and are its author's to change.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §7 F2, F3, F19
     /// - https://github.com/istio/istio/issues/11659

@@ -42,6 +42,10 @@ declare_rule! {
     /// or run the init container with `securityContext.runAsUser: 1337` (Istio's
     /// documented workaround; needed when DNS proxying resolves the name).
     ///
+    /// `lint --fix` makes no change: which remedy fits depends on whether the call must
+    /// go through the mesh (mTLS, policy) and may move to the app, which only the pod's
+    /// owner knows.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first)
     /// - https://istio.io/latest/docs/setup/additional-setup/cni/#compatibility-with-application-init-containers

@@ -34,6 +34,10 @@ declare_rule! {
     /// ```
     /// (Istio injects this since 1.20 unless `global.proxy.startupProbe.enabled` is off.)
     ///
+    /// `lint --fix` makes no change: the probe must ask the sidecar's own readiness
+    /// endpoint, whose path and port the manifest does not state for every sidecar, and
+    /// with a failure threshold that fits how long it really takes to start.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/

@@ -31,6 +31,9 @@ declare_rule! {
     /// Upgrade the cluster to Kubernetes 1.29 or later, or run the sidecar as a regular
     /// container (and take care of its start and stop ordering).
     ///
+    /// `lint --fix` makes no change: the remedy is a cluster upgrade or a new start and
+    /// stop order for the pod, a design choice rather than an edit of this file.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
     /// - https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/

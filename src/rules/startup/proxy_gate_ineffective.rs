@@ -40,6 +40,10 @@ declare_rule! {
     ///         exec: {command: [pilot-agent, wait]}
     /// ```
     ///
+    /// `lint --fix` makes no change: the remedy lies in what the injector reads (a
+    /// re-injection, Helm values), not in this file, and reordering containers an
+    /// injector wrote would be undone by the next injection.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (only later containers wait), §3.2 (layouts B and D), §3.5, §7 F8
     /// - https://github.com/istio/istio/issues/37541

@@ -34,6 +34,10 @@ declare_rule! {
     /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`; for
     /// Dapr, `dapr.io/block-shutdown-duration`).
     ///
+    /// `lint --fix` makes no change: the delay must cover the cluster's endpoint
+    /// propagation, which is measured on the cluster (`endpoint-propagation` is an
+    /// assumption), not read from the manifest.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §6 (endpoint propagation), §7 F11, F16
     /// - https://github.com/istio/istio/issues/60649

@@ -30,6 +30,10 @@ declare_rule! {
     /// window plus the longest request, and a proxy that stays until the app's
     /// connections are done (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`, or a native sidecar).
     ///
+    /// `lint --fix` makes no change: the values depend on the app's request lengths,
+    /// which only its owner can confirm (`longest-request` is what they said), and a
+    /// longer grace period slows every deletion of the pod.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"

@@ -28,6 +28,11 @@ declare_rule! {
     ///   preStop:
     ///     sleep: {seconds: 5}     # Kubernetes 1.30+
     /// ```
+    /// Or build the image with the shell and `sleep` the hook runs.
+    ///
+    /// `lint --fix` makes no change: that the image lacks the program is a guess from
+    /// its name, and a hook that does more than sleep has no `sleep` action to become;
+    /// the other remedy is a new image.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.3 (the sleep action runs in the kubelet), §2.2, §1.1 (a failed postStart kills the container)

@@ -39,6 +39,10 @@ declare_rule! {
     ///     EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"
     /// ```
     ///
+    /// `lint --fix` makes no change: the mechanism, and the length that covers the
+    /// app, depend on how long the app really takes to stop and whether its
+    /// connections close, which the timeline assumes (`app-shutdown`) rather than knows.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
     /// - https://github.com/istio/istio/issues/7136
