@@ -45,7 +45,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::file::{GoDuration, SettingsFile, WholeSeconds};
-use super::istio::NativeSidecars;
+use super::istio::{self, NativeSidecars};
 use super::mesh_config;
 use super::{
     DeclaredSidecar, IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source,
@@ -204,7 +204,7 @@ crate::documented! {
             "the version's: auto from 1.27, false before",
         /// Helm `global.proxy.lifecycle`: replaces the hooks the injector adds to the
         /// proxy.
-        lifecycle: Option<Lifecycle> = "the injector's hooks",
+        lifecycle: Option<StrictLifecycle> = "the injector's hooks",
         /// Helm `global.proxy.startupProbe.enabled`.
         startup_probe: Option<bool> = "true (from Istio 1.20)",
         /// Helm `global.proxy.autoInject`: whether pods of an injecting namespace are
@@ -357,9 +357,149 @@ crate::value_kinds! {
     GoDuration => "duration (`5s`, `1m30s`)",
     WholeSeconds => "whole number of seconds",
     NativeSidecars => "`true`, `false` or `auto`",
-    Lifecycle => "container lifecycle (`preStop`, `postStart`)",
-    mesh_config::ProxyConfigFields => "ProxyConfig mapping (Istio's field names)",
     RuleLevel => "`off`, `error`, `warning` or `info`",
+}
+
+/// A field of a section whose decoder is not a [`documented!`](crate::documented)
+/// struct: a value without fields of its own.
+const fn field(
+    ident: &'static str,
+    doc: &'static str,
+    absent: &'static str,
+    kind: fn() -> String,
+) -> documented::Field {
+    documented::Field {
+        ident,
+        doc,
+        absent: documented::Absent::Default(absent),
+        kind,
+        nested: || None,
+    }
+}
+
+impl Documented for mesh_config::ProxyConfigFields {
+    fn kind() -> String {
+        "ProxyConfig mapping (Istio's field names)".to_owned()
+    }
+
+    /// The fields the model reads, in the order of [`istio::READ_FIELDS`], the keys
+    /// the decoder matches on.
+    fn nested() -> Option<documented::Nested> {
+        static SECTION: documented::Section = documented::Section {
+            name: "ProxyConfig",
+            fields: &[
+                field(
+                    "termination_drain_duration",
+                    "How long the agent keeps Envoy running after SIGTERM.",
+                    "5s",
+                    GoDuration::kind,
+                ),
+                field(
+                    "drain_duration",
+                    "Envoy's `--drain-time-s`: how long it keeps accepting connections while it drains.",
+                    "45s",
+                    GoDuration::kind,
+                ),
+                field(
+                    "hold_application_until_proxy_starts",
+                    "The app starts once the proxy is ready (the injector's `pilot-agent wait` postStart).",
+                    "false",
+                    bool::kind,
+                ),
+                field(
+                    "status_port",
+                    "The agent's status port, where a Job calls `/quitquitquit`.",
+                    "15020",
+                    || "port number".to_owned(),
+                ),
+                field(
+                    "proxy_metadata",
+                    "Environment variables of the agent (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`, `MINIMUM_DRAIN_DURATION`), merged key by key over the mesh's.",
+                    "none",
+                    BTreeMap::<String, String>::kind,
+                ),
+            ],
+            keys: || &istio::READ_FIELDS,
+        };
+        Some(documented::Nested {
+            step: String::new(),
+            section: &SECTION,
+        })
+    }
+}
+
+/// A container lifecycle handler, as the docs name it.
+fn handler_kind() -> String {
+    "lifecycle handler (`exec`, `httpGet`, `sleep`)".to_owned()
+}
+
+/// A container [`Lifecycle`] whose keys are checked: Kubernetes' type skips a key it
+/// does not know, which would let a misspelt `preStop` pass unnoticed.
+#[derive(Debug)]
+struct StrictLifecycle(Lifecycle);
+
+impl<'de> Deserialize<'de> for StrictLifecycle {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = StrictLifecycle;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a container lifecycle (`preStop`, `postStart`)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let keys = documented::serde_keys::<Lifecycle>();
+                let mut fields = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !keys.contains(&key.as_str()) {
+                        return Err(de::Error::unknown_field(&key, keys));
+                    }
+                    fields.insert(key, map.next_value()?);
+                }
+                Lifecycle::deserialize(serde_json::Value::Object(fields))
+                    .map(StrictLifecycle)
+                    .map_err(de::Error::custom)
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
+}
+
+impl Documented for StrictLifecycle {
+    fn kind() -> String {
+        "container lifecycle (`preStop`, `postStart`)".to_owned()
+    }
+
+    /// Its keys are the Kubernetes type's own, as its `Deserialize` names them.
+    fn nested() -> Option<documented::Nested> {
+        static SECTION: documented::Section = documented::Section {
+            name: "Lifecycle",
+            fields: &[
+                field(
+                    "post_start",
+                    "The proxy's postStart; the app starts only once it returns.",
+                    "none: no postStart",
+                    handler_kind,
+                ),
+                field(
+                    "pre_stop",
+                    "The proxy's preStop, run from the deletion on; it counts against the grace period.",
+                    "none: no preStop",
+                    handler_kind,
+                ),
+                field(
+                    "stop_signal",
+                    "The signal the kubelet stops the proxy with (Kubernetes 1.33+); not modelled: SIGTERM is assumed.",
+                    "the image's",
+                    String::kind,
+                ),
+            ],
+            keys: documented::serde_keys::<Lifecycle>,
+        };
+        Some(documented::Nested {
+            step: String::new(),
+            section: &SECTION,
+        })
+    }
 }
 
 impl<T: Documented> Documented for InOrder<T> {
@@ -409,7 +549,7 @@ impl ConfigFile {
             if let Some(mode) = istio.native_sidecars {
                 istio_settings.native_sidecars = Some(Sourced::new(mode, origin.clone()));
             }
-            if let Some(lifecycle) = istio.lifecycle {
+            if let Some(StrictLifecycle(lifecycle)) = istio.lifecycle {
                 istio_settings.set_lifecycle(lifecycle, origin.clone());
             }
             if let Some(on) = istio.startup_probe {

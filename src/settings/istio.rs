@@ -118,6 +118,22 @@ pub struct ProxyConfig {
     pub proxy_metadata: BTreeMap<String, Sourced<String>>,
 }
 
+/// The ProxyConfig fields [`ProxyConfig::from_json`] reads, by their JSON names; the
+/// settings docs list these under `istio.defaultConfig` (other fields are accepted and
+/// change nothing the model draws).
+pub const READ_FIELDS: [&str; 5] = [
+    TERMINATION_DRAIN_DURATION,
+    DRAIN_DURATION,
+    HOLD_APPLICATION_UNTIL_PROXY_STARTS,
+    STATUS_PORT,
+    PROXY_METADATA,
+];
+const TERMINATION_DRAIN_DURATION: &str = "terminationDrainDuration";
+const DRAIN_DURATION: &str = "drainDuration";
+const HOLD_APPLICATION_UNTIL_PROXY_STARTS: &str = "holdApplicationUntilProxyStarts";
+const STATUS_PORT: &str = "statusPort";
+const PROXY_METADATA: &str = "proxyMetadata";
+
 /// A ProxyConfig value that cannot be used, with the field it is in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProxyConfigError {
@@ -171,19 +187,19 @@ impl ProxyConfig {
                 message,
             };
             match field.as_str() {
-                "terminationDrainDuration" => {
+                TERMINATION_DRAIN_DURATION => {
                     config.termination_drain_duration = Some(Sourced::new(
                         duration(value).map_err(error)?,
                         source.clone(),
                     ));
                 }
-                "drainDuration" => {
+                DRAIN_DURATION => {
                     config.drain_duration = Some(Sourced::new(
                         duration(value).map_err(error)?,
                         source.clone(),
                     ))
                 }
-                "holdApplicationUntilProxyStarts" => {
+                HOLD_APPLICATION_UNTIL_PROXY_STARTS => {
                     let hold = match value {
                         Value::Bool(b) => *b,
                         other => {
@@ -196,14 +212,14 @@ impl ProxyConfig {
                     config.hold_application_until_proxy_starts =
                         Some(Sourced::new(hold, source.clone()));
                 }
-                "statusPort" => {
+                STATUS_PORT => {
                     let port = value
                         .as_u64()
                         .and_then(|p| u16::try_from(p).ok())
                         .ok_or_else(|| error(format!("expected a port number, found {value}")))?;
                     config.status_port = Some(Sourced::new(port, source.clone()));
                 }
-                "proxyMetadata" => {
+                PROXY_METADATA => {
                     let Value::Object(metadata) = value else {
                         return Err(error(format!(
                             "expected a mapping, found {}",
@@ -293,6 +309,17 @@ fn json_type(value: &serde_json::Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fields the settings docs list are the ones the decoder reads: each is
+    /// checked, so a value of the wrong type is an error at that field.
+    #[test]
+    fn every_documented_field_is_read() {
+        for field in READ_FIELDS {
+            let json = serde_json::json!({ field: [] });
+            let error = ProxyConfig::from_json(&json, &Source::Default).unwrap_err();
+            assert_eq!(error.field, field);
+        }
+    }
 
     #[test]
     fn reads_yaml_and_json_annotations() {
