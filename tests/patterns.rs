@@ -52,13 +52,7 @@ fn check(prefix: &str) {
         if found != expected {
             failures.push(format!(
                 "{name}: expected {expected:?}, found {found:?}\n  {}",
-                report["findings"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|f| f["message"].as_str().unwrap().to_owned())
-                    .collect::<Vec<_>>()
-                    .join("\n  ")
+                common::messages(&report, "  ")
             ));
         }
         if expected.is_empty() {

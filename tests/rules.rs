@@ -23,13 +23,7 @@ fn every_fixture_yields_exactly_its_expected_findings() {
             failures.push(format!(
                 "{}:\n  expected {expected:?}\n  found    {found:?}\n  messages: {}",
                 path.file_name().unwrap().to_string_lossy(),
-                report["findings"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|f| f["message"].as_str().unwrap().to_owned())
-                    .collect::<Vec<_>>()
-                    .join("\n            ")
+                common::messages(&report, "            ")
             ));
         }
         let errors = report["summary"]["errors"].as_u64().unwrap();

@@ -84,6 +84,18 @@ pub fn rule_lines(report: &serde_json::Value) -> Vec<(String, u64)> {
     found
 }
 
+/// The messages of a report's findings, one a line, each line after the first starting
+/// with `indent`: for a failure message that shows what fired instead.
+pub fn messages(report: &serde_json::Value, indent: &str) -> String {
+    report["findings"]
+        .as_array()
+        .expect("findings is an array")
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join(&format!("\n{indent}"))
+}
+
 /// The `# expect: ML101 ML301` markers of a fixture: `(ruleId, line)`, sorted.
 pub fn expectations(text: &str) -> Vec<(String, u64)> {
     let mut expected = Vec::new();

@@ -1,13 +1,10 @@
 use crate::load::JsonPath;
 use crate::resolve::PlannedContainer;
 use crate::resolve::{ExitPolicy, HookDuration, Role};
-use crate::rules::fixes::raise_grace_period;
-use crate::rules::help::{
-    PendingRequests, container_label_path, exit_description, grace_label, is_in_manifest,
-};
+use crate::rules::help::{PendingRequests, container_label_path, exit_description, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
-use crate::simulate::{Phase, StopEntry};
+use crate::simulate::StopEntry;
 
 declare_rule! {
     /// ## What it detects
@@ -189,19 +186,17 @@ impl Rule for GracePeriodExceeded {
                     None,
                 ),
             };
-            let mut finding = Finding::new(&violation, primary)
-                .container(&container.name)
-                .related(grace_label(plan))
-                .window(
-                    Phase::Termination,
-                    entry.kill,
-                    entry.natural_exit,
-                    Some(&container.name),
-                );
+            let mut finding = super::cut_by_grace(
+                &violation,
+                primary,
+                plan,
+                container,
+                (entry.kill, entry.natural_exit),
+            );
             if let Some(label) = secondary {
                 finding = finding.related(label);
             }
-            findings.push(finding.with_fix(raise_grace_period(plan)));
+            findings.push(finding);
         }
     }
 }

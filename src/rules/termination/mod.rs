@@ -20,3 +20,27 @@ pub use prestop_needs_shell::PrestopNeedsShell;
 pub use prestop_outlives_grace::PrestopOutlivesGrace;
 pub use proxy_exits_before_app::ProxyExitsBeforeApp;
 pub use sleep_action_unsupported::SleepActionUnsupported;
+
+use crate::resolve::{PlannedContainer, PodPlan};
+use crate::rules::fixes::raise_grace_period;
+use crate::rules::help::grace_label;
+use crate::rules::{Finding, Label, Violation};
+use crate::simulate::Phase;
+use crate::time::Millis;
+
+/// A finding about `container`'s stop cut short by the grace period (ML201, ML206):
+/// the grace period as the other side, the time lost as its window, and the remedy
+/// both rules share, a grace period raised to what the timeline needs.
+fn cut_by_grace<V: Violation>(
+    violation: &V,
+    primary: Label,
+    plan: &PodPlan,
+    container: &PlannedContainer,
+    (from, to): (Millis, Millis),
+) -> Finding {
+    Finding::new(violation, primary)
+        .with_fix(raise_grace_period(plan))
+        .container(&container.name)
+        .related(grace_label(plan))
+        .window(Phase::Termination, from, to, Some(&container.name))
+}

@@ -1,8 +1,6 @@
 use crate::resolve::{Hook, HookAction, HookDuration, PlannedContainer};
-use crate::rules::fixes::raise_grace_period;
-use crate::rules::help::grace_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
-use crate::simulate::{self, Phase, StopEntry};
+use crate::simulate::{self, StopEntry};
 use crate::time::Millis;
 
 declare_rule! {
@@ -135,18 +133,13 @@ impl Rule for PrestopOutlivesGrace {
                 grace: plan.deletion_grace().value,
                 needed: simulate::grace_needed(plan),
             };
-            findings.push(
-                Finding::new(&violation, Label::key(path, format!("lasts {length}")))
-                    .with_fix(raise_grace_period(plan))
-                    .container(&container.name)
-                    .related(grace_label(plan))
-                    .window(
-                        Phase::Termination,
-                        entry.signal,
-                        entry.kill,
-                        Some(&container.name),
-                    ),
-            );
+            findings.push(super::cut_by_grace(
+                &violation,
+                Label::key(path, format!("lasts {length}")),
+                plan,
+                container,
+                (entry.signal, entry.kill),
+            ));
         }
     }
 }
