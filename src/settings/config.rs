@@ -446,21 +446,63 @@ impl<'de> Deserialize<'de> for StrictLifecycle {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a container lifecycle (`preStop`, `postStart`)")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let keys = documented::serde_keys::<Lifecycle>();
-                let mut fields = serde_json::Map::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if !keys.contains(&key.as_str()) {
-                        return Err(de::Error::unknown_field(&key, keys));
-                    }
-                    fields.insert(key, map.next_value()?);
-                }
-                Lifecycle::deserialize(serde_json::Value::Object(fields))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let known = KnownKeys {
+                    map,
+                    keys: documented::serde_keys::<Lifecycle>(),
+                };
+                Lifecycle::deserialize(de::value::MapAccessDeserializer::new(known))
                     .map(StrictLifecycle)
-                    .map_err(de::Error::custom)
             }
         }
         deserializer.deserialize_map(Keys)
+    }
+}
+
+/// A mapping whose keys must be among `keys`: an unknown one is an error at it. The
+/// values are read from the mapping itself, so their errors keep their positions.
+struct KnownKeys<A> {
+    map: A,
+    keys: &'static [&'static str],
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for KnownKeys<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.map.next_key_seed(KnownKey {
+            seed,
+            keys: self.keys,
+        })
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+}
+
+/// A key of [`KnownKeys`]: read as a string, checked, then handed to the seed.
+struct KnownKey<K> {
+    seed: K,
+    keys: &'static [&'static str],
+}
+
+impl<'de, K: de::DeserializeSeed<'de>> de::DeserializeSeed<'de> for KnownKey<K> {
+    type Value = K::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Value, D::Error> {
+        let key = String::deserialize(deserializer)?;
+        if !self.keys.contains(&key.as_str()) {
+            return Err(de::Error::unknown_field(&key, self.keys));
+        }
+        self.seed
+            .deserialize(de::IntoDeserializer::<D::Error>::into_deserializer(key))
     }
 }
 
