@@ -823,13 +823,12 @@ fn ml403_offers_no_fix_for_a_hold_outside_the_manifest() {
     assert!(found[0].get("fix").is_none(), "{report:#}");
 }
 
-/// An injected Linkerd pod saved with its proxy: `proxy-await` is read by the
-/// injector, which has already run, so setting it would not hold the app (and ML102
-/// would report it). ML101 offers no fix there, and `--fix` drops none.
+/// An injected pod saved with its proxy: the hold settings (`proxy-await`,
+/// `holdApplicationUntilProxyStarts`) are read by the injector, which has already run,
+/// so setting them would not hold the app (and ML102 would report them). ML101 offers
+/// no fix there, its help says what to do instead, and `--fix` drops none.
 #[test]
 fn ml101_offers_no_injector_setting_for_a_proxy_written_in_the_manifest() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ledger.yaml");
     let original = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ledger\nspec:\n  \
         selector:\n    matchLabels: {app: ledger}\n  template:\n    metadata:\n      labels:\n        \
         app: ledger\n        linkerd.io/control-plane-ns: linkerd\n      annotations:\n        \
@@ -839,6 +838,19 @@ fn ml101_offers_no_injector_setting_for_a_proxy_written_in_the_manifest() {
         containers:\n      - name: linkerd-proxy\n        image: cr.l5d.io/linkerd/proxy:stable-2.14.10\n        \
         readinessProbe:\n          httpGet: {path: /ready, port: 4191}\n      - name: ledger\n        \
         image: example/ledger:6.0.3\n";
+    assert_ml101_has_no_fix(original);
+    let istio = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations:\n    \
+        sidecar.istio.io/status: '{\"containers\":[\"istio-proxy\"]}'\nspec:\n  containers:\n  \
+        - name: web\n    image: example/web:1.0.0\n  - name: istio-proxy\n    \
+        image: docker.io/istio/proxyv2:1.24.0\n    args: [proxy, sidecar]\n    readinessProbe:\n      \
+        httpGet: {path: /healthz/ready, port: 15021}\n";
+    assert_ml101_has_no_fix(istio);
+}
+
+/// `original` fires ML101 without a fix, and `--fix` leaves it as it is.
+fn assert_ml101_has_no_fix(original: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pod.yaml");
     std::fs::write(&path, original).unwrap();
     let (report, _) = common::lint_json(&path, &[]);
     let found = findings_of(&report, "ML101");
