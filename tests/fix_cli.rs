@@ -448,6 +448,37 @@ fn ml301_makes_the_injected_proxy_a_native_sidecar() {
     }
 }
 
+/// A sidecar written in `containers` moves, with its comments and probe, to the end
+/// of `initContainers` (after the setup step it may need) with `restartPolicy:
+/// Always`; as a native sidecar it also starts before the work (ML101) and outlives
+/// it (ML202).
+#[test]
+fn ml301_moves_a_written_sidecar_to_the_end_of_the_init_containers() {
+    let name = "ml301-fire-written-sidecar.yaml";
+    let (fixed, read) = fix_unsafe_fixture(name, "ML301");
+    insta::assert_snapshot!(name, fixed);
+    let path = common::testdata(&format!("rules/{name}"));
+    assert_eq!(rules_of(&path, &[]), ["ML101", "ML202", "ML301"]);
+    if let Some(object) = read {
+        let spec = pod_spec(&object);
+        let names = |list: &str| -> Vec<String> {
+            spec[list]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(names("initContainers"), ["fetch-config", "cloud-sql-proxy"]);
+        assert_eq!(names("containers"), ["export"]);
+        assert_eq!(spec["initContainers"][1]["restartPolicy"], "Always");
+        assert_eq!(
+            spec["initContainers"][1]["startupProbe"]["tcpSocket"]["port"],
+            5432
+        );
+    }
+}
+
 #[test]
 fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
     for (name, flags) in [
@@ -462,8 +493,14 @@ fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
             "ml301-fire-linkerd-job.yaml",
             &["--linkerd-version", "2.14"][..],
         ),
-        // A proxy written in `containers` would have to move to `initContainers`.
+        // A mesh proxy written out by its injector: injecting it again in native mode
+        // is the remedy, not the classic container moved.
         ("ml301-fire-injected-job.yaml", &[][..]),
+        // A written sidecar moves to `initContainers` only where they run natively.
+        (
+            "ml301-fire-written-sidecar.yaml",
+            &["--kubernetes-version", "1.28"][..],
+        ),
     ] {
         let path = common::testdata(&format!("rules/{name}"));
         let (report, _) = common::lint_json(&path, flags);
