@@ -271,6 +271,54 @@ fn ml205_removes_the_ignored_drain_setting() {
     assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
 
+/// A sleep action the version has not got (1.28) or drops (1.29) becomes `exec`
+/// `sleep` of the same seconds: safe, the delay is the one written.
+#[test]
+fn ml209_runs_the_sleep_in_the_container_where_the_version_has_no_sleep_action() {
+    for name in ["ml209-fire-1.28.yaml", "ml209-fire-1.29.yaml"] {
+        let (fixed, read) = fix_fixture(name, "ML209", &[]);
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            let pre_stop = &pod_spec(&object)["containers"][0]["lifecycle"]["preStop"];
+            assert_eq!(
+                pre_stop,
+                &serde_json::json!({"exec": {"command": ["sleep", "10"]}})
+            );
+        }
+    }
+}
+
+/// Seconds the version rejects are the author's to change, and an image without
+/// `sleep` cannot run the delay itself.
+#[test]
+fn ml209_offers_no_fix_for_rejected_seconds_or_an_image_without_sleep() {
+    let dir = tempfile::tempdir().unwrap();
+    let distroless = dir.path().join("distroless.yaml");
+    let text = std::fs::read_to_string(common::testdata("rules/ml209-fire-1.28.yaml"))
+        .unwrap()
+        .replace(
+            "example/events-consumer:1.3.0",
+            "gcr.io/distroless/static:nonroot",
+        );
+    std::fs::write(&distroless, text).unwrap();
+    for (path, flags) in [
+        (
+            common::testdata("rules/ml209-fire-above-grace.yaml"),
+            &[][..],
+        ),
+        (
+            common::testdata("rules/ml209-fire-zero-before-1.33.yaml"),
+            &["--kubernetes-version", "1.32"][..],
+        ),
+        (distroless, &["--kubernetes-version", "1.28"][..]),
+    ] {
+        let (report, _) = common::lint_json(&path, flags);
+        let ml209 = findings_of(&report, "ML209");
+        assert_eq!(ml209.len(), 1, "{path:?}: {report}");
+        assert!(ml209[0].get("fix").is_none(), "{path:?}: {}", ml209[0]);
+    }
+}
+
 #[test]
 fn ml207_adds_or_lengthens_a_prestop_sleep() {
     // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the
