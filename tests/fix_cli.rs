@@ -319,6 +319,62 @@ fn ml209_offers_no_fix_for_rejected_seconds_or_an_image_without_sleep() {
     }
 }
 
+/// The stop call becomes the script's EXIT trap, set first: it runs on every path and
+/// the shell exits with the work's status. The script is rewritten in its own style.
+#[test]
+fn ml302_makes_the_stop_call_the_script_s_exit_trap() {
+    for (name, script) in [
+        (
+            "ml302-fire-semicolon.yaml",
+            "trap 'curl -fsS -X POST http://127.0.0.1:15020/quitquitquit' EXIT; ./migrate up",
+        ),
+        (
+            "ml302-fire-and-and.yaml",
+            "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT; /app/sync --source https://pim.example.com/export",
+        ),
+        (
+            "ml302-fire-set-e.yaml",
+            "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT  # expect: ML302\nset -e\npg_dump -h orders-db -U backup orders > /backup/orders.sql\ngsutil cp /backup/orders.sql gs://example-backups/orders/\n",
+        ),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture(name, "ML302");
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            let spec = match object["kind"].as_str() {
+                Some("CronJob") => &object["spec"]["jobTemplate"]["spec"]["template"]["spec"],
+                _ => pod_spec(&object),
+            };
+            let command = &spec["containers"][0]["command"];
+            assert_eq!(command[2], script, "{name}: {command}");
+        }
+    }
+}
+
+/// A sidecar's exit code is not in the work's command, and a script with a trap of
+/// its own would have one trap replace the other.
+#[test]
+fn ml302_offers_no_fix_for_an_exit_code_or_a_script_with_its_own_trap() {
+    let dir = tempfile::tempdir().unwrap();
+    let trapped = dir.path().join("trapped.yaml");
+    let text = std::fs::read_to_string(common::testdata("rules/ml302-fire-semicolon.yaml"))
+        .unwrap()
+        .replace(
+            "- ./migrate up;",
+            "- trap 'rm -f /tmp/lock' EXIT; ./migrate up;",
+        );
+    assert!(text.contains("trap 'rm"));
+    std::fs::write(&trapped, text).unwrap();
+    for path in [
+        common::testdata("rules/ml302-fire-cloudsql-exit-143.yaml"),
+        trapped,
+    ] {
+        let (report, _) = common::lint_json(&path, &[]);
+        let ml302 = findings_of(&report, "ML302");
+        assert_eq!(ml302.len(), 1, "{path:?}: {report}");
+        assert!(ml302[0].get("fix").is_none(), "{path:?}: {}", ml302[0]);
+    }
+}
+
 #[test]
 fn ml207_adds_or_lengthens_a_prestop_sleep() {
     // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the

@@ -36,6 +36,7 @@ pub fn resolve(b: &mut Builder) {
                     effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
                 Some(SidecarStop {
+                    script: script_call(container, &path, &argv, &call),
                     path: call_path(container, &path, &call),
                     // pilot-agent's `/quitquitquit` disables draining and exits at once
                     // (`handleQuit`); Envoy's own exits at once too (docs/lifecycle.md §3.4).
@@ -302,6 +303,7 @@ fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 text: format!("kubexit (KUBEXIT_NAME={name})"),
                 effective,
                 exits_at_once: false,
+                script: None,
             })
         })
         .collect()
@@ -327,6 +329,7 @@ fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 text: process.clone(),
                 effective: Ok(()),
                 exits_at_once: false,
+                script: None,
             }),
             _ => None,
         })
@@ -404,6 +407,7 @@ fn controller_stop(b: &mut Builder) {
             text,
             effective,
             exits_at_once: false,
+            script: None,
         });
     }
 }
@@ -440,6 +444,29 @@ fn argo_can_signal(b: &Builder, container: &PlannedContainer) -> bool {
                 .shell
         }
     }
+}
+
+/// The script item of `argv` (the container's `command` then `args`) and the call's
+/// place in it, when the call is written there as a command of its own.
+fn script_call(
+    container: &Container,
+    path: &JsonPath,
+    argv: &[String],
+    call: &StopCall,
+) -> Option<ScriptCall> {
+    let call_span = call.written.clone()?;
+    let at = shell::script_index(argv)?;
+    let commands = container.command.as_ref().map_or(0, Vec::len);
+    let item = if at < commands {
+        path.key("command").index(at)
+    } else {
+        path.key("args").index(at - commands)
+    };
+    Some(ScriptCall {
+        item,
+        script: argv[at].clone(),
+        call: call_span,
+    })
 }
 
 /// Where the call is written: the `command` or `args` item that holds it, narrowed to

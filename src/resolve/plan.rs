@@ -854,6 +854,23 @@ pub struct SidecarStop {
     /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
     /// SIGTERM (pilot-agent's `/quitquitquit` disables draining).
     pub exits_at_once: bool,
+    /// Where the call is written in an `sh -c` script, when a fix can take it from
+    /// there (a pipeline of its own at the script's top level).
+    pub script: Option<ScriptCall>,
+}
+
+/// A stop call's place in the script that holds it. Offsets are in the script as the
+/// manifest's string decodes, not in the file: a fix rewrites the whole string, which
+/// the editor writes back in the scalar's own style (a `|` block stays one, quotes stay
+/// quotes), so escapes and folded lines need no mapping back to file bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptCall {
+    /// The `command` or `args` item that holds the script.
+    pub item: JsonPath,
+    /// The script.
+    pub script: String,
+    /// The call's bytes in it.
+    pub call: std::ops::Range<usize>,
 }
 
 /// A Job sidecar's own wait for the work's end, after which it exits by itself.
