@@ -583,8 +583,68 @@ fn ml301_moves_a_written_sidecar_to_the_end_of_the_init_containers() {
     }
 }
 
+/// Without native sidecars (Kubernetes 1.28) the mesh's stop call becomes the EXIT
+/// trap of the work's script, which already runs curl.
+#[test]
+fn ml301_sets_the_stop_call_as_the_work_s_exit_trap_without_native_sidecars() {
+    let name = "ml301-fire-no-native-sidecars.yaml";
+    let (fixed, read) = fix_unsafe_fixture_with(name, "ML301", &["--select", "ML301"]);
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        assert_eq!(
+            pod_spec(&object)["containers"][0]["args"][0],
+            "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\ncurl -fsS https://api.example.com/healthz\n./report --month last\n"
+        );
+    }
+}
+
+/// Linkerd's `/shutdown` answers only where the pod enables it (linkerd/linkerd2
+/// `pkg/inject/inject.go`: `ProxyAdminShutdownAnnotation` sets
+/// `Proxy.EnableShutdownEndpoint`, read as `enabled` or `disabled` only); a script
+/// that does not run curl may run in an image without it.
+#[test]
+fn ml301_wraps_the_work_only_where_the_stop_call_works_and_the_image_has_curl() {
+    let dir = tempfile::tempdir().unwrap();
+    let istio =
+        std::fs::read_to_string(common::testdata("rules/ml301-fire-no-native-sidecars.yaml"))
+            .unwrap();
+    let linkerd = istio.replace(
+        "      labels:\n        sidecar.istio.io/inject: \"true\"",
+        "      annotations:\n        linkerd.io/inject: enabled",
+    );
+    assert_ne!(linkerd, istio);
+    let enabled = linkerd.replace(
+        "linkerd.io/inject: enabled",
+        "linkerd.io/inject: enabled\n        config.linkerd.io/proxy-admin-shutdown: enabled",
+    );
+    let no_curl = istio.replace("curl -fsS https://api.example.com/healthz\n", "");
+    for (text, fix) in [
+        (&linkerd, None),
+        (&enabled, Some("4191/shutdown")),
+        (&no_curl, None),
+    ] {
+        let path = dir.path().join("job.yaml");
+        std::fs::write(&path, text).unwrap();
+        let (report, _) = common::lint_json(&path, &["--kubernetes-version", "1.28"]);
+        let ml301 = findings_of(&report, "ML301");
+        assert_eq!(ml301.len(), 1, "{text}: {report}");
+        match fix {
+            Some(call) => assert!(
+                ml301[0]["fix"]["description"]
+                    .as_str()
+                    .unwrap()
+                    .contains(call),
+                "{}",
+                ml301[0]
+            ),
+            None => assert!(ml301[0].get("fix").is_none(), "{text}: {}", ml301[0]),
+        }
+    }
+}
+
 #[test]
 fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
+    // None of these works runs a script the stop call could be set in as a trap.
     for (name, flags) in [
         // The annotation arrived in Istio 1.24.
         ("ml301-fire-cronjob.yaml", &["--istio-version", "1.23"][..]),

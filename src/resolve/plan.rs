@@ -57,6 +57,8 @@ pub struct PodPlan {
     /// Hooks the API server drops at admission (a `sleep` action where the gate is
     /// off): the pod runs without them.
     pub dropped_hooks: Vec<DroppedHook>,
+    /// In a Job pod, the calls its work could make to stop each mesh proxy.
+    pub stop_endpoints: Vec<StopEndpoint>,
 }
 
 /// A container of a plan: its place in the kubelet's start order. Ids come from a
@@ -871,6 +873,31 @@ pub struct ScriptCall {
     pub script: String,
     /// The call's bytes in it.
     pub call: std::ops::Range<usize>,
+}
+
+/// A call a Job's work could make to stop a classic mesh proxy in `containers`, judged
+/// as a written call would be: it reaches the proxy and works in this setup (Istio's
+/// `/quitquitquit` on the status port in use; Linkerd's `/shutdown` only where it is
+/// enabled).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StopEndpoint {
+    /// The proxy.
+    pub sidecar: String,
+    /// The call, as a shell command (`curl -fsS -X POST http://localhost:15020/quitquitquit`).
+    pub call: String,
+    /// The work's `sh -c` script, where the call can be set as an EXIT trap: the pod has
+    /// one work container, its command is such a script, and the script runs `curl`
+    /// itself, so its image has the client the call needs.
+    pub work_script: Option<WorkScript>,
+}
+
+/// A work container's `sh -c` script and where it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkScript {
+    /// The `command` or `args` item that holds it.
+    pub item: JsonPath,
+    /// The script.
+    pub script: String,
 }
 
 /// A Job sidecar's own wait for the work's end, after which it exits by itself.

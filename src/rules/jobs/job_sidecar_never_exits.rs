@@ -1,6 +1,7 @@
 use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::shell::with_exit_trap;
 use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -81,8 +82,23 @@ declare_rule! {
     /// proxy written out in the manifest (an injector's output) gets no fix: its
     /// injector writes a native proxy differently (Istio adds a startup probe and drops
     /// the hold), so inject it again in native mode. Nor does a sidecar written
-    /// elsewhere than the pod's `containers`, nor one on Kubernetes before 1.29. The
-    /// stop call in the work's command is left to the user.
+    /// elsewhere than the pod's `containers`, nor one on Kubernetes before 1.29.
+    ///
+    /// Where the proxy cannot run natively (Kubernetes before 1.29, or a mesh release
+    /// without the switch), the mesh's stop call is set as the EXIT trap of the work's
+    /// `sh -c` script, first (unsafe: it changes the Job's command): Istio's
+    /// `curl -fsS -X POST http://localhost:15020/quitquitquit` (pilot-agent's status
+    /// port in use), Linkerd's `…:4191/shutdown` only where
+    /// `config.linkerd.io/proxy-admin-shutdown: enabled` (or the proxy's environment, or
+    /// the install) turns it on, as it answers 404 otherwise (docs/lifecycle.md §3.4,
+    /// §4.3). The trap runs on every path out of the script and the shell keeps the
+    /// work's exit status. Only where the pod has one work container (the first to end
+    /// would stop the proxy under the others), its command is already a shell script
+    /// without a trap or `exec` of its own, and the script runs `curl` itself: an
+    /// image's tools cannot be told from its name beyond distroless, and a call whose
+    /// client is missing would fail and leave the Job hanging. Elsewhere no fix: wrapping
+    /// a command that is not a script (in `sh -c`, or `linkerd-await --shutdown --`)
+    /// changes how it runs, which is the user's to decide.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
@@ -204,7 +220,11 @@ impl Rule for JobSidecarNeverExits {
                 )
             };
             let mut finding = Finding::new(&violation, primary)
-                .with_fix(native_switch(sidecar, plan).or_else(|| move_to_init(sidecar, plan)))
+                .with_fix(
+                    native_switch(sidecar, plan)
+                        .or_else(|| move_to_init(sidecar, plan))
+                        .or_else(|| stop_on_exit(sidecar, plan)),
+                )
                 .container(&sidecar.name)
                 .window(
                     Phase::Completion,
@@ -312,5 +332,36 @@ fn move_to_init(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
             },
             Change::Set(to.key("restartPolicy"), Json::String("Always".into())),
         ],
+    ))
+}
+
+/// Where the proxy cannot run natively (Kubernetes before 1.29, or a mesh release
+/// without the switch), the mesh's stop call set as the EXIT trap of the work's
+/// script, first: it runs on every path out of the work, and the shell still exits
+/// with the work's status. Only where the call works in this setup and the work's
+/// script can take it ([`crate::resolve::StopEndpoint`]). Unsafe: it changes the
+/// Job's command.
+fn stop_on_exit(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    let native_route = sidecar
+        .shaped_by()
+        .is_none_or(|shaped| shaped.native_switch.is_some());
+    if plan.kubernetes.value.runs_native_sidecars() && native_route {
+        return None;
+    }
+    let endpoint = plan
+        .stop_endpoints
+        .iter()
+        .find(|endpoint| endpoint.sidecar == sidecar.name)?;
+    let work = endpoint.work_script.as_ref()?;
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "stop `{}` when the work exits, keeping its status: `trap '{}' EXIT` first in the work's script",
+            sidecar.name, endpoint.call
+        ),
+        vec![Change::Set(
+            work.item.clone(),
+            Json::String(with_exit_trap(&work.script, &endpoint.call)),
+        )],
     ))
 }
