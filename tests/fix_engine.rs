@@ -308,6 +308,25 @@ fn a_value_from_an_anchor_is_refused_not_edited_everywhere() {
     }
     // The anchor's own definition can be edited.
     assert!(editor.set(&path("spec.other"), &json!(2)).is_ok());
+    // A collection from an alias is neither replaced, nor moved, nor removed.
+    let text = "base: &c
+  - name: shipper
+spec:
+  containers: *c
+  initContainers:
+  - name: setup
+";
+    let docs = documents(text);
+    let editor = Editor::new(text, &docs[0].root);
+    let item = JsonPath::parse("spec.containers").index(0);
+    for result in [
+        editor.set(&path("spec.containers"), &json!([{"name": "x"}])),
+        editor.move_item(&item, &JsonPath::parse("spec.initContainers").index(0)),
+        editor.remove(&item),
+    ] {
+        let error = result.unwrap_err();
+        assert!(error.reason.contains("comes from an anchor"), "{error}");
+    }
 }
 
 #[test]
