@@ -970,6 +970,16 @@ fn a_moved_item_keeps_its_comments_and_takes_the_target_s_indentation() {
         ),
         "spec:\n  initContainers:\n    - name: setup\n      image: i\n    - name: shipper\n      image: s\n  containers:\n  - name: work\n    image: w\n"
     );
+    // After the last item of a file without a last line break.
+    let unended = "spec:\n  containers:\n  - name: work\n  - name: shipper\n  initContainers:\n  - name: setup";
+    assert_eq!(
+        moved(
+            unended,
+            from.clone(),
+            JsonPath::parse("spec.initContainers").index(1)
+        ),
+        "spec:\n  containers:\n  - name: work\n  initContainers:\n  - name: setup\n  - name: shipper"
+    );
     // A flow target gets the item in flow style.
     let flow = "spec:\n  initContainers: [{name: setup}]\n  containers:\n  - name: work\n  - name: shipper\n    args: [a]\n";
     assert_eq!(

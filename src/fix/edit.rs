@@ -528,7 +528,7 @@ impl<'t> Editor<'t> {
             let moved = reindent(&self.text[lines.clone()], from_column, column, nl);
             edits.push(match items.get(*index) {
                 Some(next) => Edit::insert(self.item_lines(next)?.start, moved),
-                None => Edit::insert(self.through_line(self.node_end(target.node)), moved),
+                None => self.insert_lines_after(target.node, moved),
             });
             return Ok(edits);
         }
@@ -571,17 +571,22 @@ impl<'t> Editor<'t> {
             .find(|entry| std::ptr::eq(&entry.value, source.node));
         edits.push(match sibling {
             Some(entry) => Edit::insert(self.line_start(entry.key_span.start), header + &moved),
-            None => {
-                let end = self.node_end(target.node);
-                if end > 0 && self.text[..end].ends_with(['\n', '\r']) {
-                    Edit::insert(end, header + &moved)
-                } else {
-                    let moved = moved.strip_suffix(nl).unwrap_or(&moved);
-                    Edit::insert(line_end(self.text, end), format!("{nl}{header}{moved}"))
-                }
-            }
+            None => self.insert_lines_after(target.node, header + &moved),
         });
         Ok(edits)
+    }
+
+    /// Inserts `lines` (whole lines, each ended by a line break) after the last line
+    /// of the block collection `node`; at the end of a text without a last line
+    /// break, the break goes before them instead.
+    fn insert_lines_after(&self, node: &Node, lines: String) -> Edit {
+        let end = self.through_line(self.node_end(node));
+        if end == 0 || self.text[..end].ends_with(['\n', '\r']) {
+            return Edit::insert(end, lines);
+        }
+        let nl = self.layout.newline;
+        let lines = lines.strip_suffix(nl).unwrap_or(&lines);
+        Edit::insert(end, format!("{nl}{lines}"))
     }
 
     /// The sequence an item path's parent names, and the item's index.

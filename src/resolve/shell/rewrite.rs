@@ -2,8 +2,8 @@
 //! before the work, so that it runs on every path out of the script and the shell
 //! still exits with the work's status (POSIX Shell Command Language, 2.14 "trap": the
 //! EXIT action runs when the shell exits, and the value of `$?` after it is the value
-//! before it; dash and bash keep it as the exit status). This is the form ML301's and
-//! ML302's docs recommend (docs/lifecycle.md §3.4, §7 F1).
+//! before it; dash and bash keep it as the exit status). This is the form the Job
+//! rules' docs recommend (docs/lifecycle.md §3.4, §7 F1).
 
 use std::ops::Range;
 
