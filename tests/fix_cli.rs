@@ -214,6 +214,24 @@ fn findings_of<'a>(report: &'a serde_json::Value, rule: &str) -> Vec<&'a serde_j
         .collect()
 }
 
+/// The fix of the one finding of `rule` that `lint` (with `flags`) reports for `path`,
+/// or `None` when it has none.
+fn only_fix(path: &Path, flags: &[&str], rule: &str) -> Option<serde_json::Value> {
+    let (report, _) = common::lint_json(path, flags);
+    let found = findings_of(&report, rule);
+    assert_eq!(found.len(), 1, "{path:?} {flags:?}: {report}");
+    found[0].get("fix").cloned()
+}
+
+/// A copy of the fixture `name` in `dir`, with `from` replaced by `to`.
+fn variant(dir: &Path, name: &str, from: &str, to: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(common::testdata(&format!("rules/{name}"))).unwrap();
+    assert!(text.contains(from), "{name} has no {from:?}");
+    let path = dir.join(name);
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    path
+}
+
 /// The pod spec of what kubectl read: a Pod's own, else its template's.
 fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
     if object["kind"] == "Pod" {
@@ -271,6 +289,99 @@ fn ml205_removes_the_ignored_drain_setting() {
     assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
 
+/// A sleep action the version has not got (1.28) or drops (1.29) becomes `exec`
+/// `sleep` of the same seconds: safe, the delay is the one written.
+#[test]
+fn ml209_runs_the_sleep_in_the_container_where_the_version_has_no_sleep_action() {
+    for name in ["ml209-fire-1.28.yaml", "ml209-fire-1.29.yaml"] {
+        let (fixed, read) = fix_fixture(name, "ML209", &[]);
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            let pre_stop = &pod_spec(&object)["containers"][0]["lifecycle"]["preStop"];
+            assert_eq!(
+                pre_stop,
+                &serde_json::json!({"exec": {"command": ["sleep", "10"]}})
+            );
+        }
+    }
+}
+
+/// Seconds the version rejects are the author's to change, and an image without
+/// `sleep` cannot run the delay itself.
+#[test]
+fn ml209_offers_no_fix_for_rejected_seconds_or_an_image_without_sleep() {
+    let dir = tempfile::tempdir().unwrap();
+    let distroless = variant(
+        dir.path(),
+        "ml209-fire-1.28.yaml",
+        "example/events-consumer:1.3.0",
+        "gcr.io/distroless/static:nonroot",
+    );
+    for (path, flags) in [
+        (
+            common::testdata("rules/ml209-fire-above-grace.yaml"),
+            &[][..],
+        ),
+        (
+            common::testdata("rules/ml209-fire-zero-before-1.33.yaml"),
+            &["--kubernetes-version", "1.32"][..],
+        ),
+        (distroless, &["--kubernetes-version", "1.28"][..]),
+    ] {
+        assert_eq!(only_fix(&path, flags, "ML209"), None, "{path:?}");
+    }
+}
+
+/// The stop call becomes the script's EXIT trap, set first: it runs on every path and
+/// the shell exits with the work's status. The script is rewritten in its own style.
+#[test]
+fn ml302_makes_the_stop_call_the_script_s_exit_trap() {
+    for (name, script) in [
+        (
+            "ml302-fire-semicolon.yaml",
+            "trap 'curl -fsS -X POST http://127.0.0.1:15020/quitquitquit' EXIT; ./migrate up",
+        ),
+        (
+            "ml302-fire-and-and.yaml",
+            "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT; /app/sync --source https://pim.example.com/export",
+        ),
+        (
+            "ml302-fire-set-e.yaml",
+            "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT  # expect: ML302\nset -e\npg_dump -h orders-db -U backup orders > /backup/orders.sql\ngsutil cp /backup/orders.sql gs://example-backups/orders/\n",
+        ),
+    ] {
+        let (fixed, read) = fix_unsafe_fixture(name, "ML302");
+        insta::assert_snapshot!(name, fixed);
+        if let Some(object) = read {
+            let spec = match object["kind"].as_str() {
+                Some("CronJob") => &object["spec"]["jobTemplate"]["spec"]["template"]["spec"],
+                _ => pod_spec(&object),
+            };
+            let command = &spec["containers"][0]["command"];
+            assert_eq!(command[2], script, "{name}: {command}");
+        }
+    }
+}
+
+/// A sidecar's exit code is not in the work's command, and a script with a trap of
+/// its own would have one trap replace the other.
+#[test]
+fn ml302_offers_no_fix_for_an_exit_code_or_a_script_with_its_own_trap() {
+    let dir = tempfile::tempdir().unwrap();
+    let trapped = variant(
+        dir.path(),
+        "ml302-fire-semicolon.yaml",
+        "- ./migrate up;",
+        "- trap 'rm -f /tmp/lock' EXIT; ./migrate up;",
+    );
+    for path in [
+        common::testdata("rules/ml302-fire-cloudsql-exit-143.yaml"),
+        trapped,
+    ] {
+        assert_eq!(only_fix(&path, &[], "ML302"), None, "{path:?}");
+    }
+}
+
 #[test]
 fn ml207_adds_or_lengthens_a_prestop_sleep() {
     // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the
@@ -319,10 +430,11 @@ fn ml207_adds_or_lengthens_a_prestop_sleep() {
 fn ml303_shares_the_process_namespace() {
     for name in [
         "ml303-fire-no-shared-pid.yaml",
-        // ML302 stays: sharing the namespace makes the kill reach, not the status kept.
+        // ML302 stays: sharing the namespace makes the kill reach, not the status kept
+        // (ML302's own fix is left out here with `--select`).
         "ml303-fire-semicolon-without-shared-pid.yaml",
     ] {
-        let (fixed, read) = fix_unsafe_fixture(name, "ML303");
+        let (fixed, read) = fix_unsafe_fixture_with(name, "ML303", &["--select", "ML303"]);
         insta::assert_snapshot!(name, fixed);
         if let Some(object) = read {
             assert_eq!(pod_spec(&object)["shareProcessNamespace"], true, "{name}");
@@ -448,8 +560,94 @@ fn ml301_makes_the_injected_proxy_a_native_sidecar() {
     }
 }
 
+/// A sidecar written in `containers` moves, with its comments and probe, to the end
+/// of `initContainers` (after the setup step it may need) with `restartPolicy:
+/// Always`; as a native sidecar it also starts before the work (ML101) and outlives
+/// it (ML202).
+#[test]
+fn ml301_moves_a_written_sidecar_to_the_end_of_the_init_containers() {
+    let name = "ml301-fire-written-sidecar.yaml";
+    let (fixed, read) = fix_unsafe_fixture(name, "ML301");
+    insta::assert_snapshot!(name, fixed);
+    let path = common::testdata(&format!("rules/{name}"));
+    assert_eq!(rules_of(&path, &[]), ["ML101", "ML202", "ML301"]);
+    if let Some(object) = read {
+        let spec = pod_spec(&object);
+        let names = |list: &str| -> Vec<String> {
+            spec[list]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(names("initContainers"), ["fetch-config", "cloud-sql-proxy"]);
+        assert_eq!(names("containers"), ["export"]);
+        assert_eq!(spec["initContainers"][1]["restartPolicy"], "Always");
+        assert_eq!(
+            spec["initContainers"][1]["startupProbe"]["tcpSocket"]["port"],
+            5432
+        );
+    }
+}
+
+/// Without native sidecars (Kubernetes 1.28) the mesh's stop call becomes the EXIT
+/// trap of the work's script, which already runs curl.
+#[test]
+fn ml301_sets_the_stop_call_as_the_work_s_exit_trap_without_native_sidecars() {
+    let name = "ml301-fire-no-native-sidecars.yaml";
+    let (fixed, read) = fix_unsafe_fixture_with(name, "ML301", &["--select", "ML301"]);
+    insta::assert_snapshot!(name, fixed);
+    if let Some(object) = read {
+        assert_eq!(
+            pod_spec(&object)["containers"][0]["args"][0],
+            "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT\ncurl -fsS https://api.example.com/healthz\n./report --month last\n"
+        );
+    }
+}
+
+/// Linkerd's `/shutdown` answers only where the pod enables it (linkerd/linkerd2
+/// `pkg/inject/inject.go`: `ProxyAdminShutdownAnnotation` sets
+/// `Proxy.EnableShutdownEndpoint`, read as `enabled` or `disabled` only); a script
+/// that does not run curl may run in an image without it.
+#[test]
+fn ml301_wraps_the_work_only_where_the_stop_call_works_and_the_image_has_curl() {
+    let dir = tempfile::tempdir().unwrap();
+    let istio =
+        std::fs::read_to_string(common::testdata("rules/ml301-fire-no-native-sidecars.yaml"))
+            .unwrap();
+    let linkerd = istio.replace(
+        "      labels:\n        sidecar.istio.io/inject: \"true\"",
+        "      annotations:\n        linkerd.io/inject: enabled",
+    );
+    assert_ne!(linkerd, istio);
+    let enabled = linkerd.replace(
+        "linkerd.io/inject: enabled",
+        "linkerd.io/inject: enabled\n        config.linkerd.io/proxy-admin-shutdown: enabled",
+    );
+    let no_curl = istio.replace("curl -fsS https://api.example.com/healthz\n", "");
+    for (text, fix) in [
+        (&linkerd, None),
+        (&enabled, Some("4191/shutdown")),
+        (&no_curl, None),
+    ] {
+        let path = dir.path().join("job.yaml");
+        std::fs::write(&path, text).unwrap();
+        let offered = only_fix(&path, &["--kubernetes-version", "1.28"], "ML301");
+        let described = offered
+            .as_ref()
+            .map(|fix| fix["description"].as_str().unwrap());
+        match (fix, described) {
+            (Some(call), Some(description)) => assert!(description.contains(call), "{description}"),
+            (None, None) => {}
+            _ => panic!("{text}: {offered:?}"),
+        }
+    }
+}
+
 #[test]
 fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
+    // None of these works runs a script the stop call could be set in as a trap.
     for (name, flags) in [
         // The annotation arrived in Istio 1.24.
         ("ml301-fire-cronjob.yaml", &["--istio-version", "1.23"][..]),
@@ -462,18 +660,17 @@ fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
             "ml301-fire-linkerd-job.yaml",
             &["--linkerd-version", "2.14"][..],
         ),
-        // A proxy written in `containers` would have to move to `initContainers`.
+        // A mesh proxy written out by its injector: injecting it again in native mode
+        // is the remedy, not the classic container moved.
         ("ml301-fire-injected-job.yaml", &[][..]),
+        // A written sidecar moves to `initContainers` only where they run natively.
+        (
+            "ml301-fire-written-sidecar.yaml",
+            &["--kubernetes-version", "1.28"][..],
+        ),
     ] {
         let path = common::testdata(&format!("rules/{name}"));
-        let (report, _) = common::lint_json(&path, flags);
-        let ml301 = findings_of(&report, "ML301");
-        assert_eq!(ml301.len(), 1, "{name} {flags:?}: {report}");
-        assert!(
-            ml301[0].get("fix").is_none(),
-            "{name} {flags:?}: {}",
-            ml301[0]
-        );
+        assert_eq!(only_fix(&path, flags, "ML301"), None, "{name} {flags:?}");
     }
 }
 

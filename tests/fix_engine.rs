@@ -5,7 +5,8 @@
 mod common;
 
 use mesh_lifecycle::fix::{
-    Applicability, Change, Edit, EditError, Editor, Fix, Outcome, apply_fixes, unified_diff, verify,
+    Applicability, Change, Edit, EditError, Editor, Fix, Outcome, Remedy, apply_fixes,
+    unified_diff, verify,
 };
 use mesh_lifecycle::load::{self, Document, JsonPath, Limits, split};
 use serde_json::{Value, json};
@@ -307,6 +308,25 @@ fn a_value_from_an_anchor_is_refused_not_edited_everywhere() {
     }
     // The anchor's own definition can be edited.
     assert!(editor.set(&path("spec.other"), &json!(2)).is_ok());
+    // A collection from an alias is neither replaced, nor moved, nor removed.
+    let text = "base: &c
+  - name: shipper
+spec:
+  containers: *c
+  initContainers:
+  - name: setup
+";
+    let docs = documents(text);
+    let editor = Editor::new(text, &docs[0].root);
+    let item = JsonPath::parse("spec.containers").index(0);
+    for result in [
+        editor.set(&path("spec.containers"), &json!([{"name": "x"}])),
+        editor.move_item(&item, &JsonPath::parse("spec.initContainers").index(0)),
+        editor.remove(&item),
+    ] {
+        let error = result.unwrap_err();
+        assert!(error.reason.contains("comes from an anchor"), "{error}");
+    }
 }
 
 #[test]
@@ -565,10 +585,7 @@ mod generated {
             let mut changes = Vec::new();
             for (choice, number) in choices {
                 let change = change(&layout, choice, number);
-                let edits = match &change {
-                    Change::Set(at, value) => editor.set(at, value),
-                    Change::Remove(at) => editor.remove(at),
-                };
+                let edits = editor.change(&change);
                 let edits = edits.unwrap_or_else(|error| panic!("{change:?}: {error}\n{text}"));
                 // Each fix on its own is exactly its change.
                 let alone = apply_fixes(&text, &[Fix::new(Applicability::Safe, "", edits.clone())], false);
@@ -810,10 +827,7 @@ fn corpus_manifests_take_every_builder_exactly() {
             ];
             let editor = Editor::new(&text, &doc.root);
             for change in changes {
-                let edits = match &change {
-                    Change::Set(at, value) => editor.set(at, value),
-                    Change::Remove(at) => editor.remove(at),
-                };
+                let edits = editor.change(&change);
                 let edits = match edits {
                     Ok(edits) => edits,
                     // A shape the fix cannot take (a hook already set another way) is
@@ -838,4 +852,174 @@ fn corpus_manifests_take_every_builder_exactly() {
     }
     eprintln!("{checked} corpus edits checked");
     assert!(checked > 100, "only {checked} edits checked");
+}
+
+/// Builds `changes` as a [`Remedy`] on document `document` of `text` (each change on
+/// the text the ones before made, where they need it), applies it, checks it decodes
+/// to exactly those changes, and returns the new text.
+fn remedied(text: &str, document: usize, changes: Vec<Change>) -> String {
+    let docs = documents(text);
+    let editor = Editor::new(text, &docs[document].root);
+    let planned = Remedy::new(Applicability::Safe, "test", changes.clone())
+        .build(&editor)
+        .unwrap_or_else(|error| panic!("no edit: {error}"));
+    let round = apply_fixes(text, &[planned.fix], false);
+    assert_eq!(round.outcomes, [Outcome::Applied]);
+    if let Err(rejection) = verify(text, &round.text, document, &changes) {
+        panic!("{rejection}\n--- fixed:\n{}", round.text);
+    }
+    round.text
+}
+
+fn moved(text: &str, from: JsonPath, to: JsonPath) -> String {
+    remedied(text, 0, vec![Change::Move { from, to }])
+}
+
+#[test]
+fn a_replaced_mapping_keeps_its_place_indentation_and_the_comments_around_it() {
+    let exec = json!({"exec": {"command": ["sleep", "5"]}});
+    let at = JsonPath::parse("spec.containers")
+        .index(0)
+        .key("lifecycle")
+        .key("preStop");
+    let two = "spec:\n  containers:\n  - name: app\n    lifecycle:\n      preStop: # the delay\n        sleep:\n          seconds: 5 # endpoints\n    image: app:1\n";
+    assert_eq!(
+        set(two, &at, exec.clone()),
+        "spec:\n  containers:\n  - name: app\n    lifecycle:\n      preStop: # the delay\n        exec:\n          command:\n          - sleep\n          - \"5\" # endpoints\n    image: app:1\n"
+    );
+    let four = "spec:\n    containers:\n        - name: app\n          lifecycle:\n              preStop:\n                  sleep: {seconds: 5}\n";
+    assert_eq!(
+        set(four, &at, exec.clone()),
+        "spec:\n    containers:\n        - name: app\n          lifecycle:\n              preStop:\n                  exec:\n                      command:\n                          - sleep\n                          - \"5\"\n"
+    );
+    let flow =
+        "spec:\n  containers:\n  - {name: app, lifecycle: {preStop: {sleep: {seconds: 5}}}}\n";
+    assert_eq!(
+        set(flow, &at, exec),
+        "spec:\n  containers:\n  - {name: app, lifecycle: {preStop: {exec: {command: [sleep, \"5\"]}}}}\n"
+    );
+    // A sequence replaced whole, as the file writes sequence items.
+    let args = "args:\n    - a # first\n    - b\nnext: 1\n";
+    assert_eq!(
+        set(args, &path("args"), json!(["x", {"k": "v"}])),
+        "args:\n    - x\n    - k: v\nnext: 1\n"
+    );
+    // A different kind is refused rather than guessed.
+    let docs = documents(args);
+    let error = Editor::new(args, &docs[0].root)
+        .set(&path("args"), &json!({"a": 1}))
+        .unwrap_err();
+    assert!(error.reason.contains("block sequence"), "{error}");
+}
+
+#[test]
+fn a_removed_item_takes_its_lines_and_its_comments() {
+    let text = "containers:\n# the work\n- name: work\n  image: w # pinned\n# ships logs\n- name: shipper\n  image: s\nnext: 1\n";
+    assert_eq!(
+        remove(text, &JsonPath::parse("containers").index(1)),
+        "containers:\n# the work\n- name: work\n  image: w # pinned\nnext: 1\n"
+    );
+    assert_eq!(
+        remove(text, &JsonPath::parse("containers").index(0)),
+        "containers:\n# ships logs\n- name: shipper\n  image: s\nnext: 1\n"
+    );
+    let only = "spec:\n  args:\n    - a\n  next: 1\n";
+    assert_eq!(
+        remove(only, &JsonPath::parse("spec.args").index(0)),
+        "spec:\n  args: []\n  next: 1\n"
+    );
+    let flow = "args: [a, b, c]\n";
+    assert_eq!(
+        remove(flow, &JsonPath::parse("args").index(1)),
+        "args: [a, c]\n"
+    );
+    assert_eq!(
+        remove(flow, &JsonPath::parse("args").index(0)),
+        "args: [b, c]\n"
+    );
+}
+
+#[test]
+fn a_moved_item_keeps_its_comments_and_takes_the_target_s_indentation() {
+    let from = JsonPath::parse("spec.containers").index(1);
+    let to = JsonPath::parse("spec.initContainers").index(0);
+    // Two spaces, sequences not indented: the new key goes before the one the item
+    // leaves, its `-` where the file puts them.
+    let two = "spec:\n  restartPolicy: Never\n  containers:\n  - name: work\n    image: w\n  # ships the logs\n  - name: shipper # the sidecar\n    image: s\n    args:\n    - |\n      ship \\\n        --all\n  volumes: []\n";
+    assert_eq!(
+        moved(two, from.clone(), to.clone()),
+        "spec:\n  restartPolicy: Never\n  initContainers:\n  # ships the logs\n  - name: shipper # the sidecar\n    image: s\n    args:\n    - |\n      ship \\\n        --all\n  containers:\n  - name: work\n    image: w\n  volumes: []\n"
+    );
+    // Four spaces, indented sequences.
+    let four = "spec:\n    containers:\n        - name: work\n          image: w\n        - name: shipper\n          image: s\n";
+    assert_eq!(
+        moved(four, from.clone(), to.clone()),
+        "spec:\n    initContainers:\n        - name: shipper\n          image: s\n    containers:\n        - name: work\n          image: w\n"
+    );
+    // Into an existing sequence written at another column, first or last.
+    let existing = "spec:\n  initContainers:\n    - name: setup\n      image: i\n  containers:\n  - name: work\n    image: w\n  - name: shipper\n    image: s\n";
+    assert_eq!(
+        moved(existing, from.clone(), to.clone()),
+        "spec:\n  initContainers:\n    - name: shipper\n      image: s\n    - name: setup\n      image: i\n  containers:\n  - name: work\n    image: w\n"
+    );
+    assert_eq!(
+        moved(
+            existing,
+            from.clone(),
+            JsonPath::parse("spec.initContainers").index(1)
+        ),
+        "spec:\n  initContainers:\n    - name: setup\n      image: i\n    - name: shipper\n      image: s\n  containers:\n  - name: work\n    image: w\n"
+    );
+    // After the last item of a file without a last line break.
+    let unended = "spec:\n  containers:\n  - name: work\n  - name: shipper\n  initContainers:\n  - name: setup";
+    assert_eq!(
+        moved(
+            unended,
+            from.clone(),
+            JsonPath::parse("spec.initContainers").index(1)
+        ),
+        "spec:\n  containers:\n  - name: work\n  initContainers:\n  - name: setup\n  - name: shipper"
+    );
+    // A flow target gets the item in flow style.
+    let flow = "spec:\n  initContainers: [{name: setup}]\n  containers:\n  - name: work\n  - name: shipper\n    args: [a]\n";
+    assert_eq!(
+        moved(flow, from, to),
+        "spec:\n  initContainers: [{args: [a], name: shipper}, {name: setup}]\n  containers:\n  - name: work\n"
+    );
+}
+
+#[test]
+fn changes_compose_in_one_mapping_and_after_a_move() {
+    let from = JsonPath::parse("spec.containers").index(1);
+    let to = JsonPath::parse("spec.initContainers").index(0);
+    let stream = "kind: A\n---\nspec:\n  containers:\n  - name: work\n  - name: shipper\n    image: s # pinned\n---\nkind: C\n";
+    // The key set after the move lands in the moved item: the path means the
+    // sequence as the move left it.
+    assert_eq!(
+        remedied(
+            stream,
+            1,
+            vec![
+                Change::Move {
+                    from,
+                    to: to.clone()
+                },
+                Change::Set(to.key("restartPolicy"), json!("Always")),
+            ]
+        ),
+        "kind: A\n---\nspec:\n  initContainers:\n  - name: shipper\n    image: s # pinned\n    restartPolicy: Always\n  containers:\n  - name: work\n---\nkind: C\n"
+    );
+    // A key removed from a mapping another change inserts into.
+    let text = "hook:\n  sleep:\n    seconds: 5\n";
+    assert_eq!(
+        remedied(
+            text,
+            0,
+            vec![
+                Change::Remove(path("hook.sleep")),
+                Change::Set(path("hook.exec.command"), json!(["sleep", "5"])),
+            ]
+        ),
+        "hook: {exec: {command: [sleep, \"5\"]}}\n"
+    );
 }

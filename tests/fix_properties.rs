@@ -50,13 +50,30 @@ fn allowed_changes(files: &[(String, PathBuf)]) -> Allowed {
                     .entry((located.file.to_string(), located.document))
                     .or_default();
                 for change in &planned.changes {
-                    let (Change::Set(path, _) | Change::Remove(path)) = change;
-                    let segments = path.segments();
-                    let end = segments
-                        .iter()
-                        .position(|segment| *segment == Segment::Embedded)
-                        .unwrap_or(segments.len());
-                    paths.push(JsonPath::from_segments(&segments[..end]));
+                    // An item taken out of a sequence or put in one shifts the items
+                    // after it: the whole sequence is the change.
+                    let sequence = |path: &JsonPath| {
+                        let segments = path.segments();
+                        JsonPath::from_segments(&segments[..segments.len().saturating_sub(1)])
+                    };
+                    let touched = match change {
+                        Change::Set(path, _) => vec![path.clone()],
+                        Change::Remove(path)
+                            if matches!(path.segments().last(), Some(Segment::Index(_))) =>
+                        {
+                            vec![sequence(path)]
+                        }
+                        Change::Remove(path) => vec![path.clone()],
+                        Change::Move { from, to } => vec![sequence(from), sequence(to)],
+                    };
+                    for path in touched {
+                        let segments = path.segments();
+                        let end = segments
+                            .iter()
+                            .position(|segment| *segment == Segment::Embedded)
+                            .unwrap_or(segments.len());
+                        paths.push(JsonPath::from_segments(&segments[..end]));
+                    }
                 }
             }
         },

@@ -95,6 +95,97 @@ pub(super) fn apply_edits<'e>(text: &str, edits: impl IntoIterator<Item = &'e Ed
     out
 }
 
+/// Edits of `text` that make `first` and then `then`, whose offsets are in the text
+/// `first` made. An edit of `then` that touches what an edit of `first` wrote, or
+/// lies next to it, is merged with it; the others keep their size, moved back to
+/// offsets in `text`. Both lists must be non-overlapping.
+pub(super) fn compose(text: &str, first: &[Edit], then: &[Edit]) -> Vec<Edit> {
+    let middle = apply_edits(text, first);
+    let mut first: Vec<&Edit> = first.iter().collect();
+    first.sort_by_key(|edit| (edit.range.start, edit.range.end));
+    // Each edit of `first` as the range it wrote in `middle`.
+    let mut shift = 0isize;
+    let written: Vec<(Range<usize>, &Edit)> = first
+        .into_iter()
+        .map(|edit| {
+            let start = edit.range.start.saturating_add_signed(shift);
+            shift += edit.replacement.len() as isize - edit.range.len() as isize;
+            (start..start + edit.replacement.len(), edit)
+        })
+        .collect();
+    // `middle`'s offset `at`, outside what `first` wrote, in `text`.
+    let back = |at: usize| {
+        let before: isize = written
+            .iter()
+            .filter(|(range, _)| range.end <= at)
+            .map(|(range, edit)| range.len() as isize - edit.range.len() as isize)
+            .sum();
+        at.saturating_add_signed(-before)
+    };
+    let mut then: Vec<&Edit> = then.iter().collect();
+    then.sort_by_key(|edit| (edit.range.start, edit.range.end));
+    let mut out = Vec::new();
+    let mut used = vec![false; written.len()];
+    let mut next = then.into_iter().peekable();
+    while let Some(edit) = next.next() {
+        // The cluster of `then`'s edits and `first`'s writes that touch each other.
+        let mut span = edit.range.clone();
+        let mut group = vec![edit];
+        loop {
+            let mut grown = false;
+            for (index, (range, _)) in written.iter().enumerate() {
+                if !used[index] && range.start <= span.end && span.start <= range.end {
+                    used[index] = true;
+                    span = span.start.min(range.start)..span.end.max(range.end);
+                    grown = true;
+                }
+            }
+            while let Some(edit) = next.next_if(|edit| edit.range.start <= span.end) {
+                span.end = span.end.max(edit.range.end);
+                group.push(edit);
+                grown = true;
+            }
+            if !grown {
+                break;
+            }
+        }
+        let start = written
+            .iter()
+            .filter(|(range, _)| range.start == span.start)
+            .map(|(_, edit)| edit.range.start)
+            .min()
+            .unwrap_or_else(|| back(span.start));
+        let end = written
+            .iter()
+            .filter(|(range, _)| range.end == span.end)
+            .map(|(_, edit)| edit.range.end)
+            .max()
+            .unwrap_or_else(|| back(span.end));
+        let local: Vec<Edit> = group
+            .iter()
+            .map(|edit| {
+                Edit::replace(
+                    edit.range.start - span.start..edit.range.end - span.start,
+                    edit.replacement.clone(),
+                )
+            })
+            .collect();
+        out.push(Edit::replace(
+            start..end,
+            apply_edits(&middle[span.clone()], &local),
+        ));
+    }
+    out.extend(
+        written
+            .iter()
+            .zip(used)
+            .filter(|(_, used)| !used)
+            .map(|((_, edit), _)| (*edit).clone()),
+    );
+    out.sort_by_key(|edit| (edit.range.start, edit.range.end));
+    out
+}
+
 fn first_offset(fix: &Fix) -> usize {
     fix.edits
         .iter()
@@ -110,6 +201,12 @@ fn same_edits(a: &[Edit], b: &[Edit]) -> bool {
         edits
     };
     sorted(a) == sorted(b)
+}
+
+/// Whether two edits of one fix overlap or meet, so that making them apart could
+/// differ from making them in turn.
+pub(super) fn touch(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start <= b.end && b.start <= a.end
 }
 
 fn conflict(a: &Range<usize>, b: &Range<usize>) -> bool {

@@ -12,8 +12,9 @@ use std::fmt;
 
 use serde_json::Value as Json;
 
+use super::Change;
 use super::Edit;
-use super::apply::apply_edits;
+use super::apply::{apply_edits, compose};
 use super::render::{self, Context, Layout};
 use crate::load::parse::{Limits, parse_documents};
 use crate::load::path::{JsonPath, Segment};
@@ -99,6 +100,40 @@ impl<'t> Editor<'t> {
         editor
     }
 
+    /// The edits that make `change` on their own: [`Editor::set`], [`Editor::remove`]
+    /// or [`Editor::move_item`].
+    pub fn change(&self, change: &Change) -> Result<Vec<Edit>, EditError> {
+        match change {
+            Change::Set(path, value) => self.set(path, value),
+            Change::Remove(path) => self.remove(path),
+            Change::Move { from, to } => self.move_item(from, to),
+        }
+    }
+
+    /// The edits of `text` that make `changes` in turn, each built by `make` on an
+    /// editor of the text the changes before it made, read again.
+    pub(super) fn in_steps(&self, changes: &[Change]) -> Result<Vec<Edit>, EditError> {
+        let limits = Limits::default();
+        let unreadable = || EditError::new("the document cannot be read again between its changes");
+        let roots =
+            parse_documents(self.text, self.first_line, &limits).map_err(|_| unreadable())?;
+        let document = roots
+            .iter()
+            .position(|root| root.span.start == self.root.span.start)
+            .ok_or_else(unreadable)?;
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut text = self.text.to_owned();
+        for change in changes {
+            let roots =
+                parse_documents(&text, self.first_line, &limits).map_err(|_| unreadable())?;
+            let root = roots.get(document).ok_or_else(unreadable)?;
+            let step = Editor::starting_at(&text, self.first_line, root).change(change)?;
+            edits = compose(self.text, &edits, &step);
+            text = apply_edits(self.text, &edits);
+        }
+        Ok(edits)
+    }
+
     /// The byte offset of a position of the tree in the text.
     pub fn offset(&self, pos: Pos) -> usize {
         let Some(&start) = self
@@ -130,11 +165,60 @@ impl<'t> Editor<'t> {
             return self.edit_embedded(&outer, |editor| editor.set(&inner, value));
         }
         let found = self.walk(path)?;
-        if found.depth == path.segments().len() {
-            self.replace_scalar(path, value)
-        } else {
+        if found.depth < path.segments().len() {
             self.insert(path, value)
+        } else if matches!(found.node.value, Value::Map(_) | Value::Seq(_)) {
+            self.replace_node(path, value)
+        } else {
+            self.replace_scalar(path, value)
         }
+    }
+
+    /// Replaces the mapping or sequence at `path` whole with `value`, of the same kind:
+    /// a block collection keeps its place, its indentation and the lines around it (the
+    /// `key: # comment` line above, a comment after its last value); its new content is
+    /// written as the file writes blocks. A flow collection is replaced in flow style.
+    /// Comments inside the old value go with it.
+    pub fn replace_node(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
+        let found = self.existing(path)?;
+        let node = found.node;
+        let end = self.node_end(node);
+        if found.in_flow || self.is_flow(node) {
+            let start = self.after_properties(self.offset(node.span.start), end);
+            let json = self.text[start..].starts_with("{\"");
+            return Ok(vec![Edit::replace(start..end, render::flow(value, json))]);
+        }
+        let nl = self.layout.newline;
+        let (start, indent, lines) = match (&node.value, value) {
+            (Value::Map(old), Json::Object(new)) if !old.is_empty() && !new.is_empty() => {
+                let first = old[0].key_span.start;
+                let indent = first.column as usize - 1;
+                let lines: Vec<String> = new
+                    .iter()
+                    .map(|(key, value)| render::block_entry(key, value, indent, &self.layout))
+                    .collect();
+                (self.offset(first), indent, lines)
+            }
+            (Value::Seq(old), Json::Array(new)) if !old.is_empty() && !new.is_empty() => {
+                let (dash, indent) = self.dash(&old[0])?;
+                let lines: Vec<String> = new
+                    .iter()
+                    .map(|item| render::block_item(item, indent, &self.layout))
+                    .collect();
+                (dash, indent, lines)
+            }
+            _ => {
+                return Err(EditError::new(format!(
+                    "`{path}` is a block {}: it can be replaced by a {0} that is not empty only",
+                    kind(node)
+                )));
+            }
+        };
+        let mut text = lines.join(nl)[indent..].to_owned();
+        if self.text[..end].ends_with(['\n', '\r']) {
+            text.push_str(nl);
+        }
+        Ok(vec![Edit::replace(start..end, text)])
     }
 
     /// Replaces the scalar at `path` with `value`, a scalar, written in the old
@@ -291,9 +375,12 @@ impl<'t> Editor<'t> {
             return self.edit_embedded(&outer, |editor| editor.remove(&inner));
         }
         let segments = path.segments();
+        if let Some((Segment::Index(_), _)) = segments.split_last() {
+            return self.remove_item(path);
+        }
         let Some((Segment::Key(_), parent_segments)) = segments.split_last() else {
             return Err(EditError::new(format!(
-                "`{path}` does not name a mapping key"
+                "`{path}` does not name a mapping key or a sequence item"
             )));
         };
         let found = self.existing(path)?;
@@ -344,6 +431,208 @@ impl<'t> Editor<'t> {
                 )])
             }
         }
+    }
+
+    /// Removes the sequence item at `path`: in a block sequence its lines, with the
+    /// comment lines just above it (they describe it); in a flow sequence the item and
+    /// one comma. The last item leaves `[]`, so the sequence stays a sequence.
+    fn remove_item(&self, path: &JsonPath) -> Result<Vec<Edit>, EditError> {
+        let item = self.existing(path)?.node;
+        let (parent, index) = self.parent_sequence(path)?;
+        let Value::Seq(items) = &parent.node.value else {
+            unreachable!("an item's parent is a sequence");
+        };
+        if self.is_flow(parent.node) {
+            let start = self.offset(item.span.start);
+            let range = if items.len() == 1 {
+                start..self.node_end(item)
+            } else if index == 0 {
+                start..self.offset(items[1].span.start)
+            } else {
+                self.node_end(&items[index - 1])..self.node_end(item)
+            };
+            return Ok(vec![Edit::delete(range)]);
+        }
+        let lines = self.item_lines(item)?;
+        if items.len() > 1 {
+            return Ok(vec![Edit::delete(lines)]);
+        }
+        match parent.entry {
+            Some(entry) => {
+                let colon = self.colon_after(entry)?;
+                Ok(vec![Edit::insert(colon + 1, " []"), Edit::delete(lines)])
+            }
+            None => Err(EditError::new(format!(
+                "`{path}` is the only item of a sequence that is not a mapping's value"
+            ))),
+        }
+    }
+
+    /// Moves the block sequence item at `from` to `to`, an index in another sequence
+    /// (at most its length: the item goes before the one there, or after the last).
+    /// The item's text moves with its comments, re-indented to the target's `-`
+    /// column. A target key that does not exist yet (`initContainers`) is created in
+    /// its mapping, before the key of the sequence the item leaves when both are in
+    /// that mapping, else after its last key; its `-` is placed as the file places
+    /// them (indented or not). A target written in flow style gets the item in flow
+    /// style, without its comments.
+    pub fn move_item(&self, from: &JsonPath, to: &JsonPath) -> Result<Vec<Edit>, EditError> {
+        let item = self.existing(from)?.node;
+        let (source, _) = self.parent_sequence(from)?;
+        if self.is_flow(source.node) {
+            return Err(EditError::new(format!(
+                "`{from}` is in a flow sequence; move it by hand"
+            )));
+        }
+        let lines = self.item_lines(item)?;
+        let (dash_from, _) = self.dash(item)?;
+        let from_column = dash_from - self.line_start(item.span.start);
+        let Some((Segment::Index(index), target_segments)) = to.segments().split_last() else {
+            return Err(EditError::new(format!(
+                "`{to}` does not name a sequence item"
+            )));
+        };
+        let target_path = JsonPath::from_segments(target_segments);
+        let target = self.walk(&target_path)?;
+        let mut edits = self.remove(from)?;
+        let nl = self.layout.newline;
+        if target.depth == target_segments.len() {
+            let Value::Seq(items) = &target.node.value else {
+                return Err(EditError::new(format!(
+                    "`{target_path}` is a {}, not a sequence",
+                    kind(target.node)
+                )));
+            };
+            if *index > items.len() {
+                return Err(EditError::new(format!(
+                    "`{to}` is past the end of `{target_path}`"
+                )));
+            }
+            if target.in_flow || self.is_flow(target.node) {
+                let text = render::flow(&item.to_json(), false);
+                edits.push(match items.get(*index) {
+                    Some(next) => Edit::insert(self.offset(next.span.start), format!("{text}, ")),
+                    None => match items.last() {
+                        Some(last) => Edit::insert(self.node_end(last), format!(", {text}")),
+                        None => Edit::insert(self.offset(target.node.span.start) + 1, text),
+                    },
+                });
+                return Ok(edits);
+            }
+            let Some(first) = items.first() else {
+                return Err(EditError::new(format!(
+                    "`{target_path}` is an empty block sequence; move `{from}` by hand"
+                )));
+            };
+            let column = self.dash(first)?.1;
+            let moved = reindent(&self.text[lines.clone()], from_column, column, nl);
+            edits.push(match items.get(*index) {
+                Some(next) => Edit::insert(self.item_lines(next)?.start, moved),
+                None => self.insert_lines_after(target.node, moved),
+            });
+            return Ok(edits);
+        }
+        let [Segment::Key(key)] = &to.segments()[target.depth..to.segments().len() - 1] else {
+            return Err(EditError::new(format!(
+                "`{target_path}` does not exist and only its last key can be created"
+            )));
+        };
+        let (Value::Map(entries), false) = (
+            &target.node.value,
+            target.in_flow || self.is_flow(target.node),
+        ) else {
+            return Err(EditError::new(format!(
+                "`{}` is not a block mapping",
+                JsonPath::from_segments(&target_segments[..target.depth])
+            )));
+        };
+        if *index != 0 {
+            return Err(EditError::new(format!(
+                "`{to}` is past the end of a new sequence"
+            )));
+        }
+        let indent = entries
+            .first()
+            .map_or(0, |entry| entry.key_span.start.column as usize - 1);
+        let moved = reindent(
+            &self.text[lines],
+            from_column,
+            indent + self.layout.sequence_offset,
+            nl,
+        );
+        let header = format!(
+            "{}{}:{nl}",
+            " ".repeat(indent),
+            render::key(key, Context::Block)
+        );
+        // Before the sequence the item leaves, when it is a key of the same mapping.
+        let sibling = entries
+            .iter()
+            .find(|entry| std::ptr::eq(&entry.value, source.node));
+        edits.push(match sibling {
+            Some(entry) => Edit::insert(self.line_start(entry.key_span.start), header + &moved),
+            None => self.insert_lines_after(target.node, header + &moved),
+        });
+        Ok(edits)
+    }
+
+    /// Inserts `lines` (whole lines, each ended by a line break) after the last line
+    /// of the block collection `node`; at the end of a text without a last line
+    /// break, the break goes before them instead.
+    fn insert_lines_after(&self, node: &Node, lines: String) -> Edit {
+        let end = self.through_line(self.node_end(node));
+        if end == 0 || self.text[..end].ends_with(['\n', '\r']) {
+            return Edit::insert(end, lines);
+        }
+        let nl = self.layout.newline;
+        let lines = lines.strip_suffix(nl).unwrap_or(&lines);
+        Edit::insert(end, format!("{nl}{lines}"))
+    }
+
+    /// The sequence an item path's parent names, and the item's index.
+    fn parent_sequence(&self, path: &JsonPath) -> Result<(Found<'t>, usize), EditError> {
+        let segments = path.segments();
+        let Some((Segment::Index(index), parent)) = segments.split_last() else {
+            return Err(EditError::new(format!(
+                "`{path}` does not name a sequence item"
+            )));
+        };
+        Ok((self.existing(&JsonPath::from_segments(parent))?, *index))
+    }
+
+    /// The offset of the `-` that starts the block sequence item `item`, and its
+    /// column (0-based); the item must be the first thing on its line.
+    fn dash(&self, item: &Node) -> Result<(usize, usize), EditError> {
+        let line_start = self.line_start(item.span.start);
+        let before = &self.text[line_start..self.offset(item.span.start)];
+        let Some(dash) = before.trim_end().strip_suffix('-') else {
+            return Err(EditError::new("a sequence item without its `-`"));
+        };
+        if !dash.trim().is_empty() {
+            return Err(EditError::new(
+                "a sequence item shares its line with another node",
+            ));
+        }
+        Ok((line_start + dash.len(), dash.chars().count()))
+    }
+
+    /// The whole lines of the block sequence item `item`: from the comment lines just
+    /// above its `-` (at its column) through the line break after its last value.
+    fn item_lines(&self, item: &Node) -> Result<std::ops::Range<usize>, EditError> {
+        let (_, column) = self.dash(item)?;
+        let mut start = self.line_start(item.span.start);
+        while start > 0 {
+            let above = self.text[..start - 1]
+                .rfind(['\n', '\r'])
+                .map_or(0, |at| at + 1);
+            let line = self.text[above..start].trim_end_matches(['\n', '\r']);
+            let code = line.trim_start();
+            if !code.starts_with('#') || line.len() - code.len() != column {
+                break;
+            }
+            start = above;
+        }
+        Ok(start..self.through_line(self.node_end(item)))
     }
 
     /// Edits inside the YAML or JSON held by the string at `path` (an annotation such as
@@ -704,6 +993,27 @@ impl<'t> Editor<'t> {
             _ => true,
         }
     }
+}
+
+/// The lines of `text` (each ended by a line break, the last one given one if it has
+/// none) moved from column `from` to column `to`: spaces added or taken from the
+/// start of each line that is not blank.
+fn reindent(text: &str, from: usize, to: usize, newline: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if !line.trim().is_empty() {
+            if to > from {
+                out.push_str(&" ".repeat(to - from));
+                out.push_str(line);
+            } else {
+                let spaces = line.len() - line.trim_start_matches(' ').len();
+                out.push_str(&line[spaces.min(from - to)..]);
+            }
+        }
+        out.push_str(newline);
+    }
+    out
 }
 
 /// The child of `node` written last in its text.

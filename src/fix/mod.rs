@@ -49,7 +49,8 @@ pub mod verify;
 
 use std::ops::Range;
 
-use crate::load::{self, JsonPath};
+use crate::load::JsonPath;
+use crate::load::path::Segment;
 
 pub use apply::{Applied, Outcome, apply_fixes};
 pub use diff::unified_diff;
@@ -187,19 +188,43 @@ impl Remedy {
     /// which the document does not have yet becomes the new annotation, holding that
     /// value as YAML. `Err` says why the manifest is not shaped for it (a value from an
     /// anchor, a scalar where a mapping is needed).
+    ///
+    /// Changes are made in their order. Each is built on the text the previous ones
+    /// made, read again, whenever an earlier change moves or removes a sequence item
+    /// (a later path means the sequence as it is then) or two changes' edits touch
+    /// (a key removed from a mapping another change inserts into); the edits are then
+    /// composed into edits of the original text ([`apply::compose`]).
     pub fn build(&self, editor: &Editor<'_>) -> Result<Planned, EditError> {
-        let mut edits = Vec::new();
-        let mut changes = Vec::new();
-        for change in &self.changes {
-            let change = match change {
+        let changes: Vec<Change> = self
+            .changes
+            .iter()
+            .map(|change| match change {
                 Change::Set(path, value) if !editor.has(path) => new_embedded(path, value),
                 other => other.clone(),
-            };
-            edits.extend(match &change {
-                Change::Set(path, value) => editor.set(path, value)?,
-                Change::Remove(path) => editor.remove(path)?,
-            });
-            changes.push(change);
+            })
+            .collect();
+        let shifts = |change: &Change| match change {
+            Change::Move { .. } => true,
+            Change::Remove(path) => matches!(path.segments().last(), Some(Segment::Index(_))),
+            Change::Set(..) => false,
+        };
+        let mut independent = !changes[..changes.len().saturating_sub(1)]
+            .iter()
+            .any(shifts);
+        let mut edits: Vec<Edit> = Vec::new();
+        if independent {
+            for change in &changes {
+                let step = editor.change(change)?;
+                independent &= !step.iter().any(|edit| {
+                    edits
+                        .iter()
+                        .any(|other| apply::touch(&edit.range, &other.range))
+                });
+                edits.extend(step);
+            }
+        }
+        if !independent {
+            edits = editor.in_steps(&changes)?;
         }
         Ok(Planned {
             fix: Fix::new(self.applicability, self.description.clone(), edits),
@@ -224,13 +249,13 @@ fn new_embedded(path: &JsonPath, value: &serde_json::Value) -> Change {
     let segments = path.segments();
     let Some(at) = segments
         .iter()
-        .position(|segment| *segment == load::path::Segment::Embedded)
+        .position(|segment| *segment == Segment::Embedded)
     else {
         return Change::Set(path.clone(), value.clone());
     };
     let mut inner = value.clone();
     for segment in segments[at + 1..].iter().rev() {
-        let load::path::Segment::Key(key) = segment else {
+        let Segment::Key(key) = segment else {
             return Change::Set(path.clone(), value.clone());
         };
         inner = serde_json::Value::Object([(key.clone(), inner)].into_iter().collect());

@@ -185,7 +185,7 @@ fn block_value(value: &Json, indent: usize, layout: &Layout) -> String {
 
 /// A block sequence item whose `-` is at column `dash`. A mapping item starts on the
 /// dash's line (`- name: app`), its other keys aligned under the first.
-fn block_item(item: &Json, dash: usize, layout: &Layout) -> String {
+pub(super) fn block_item(item: &Json, dash: usize, layout: &Layout) -> String {
     let nl = layout.newline;
     let pad = " ".repeat(dash);
     match item {

@@ -17,8 +17,27 @@ use crate::load::{self, Limits, split};
 pub enum Change {
     /// The value at the path becomes this one (created with the mappings on its way).
     Set(JsonPath, Json),
-    /// The key at the path is removed.
+    /// The key or sequence item at the path is removed.
     Remove(JsonPath),
+    /// The sequence item at `from` is taken out of its sequence and put at `to`, an
+    /// index in another sequence (created as the value of a missing key when needed).
+    /// Changes listed after it see the item at `to`.
+    Move {
+        /// The item's path before the move.
+        from: JsonPath,
+        /// Its path after the move.
+        to: JsonPath,
+    },
+}
+
+impl Change {
+    /// The paths the change reads or writes.
+    fn paths(&self) -> Vec<&JsonPath> {
+        match self {
+            Change::Set(path, _) | Change::Remove(path) => vec![path],
+            Change::Move { from, to } => vec![from, to],
+        }
+    }
 }
 
 /// Why a fix is dropped.
@@ -92,11 +111,10 @@ pub fn verify_all(
                 continue;
             }
             made.push(change);
-            let path = match change {
-                Change::Set(path, _) | Change::Remove(path) => path,
-            };
-            decode_embedded(&mut expected, path.segments())?;
-            decode_embedded(&mut actual, path.segments())?;
+            for path in change.paths() {
+                decode_embedded(&mut expected, path.segments())?;
+                decode_embedded(&mut actual, path.segments())?;
+            }
             apply(&mut expected, change)?;
         }
         if expected != actual {
@@ -171,6 +189,7 @@ fn apply(value: &mut Json, change: &Change) -> Result<(), Rejection> {
     let (path, new) = match change {
         Change::Set(path, new) => (path, Some(new)),
         Change::Remove(path) => (path, None),
+        Change::Move { from, to } => return move_item(value, from, to),
     };
     let segments: Vec<&Segment> = path
         .segments()
@@ -220,9 +239,53 @@ fn apply(value: &mut Json, change: &Change) -> Result<(), Rejection> {
         (Segment::Index(index), Some(new), Json::Array(items)) if *index < items.len() => {
             items[*index] = new.clone();
         }
+        (Segment::Index(index), None, Json::Array(items)) if *index < items.len() => {
+            items.remove(*index);
+        }
         _ => return Err(reject(format!("`{path}` cannot be changed as intended"))),
     }
     Ok(())
+}
+
+/// [`Change::Move`] made to `value`.
+fn move_item(value: &mut Json, from: &JsonPath, to: &JsonPath) -> Result<(), Rejection> {
+    let missing = || reject(format!("`{from}` is not in the document"));
+    let item = lookup(value, from).ok_or_else(missing)?.clone();
+    apply(value, &Change::Remove(from.clone()))?;
+    let Some((Segment::Index(index), parent)) = to.segments().split_last() else {
+        return Err(reject(format!("`{to}` does not name a sequence item")));
+    };
+    let parent = JsonPath::from_segments(parent);
+    if lookup(value, &parent).is_none() {
+        apply(value, &Change::Set(parent.clone(), Json::Array(Vec::new())))?;
+    }
+    match lookup_mut(value, &parent) {
+        Some(Json::Array(items)) if *index <= items.len() => {
+            items.insert(*index, item);
+            Ok(())
+        }
+        _ => Err(reject(format!("`{to}` cannot be changed as intended"))),
+    }
+}
+
+fn lookup<'v>(value: &'v Json, path: &JsonPath) -> Option<&'v Json> {
+    path.segments()
+        .iter()
+        .try_fold(value, |node, segment| match (segment, node) {
+            (Segment::Key(key), Json::Object(map)) => map.get(key),
+            (Segment::Index(index), Json::Array(items)) => items.get(*index),
+            _ => None,
+        })
+}
+
+fn lookup_mut<'v>(value: &'v mut Json, path: &JsonPath) -> Option<&'v mut Json> {
+    path.segments()
+        .iter()
+        .try_fold(value, |node, segment| match (segment, node) {
+            (Segment::Key(key), Json::Object(map)) => map.get_mut(key),
+            (Segment::Index(index), Json::Array(items)) => items.get_mut(*index),
+            _ => None,
+        })
 }
 
 /// The dotted path of the first place where `a` and `b` differ.

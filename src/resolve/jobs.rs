@@ -36,6 +36,7 @@ pub fn resolve(b: &mut Builder) {
                     effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
                 Some(SidecarStop {
+                    script: script_call(container, &path, &argv, &call),
                     path: call_path(container, &path, &call),
                     // pilot-agent's `/quitquitquit` disables draining and exits at once
                     // (`handleQuit`); Envoy's own exits at once too (docs/lifecycle.md §3.4).
@@ -56,6 +57,73 @@ pub fn resolve(b: &mut Builder) {
     }
     drop_misses_of_stopped_sidecars(b);
     controller_stop(b);
+    b.stop_endpoints = stop_endpoints(b);
+}
+
+/// The call that stops each classic Istio or Linkerd proxy in `containers`, where the
+/// resolver judges it would work if the work made it, and the work's script to make it
+/// in. Istio: pilot-agent's `/quitquitquit` on the status port in use (none when the
+/// port is 0). Linkerd: the proxy's `/shutdown` on its admin port 4191, which answers
+/// only where it is enabled (`linkerd_shutdown_enabled`).
+fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
+    let work = written_regular(b, |c| c.role == Role::App);
+    let work_script = match work.as_slice() {
+        [(_, container, path)] => work_script(container, path),
+        _ => None,
+    };
+    b.regular
+        .iter()
+        .filter(|sidecar| sidecar.placement == Placement::Regular)
+        .filter_map(|sidecar| {
+            let call = match sidecar.sidecar()?.kind {
+                SidecarKind::IstioProxy if istio_status_port(b) != 0 => format!(
+                    "curl -fsS -X POST http://localhost:{}/quitquitquit",
+                    istio_status_port(b)
+                ),
+                SidecarKind::LinkerdProxy => {
+                    format!("curl -fsS -X POST http://localhost:{LINKERD_ADMIN_PORT}/shutdown")
+                }
+                _ => return None,
+            };
+            let argv = ["sh".to_owned(), "-c".to_owned(), call.clone()];
+            let parsed = shell::stop_calls(&argv, &[]).into_iter().next()?;
+            let (method, effective) = judge_call(b, &parsed, None);
+            (effective.is_ok() && method.reaches_container(sidecar)).then(|| StopEndpoint {
+                sidecar: sidecar.name.clone(),
+                call,
+                work_script: work_script.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The work's `sh -c` script, when it runs `curl` itself (so its image has it) and
+/// an EXIT trap set first would run ([`shell::takes_exit_trap`]).
+fn work_script(container: &Container, path: &JsonPath) -> Option<WorkScript> {
+    let argv = argv_of(container);
+    let at = shell::script_index(&argv)?;
+    let script = &argv[at];
+    let runs_curl = shell::parse(script)
+        .simple_commands()
+        .iter()
+        .any(|command| command.name() == Some("curl"));
+    if !runs_curl || !shell::takes_exit_trap(script) {
+        return None;
+    }
+    Some(WorkScript {
+        item: script_item(container, path, at),
+        script: script.clone(),
+    })
+}
+
+/// The `command` or `args` item of `container` that is item `at` of its argv.
+fn script_item(container: &Container, path: &JsonPath, at: usize) -> JsonPath {
+    let commands = container.command.as_ref().map_or(0, Vec::len);
+    if at < commands {
+        path.key("command").index(at)
+    } else {
+        path.key("args").index(at - commands)
+    }
 }
 
 /// The signal each regular sidecar's own command waits for before it exits: a kubexit
@@ -302,6 +370,7 @@ fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 text: format!("kubexit (KUBEXIT_NAME={name})"),
                 effective,
                 exits_at_once: false,
+                script: None,
             })
         })
         .collect()
@@ -327,6 +396,7 @@ fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 text: process.clone(),
                 effective: Ok(()),
                 exits_at_once: false,
+                script: None,
             }),
             _ => None,
         })
@@ -404,6 +474,7 @@ fn controller_stop(b: &mut Builder) {
             text,
             effective,
             exits_at_once: false,
+            script: None,
         });
     }
 }
@@ -440,6 +511,23 @@ fn argo_can_signal(b: &Builder, container: &PlannedContainer) -> bool {
                 .shell
         }
     }
+}
+
+/// The script item of `argv` (the container's `command` then `args`) and the call's
+/// place in it, when the call is written there as a command of its own.
+fn script_call(
+    container: &Container,
+    path: &JsonPath,
+    argv: &[String],
+    call: &StopCall,
+) -> Option<ScriptCall> {
+    let call_span = call.written.clone()?;
+    let at = shell::script_index(argv)?;
+    Some(ScriptCall {
+        item: script_item(container, path, at),
+        script: argv[at].clone(),
+        call: call_span,
+    })
 }
 
 /// Where the call is written: the `command` or `args` item that holds it, narrowed to

@@ -70,6 +70,8 @@ pub struct Builder<'a> {
     pub rejections: Vec<Rejection>,
     /// Hooks the API server drops at admission.
     pub dropped_hooks: Vec<DroppedHook>,
+    /// The calls a Job's work could make to stop its mesh proxies.
+    pub stop_endpoints: Vec<StopEndpoint>,
 }
 
 impl<'a> Builder<'a> {
@@ -88,6 +90,7 @@ impl<'a> Builder<'a> {
             moot: Vec::new(),
             rejections: Vec::new(),
             dropped_hooks: Vec::new(),
+            stop_endpoints: Vec::new(),
         };
         builder.read_scenario_annotations();
         let spec = &workload.pod_spec;
@@ -613,6 +616,7 @@ impl<'a> Builder<'a> {
             moot_settings: self.moot,
             rejections: self.rejections,
             dropped_hooks: self.dropped_hooks,
+            stop_endpoints: self.stop_endpoints,
         }
     }
 

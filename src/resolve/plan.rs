@@ -57,6 +57,8 @@ pub struct PodPlan {
     /// Hooks the API server drops at admission (a `sleep` action where the gate is
     /// off): the pod runs without them.
     pub dropped_hooks: Vec<DroppedHook>,
+    /// In a Job pod, the calls its work could make to stop each mesh proxy.
+    pub stop_endpoints: Vec<StopEndpoint>,
 }
 
 /// A container of a plan: its place in the kubelet's start order. Ids come from a
@@ -854,6 +856,48 @@ pub struct SidecarStop {
     /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
     /// SIGTERM (pilot-agent's `/quitquitquit` disables draining).
     pub exits_at_once: bool,
+    /// Where the call is written in an `sh -c` script, when a fix can take it from
+    /// there (a pipeline of its own at the script's top level).
+    pub script: Option<ScriptCall>,
+}
+
+/// A stop call's place in the script that holds it. Offsets are in the script as the
+/// manifest's string decodes, not in the file: a fix rewrites the whole string, which
+/// the editor writes back in the scalar's own style (a `|` block stays one, quotes stay
+/// quotes), so escapes and folded lines need no mapping back to file bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptCall {
+    /// The `command` or `args` item that holds the script.
+    pub item: JsonPath,
+    /// The script.
+    pub script: String,
+    /// The call's bytes in it.
+    pub call: std::ops::Range<usize>,
+}
+
+/// A call a Job's work could make to stop a classic mesh proxy in `containers`, judged
+/// as a written call would be: it reaches the proxy and works in this setup (Istio's
+/// `/quitquitquit` on the status port in use; Linkerd's `/shutdown` only where it is
+/// enabled).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StopEndpoint {
+    /// The proxy.
+    pub sidecar: String,
+    /// The call, as a shell command (`curl -fsS -X POST http://localhost:15020/quitquitquit`).
+    pub call: String,
+    /// The work's `sh -c` script, where the call can be set as an EXIT trap: the pod has
+    /// one work container, its command is such a script, and the script runs `curl`
+    /// itself, so its image has the client the call needs.
+    pub work_script: Option<WorkScript>,
+}
+
+/// A work container's `sh -c` script and where it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkScript {
+    /// The `command` or `args` item that holds it.
+    pub item: JsonPath,
+    /// The script.
+    pub script: String,
 }
 
 /// A Job sidecar's own wait for the work's end, after which it exits by itself.

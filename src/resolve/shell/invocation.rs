@@ -19,6 +19,7 @@ pub fn parse_argv(argv: &[String]) -> List {
             commands: vec![Command::Simple(SimpleCommand {
                 assignments: Vec::new(),
                 words,
+                span: 0..0,
             })],
         },
         rest: Vec::new(),
@@ -30,6 +31,11 @@ const SHELLS: [&str; 6] = ["sh", "bash", "ash", "dash", "zsh", "ksh"];
 
 /// The script of `sh -c SCRIPT` (also `busybox sh -c`, `/bin/bash -ec --`).
 pub fn shell_script(argv: &[String]) -> Option<&str> {
+    script_index(argv).map(|at| argv[at].as_str())
+}
+
+/// Where in `argv` the script of `sh -c SCRIPT` is.
+pub fn script_index(argv: &[String]) -> Option<usize> {
     let mut rest = argv;
     if rest.first().is_some_and(|w| basename(w) == "busybox") {
         rest = &rest[1..];
@@ -54,11 +60,7 @@ pub fn shell_script(argv: &[String]) -> Option<&str> {
         }
         break;
     }
-    if has_c {
-        rest.first().map(String::as_str)
-    } else {
-        None
-    }
+    (has_c && !rest.is_empty()).then(|| argv.len() - rest.len())
 }
 
 #[cfg(test)]

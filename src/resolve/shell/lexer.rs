@@ -26,8 +26,15 @@ struct PendingBody {
     strip_tabs: bool,
 }
 
-pub(super) fn tokenize(text: &str) -> Vec<Token> {
+/// The tokens of `text`, each with where it is written (byte offsets in `text`).
+pub(super) fn tokenize(text: &str) -> Vec<(Token, std::ops::Range<usize>)> {
     let chars: Vec<char> = text.chars().collect();
+    // The byte offset of each char index, and of the end.
+    let bytes: Vec<usize> = text
+        .char_indices()
+        .map(|(at, _)| at)
+        .chain(std::iter::once(text.len()))
+        .collect();
     let mut tokens = Vec::new();
     let mut pending = Vec::new();
     let mut i = 0;
@@ -37,7 +44,7 @@ pub(super) fn tokenize(text: &str) -> Vec<Token> {
             ' ' | '\t' | '\r' => i += 1,
             '\\' if chars.get(i + 1) == Some(&'\n') => i += 2,
             '\n' => {
-                tokens.push(Token::Op("\n"));
+                tokens.push((Token::Op("\n"), bytes[i]..bytes[i + 1]));
                 i += 1;
                 for body in pending.drain(..) {
                     i = skip_here_document(&chars, i, &body);
@@ -65,7 +72,7 @@ pub(super) fn tokenize(text: &str) -> Vec<Token> {
                     ('(', _) => ("(", 1),
                     _ => (")", 1),
                 };
-                tokens.push(Token::Op(op));
+                tokens.push((Token::Op(op), bytes[i]..bytes[i + len]));
                 i += len;
             }
             '<' | '>' => {
@@ -80,7 +87,7 @@ pub(super) fn tokenize(text: &str) -> Vec<Token> {
                     i = redirection(&chars, next, &mut pending);
                     continue;
                 }
-                tokens.push(Token::Word(word));
+                tokens.push((Token::Word(word), bytes[i]..bytes[next]));
                 i = next;
             }
         }
@@ -263,11 +270,21 @@ mod tests {
     fn tokens(script: &str) -> Vec<String> {
         tokenize(script)
             .into_iter()
-            .map(|token| match token {
+            .map(|(token, _)| match token {
                 Token::Word(word) => word.0,
                 Token::Op(op) => op.to_owned(),
             })
             .collect()
+    }
+
+    #[test]
+    fn tokens_know_where_they_are_written() {
+        let script = "é=1 curl -X POST 'http://x'  # stop\n";
+        let spans: Vec<&str> = tokenize(script)
+            .into_iter()
+            .map(|(_, span)| &script[span])
+            .collect();
+        assert_eq!(spans, ["é=1", "curl", "-X", "POST", "'http://x'", "\n"]);
     }
 
     #[test]

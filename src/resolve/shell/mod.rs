@@ -11,7 +11,7 @@
 //! ([`start_gate`]), how a Job's work stops its sidecar and keeps its exit status
 //! ([`stop_calls`]), whether a container only idles ([`only_idles`]), whether a Job's sidecar waits for a signal the work leaves and
 //! then stops itself ([`awaited_signal`]), and whether an init container reaches the network
-//! ([`network_use`]).
+//! ([`network_use`]). Fixes rewrite a script with [`trap_stop_call`].
 
 mod hook_length;
 mod idle;
@@ -19,6 +19,7 @@ mod invocation;
 mod lexer;
 mod network;
 mod parse;
+mod rewrite;
 mod self_stop;
 mod start_gate;
 mod stop_calls;
@@ -27,9 +28,10 @@ mod syntax;
 
 pub use hook_length::{Env, Length, Sleep, length, sleep_length};
 pub use idle::only_idles;
-pub use invocation::{parse_argv, shell_script};
+pub use invocation::{parse_argv, script_index, shell_script};
 pub use network::network_use;
 pub use parse::parse;
+pub use rewrite::{takes_exit_trap, trap_stop_call, with_exit_trap};
 pub use self_stop::{Awaited, SelfStopWait, awaited_signal};
 pub use start_gate::start_gate;
 pub use stop_calls::{StopCall, stop_calls};

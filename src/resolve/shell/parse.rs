@@ -4,6 +4,8 @@
 //! constructs end at the end of the script, and nesting deeper than [`MAX_DEPTH`] is
 //! read as plain words, so hostile input costs linear time.
 
+use std::ops::Range;
+
 use super::lexer::{Token, tokenize};
 use super::syntax::{AndOr, Command, Connector, List, LoopKind, Pipeline, SimpleCommand, Word};
 
@@ -12,9 +14,11 @@ const MAX_DEPTH: usize = 32;
 
 /// Parses a shell script.
 pub fn parse(script: &str) -> List {
-    let tokens = tokenize(script);
+    let (tokens, spans) = tokenize(script).into_iter().unzip();
     let mut parser = Parser {
         tokens,
+        spans,
+        end: script.len(),
         at: 0,
         depth: 0,
     };
@@ -23,6 +27,10 @@ pub fn parse(script: &str) -> List {
 
 struct Parser {
     tokens: Vec<Token>,
+    /// Where each token is in the script.
+    spans: Vec<Range<usize>>,
+    /// The script's length.
+    end: usize,
     at: usize,
     depth: usize,
 }
@@ -228,6 +236,7 @@ impl Parser {
 
     fn simple(&mut self, terminators: &[&str]) -> Option<SimpleCommand> {
         let mut command = SimpleCommand::default();
+        let start = self.at;
         while let Some(Token::Word(Word(word))) = self.peek() {
             if command.words.is_empty()
                 && command.assignments.is_empty()
@@ -245,6 +254,10 @@ impl Parser {
             command.words.push(Word(word.clone()));
             self.at += 1;
         }
+        // To the next operator: redirections and a comment after the words are the
+        // command's too.
+        let end = self.spans.get(self.at).map_or(self.end, |span| span.start);
+        command.span = self.spans.get(start).map_or(end, |span| span.start)..end;
         (!command.words.is_empty() || !command.assignments.is_empty()).then_some(command)
     }
 }
@@ -274,6 +287,24 @@ mod tests {
         assert_eq!(list.0.len(), 2);
         assert_eq!(list.0[0].rest[0].0, Connector::And);
         assert_eq!(names(&list), ["run-job", "curl", "exit"]);
+    }
+
+    #[test]
+    fn a_command_knows_where_it_is_written_with_its_redirections_and_comment() {
+        let script = "./migrate > /tmp/log 2>&1; curl -X POST 'x' # stop\n  exit 0";
+        let spans: Vec<&str> = parse(script)
+            .simple_commands()
+            .into_iter()
+            .map(|command| &script[command.span.clone()])
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                "./migrate > /tmp/log 2>&1",
+                "curl -X POST 'x' # stop",
+                "exit 0"
+            ]
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! EXIT traps, functions, and an `exec` that replaces the shell before it gets to a call.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use super::invocation::{parse_argv, shell_script};
 use super::parse::parse;
@@ -25,18 +26,49 @@ pub struct StopCall {
     /// The `exec` that replaces the shell before it gets to the call (the call comes
     /// after it, or is an EXIT trap, which a replaced shell never runs).
     pub replaced_by: Option<String>,
+    /// Where the call is written in the script (byte offsets in the `sh -c` argument),
+    /// when it is a pipeline of its own at the script's top level, not in the
+    /// background: the place a fix can take it from ([`super::trap_stop_call`]).
+    pub written: Option<Range<usize>>,
 }
 
 /// Finds the calls in `argv` (a container's command and args) that stop sidecars,
 /// with how each keeps the work's exit status. `wrappers` are commands users declared as
 /// stopping the sidecar.
 pub fn stop_calls(argv: &[String], wrappers: &[String]) -> Vec<StopCall> {
-    let errexit = shell_errexit(argv);
     let list = parse_argv(argv);
-    let functions = functions(&list);
-    let Some((at, exec)) = replacing_exec(&list) else {
+    let mut calls = scan(argv, &list, wrappers);
+    let top_level: Vec<&Range<usize>> = list
+        .0
+        .iter()
+        .filter(|item| !item.background)
+        .flat_map(|item| std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)))
+        .filter_map(|pipeline| match pipeline.commands.as_slice() {
+            [Command::Simple(simple)] if !pipeline.negated && !simple.span.is_empty() => {
+                Some(&simple.span)
+            }
+            _ => None,
+        })
+        .collect();
+    for call in &mut calls {
+        if call
+            .written
+            .as_ref()
+            .is_some_and(|span| !top_level.contains(&span))
+        {
+            call.written = None;
+        }
+    }
+    calls
+}
+
+/// The stop calls of `list`, `argv` read.
+fn scan(argv: &[String], list: &List, wrappers: &[String]) -> Vec<StopCall> {
+    let errexit = shell_errexit(argv);
+    let functions = functions(list);
+    let Some((at, exec)) = replacing_exec(list) else {
         let mut calls = Vec::new();
-        scan_list(&list, wrappers, &functions, errexit, None, &mut calls);
+        scan_list(list, wrappers, &functions, errexit, None, &mut calls);
         return calls;
     };
     // `exec` replaces the shell (docs/lifecycle.md §7 F19): the calls after it are
@@ -64,7 +96,7 @@ pub fn stop_calls(argv: &[String], wrappers: &[String]) -> Vec<StopCall> {
 /// The first top-level `exec COMMAND` that runs (not in the background, nor after `||`),
 /// and its text: from there on the shell is gone. `exec` with only redirections keeps
 /// the shell.
-fn replacing_exec(list: &List) -> Option<(usize, String)> {
+pub(super) fn replacing_exec(list: &List) -> Option<(usize, String)> {
     list.0.iter().enumerate().find_map(|(index, item)| {
         if item.background {
             return None;
@@ -159,6 +191,8 @@ fn scan_list(
                         calls.extend(inner.into_iter().map(|call| StopCall {
                             status: ExitStatus::Kept,
                             replaced_by: exec.cloned(),
+                            // Written in the trap's argument, not in the script.
+                            written: None,
                             ..call
                         }));
                     }
@@ -195,6 +229,7 @@ fn scan_list(
                     method,
                     status,
                     replaced_by: None,
+                    written: Some(simple.span.clone()),
                 });
             }
         }

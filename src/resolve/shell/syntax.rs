@@ -9,13 +9,26 @@
 pub struct Word(pub String);
 
 /// A command name with arguments, and the `NAME=value` assignments before it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct SimpleCommand {
     /// `NAME=value` words before the command, which set its environment (`rc=$?`).
     pub assignments: Vec<(String, String)>,
     /// The command and its arguments.
     pub words: Vec<Word>,
+    /// Where it is written in the script, byte offsets, up to the operator after it, so
+    /// with its redirections and a comment after it (empty for a command that is not
+    /// read from a script).
+    pub span: std::ops::Range<usize>,
 }
+
+/// Two commands are equal when they say the same, wherever they are written.
+impl PartialEq for SimpleCommand {
+    fn eq(&self, other: &Self) -> bool {
+        self.assignments == other.assignments && self.words == other.words
+    }
+}
+
+impl Eq for SimpleCommand {}
 
 /// How two pipelines of an and-or chain are joined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,3 +1,7 @@
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::shell::trap_stop_call;
 use crate::resolve::{ExitStatus, PlannedContainer, RestartPolicy, SidecarStop, StopFailure};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -33,6 +37,21 @@ declare_rule! {
     /// ```
     /// (or `./migrate; rc=$?; curl …; exit $rc`, or `linkerd-await --shutdown -- ./migrate`).
     ///
+    /// `lint --fix --unsafe-fixes` (unsafe: it changes a Job's command) makes the stop
+    /// call the script's EXIT trap, set first, and takes it out of its place with the
+    /// operator that joined it (`./migrate; curl …` becomes
+    /// `trap 'curl …' EXIT; ./migrate`; a call on a line of its own leaves its line).
+    /// The trap runs on every path out of the script, after the work, and the shell
+    /// still exits with the work's status (POSIX `trap`: `$?` after the EXIT action is
+    /// the value before it), so the fix covers `work; stop`, `work && stop`, `set -e`,
+    /// `work || stop` and a stop before the work alike. The whole script string is
+    /// rewritten in its scalar's style (a `|` block stays a block). No fix where the
+    /// script sets a trap of its own (one would replace the other), where an `exec`
+    /// replaces the shell (it would never run the trap), or where the call is not a
+    /// command of its own at the script's top level (inside a function, a group, a
+    /// pipeline or a branch); nor for a sidecar that exits non-zero when stopped (its
+    /// flag or native mode is the user's choice).
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §7 F1, F4
     /// - https://github.com/linkerd/linkerd2/issues/8033
@@ -51,45 +70,69 @@ struct StatusLost<'a> {
     app: &'a PlannedContainer,
     /// The stop call.
     stop: &'a SidecarStop,
+    /// What its place does to the work's result.
+    lost: Lost,
 }
 
 impl Violation for StatusLost<'_> {
     const RULE: &'static RuleMeta = &JobExitStatusLost::META;
 
     fn message(&self) -> String {
-        let problem = match self.stop.status {
-            ExitStatus::LostOnFailure => {
-                "runs after the work whatever its result: the container exits with the stop call's status, so failed work is reported as success"
-            }
-            ExitStatus::HangsOnFailure => {
-                "runs only when the work succeeds: when it fails the sidecar keeps running and the Job never completes"
-            }
-            ExitStatus::BeforeWork => {
-                "runs before the work: the sidecar is gone while the work runs, so its network calls fail"
-            }
-            ExitStatus::SkippedOnSuccess => {
-                "runs only when the work fails: after successful work the sidecar keeps running and the Job never completes"
-            }
-            ExitStatus::Kept => "keeps the work's status",
-        };
-        format!("in `{}`, `{}` {problem}", self.app.name, self.stop.text)
+        format!(
+            "in `{}`, `{}` {}",
+            self.app.name, self.stop.text, self.lost.problem
+        )
     }
 
     fn help(&self) -> String {
-        match self.stop.status {
-            ExitStatus::LostOnFailure => {
-                "save and return the work's status: `trap '<stop call>' EXIT` before the work, or `work; rc=$?; <stop call>; exit $rc`"
-            }
-            ExitStatus::HangsOnFailure | ExitStatus::SkippedOnSuccess => {
-                "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work"
-            }
-            ExitStatus::BeforeWork => {
-                "stop the sidecar after the work, on every path: `trap '<stop call>' EXIT` before the work"
-            }
-            ExitStatus::Kept => "",
-        }
-        .to_owned()
+        self.lost.help.to_owned()
     }
+}
+
+/// What a stop call's place does to the work's result, and the remedy, for the
+/// statuses that lose it; `None` for [`ExitStatus::Kept`], which the rule does not
+/// report.
+struct Lost {
+    problem: &'static str,
+    help: &'static str,
+}
+
+fn lost(status: ExitStatus) -> Option<Lost> {
+    let (problem, help) = match status {
+        ExitStatus::Kept => return None,
+        ExitStatus::LostOnFailure => (
+            "runs after the work whatever its result: the container exits with the stop call's status, so failed work is reported as success",
+            "save and return the work's status: `trap '<stop call>' EXIT` before the work, or `work; rc=$?; <stop call>; exit $rc`",
+        ),
+        ExitStatus::HangsOnFailure => (
+            "runs only when the work succeeds: when it fails the sidecar keeps running and the Job never completes",
+            "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
+        ),
+        ExitStatus::BeforeWork => (
+            "runs before the work: the sidecar is gone while the work runs, so its network calls fail",
+            "stop the sidecar after the work, on every path: `trap '<stop call>' EXIT` before the work",
+        ),
+        ExitStatus::SkippedOnSuccess => (
+            "runs only when the work fails: after successful work the sidecar keeps running and the Job never completes",
+            "stop the sidecar on every path: `trap '<stop call>' EXIT` before the work",
+        ),
+    };
+    Some(Lost { problem, help })
+}
+
+/// The stop call made the script's EXIT trap, set before the work (see the doc's
+/// "Fix"). Unsafe: it changes the Job's command.
+fn trap_fix(stop: &SidecarStop) -> Option<Remedy> {
+    let at = stop.script.as_ref()?;
+    let script = trap_stop_call(&at.script, at.call.clone())?;
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "run `{}` as the script's EXIT trap, before the work, so it runs on every path and the work's status is kept",
+            stop.text
+        ),
+        vec![Change::Set(at.item.clone(), Json::String(script))],
+    ))
 }
 
 /// A sidecar whose non-zero exit when stopped fails the pod although the work succeeded.
@@ -142,23 +185,23 @@ impl Rule for JobExitStatusLost {
                 .iter()
                 .filter(|s| !matches!(s.effective, Err(StopFailure::ReplacedByExec { .. })))
             {
-                match stop.status {
-                    ExitStatus::Kept => continue,
-                    // Under `OnFailure` the failed work's container restarts and retries,
-                    // so the sidecar is still wanted: nothing hangs.
-                    ExitStatus::HangsOnFailure
-                        if plan.restart_policy == RestartPolicy::OnFailure =>
-                    {
-                        continue;
-                    }
-                    _ => {}
+                // Under `OnFailure` the failed work's container restarts and retries,
+                // so the sidecar is still wanted: nothing hangs.
+                if stop.status == ExitStatus::HangsOnFailure
+                    && plan.restart_policy == RestartPolicy::OnFailure
+                {
+                    continue;
                 }
+                let Some(lost) = lost(stop.status) else {
+                    continue;
+                };
                 findings.push(
                     Finding::new(
-                        &StatusLost { app, stop },
+                        &StatusLost { app, stop, lost },
                         Label::key(stop.path.clone(), "the stop call"),
                     )
-                    .container(&app.name),
+                    .container(&app.name)
+                    .with_fix(trap_fix(stop)),
                 );
             }
         }

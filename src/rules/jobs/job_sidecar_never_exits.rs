@@ -1,6 +1,7 @@
 use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::shell::with_exit_trap;
 use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -67,10 +68,37 @@ declare_rule! {
     /// of the pod's own `proxy.istio.io/config` is removed with it: native mode ignores
     /// it and the proxy's startup probe holds the app instead (left, it would be a new
     /// ML403). Unsafe because the proxy then starts among the init containers, before
-    /// the app, and stops after it: an order a human should review. A sidecar written in
-    /// `containers` (already injected, or a log shipper) would have to move to
-    /// `initContainers` with `restartPolicy: Always`; that move, and the stop call in the
-    /// work's command, are left to the user.
+    /// the app, and stops after it: an order a human should review.
+    ///
+    /// A sidecar written in `containers` (a Cloud SQL proxy, a log shipper) is moved, on
+    /// Kubernetes 1.29+, to the end of `initContainers` with `restartPolicy: Always`
+    /// (unsafe), its comments, probes and hooks with it. At the end, because the kubelet
+    /// starts init containers one at a time in spec order (docs/lifecycle.md §1.1): it
+    /// then starts when it started before, after every init container has run, so no
+    /// init container runs with or without it differently than before, and one it
+    /// depends on (a setup step filling a shared volume) still runs first. Unsafe
+    /// because the work now waits until it has started (its `postStart` and
+    /// `startupProbe`), and it is stopped after the work instead of never. A mesh's
+    /// proxy written out in the manifest (an injector's output) gets no fix: its
+    /// injector writes a native proxy differently (Istio adds a startup probe and drops
+    /// the hold), so inject it again in native mode. Nor does a sidecar written
+    /// elsewhere than the pod's `containers`, nor one on Kubernetes before 1.29.
+    ///
+    /// Where the proxy cannot run natively (Kubernetes before 1.29, or a mesh release
+    /// without the switch), the mesh's stop call is set as the EXIT trap of the work's
+    /// `sh -c` script, first (unsafe: it changes the Job's command): Istio's
+    /// `curl -fsS -X POST http://localhost:15020/quitquitquit` (pilot-agent's status
+    /// port in use), Linkerd's `…:4191/shutdown` only where
+    /// `config.linkerd.io/proxy-admin-shutdown: enabled` (or the proxy's environment, or
+    /// the install) turns it on, as it answers 404 otherwise (docs/lifecycle.md §3.4,
+    /// §4.3). The trap runs on every path out of the script and the shell keeps the
+    /// work's exit status. Only where the pod has one work container (the first to end
+    /// would stop the proxy under the others), its command is already a shell script
+    /// without a trap or `exec` of its own, and the script runs `curl` itself: an
+    /// image's tools cannot be told from its name beyond distroless, and a call whose
+    /// client is missing would fail and leave the Job hanging. Elsewhere no fix: wrapping
+    /// a command that is not a script (in `sh -c`, or `linkerd-await --shutdown --`)
+    /// changes how it runs, which is the user's to decide.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
@@ -192,7 +220,11 @@ impl Rule for JobSidecarNeverExits {
                 )
             };
             let mut finding = Finding::new(&violation, primary)
-                .with_fix(native_switch(sidecar, plan))
+                .with_fix(
+                    native_switch(sidecar, plan)
+                        .or_else(|| move_to_init(sidecar, plan))
+                        .or_else(|| stop_on_exit(sidecar, plan)),
+                )
                 .container(&sidecar.name)
                 .window(
                     Phase::Completion,
@@ -231,8 +263,7 @@ fn awaited(trigger: &SelfStopTrigger) -> String {
 /// every other container and is held to its startup probe, and it stops in a different
 /// order. A setting of the pod that native mode leaves without effect (Istio's hold,
 /// which the startup probe replaces) is removed with it, else the fix would trade the
-/// finding for ML403's. A sidecar written in the manifest would have to move to
-/// `initContainers`, a change to the container lists the fix does not make.
+/// finding for ML403's. A sidecar written in the manifest is [`move_to_init`]'s.
 fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     let switch = sidecar.shaped_by()?.native_switch.as_ref()?;
     let mut changes = vec![Change::Set(
@@ -250,5 +281,87 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
             sidecar.name, switch.annotation, switch.value
         ),
         changes,
+    ))
+}
+
+/// A sidecar written in `containers` moved, with its comments, probes and hooks, to
+/// the end of `initContainers` with `restartPolicy: Always`, where the Kubernetes
+/// version runs native sidecars: the kubelet then stops it once the work has exited.
+/// Last, because the kubelet starts init containers one at a time in spec order
+/// (docs/lifecycle.md §1.1): there it starts when it started before, after every init
+/// container has run, and none of them starts with it where it did not before; placed
+/// first, a setup container it needs (a volume it reads) would run after it. Unsafe:
+/// the work now waits for it to have started (its `postStart` and `startupProbe`),
+/// and it is stopped after the work instead of never.
+fn move_to_init(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    // A mesh's proxy written out (an injector's output) runs natively as its injector
+    // writes it in native mode (a startup probe, no hold), not as the classic container
+    // moved: injecting it again in native mode is the remedy.
+    let is_mesh_proxy = sidecar.sidecar()?.kind.mesh().is_some();
+    if is_mesh_proxy || !plan.kubernetes.value.runs_native_sidecars() {
+        return None;
+    }
+    let from = sidecar.manifest_path()?;
+    let spec = plan.pod_spec_path();
+    if !from.starts_with(&spec.key("containers"))
+        || from.segments().len() != spec.segments().len() + 2
+    {
+        return None;
+    }
+    let init = spec.key("initContainers");
+    let written = plan
+        .containers
+        .iter()
+        .filter(|container| {
+            container
+                .manifest_path()
+                .is_some_and(|path| path.starts_with(&init))
+        })
+        .count();
+    let to = init.index(written);
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "make `{}` a native sidecar: move it to the end of `initContainers` with `restartPolicy: Always`, so the kubelet stops it once the work is done",
+            sidecar.name
+        ),
+        vec![
+            Change::Move {
+                from: from.clone(),
+                to: to.clone(),
+            },
+            Change::Set(to.key("restartPolicy"), Json::String("Always".into())),
+        ],
+    ))
+}
+
+/// Where the proxy cannot run natively (Kubernetes before 1.29, or a mesh release
+/// without the switch), the mesh's stop call set as the EXIT trap of the work's
+/// script, first: it runs on every path out of the work, and the shell still exits
+/// with the work's status. Only where the call works in this setup and the work's
+/// script can take it ([`crate::resolve::StopEndpoint`]). Unsafe: it changes the
+/// Job's command.
+fn stop_on_exit(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    let native_route = sidecar
+        .shaped_by()
+        .is_none_or(|shaped| shaped.native_switch.is_some());
+    if plan.kubernetes.value.runs_native_sidecars() && native_route {
+        return None;
+    }
+    let endpoint = plan
+        .stop_endpoints
+        .iter()
+        .find(|endpoint| endpoint.sidecar == sidecar.name)?;
+    let work = endpoint.work_script.as_ref()?;
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "stop `{}` when the work exits, keeping its status: `trap '{}' EXIT` first in the work's script",
+            sidecar.name, endpoint.call
+        ),
+        vec![Change::Set(
+            work.item.clone(),
+            Json::String(with_exit_trap(&work.script, &endpoint.call)),
+        )],
     ))
 }

@@ -1,4 +1,10 @@
-use crate::resolve::{DroppedHook, HookAction, SleepActionProblem, sleep_action_problem};
+use serde_json::json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::load::JsonPath;
+use crate::resolve::{
+    DroppedHook, HookAction, PlannedContainer, SleepActionProblem, sleep_action_problem,
+};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 
@@ -28,6 +34,18 @@ declare_rule! {
     /// ## Fix
     /// On older clusters use `exec: {command: [sleep, "5"]}`; keep `seconds` between 1
     /// (0 from 1.33) and the grace period.
+    ///
+    /// `lint --fix` (safe) replaces the hook's `sleep` action, where the version has no
+    /// sleep action (1.28 and older) or drops it (1.29), with
+    /// `exec: {command: [sleep, "N"]}` of the same seconds, where the container's image
+    /// has `sleep` (not a distroless one). Safe: the hook keeps its meaning, the same
+    /// delay before SIGTERM (or before the next container starts, for `postStart`),
+    /// counted against the grace period the same way; only who runs the sleep changes,
+    /// the container instead of the kubelet. An image without `sleep` gets no fix (an
+    /// exec hook would fail at once, ML208). Seconds the version rejects (negative,
+    /// zero before 1.33, more than the grace period) get no fix: lowering them to fit
+    /// changes the delay the author chose, and a longer grace period is ML206's remedy
+    /// to weigh, not this rule's.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
@@ -144,7 +162,15 @@ impl Rule for SleepActionUnsupported {
                     ),
                 )
                 .severity(Severity::Warning)
-                .container(&dropped.container),
+                .container(&dropped.container)
+                .with_fix(
+                    plan.containers
+                        .iter()
+                        .find(|container| container.name == dropped.container)
+                        .and_then(|container| {
+                            exec_sleep(container, &dropped.path, dropped.seconds)
+                        }),
+                ),
             );
         }
         for container in &plan.containers {
@@ -169,9 +195,32 @@ impl Rule for SleepActionUnsupported {
                         &violation,
                         Label::value(path.key("sleep").key("seconds"), "rejected"),
                     )
-                    .container(&container.name),
+                    .container(&container.name)
+                    .with_fix(match problem {
+                        SleepActionProblem::Unknown { .. } => exec_sleep(container, path, *seconds),
+                        _ => None,
+                    }),
                 );
             }
         }
     }
+}
+
+/// The hook at `hook` (`…lifecycle.preStop`) replaced by `exec` `sleep` of the same
+/// seconds, where the container's image has `sleep`: the same delay, run in the
+/// container rather than by the kubelet. Safe: the hook keeps its meaning.
+fn exec_sleep(container: &PlannedContainer, hook: &JsonPath, seconds: i64) -> Option<Remedy> {
+    if container.missing_tools.sleep || seconds < 0 {
+        return None;
+    }
+    Some(Remedy::new(
+        Applicability::Safe,
+        format!(
+            "run the {seconds} s delay as `exec: {{command: [sleep, \"{seconds}\"]}}`, which this version runs"
+        ),
+        vec![Change::Set(
+            hook.clone(),
+            json!({"exec": {"command": ["sleep", seconds.to_string()]}}),
+        )],
+    ))
 }
