@@ -245,27 +245,21 @@ impl<'a> Builder<'a> {
     ) -> PlannedContainer {
         let restart_always =
             list == ContainerList::Init && container.restart_policy.as_deref() == Some("Always");
-        let placement = Placement::new(
+        let mut role = Role::of_manifest(
             list,
             restart_always,
             self.settings.kubernetes.value.runs_native_sidecars(),
         );
-        let native_sidecar = placement.is_native_sidecar();
+        let native_sidecar = matches!(role, Role::NativeSidecar(_));
         let queue_proxy = knative::is_queue_proxy(self.workload, container);
-        let role = match list {
+        if queue_proxy && list == ContainerList::Regular {
             // Knative's, in front of the user's containers: it serves their inbound
             // requests but is not the pod's work.
-            ContainerList::Regular if queue_proxy => Role::Sidecar(Sidecar {
+            role = role.with_sidecar(Sidecar {
                 kind: SidecarKind::KnativeQueueProxy,
                 carries_traffic: false,
-            }),
-            ContainerList::Init if native_sidecar => Role::Sidecar(Sidecar {
-                kind: SidecarKind::Generic,
-                carries_traffic: false,
-            }),
-            ContainerList::Init => Role::Init,
-            ContainerList::Regular => Role::App,
-        };
+            });
+        }
         let owner = if native_sidecar {
             Owner::Sidecar
         } else {
@@ -301,7 +295,6 @@ impl<'a> Builder<'a> {
         };
         PlannedContainer {
             name: container.name.clone(),
-            placement,
             index: 0,
             post_start: hooks::read(container, &path, HookKind::PostStart, owner),
             pre_stop: hooks::read(container, &path, HookKind::PreStop, owner),
@@ -499,7 +492,7 @@ impl<'a> Builder<'a> {
         let startup = self.scenario.proxy_startup.value;
         let manifest = self.manifest_container(self.get(list, index)).cloned();
         let planned = self.get_mut(list, index);
-        planned.role = Role::Sidecar(Sidecar {
+        planned.role = planned.role.with_sidecar(Sidecar {
             kind,
             carries_traffic,
         });
