@@ -85,21 +85,6 @@ impl<T> ByContainer<T> {
             .map(|(index, value)| (ContainerId(index), value))
     }
 
-    /// The ids, in start order.
-    pub fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<T> {
-        (0..self.0.len()).map(ContainerId)
-    }
-
-    /// How many containers there are.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// A value for each container, computed from this one's.
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> ByContainer<U> {
         ByContainer(self.0.iter().map(f).collect())
@@ -448,23 +433,6 @@ pub enum SidecarKind {
 }
 
 impl SidecarKind {
-    /// The mesh whose proxy this is, when it is one.
-    pub fn mesh(&self) -> Option<super::Mesh> {
-        use super::Mesh;
-        match self {
-            SidecarKind::IstioProxy => Some(Mesh::Istio),
-            SidecarKind::LinkerdProxy => Some(Mesh::Linkerd),
-            SidecarKind::ConsulDataplane => Some(Mesh::Consul),
-            SidecarKind::KumaSidecar => Some(Mesh::Kuma),
-            SidecarKind::Daprd => Some(Mesh::Dapr),
-            SidecarKind::CloudSqlProxy
-            | SidecarKind::CloudSqlProxyV1
-            | SidecarKind::KnativeQueueProxy
-            | SidecarKind::Declared(_)
-            | SidecarKind::Generic => None,
-        }
-    }
-
     /// What this sidecar's own settings offer against each hazard: its mesh's, so
     /// advice for one mesh never reaches another's pod.
     pub fn remedies(&self) -> &'static super::Remedies {
