@@ -479,6 +479,20 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The role of a mesh proxy of `kind` an injector adds: native when the injector
+    /// asks for it and this Kubernetes version runs native sidecars, an init container
+    /// that never exits when only the injector asks, classic otherwise.
+    pub fn injected_proxy(&self, kind: SidecarKind, native: bool) -> Role {
+        Role::injected_sidecar(
+            Sidecar {
+                kind,
+                carries_traffic: true,
+            },
+            native,
+            self.settings.kubernetes.value.runs_native_sidecars(),
+        )
+    }
+
     /// Makes the container at `list`/`index` a sidecar of `kind`: its start-up is the
     /// proxy start-up and its hooks are re-read as a sidecar's (a waiting loop in a
     /// sidecar's preStop waits for the app, not for itself).

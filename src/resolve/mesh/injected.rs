@@ -74,14 +74,7 @@ pub(super) fn resolve(
     let Some(opt_in) = opt_in(b) else {
         return;
     };
-    let role = Role::injected_sidecar(
-        Sidecar {
-            kind: mesh.kind.clone(),
-            carries_traffic: true,
-        },
-        opt_in.native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
+    let role = b.injected_proxy(mesh.kind.clone(), opt_in.native);
     let mut sidecar = PlannedContainer::injected(
         mesh.containers[0],
         mesh.mesh.title(),

@@ -772,14 +772,7 @@ fn inject(
     let hold = config.hold.value && !hold_ignored;
     let trigger = decision.trigger.clone();
     let startup = b.scenario.proxy_startup.value;
-    let role = Role::injected_sidecar(
-        Sidecar {
-            kind: SidecarKind::IstioProxy,
-            carries_traffic: true,
-        },
-        native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
+    let role = b.injected_proxy(SidecarKind::IstioProxy, native);
     let shaped_by = ShapedBy {
         native: b
             .workload

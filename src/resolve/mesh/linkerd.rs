@@ -496,14 +496,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
     let env = crate::resolve::shell::Env::new();
-    let role = Role::injected_sidecar(
-        Sidecar {
-            kind: SidecarKind::LinkerdProxy,
-            carries_traffic: true,
-        },
-        native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
+    let role = b.injected_proxy(SidecarKind::LinkerdProxy, native);
     let manifest_path = |source: &Source| match source {
         Source::Manifest(path) => Some(path.clone()),
         _ => None,
