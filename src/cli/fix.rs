@@ -67,7 +67,7 @@ fn selected(located: &Located, unsafe_fixes: bool) -> bool {
 }
 
 /// Fixes `text`, the content of the input `name`, with the selected fixes.
-pub fn fix_text(
+fn fix_text(
     name: &Arc<str>,
     text: &str,
     settings: &Settings,
@@ -236,7 +236,7 @@ fn document_offset(text: &str, located: &Located) -> Option<usize> {
 
 /// The unsuppressed findings of `text`, read as the input `name`, and what in it
 /// could not be read.
-pub fn lint_text(
+fn lint_text(
     name: &Arc<str>,
     text: &str,
     settings: &Settings,

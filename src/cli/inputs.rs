@@ -76,7 +76,7 @@ impl InputArgs {
     }
 
     /// The bounds on parsing, with the document limit of the flags.
-    pub fn parse_limits(&self) -> Limits {
+    fn parse_limits(&self) -> Limits {
         Limits {
             max_document_bytes: self.read_limits().document_bytes,
             ..Limits::default()

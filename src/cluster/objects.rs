@@ -85,7 +85,7 @@ impl ApiObject {
     }
 
     /// The workload kind, when the object is one (of a group the linter reads).
-    pub fn workload_kind(&self, declared: &[&'static DeclaredKind]) -> Option<Kind> {
+    fn workload_kind(&self, declared: &[&'static DeclaredKind]) -> Option<Kind> {
         Kind::of(&self.api_version, &self.kind, declared)
     }
 

@@ -177,12 +177,6 @@ impl Remedy {
         }
     }
 
-    /// A remedy that only says what to do: no change is mechanical enough to make
-    /// unreviewed, or the choice is the user's.
-    pub fn display_only(description: impl Into<String>) -> Remedy {
-        Remedy::new(Applicability::DisplayOnly, description, Vec::new())
-    }
-
     /// The edits that make the changes in the text `editor` edits, with the changes as
     /// made: a value set inside an annotation that holds YAML (`proxy.istio.io/config`)
     /// which the document does not have yet becomes the new annotation, holding that

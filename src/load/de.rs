@@ -107,7 +107,7 @@ pub fn from_node<'de, T: de::Deserialize<'de>>(
 
 /// Deserializes one node.
 #[derive(Clone, Copy)]
-pub struct NodeDeserializer<'de, 's> {
+struct NodeDeserializer<'de, 's> {
     node: &'de Node,
     reading: Reading<'s>,
 }

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{InputError, Pos, chunk_error, discover, split};
+use super::{InputError, chunk_error, discover, split};
 
 /// Bounds on what reading one input may cost, whatever it holds: an endless stream, a
 /// line without end, a document of gigabytes. Each is named, with the flag that raises
@@ -236,17 +236,4 @@ fn read<'a>(
             }
             Err(error) => Piece::Failed(chunk_error(&name, error)),
         })
-}
-
-impl Piece {
-    /// Where the piece starts, for an error about all of it.
-    pub fn pos(&self) -> Option<Pos> {
-        match self {
-            Piece::Text { first_line, .. } => Some(Pos {
-                line: *first_line,
-                column: 1,
-            }),
-            Piece::Failed(error) => error.pos,
-        }
-    }
 }

@@ -26,16 +26,6 @@ pub struct Span {
     pub end: Pos,
 }
 
-impl Span {
-    /// A span that covers both `self` and `other`.
-    pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-}
-
 /// A YAML node converted to the JSON data model, with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {

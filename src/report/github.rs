@@ -26,12 +26,12 @@ use crate::report::located::Located;
 use crate::rules::Severity;
 
 /// Annotations of one level that GitHub shows per step.
-pub const ANNOTATION_LIMIT: usize = 10;
+const ANNOTATION_LIMIT: usize = 10;
 
 /// The largest step summary file GitHub uploads, in bytes: a larger one is dropped
 /// whole, with an error annotation (actions/runner, `src/Runner.Worker/
 /// FileCommandManager.cs`, `CreateStepSummaryCommand.AttachmentSizeLimit`).
-pub const SUMMARY_LIMIT: u64 = 1024 * 1024;
+const SUMMARY_LIMIT: u64 = 1024 * 1024;
 
 /// Bytes kept free below [`SUMMARY_LIMIT`] for the lines that close the summary.
 const SUMMARY_TAIL: u64 = 4096;
@@ -368,14 +368,14 @@ fn command(annotation: &Annotation) -> String {
 }
 
 /// Escapes a command's message (GitHub's `escapeData`).
-pub fn escape_data(text: &str) -> String {
+fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a property value (GitHub's `escapeProperty`).
-pub fn escape_property(text: &str) -> String {
+fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -204,7 +204,7 @@ impl<W: Write> Reporter for HumanReporter<W> {
 
 /// `Assumed: A · B · C`, wrapped at `width` between the assumptions (one wider than a
 /// line wraps inside), continuation lines aligned after `Assumed: `.
-pub fn assumptions_block(items: &[String], width: usize) -> String {
+fn assumptions_block(items: &[String], width: usize) -> String {
     const LEAD: &str = "Assumed: ";
     let indent = " ".repeat(LEAD.len());
     let mut lines = vec![LEAD.to_owned()];

@@ -19,7 +19,7 @@ const UNITS: [&str; 10] = ["s", "ms", "m", "h", "min", "B", "KiB", "MiB", "GiB",
 /// The longest quote kept whole where the width is not known (miette wraps with
 /// [`separator`]), in characters: narrower than the narrowest layout
 /// ([`crate::report::style::MIN_WIDTH`]), so that such a quote always fits.
-pub const MAX_WHOLE_QUOTE: usize = 36;
+const MAX_WHOLE_QUOTE: usize = 36;
 
 /// The options of a wrapped text at `width` columns, with `separator`.
 fn options(width: usize, separator: WordSeparator) -> Options<'static> {

@@ -227,7 +227,7 @@ fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> H
 }
 
 /// A short, single-line form of a command for messages.
-pub fn summarize(argv: &[String]) -> String {
+fn summarize(argv: &[String]) -> String {
     let text = match shell::shell_script(argv) {
         Some(script) => script.split_whitespace().collect::<Vec<_>>().join(" "),
         None => argv.join(" "),

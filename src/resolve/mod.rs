@@ -248,27 +248,21 @@ impl<'a> Builder<'a> {
     ) -> PlannedContainer {
         let restart_always =
             list == ContainerList::Init && container.restart_policy.as_deref() == Some("Always");
-        let placement = Placement::new(
+        let mut role = Role::of_manifest(
             list,
             restart_always,
             self.settings.kubernetes.value.runs_native_sidecars(),
         );
-        let native_sidecar = placement.is_native_sidecar();
+        let native_sidecar = matches!(role, Role::NativeSidecar(_));
         let queue_proxy = knative::is_queue_proxy(self.workload, container);
-        let role = match list {
+        if queue_proxy && list == ContainerList::Regular {
             // Knative's, in front of the user's containers: it serves their inbound
             // requests but is not the pod's work.
-            ContainerList::Regular if queue_proxy => Role::Sidecar(Sidecar {
+            role = role.with_sidecar(Sidecar {
                 kind: SidecarKind::KnativeQueueProxy,
                 carries_traffic: false,
-            }),
-            ContainerList::Init if native_sidecar => Role::Sidecar(Sidecar {
-                kind: SidecarKind::Generic,
-                carries_traffic: false,
-            }),
-            ContainerList::Init => Role::Init,
-            ContainerList::Regular => Role::App,
-        };
+            });
+        }
         let owner = if native_sidecar {
             Owner::Sidecar
         } else {
@@ -304,7 +298,6 @@ impl<'a> Builder<'a> {
         };
         PlannedContainer {
             name: container.name.clone(),
-            placement,
             index: 0,
             post_start: hooks::read(container, &path, HookKind::PostStart, owner),
             pre_stop: hooks::read(container, &path, HookKind::PreStop, owner),
@@ -489,6 +482,20 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The role of a mesh proxy of `kind` an injector adds: native when the injector
+    /// asks for it and this Kubernetes version runs native sidecars, an init container
+    /// that never exits when only the injector asks, classic otherwise.
+    pub fn injected_proxy(&self, kind: SidecarKind, native: bool) -> Role {
+        Role::injected_sidecar(
+            Sidecar {
+                kind,
+                carries_traffic: true,
+            },
+            native,
+            self.settings.kubernetes.value.runs_native_sidecars(),
+        )
+    }
+
     /// Makes the container at `list`/`index` a sidecar of `kind`: its start-up is the
     /// proxy start-up and its hooks are re-read as a sidecar's (a waiting loop in a
     /// sidecar's preStop waits for the app, not for itself).
@@ -502,7 +509,7 @@ impl<'a> Builder<'a> {
         let startup = self.scenario.proxy_startup.value;
         let manifest = self.manifest_container(self.get(list, index)).cloned();
         let planned = self.get_mut(list, index);
-        planned.role = Role::Sidecar(Sidecar {
+        planned.role = planned.role.with_sidecar(Sidecar {
             kind,
             carries_traffic,
         });

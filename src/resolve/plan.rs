@@ -87,21 +87,6 @@ impl<T> ByContainer<T> {
             .map(|(index, value)| (ContainerId(index), value))
     }
 
-    /// The ids, in start order.
-    pub fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<T> {
-        (0..self.0.len()).map(ContainerId)
-    }
-
-    /// How many containers there are.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// A value for each container, computed from this one's.
     pub fn map<U>(&self, f: impl FnMut(&T) -> U) -> ByContainer<U> {
         ByContainer(self.0.iter().map(f).collect())
@@ -235,7 +220,7 @@ impl PodPlan {
     pub fn regular(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.containers
             .with_ids()
-            .filter(|(_, c)| c.placement == Placement::Regular)
+            .filter(|(_, c)| c.list() == ContainerList::Regular)
     }
 
     /// The application containers: regular containers that are not sidecars.
@@ -293,70 +278,123 @@ pub enum ContainerList {
     Regular,
 }
 
-/// Where a container runs, which decides how the kubelet starts and stops it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    /// In `spec.initContainers`: it runs to completion before the next one starts.
-    Init {
-        /// The manifest gives it `restartPolicy: Always`, which this Kubernetes version
-        /// does not run as a native sidecar: a sidecar's process never exits, so
-        /// nothing after it starts.
-        restart_always: bool,
-    },
+/// What a container is for and how the kubelet runs it, in one value: its list, its
+/// `restartPolicy`, the Kubernetes version's native sidecars and its purpose combine
+/// only in the ways a pod can have them (no app among the init containers, no init
+/// step among the regular ones, no native sidecar that is not a sidecar).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// In `spec.containers`, doing the pod's work: a server, a Job's work.
+    App,
+    /// In `spec.containers` beside the app: a classic sidecar, which the kubelet starts
+    /// and stops like the app.
+    ClassicSidecar(Sidecar),
     /// In `spec.initContainers` with `restartPolicy: Always`, run by this Kubernetes
-    /// version as a native sidecar.
-    NativeSidecar,
-    /// In `spec.containers`.
-    Regular,
+    /// version as a native sidecar: the next container starts once it runs (and its
+    /// startup probe passes), and it stops after the regular containers.
+    NativeSidecar(Sidecar),
+    /// In `spec.initContainers`, run as a plain init container: the next container
+    /// starts only once it has exited.
+    Init {
+        /// Whether it exits.
+        run: InitRun,
+        /// The sidecar it is, when it is one: a mesh proxy given `restartPolicy:
+        /// Always` for a version that does not run native sidecars, or written as a
+        /// plain init container. `None` for an init step (`istio-init`, a migration).
+        sidecar: Option<Sidecar>,
+    },
 }
 
-impl Placement {
-    /// Where a container of `list` runs, given its `restartPolicy: Always` (which only
-    /// init containers have) and whether the kubelet runs native sidecars.
-    pub fn new(list: ContainerList, restart_always: bool, runs_native_sidecars: bool) -> Self {
+/// How a plain init container ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitRun {
+    /// It runs to completion, then the next container starts.
+    ToCompletion,
+    /// The manifest gives it `restartPolicy: Always`, which this Kubernetes version
+    /// does not run as a native sidecar: a sidecar's process never exits, so nothing
+    /// after it starts.
+    NeverExits,
+}
+
+impl Role {
+    /// An init step: an init container that runs to completion (`istio-init`,
+    /// `linkerd-init`, a migration).
+    pub const INIT_STEP: Role = Role::Init {
+        run: InitRun::ToCompletion,
+        sidecar: None,
+    };
+
+    /// A container of `list` with `restartPolicy: Always` or not (which only init
+    /// containers have), where the kubelet runs native sidecars or not, before anything
+    /// is known of what it runs: a native sidecar is one of unknown kind.
+    pub fn of_manifest(list: ContainerList, restart_always: bool, native_sidecars: bool) -> Self {
         match list {
-            ContainerList::Regular => Placement::Regular,
-            ContainerList::Init if restart_always && runs_native_sidecars => {
-                Placement::NativeSidecar
+            ContainerList::Regular => Role::App,
+            ContainerList::Init if restart_always && native_sidecars => {
+                Role::NativeSidecar(Sidecar {
+                    kind: SidecarKind::Generic,
+                    carries_traffic: false,
+                })
             }
-            ContainerList::Init => Placement::Init { restart_always },
+            ContainerList::Init if restart_always => Role::Init {
+                run: InitRun::NeverExits,
+                sidecar: None,
+            },
+            ContainerList::Init => Role::INIT_STEP,
+        }
+    }
+
+    /// A sidecar an injector adds: native when the injector makes it an init container
+    /// with `restartPolicy: Always` (`native`), where the kubelet runs native sidecars
+    /// (`native_sidecars`); classic otherwise.
+    pub fn injected_sidecar(sidecar: Sidecar, native: bool, native_sidecars: bool) -> Self {
+        match (native, native_sidecars) {
+            (true, true) => Role::NativeSidecar(sidecar),
+            (true, false) => Role::Init {
+                run: InitRun::NeverExits,
+                sidecar: Some(sidecar),
+            },
+            (false, _) => Role::ClassicSidecar(sidecar),
+        }
+    }
+
+    /// The same container, known to be `sidecar`: the kubelet runs it as before.
+    pub fn with_sidecar(&self, sidecar: Sidecar) -> Self {
+        match self {
+            Role::App | Role::ClassicSidecar(_) => Role::ClassicSidecar(sidecar),
+            Role::NativeSidecar(_) => Role::NativeSidecar(sidecar),
+            Role::Init { run, .. } => Role::Init {
+                run: *run,
+                sidecar: Some(sidecar),
+            },
         }
     }
 
     /// The list the container is in.
-    pub fn list(self) -> ContainerList {
+    pub fn list(&self) -> ContainerList {
         match self {
-            Placement::Init { .. } | Placement::NativeSidecar => ContainerList::Init,
-            Placement::Regular => ContainerList::Regular,
+            Role::App | Role::ClassicSidecar(_) => ContainerList::Regular,
+            Role::NativeSidecar(_) | Role::Init { .. } => ContainerList::Init,
         }
     }
 
-    /// Whether the kubelet runs it as a native sidecar.
-    pub fn is_native_sidecar(self) -> bool {
-        self == Placement::NativeSidecar
+    /// How a plain init container ends; `None` for one that runs beside the work until
+    /// stopped (an app, a classic or native sidecar).
+    pub fn init_run(&self) -> Option<InitRun> {
+        match self {
+            Role::Init { run, .. } => Some(*run),
+            Role::App | Role::ClassicSidecar(_) | Role::NativeSidecar(_) => None,
+        }
     }
 
-    /// Whether the manifest gives it `restartPolicy: Always` (honoured or not).
-    pub fn restart_always(self) -> bool {
-        matches!(
-            self,
-            Placement::NativeSidecar
-                | Placement::Init {
-                    restart_always: true
-                }
-        )
+    /// The sidecar traits, when the container is one.
+    pub fn sidecar(&self) -> Option<&Sidecar> {
+        match self {
+            Role::ClassicSidecar(sidecar) | Role::NativeSidecar(sidecar) => Some(sidecar),
+            Role::Init { sidecar, .. } => sidecar.as_ref(),
+            Role::App => None,
+        }
     }
-}
-
-/// What a container is for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// A regular container doing the pod's work.
-    App,
-    /// A regular init container that runs to completion before the next one.
-    Init,
-    /// A helper that runs alongside the app: a mesh proxy or another sidecar.
-    Sidecar(Sidecar),
 }
 
 /// A sidecar's identity and traits.
@@ -391,28 +429,12 @@ pub enum SidecarKind {
     KnativeQueueProxy,
     /// Declared in the user's config.
     Declared(String),
-    /// A native sidecar (init container with `restartPolicy: Always`) of unknown kind.
+    /// A sidecar of unknown kind: a native sidecar, or a Job's container that never
+    /// ends by itself.
     Generic,
 }
 
 impl SidecarKind {
-    /// The mesh whose proxy this is, when it is one.
-    pub fn mesh(&self) -> Option<super::Mesh> {
-        use super::Mesh;
-        match self {
-            SidecarKind::IstioProxy => Some(Mesh::Istio),
-            SidecarKind::LinkerdProxy => Some(Mesh::Linkerd),
-            SidecarKind::ConsulDataplane => Some(Mesh::Consul),
-            SidecarKind::KumaSidecar => Some(Mesh::Kuma),
-            SidecarKind::Daprd => Some(Mesh::Dapr),
-            SidecarKind::CloudSqlProxy
-            | SidecarKind::CloudSqlProxyV1
-            | SidecarKind::KnativeQueueProxy
-            | SidecarKind::Declared(_)
-            | SidecarKind::Generic => None,
-        }
-    }
-
     /// What this sidecar's own settings offer against each hazard: its mesh's, so
     /// advice for one mesh never reaches another's pod.
     pub fn remedies(&self) -> &'static super::Remedies {
@@ -482,13 +504,11 @@ pub struct ShapedBy {
 pub struct PlannedContainer {
     /// The container name.
     pub name: String,
-    /// Its list, and for an init container whether it is a sidecar.
-    pub placement: Placement,
     /// Position in its list after injection.
     pub index: usize,
     /// Written in the manifest, or added by an injector.
     pub provenance: Provenance,
-    /// What the container is for.
+    /// What the container is for and how the kubelet runs it.
     pub role: Role,
     /// The image, when known.
     pub image: Option<String>,
@@ -542,16 +562,9 @@ pub struct PlannedContainer {
 impl PlannedContainer {
     /// A container an injector adds, with no hooks or probes yet: it exits at once on
     /// its signal and carries no traffic until the caller says otherwise.
-    pub fn injected(
-        name: &str,
-        list: ContainerList,
-        by: &'static str,
-        trigger: JsonPath,
-        role: Role,
-    ) -> Self {
+    pub fn injected(name: &str, by: &'static str, trigger: JsonPath, role: Role) -> Self {
         PlannedContainer {
             name: name.to_owned(),
-            placement: Placement::new(list, false, false),
             index: 0,
             provenance: Provenance::Injected {
                 by,
@@ -596,25 +609,22 @@ impl PlannedContainer {
 
     /// The list the container is in.
     pub fn list(&self) -> ContainerList {
-        self.placement.list()
+        self.role.list()
     }
 
     /// Whether the kubelet runs it as a native sidecar.
     pub fn is_native_sidecar(&self) -> bool {
-        self.placement.is_native_sidecar()
+        matches!(self.role, Role::NativeSidecar(_))
     }
 
     /// Whether the manifest gives it `restartPolicy: Always` (honoured or not).
     pub fn restart_always(&self) -> bool {
-        self.placement.restart_always()
+        self.is_native_sidecar() || self.role.init_run() == Some(InitRun::NeverExits)
     }
 
     /// The sidecar traits, when this container is one.
     pub fn sidecar(&self) -> Option<&Sidecar> {
-        match &self.role {
-            Role::Sidecar(sidecar) => Some(sidecar),
-            _ => None,
-        }
+        self.role.sidecar()
     }
 
     /// Whether this container is a sidecar that carries traffic.
@@ -1407,5 +1417,67 @@ fn signal_reaches(target: &str, kind: &SidecarKind) -> bool {
         }
         SidecarKind::Declared(name) => target.contains(&name.to_lowercase()),
         _ => target.contains("proxy"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proxy() -> Sidecar {
+        Sidecar {
+            kind: SidecarKind::IstioProxy,
+            carries_traffic: true,
+        }
+    }
+
+    /// Naming a container's sidecar (the resolvers do, from its name or image) never
+    /// changes how the kubelet runs it: an init container stays one, and one whose
+    /// `restartPolicy: Always` this version ignores still blocks the next.
+    #[test]
+    fn a_known_sidecar_keeps_how_the_kubelet_runs_it() {
+        use ContainerList::{Init, Regular};
+        for (list, restart_always, native_sidecars) in [
+            (Regular, false, true),
+            (Init, false, true),
+            (Init, true, true),
+            (Init, true, false),
+        ] {
+            let unknown = Role::of_manifest(list, restart_always, native_sidecars);
+            let known = unknown.with_sidecar(proxy());
+            assert_eq!(known.list(), list);
+            assert_eq!(known.init_run(), unknown.init_run());
+            assert_eq!(known.sidecar(), Some(&proxy()));
+        }
+        assert_eq!(
+            Role::of_manifest(Init, true, false).init_run(),
+            Some(InitRun::NeverExits)
+        );
+        assert_eq!(
+            Role::of_manifest(Init, false, true).init_run(),
+            Some(InitRun::ToCompletion)
+        );
+        assert!(matches!(
+            Role::of_manifest(Init, true, true),
+            Role::NativeSidecar(_)
+        ));
+    }
+
+    /// An injector's native sidecar on a version without native sidecars is an init
+    /// container that never exits, still the mesh's proxy.
+    #[test]
+    fn an_injected_native_sidecar_needs_a_kubelet_that_runs_them() {
+        assert_eq!(
+            Role::injected_sidecar(proxy(), true, true),
+            Role::NativeSidecar(proxy())
+        );
+        let blocked = Role::injected_sidecar(proxy(), true, false);
+        assert_eq!(blocked.list(), ContainerList::Init);
+        assert_eq!(blocked.init_run(), Some(InitRun::NeverExits));
+        assert_eq!(blocked.sidecar(), Some(&proxy()));
+        assert_eq!(
+            Role::injected_sidecar(proxy(), false, true),
+            Role::ClassicSidecar(proxy())
+        );
     }
 }

@@ -236,7 +236,7 @@ fn mark_endless_job_containers(b: &mut Builder) {
 }
 
 /// Whether a command never ends by itself.
-pub fn runs_forever(argv: &[String]) -> bool {
+fn runs_forever(argv: &[String]) -> bool {
     let list = shell::parse_argv(argv);
     list.0.iter().any(|item| {
         item.first.commands.iter().any(|command| match command {

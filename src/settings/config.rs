@@ -94,18 +94,6 @@ pub enum RuleLevel {
     Info,
 }
 
-impl RuleLevel {
-    /// The level as written: `off`, `error`, `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleLevel::Off => "off",
-            RuleLevel::Error => "error",
-            RuleLevel::Warning => "warning",
-            RuleLevel::Info => "info",
-        }
-    }
-}
-
 /// Applies the config file at `path` to `settings`. Returns the rule settings it holds
 /// and the path of a mesh config it names, or the error found, at its node.
 pub fn apply(path: &Path, settings: &mut Settings) -> Result<ConfigExtras, Vec<InputError>> {

@@ -5,7 +5,7 @@
 
 use super::timeline::{ContainerTimeline, StartEntry, Startup};
 use crate::resolve::{
-    ByContainer, HookDuration, Placement, PlannedContainer, PodPlan, ProbeTiming, Role,
+    ByContainer, HookDuration, InitRun, PlannedContainer, PodPlan, ProbeTiming, Role,
 };
 use crate::time::Millis;
 
@@ -15,23 +15,25 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
         let Some(now) = clock else { break };
         let entry = &mut timeline[id].start;
         entry.started = Some(now);
-        clock = match container.placement {
-            Placement::NativeSidecar => start_sidecar(container, now, entry, plan),
-            Placement::Init {
-                restart_always: true,
+        clock = match &container.role {
+            Role::NativeSidecar(_) => start_sidecar(container, now, entry, plan),
+            Role::Init {
+                run: InitRun::NeverExits,
+                ..
             } => {
                 // `restartPolicy: Always` where the kubelet does not run native sidecars:
                 // an init container that never exits, so nothing after it starts.
                 None
             }
-            Placement::Init {
-                restart_always: false,
+            Role::Init {
+                run: InitRun::ToCompletion,
+                ..
             } => {
                 let done = now + container.runs_for.unwrap_or(Millis::ZERO);
                 entry.exited = Some(done);
                 Some(done)
             }
-            Placement::Regular => Some(start_regular(container, now, entry, plan)),
+            Role::App | Role::ClassicSidecar(_) => Some(start_regular(container, now, entry, plan)),
         };
     }
     // Apps that gate themselves on a proxy start using the network once it is ready.
@@ -59,7 +61,7 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
     let pod_ready = plan
         .containers
         .with_ids()
-        .filter(|(_, c)| matches!(c.placement, Placement::Regular | Placement::NativeSidecar))
+        .filter(|(_, c)| c.role.init_run().is_none())
         .map(|(id, _)| timeline[id].start.serving)
         .try_fold(Millis::ZERO, |latest, ready| ready.map(|r| latest.max(r)));
     Startup { pod_ready }
@@ -155,9 +157,9 @@ fn post_start(
 /// initial delay and after any startup probe has passed (§1.3); no probe means ready.
 fn serving(container: &PlannedContainer, entry: &StartEntry) -> Option<Millis> {
     let started = entry.started?;
-    let ready = match container.role {
-        Role::Sidecar(_) => entry.ready?,
-        _ => entry.ready.unwrap_or(started),
+    let ready = match container.sidecar() {
+        Some(_) => entry.ready?,
+        None => entry.ready.unwrap_or(started),
     };
     let Some(probe) = container.readiness_probe else {
         return Some(ready.max(entry.startup_probe_passed.unwrap_or(started)));

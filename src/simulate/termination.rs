@@ -9,7 +9,7 @@
 
 use super::timeline::{ContainerTimeline, StopEntry, Termination};
 use crate::resolve::{
-    ByContainer, ContainerId, Cut, ExitPolicy, HookDuration, Placement, PlannedContainer, PodPlan,
+    ByContainer, ContainerId, Cut, ExitPolicy, HookDuration, InitRun, PlannedContainer, PodPlan,
     Role,
 };
 use crate::time::Millis;
@@ -84,10 +84,7 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
         .with_ids()
         .map(|(id, c)| {
             let start = &timeline[id].start;
-            let runs_to_completion = c.placement
-                == Placement::Init {
-                    restart_always: false,
-                };
+            let runs_to_completion = c.role.init_run() == Some(InitRun::ToCompletion);
             start.started.is_some() && start.exited.is_none() && !runs_to_completion
         })
         .collect();

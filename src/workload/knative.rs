@@ -20,7 +20,7 @@ use crate::time::Millis;
 
 /// `revision-timeout-seconds` of `config-defaults` unless the cluster changed it
 /// (`pkg/apis/config/defaults.go`, `DefaultRevisionTimeoutSeconds`).
-pub const DEFAULT_TIMEOUT_SECONDS: i64 = 300;
+const DEFAULT_TIMEOUT_SECONDS: i64 = 300;
 /// queue-proxy's admin port (`pkg/networking/constants.go`, `QueueAdminPort`).
 pub const QUEUE_ADMIN_PORT: i32 = 8022;
 /// The endpoint that answers once queue-proxy has drained (`pkg/queue/constants.go`,
@@ -31,7 +31,7 @@ pub const DRAIN_PATH: &str = "/wait-for-drain";
 /// `drainSleepDuration`, the drainer's `QuietPeriod`).
 pub const DRAIN_QUIET_PERIOD: Millis = Millis::secs(30);
 /// The container the reconciler adds (`resources/constants.go`, `QueueContainerName`).
-pub const QUEUE_CONTAINER: &str = "queue-proxy";
+const QUEUE_CONTAINER: &str = "queue-proxy";
 /// queue-proxy's image as Knative's release manifests name it (`config-deployment`
 /// `queue-sidecar-image`, resolved to a digest at release).
 const QUEUE_IMAGE: &str = "gcr.io/knative-releases/knative.dev/serving/cmd/queue";

@@ -22,8 +22,6 @@ pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
 pub use reference::Templates;
 pub use service::{Service, TargetPort};
 
-use std::sync::Arc;
-
 use k8s_openapi::api::core::v1::PodSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
@@ -586,6 +584,3 @@ impl Workload {
         }
     }
 }
-
-/// Shared handle to a file name.
-pub type FileName = Arc<str>;

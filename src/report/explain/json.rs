@@ -86,10 +86,10 @@ fn container(c: &PlannedContainer) -> Value {
         "name": c.name,
         "list": match c.list() { ContainerList::Init => "initContainers", ContainerList::Regular => "containers" },
         "index": c.index,
-        "role": match &c.role {
-            Role::App => "app".to_owned(),
-            Role::Init => "init".to_owned(),
-            Role::Sidecar(s) => if s.carries_traffic { "proxy".to_owned() } else { "sidecar".to_owned() },
+        "role": match c.sidecar() {
+            Some(s) => if s.carries_traffic { "proxy" } else { "sidecar" },
+            None if c.role == Role::App => "app",
+            None => "init",
         },
         "sidecar": c.sidecar().map(|s| s.kind.label().to_owned()),
         "nativeSidecar": c.is_native_sidecar(),

@@ -2,7 +2,7 @@
 //! hazard, for each phase.
 
 use crate::report::located::Analysis;
-use crate::resolve::{ContainerList, Hook, HookDuration, PlannedContainer, Role};
+use crate::resolve::{ContainerList, Hook, HookDuration, InitRun, PlannedContainer, Role};
 use crate::rules::Severity;
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -185,15 +185,23 @@ fn note(lane: &mut Lane, text: String) {
 }
 
 fn tag(container: &PlannedContainer) -> String {
-    match &container.role {
-        Role::App => "app".into(),
-        Role::Init => "init".into(),
-        Role::Sidecar(s) if s.carries_traffic && container.is_native_sidecar() => {
-            "native proxy".into()
+    let Some(sidecar) = container.sidecar() else {
+        return if container.role == Role::App {
+            "app"
+        } else {
+            "init"
         }
-        Role::Sidecar(s) if s.carries_traffic => "proxy".into(),
-        Role::Sidecar(_) if container.is_native_sidecar() => "native sidecar".into(),
-        Role::Sidecar(_) => "sidecar".into(),
+        .into();
+    };
+    let what = if sidecar.carries_traffic {
+        "proxy"
+    } else {
+        "sidecar"
+    };
+    if container.is_native_sidecar() {
+        format!("native {what}")
+    } else {
+        what.into()
     }
 }
 
@@ -260,7 +268,8 @@ fn startup(analysis: &Analysis) -> Panel {
     }
     let end = span_end(last);
     let mut lanes = Vec::new();
-    for (container, record) in plan.containers.iter().zip(records) {
+    for (id, container) in plan.containers.with_ids() {
+        let record = &records[id];
         let entry = &record.start;
         let mut lane = lane(container);
         let Some(started) = entry.started else {
@@ -276,7 +285,7 @@ fn startup(analysis: &Analysis) -> Panel {
                 mark(&mut lane, exited, MarkKind::Exit);
             }
             (ContainerList::Init, None)
-                if container.restart_always() && !container.is_native_sidecar() =>
+                if container.role.init_run() == Some(InitRun::NeverExits) =>
             {
                 segment(&mut lane, started, end, State::Stuck);
                 lane.note = Some("never exits: restartPolicy Always is not a sidecar here".into());
@@ -347,7 +356,8 @@ fn termination(analysis: &Analysis) -> Panel {
     }
     let end = span_end(last);
     let mut lanes = Vec::new();
-    for (container, record) in plan.containers.iter().zip(records) {
+    for (id, container) in plan.containers.with_ids() {
+        let record = &records[id];
         let Some(entry) = &record.stop else { continue };
         let mut lane = lane(container);
         let hook_end = entry.pre_stop_end.unwrap_or(Millis::ZERO);
@@ -431,9 +441,10 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
         .unwrap_or_default();
     let end = span_end(last + Millis::secs(2));
     let mut lanes = Vec::new();
-    for (container, record) in plan.containers.iter().zip(records) {
-        let running = container.list() == ContainerList::Regular || container.is_native_sidecar();
-        if !running {
+    for (id, container) in plan.containers.with_ids() {
+        let record = &records[id];
+        // Plain init containers are done before the work starts.
+        if container.role.init_run().is_some() {
             continue;
         }
         let mut lane = lane(container);

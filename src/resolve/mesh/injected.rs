@@ -74,26 +74,12 @@ pub(super) fn resolve(
     let Some(opt_in) = opt_in(b) else {
         return;
     };
-    let list = if opt_in.native {
-        ContainerList::Init
-    } else {
-        ContainerList::Regular
-    };
-    let role = Role::Sidecar(Sidecar {
-        kind: mesh.kind.clone(),
-        carries_traffic: true,
-    });
+    let role = b.injected_proxy(mesh.kind.clone(), opt_in.native);
     let mut sidecar = PlannedContainer::injected(
         mesh.containers[0],
-        list,
         mesh.mesh.title(),
         opt_in.trigger.clone(),
         role,
-    );
-    sidecar.placement = Placement::new(
-        list,
-        opt_in.native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
     );
     sidecar.startup = b.scenario.proxy_startup.value;
     if opt_in.native {

@@ -772,15 +772,7 @@ fn inject(
     let hold = config.hold.value && !hold_ignored;
     let trigger = decision.trigger.clone();
     let startup = b.scenario.proxy_startup.value;
-    let list = if native {
-        ContainerList::Init
-    } else {
-        ContainerList::Regular
-    };
-    let role = Role::Sidecar(Sidecar {
-        kind: SidecarKind::IstioProxy,
-        carries_traffic: true,
-    });
+    let role = b.injected_proxy(SidecarKind::IstioProxy, native);
     let shaped_by = ShapedBy {
         native: b
             .workload
@@ -803,12 +795,7 @@ fn inject(
         },
     };
     let mut proxy =
-        PlannedContainer::injected(PROXY, list, "Istio", trigger.clone(), role).shaped(shaped_by);
-    proxy.placement = Placement::new(
-        list,
-        native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
+        PlannedContainer::injected(PROXY, "Istio", trigger.clone(), role).shaped(shaped_by);
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
@@ -875,8 +862,7 @@ fn inject(
         }
     }
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
-    let mut init =
-        PlannedContainer::injected(INIT, ContainerList::Init, "Istio", trigger, Role::Init);
+    let mut init = PlannedContainer::injected(INIT, "Istio", trigger, Role::INIT_STEP);
     init.image = Some("istio/proxyv2".into());
     init.runs_for = Some(b.scenario.init_duration.value);
     let has_init = b.init.iter().any(|c| c.name == INIT);

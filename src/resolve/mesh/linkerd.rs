@@ -496,15 +496,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
     let env = crate::resolve::shell::Env::new();
-    let list = if native {
-        ContainerList::Init
-    } else {
-        ContainerList::Regular
-    };
-    let role = Role::Sidecar(Sidecar {
-        kind: SidecarKind::LinkerdProxy,
-        carries_traffic: true,
-    });
+    let role = b.injected_proxy(SidecarKind::LinkerdProxy, native);
     let manifest_path = |source: &Source| match source {
         Source::Manifest(path) => Some(path.clone()),
         _ => None,
@@ -526,12 +518,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         },
     };
     let mut proxy =
-        PlannedContainer::injected(PROXY, list, "Linkerd", trigger.clone(), role).shaped(shaped_by);
-    proxy.placement = Placement::new(
-        list,
-        native,
-        b.settings.kubernetes.value.runs_native_sidecars(),
-    );
+        PlannedContainer::injected(PROXY, "Linkerd", trigger.clone(), role).shaped(shaped_by);
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
     // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
@@ -577,13 +564,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         proxy.pre_stop = Some(hook);
     }
     apply_shutdown(&mut proxy, grace);
-    let mut init = PlannedContainer::injected(
-        INIT,
-        ContainerList::Init,
-        "Linkerd",
-        trigger.clone(),
-        Role::Init,
-    );
+    let mut init = PlannedContainer::injected(INIT, "Linkerd", trigger.clone(), Role::INIT_STEP);
     init.image = Some("cr.l5d.io/linkerd/proxy-init".into());
     init.runs_for = Some(b.scenario.init_duration.value);
     // Natively, `linkerd-init` and the proxy go first so that the pod's own init

@@ -134,11 +134,6 @@ impl List {
             }
         }
     }
-
-    /// Whether the list has no commands.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl AndOr {

@@ -108,7 +108,7 @@ impl Rule for InitContainerNeedsProxy {
         };
         let proxy_ready = timeline.start(proxy_index).ready;
         for (index, init) in plan.containers.with_ids() {
-            if init.is_injected() || init.is_native_sidecar() || init.restart_always() {
+            if init.is_injected() || init.restart_always() {
                 continue;
             }
             let Some(call) = &init.network_use else {

@@ -1,4 +1,4 @@
-use crate::resolve::{PlannedContainer, Rejection, RejectionCause};
+use crate::resolve::{InitRun, PlannedContainer, Rejection, RejectionCause};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
@@ -161,8 +161,7 @@ impl Rule for NativeSidecarUnsupported {
         };
         let timeline = &pod.timeline;
         for (index, container) in plan.containers.with_ids() {
-            if !container.restart_always()
-                || container.is_native_sidecar()
+            if container.role.init_run() != Some(InitRun::NeverExits)
                 || rejected_for(&container.name)
             {
                 continue;
