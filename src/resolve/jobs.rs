@@ -73,7 +73,7 @@ fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
     };
     b.regular
         .iter()
-        .filter(|sidecar| sidecar.placement == Placement::Regular)
+        .filter(|sidecar| sidecar.list() == ContainerList::Regular)
         .filter_map(|sidecar| {
             let call = match sidecar.sidecar()?.kind {
                 SidecarKind::IstioProxy if istio_status_port(b) != 0 => format!(

@@ -435,6 +435,23 @@ pub enum SidecarKind {
 }
 
 impl SidecarKind {
+    /// The mesh whose proxy this is, when it is one.
+    pub fn mesh(&self) -> Option<super::Mesh> {
+        use super::Mesh;
+        match self {
+            SidecarKind::IstioProxy => Some(Mesh::Istio),
+            SidecarKind::LinkerdProxy => Some(Mesh::Linkerd),
+            SidecarKind::ConsulDataplane => Some(Mesh::Consul),
+            SidecarKind::KumaSidecar => Some(Mesh::Kuma),
+            SidecarKind::Daprd => Some(Mesh::Dapr),
+            SidecarKind::CloudSqlProxy
+            | SidecarKind::CloudSqlProxyV1
+            | SidecarKind::KnativeQueueProxy
+            | SidecarKind::Declared(_)
+            | SidecarKind::Generic => None,
+        }
+    }
+
     /// What this sidecar's own settings offer against each hazard: its mesh's, so
     /// advice for one mesh never reaches another's pod.
     pub fn remedies(&self) -> &'static super::Remedies {
