@@ -45,7 +45,7 @@ pub fn resolve(b: &mut Builder) {
                     ),
                     method,
                     status: call.status,
-                    text: call.text,
+                    written: call.written,
                     effective,
                 })
             })
@@ -68,7 +68,7 @@ fn sidecar_waits(b: &mut Builder) {
             let deaths = kubexit::deps(container, "KUBEXIT_DEATH_DEPS");
             Some(SelfStop {
                 path: command_path(container, &path),
-                text: format!("kubexit (KUBEXIT_DEATH_DEPS={})", deaths.join(",")),
+                written: format!("kubexit (KUBEXIT_DEATH_DEPS={})", deaths.join(",")),
                 trigger: SelfStopTrigger::Kubexit {
                     deaths,
                     at: volume_path(container, &graveyard),
@@ -94,7 +94,7 @@ fn sidecar_waits(b: &mut Builder) {
                 Some(SelfStop {
                     path: command_path(container, &path),
                     trigger,
-                    text: wait.text,
+                    written: wait.written,
                 })
             })
         };
@@ -299,7 +299,7 @@ fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                     by_signal: true,
                 },
                 status: ExitStatus::Kept,
-                text: format!("kubexit (KUBEXIT_NAME={name})"),
+                written: format!("kubexit (KUBEXIT_NAME={name})"),
                 effective,
                 exits_at_once: false,
             })
@@ -324,7 +324,7 @@ fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                     by_signal: false,
                 },
                 status: ExitStatus::Kept,
-                text: process.clone(),
+                written: process.clone(),
                 effective: Ok(()),
                 exits_at_once: false,
             }),
@@ -390,18 +390,15 @@ fn controller_stop(b: &mut Builder) {
     };
     for (kind, effective) in sidecars {
         // What runs in the sidecar when it cannot work: the shell's kill.
-        let text = match effective {
+        let written = match effective {
             Ok(()) => stop.description.to_owned(),
             Err(_) => "/bin/sh -c 'kill -15 1'".to_owned(),
         };
         work.sidecar_stops.push(SidecarStop {
             path: stop.path.clone(),
-            method: StopMethod::Controller {
-                description: stop.description,
-                sidecar: kind,
-            },
+            method: StopMethod::Controller { sidecar: kind },
             status: ExitStatus::Kept,
-            text,
+            written,
             effective,
             exits_at_once: false,
         });
@@ -446,7 +443,7 @@ fn argo_can_signal(b: &Builder, container: &PlannedContainer) -> bool {
 /// the script line that shares the most words with the call.
 fn call_path(container: &Container, path: &JsonPath, call: &StopCall) -> JsonPath {
     let words: Vec<&str> = call
-        .text
+        .written
         .split_whitespace()
         .map(|word| word.trim_matches(|c| c == '\'' || c == '"'))
         .filter(|word| !word.is_empty())
@@ -526,7 +523,7 @@ fn judge_call(
             } else {
                 (
                     StopMethod::Other {
-                        description: format!(":{port}{path}"),
+                        called: format!(":{port}{path}"),
                     },
                     Err(StopFailure::NothingOnPort {
                         port: *port,
@@ -557,7 +554,7 @@ fn judge_call(
         }
         StopTarget::Http { port, path } => (
             StopMethod::Other {
-                description: format!(":{port}{path}"),
+                called: format!(":{port}{path}"),
             },
             Ok(()),
         ),
@@ -599,7 +596,7 @@ fn judge_call(
         ),
         StopTarget::File { path } => (
             StopMethod::Other {
-                description: format!("touch {path}"),
+                called: format!("touch {path}"),
             },
             Ok(()),
         ),

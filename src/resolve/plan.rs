@@ -5,6 +5,8 @@
 
 use std::ops::{Index, IndexMut};
 
+use super::assumption::Assumption;
+use super::decision::MeshDecision;
 use super::problems::ConfigProblem;
 use crate::load::JsonPath;
 use crate::settings::{KubeVersion, Scenario, Source, Sourced};
@@ -138,10 +140,19 @@ impl<T> IndexMut<ContainerId> for ByContainer<T> {
 pub struct Rejection {
     /// The field that causes it.
     pub path: JsonPath,
-    /// Who rejects it: "the API server", "Istio's sidecar injector".
-    pub by: &'static str,
+    /// Who rejects it.
+    pub by: Rejector,
     /// What in the pod causes it.
     pub cause: RejectionCause,
+}
+
+/// Who refuses to admit a pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejector {
+    /// The API server's validation.
+    ApiServer,
+    /// A mesh's injector webhook, which denies the admission request.
+    Injector(super::Mesh),
 }
 
 /// What makes a pod inadmissible.
@@ -454,7 +465,7 @@ pub enum Provenance {
     /// an annotation, or the pod metadata when a namespace asks).
     Injected {
         /// The mesh whose injector adds it.
-        by: &'static str,
+        by: super::Mesh,
         /// What asks for the injection.
         trigger: JsonPath,
         /// The pod settings that shaped it, for findings about those aspects.
@@ -543,7 +554,7 @@ impl PlannedContainer {
     pub fn injected(
         name: &str,
         list: ContainerList,
-        by: &'static str,
+        by: super::Mesh,
         trigger: JsonPath,
         role: Role,
     ) -> Self {
@@ -847,8 +858,9 @@ pub struct SidecarStop {
     pub method: StopMethod,
     /// How the work's exit status survives the stop call.
     pub status: ExitStatus,
-    /// The call as written, for messages.
-    pub text: String,
+    /// The call as written in the script (`curl -X POST localhost:15020/quitquitquit`),
+    /// which findings quote.
+    pub written: String,
     /// Whether it can work, and if not, why.
     pub effective: Result<(), StopFailure>,
     /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
@@ -863,8 +875,9 @@ pub struct SelfStop {
     pub path: JsonPath,
     /// What it waits for.
     pub trigger: SelfStopTrigger,
-    /// The waiting command or setting, as written.
-    pub text: String,
+    /// The waiting command or setting as written, shortened to what waits
+    /// (`until … /shared/done`, `kubexit (KUBEXIT_DEATH_DEPS=app)`).
+    pub written: String,
 }
 
 /// What a self-stopping sidecar waits for.
@@ -1088,16 +1101,15 @@ pub enum StopMethod {
     /// The workload's controller signals the sidecars itself once the work is done
     /// (Argo Workflows).
     Controller {
-        /// Who does it, and how.
-        description: &'static str,
         /// The sidecar it signals (one stop per sidecar: whether the signal can be
         /// delivered depends on each container's image).
         sidecar: SidecarKind,
     },
     /// A call to some other endpoint with a known stop path on an unexpected port.
     Other {
-        /// The port and path called.
-        description: String,
+        /// What is called, as written: the port and path (`:8080/quit`), or the file
+        /// touched (`touch /tmp/done`).
+        called: String,
     },
 }
 
@@ -1170,52 +1182,32 @@ impl serde::Serialize for ProxyMode {
     }
 }
 
-/// A decision about one mesh for this pod.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MeshDecision {
-    /// The mesh decided about.
-    pub mesh: super::Mesh,
-    /// Whether its proxy is in the pod.
-    pub injection: Injection,
-    /// How its proxy runs.
-    pub mode: ProxyMode,
-    /// Readable reasons, one per line.
-    pub reasons: Vec<String>,
-}
-
-/// Whether a mesh's proxy is in the pod.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Injection {
-    /// The proxy is already in the manifest (it was injected before).
-    InManifest,
-    /// The injector will add it; `trigger` asks for it.
-    WillInject {
-        /// The label, annotation or pod metadata that asks for it.
-        trigger: JsonPath,
-    },
-    /// Not injected, and why.
-    NotInjected {
-        /// Why not, for explain.
-        reason: String,
-    },
-}
-
-/// A reading the result rests on that the manifest does not state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assumption {
-    /// The assumption, as printed.
-    pub text: String,
-    /// Where the value assumed came from.
-    pub source: Source,
-}
-
 /// A setting that asks for the app to be held until a proxy is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateRequest {
     /// Where the setting is.
     pub source: Source,
-    /// The setting as users know it (`holdApplicationUntilProxyStarts: true`).
-    pub setting: String,
+    /// What asks for the hold.
+    pub asked_by: GateSetting,
+}
+
+/// What asks for the app to be held until a proxy is ready.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateSetting {
+    /// The proxy's own postStart hook that waits for it, by its command
+    /// (`pilot-agent wait`).
+    PostStart {
+        /// The waiting command.
+        command: &'static str,
+    },
+    /// A setting of the pod or the mesh.
+    Setting {
+        /// The setting's name (`holdApplicationUntilProxyStarts`).
+        name: &'static str,
+        /// Its value as written in YAML (`true`, `"true"`, `enabled`); `None` where
+        /// the setting asks by being on, set or by default (Linkerd's `proxy-await`).
+        value: Option<&'static str>,
+    },
 }
 
 /// A setting that has no effect in this pod: where it is, and what makes it moot.

@@ -17,7 +17,7 @@ pub struct StopCall {
     /// What it addresses.
     pub target: StopTarget,
     /// The call as written.
-    pub text: String,
+    pub written: String,
     /// The HTTP method it uses, when it is an HTTP call.
     pub method: Option<HttpMethod>,
     /// How the work's exit status survives the call.
@@ -191,7 +191,7 @@ fn scan_list(
                 };
                 calls.push(StopCall {
                     target,
-                    text: simple.text(),
+                    written: simple.text(),
                     method,
                     status,
                     replaced_by: None,

@@ -72,7 +72,7 @@ impl Violation for StatusLost<'_> {
             }
             ExitStatus::Kept => "keeps the work's status",
         };
-        format!("in `{}`, `{}` {problem}", self.app.name, self.stop.text)
+        format!("in `{}`, `{}` {problem}", self.app.name, self.stop.written)
     }
 
     fn help(&self) -> String {
