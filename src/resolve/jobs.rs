@@ -195,7 +195,6 @@ fn file_stop(
     let left = volume_path(work, file);
     let method = |sidecar: &PlannedContainer| StopMethod::SelfStop {
         sidecar: sidecar.name.clone(),
-        signal: format!("creates {file}"),
         by_signal: false,
     };
     let waiting_for_a_file = || {
@@ -295,7 +294,6 @@ fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 path: command_path(work, path),
                 method: StopMethod::SelfStop {
                     sidecar: sidecar.name.clone(),
-                    signal: format!("its kubexit tombstone `{graveyard}/{name}` records its death"),
                     by_signal: true,
                 },
                 status: ExitStatus::Kept,
@@ -320,7 +318,6 @@ fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 path: command_path(work, path),
                 method: StopMethod::SelfStop {
                     sidecar: sidecar.name.clone(),
-                    signal: format!("its process `{process}` ends"),
                     by_signal: false,
                 },
                 status: ExitStatus::Kept,

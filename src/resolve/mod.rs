@@ -439,7 +439,7 @@ impl<'a> Builder<'a> {
     /// Marks the init containers' calls that the proxy's traffic redirection lets
     /// through: those of a container running as `proxy_uid` (the rules skip the proxy's
     /// own user) and those whose every port is in `excluded_ports`.
-    fn exempt_init_calls(&mut self, proxy_uid: i64, exclusion: &str) {
+    fn exempt_init_calls(&mut self, proxy_uid: i64, exclusion: &'static str) {
         let excluded = self.annotated_ports(exclusion);
         for container in &mut self.init {
             let runs_as_proxy = container.run_as_user == Some(proxy_uid);
@@ -447,11 +447,11 @@ impl<'a> Builder<'a> {
                 continue;
             };
             if runs_as_proxy {
-                call.bypass = Some(format!(
-                    "it runs as the proxy's UID {proxy_uid}, which the redirection skips"
-                ));
+                call.bypass = Some(Bypass::ProxyUser { uid: proxy_uid });
             } else if !call.ports.is_empty() && call.ports.iter().all(|p| excluded.contains(p)) {
-                call.bypass = Some(format!("`{exclusion}` excludes its ports"));
+                call.bypass = Some(Bypass::ExcludedPorts {
+                    annotation: exclusion,
+                });
             }
         }
     }

@@ -929,9 +929,23 @@ pub struct NetworkUse {
     pub call: String,
     /// The destination ports the command shows; empty when it shows none.
     pub ports: Vec<u16>,
-    /// Why the redirection lets this call through, when it does: the container runs as
-    /// the proxy's user, or every port it uses is excluded.
-    pub bypass: Option<String>,
+    /// Why the redirection lets this call through, when it does.
+    pub bypass: Option<Bypass>,
+}
+
+/// Why a proxy's traffic redirection lets an init container's call through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bypass {
+    /// The container runs as the proxy's own user, whose traffic is not redirected.
+    ProxyUser {
+        /// The proxy's UID.
+        uid: i64,
+    },
+    /// A pod annotation excludes every port the call uses.
+    ExcludedPorts {
+        /// The annotation (`traffic.sidecar.istio.io/excludeOutboundPorts`).
+        annotation: &'static str,
+    },
 }
 
 /// Why a stop call cannot stop the sidecar: the fact, for the rules to word.
@@ -1090,10 +1104,8 @@ pub enum StopMethod {
     /// The work leaves the signal a sidecar's own command waits for (a file, its
     /// kubexit tombstone, its process ending), and that sidecar then exits.
     SelfStop {
-        /// The sidecar container that waits.
+        /// The sidecar container that waits; its [`SelfStop`] says for what.
         sidecar: String,
-        /// What the work leaves, for messages ("creates /shared/done").
-        signal: String,
         /// The sidecar's helper then SIGTERMs the real process and exits with its code
         /// (kubexit), rather than the script ending as it chooses.
         by_signal: bool,
