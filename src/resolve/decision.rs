@@ -4,7 +4,6 @@
 //! sentence about a mesh is written in one place and the facts stay comparable.
 
 use super::Mesh;
-use super::plan::ProxyMode;
 use crate::load::JsonPath;
 use crate::settings::{IstioVersion, KubeVersion, LinkerdVersion, Source};
 
@@ -20,6 +19,40 @@ pub struct MeshDecision {
     /// What the decision rests on, in the order `explain` gives them: what asks for the
     /// proxy first, then what shapes it.
     pub reasons: Vec<DecisionReason>,
+}
+
+/// How a mesh's proxy runs in the pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxyMode {
+    /// There is no proxy: the mesh does not inject this pod.
+    None,
+    /// No sidecar: Istio's ztunnel carries the pod's traffic (ambient mode).
+    Ambient,
+    /// A regular container, started with the app.
+    Classic,
+    /// A regular container whose postStart hook holds the app until it is ready.
+    Held {
+        /// The injector puts it before the app containers, so that its hook holds them.
+        first: bool,
+        /// The hook's waiting command (`pilot-agent wait`).
+        command: &'static str,
+    },
+    /// A native sidecar.
+    Native,
+    /// An init container with `restartPolicy: Always` on a Kubernetes version that does
+    /// not run native sidecars.
+    NativeUnsupported,
+}
+
+impl ProxyMode {
+    /// `classic` or `native`, as the mode of a sidecar placed as `native` says.
+    pub fn of(native: bool) -> ProxyMode {
+        if native {
+            ProxyMode::Native
+        } else {
+            ProxyMode::Classic
+        }
+    }
 }
 
 /// Whether a mesh's proxy is in the pod.

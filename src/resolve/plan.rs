@@ -1140,60 +1140,6 @@ pub enum ExitStatus {
     BeforeWork,
 }
 
-/// How a mesh's proxy runs in the pod.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProxyMode {
-    /// There is no proxy: the mesh does not inject this pod.
-    None,
-    /// No sidecar: Istio's ztunnel carries the pod's traffic (ambient mode).
-    Ambient,
-    /// A regular container, started with the app.
-    Classic,
-    /// A regular container that holds the app until it is ready.
-    Held {
-        /// How it holds the app (`postStart linkerd-await`).
-        how: &'static str,
-    },
-    /// A native sidecar.
-    Native,
-    /// An init container with `restartPolicy: Always` on a Kubernetes version that does
-    /// not run native sidecars.
-    NativeUnsupported,
-}
-
-impl ProxyMode {
-    /// `classic` or `native`, as the mode of a sidecar placed as `native` says.
-    pub fn of(native: bool) -> ProxyMode {
-        if native {
-            ProxyMode::Native
-        } else {
-            ProxyMode::Classic
-        }
-    }
-}
-
-/// "classic, held (postStart linkerd-await)", as `explain` prints it.
-impl std::fmt::Display for ProxyMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ProxyMode::None => f.write_str("none"),
-            ProxyMode::Ambient => f.write_str("ambient"),
-            ProxyMode::Classic => f.write_str("classic"),
-            ProxyMode::Held { how } => write!(f, "classic, held ({how})"),
-            ProxyMode::Native => f.write_str("native"),
-            ProxyMode::NativeUnsupported => {
-                f.write_str("native (not supported by this Kubernetes version)")
-            }
-        }
-    }
-}
-
-impl serde::Serialize for ProxyMode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
 /// A setting that asks for the app to be held until a proxy is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateRequest {

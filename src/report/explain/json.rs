@@ -42,7 +42,7 @@ fn workload(analysis: &Analysis) -> Value {
                     Injection::WillInject { .. } => "willInject".to_owned(),
                     Injection::NotInjected { .. } => "notInjected".to_owned(),
                 },
-                "mode": m.mode,
+                "mode": super::reasons::mode(m),
                 // Why not, for a proxy that is not injected; why, for one that is.
                 "reasons": super::reasons::reasons(m),
             })).collect::<Vec<_>>(),

@@ -4,7 +4,7 @@
 
 use crate::resolve::{
     AutoFrom, DecisionReason, Enrollment, Injection, LabelOwner, Mesh, MeshDecision, MetadataKind,
-    NativeReason, NotInjectedCause,
+    NativeReason, NotInjectedCause, ProxyMode,
 };
 use crate::settings::Source;
 
@@ -26,7 +26,7 @@ pub fn reasons(decision: &MeshDecision) -> Vec<String> {
 /// `{mesh}: not injected (why)`, `{mesh}: native proxy, added by the injector (why)`.
 pub fn summary(decision: &MeshDecision) -> String {
     let name = decision.mesh.title();
-    let mode = decision.mode;
+    let mode = mode(decision);
     match &decision.injection {
         Injection::InManifest => format!("{name}: {mode} proxy, already injected"),
         Injection::WillInject { .. } => format!(
@@ -35,6 +35,28 @@ pub fn summary(decision: &MeshDecision) -> String {
         ),
         Injection::NotInjected { .. } => {
             format!("{name}: not injected ({})", reasons(decision).join("; "))
+        }
+    }
+}
+
+/// How the proxy runs: `native`, `classic, held (proxy first, postStart pilot-agent
+/// wait)`.
+pub fn mode(decision: &MeshDecision) -> String {
+    match decision.mode {
+        ProxyMode::None => "none".to_owned(),
+        ProxyMode::Ambient => "ambient".to_owned(),
+        ProxyMode::Classic => "classic".to_owned(),
+        // Kuma's `kuma-dp wait` is known by what it waits for.
+        ProxyMode::Held { .. } if decision.mesh == Mesh::Kuma => {
+            "classic, held (waits for the dataplane)".to_owned()
+        }
+        ProxyMode::Held { first, command } => {
+            let first = if first { "proxy first, " } else { "" };
+            format!("classic, held ({first}postStart {command})")
+        }
+        ProxyMode::Native => "native".to_owned(),
+        ProxyMode::NativeUnsupported => {
+            "native (not supported by this Kubernetes version)".to_owned()
         }
     }
 }

@@ -962,7 +962,8 @@ fn inject(
         }
         if hold {
             ProxyMode::Held {
-                how: "proxy first, postStart pilot-agent wait",
+                first: true,
+                command: "pilot-agent wait",
             }
         } else {
             ProxyMode::Classic

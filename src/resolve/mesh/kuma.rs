@@ -10,7 +10,7 @@ use super::Mesh;
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
-use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
+use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata, ProxyMode};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
@@ -34,7 +34,8 @@ const SIDECAR: SidecarMesh = SidecarMesh {
         timeout: Millis::secs(180),
         poll: Millis::secs(1),
         mode: ProxyMode::Held {
-            how: "waits for the dataplane",
+            first: true,
+            command: "kuma-dp wait",
         },
     }),
 };

@@ -485,7 +485,8 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         ProxyMode::NativeUnsupported
     } else if awaits {
         ProxyMode::Held {
-            how: "postStart linkerd-await",
+            first: false,
+            command: "linkerd-await",
         }
     } else {
         ProxyMode::Classic
@@ -641,7 +642,8 @@ fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReason) {
         if awaits.value {
             b.regular.insert(0, proxy);
             ProxyMode::Held {
-                how: "proxy first, postStart linkerd-await",
+                first: true,
+                command: "linkerd-await",
             }
         } else {
             b.regular.push(proxy);
