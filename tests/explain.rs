@@ -429,3 +429,23 @@ fn the_header_states_the_grace_period_the_deletion_used() {
     );
     assert!(!text.contains("grace period 30 s"), "{text}");
 }
+
+#[test]
+fn a_namespace_opt_in_is_quoted_as_the_namespace_writes_it() {
+    // `linkerd.io/inject: ingress` on the namespace injects the proxy too; the reason
+    // names the value the namespace has, not `enabled`.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ingress.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: edge\n  annotations: {linkerd.io/inject: ingress}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: gateway\n  namespace: edge\nspec:\n  containers:\n  - name: app\n    image: app\n",
+    )
+    .unwrap();
+    let text = explain("json", file.to_str().unwrap());
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let reasons = &json["workloads"][0]["plan"]["meshes"][0]["reasons"];
+    assert_eq!(
+        reasons[0], "namespace edge has `linkerd.io/inject: ingress`",
+        "{reasons}"
+    );
+}

@@ -7,7 +7,7 @@ mod common;
 
 use common::{analyze_one, index_of, rule_ids, s, start, stop};
 use mesh_lifecycle::pipeline::Analysis;
-use mesh_lifecycle::resolve::{ContainerList, RejectionCause};
+use mesh_lifecycle::resolve::{Assumed, ContainerList, Mesh, RejectionCause, Rejector};
 use mesh_lifecycle::rules::Severity;
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
@@ -142,7 +142,7 @@ fn case_1_deletion_grace_period_0_is_sent_as_1() {
         a.plan
             .assumptions
             .iter()
-            .any(|n| n.text.contains("`kubectl delete --grace-period=0`"))
+            .any(|n| n.assumed == Assumed::DeletionGraceZero)
     );
 }
 
@@ -491,7 +491,7 @@ fn case_8_a_probed_sidecar_on_1_28_is_not_admitted() {
     );
     let a = analyze_one(&yaml, kube(28));
     let rejection = a.plan.rejection().expect("rejected");
-    assert_eq!(rejection.by, "the API server");
+    assert_eq!(rejection.by, Rejector::ApiServer);
     assert!(
         matches!(&rejection.cause, RejectionCause::DroppedSidecarPolicy { container, .. } if container == "logs")
     );
@@ -666,7 +666,7 @@ fn linkerd_before_2_20_denies_a_native_proxy_with_wait_before_exit() {
     );
     let a = analyze_one(&yaml, linkerd("version-2.19"));
     let rejection = a.plan.rejection().expect("denied");
-    assert_eq!(rejection.by, "Linkerd's proxy injector");
+    assert_eq!(rejection.by, Rejector::Injector(Mesh::Linkerd));
     let a = analyze_one(&yaml, linkerd("version-2.20"));
     assert!(a.plan.rejection().is_none());
     assert!(

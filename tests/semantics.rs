@@ -8,7 +8,9 @@ mod common;
 
 use common::{analyze_one, index_of, s, start, stop};
 use mesh_lifecycle::pipeline::Analysis;
-use mesh_lifecycle::resolve::{ContainerList, ExitPolicy, Fault, HookDuration, Injection};
+use mesh_lifecycle::resolve::{
+    ContainerList, DecisionReason, ExitPolicy, Fault, HookDuration, Injection,
+};
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
     IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, ScenarioKey, Settings, Source,
@@ -306,7 +308,7 @@ fn s2_3_sleep_action_is_dropped_in_1_29_on_from_1_30_and_beta_until_1_34() {
         a.plan
             .assumptions
             .iter()
-            .map(|n| n.text.clone())
+            .map(|n| mesh_lifecycle::report::assumptions::assumed(&n.assumed))
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -1237,8 +1239,8 @@ fn s3_1_the_namespace_or_else_the_pod_selects_the_istio_revision() {
     )));
     let a = analyze_one(&plain, canary(&[("istio.io/rev", "canary")]));
     let reasons = &a.plan.meshes[0].reasons;
-    assert!(
-        reasons.iter().any(|r| r == "Istio revision canary"),
-        "{reasons:?}"
-    );
+    let canary = DecisionReason::Revision {
+        name: "canary".to_owned(),
+    };
+    assert!(reasons.contains(&canary), "{reasons:?}");
 }

@@ -117,22 +117,39 @@ fn resolve_names_no_rule() {
     assert!(offences.is_empty(), "{}", offences.join("\n"));
 }
 
-/// The fields a Rust file declares that hold a rule's wording: a `message`, a `help` or
-/// a `fix` text.
-fn worded_fields(text: &str) -> Vec<String> {
+/// The fields a Rust file declares with a text type (`String`, `&str`, or an `Option`,
+/// `Vec` or `Box` of one), by name: declarations only, not struct literals or comments.
+fn text_fields(text: &str) -> Vec<String> {
     text.lines()
         .map(str::trim_start)
         .filter(|line| !line.starts_with("//"))
         .filter_map(|line| {
-            let line = line.strip_prefix("pub ").unwrap_or(line);
-            ["message:", "help:", "fix:"]
+            let line = ["pub(crate) ", "pub(super) ", "pub "]
                 .iter()
-                .find(|field| {
-                    line.strip_prefix(**field)
-                        .is_some_and(|ty| ty.contains("String") || ty.contains("str"))
-                })
-                .map(|field| field.trim_end_matches(':').to_owned())
+                .find_map(|prefix| line.strip_prefix(prefix))
+                .unwrap_or(line);
+            let (name, ty) = line.split_once(':')?;
+            let ty = ty.trim().strip_suffix(',').unwrap_or(ty.trim());
+            let is_name =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let is_type = !ty.is_empty()
+                && ty
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "<>&' _".contains(c));
+            let is_text = ty
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| word == "String" || word == "str");
+            (is_name && is_type && is_text).then(|| name.to_owned())
         })
+        .collect()
+}
+
+/// The fields a Rust file declares that hold a rule's wording: a `message`, a `help` or
+/// a `fix` text.
+fn worded_fields(text: &str) -> Vec<String> {
+    text_fields(text)
+        .into_iter()
+        .filter(|name| ["message", "help", "fix"].contains(&name.as_str()))
         .collect()
 }
 
@@ -156,6 +173,57 @@ fn resolve_holds_no_wording() {
         let text = std::fs::read_to_string(&file).unwrap();
         for field in worded_fields(&text) {
             offences.push(format!("{}: a `{field}` text", file.display()));
+        }
+    }
+    assert!(offences.is_empty(), "{}", offences.join("\n"));
+}
+
+/// Names of fields that, holding text, would be a sentence for a reader: why something
+/// is so, a description, a message. Resolve states such things as typed facts (a
+/// `DecisionReason`, an `Assumption`, a `NotInjectedCause`) and `report` words them.
+const PROSE_FIELDS: [&str; 7] = [
+    "reason",
+    "reasons",
+    "text",
+    "message",
+    "help",
+    "description",
+    "why",
+];
+
+/// Text fields with one of those names that hold data, not prose, each with why it is
+/// data. None today: what a manifest says as written is in fields named for it
+/// (`written`, `called`, `value`), so a new entry here is a decision to review.
+const DATA_FIELDS: [(&str, &str); 0] = [];
+
+#[test]
+fn prose_fields_are_found() {
+    // The checker itself: text types in any wrapper, in structs and enum variants.
+    assert_eq!(
+        text_fields(
+            "pub struct A {\n    pub reasons: Vec<String>,\n}\n    NotInjected {\n        reason: String,\n    },\n    by: &'static str,\n"
+        ),
+        ["reasons", "reason", "by"]
+    );
+    assert!(
+        text_fields("    reason: Reason,\n    text: call.text,\n    why: format!(\"{x}\"),\n")
+            .is_empty()
+    );
+}
+
+#[test]
+fn resolve_holds_no_prose() {
+    // What resolve hands on to explain and the assumptions block is facts, worded in
+    // `report`: a field named for a sentence holds a typed value, not text.
+    let mut offences = Vec::new();
+    for file in rust_files(&common::root().join("src/resolve")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for field in text_fields(&text) {
+            let prose = PROSE_FIELDS.contains(&field.as_str());
+            let data = DATA_FIELDS.iter().any(|(name, _)| *name == field);
+            if prose && !data {
+                offences.push(format!("{}: a `{field}` text", file.display()));
+            }
         }
     }
     assert!(offences.is_empty(), "{}", offences.join("\n"));

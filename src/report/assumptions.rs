@@ -1,6 +1,8 @@
 //! The assumptions in force, printed once per run: what the verdict rests on that the
-//! manifests do not say, and where each value came from.
+//! manifests do not say, and where each value came from; and, for `explain`, what each
+//! plan assumes ([`Assumed`]), in words.
 
+use crate::resolve::{Assumed, Mesh};
 use crate::settings::ScenarioKey;
 use crate::settings::{Settings, Source, Sourced};
 
@@ -109,4 +111,69 @@ pub fn items(settings: &Settings) -> Vec<String> {
         });
     }
     items
+}
+
+/// What a plan assumes, as `explain` prints it under the timeline.
+pub fn assumed(assumed: &Assumed) -> String {
+    match assumed {
+        Assumed::SleepActionDropped {
+            container,
+            kubernetes,
+        } => format!(
+            "{container}: Kubernetes {kubernetes} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook"
+        ),
+        Assumed::SleepActionBeta {
+            container,
+            kubernetes,
+        } => format!(
+            "{container}: the sleep action is beta in Kubernetes {kubernetes}; taken as enabled"
+        ),
+        Assumed::DeletionGraceZero => "a deletion grace period of 0 is taken as 1 s, as `kubectl delete --grace-period=0` sends it without --force".to_owned(),
+        Assumed::HookProgramMissing {
+            container,
+            hook,
+            image,
+            program,
+        } => format!(
+            "{container}: `{hook}` most likely fails at once (`{image}` has no `{program}`); taken as instant"
+        ),
+        Assumed::HookLengthUnknown { container, hook } => {
+            format!("{container}: `{hook}` is of unknown length; taken as instant")
+        }
+        Assumed::SettingTooNew {
+            setting,
+            layer,
+            since,
+        } => {
+            let layer = layer.map(|layer| format!(" in {layer}")).unwrap_or_default();
+            format!("{setting}{layer} needs {since}; this version ignores it")
+        }
+        Assumed::NamespaceLabelsUnknown { namespace } => {
+            let labels = match namespace {
+                Some(namespace) => format!("namespace {namespace}: labels unknown"),
+                None => "namespace unknown".to_owned(),
+            };
+            format!("{labels}; a pod that asks for injection is taken to get it")
+        }
+        Assumed::NamespaceAnnotationsUnknown { mesh, namespace } => format!(
+            "namespace {namespace}: annotations unknown; the pod's own {mesh} settings are used"
+        ),
+        Assumed::MeshVersionUnknown {
+            mesh,
+            native_since,
+            native_nodes,
+            flag,
+        } => {
+            let proxy = match mesh {
+                Mesh::Istio => "sidecar injection",
+                _ => "proxy",
+            };
+            let nodes = native_nodes
+                .map(|nodes| format!(" on Kubernetes ≥ {nodes}"))
+                .unwrap_or_default();
+            format!(
+                "{mesh} version unknown: classic {proxy} assumed ({mesh} {native_since}+ injects native sidecars{nodes}); set {flag}"
+            )
+        }
+    }
 }

@@ -46,7 +46,7 @@ pub fn resolve(b: &mut Builder) {
                     ),
                     method,
                     status: call.status,
-                    text: call.text,
+                    written: call.written,
                     effective,
                 })
             })
@@ -136,7 +136,7 @@ fn sidecar_waits(b: &mut Builder) {
             let deaths = kubexit::deps(container, "KUBEXIT_DEATH_DEPS");
             Some(SelfStop {
                 path: command_path(container, &path),
-                text: format!("kubexit (KUBEXIT_DEATH_DEPS={})", deaths.join(",")),
+                written: format!("kubexit (KUBEXIT_DEATH_DEPS={})", deaths.join(",")),
                 trigger: SelfStopTrigger::Kubexit {
                     deaths,
                     at: volume_path(container, &graveyard),
@@ -162,7 +162,7 @@ fn sidecar_waits(b: &mut Builder) {
                 Some(SelfStop {
                     path: command_path(container, &path),
                     trigger,
-                    text: wait.text,
+                    written: wait.written,
                 })
             })
         };
@@ -263,7 +263,6 @@ fn file_stop(
     let left = volume_path(work, file);
     let method = |sidecar: &PlannedContainer| StopMethod::SelfStop {
         sidecar: sidecar.name.clone(),
-        signal: format!("creates {file}"),
         by_signal: false,
     };
     let waiting_for_a_file = || {
@@ -363,11 +362,10 @@ fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 path: command_path(work, path),
                 method: StopMethod::SelfStop {
                     sidecar: sidecar.name.clone(),
-                    signal: format!("its kubexit tombstone `{graveyard}/{name}` records its death"),
                     by_signal: true,
                 },
                 status: ExitStatus::Kept,
-                text: format!("kubexit (KUBEXIT_NAME={name})"),
+                written: format!("kubexit (KUBEXIT_NAME={name})"),
                 effective,
                 exits_at_once: false,
                 script: None,
@@ -389,11 +387,10 @@ fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
                 path: command_path(work, path),
                 method: StopMethod::SelfStop {
                     sidecar: sidecar.name.clone(),
-                    signal: format!("its process `{process}` ends"),
                     by_signal: false,
                 },
                 status: ExitStatus::Kept,
-                text: process.clone(),
+                written: process.clone(),
                 effective: Ok(()),
                 exits_at_once: false,
                 script: None,
@@ -460,18 +457,15 @@ fn controller_stop(b: &mut Builder) {
     };
     for (kind, effective) in sidecars {
         // What runs in the sidecar when it cannot work: the shell's kill.
-        let text = match effective {
+        let written = match effective {
             Ok(()) => stop.description.to_owned(),
             Err(_) => "/bin/sh -c 'kill -15 1'".to_owned(),
         };
         work.sidecar_stops.push(SidecarStop {
             path: stop.path.clone(),
-            method: StopMethod::Controller {
-                description: stop.description,
-                sidecar: kind,
-            },
+            method: StopMethod::Controller { sidecar: kind },
             status: ExitStatus::Kept,
-            text,
+            written,
             effective,
             exits_at_once: false,
             script: None,
@@ -521,7 +515,7 @@ fn script_call(
     argv: &[String],
     call: &StopCall,
 ) -> Option<ScriptCall> {
-    let call_span = call.written.clone()?;
+    let call_span = call.span.clone()?;
     let at = shell::script_index(argv)?;
     Some(ScriptCall {
         item: script_item(container, path, at),
@@ -534,7 +528,7 @@ fn script_call(
 /// the script line that shares the most words with the call.
 fn call_path(container: &Container, path: &JsonPath, call: &StopCall) -> JsonPath {
     let words: Vec<&str> = call
-        .text
+        .written
         .split_whitespace()
         .map(|word| word.trim_matches(|c| c == '\'' || c == '"'))
         .filter(|word| !word.is_empty())
@@ -614,7 +608,7 @@ fn judge_call(
             } else {
                 (
                     StopMethod::Other {
-                        description: format!(":{port}{path}"),
+                        called: format!(":{port}{path}"),
                     },
                     Err(StopFailure::NothingOnPort {
                         port: *port,
@@ -645,7 +639,7 @@ fn judge_call(
         }
         StopTarget::Http { port, path } => (
             StopMethod::Other {
-                description: format!(":{port}{path}"),
+                called: format!(":{port}{path}"),
             },
             Ok(()),
         ),
@@ -687,7 +681,7 @@ fn judge_call(
         ),
         StopTarget::File { path } => (
             StopMethod::Other {
-                description: format!("touch {path}"),
+                called: format!("touch {path}"),
             },
             Ok(()),
         ),

@@ -5,6 +5,8 @@
 //! injector will add. Mesh knowledge lives in one module per mesh; what comes out is
 //! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
 
+pub mod assumption;
+pub mod decision;
 pub mod hooks;
 pub mod images;
 pub mod jobs;
@@ -22,6 +24,8 @@ use crate::settings::version::KubeVersion;
 use crate::settings::{IstioSettings, Scenario, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 use crate::workload::{Workload, knative};
+pub use assumption::{Assumed, Assumption};
+pub use decision::*;
 use hooks::{HookKind, Owner};
 pub use mesh::{Mesh, Remedies, consul, dapr, istio, kuma, linkerd};
 pub use plan::*;
@@ -131,10 +135,10 @@ impl<'a> Builder<'a> {
                 };
                 if version.drops_sleep_action() {
                     notes.push((
-                        format!(
-                            "{}: Kubernetes {version} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook",
-                            container.name
-                        ),
+                        Assumed::SleepActionDropped {
+                            container: container.name.clone(),
+                            kubernetes: version,
+                        },
                         path.clone(),
                     ));
                     dropped.push(DroppedHook {
@@ -148,16 +152,22 @@ impl<'a> Builder<'a> {
                 if let Some(problem) = sleep_action_problem(version, grace, seconds) {
                     rejections.push(Rejection {
                         path: path.key("sleep"),
-                        by: "the API server",
+                        by: Rejector::ApiServer,
                         cause: RejectionCause::SleepAction(problem),
                     });
                 } else if !version.sleep_action_is_ga() {
-                    notes.push((format!("{}: the sleep action is beta in Kubernetes {version}; taken as enabled", container.name), path));
+                    notes.push((
+                        Assumed::SleepActionBeta {
+                            container: container.name.clone(),
+                            kubernetes: version,
+                        },
+                        path,
+                    ));
                 }
             }
         }
-        for (text, path) in notes {
-            self.assume(text, Source::Manifest(path));
+        for (assumed, path) in notes {
+            self.assume(assumed, Source::Manifest(path));
         }
         self.dropped_hooks = dropped;
         self.rejections.append(&mut rejections);
@@ -205,7 +215,7 @@ impl<'a> Builder<'a> {
             };
             rejections.push(Rejection {
                 path,
-                by: "the API server",
+                by: Rejector::ApiServer,
                 cause: RejectionCause::DroppedSidecarPolicy {
                     container: planned.name.clone(),
                     field,
@@ -425,7 +435,7 @@ impl<'a> Builder<'a> {
     /// Marks the init containers' calls that the proxy's traffic redirection lets
     /// through: those of a container running as `proxy_uid` (the rules skip the proxy's
     /// own user) and those whose every port is in `excluded_ports`.
-    fn exempt_init_calls(&mut self, proxy_uid: i64, exclusion: &str) {
+    fn exempt_init_calls(&mut self, proxy_uid: i64, exclusion: &'static str) {
         let excluded = self.annotated_ports(exclusion);
         for container in &mut self.init {
             let runs_as_proxy = container.run_as_user == Some(proxy_uid);
@@ -433,11 +443,11 @@ impl<'a> Builder<'a> {
                 continue;
             };
             if runs_as_proxy {
-                call.bypass = Some(format!(
-                    "it runs as the proxy's UID {proxy_uid}, which the redirection skips"
-                ));
+                call.bypass = Some(Bypass::ProxyUser { uid: proxy_uid });
             } else if !call.ports.is_empty() && call.ports.iter().all(|p| excluded.contains(p)) {
-                call.bypass = Some(format!("`{exclusion}` excludes its ports"));
+                call.bypass = Some(Bypass::ExcludedPorts {
+                    annotation: exclusion,
+                });
             }
         }
     }
@@ -547,11 +557,10 @@ impl<'a> Builder<'a> {
         self.problems.push(ConfigProblem { path, fault });
     }
 
-    /// Records an assumption once.
-    pub fn assume(&mut self, text: impl Into<String>, source: Source) {
-        let text = text.into();
-        if !self.assumptions.iter().any(|a| a.text == text) {
-            self.assumptions.push(Assumption { text, source });
+    /// Records an assumption once: the first source of a reading is the one given.
+    pub fn assume(&mut self, assumed: Assumed, source: Source) {
+        if !self.assumptions.iter().any(|a| a.assumed == assumed) {
+            self.assumptions.push(Assumption { assumed, source });
         }
     }
 
@@ -589,10 +598,7 @@ impl<'a> Builder<'a> {
         let deletion_grace_period = self.settings.deletion_grace_period.clone().map(|mut d| {
             if d.value == 0 {
                 d.value = 1;
-                self.assume(
-                    "a deletion grace period of 0 is taken as 1 s, as `kubectl delete --grace-period=0` sends it without --force",
-                    d.source.clone(),
-                );
+                self.assume(Assumed::DeletionGraceZero, d.source.clone());
             }
             d
         });
@@ -643,18 +649,20 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 notes.push((
-                    format!(
-                        "{}: `{}` most likely fails at once (`{image}` has no `{program}`); taken as instant",
-                        container.name, hook.summary
-                    ),
+                    Assumed::HookProgramMissing {
+                        container: container.name.clone(),
+                        hook: hook.summary.clone(),
+                        image: image.clone(),
+                        program: program.to_owned(),
+                    },
                     path.clone(),
                 ));
                 hook.duration = HookDuration::Fixed(Millis::ZERO);
                 hook.effect = HookEffect::None;
             }
         }
-        for (text, path) in notes {
-            self.assume(text, Source::Manifest(path));
+        for (assumed, path) in notes {
+            self.assume(assumed, Source::Manifest(path));
         }
     }
 
@@ -669,17 +677,17 @@ impl<'a> Builder<'a> {
                 let Some(path) = &hook.path else { continue };
                 if hook.duration == HookDuration::Unknown {
                     notes.push((
-                        format!(
-                            "{}: `{}` is of unknown length; taken as instant",
-                            container.name, hook.summary
-                        ),
+                        Assumed::HookLengthUnknown {
+                            container: container.name.clone(),
+                            hook: hook.summary.clone(),
+                        },
                         path.clone(),
                     ));
                 }
             }
         }
-        for (text, path) in notes {
-            self.assume(text, Source::Manifest(path));
+        for (assumed, path) in notes {
+            self.assume(assumed, Source::Manifest(path));
         }
     }
 }

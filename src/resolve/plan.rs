@@ -5,6 +5,8 @@
 
 use std::ops::{Index, IndexMut};
 
+use super::assumption::Assumption;
+use super::decision::MeshDecision;
 use super::problems::ConfigProblem;
 use crate::load::JsonPath;
 use crate::settings::{KubeVersion, Scenario, Source, Sourced};
@@ -125,10 +127,19 @@ impl<T> IndexMut<ContainerId> for ByContainer<T> {
 pub struct Rejection {
     /// The field that causes it.
     pub path: JsonPath,
-    /// Who rejects it: "the API server", "Istio's sidecar injector".
-    pub by: &'static str,
+    /// Who rejects it.
+    pub by: Rejector,
     /// What in the pod causes it.
     pub cause: RejectionCause,
+}
+
+/// Who refuses to admit a pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejector {
+    /// The API server's validation.
+    ApiServer,
+    /// A mesh's injector webhook, which denies the admission request.
+    Injector(super::Mesh),
 }
 
 /// What makes a pod inadmissible.
@@ -495,7 +506,7 @@ pub enum Provenance {
     /// an annotation, or the pod metadata when a namespace asks).
     Injected {
         /// The mesh whose injector adds it.
-        by: &'static str,
+        by: super::Mesh,
         /// What asks for the injection.
         trigger: JsonPath,
         /// The pod settings that shaped it, for findings about those aspects.
@@ -579,7 +590,7 @@ pub struct PlannedContainer {
 impl PlannedContainer {
     /// A container an injector adds, with no hooks or probes yet: it exits at once on
     /// its signal and carries no traffic until the caller says otherwise.
-    pub fn injected(name: &str, by: &'static str, trigger: JsonPath, role: Role) -> Self {
+    pub fn injected(name: &str, by: super::Mesh, trigger: JsonPath, role: Role) -> Self {
         PlannedContainer {
             name: name.to_owned(),
             index: 0,
@@ -876,8 +887,9 @@ pub struct SidecarStop {
     pub method: StopMethod,
     /// How the work's exit status survives the stop call.
     pub status: ExitStatus,
-    /// The call as written, for messages.
-    pub text: String,
+    /// The call as written in the script (`curl -X POST localhost:15020/quitquitquit`),
+    /// which findings quote.
+    pub written: String,
     /// Whether it can work, and if not, why.
     pub effective: Result<(), StopFailure>,
     /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
@@ -934,8 +946,9 @@ pub struct SelfStop {
     pub path: JsonPath,
     /// What it waits for.
     pub trigger: SelfStopTrigger,
-    /// The waiting command or setting, as written.
-    pub text: String,
+    /// The waiting command or setting as written, shortened to what waits
+    /// (`until … /shared/done`, `kubexit (KUBEXIT_DEATH_DEPS=app)`).
+    pub written: String,
 }
 
 /// What a self-stopping sidecar waits for.
@@ -987,9 +1000,23 @@ pub struct NetworkUse {
     pub call: String,
     /// The destination ports the command shows; empty when it shows none.
     pub ports: Vec<u16>,
-    /// Why the redirection lets this call through, when it does: the container runs as
-    /// the proxy's user, or every port it uses is excluded.
-    pub bypass: Option<String>,
+    /// Why the redirection lets this call through, when it does.
+    pub bypass: Option<Bypass>,
+}
+
+/// Why a proxy's traffic redirection lets an init container's call through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bypass {
+    /// The container runs as the proxy's own user, whose traffic is not redirected.
+    ProxyUser {
+        /// The proxy's UID.
+        uid: i64,
+    },
+    /// A pod annotation excludes every port the call uses.
+    ExcludedPorts {
+        /// The annotation (`traffic.sidecar.istio.io/excludeOutboundPorts`).
+        annotation: &'static str,
+    },
 }
 
 /// Why a stop call cannot stop the sidecar: the fact, for the rules to word.
@@ -1148,10 +1175,8 @@ pub enum StopMethod {
     /// The work leaves the signal a sidecar's own command waits for (a file, its
     /// kubexit tombstone, its process ending), and that sidecar then exits.
     SelfStop {
-        /// The sidecar container that waits.
+        /// The sidecar container that waits; its [`SelfStop`] says for what.
         sidecar: String,
-        /// What the work leaves, for messages ("creates /shared/done").
-        signal: String,
         /// The sidecar's helper then SIGTERMs the real process and exits with its code
         /// (kubexit), rather than the script ending as it chooses.
         by_signal: bool,
@@ -1159,16 +1184,15 @@ pub enum StopMethod {
     /// The workload's controller signals the sidecars itself once the work is done
     /// (Argo Workflows).
     Controller {
-        /// Who does it, and how.
-        description: &'static str,
         /// The sidecar it signals (one stop per sidecar: whether the signal can be
         /// delivered depends on each container's image).
         sidecar: SidecarKind,
     },
     /// A call to some other endpoint with a known stop path on an unexpected port.
     Other {
-        /// The port and path called.
-        description: String,
+        /// What is called, as written: the port and path (`:8080/quit`), or the file
+        /// touched (`touch /tmp/done`).
+        called: String,
     },
 }
 
@@ -1187,106 +1211,32 @@ pub enum ExitStatus {
     BeforeWork,
 }
 
-/// How a mesh's proxy runs in the pod.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProxyMode {
-    /// There is no proxy: the mesh does not inject this pod.
-    None,
-    /// No sidecar: Istio's ztunnel carries the pod's traffic (ambient mode).
-    Ambient,
-    /// A regular container, started with the app.
-    Classic,
-    /// A regular container that holds the app until it is ready.
-    Held {
-        /// How it holds the app (`postStart linkerd-await`).
-        how: &'static str,
-    },
-    /// A native sidecar.
-    Native,
-    /// An init container with `restartPolicy: Always` on a Kubernetes version that does
-    /// not run native sidecars.
-    NativeUnsupported,
-}
-
-impl ProxyMode {
-    /// `classic` or `native`, as the mode of a sidecar placed as `native` says.
-    pub fn of(native: bool) -> ProxyMode {
-        if native {
-            ProxyMode::Native
-        } else {
-            ProxyMode::Classic
-        }
-    }
-}
-
-/// "classic, held (postStart linkerd-await)", as `explain` prints it.
-impl std::fmt::Display for ProxyMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ProxyMode::None => f.write_str("none"),
-            ProxyMode::Ambient => f.write_str("ambient"),
-            ProxyMode::Classic => f.write_str("classic"),
-            ProxyMode::Held { how } => write!(f, "classic, held ({how})"),
-            ProxyMode::Native => f.write_str("native"),
-            ProxyMode::NativeUnsupported => {
-                f.write_str("native (not supported by this Kubernetes version)")
-            }
-        }
-    }
-}
-
-impl serde::Serialize for ProxyMode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-/// A decision about one mesh for this pod.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MeshDecision {
-    /// The mesh decided about.
-    pub mesh: super::Mesh,
-    /// Whether its proxy is in the pod.
-    pub injection: Injection,
-    /// How its proxy runs.
-    pub mode: ProxyMode,
-    /// Readable reasons, one per line.
-    pub reasons: Vec<String>,
-}
-
-/// Whether a mesh's proxy is in the pod.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Injection {
-    /// The proxy is already in the manifest (it was injected before).
-    InManifest,
-    /// The injector will add it; `trigger` asks for it.
-    WillInject {
-        /// The label, annotation or pod metadata that asks for it.
-        trigger: JsonPath,
-    },
-    /// Not injected, and why.
-    NotInjected {
-        /// Why not, for explain.
-        reason: String,
-    },
-}
-
-/// A reading the result rests on that the manifest does not state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assumption {
-    /// The assumption, as printed.
-    pub text: String,
-    /// Where the value assumed came from.
-    pub source: Source,
-}
-
 /// A setting that asks for the app to be held until a proxy is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateRequest {
     /// Where the setting is.
     pub source: Source,
-    /// The setting as users know it (`holdApplicationUntilProxyStarts: true`).
-    pub setting: String,
+    /// What asks for the hold.
+    pub asked_by: GateSetting,
+}
+
+/// What asks for the app to be held until a proxy is ready.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateSetting {
+    /// The proxy's own postStart hook that waits for it, by its command
+    /// (`pilot-agent wait`).
+    PostStart {
+        /// The waiting command.
+        command: &'static str,
+    },
+    /// A setting of the pod or the mesh.
+    Setting {
+        /// The setting's name (`holdApplicationUntilProxyStarts`).
+        name: &'static str,
+        /// Its value as written in YAML (`true`, `"true"`, `enabled`); `None` where
+        /// the setting asks by being on, set or by default (Linkerd's `proxy-await`).
+        value: Option<&'static str>,
+    },
 }
 
 /// A setting that has no effect in this pod: where it is, and what makes it moot.

@@ -4,7 +4,15 @@
 use super::configuration::invalid_proxy_config;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
-use crate::resolve::RejectionCause;
+use crate::resolve::{RejectionCause, Rejector};
+
+/// Who rejects the pod: `the API server`, `Istio's sidecar injector`.
+pub fn rejector(by: Rejector) -> String {
+    match by {
+        Rejector::ApiServer => "the API server".to_owned(),
+        Rejector::Injector(mesh) => format!("{mesh}'s {}", mesh.injector()),
+    }
+}
 
 /// What makes the pod inadmissible.
 pub fn reason(cause: &RejectionCause) -> String {

@@ -2,8 +2,10 @@
 //! each proxy gets there, the Kubernetes version and grace period, and the assumptions
 //! the timeline rests on.
 
+use super::reasons;
+use crate::report::assumptions::assumed;
 use crate::report::located::Analysis;
-use crate::resolve::{Injection, PodPlan};
+use crate::resolve::PodPlan;
 use crate::simulate::Timeline;
 
 /// `Deployment shop/api · deploy/api.yaml (document 0) from chart/templates/api.yaml`.
@@ -26,22 +28,7 @@ pub fn title(analysis: &Analysis) -> String {
 /// The lines under the title: each mesh, the version and the grace period the
 /// simulated deletion used, and why the pod is never admitted when it is not.
 pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
-    let mut lines: Vec<String> = plan
-        .meshes
-        .iter()
-        .map(|mesh| {
-            let name = mesh.mesh.title();
-            match &mesh.injection {
-                Injection::InManifest => format!("{name}: {} proxy, already injected", mesh.mode),
-                Injection::WillInject { .. } => format!(
-                    "{name}: {} proxy, added by the injector ({})",
-                    mesh.mode,
-                    mesh.reasons.join("; ")
-                ),
-                Injection::NotInjected { reason } => format!("{name}: not injected ({reason})"),
-            }
-        })
-        .collect();
+    let mut lines: Vec<String> = plan.meshes.iter().map(reasons::summary).collect();
     for container in plan.containers.iter() {
         if let Some(served) = &container.served_by {
             lines.push(format!(
@@ -60,7 +47,7 @@ pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
     if let Some(rejection) = &plan.rejection() {
         lines.push(format!(
             "Not admitted: {} rejects the pod ({}), so it never starts",
-            rejection.by,
+            crate::rules::rejection::rejector(rejection.by),
             crate::rules::rejection::reason(&rejection.cause)
         ));
     }
@@ -78,6 +65,6 @@ pub fn assumptions(plan: &PodPlan) -> Vec<String> {
             None => format!("{name}: unset"),
         });
     scenario
-        .chain(plan.assumptions.iter().map(|a| a.text.clone()))
+        .chain(plan.assumptions.iter().map(|a| assumed(&a.assumed)))
         .collect()
 }

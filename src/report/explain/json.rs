@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use crate::report::assumptions::assumed;
 use crate::report::located::Analysis;
 use crate::resolve::{
     ContainerList, ExitPolicy, Hook, HookDuration, Injection, PlannedContainer, Provenance, Role,
@@ -41,16 +42,13 @@ fn workload(analysis: &Analysis) -> Value {
                     Injection::WillInject { .. } => "willInject".to_owned(),
                     Injection::NotInjected { .. } => "notInjected".to_owned(),
                 },
-                "mode": m.mode,
+                "mode": super::reasons::mode(m),
                 // Why not, for a proxy that is not injected; why, for one that is.
-                "reasons": match &m.injection {
-                    Injection::NotInjected { reason } => vec![reason.clone()],
-                    _ => m.reasons.clone(),
-                },
+                "reasons": super::reasons::reasons(m),
             })).collect::<Vec<_>>(),
             "containers": plan.containers.iter().map(container).collect::<Vec<_>>(),
             "rejection": plan.rejection().map(|r| json!({
-                "by": r.by,
+                "by": crate::rules::rejection::rejector(r.by),
                 "reason": crate::rules::rejection::reason(&r.cause),
                 "path": r.path.to_string(),
             })),
@@ -61,7 +59,7 @@ fn workload(analysis: &Analysis) -> Value {
                 "ms": value.map(|v| v.value.0),
                 "source": value.map(|v| v.source.to_string()),
             })).collect::<Vec<_>>(),
-            "notes": plan.assumptions.iter().map(|a| a.text.clone()).collect::<Vec<_>>(),
+            "notes": plan.assumptions.iter().map(|a| assumed(&a.assumed)).collect::<Vec<_>>(),
         },
         "events": if !plan.admitted() {
             Vec::new()

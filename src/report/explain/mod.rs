@@ -5,6 +5,7 @@ mod facts;
 mod html;
 mod json;
 mod lanes;
+mod reasons;
 mod svg;
 mod text;
 

@@ -287,7 +287,7 @@ fn draw_analysis(
         let _ = writeln!(
             out,
             r#"<text x="{MARGIN}" y="{y}" class="tick">Not admitted: {} rejects the pod ({}), so it never starts</text>"#,
-            escape(rejection.by),
+            escape(&crate::rules::rejection::rejector(rejection.by)),
             escape(&crate::rules::rejection::reason(&rejection.cause))
         );
     }

@@ -8,6 +8,7 @@
 use super::Mesh;
 use super::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::Builder;
+use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
@@ -26,7 +27,6 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
     mesh: Mesh::Consul,
     kind: SidecarKind::ConsulDataplane,
     containers: &CONTAINERS,
-    in_manifest: "the Consul dataplane is in the manifest",
     // The injected startup probe: delay 1 s, period 1 s, 10 tries.
     native_probe: Some(ProbeTiming {
         initial_delay: Millis::secs(1),
@@ -51,7 +51,11 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
     }
     Some(OptIn {
         trigger,
-        reason: format!("pod annotation `{INJECT}: \"true\"`"),
+        reason: DecisionReason::PodOptIn(PodMetadata {
+            kind: MetadataKind::Annotation,
+            key: INJECT,
+            value: value.to_owned(),
+        }),
         native: b
             .workload
             .pod_annotation(NATIVE)

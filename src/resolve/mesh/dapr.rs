@@ -9,6 +9,7 @@
 //! it with `POST :3500/v1.0/shutdown`.
 
 use crate::resolve::Builder;
+use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::mesh::{Mesh, Remedies};
 use crate::resolve::plan::*;
@@ -30,7 +31,6 @@ const DAPRD: SidecarMesh = SidecarMesh {
     mesh: Mesh::Dapr,
     kind: SidecarKind::Daprd,
     containers: &[CONTAINER],
-    in_manifest: "`daprd` is in the manifest",
     native_probe: None,
     hold: None,
 };
@@ -60,7 +60,11 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
     });
     Some(OptIn {
         trigger,
-        reason: format!("pod annotation `{ENABLED}: \"{value}\"`"),
+        reason: DecisionReason::PodOptIn(PodMetadata {
+            kind: MetadataKind::Annotation,
+            key: ENABLED,
+            value: value.to_owned(),
+        }),
         native,
         hold: None,
     })

@@ -6,6 +6,7 @@
 use super::Mesh;
 use crate::load::JsonPath;
 use crate::resolve::Builder;
+use crate::resolve::decision::*;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
@@ -19,8 +20,6 @@ pub(super) struct SidecarMesh {
     pub kind: SidecarKind,
     /// The names the sidecar's container has had; the injector adds the first.
     pub containers: &'static [&'static str],
-    /// Why the sidecar is in the plan when the manifest has it.
-    pub in_manifest: &'static str,
     /// The startup probe the injector gives a native sidecar, when it gives one.
     pub native_probe: Option<ProbeTiming>,
     /// The postStart hold the injector adds when the pod asks for it.
@@ -44,12 +43,12 @@ pub(super) struct Hold {
 pub(super) struct OptIn {
     /// The setting that asks for the sidecar.
     pub trigger: JsonPath,
-    /// Why it is injected, for `explain`.
-    pub reason: String,
+    /// What asks for it, as `explain` gives it.
+    pub reason: DecisionReason,
     /// Whether it is injected as a native sidecar.
     pub native: bool,
-    /// The setting that asks for the hold, and how users write it.
-    pub hold: Option<(JsonPath, String)>,
+    /// The setting that asks for the hold, and what it is.
+    pub hold: Option<(JsonPath, GateSetting)>,
 }
 
 /// Resolves `mesh` for the pod being built: the sidecar in the manifest, or the one
@@ -60,14 +59,20 @@ pub(super) fn resolve(
     opt_in: impl FnOnce(&Builder) -> Option<OptIn>,
     shutdown: impl FnOnce(&mut PlannedContainer),
 ) {
-    if let Some((list, index)) = mesh.containers.iter().find_map(|name| b.find(name)) {
+    if let Some((name, (list, index))) = mesh
+        .containers
+        .iter()
+        .find_map(|name| Some((*name, b.find(name)?)))
+    {
         b.make_sidecar(list, index, mesh.kind.clone(), true);
         shutdown(b.get_mut(list, index));
         b.meshes.push(MeshDecision {
             mesh: mesh.mesh,
             injection: Injection::InManifest,
             mode: ProxyMode::of(b.get(list, index).is_native_sidecar()),
-            reasons: vec![mesh.in_manifest.to_owned()],
+            reasons: vec![DecisionReason::InManifest {
+                container: name.to_owned(),
+            }],
         });
         return;
     }
@@ -75,12 +80,8 @@ pub(super) fn resolve(
         return;
     };
     let role = b.injected_proxy(mesh.kind.clone(), opt_in.native);
-    let mut sidecar = PlannedContainer::injected(
-        mesh.containers[0],
-        mesh.mesh.title(),
-        opt_in.trigger.clone(),
-        role,
-    );
+    let mut sidecar =
+        PlannedContainer::injected(mesh.containers[0], mesh.mesh, opt_in.trigger.clone(), role);
     sidecar.startup = b.scenario.proxy_startup.value;
     if opt_in.native {
         sidecar.startup_probe = mesh.native_probe;
@@ -101,7 +102,7 @@ pub(super) fn resolve(
             sidecar.post_start = Some(hook);
             sidecar.gate_request = Some(GateRequest {
                 source: Source::Manifest(path.clone()),
-                setting: setting.clone(),
+                asked_by: setting.clone(),
             });
             Some(hold.mode)
         }

@@ -12,6 +12,8 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use crate::load::JsonPath;
 use crate::resolve::Builder;
+use crate::resolve::assumption::Assumed;
+use crate::resolve::decision::*;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{Mesh, NativeSwitch, Remedies};
 use crate::resolve::plan::*;
@@ -141,7 +143,7 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
                 if injected.is_none() {
                     b.rejections.push(Rejection {
                         path: path.clone(),
-                        by: "Istio's sidecar injector",
+                        by: Rejector::Injector(Mesh::Istio),
                         cause: RejectionCause::UnreadableSetting(unreadable.clone()),
                     });
                 }
@@ -198,7 +200,11 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
     let mut hold = match layered.hold_application_until_proxy_starts.clone() {
         Some(hold) if hold.value && !has(b, 8) => {
             b.assume(
-                "holdApplicationUntilProxyStarts in ProxyConfig needs Istio 1.8; this version ignores it",
+                Assumed::SettingTooNew {
+                    setting: "holdApplicationUntilProxyStarts",
+                    layer: Some("ProxyConfig"),
+                    since: "Istio 1.8",
+                },
                 hold.source,
             );
             Sourced::default_value(false)
@@ -216,7 +222,14 @@ fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective 
         if has(b, 7) {
             hold = global;
         } else {
-            b.assume("global.proxy.holdApplicationUntilProxyStarts needs Istio 1.7; this version ignores it", global.source);
+            b.assume(
+                Assumed::SettingTooNew {
+                    setting: "global.proxy.holdApplicationUntilProxyStarts",
+                    layer: None,
+                    since: "Istio 1.7",
+                },
+                global.source,
+            );
         }
     }
     let drain_duration = layered
@@ -264,12 +277,14 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     if waits {
         proxy.gate_request = Some(GateRequest {
             source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            setting: "postStart `pilot-agent wait`".into(),
+            asked_by: GateSetting::PostStart {
+                command: "pilot-agent wait",
+            },
         });
     } else if config.hold.value {
         proxy.gate_request = Some(GateRequest {
             source: config.hold.source.clone(),
-            setting: "holdApplicationUntilProxyStarts: true".into(),
+            asked_by: HOLD_REQUEST,
         });
     }
     apply_shutdown(proxy, &config, native, intercepts);
@@ -303,9 +318,9 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         mesh: Mesh::Istio,
         injection: Injection::InManifest,
         mode,
-        reasons: vec![format!(
-            "`{PROXY}` is in the manifest: it was injected already"
-        )],
+        reasons: vec![DecisionReason::InManifest {
+            container: PROXY.to_owned(),
+        }],
     });
     let exits_on_signal = native
         && b.find(PROXY)
@@ -332,7 +347,7 @@ fn conflicting_opt_out(b: &mut Builder) {
 /// Why the webhook injects, when it does.
 struct Decision {
     trigger: JsonPath,
-    reasons: Vec<String>,
+    reasons: Vec<DecisionReason>,
 }
 
 /// docs/lifecycle.md §3.1: both stages of the injection decision.
@@ -347,19 +362,17 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         .and_then(|ns| b.settings.namespaces.get(ns))
         .cloned();
     let ambient = ambient_enrollment(b.workload, ns_info.as_ref());
-    let not_injected = |b: &mut Builder, reason: String| {
-        let (reason, mode) = match &ambient {
-            Some(ambient) => (
-                format!(
-                    "ambient mode: {ambient} and {reason}; ztunnel carries its traffic, so no sidecar ordering hazard applies"
-                ),
-                ProxyMode::Ambient,
-            ),
-            None => (reason, ProxyMode::None),
+    let not_injected = |b: &mut Builder, cause: NotInjectedCause| {
+        let mode = match &ambient {
+            Some(_) => ProxyMode::Ambient,
+            None => ProxyMode::None,
         };
         b.meshes.push(MeshDecision {
             mesh: Mesh::Istio,
-            injection: Injection::NotInjected { reason },
+            injection: Injection::NotInjected {
+                cause,
+                ambient: ambient.clone(),
+            },
             mode,
             reasons: Vec::new(),
         });
@@ -399,14 +412,14 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
             // does not ask for injection runs without a sidecar, its traffic carried
             // by the node's ztunnel.
             return match &ambient {
-                Some(_) => not_injected(b, "the pod asks for no sidecar".into()),
+                Some(_) => not_injected(b, NotInjectedCause::NotAsked),
                 None => None,
             };
         }
     }
     if w.pod_spec.host_network == Some(true) {
         return if asks {
-            not_injected(b, "hostNetwork pods are never injected".into())
+            not_injected(b, NotInjectedCause::HostNetwork)
         } else {
             None
         };
@@ -415,7 +428,8 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         .as_deref()
         .filter(|ns| IGNORED_NAMESPACES.contains(ns))
     {
-        return not_injected(b, format!("namespace {ns} is never injected"));
+        let namespace = ns.to_owned();
+        return not_injected(b, NotInjectedCause::IgnoredNamespace { namespace });
     }
     // Stage 1: does the API server call the webhook?
     let pod_value = label.as_ref().map(|(v, _)| *v);
@@ -430,20 +444,24 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         None => asks,
     };
     if !stage_one {
-        let reason = match ns_info
+        let cause = match ns_info
             .as_ref()
             .and_then(|ns| ns.labels.get("istio-injection"))
         {
-            Some(v) if v != "enabled" => format!("namespace has istio-injection={v}"),
-            _ => "the webhook is not called for this pod".into(),
+            Some(v) if v != "enabled" => NotInjectedCause::NamespaceOptOut {
+                key: "istio-injection",
+                value: v.clone(),
+            },
+            _ => NotInjectedCause::WebhookNotCalled,
         };
-        return not_injected(b, reason);
+        return not_injected(b, cause);
     }
     // Stage 2: the pod's own value, label before annotation, then the policy.
     let value = label.as_ref().or(annotation.as_ref()).map(|(v, _)| *v);
     let reading = value.map_or(InjectValue::Unset, InjectValue::read);
     if reading == InjectValue::Skip {
-        return not_injected(b, format!("`{INJECT}: \"{}\"`", value.unwrap_or_default()));
+        let value = value.unwrap_or_default().to_owned();
+        return not_injected(b, NotInjectedCause::PodOptOut { key: INJECT, value });
     }
     // Fall-through (stage 2, step 5): the selectors, then the policy.
     let explicit = reading == InjectValue::Inject;
@@ -454,7 +472,7 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
             .iter()
             .any(|s| selector_matches(s, &pod_labels))
     {
-        return not_injected(b, "the pod matches neverInjectSelector".into());
+        return not_injected(b, NotInjectedCause::NeverInjectSelector);
     }
     let always = b
         .istio
@@ -462,59 +480,71 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
         .iter()
         .any(|s| selector_matches(s, &pod_labels));
     if !explicit && !always && !b.istio.auto_inject.value {
-        return not_injected(b, "the injection policy is disabled".into());
+        return not_injected(b, NotInjectedCause::PolicyDisabled);
     }
-    let mut reasons = Vec::new();
-    let trigger = if let Some((v, path)) = &label {
-        reasons.push(format!("pod label `{INJECT}: \"{v}\"`"));
-        path.clone()
-    } else if let Some((v, path)) = &revision {
-        reasons.push(format!("pod label `{REVISION}: {v}`"));
-        path.clone()
-    } else if let Some((v, path)) = &annotation {
-        reasons.push(format!("pod annotation `{INJECT}: \"{v}\"`"));
-        path.clone()
-    } else if has_template {
-        reasons.push(format!(
-            "a `{PROXY}` container with `image: auto` (custom injection)"
-        ));
-        b.find(PROXY)
-            .and_then(|(list, i)| b.get(list, i).manifest_path().cloned())
-            .unwrap_or_else(|| w.paths.pod_metadata.clone())
-    } else {
-        reasons.push(format!(
-            "namespace {} has injection enabled",
-            namespace.as_deref().unwrap_or("?")
-        ));
-        w.paths.pod_metadata.clone()
+    let metadata = |kind, key, value: &str| PodMetadata {
+        kind,
+        key,
+        value: value.to_owned(),
     };
+    let (trigger, asked_by) = if let Some((v, path)) = &label {
+        let label = metadata(MetadataKind::Label, INJECT, v);
+        (path.clone(), DecisionReason::PodOptIn(label))
+    } else if let Some((v, path)) = &revision {
+        let label = metadata(MetadataKind::Label, REVISION, v);
+        (path.clone(), DecisionReason::RevisionLabel(label))
+    } else if let Some((v, path)) = &annotation {
+        let annotation = metadata(MetadataKind::Annotation, INJECT, v);
+        (path.clone(), DecisionReason::PodOptIn(annotation))
+    } else if has_template {
+        let path = b
+            .find(PROXY)
+            .and_then(|(list, i)| b.get(list, i).manifest_path().cloned())
+            .unwrap_or_else(|| w.paths.pod_metadata.clone());
+        let template = DecisionReason::CustomTemplate {
+            container: PROXY,
+            image: "auto",
+        };
+        (path, template)
+    } else {
+        // The namespace injects (checked above): by `istio-injection: enabled`, or by
+        // a revision label.
+        let labels = ns_info.as_ref().map(|ns| &ns.labels);
+        let (key, value) = match labels.and_then(|l| l.get("istio-injection")) {
+            Some(value) => ("istio-injection", value.clone()),
+            None => {
+                let value = labels.and_then(|l| l.get(REVISION)).cloned();
+                (REVISION, value.unwrap_or_default())
+            }
+        };
+        let namespace = DecisionReason::NamespaceOptIn {
+            namespace: namespace.clone(),
+            key,
+            value,
+        };
+        (w.paths.pod_metadata.clone(), namespace)
+    };
+    let mut reasons = vec![asked_by];
     if let Some((name, _)) = selected_revision(b.workload, b.settings) {
-        reasons.push(format!("Istio revision {name}"));
+        reasons.push(DecisionReason::Revision {
+            name: name.to_owned(),
+        });
     }
     if let Some(ambient) = &ambient {
-        reasons.push(format!(
-            "{ambient}, but the sidecar wins: ztunnel leaves a pod with a sidecar alone"
-        ));
+        reasons.push(DecisionReason::SidecarOverridesAmbient(ambient.clone()));
     }
     match &ns_info {
-        Some(ns) => match &ns.source {
-            Some(Source::Input(file)) => reasons.push(format!("namespace labels from {file}")),
-            Some(source @ Source::Cluster(_)) => {
-                reasons.push(format!("namespace labels from {source}"))
+        Some(ns) => {
+            if let Some(source @ (Source::Input(_) | Source::Cluster(_))) = &ns.source {
+                reasons.push(DecisionReason::NamespaceLabelsFrom(source.clone()));
             }
-            _ => {}
-        },
-        None => {
-            let text = match &namespace {
-                Some(ns) => format!(
-                    "namespace {ns}: labels unknown; a pod that asks for injection is taken to get it"
-                ),
-                None => {
-                    "namespace unknown; a pod that asks for injection is taken to get it".to_owned()
-                }
-            };
-            b.assume(text, Source::Default);
         }
+        None => b.assume(
+            Assumed::NamespaceLabelsUnknown {
+                namespace: namespace.clone(),
+            },
+            Source::Default,
+        ),
     }
     Some(Decision { trigger, reasons })
 }
@@ -530,20 +560,23 @@ fn injection(b: &mut Builder, has_template: bool) -> Option<Decision> {
 fn ambient_enrollment(
     w: &crate::workload::Workload,
     ns: Option<&crate::settings::NamespaceInfo>,
-) -> Option<String> {
-    match w.pod_label(DATAPLANE_MODE).map(|(value, _)| value) {
-        Some("ambient") => Some(format!("pod label `{DATAPLANE_MODE}: ambient`")),
-        Some("none") => None,
+) -> Option<Enrollment> {
+    let by = match w.pod_label(DATAPLANE_MODE).map(|(value, _)| value) {
+        Some("ambient") => LabelOwner::Pod,
+        Some("none") => return None,
         _ => {
             let ns = ns?;
-            (ns.labels.get(DATAPLANE_MODE).map(String::as_str) == Some("ambient")).then(|| {
-                format!(
-                    "namespace {} has `{DATAPLANE_MODE}: ambient`",
-                    w.namespace.as_deref().unwrap_or("?")
-                )
-            })
+            if ns.labels.get(DATAPLANE_MODE).map(String::as_str) != Some("ambient") {
+                return None;
+            }
+            LabelOwner::Namespace(w.namespace.clone())
         }
-    }
+    };
+    Some(Enrollment {
+        by,
+        key: DATAPLANE_MODE,
+        value: "ambient",
+    })
 }
 
 /// How the injector reads a `sidecar.istio.io/inject` value (`injectRequired`).
@@ -618,12 +651,16 @@ fn check_opt_in(
 }
 
 /// Whether the injector makes the proxy a native sidecar (docs/lifecycle.md §3.3).
-fn native_mode(b: &mut Builder) -> (bool, String) {
+fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
     let (global, global_reason) = native_by_default(b);
     let Some((value, path)) = b.workload.pod_annotation(NATIVE) else {
         return (global, global_reason);
     };
-    let annotation = format!("pod annotation `{NATIVE}: \"{value}\"`");
+    let annotation = NativeReason::Annotation {
+        key: NATIVE,
+        value: value.to_owned(),
+        source: Source::Manifest(path.clone()),
+    };
     match version(b) {
         // The annotation arrived in 1.24 (istio#53490); earlier templates never read it.
         Some(v) if v.minor < NATIVE_SINCE => {
@@ -693,57 +730,78 @@ fn looks_true(value: &str) -> bool {
 /// `DetectNativeSidecar`): a boolean, off by default, in Istio 1.19–1.26; from 1.27
 /// `true`, `false` or `auto`, `auto` by default, native when the nodes run Kubernetes
 /// 1.33 or later (docs/lifecycle.md §3.3).
-fn native_by_default(b: &mut Builder) -> (bool, String) {
-    let kube = b.settings.kubernetes.value;
-    let auto = |context: String| {
-        (
-            kube.minor >= 33,
-            format!("{context} (native on Kubernetes ≥ 1.33, here {kube})"),
-        )
+fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
+    const SETTING: &str = "ENABLE_NATIVE_SIDECARS";
+    let kubernetes = b.settings.kubernetes.value;
+    let auto = |from: AutoFrom| {
+        let reason = NativeReason::Auto {
+            name: SETTING,
+            from,
+            native_from: AUTO_NATIVE_FROM,
+            kubernetes,
+        };
+        (kubernetes >= AUTO_NATIVE_FROM, reason)
     };
     match (b.istio.native_sidecars.clone(), version(b)) {
         (Some(setting), v) => match setting.value {
-            NativeSidecars::On => (
-                true,
-                format!("ENABLE_NATIVE_SIDECARS=true from {}", setting.source),
-            ),
-            NativeSidecars::Off => (
-                false,
-                format!("ENABLE_NATIVE_SIDECARS=false from {}", setting.source),
-            ),
+            NativeSidecars::On | NativeSidecars::Off => {
+                let native = setting.value == NativeSidecars::On;
+                let reason = NativeReason::Setting {
+                    name: SETTING,
+                    native,
+                    source: setting.source,
+                };
+                (native, reason)
+            }
             NativeSidecars::Auto => match v {
-                Some(v) if v.minor < 27 => (
-                    false,
-                    format!(
-                        "ENABLE_NATIVE_SIDECARS=auto from {}, which Istio {v} does not know (a boolean before 1.27): classic",
-                        setting.source
-                    ),
-                ),
-                _ => auto(format!(
-                    "ENABLE_NATIVE_SIDECARS=auto from {}",
-                    setting.source
-                )),
+                Some(release) if release < AUTO_SINCE => {
+                    let reason = NativeReason::AutoUnknown {
+                        name: SETTING,
+                        source: setting.source,
+                        release,
+                        since: AUTO_SINCE,
+                    };
+                    (false, reason)
+                }
+                _ => auto(AutoFrom::Setting(setting.source)),
             },
         },
-        (None, Some(v)) if v.minor >= 27 => {
-            auto(format!("Istio {v} defaults ENABLE_NATIVE_SIDECARS to auto"))
-        }
-        (None, Some(v)) => (
-            false,
-            format!("Istio {v} injects classic sidecars by default"),
-        ),
-        (None, None) => {
-            b.assume(
-                "Istio version unknown: classic sidecar injection assumed (Istio 1.27+ injects native sidecars on Kubernetes ≥ 1.33); set --istio-version",
-                Source::Default,
-            );
+        (None, Some(v)) if v >= AUTO_SINCE => auto(AutoFrom::ReleaseDefault(v)),
+        (None, Some(v)) => {
+            let release = Release::Istio(v);
             (
                 false,
-                "Istio version unknown: classic sidecar assumed".to_owned(),
+                NativeReason::ReleaseDefault {
+                    release,
+                    native: false,
+                },
             )
+        }
+        (None, None) => {
+            b.assume(
+                Assumed::MeshVersionUnknown {
+                    mesh: Mesh::Istio,
+                    native_since: Release::Istio(AUTO_SINCE),
+                    native_nodes: Some(AUTO_NATIVE_FROM),
+                    flag: "--istio-version",
+                },
+                Source::Default,
+            );
+            (false, NativeReason::UnknownRelease)
         }
     }
 }
+
+/// `holdApplicationUntilProxyStarts: true`, which asks the injector to hold the app.
+const HOLD_REQUEST: GateSetting = GateSetting::Setting {
+    name: "holdApplicationUntilProxyStarts",
+    value: Some("true"),
+};
+
+/// The first release whose `ENABLE_NATIVE_SIDECARS` takes `auto`, its default.
+const AUTO_SINCE: IstioVersion = IstioVersion::new(27);
+/// `auto` makes native sidecars where the nodes run this Kubernetes or later.
+const AUTO_NATIVE_FROM: KubeVersion = KubeVersion { minor: 33 };
 
 /// Adds the modelled `istio-init` and `istio-proxy` containers in the layout the
 /// injector produces (docs/lifecycle.md §3.2).
@@ -795,7 +853,7 @@ fn inject(
         },
     };
     let mut proxy =
-        PlannedContainer::injected(PROXY, "Istio", trigger.clone(), role).shaped(shaped_by);
+        PlannedContainer::injected(PROXY, Mesh::Istio, trigger.clone(), role).shaped(shaped_by);
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
@@ -830,7 +888,7 @@ fn inject(
     if config.hold.value {
         proxy.gate_request = Some(GateRequest {
             source: config.hold.source.clone(),
-            setting: "holdApplicationUntilProxyStarts: true".into(),
+            asked_by: HOLD_REQUEST,
         });
         if hold_ignored {
             b.moot.push(MootSetting {
@@ -862,7 +920,7 @@ fn inject(
         }
     }
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
-    let mut init = PlannedContainer::injected(INIT, "Istio", trigger, Role::INIT_STEP);
+    let mut init = PlannedContainer::injected(INIT, Mesh::Istio, trigger, Role::INIT_STEP);
     init.image = Some("istio/proxyv2".into());
     init.runs_for = Some(b.scenario.init_duration.value);
     let has_init = b.init.iter().any(|c| c.name == INIT);
@@ -890,19 +948,20 @@ fn inject(
         }
         if hold {
             ProxyMode::Held {
-                how: "proxy first, postStart pilot-agent wait",
+                first: true,
+                command: "pilot-agent wait",
             }
         } else {
             ProxyMode::Classic
         }
     };
     let mut reasons = decision.reasons;
-    reasons.push(native_reason);
+    reasons.push(DecisionReason::Native(native_reason));
     if config.hold.value {
-        reasons.push(format!(
-            "holdApplicationUntilProxyStarts from {}",
-            config.hold.source
-        ));
+        reasons.push(DecisionReason::Hold {
+            setting: "holdApplicationUntilProxyStarts",
+            source: config.hold.source.clone(),
+        });
     }
     b.meshes.push(MeshDecision {
         mesh: Mesh::Istio,

@@ -10,6 +10,7 @@ use super::Mesh;
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
+use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata, ProxyMode};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
@@ -27,14 +28,14 @@ const SIDECAR: SidecarMesh = SidecarMesh {
     mesh: Mesh::Kuma,
     kind: SidecarKind::KumaSidecar,
     containers: &[CONTAINER],
-    in_manifest: "`kuma-sidecar` is in the manifest",
     native_probe: None,
     hold: Some(Hold {
         command: &["kuma-dp", "wait"],
         timeout: Millis::secs(180),
         poll: Millis::secs(1),
         mode: ProxyMode::Held {
-            how: "waits for the dataplane",
+            first: true,
+            command: "kuma-dp wait",
         },
     }),
 };
@@ -53,7 +54,10 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
         .workload
         .pod_annotation(WAIT)
         .filter(|(v, _)| *v == "true")
-        .map(|(_, path)| (path, format!("{WAIT}: \"true\"")));
+        .map(|(_, path)| {
+            let value = Some("\"true\"");
+            (path, GateSetting::Setting { name: WAIT, value })
+        });
     Some(OptIn {
         trigger,
         reason,
@@ -67,27 +71,41 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
 /// `pkg/plugins/runtime/k8s/webhooks/injector/precheck.go`, kumahq/kuma v2.14.3), each
 /// read as `true`/`yes`/`enabled` or `false`/`no`/`disabled` (`GetEnabled`,
 /// `pkg/plugins/runtime/k8s/metadata/annotations.go`).
-fn injection(b: &Builder) -> Option<(JsonPath, String)> {
+fn injection(b: &Builder) -> Option<(JsonPath, DecisionReason)> {
     let enabled = |value: &str| match value {
         "true" | "yes" | "enabled" => Some(true),
         "false" | "no" | "disabled" => Some(false),
         _ => None,
     };
     // The label is the documented form; the annotation form is deprecated but honoured.
-    if let Some((value, trigger)) = b
+    if let Some((kind, (value, trigger))) = b
         .workload
         .pod_label(INJECT)
-        .or_else(|| b.workload.pod_annotation(INJECT))
+        .map(|found| (MetadataKind::Label, found))
+        .or_else(|| {
+            let found = b.workload.pod_annotation(INJECT)?;
+            Some((MetadataKind::Annotation, found))
+        })
     {
-        return (enabled(value) == Some(true))
-            .then(|| (trigger, format!("`{INJECT}: {value}` on the pod")));
+        return (enabled(value) == Some(true)).then(|| {
+            let opt_in = PodMetadata {
+                kind,
+                key: INJECT,
+                value: value.to_owned(),
+            };
+            (trigger, DecisionReason::PodOptIn(opt_in))
+        });
     }
     let namespace = b.workload.namespace.as_deref()?;
     let value = b.settings.namespaces.get(namespace)?.labels.get(INJECT)?;
     (enabled(value) == Some(true)).then(|| {
         (
             b.workload.paths.pod_metadata.clone(),
-            format!("namespace {namespace} has `{INJECT}: {value}`"),
+            DecisionReason::NamespaceOptIn {
+                namespace: Some(namespace.to_owned()),
+                key: INJECT,
+                value: value.clone(),
+            },
         )
     })
 }

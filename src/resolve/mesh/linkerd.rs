@@ -8,6 +8,8 @@
 
 use crate::load::JsonPath;
 use crate::resolve::Builder;
+use crate::resolve::assumption::Assumed;
+use crate::resolve::decision::*;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{Mesh, NativeSwitch, Remedies};
 use crate::resolve::plan::*;
@@ -87,8 +89,8 @@ pub fn resolve(b: &mut Builder) {
         adopt_injected(b, list, index);
         return;
     }
-    if let Some(trigger) = injection(b) {
-        inject(b, trigger);
+    if let Some((trigger, asked_by)) = injection(b) {
+        inject(b, trigger, asked_by);
     }
 }
 
@@ -131,8 +133,9 @@ fn label_instead_of_annotation(b: &mut Builder) {
     }
 }
 
-/// docs/lifecycle.md §4.1: the pod's annotation and its namespace's.
-fn injection(b: &mut Builder) -> Option<JsonPath> {
+/// docs/lifecycle.md §4.1: the pod's annotation and its namespace's. Returns what asks
+/// for the proxy, as a path and as a fact.
+fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
     let pod = b
         .workload
         .pod_annotation(INJECT)
@@ -172,7 +175,11 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
             b.meshes.push(MeshDecision {
                 mesh: Mesh::Linkerd,
                 injection: Injection::NotInjected {
-                    reason: format!("`{INJECT}: disabled`"),
+                    cause: NotInjectedCause::PodOptOut {
+                        key: INJECT,
+                        value: "disabled".to_owned(),
+                    },
+                    ambient: None,
                 },
                 mode: ProxyMode::None,
                 reasons: Vec::new(),
@@ -185,13 +192,30 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
         && let Some(ns) = &namespace
     {
         b.assume(
-            format!("namespace {ns}: annotations unknown; the pod's own Linkerd settings are used"),
+            Assumed::NamespaceAnnotationsUnknown {
+                mesh: Mesh::Linkerd,
+                namespace: ns.clone(),
+            },
             Source::Default,
         );
     }
     Some(match pod {
-        Some((_, path)) => path,
-        None => b.workload.paths.pod_metadata.clone(),
+        Some((value, path)) => (
+            path,
+            DecisionReason::PodOptIn(PodMetadata {
+                kind: MetadataKind::Annotation,
+                key: INJECT,
+                value,
+            }),
+        ),
+        None => (
+            b.workload.paths.pod_metadata.clone(),
+            DecisionReason::NamespaceOptIn {
+                namespace,
+                key: INJECT,
+                value: ns_value.unwrap_or_default(),
+            },
+        ),
     })
 }
 
@@ -199,7 +223,7 @@ fn injection(b: &mut Builder) -> Option<JsonPath> {
 /// (docs/lifecycle.md §4.2): the strongest key this release reads decides, read with
 /// `strconv.ParseBool`; an unparsable value keeps the default, and a key the release
 /// does not read does nothing (both recorded as problems).
-fn native_mode(b: &mut Builder) -> (bool, String) {
+fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
     let (default, default_reason) = native_by_default(b);
     let version = b.settings.linkerd.version.as_ref().map(|v| v.value);
     let mut decided = None;
@@ -238,7 +262,14 @@ fn native_mode(b: &mut Builder) -> (bool, String) {
             continue;
         }
         match crate::resolve::parse_go_bool(&value) {
-            Some(on) => decided = Some((on, format!("`{}: \"{value}\"` ({source})", native.key))),
+            Some(on) => {
+                let reason = NativeReason::Annotation {
+                    key: native.key,
+                    value: value.clone(),
+                    source: source.clone(),
+                };
+                decided = Some((on, reason));
+            }
             None => {
                 complain(
                     b,
@@ -270,37 +301,32 @@ fn native_setting(b: &Builder, key: &str) -> Option<(String, Source)> {
 
 /// The mode when no annotation decides: Helm `proxy.nativeSidecar`, else the release's
 /// default (native from 2.20).
-fn native_by_default(b: &mut Builder) -> (bool, String) {
+fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
     if let Some(setting) = &b.settings.linkerd.native_sidecar {
-        return (
-            setting.value,
-            format!("proxy.nativeSidecar ({})", setting.source),
-        );
+        let reason = NativeReason::Setting {
+            name: "proxy.nativeSidecar",
+            native: setting.value,
+            source: setting.source.clone(),
+        };
+        return (setting.value, reason);
     }
     match &b.settings.linkerd.version {
-        Some(version) if version.value.native_by_default() => (
-            true,
-            format!(
-                "Linkerd {} injects native sidecars by default",
-                version.value
-            ),
-        ),
-        Some(version) => (
-            false,
-            format!(
-                "Linkerd {} injects classic sidecars by default",
-                version.value
-            ),
-        ),
+        Some(version) => {
+            let native = version.value.native_by_default();
+            let release = Release::Linkerd(version.value);
+            (native, NativeReason::ReleaseDefault { release, native })
+        }
         None => {
             b.assume(
-                "Linkerd version unknown: classic proxy assumed (Linkerd 2.20+ injects native sidecars); set --linkerd-version",
+                Assumed::MeshVersionUnknown {
+                    mesh: Mesh::Linkerd,
+                    native_since: Release::Linkerd(LinkerdVersion::Stable { minor: 20 }),
+                    native_nodes: None,
+                    flag: "--linkerd-version",
+                },
                 Source::Default,
             );
-            (
-                false,
-                "Linkerd version unknown: classic proxy assumed".to_owned(),
-            )
+            (false, NativeReason::UnknownRelease)
         }
     }
 }
@@ -428,12 +454,17 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     if awaits {
         proxy.gate_request = Some(GateRequest {
             source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            setting: "postStart `linkerd-await`".into(),
+            asked_by: GateSetting::PostStart {
+                command: "linkerd-await",
+            },
         });
-    } else if let Some((value, source)) = await_setting.filter(|(v, _)| v == "enabled") {
+    } else if let Some((_, source)) = await_setting.filter(|(v, _)| v == "enabled") {
         proxy.gate_request = Some(GateRequest {
             source,
-            setting: format!("{AWAIT}: {value}"),
+            asked_by: GateSetting::Setting {
+                name: AWAIT,
+                value: Some("enabled"),
+            },
         });
     }
     let probed = proxy.startup_probe.is_some();
@@ -454,7 +485,8 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         ProxyMode::NativeUnsupported
     } else if awaits {
         ProxyMode::Held {
-            how: "postStart linkerd-await",
+            first: false,
+            command: "linkerd-await",
         }
     } else {
         ProxyMode::Classic
@@ -463,14 +495,14 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         mesh: Mesh::Linkerd,
         injection: Injection::InManifest,
         mode,
-        reasons: vec![format!(
-            "`{PROXY}` is in the manifest: it was injected already"
-        )],
+        reasons: vec![DecisionReason::InManifest {
+            container: PROXY.to_owned(),
+        }],
     });
 }
 
 /// Adds the modelled `linkerd-init` and `linkerd-proxy` (docs/lifecycle.md §4.2).
-fn inject(b: &mut Builder, trigger: JsonPath) {
+fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReason) {
     b.exempt_init_calls(PROXY_UID, "config.linkerd.io/skip-outbound-ports");
     let (native, native_reason) = native_mode(b);
     let awaits = await_proxy(b);
@@ -487,7 +519,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
             };
             b.rejections.push(Rejection {
                 path,
-                by: "Linkerd's proxy injector",
+                by: Rejector::Injector(Mesh::Linkerd),
                 cause: RejectionCause::NativeWithWaitBeforeExit,
             });
         }
@@ -518,7 +550,7 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         },
     };
     let mut proxy =
-        PlannedContainer::injected(PROXY, "Linkerd", trigger.clone(), role).shaped(shaped_by);
+        PlannedContainer::injected(PROXY, Mesh::Linkerd, trigger.clone(), role).shaped(shaped_by);
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
     // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
@@ -529,7 +561,10 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
     });
     proxy.gate_request = awaits.value.then(|| GateRequest {
         source: awaits.source.clone(),
-        setting: "proxy-await".into(),
+        asked_by: GateSetting::Setting {
+            name: "proxy-await",
+            value: None,
+        },
     });
     if !native && awaits.value {
         proxy.post_start = Some(hooks::from_argv(
@@ -564,7 +599,8 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         proxy.pre_stop = Some(hook);
     }
     apply_shutdown(&mut proxy, grace);
-    let mut init = PlannedContainer::injected(INIT, "Linkerd", trigger.clone(), Role::INIT_STEP);
+    let mut init =
+        PlannedContainer::injected(INIT, Mesh::Linkerd, trigger.clone(), Role::INIT_STEP);
     init.image = Some("cr.l5d.io/linkerd/proxy-init".into());
     init.runs_for = Some(b.scenario.init_duration.value);
     // Natively, `linkerd-init` and the proxy go first so that the pod's own init
@@ -588,28 +624,19 @@ fn inject(b: &mut Builder, trigger: JsonPath) {
         if awaits.value {
             b.regular.insert(0, proxy);
             ProxyMode::Held {
-                how: "proxy first, postStart linkerd-await",
+                first: true,
+                command: "linkerd-await",
             }
         } else {
             b.regular.push(proxy);
             ProxyMode::Classic
         }
     };
-    let mut reasons = vec![match &trigger {
-        path if path == &b.workload.paths.pod_metadata => {
-            format!(
-                "namespace {} has `{INJECT}: enabled`",
-                b.workload.namespace.as_deref().unwrap_or("?")
-            )
-        }
-        _ => format!("pod annotation `{INJECT}`"),
-    }];
-    reasons.push(native_reason);
     b.meshes.push(MeshDecision {
         mesh: Mesh::Linkerd,
         injection: Injection::WillInject { trigger },
         mode,
-        reasons,
+        reasons: vec![asked_by, DecisionReason::Native(native_reason)],
     });
 }
 

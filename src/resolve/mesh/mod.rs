@@ -54,6 +54,16 @@ impl Mesh {
         }
     }
 
+    /// What the project calls its injector webhook (`sidecar injector`), for naming it
+    /// when it denies a pod.
+    pub fn injector(self) -> &'static str {
+        match self {
+            Mesh::Istio | Mesh::Kuma | Mesh::Dapr => "sidecar injector",
+            Mesh::Linkerd => "proxy injector",
+            Mesh::Consul => "connect injector",
+        }
+    }
+
     /// Whether its sidecar captures the pod's traffic. Dapr's is an API the app calls,
     /// so it runs beside any mesh.
     pub fn captures_traffic(self) -> bool {

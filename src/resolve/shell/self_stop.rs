@@ -26,8 +26,8 @@ pub enum Awaited {
 pub struct SelfStopWait {
     /// What it waits for.
     pub awaited: Awaited,
-    /// The waiting command as written, for messages.
-    pub text: String,
+    /// The waiting command as written, shortened to what waits (`until … /done`).
+    pub written: String,
 }
 
 /// The signal `list` (a sidecar's script) waits for before it ends, if it does.
@@ -72,7 +72,7 @@ fn wait_in(item: &AndOr, killing: bool) -> Option<SelfStopWait> {
                     .find(|w| !w.0.starts_with('-') && w.0.starts_with('/'))?;
                 Some(SelfStopWait {
                     awaited: Awaited::File(path.0.clone()),
-                    text: simple.text(),
+                    written: simple.text(),
                 })
             }
             _ => None,
@@ -82,7 +82,7 @@ fn wait_in(item: &AndOr, killing: bool) -> Option<SelfStopWait> {
 /// `while [ ! -f F ]`, `until [ -f F ]`, `while pgrep X`: the condition holds the loop
 /// until the signal; `while true; do [ -f F ] && break; done`: the body leaves on it.
 fn loop_wait(kind: LoopKind, condition: &List, body: &List, killing: bool) -> Option<SelfStopWait> {
-    let text = |awaited: &str| match kind {
+    let written = |awaited: &str| match kind {
         LoopKind::While => format!("while … {awaited}"),
         LoopKind::Until => format!("until … {awaited}"),
     };
@@ -90,7 +90,7 @@ fn loop_wait(kind: LoopKind, condition: &List, body: &List, killing: bool) -> Op
         // The loop runs while the condition holds: `while` absent, `until` present.
         if present == (kind == LoopKind::Until) {
             return Some(SelfStopWait {
-                text: text(&path),
+                written: written(&path),
                 awaited: Awaited::File(path),
             });
         }
@@ -99,7 +99,7 @@ fn loop_wait(kind: LoopKind, condition: &List, body: &List, killing: bool) -> Op
     if let Some((running, process)) = process_test(condition) {
         if running == (kind == LoopKind::While) {
             return Some(SelfStopWait {
-                text: text(&process),
+                written: written(&process),
                 awaited: Awaited::ProcessGone(process),
             });
         }
@@ -114,7 +114,7 @@ fn loop_wait(kind: LoopKind, condition: &List, body: &List, killing: bool) -> Op
         return None;
     }
     leaves_on_file(body, killing).map(|path| SelfStopWait {
-        text: format!("while true … [ -f {path} ]"),
+        written: format!("while true … [ -f {path} ]"),
         awaited: Awaited::File(path),
     })
 }

@@ -18,7 +18,7 @@ pub struct StopCall {
     /// What it addresses.
     pub target: StopTarget,
     /// The call as written.
-    pub text: String,
+    pub written: String,
     /// The HTTP method it uses, when it is an HTTP call.
     pub method: Option<HttpMethod>,
     /// How the work's exit status survives the call.
@@ -29,7 +29,7 @@ pub struct StopCall {
     /// Where the call is written in the script (byte offsets in the `sh -c` argument),
     /// when it is a pipeline of its own at the script's top level, not in the
     /// background: the place a fix can take it from ([`super::trap_stop_call`]).
-    pub written: Option<Range<usize>>,
+    pub span: Option<Range<usize>>,
 }
 
 /// Finds the calls in `argv` (a container's command and args) that stop sidecars,
@@ -52,11 +52,11 @@ pub fn stop_calls(argv: &[String], wrappers: &[String]) -> Vec<StopCall> {
         .collect();
     for call in &mut calls {
         if call
-            .written
+            .span
             .as_ref()
             .is_some_and(|span| !top_level.contains(&span))
         {
-            call.written = None;
+            call.span = None;
         }
     }
     calls
@@ -192,7 +192,7 @@ fn scan_list(
                             status: ExitStatus::Kept,
                             replaced_by: exec.cloned(),
                             // Written in the trap's argument, not in the script.
-                            written: None,
+                            span: None,
                             ..call
                         }));
                     }
@@ -225,11 +225,11 @@ fn scan_list(
                 };
                 calls.push(StopCall {
                     target,
-                    text: simple.text(),
+                    written: simple.text(),
                     method,
                     status,
                     replaced_by: None,
-                    written: Some(simple.span.clone()),
+                    span: Some(simple.span.clone()),
                 });
             }
         }

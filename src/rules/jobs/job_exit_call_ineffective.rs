@@ -71,7 +71,7 @@ impl Violation for CallFails<'_> {
         format!(
             "in `{}`, `{}` does not stop the sidecar: {}",
             self.app.name,
-            self.stop.text,
+            self.stop.written,
             reason(self.failure, self.switch)
         )
     }

@@ -80,7 +80,7 @@ impl Violation for StatusLost<'_> {
     fn message(&self) -> String {
         format!(
             "in `{}`, `{}` {}",
-            self.app.name, self.stop.text, self.lost.problem
+            self.app.name, self.stop.written, self.lost.problem
         )
     }
 
@@ -129,7 +129,7 @@ fn trap_fix(stop: &SidecarStop) -> Option<Remedy> {
         Applicability::Unsafe,
         format!(
             "run `{}` as the script's EXIT trap, before the work, so it runs on every path and the work's status is kept",
-            stop.text
+            stop.written
         ),
         vec![Change::Set(at.item.clone(), Json::String(script))],
     ))

@@ -82,7 +82,7 @@ impl Violation for SignalCannotReach<'_> {
         };
         format!(
             "in `{}`, `{}` cannot stop `{}`: {reason}; the sidecar keeps running and the Job never completes",
-            self.app.name, self.stop.text, self.target
+            self.app.name, self.stop.written, self.target
         )
     }
 

@@ -62,7 +62,7 @@ impl Violation for RejectedInitContainer<'_> {
     fn message(&self) -> String {
         format!(
             "{} rejects the pod: {}",
-            self.rejection.by,
+            crate::rules::rejection::rejector(self.rejection.by),
             crate::rules::rejection::reason(&self.rejection.cause)
         )
     }

@@ -1,4 +1,4 @@
-use crate::resolve::{GateRequest, HookDuration, PlannedContainer, Role};
+use crate::resolve::{GateRequest, GateSetting, HookDuration, PlannedContainer, Role};
 use crate::rules::help::{container_label_path, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
@@ -56,6 +56,19 @@ declare_rule! {
     }
 }
 
+/// What asks for the hold, as users know it: `holdApplicationUntilProxyStarts: true`,
+/// `postStart `pilot-agent wait``.
+fn asked_by(request: &GateRequest) -> String {
+    match &request.asked_by {
+        GateSetting::PostStart { command } => format!("postStart `{command}`"),
+        GateSetting::Setting {
+            name,
+            value: Some(value),
+        } => format!("{name}: {value}"),
+        GateSetting::Setting { name, value: None } => (*name).to_owned(),
+    }
+}
+
 /// A hold asked for on a proxy that has no postStart hook that waits.
 struct NoWaitingHook<'a> {
     /// The proxy meant to hold the app.
@@ -76,7 +89,8 @@ impl Violation for NoWaitingHook<'_> {
             .unwrap_or_default();
         format!(
             "{} asks to hold the app until `{}` is ready, but the proxy has no postStart hook that waits{cause}: the app starts at once",
-            self.request.setting, self.proxy.name
+            asked_by(self.request),
+            self.proxy.name
         )
     }
 
@@ -120,7 +134,7 @@ impl Violation for GateNotFirst<'_> {
         format!(
             "`{}` has the postStart gate ({}), but {} {} before it and {} not held: {} from {} while the proxy is ready only at {}",
             self.proxy.name,
-            self.request.setting,
+            asked_by(self.request),
             names.join(", "),
             if one { "starts" } else { "start" },
             if one { "is" } else { "are" },

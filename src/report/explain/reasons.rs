@@ -1,0 +1,215 @@
+//! The mesh decisions in words: why each mesh's proxy is in the pod, how it runs, or
+//! why it is not injected, from the facts `resolve` states ([`DecisionReason`],
+//! [`NotInjectedCause`]). The text and JSON explanations give the same sentences.
+
+use crate::resolve::{
+    AutoFrom, DecisionReason, Enrollment, Injection, LabelOwner, Mesh, MeshDecision, MetadataKind,
+    NativeReason, NotInjectedCause, ProxyMode,
+};
+use crate::settings::Source;
+
+/// Why the decision came out as it did, one phrase per fact: for a proxy that is not
+/// injected, why not; for one that is, why and how.
+pub fn reasons(decision: &MeshDecision) -> Vec<String> {
+    match &decision.injection {
+        Injection::NotInjected { cause, ambient } => {
+            vec![not_injected(decision.mesh, cause, ambient.as_ref())]
+        }
+        _ => decision
+            .reasons
+            .iter()
+            .map(|reason| self::reason(decision.mesh, reason))
+            .collect(),
+    }
+}
+
+/// `{mesh}: not injected (why)`, `{mesh}: native proxy, added by the injector (why)`.
+pub fn summary(decision: &MeshDecision) -> String {
+    let name = decision.mesh.title();
+    let mode = mode(decision);
+    match &decision.injection {
+        Injection::InManifest => format!("{name}: {mode} proxy, already injected"),
+        Injection::WillInject { .. } => format!(
+            "{name}: {mode} proxy, added by the injector ({})",
+            reasons(decision).join("; ")
+        ),
+        Injection::NotInjected { .. } => {
+            format!("{name}: not injected ({})", reasons(decision).join("; "))
+        }
+    }
+}
+
+/// How the proxy runs: `native`, `classic, held (proxy first, postStart pilot-agent
+/// wait)`.
+pub fn mode(decision: &MeshDecision) -> String {
+    match decision.mode {
+        ProxyMode::None => "none".to_owned(),
+        ProxyMode::Ambient => "ambient".to_owned(),
+        ProxyMode::Classic => "classic".to_owned(),
+        // Kuma's `kuma-dp wait` is known by what it waits for.
+        ProxyMode::Held { .. } if decision.mesh == Mesh::Kuma => {
+            "classic, held (waits for the dataplane)".to_owned()
+        }
+        ProxyMode::Held { first, command } => {
+            let first = if first { "proxy first, " } else { "" };
+            format!("classic, held ({first}postStart {command})")
+        }
+        ProxyMode::Native => "native".to_owned(),
+        ProxyMode::NativeUnsupported => {
+            "native (not supported by this Kubernetes version)".to_owned()
+        }
+    }
+}
+
+fn not_injected(mesh: Mesh, cause: &NotInjectedCause, ambient: Option<&Enrollment>) -> String {
+    let cause = match cause {
+        NotInjectedCause::NotAsked => "the pod asks for no sidecar".to_owned(),
+        NotInjectedCause::HostNetwork => "hostNetwork pods are never injected".to_owned(),
+        NotInjectedCause::IgnoredNamespace { namespace } => {
+            format!("namespace {namespace} is never injected")
+        }
+        NotInjectedCause::NamespaceOptOut { key, value } => {
+            format!("namespace has {key}={value}")
+        }
+        NotInjectedCause::WebhookNotCalled => "the webhook is not called for this pod".to_owned(),
+        // Istio's values are strings compared as such; Linkerd's a keyword.
+        NotInjectedCause::PodOptOut { key, value } if mesh == Mesh::Istio => {
+            format!("`{key}: \"{value}\"`")
+        }
+        NotInjectedCause::PodOptOut { key, value } => format!("`{key}: {value}`"),
+        NotInjectedCause::NeverInjectSelector => "the pod matches neverInjectSelector".to_owned(),
+        NotInjectedCause::PolicyDisabled => "the injection policy is disabled".to_owned(),
+    };
+    match ambient {
+        Some(ambient) => format!(
+            "ambient mode: {} and {cause}; ztunnel carries its traffic, so no sidecar ordering hazard applies",
+            enrollment(ambient)
+        ),
+        None => cause,
+    }
+}
+
+fn reason(mesh: Mesh, reason: &DecisionReason) -> String {
+    match reason {
+        DecisionReason::InManifest { container } => match mesh {
+            Mesh::Istio | Mesh::Linkerd => {
+                format!("`{container}` is in the manifest: it was injected already")
+            }
+            Mesh::Consul => "the Consul dataplane is in the manifest".to_owned(),
+            Mesh::Kuma | Mesh::Dapr => format!("`{container}` is in the manifest"),
+        },
+        DecisionReason::PodOptIn(setting) => {
+            let kind = metadata_kind(setting.kind);
+            let (key, value) = (setting.key, &setting.value);
+            match mesh {
+                Mesh::Linkerd => format!("pod {kind} `{key}`"),
+                Mesh::Kuma => format!("`{key}: {value}` on the pod"),
+                Mesh::Istio | Mesh::Consul | Mesh::Dapr => {
+                    format!("pod {kind} `{key}: \"{value}\"`")
+                }
+            }
+        }
+        DecisionReason::RevisionLabel(label) => format!(
+            "pod {} `{}: {}`",
+            metadata_kind(label.kind),
+            label.key,
+            label.value
+        ),
+        DecisionReason::CustomTemplate { container, image } => {
+            format!("a `{container}` container with `image: {image}` (custom injection)")
+        }
+        DecisionReason::NamespaceOptIn {
+            namespace,
+            key,
+            value,
+        } => {
+            let namespace = namespace.as_deref().unwrap_or("?");
+            match mesh {
+                Mesh::Istio => format!("namespace {namespace} has injection enabled"),
+                _ => format!("namespace {namespace} has `{key}: {value}`"),
+            }
+        }
+        DecisionReason::Revision { name } => format!("{mesh} revision {name}"),
+        DecisionReason::SidecarOverridesAmbient(ambient) => format!(
+            "{}, but the sidecar wins: ztunnel leaves a pod with a sidecar alone",
+            enrollment(ambient)
+        ),
+        DecisionReason::NamespaceLabelsFrom(Source::Input(file)) => {
+            format!("namespace labels from {file}")
+        }
+        DecisionReason::NamespaceLabelsFrom(source) => format!("namespace labels from {source}"),
+        DecisionReason::Native(native) => self::native(mesh, native),
+        DecisionReason::Hold { setting, source } => format!("{setting} from {source}"),
+    }
+}
+
+fn native(mesh: Mesh, reason: &NativeReason) -> String {
+    match reason {
+        // Istio reads the annotation on the pod only; Linkerd's may come from the
+        // namespace, so the source is named.
+        NativeReason::Annotation { key, value, .. } if mesh == Mesh::Istio => {
+            format!("pod annotation `{key}: \"{value}\"`")
+        }
+        NativeReason::Annotation { key, value, source } => {
+            format!("`{key}: \"{value}\"` ({source})")
+        }
+        NativeReason::Setting {
+            name,
+            native,
+            source,
+        } if mesh == Mesh::Istio => format!("{name}={native} from {source}"),
+        NativeReason::Setting { name, source, .. } => format!("{name} ({source})"),
+        NativeReason::AutoUnknown {
+            name,
+            source,
+            release,
+            since,
+        } => format!(
+            "{name}=auto from {source}, which {mesh} {release} does not know (a boolean before {since}): classic"
+        ),
+        NativeReason::Auto {
+            name,
+            from,
+            native_from,
+            kubernetes,
+        } => {
+            let context = match from {
+                AutoFrom::Setting(source) => format!("{name}=auto from {source}"),
+                AutoFrom::ReleaseDefault(release) => {
+                    format!("{mesh} {release} defaults {name} to auto")
+                }
+            };
+            format!("{context} (native on Kubernetes ≥ {native_from}, here {kubernetes})")
+        }
+        NativeReason::ReleaseDefault { release, native } => format!(
+            "{mesh} {release} injects {} sidecars by default",
+            if *native { "native" } else { "classic" }
+        ),
+        NativeReason::UnknownRelease => {
+            let proxy = match mesh {
+                Mesh::Istio => "sidecar",
+                _ => "proxy",
+            };
+            format!("{mesh} version unknown: classic {proxy} assumed")
+        }
+    }
+}
+
+/// `pod label `istio.io/dataplane-mode: ambient``, or the namespace's.
+fn enrollment(enrollment: &Enrollment) -> String {
+    let Enrollment { by, key, value } = enrollment;
+    match by {
+        LabelOwner::Pod => format!("pod label `{key}: {value}`"),
+        LabelOwner::Namespace(namespace) => format!(
+            "namespace {} has `{key}: {value}`",
+            namespace.as_deref().unwrap_or("?")
+        ),
+    }
+}
+
+fn metadata_kind(kind: MetadataKind) -> &'static str {
+    match kind {
+        MetadataKind::Label => "label",
+        MetadataKind::Annotation => "annotation",
+    }
+}
