@@ -133,3 +133,58 @@ fn no_mesh_gets_another_mesh_s_text() {
         }
     }
 }
+
+#[test]
+fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
+    // Linkerd's injector renders the proxy's preStop from
+    // `config.alpha.linkerd.io/proxy-wait-before-exit-seconds` only when it adds the
+    // proxy (linkerd/linkerd2 charts/partials/templates/_proxy.tpl, `preStop: exec:
+    // /bin/sleep`); once the proxy is in the manifest the annotation does nothing, so
+    // ML202 and ML203 name the preStop to write on the proxy itself.
+    let injected = testdata(
+        "corpus/linkerd-inject/linkerd2-b24cd40/inject_emojivoto_already_injected.input.yml",
+    );
+    let (report, _) = lint_json(&injected, &[]);
+    let findings: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML202" || f["ruleId"] == "ML203")
+        .collect();
+    assert!(
+        findings.iter().any(|f| f["ruleId"] == "ML202")
+            && findings.iter().any(|f| f["ruleId"] == "ML203"),
+        "{findings:?}"
+    );
+    for finding in &findings {
+        let help = finding["help"].as_str().unwrap();
+        assert!(
+            help.contains("preStop on `linkerd-proxy` in the manifest")
+                && help.contains("command: [/bin/sleep,"),
+            "{help}"
+        );
+        assert!(
+            !help.starts_with("delay the proxy's shutdown past the app's: config.alpha")
+                && !help.contains("proxy-wait-before-exit-seconds: \""),
+            "{help}"
+        );
+    }
+    // A pod the injector has yet to inject is still told the annotation.
+    let (report, _) = lint_json(
+        &testdata("rules/ml202-fire-linkerd-no-wait-before-exit.yaml"),
+        &[],
+    );
+    let ml203 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML203")
+        .expect("ML203 fires");
+    assert!(
+        ml203["help"]
+            .as_str()
+            .unwrap()
+            .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\""),
+        "{ml203}"
+    );
+}

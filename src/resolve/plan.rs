@@ -623,10 +623,19 @@ impl PlannedContainer {
         }
     }
 
-    /// What the container's own settings offer against each hazard (none for apps).
+    /// What the container's own settings offer against each hazard (none for apps):
+    /// for a proxy written in the manifest, only what still works once its injector
+    /// has run.
     pub fn remedies(&self) -> &'static super::Remedies {
-        self.sidecar()
-            .map_or(&super::Remedies::NONE, |s| s.kind.remedies())
+        let Some(sidecar) = self.sidecar() else {
+            return &super::Remedies::NONE;
+        };
+        match (&sidecar.kind, &self.provenance) {
+            (SidecarKind::LinkerdProxy, Provenance::Manifest(_)) => {
+                &super::linkerd::WRITTEN_REMEDIES
+            }
+            (kind, _) => kind.remedies(),
+        }
     }
 
     /// Whether the container serves requests: it declares ports or a readiness probe,

@@ -678,5 +678,20 @@ pub const REMEDIES: Remedies = Remedies {
     stop_endpoint_switch: Some(SHUTDOWN_ANNOTATION),
 };
 
+/// Linkerd's remedies for a proxy written in the manifest (an injector's output). The
+/// injector reads `proxy-wait-before-exit-seconds` only when it adds the proxy
+/// (it renders the proxy's preStop from it), so here the preStop itself is the change.
+pub const WRITTEN_REMEDIES: Remedies = Remedies {
+    outlive_app: Some(|seconds| {
+        format!(
+            "delay the proxy's shutdown past the app's with a preStop on `{PROXY}` in the manifest: `preStop: {{exec: {{command: [/bin/sleep, \"{seconds}\"]}}}}` (the injector reads config.alpha.linkerd.io/proxy-wait-before-exit-seconds only when it adds the proxy)"
+        )
+    }),
+    outlast_endpoints: Some(
+        "delay the proxy's shutdown past endpoint propagation with a preStop on `linkerd-proxy` in the manifest: `preStop: {exec: {command: [/bin/sleep, \"10\"]}}` (the injector reads config.alpha.linkerd.io/proxy-wait-before-exit-seconds only when it adds the proxy)",
+    ),
+    ..REMEDIES
+};
+
 /// The pod annotation that turns the proxy's `/shutdown` endpoint on or off.
 pub const SHUTDOWN_ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
