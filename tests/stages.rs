@@ -181,7 +181,7 @@ fn resolve_holds_no_wording() {
 /// Names of fields that, holding text, would be a sentence for a reader: why something
 /// is so, a description, a message. Resolve states such things as typed facts (a
 /// `DecisionReason`, an `Assumption`, a `NotInjectedCause`) and `report` words them.
-const PROSE_FIELDS: [&str; 7] = [
+const PROSE_FIELDS: [&str; 8] = [
     "reason",
     "reasons",
     "text",
@@ -189,6 +189,7 @@ const PROSE_FIELDS: [&str; 7] = [
     "help",
     "description",
     "why",
+    "summary",
 ];
 
 /// Text fields with one of those names that hold data, not prose, each with why it is

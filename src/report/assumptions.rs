@@ -3,6 +3,7 @@
 //! plan assumes ([`Assumed`]), in words.
 
 use crate::resolve::{Assumed, Mesh};
+use crate::rules::describe;
 use crate::settings::ScenarioKey;
 use crate::settings::{Settings, Source, Sourced};
 
@@ -135,10 +136,14 @@ pub fn assumed(assumed: &Assumed) -> String {
             image,
             program,
         } => format!(
-            "{container}: `{hook}` most likely fails at once (`{image}` has no `{program}`); taken as instant"
+            "{container}: `{}` most likely fails at once (`{image}` has no `{program}`); taken as instant",
+            describe::hook(hook)
         ),
         Assumed::HookLengthUnknown { container, hook } => {
-            format!("{container}: `{hook}` is of unknown length; taken as instant")
+            format!(
+                "{container}: `{}` is of unknown length; taken as instant",
+                describe::hook(hook)
+            )
         }
         Assumed::SettingTooNew {
             setting,

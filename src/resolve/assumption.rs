@@ -4,6 +4,7 @@
 
 use super::Mesh;
 use super::decision::Release;
+use super::plan::Hook;
 use crate::settings::{KubeVersion, Source};
 
 /// A reading the result rests on that the manifest does not state.
@@ -40,8 +41,8 @@ pub enum Assumed {
     HookProgramMissing {
         /// The container whose hook it is.
         container: String,
-        /// The hook, as summarised in the plan.
-        hook: String,
+        /// The hook.
+        hook: Hook,
         /// The image.
         image: String,
         /// The program the image lacks.
@@ -51,8 +52,8 @@ pub enum Assumed {
     HookLengthUnknown {
         /// The container whose hook it is.
         container: String,
-        /// The hook, as summarised in the plan.
-        hook: String,
+        /// The hook.
+        hook: Hook,
     },
     /// A mesh setting this release does not read yet.
     SettingTooNew {

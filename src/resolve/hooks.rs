@@ -87,7 +87,7 @@ pub fn from_handler(
             action: HookAction::Sleep(sleep.seconds),
             duration: HookDuration::Fixed(Millis::secs(sleep.seconds.max(0))),
             effect: HookEffect::None,
-            summary: format!("sleep action {} s", sleep.seconds),
+            rendered_from: None,
         };
     }
     if let Some(exec) = &handler.exec {
@@ -106,22 +106,16 @@ pub fn from_handler(
         // drained: no sooner than its quiet period after the deletion.
         let drain =
             port == knative::QUEUE_ADMIN_PORT.to_string() && request_path == knative::DRAIN_PATH;
-        let (duration, summary) = if drain {
+        let (duration, effect) = if drain {
             (
                 HookDuration::Fixed(knative::DRAIN_QUIET_PERIOD),
-                format!(
-                    "HTTP GET :{port}{request_path}: Knative's queue-proxy answers once it has drained, at least {} s",
-                    knative::DRAIN_QUIET_PERIOD.0 / 1000
-                ),
+                HookEffect::AwaitsQueueProxyDrain,
             )
         } else {
-            (
-                HookDuration::Unknown,
-                format!("HTTP GET :{port}{request_path}"),
-            )
+            (HookDuration::Unknown, HookEffect::None)
         };
         return Hook {
-            summary,
+            rendered_from: None,
             path,
             asked_by: None,
             action: HookAction::HttpGet {
@@ -129,7 +123,7 @@ pub fn from_handler(
                 path: request_path,
             },
             duration,
-            effect: HookEffect::None,
+            effect,
         };
     }
     Hook {
@@ -138,7 +132,7 @@ pub fn from_handler(
         action: HookAction::TcpSocket,
         duration: HookDuration::Unknown,
         effect: HookEffect::None,
-        summary: "tcpSocket".to_owned(),
+        rendered_from: None,
     }
 }
 
@@ -150,7 +144,6 @@ pub fn from_argv(
     owner: Owner,
     env: &Env,
 ) -> Hook {
-    let summary = summarize(&argv);
     let list = shell::parse_argv(&argv);
     let name = list
         .simple_commands()
@@ -200,7 +193,7 @@ pub fn from_argv(
         action: HookAction::Exec(argv),
         duration,
         effect,
-        summary,
+        rendered_from: None,
     }
 }
 
@@ -224,21 +217,6 @@ fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> H
         .and_then(|v| v.parse::<i64>().ok())
         .map_or(poll, Millis);
     HookDuration::UntilReady { timeout, poll }
-}
-
-/// A short, single-line form of a command for messages.
-fn summarize(argv: &[String]) -> String {
-    let text = match shell::shell_script(argv) {
-        Some(script) => script.split_whitespace().collect::<Vec<_>>().join(" "),
-        None => argv.join(" "),
-    };
-    const MAX: usize = 60;
-    if text.chars().count() > MAX {
-        let cut: String = text.chars().take(MAX - 1).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
 }
 
 #[cfg(test)]
@@ -339,11 +317,5 @@ mod tests {
             exec(&script, HookKind::PreStop, Owner::App).duration,
             HookDuration::UntilSelfExits
         );
-    }
-
-    #[test]
-    fn summaries_are_short() {
-        let long = "x ".repeat(100);
-        assert!(summarize(&["sh".into(), "-c".into(), long]).chars().count() <= 60);
     }
 }

@@ -11,6 +11,8 @@
 
 use k8s_openapi::api::core::v1::Container;
 
+use super::shell::GateWait;
+
 /// Whether the container's command runs under kubexit.
 pub fn runs_under(argv: &[String]) -> bool {
     argv.first()
@@ -44,19 +46,14 @@ pub fn deps(container: &Container, variable: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// How the app's kubexit holds it until its birth dependencies are Ready, for
-/// messages, when it does.
-pub fn birth_gate(container: &Container, argv: &[String]) -> Option<String> {
+/// How the app's kubexit holds it until its birth dependencies are Ready, when it
+/// does.
+pub fn birth_gate(container: &Container, argv: &[String]) -> Option<GateWait> {
     if !runs_under(argv) {
         return None;
     }
-    let births = deps(container, "KUBEXIT_BIRTH_DEPS");
-    (!births.is_empty()).then(|| {
-        format!(
-            "kubexit starts it once {} is Ready (KUBEXIT_BIRTH_DEPS)",
-            births.join(", ")
-        )
-    })
+    let deps = deps(container, "KUBEXIT_BIRTH_DEPS");
+    (!deps.is_empty()).then_some(GateWait::KubexitBirth { deps })
 }
 
 /// The value of an environment variable the manifest sets literally.

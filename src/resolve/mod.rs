@@ -295,9 +295,9 @@ impl<'a> Builder<'a> {
                     .or_else(|| kubexit::birth_gate(container, &argv))
             })
             .flatten()
-            .map(|summary| StartGate {
+            .map(|waits| StartGate {
                 path: command_path(container, &path),
-                summary,
+                waits,
             });
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
@@ -651,7 +651,7 @@ impl<'a> Builder<'a> {
                 notes.push((
                     Assumed::HookProgramMissing {
                         container: container.name.clone(),
-                        hook: hook.summary.clone(),
+                        hook: hook.clone(),
                         image: image.clone(),
                         program: program.to_owned(),
                     },
@@ -679,7 +679,7 @@ impl<'a> Builder<'a> {
                     notes.push((
                         Assumed::HookLengthUnknown {
                             container: container.name.clone(),
-                            hook: hook.summary.clone(),
+                            hook: hook.clone(),
                         },
                         path.clone(),
                     ));

@@ -733,8 +733,9 @@ pub struct Hook {
     pub duration: HookDuration,
     /// Side effect that matters to traffic.
     pub effect: HookEffect,
-    /// A one-line description for messages ("sleep 10", "pilot-agent wait").
-    pub summary: String,
+    /// For an injected hook, the mesh setting its injector renders it from (Linkerd's
+    /// `proxy-wait-before-exit-seconds`).
+    pub rendered_from: Option<&'static str>,
 }
 
 impl Hook {
@@ -802,6 +803,9 @@ pub enum HookEffect {
     None,
     /// Starts draining inbound connections (Istio native `pilot-agent request POST drain`).
     DrainsInbound,
+    /// Answers once Knative's queue-proxy has drained (its wait-for-drain endpoint,
+    /// which the user container's preStop calls).
+    AwaitsQueueProxyDrain,
 }
 
 /// A startup probe's timing.
@@ -820,8 +824,8 @@ pub struct ProbeTiming {
 pub struct StartGate {
     /// Where the waiting command is.
     pub path: JsonPath,
-    /// What it polls, for messages.
-    pub summary: String,
+    /// What it waits on.
+    pub waits: super::shell::GateWait,
 }
 
 /// What a container does between its stop signal and its exit.

@@ -5,6 +5,7 @@
 //! the timeline top to bottom. A rule never re-derives what resolve or simulate computed.
 
 pub mod configuration;
+pub mod describe;
 mod fixes;
 mod help;
 pub mod jobs;

@@ -7,6 +7,7 @@ use crate::report::located::Analysis;
 use crate::resolve::{
     ContainerList, ExitPolicy, Hook, HookDuration, Injection, PlannedContainer, Provenance, Role,
 };
+use crate::rules::describe;
 use crate::settings::Settings;
 use crate::simulate::events;
 
@@ -99,13 +100,13 @@ fn container(c: &PlannedContainer) -> Value {
         })),
         "startupMs": c.startup.0,
         "exit": exit(&c.exit),
-        "startGate": c.start_gate.as_ref().map(|g| g.summary.clone()),
+        "startGate": c.start_gate.as_ref().map(|g| describe::start_gate(&g.waits)),
     })
 }
 
 fn hook(h: &Hook) -> Value {
     json!({
-        "summary": h.summary,
+        "summary": describe::hook(h),
         "duration": match &h.duration {
             HookDuration::Fixed(length) => json!({"fixedMs": length.0}),
             HookDuration::UntilReady { timeout, poll } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0}}),

@@ -9,6 +9,7 @@ use crate::report::located::Analysis;
 use crate::report::style::{Style, Tone};
 use crate::report::wrap;
 use crate::resolve::HookDuration;
+use crate::rules::describe;
 use crate::simulate::{Event, EventKind, Phase, events};
 use crate::time::Millis;
 
@@ -289,7 +290,7 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             let hook = container.and_then(|c| c.post_start.as_ref());
             format!(
                 "postStart `{}` returns{}",
-                hook.map_or("", |h| h.summary.as_str()),
+                hook.map_or_else(String::new, describe::hook),
                 if unknown(hook) {
                     " (its length is unknown: taken as instant)"
                 } else {
@@ -311,7 +312,7 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             "preStop `{}` starts",
             container
                 .and_then(|c| c.pre_stop.as_ref())
-                .map_or("", |h| h.summary.as_str())
+                .map_or_else(String::new, describe::hook)
         ),
         EventKind::PreStopDone => {
             if unknown(container.and_then(|c| c.pre_stop.as_ref())) {

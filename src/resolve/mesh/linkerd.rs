@@ -589,10 +589,7 @@ fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReason) {
             Owner::Sidecar,
             &env,
         );
-        hook.summary = format!(
-            "sleep {} (proxy-wait-before-exit-seconds)",
-            wait.value.whole_secs()
-        );
+        hook.rendered_from = Some("proxy-wait-before-exit-seconds");
         if let Source::Manifest(path) = &wait.source {
             hook.asked_by = Some(path.clone());
         }

@@ -33,7 +33,7 @@ pub use network::network_use;
 pub use parse::parse;
 pub use rewrite::{takes_exit_trap, trap_stop_call, with_exit_trap};
 pub use self_stop::{Awaited, SelfStopWait, awaited_signal};
-pub use start_gate::start_gate;
+pub use start_gate::{GateWait, start_gate};
 pub use stop_calls::{StopCall, stop_calls};
 pub use stop_targets::{HttpMethod, StopTarget};
 pub use syntax::{

@@ -3,6 +3,25 @@
 use super::hook_length::is_noop;
 use super::syntax::{Command, List, SimpleCommand};
 
+/// What an app's own command waits on before its real process starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateWait {
+    /// It polls a proxy's readiness endpoint (the URL as written) until it answers.
+    Polls {
+        /// The endpoint, as written.
+        endpoint: String,
+    },
+    /// It runs the work under this waiting wrapper (`linkerd-await -- /app`).
+    Under(&'static str),
+    /// It runs this program's `wait` first (`pilot-agent wait && /app`).
+    First(&'static str),
+    /// kubexit starts it once these containers are Ready (`KUBEXIT_BIRTH_DEPS`).
+    KubexitBirth {
+        /// The containers named in `KUBEXIT_BIRTH_DEPS`.
+        deps: Vec<String>,
+    },
+}
+
 /// Readiness endpoints of the proxies an app may poll before starting.
 const READINESS_ENDPOINTS: [&str; 5] = [
     ":15021/healthz/ready",
@@ -15,7 +34,7 @@ const READINESS_ENDPOINTS: [&str; 5] = [
 /// How an app's own command waits for its proxy, if it does: a loop polling a proxy's
 /// readiness endpoint before the real process, a retrying `curl`, or a wrapper
 /// (`linkerd-await`, `cloud-sql-proxy wait`, `pilot-agent wait`).
-pub fn start_gate(list: &List) -> Option<String> {
+pub fn start_gate(list: &List) -> Option<GateWait> {
     for item in &list.0 {
         for pipeline in item.pipelines() {
             for command in &pipeline.commands {
@@ -26,7 +45,7 @@ pub fn start_gate(list: &List) -> Option<String> {
                         if let Some(endpoint) =
                             polls_readiness(condition).or_else(|| polls_readiness(body))
                         {
-                            return Some(format!("waits for {endpoint} before starting"));
+                            return Some(GateWait::Polls { endpoint });
                         }
                     }
                     Command::Simple(simple) => {
@@ -36,7 +55,7 @@ pub fn start_gate(list: &List) -> Option<String> {
                         if is_retrying_fetch(simple)
                             && let Some(endpoint) = readiness_endpoint(simple)
                         {
-                            return Some(format!("waits for {endpoint} before starting"));
+                            return Some(GateWait::Polls { endpoint });
                         }
                         if !is_noop(simple) && simple.name() != Some("sleep") {
                             // The real work started before any wait.
@@ -56,15 +75,13 @@ pub fn start_gate(list: &List) -> Option<String> {
     None
 }
 
-fn wrapper_gate(command: &SimpleCommand) -> Option<String> {
+fn wrapper_gate(command: &SimpleCommand) -> Option<GateWait> {
     let argv = command.argv();
     let second = argv.get(1).map(|w| w.0.as_str());
     match command.name()? {
-        "linkerd-await" => Some("runs under linkerd-await".to_owned()),
-        "cloud-sql-proxy" if second == Some("wait") => {
-            Some("runs cloud-sql-proxy wait first".to_owned())
-        }
-        "pilot-agent" if second == Some("wait") => Some("runs pilot-agent wait first".to_owned()),
+        "linkerd-await" => Some(GateWait::Under("linkerd-await")),
+        "cloud-sql-proxy" if second == Some("wait") => Some(GateWait::First("cloud-sql-proxy")),
+        "pilot-agent" if second == Some("wait") => Some(GateWait::First("pilot-agent")),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 use crate::load::JsonPath;
 use crate::resolve::PlannedContainer;
 use crate::resolve::{ExitPolicy, HookDuration, Role};
+use crate::rules::describe;
 use crate::rules::help::{PendingRequests, container_label_path, exit_description, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
@@ -77,9 +78,9 @@ impl Violation for KilledBeforeExit<'_> {
                 let length = entry.pre_stop_end.unwrap_or_default();
                 match hook.duration {
                     HookDuration::Fixed(_) => {
-                        format!("preStop `{}` ({length}) then ", hook.summary)
+                        format!("preStop `{}` ({length}) then ", describe::hook(hook))
                     }
-                    _ => format!("preStop `{}` (until {length}) then ", hook.summary),
+                    _ => format!("preStop `{}` (until {length}) then ", describe::hook(hook)),
                 }
             }
             _ if entry.signal.0 > 0 => {

@@ -1,4 +1,5 @@
 use crate::resolve::{Hook, HookAction, HookDuration, PlannedContainer};
+use crate::rules::describe;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::{self, StopEntry};
 use crate::time::Millis;
@@ -74,7 +75,7 @@ impl Violation for HookCut<'_> {
         format!(
             "the preStop hook of `{}` (`{}`) lasts {} but the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
             self.container.name,
-            self.hook.summary,
+            describe::hook(self.hook),
             self.length,
             self.grace,
             entry.signal,

@@ -1,0 +1,102 @@
+//! How a hook and an app's start gate are named in messages, explain and the
+//! assumptions: resolve says what they run, these words say it short.
+
+use crate::resolve::shell::{self, GateWait};
+use crate::resolve::{Hook, HookAction, HookEffect};
+use crate::workload::knative;
+
+/// The longest hook text quoted whole; a longer one is cut with `…`.
+const MAX_HOOK_CHARS: usize = 60;
+
+/// A hook in one line: its command (a shell script with its whitespace folded), or
+/// the handler (`sleep action 5 s`, `HTTP GET :8022/wait-for-drain`, `tcpSocket`).
+pub fn hook(hook: &Hook) -> String {
+    match &hook.action {
+        HookAction::Exec(argv) => match hook.rendered_from {
+            // An injector's hook is named by its program and the setting it comes
+            // from, not by the injector's install path (`sleep 5
+            // (proxy-wait-before-exit-seconds)`).
+            Some(setting) => {
+                let mut words: Vec<&str> = argv.iter().map(String::as_str).collect();
+                if let Some(program) = words.first_mut() {
+                    *program = program.rsplit('/').next().unwrap_or(program);
+                }
+                format!("{} ({setting})", words.join(" "))
+            }
+            None => shortened(&match shell::shell_script(argv) {
+                Some(script) => script.split_whitespace().collect::<Vec<_>>().join(" "),
+                None => argv.join(" "),
+            }),
+        },
+        HookAction::HttpGet { port, path } => match hook.effect {
+            HookEffect::AwaitsQueueProxyDrain => format!(
+                "HTTP GET :{port}{path}: Knative's queue-proxy answers once it has drained, at least {} s",
+                knative::DRAIN_QUIET_PERIOD.0 / 1000
+            ),
+            _ => format!("HTTP GET :{port}{path}"),
+        },
+        HookAction::TcpSocket => "tcpSocket".to_owned(),
+        HookAction::Sleep(seconds) => format!("sleep action {seconds} s"),
+    }
+}
+
+/// What an app's own command waits on before its real process starts.
+pub fn start_gate(wait: &GateWait) -> String {
+    match wait {
+        GateWait::Polls { endpoint } => format!("waits for {endpoint} before starting"),
+        GateWait::Under(program) => format!("runs under {program}"),
+        GateWait::First(program) => format!("runs {program} wait first"),
+        GateWait::KubexitBirth { deps } => format!(
+            "kubexit starts it once {} is Ready (KUBEXIT_BIRTH_DEPS)",
+            deps.join(", ")
+        ),
+    }
+}
+
+/// `text`, cut to [`MAX_HOOK_CHARS`] characters with `…` when longer.
+fn shortened(text: &str) -> String {
+    if text.chars().count() > MAX_HOOK_CHARS {
+        let cut: String = text.chars().take(MAX_HOOK_CHARS - 1).collect();
+        format!("{cut}…")
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::HookDuration;
+    use crate::resolve::hooks::{self, HookKind, Owner};
+
+    fn exec(argv: &[&str]) -> Hook {
+        hooks::from_argv(
+            argv.iter().map(|s| s.to_string()).collect(),
+            None,
+            HookKind::PreStop,
+            Owner::App,
+            &shell::Env::new(),
+        )
+    }
+
+    #[test]
+    fn a_long_script_is_cut_to_sixty_characters() {
+        let long = "x ".repeat(100);
+        let words = hook(&exec(&["sh", "-c", &long]));
+        assert_eq!(words.chars().count(), MAX_HOOK_CHARS);
+        assert!(words.ends_with('…'), "{words}");
+        assert_eq!(hook(&exec(&["sh", "-c", "sleep   5\n"])), "sleep 5");
+    }
+
+    #[test]
+    fn an_injected_hook_is_named_by_its_program_and_setting() {
+        let mut wait = exec(&["/bin/sleep", "5"]);
+        assert_eq!(hook(&wait), "/bin/sleep 5");
+        wait.rendered_from = Some("proxy-wait-before-exit-seconds");
+        assert_eq!(hook(&wait), "sleep 5 (proxy-wait-before-exit-seconds)");
+        assert_eq!(
+            wait.duration,
+            HookDuration::Fixed(crate::time::Millis::secs(5))
+        );
+    }
+}
