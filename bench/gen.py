@@ -11,6 +11,11 @@ Corpora, under OUT_DIR:
     deployments/deploy-NNNN.yaml  1,000 meshed Deployments, one per file
     stream-50MB.yaml            a 50 MB multi-document stream of mixed kinds
     stream-5MB.yaml             the first 5 MB of the same stream (same documents)
+    deployments-stream.yaml     the 1,000 Deployments as one multi-document stream
+    deployments-list.yaml       the same 1,000 as one `List` (`kubectl get -o yaml`)
+    deployments-list.json       the same 1,000 as one JSON `List` (`kubectl get -o json`)
+    deployments-list-500.yaml   the first 500 of them as one `List`
+    pod-10k.yaml, pod-20k.yaml  one Pod with 10,000 (20,000) containers
     manifest.json               what was generated: sizes, document counts, sha256
 
 The same seed gives byte-identical files on every machine: only `random.Random`
@@ -1082,9 +1087,58 @@ def single_deployment() -> str:
 
 
 def deployments(count: int) -> list[str]:
+    return [text for text, _ in deployment_objects(count)]
+
+
+def deployment_objects(count: int) -> list[tuple[str, dict]]:
+    """The Deployments of the `deployments` corpus, each as its text and its object."""
     _names.clear()
     rng = random.Random(SEED + 1)
-    return [emit(deployment(rng, "istio"), seq_indent=rng.choice([0, 0, 2])) for _ in range(count)]
+    out = []
+    for _ in range(count):
+        document = deployment(rng, "istio")
+        out.append((emit(document, seq_indent=rng.choice([0, 0, 2])), document))
+    return out
+
+
+def plain(value):
+    """An object of the emitter's classes as the plain value YAML reads it as: what
+    `kubectl get -o json` would print for it."""
+    if isinstance(value, (Flow, Trailing)):
+        return plain(value.value)
+    if isinstance(value, Quoted):
+        return value.text
+    if isinstance(value, Lit):
+        text = value.text.rstrip("\n")
+        return text if value.chomp == "-" or not text else text + "\n"
+    if isinstance(value, Folded):
+        return value.text.rstrip("\n").replace("\n", " ")
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items() if not isinstance(k, Comment)}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def yaml_list(texts: list[str]) -> str:
+    """Documents as the items of one `List`, the way `kubectl get -o yaml` prints it:
+    each document indented under `items:`, its first line after the `- `."""
+    out = ["apiVersion: v1", "items:"]
+    for text in texts:
+        lines = text.rstrip("\n").split("\n")
+        first = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+        out += ["  " + line for line in lines[:first]]
+        out.append("- " + lines[first])
+        out += ["  " + line if line else "" for line in lines[first + 1:]]
+    out += ["kind: List", "metadata:", "  resourceVersion: \"\""]
+    return "\n".join(out) + "\n"
+
+
+def json_list(objects: list[dict]) -> str:
+    """Objects as one JSON `List`, the way `kubectl get -o json` prints it."""
+    listing = {"apiVersion": "v1", "items": [plain(o) for o in objects], "kind": "List",
+               "metadata": {"resourceVersion": ""}}
+    return json.dumps(listing, indent=4) + "\n"
 
 
 def stream_documents(rng: random.Random):
@@ -1179,19 +1233,50 @@ def findings_list(workloads: int, containers: int = 20) -> str:
     return "\n".join(out) + "\n"
 
 
+def wide_pod(containers: int) -> str:
+    """One Pod with `containers` serving containers, every tenth with a preStop hook and
+    every seventh with a startup probe, that Istio will inject: per-pod analysis must
+    cost in proportion to the containers (a pod may hold thousands)."""
+    out = ["apiVersion: v1", "kind: Pod", "metadata:", "  name: wide", "  namespace: shop",
+           "  labels: {app: wide, sidecar.istio.io/inject: \"true\"}", "spec:",
+           "  terminationGracePeriodSeconds: 45", "  containers:"]
+    for c in range(containers):
+        out += [f"  - name: c{c}", f"    image: example/app:{c % 7}.0",
+                f"    ports: [{{containerPort: {8000 + c % 1000}}}]"]
+        if c % 10 == 0:
+            out += ["    lifecycle:", "      preStop:", f"        exec: {{command: [sleep, '{c % 20}']}}"]
+        if c % 7 == 0:
+            out += ["    startupProbe:", f"      httpGet: {{path: /ready, port: {8000 + c % 1000}}}",
+                    "      periodSeconds: 2"]
+    return "\n".join(out) + "\n"
+
+
 def generate(out_dir: str) -> dict:
     os.makedirs(os.path.join(out_dir, "single"), exist_ok=True)
     os.makedirs(os.path.join(out_dir, "deployments"), exist_ok=True)
     manifest: dict = {"generator": GENERATOR_VERSION, "seed": SEED, "corpora": {}}
     manifest["corpora"]["single"] = write(os.path.join(out_dir, "single", "deploy.yaml"), single_deployment())
     total, digest, largest = 0, hashlib.sha256(), 0
-    for i, text in enumerate(deployments(1000)):
+    objects = deployment_objects(1000)
+    for i, (text, _) in enumerate(objects):
         info = write(os.path.join(out_dir, "deployments", f"deploy-{i:04d}.yaml"), text)
         total += info["bytes"]
         largest = max(largest, info["bytes"])
         digest.update(info["sha256"].encode())
     manifest["corpora"]["deployments"] = {"files": 1000, "documents": 1000, "bytes": total,
                                           "largest_document_bytes": largest, "sha256": digest.hexdigest()}
+    # The same Deployments in the shapes one command prints them: a stream, a List.
+    texts = [text for text, _ in objects]
+    for name, text, count in [
+        ("deployments-stream.yaml", "".join("---\n" + t for t in texts), 1000),
+        ("deployments-list.yaml", yaml_list(texts), 1),
+        ("deployments-list.json", json_list([o for _, o in objects]), 1),
+        ("deployments-list-500.yaml", yaml_list(texts[:500]), 1),
+    ]:
+        info = write(os.path.join(out_dir, name), text)
+        info["documents"] = count
+        info["workloads"] = 500 if "500" in name else 1000
+        manifest["corpora"][name.rsplit(".", 1)[0] + ("-json" if name.endswith(".json") else "")] = info
     documents = stream(10 * SEGMENT_BYTES)
     small = stream(SEGMENT_BYTES)
     assert documents[:len(small)] == small
@@ -1209,6 +1294,10 @@ def generate(out_dir: str) -> dict:
         info = write(os.path.join(out_dir, name + ".yaml"), findings_list(workloads))
         info["documents"] = 1
         info["findings"] = workloads * 21
+        manifest["corpora"][name] = info
+    for name, containers in [("pod-10k", 10_000), ("pod-20k", 20_000)]:
+        info = write(os.path.join(out_dir, name + ".yaml"), wide_pod(containers))
+        info["containers"] = containers
         manifest["corpora"][name] = info
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)

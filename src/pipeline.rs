@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::fix;
 use crate::load::inputs::Unit;
@@ -206,10 +206,17 @@ fn contained(
     })
 }
 
-/// Runs every stage over one document.
+/// Runs every stage over one unit of work: its documents, parsed.
 fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
     let mut report = DocumentReport::default();
-    let parsed = match unit.documents(&options.limits) {
+    if passed_over(&unit, settings) {
+        return report;
+    }
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let parsed = match unit.documents(&options.limits, threads) {
         Ok(parsed) => parsed,
         Err(error) => {
             report.errors.push(error);
@@ -218,40 +225,139 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
     };
     report.errors.extend(parsed.errors);
     for document in &parsed.documents {
-        let context = workload::Context {
-            declared: &settings.workload_kinds,
-            templates: Some(&settings.templates),
-        };
-        let objects = workload::objects_with(document, &context);
+        analyse(document, settings, options, threads, &mut report);
+    }
+    report
+}
+
+/// A `List` with at least this many items has them analysed on several threads.
+const PARALLEL_ITEMS: usize = 32;
+
+/// Runs the stages after loading over one document: each object of a `List` (on up to
+/// `threads` threads when there are many, as `kubectl get -A -o yaml` prints a whole
+/// cluster), else the document's one object. The results are in document order
+/// whatever the threads.
+fn analyse(
+    document: &load::Document,
+    settings: &Settings,
+    options: &RunOptions,
+    threads: usize,
+    report: &mut DocumentReport,
+) {
+    let context = workload::Context {
+        declared: &settings.workload_kinds,
+        templates: Some(&settings.templates),
+    };
+    // Built for the document's first fix, then shared by all its fixes.
+    let editor = OnceLock::new();
+    let object = |item: Option<usize>, report: &mut DocumentReport| {
+        let mut objects = workload::Objects::default();
+        workload::objects_at(document, item, &context, &mut objects);
         report.errors.extend(objects.errors);
         report.skipped.extend(objects.skipped);
         report.notes.extend(objects.notes);
         for workload in &objects.workloads {
-            let plan = resolve::resolve(workload, settings);
-            let timeline = simulate::simulate(&plan);
-            let findings = rules::check(&rules::Pod {
-                plan: &plan,
-                timeline: &timeline,
-            });
-            let mut located: Vec<Located> = findings
-                .into_iter()
-                .filter_map(|finding| options.policy.judge(finding))
-                .map(|finding| locate(finding, document, workload))
-                .collect();
-            located.sort_by(|a, b| {
-                (a.primary.start, a.finding.rule.id).cmp(&(b.primary.start, b.finding.rule.id))
-            });
-            report.analyses.push(Analysis {
-                file: document.source.file.clone(),
-                document: document.index,
-                origin: document.origin.clone(),
-                plan,
-                timeline,
-                findings: located,
-            });
+            report
+                .analyses
+                .push(analysis(document, workload, settings, options, &editor));
         }
+    };
+    let Some(items) = workload::list_items(&document.root) else {
+        object(None, report);
+        return;
+    };
+    let count = items.len();
+    if threads < 2 || count < PARALLEL_ITEMS {
+        (0..count).for_each(|item| object(Some(item), report));
+        return;
     }
-    report
+    let share = count.div_ceil(threads);
+    let run = |from: usize| {
+        let mut part = DocumentReport::default();
+        (from..(from + share).min(count)).for_each(|item| object(Some(item), &mut part));
+        part
+    };
+    let parts: Vec<DocumentReport> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..count)
+            .step_by(share)
+            .map(|from| {
+                let run = &run;
+                let worker = std::thread::Builder::new()
+                    .name("list-items".into())
+                    .spawn_scoped(scope, move || run(from));
+                (from, worker)
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|(from, worker)| match worker {
+                // A panic there is one on this document, contained by the caller.
+                Ok(worker) => worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread: this one does its share.
+                Err(_) => run(from),
+            })
+            .collect()
+    });
+    for part in parts {
+        report.errors.extend(part.errors);
+        report.skipped.extend(part.skipped);
+        report.notes.extend(part.notes);
+        report.analyses.extend(part.analyses);
+    }
+}
+
+/// One workload's analysis: its plan, timeline and findings, located.
+fn analysis<'d>(
+    document: &'d load::Document,
+    workload: &workload::Workload,
+    settings: &Settings,
+    options: &RunOptions,
+    editor: &OnceLock<fix::Editor<'d>>,
+) -> Analysis {
+    let plan = resolve::resolve(workload, settings);
+    let timeline = simulate::simulate(&plan);
+    let findings = rules::check(&rules::Pod {
+        plan: &plan,
+        timeline: &timeline,
+    });
+    let mut located: Vec<Located> = findings
+        .into_iter()
+        .filter_map(|finding| options.policy.judge(finding))
+        .map(|finding| locate(finding, document, workload, editor))
+        .collect();
+    located.sort_by(|a, b| {
+        (a.primary.start, a.finding.rule.id).cmp(&(b.primary.start, b.finding.rule.id))
+    });
+    Analysis {
+        file: document.source.file.clone(),
+        document: document.index,
+        origin: document.origin.clone(),
+        plan,
+        timeline,
+        findings: located,
+    }
+}
+
+/// Whether no stage can use the document of `unit`, so that it need not be parsed: a
+/// YAML document [`load::skim`] finds well formed, of a kind the workload stage does not
+/// read ([`workload::reads`]). What [`process`] makes of such a document is an empty
+/// report, as it is without parsing it. The kind written on its `kind:` line is looked
+/// at first, so that a workload, read anyway, is not skimmed too.
+fn passed_over(unit: &Unit, settings: &Settings) -> bool {
+    let Unit::Text { text, framing, .. } = unit else {
+        return false;
+    };
+    if framing.syntax != load::split::Syntax::Yaml {
+        return false;
+    }
+    let declared = &settings.workload_kinds;
+    let hint = load::skim::kind_hint(text);
+    if hint.is_none_or(|kind| kind == "List" || workload::is_workload_kind(kind, declared)) {
+        return false;
+    }
+    load::skim::skim(text).is_some_and(|outline| !workload::reads(&outline, text, declared))
 }
 
 /// Attributes the findings of owned inputs to their owners: `owners` names, by input,
@@ -309,8 +415,16 @@ pub fn attribute(
     reports
 }
 
-/// Resolves a finding's paths to positions while the document's tree is alive.
-fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
+/// Resolves a finding's paths to positions while the document's tree is alive, and
+/// builds its fix with the document's `editor`. Nothing here reads the document beyond
+/// the nodes the finding names: a `List` of a thousand workloads costs per finding what
+/// a single workload does.
+fn locate<'d>(
+    finding: Finding,
+    document: &'d load::Document,
+    workload: &workload::Workload,
+    editor: &OnceLock<fix::Editor<'d>>,
+) -> Located {
     let place = |label: &rules::Label| {
         let found = document.locate(&label.path, label.part);
         Place {
@@ -324,12 +438,9 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
     let related = finding.related.iter().map(place).collect();
     let suppressed = suppression(workload, &finding);
     let fix = finding.fix.as_ref().map(|remedy| {
-        let editor = fix::Editor::starting_at(
-            &document.source.text,
-            document.source.first_line,
-            &document.root,
-        );
-        remedy.build(&editor).map_err(|error| error.reason)
+        let editor =
+            editor.get_or_init(|| fix::Editor::of_document(&document.source, &document.root));
+        remedy.build(editor).map_err(|error| error.reason)
     });
     Located {
         file: document.source.file.clone(),

@@ -6,7 +6,7 @@
 //! periods, Job stop commands), with edge values — zero, negative, huge, malformed — mixed
 //! in among ordinary ones.
 
-use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use arbitrary::{Result, Unstructured};
 use serde_json::{Map, Value, json};
 
 const KINDS: &[(&str, &str)] = &[

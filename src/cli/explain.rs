@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
-use crate::pipeline::{self, RunOptions};
+use crate::pipeline::{self, Analysis, DocumentReport, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
 use crate::workload::kinds::ROWS;
@@ -48,75 +48,129 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         limits: prepared.limits,
         ..RunOptions::default()
     };
-    let mut analyses = Vec::new();
-    // The drawing's writes, until one fails; a reader that went away (`| head`) ends
-    // the drawing but not the run, whose exit status counts every input.
-    let mut written: io::Result<()> = Ok(());
-    let mut first = true;
-    let style = args.output.style();
-    let workers = pipeline::run(&prepared.inputs, settings, &options, |report| {
+    let wanted = |analysis: &Analysis| {
+        args.workload
+            .as_ref()
+            .is_none_or(|name| &analysis.plan.workload.name == name)
+            && kind.is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind))
+    };
+    // Every document is read once to be drawn; the SVG picture and the HTML page say
+    // first what they hold (the picture's size, the page's counts), so they read the
+    // inputs twice: once for that index, once to draw, never holding the run. The
+    // problems of the inputs are told on the first reading.
+    let mut diagnose = |report: &DocumentReport| {
         input_errors += report.errors.len();
         for error in &report.errors {
             diagnostic(&render_input_error(error, stderr_style));
         }
-        for analysis in report.analyses {
-            let wanted = args
-                .workload
-                .as_ref()
-                .is_none_or(|name| &analysis.plan.workload.name == name)
-                && kind.is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind));
-            if !wanted || written.is_err() {
-                continue;
-            }
-            match args.format {
-                ExplainFormat::Text => {
+    };
+    let run = |sink: &mut dyn FnMut(DocumentReport)| {
+        pipeline::run(&prepared.inputs, settings, &options, sink)
+    };
+    // The drawing's writes, until one fails; a reader that went away (`| head`) ends
+    // the drawing but not the run, whose exit status counts every input.
+    let mut draw = Drawing {
+        out: &mut out,
+        written: Ok(()),
+    };
+    let style = args.output.style();
+    let workers = match args.format {
+        ExplainFormat::Text => {
+            let mut first = true;
+            let workers = run(&mut |report| {
+                diagnose(&report);
+                for analysis in report.analyses.iter().filter(|a| wanted(a)) {
                     if !first {
-                        written = writeln!(out);
+                        draw.write("\n");
                     }
                     first = false;
-                    if written.is_ok() {
-                        written = out.write_all(explain::text(&analysis, style).as_bytes());
-                    }
+                    draw.write(&explain::text(analysis, style));
                 }
-                ExplainFormat::Json | ExplainFormat::Svg | ExplainFormat::Html => {
-                    analyses.push(analysis)
-                }
+            });
+            if first {
+                draw.write("no workloads matched\n");
             }
+            workers
         }
-    });
+        ExplainFormat::Json => {
+            draw.write(&explain::JsonStream::start(settings));
+            let mut stream = explain::JsonStream::default();
+            let workers = run(&mut |report| {
+                diagnose(&report);
+                for analysis in report.analyses.iter().filter(|a| wanted(a)) {
+                    draw.write(&stream.workload(analysis));
+                }
+            });
+            draw.write(stream.end());
+            draw.write("\n");
+            workers
+        }
+        ExplainFormat::Svg => {
+            let mut index = explain::SvgIndex::default();
+            let workers = run(&mut |report| {
+                diagnose(&report);
+                report
+                    .analyses
+                    .iter()
+                    .filter(|a| wanted(a))
+                    .for_each(|analysis| index.add(analysis));
+            });
+            draw.write(&index.start());
+            if draw.written.is_ok() {
+                run(&mut |report| {
+                    for analysis in report.analyses.iter().filter(|a| wanted(a)) {
+                        draw.write(&index.workload(analysis));
+                    }
+                });
+            }
+            draw.write(&index.end());
+            workers
+        }
+        ExplainFormat::Html => {
+            let mut index = explain::HtmlIndex::default();
+            let workers = run(&mut |report| {
+                diagnose(&report);
+                report
+                    .analyses
+                    .iter()
+                    .filter(|a| wanted(a))
+                    .for_each(|analysis| index.add(analysis));
+            });
+            draw.write(&index.start(settings));
+            if draw.written.is_ok() {
+                run(&mut |report| {
+                    for analysis in report.analyses.iter().filter(|a| wanted(a)) {
+                        draw.write(&index.workload(analysis));
+                    }
+                });
+            }
+            draw.write(&index.end());
+            workers
+        }
+    };
     if let Some(shortfall) = workers.shortfall() {
         diagnostic(&format!("note: {shortfall}\n"));
     }
-    if written.is_ok() {
-        written = finish_drawing(&mut out, args.format, first, &analyses, settings);
+    if draw.written.is_ok() {
+        draw.written = draw.out.flush();
     }
-    match written {
+    match draw.written {
         Err(error) if !closed.get() => Err(error),
         _ => Ok(if input_errors > 0 { 2 } else { 0 }),
     }
 }
 
-/// Writes what comes after the last workload: the whole drawing for JSON and SVG.
-fn finish_drawing(
-    out: &mut impl Write,
-    format: ExplainFormat,
-    nothing_drawn: bool,
-    analyses: &[pipeline::Analysis],
-    settings: &crate::settings::Settings,
-) -> io::Result<()> {
-    match format {
-        ExplainFormat::Text => {
-            if nothing_drawn {
-                writeln!(out, "no workloads matched")?;
-            }
+/// Where the drawing goes, and whether every write so far went through: after the
+/// first that fails, nothing more is written.
+struct Drawing<'o, W: Write> {
+    out: &'o mut W,
+    written: io::Result<()>,
+}
+
+impl<W: Write> Drawing<'_, W> {
+    fn write(&mut self, text: &str) {
+        if self.written.is_ok() {
+            self.written = self.out.write_all(text.as_bytes());
         }
-        ExplainFormat::Json => {
-            let value = explain::json(analyses, settings);
-            serde_json::to_writer_pretty(&mut *out, &value).map_err(io::Error::other)?;
-            writeln!(out)?;
-        }
-        ExplainFormat::Svg => out.write_all(explain::svg(analyses).as_bytes())?,
-        ExplainFormat::Html => out.write_all(explain::html(analyses, settings).as_bytes())?,
     }
-    out.flush()
 }

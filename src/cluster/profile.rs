@@ -159,11 +159,7 @@ impl MeshObject {
         let namespace = object.namespace.as_deref().unwrap_or_default();
         Some(MeshObject {
             root,
-            text: SourceText {
-                file: Arc::from(objects::display_name(object)),
-                first_line: 1,
-                text: Arc::from(text),
-            },
+            text: SourceText::new(Arc::from(objects::display_name(object)), 1, Arc::from(text)),
             source: Source::Cluster(Arc::from(format!(
                 "{} {namespace}/{}",
                 object.kind, object.name

@@ -8,6 +8,7 @@
 //! inside that string in its own format, then writes the string back in the outer
 //! scalar's style ([`Editor::edit_embedded`]).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value as Json;
@@ -19,7 +20,7 @@ use super::render::{self, Context, Layout};
 use crate::load::parse::{Limits, parse_documents};
 use crate::load::path::{JsonPath, Segment};
 use crate::load::tree::{Entry, Node, Pos, Style, Value};
-use crate::load::{line_end, next_line};
+use crate::load::{LineStarts, SourceText, line_end, next_line};
 
 /// Why an edit could not be built: the manifest is not shaped the way the fix needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,8 +53,13 @@ pub struct Editor<'t> {
     root: &'t Node,
     /// The line of the tree's positions that `text` starts with.
     first_line: u32,
-    line_starts: Vec<usize>,
+    /// Where each line of `text` starts: the document's own index
+    /// ([`SourceText::lines`]), or one built for a text edited in steps.
+    line_starts: Cow<'t, [usize]>,
     layout: Layout,
+    /// Whether the document decides anything of the layout (it is all flow collections
+    /// otherwise, as JSON is).
+    laid_out: bool,
 }
 
 /// A node found by walking a path, with how it was reached.
@@ -77,12 +83,44 @@ impl<'t> Editor<'t> {
     /// `first_line` of the tree's positions (a [`crate::load::Document`]'s own source
     /// text): the edits' ranges are offsets in `text`.
     pub fn starting_at(text: &'t str, first_line: u32, root: &'t Node) -> Editor<'t> {
-        let mut line_starts = vec![0];
-        let mut at = 0;
-        while let Some(next) = next_line(text, at) {
-            line_starts.push(next);
-            at = next;
-        }
+        let lines = LineStarts::new(text);
+        let newline = if lines.has_crlf() { "\r\n" } else { "\n" };
+        Editor::with_lines(
+            text,
+            first_line,
+            root,
+            Cow::Owned(lines.starts().to_vec()),
+            newline,
+            None,
+        )
+    }
+
+    /// An editor of the document whose text is `source` and whose tree is `root`: the
+    /// edits' ranges are offsets in `source.text`. It reads positions through the
+    /// document's own line index, so that building the fixes of many findings in one
+    /// document (a `List` of a whole cluster) never walks its text again.
+    pub fn of_document(source: &'t SourceText, root: &'t Node) -> Editor<'t> {
+        let lines = source.lines();
+        let newline = if lines.has_crlf() { "\r\n" } else { "\n" };
+        Editor::with_lines(
+            &source.text,
+            source.first_line,
+            root,
+            Cow::Borrowed(lines.starts()),
+            newline,
+            None,
+        )
+    }
+
+    /// An editor laid out as `layout` says, else as the tree under `root` is.
+    fn with_lines(
+        text: &'t str,
+        first_line: u32,
+        root: &'t Node,
+        line_starts: Cow<'t, [usize]>,
+        newline: &'static str,
+        layout: Option<Layout>,
+    ) -> Editor<'t> {
         let mut editor = Editor {
             text,
             root,
@@ -91,10 +129,16 @@ impl<'t> Editor<'t> {
             layout: Layout {
                 unit: 2,
                 sequence_offset: 0,
-                newline: if text.contains("\r\n") { "\r\n" } else { "\n" },
+                newline,
             },
+            laid_out: true,
         };
-        let (unit, sequence_offset) = editor.indentation(root);
+        if let Some(layout) = layout {
+            editor.layout = layout;
+            return editor;
+        }
+        let (unit, sequence_offset) = editor.indentation(root, None);
+        editor.laid_out = unit.is_some() || sequence_offset.is_some();
         editor.layout.unit = unit.unwrap_or(2);
         editor.layout.sequence_offset = sequence_offset.unwrap_or(0);
         editor
@@ -113,6 +157,14 @@ impl<'t> Editor<'t> {
     /// The edits of `text` that make `changes` in turn, each built by `make` on an
     /// editor of the text the changes before it made, read again.
     pub(super) fn in_steps(&self, changes: &[Change]) -> Result<Vec<Edit>, EditError> {
+        match self.item_in_steps(changes) {
+            Some(made) => made,
+            None => self.document_in_steps(changes),
+        }
+    }
+
+    /// [`Editor::in_steps`] on the whole document's text.
+    fn document_in_steps(&self, changes: &[Change]) -> Result<Vec<Edit>, EditError> {
         let limits = Limits::default();
         let unreadable = || EditError::new("the document cannot be read again between its changes");
         let roots =
@@ -948,11 +1000,14 @@ impl<'t> Editor<'t> {
 
     /// The file's indentation: spaces per mapping level, and from a key to the `-` of
     /// its block sequence, from the first block mapping and sequence nested in a
-    /// mapping.
-    fn indentation(&self, node: &Node) -> (Option<usize>, Option<usize>) {
+    /// mapping; with `until`, from the entries written before it only.
+    fn indentation(&self, node: &Node, until: Option<Pos>) -> (Option<usize>, Option<usize>) {
         let mut unit = None;
         let mut sequence = None;
         self.visit_entries(node, &mut |editor, entry| {
+            if until.is_some_and(|until| entry.key_span.start >= until) {
+                return false;
+            }
             let key_column = entry.key_span.start.column as usize;
             match &entry.value.value {
                 Value::Map(children) if unit.is_none() && !editor.is_flow(&entry.value) => {
@@ -992,6 +1047,156 @@ impl<'t> Editor<'t> {
             Value::Seq(items) => items.iter().all(|item| self.visit_entries(item, visit)),
             _ => true,
         }
+    }
+}
+
+/// Changes made in turn to one item of a `List` (`kubectl get -o yaml` of a whole
+/// cluster), each on the text the changes before it made: on the item's own text, read
+/// again after each change, rather than on the whole document's, so that a fix costs
+/// what the item does, not what the cluster does.
+impl Editor<'_> {
+    /// [`Editor::in_steps`] for changes that all lie in the same item of the document's
+    /// `items`, on that item's text alone; `None` where the result could differ from the
+    /// whole document's (an item whose layout or line ends the document decides only
+    /// inside it, an item that does not read the same on its own, a change after the
+    /// first that fails), which is then made on the whole document. The first change is
+    /// made on the document as it is, so when it cannot be made, this editor says why.
+    fn item_in_steps(&self, changes: &[Change]) -> Option<Result<Vec<Edit>, EditError>> {
+        let index = common_item(changes)?;
+        let Value::Seq(items) = &self.root.get("items")?.value else {
+            return None;
+        };
+        let item = items.get(index)?;
+        if !matches!(item.value, Value::Map(_)) {
+            return None;
+        }
+        // The layout each step reads from the whole text is this editor's when the
+        // entries that decide it lie before the item, which the changes leave as they
+        // are, or when nothing decides it and the item is written in flow style, whose
+        // changes are written in flow style too.
+        let (unit, sequence) = self.indentation(self.root, Some(item.span.start));
+        let decided = unit.is_some() && sequence.is_some();
+        let flow = self.is_flow(item);
+        if !decided && (self.laid_out || !flow) {
+            return None;
+        }
+        let begin = self.line_start(item.span.start);
+        let start = self.offset(item.span.start);
+        if self.layout.newline == "\r\n" && !self.text[..begin].ends_with("\r\n") {
+            return None;
+        }
+        // The item's text: its lines, what comes before it on the first one blanked
+        // (columns kept), through the end of the last one when only a comment follows.
+        let end = self.node_end(item);
+        let rest = self.text[end..line_end(self.text, end)].trim_start();
+        let end = if rest.is_empty() || rest.starts_with('#') {
+            next_line(self.text, end).unwrap_or(self.text.len())
+        } else {
+            end
+        };
+        let mut own: String = " ".repeat(self.text[begin..start].chars().count());
+        let prefix = own.len();
+        own.push_str(&self.text[start..end]);
+        let first_line = item.span.start.line;
+        let limits = Limits::default();
+        // The item alone reads as in the document: the same tree; for a flow item, which
+        // the document's editor reads in JSON's reading when the document is JSON, the
+        // same values from the same place (the steps, as the document's, read YAML's).
+        match parse_documents(&own, first_line, &limits).ok()?.as_slice() {
+            [root] if root == item => {}
+            [root] if flow && root.span.start == item.span.start && same_values(root, item) => {}
+            _ => return None,
+        }
+        let original = changes;
+        let changes: Vec<Change> = changes.iter().map(|change| rebased(change, 2)).collect();
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut text = own.clone();
+        for (index, change) in changes.iter().enumerate() {
+            let roots = parse_documents(&text, first_line, &limits).ok()?;
+            let root = roots.first()?;
+            let lines = LineStarts::new(&text);
+            let editor = Editor::with_lines(
+                &text,
+                first_line,
+                root,
+                Cow::Borrowed(lines.starts()),
+                self.layout.newline,
+                Some(self.layout),
+            );
+            let step = match editor.change(change) {
+                Ok(step) => step,
+                // Why, in the words (and paths) of the document's own editor.
+                Err(_) if index == 0 => return self.change(&original[0]).err().map(Err),
+                Err(_) => return None,
+            };
+            edits = compose(&own, &edits, &step);
+            text = apply_edits(&own, &edits);
+        }
+        // Back to offsets of the whole text; nothing may touch the blanked start.
+        edits
+            .into_iter()
+            .map(|edit| {
+                let from = edit.range.start.checked_sub(prefix)? + start;
+                let to = edit.range.end - prefix + start;
+                Some(Edit::replace(from..to, edit.replacement))
+            })
+            .collect::<Option<_>>()
+            .map(Ok)
+    }
+}
+
+/// Whether two trees hold the same values under the same keys, wherever and however
+/// they are written.
+fn same_values(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(x, y)| x.key == y.key && same_values(&x.value, &y.value))
+        }
+        (Value::Seq(x), Value::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_values(x, y))
+        }
+        (x, y) => x == y,
+    }
+}
+
+/// The index `i` of `items[i]` when every path of `changes` lies below it.
+fn common_item(changes: &[Change]) -> Option<usize> {
+    let item = |path: &JsonPath| match path.segments() {
+        [Segment::Key(items), Segment::Index(index), _, ..] if items == "items" => Some(*index),
+        _ => None,
+    };
+    let mut found = None;
+    for path in changes.iter().flat_map(paths) {
+        let index = item(path)?;
+        if found.is_some_and(|found| found != index) {
+            return None;
+        }
+        found = Some(index);
+    }
+    found
+}
+
+/// The paths a change names.
+fn paths(change: &Change) -> Vec<&JsonPath> {
+    match change {
+        Change::Set(path, _) | Change::Remove(path) => vec![path],
+        Change::Move { from, to } => vec![from, to],
+    }
+}
+
+/// `change` with the first `depth` segments of its paths taken off.
+fn rebased(change: &Change, depth: usize) -> Change {
+    let rebase = |path: &JsonPath| JsonPath::from_segments(&path.segments()[depth..]);
+    match change {
+        Change::Set(path, value) => Change::Set(rebase(path), value.clone()),
+        Change::Remove(path) => Change::Remove(rebase(path)),
+        Change::Move { from, to } => Change::Move {
+            from: rebase(from),
+            to: rebase(to),
+        },
     }
 }
 
@@ -1047,5 +1252,163 @@ fn kind(node: &Node) -> &'static str {
         Value::Bool(_) => "boolean",
         Value::Int(_) | Value::UInt(_) | Value::Float(_) => "number",
         Value::String(_) => "string",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `List` of `n` Jobs, each with a sidecar after its work container, written the
+    /// way `kubectl get -o yaml` writes it (`newline` ends every line).
+    fn yaml_list(n: usize, newline: &str) -> String {
+        let mut lines = vec!["apiVersion: v1".to_owned(), "items:".to_owned()];
+        for i in 0..n {
+            lines.extend(
+                [
+                    "- apiVersion: batch/v1".to_owned(),
+                    "  kind: Job".to_owned(),
+                    "  metadata:".to_owned(),
+                    format!("    name: job-{i}"),
+                    "  spec:".to_owned(),
+                    "    template:".to_owned(),
+                    "      spec:".to_owned(),
+                    "        containers:".to_owned(),
+                    "        - name: work".to_owned(),
+                    "          image: work".to_owned(),
+                    "        - name: side   # stays up".to_owned(),
+                    "          image: side".to_owned(),
+                    "        restartPolicy: Never".to_owned(),
+                ]
+                .into_iter(),
+            );
+        }
+        lines.extend(["kind: List".to_owned(), "metadata:".to_owned()]);
+        lines.push("  resourceVersion: \"\"".to_owned());
+        lines.join(newline) + newline
+    }
+
+    /// The same Jobs as `kubectl get -o json` writes them.
+    fn json_list(n: usize) -> String {
+        let items: Vec<Json> = (0..n)
+            .map(|i| {
+                serde_json::json!({
+                    "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": format!("job-{i}")},
+                    "spec": {"template": {"spec": {"containers": [
+                        {"name": "work", "image": "work"}, {"name": "side", "image": "side"}
+                    ], "restartPolicy": "Never"}}},
+                })
+            })
+            .collect();
+        let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List"});
+        serde_json::to_string_pretty(&list).unwrap() + "\n"
+    }
+
+    /// The fix that makes item `i`'s sidecar a native one: two changes in turn.
+    fn native_sidecar(i: usize) -> Vec<Change> {
+        let spec = JsonPath::root()
+            .key("items")
+            .index(i)
+            .join(&JsonPath::parse("spec.template.spec"));
+        let to = spec.key("initContainers").index(0);
+        vec![
+            Change::Move {
+                from: spec.key("containers").index(1),
+                to: to.clone(),
+            },
+            Change::Set(to.key("restartPolicy"), Json::String("Always".into())),
+        ]
+    }
+
+    /// Item `i`'s sidecar removed, then its work's image changed: a flow sequence's
+    /// item is not moved.
+    fn without_sidecar(i: usize) -> Vec<Change> {
+        let containers = JsonPath::root()
+            .key("items")
+            .index(i)
+            .join(&JsonPath::parse("spec.template.spec.containers"));
+        vec![
+            Change::Remove(containers.index(1)),
+            Change::Set(containers.index(0).key("image"), Json::String("w:2".into())),
+        ]
+    }
+
+    #[test]
+    fn an_item_changed_in_steps_on_its_own_reads_as_in_its_document() {
+        type Changes = fn(usize) -> Vec<Change>;
+        let cases: [(&str, String, Changes); 4] = [
+            ("yaml", yaml_list(4, "\n"), native_sidecar),
+            ("yaml with CRLF", yaml_list(4, "\r\n"), native_sidecar),
+            ("yaml, an item removed", yaml_list(4, "\n"), without_sidecar),
+            ("json", json_list(4), without_sidecar),
+        ];
+        for (name, text, changes) in cases {
+            let root = parse_documents(&text, 1, &Limits::default())
+                .unwrap()
+                .remove(0);
+            let editor = Editor::new(&text, &root);
+            for i in 0..4 {
+                let changes = changes(i);
+                let whole = editor.document_in_steps(&changes).unwrap();
+                assert!(!whole.is_empty());
+                let own = editor.item_in_steps(&changes);
+                // The first item of a YAML List decides its layout, so its changes are
+                // made on the whole document; every other item's on its own.
+                if i > 0 || name == "json" {
+                    assert_eq!(own, Some(Ok(whole.clone())), "{name}, item {i}");
+                } else {
+                    assert_eq!(own, None, "{name}, item {i}");
+                }
+                assert_eq!(
+                    editor.in_steps(&changes).unwrap(),
+                    whole,
+                    "{name}, item {i}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_item_that_does_not_read_the_same_alone_is_changed_in_its_document() {
+        // An alias to an anchor outside the item: alone, the item cannot be read.
+        let text = yaml_list(2, "\n").replace(
+            "apiVersion: v1\nitems:\n",
+            "apiVersion: v1\nx-image: &side side\nitems:\n",
+        );
+        let text = text.replacen("          image: side\n", "          image: *side\n", 2);
+        let root = parse_documents(&text, 1, &Limits::default())
+            .unwrap()
+            .remove(0);
+        let editor = Editor::new(&text, &root);
+        let changes = native_sidecar(1);
+        assert_eq!(editor.item_in_steps(&changes), None);
+        // A first change that cannot be made is refused as the document's editor
+        // refuses it: a flow sequence's item is not moved.
+        let json = json_list(4);
+        let root = parse_documents(&json, 1, &Limits::default())
+            .unwrap()
+            .remove(0);
+        let json_editor = Editor::new(&json, &root);
+        let refused = json_editor.item_in_steps(&native_sidecar(2));
+        assert!(
+            matches!(&refused, Some(Err(error)) if error.reason.contains("items[2]")),
+            "{refused:?}"
+        );
+        assert_eq!(
+            refused,
+            Some(json_editor.document_in_steps(&native_sidecar(2)))
+        );
+        assert_eq!(
+            editor.in_steps(&changes),
+            editor.document_in_steps(&changes)
+        );
+        // Changes in two items, or of the List itself, are made on the whole document.
+        let mut both = native_sidecar(1);
+        both.extend(native_sidecar(0));
+        assert_eq!(common_item(&both), None);
+        assert_eq!(
+            common_item(&[Change::Remove(JsonPath::parse("items[1]"))]),
+            None
+        );
     }
 }

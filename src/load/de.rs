@@ -416,11 +416,7 @@ mod tests {
         let root = parse_documents(text, 1, &Limits::default())
             .unwrap()
             .remove(0);
-        let source = SourceText {
-            file: Arc::from("x.yaml"),
-            first_line: 1,
-            text: Arc::from(text),
-        };
+        let source = SourceText::new(Arc::from("x.yaml"), 1, Arc::from(text));
         (root, source)
     }
 

@@ -72,9 +72,10 @@ impl Unit {
         }
     }
 
-    /// The unit's documents, parsed within `limits`, and the errors found in them
-    /// before; `Err` when it cannot be read or parsed at all.
-    pub fn documents(self, limits: &Limits) -> Result<Parsed, InputError> {
+    /// The unit's documents, parsed within `limits` (a large `List` on up to `threads`
+    /// threads), and the errors found in them before; `Err` when it cannot be read or
+    /// parsed at all.
+    pub fn documents(self, limits: &Limits, threads: usize) -> Result<Parsed, InputError> {
         match self {
             Unit::Failed(error) => Err(error),
             Unit::Parsed(parsed) => Ok(parsed),
@@ -84,12 +85,11 @@ impl Unit {
                 first_line,
                 text,
                 framing,
-            } => super::parse_text(&file, first_line, text, &framing, index, limits).map(
-                |documents| Parsed {
+            } => super::parse_text_on(&file, first_line, text, &framing, index, limits, threads)
+                .map(|documents| Parsed {
                     documents,
                     errors: Vec::new(),
-                },
-            ),
+                }),
         }
     }
 }

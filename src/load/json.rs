@@ -9,6 +9,8 @@
 //! without holding more than one value; [`parse_document`] builds the tree of one value
 //! with every node's position.
 
+use std::cell::Cell;
+
 use super::parse::{Limits, MapBuilder, SyntaxError};
 use super::tree::{Node, Pos, Span, Style, Value};
 
@@ -331,6 +333,7 @@ pub fn parse_document(
         at: 0,
         line: first_line,
         line_start: 0,
+        counted: Cell::new((0, 0)),
         limits,
         depth: 0,
     };
@@ -355,17 +358,29 @@ struct Reader<'t> {
     at: usize,
     line: u32,
     line_start: usize,
+    /// How far into the current line the characters have been counted, and how many
+    /// there are up to there: positions are asked for in order, so a line is counted
+    /// once however many values it holds (minified JSON is one line).
+    counted: Cell<(usize, u32)>,
     limits: &'t Limits,
     depth: usize,
 }
 
 impl Reader<'_> {
     fn pos(&self) -> Pos {
-        let before = &self.text[self.line_start..self.at];
-        let column = String::from_utf8_lossy(before).chars().count();
+        let (mut from, mut column) = self.counted.get();
+        if from < self.line_start || from > self.at {
+            (from, column) = (self.line_start, 0);
+        }
+        // The text is UTF-8: each character has one byte that is no continuation byte.
+        column += self.text[from..self.at]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count() as u32;
+        self.counted.set((self.at, column));
         Pos {
             line: self.line,
-            column: column as u32 + 1,
+            column: column + 1,
         }
     }
 

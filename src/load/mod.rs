@@ -9,24 +9,29 @@ pub mod de;
 pub mod discover;
 pub mod inputs;
 pub mod json;
+pub mod lines;
+pub mod list;
 pub mod parse;
 pub mod path;
 pub mod scalar;
+pub mod skim;
 pub mod source;
 pub mod split;
 pub mod tree;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use discover::{Input, discover};
 pub use inputs::Inputs;
+pub use lines::LineStarts;
 pub use parse::Limits;
 pub use path::JsonPath;
 pub use source::{Piece, ReadLimits, STDIN_NAME, Source};
 pub use tree::{EntryPart, Node, Pos, Span, Value};
 
 /// The text of one document, kept so a report can show the lines a finding is about.
+/// Clones share the text and its line index.
 #[derive(Clone, Debug)]
 pub struct SourceText {
     /// The input's name as the user gave it (`-` for stdin).
@@ -35,44 +40,38 @@ pub struct SourceText {
     pub first_line: u32,
     /// The document's text, shared by every finding that quotes it.
     pub text: Arc<str>,
+    /// Where its lines start, indexed the first time a position is mapped.
+    lines: Arc<OnceLock<LineStarts>>,
 }
 
 impl SourceText {
+    /// The text of a document of `file` whose first line is line `first_line` there.
+    pub fn new(file: Arc<str>, first_line: u32, text: Arc<str>) -> SourceText {
+        SourceText {
+            file,
+            first_line,
+            text,
+            lines: Arc::default(),
+        }
+    }
+
+    /// Where each line of the text starts: built on first use, once for the document
+    /// and every clone of it.
+    pub fn lines(&self) -> &LineStarts {
+        self.lines.get_or_init(|| LineStarts::new(&self.text))
+    }
+
     /// The byte offset in `text` of a position in the file, clamped to the text. Lines
     /// end at LF, CRLF or a CR alone, as the YAML parser counts them.
     pub fn offset(&self, pos: Pos) -> usize {
-        let mut line = self.first_line;
-        let mut offset = 0;
-        let text = self.text.as_ref();
-        while line < pos.line {
-            match next_line(text, offset) {
-                Some(at) => offset = at,
-                None => return text.len(),
-            }
-            line += 1;
-        }
-        let line = &text[offset..line_end(text, offset)];
-        let column = line
-            .char_indices()
-            .nth(pos.column.saturating_sub(1) as usize)
-            .map_or(line.len(), |(at, _)| at);
-        offset + column
+        self.lines().offset(&self.text, self.first_line, pos)
     }
 
     /// The position in the file of a byte offset in `text` (the inverse of
     /// [`SourceText::offset`]): 1-based line and code-point column. An offset at a line
     /// break is the column after the line's last character.
     pub fn pos(&self, offset: usize) -> Pos {
-        let text = self.text.as_ref();
-        let offset = offset.min(text.len());
-        let mut line = self.first_line;
-        let mut start = 0;
-        while let Some(next) = next_line(text, start).filter(|&next| next <= offset) {
-            start = next;
-            line += 1;
-        }
-        let column = text[start..offset].chars().count() as u32 + 1;
-        Pos { line, column }
+        self.lines().pos(&self.text, self.first_line, offset)
     }
 }
 
@@ -184,19 +183,39 @@ pub fn parse_text(
     first_index: usize,
     limits: &Limits,
 ) -> Result<Vec<Document>, InputError> {
-    let source = SourceText {
-        file: file.clone(),
-        first_line,
-        text,
-    };
+    parse_text_on(file, first_line, text, framing, first_index, limits, 1)
+}
+
+/// [`parse_text`], a large `List` parsed on up to `threads` threads ([`list`]).
+pub fn parse_text_on(
+    file: &Arc<str>,
+    first_line: u32,
+    text: Arc<str>,
+    framing: &split::Framing,
+    first_index: usize,
+    limits: &Limits,
+    threads: usize,
+) -> Result<Vec<Document>, InputError> {
+    let source = SourceText::new(file.clone(), first_line, text);
+    let keeps_separator = framing.keeps_separator;
     let parsed = match framing.syntax {
-        split::Syntax::Yaml => parse::parse_stream_chunk(
-            &source.text,
-            source.first_line,
-            framing.keeps_separator,
-            limits,
-        ),
-        split::Syntax::Json => json::parse_document(&source.text, source.first_line, limits),
+        split::Syntax::Yaml => {
+            match list::parse_list(&source.text, first_line, keeps_separator, limits, threads) {
+                Some(roots) => Ok(roots),
+                None => parse::parse_stream_chunk(
+                    &source.text,
+                    source.first_line,
+                    keeps_separator,
+                    limits,
+                ),
+            }
+        }
+        split::Syntax::Json => {
+            match list::parse_json_list(&source.text, first_line, limits, threads) {
+                Some(roots) => Ok(roots),
+                None => json::parse_document(&source.text, source.first_line, limits),
+            }
+        }
     };
     let roots = parsed.map_err(|error| {
         let (pos, message, related) = if let Some(pos) =
@@ -421,11 +440,7 @@ mod tests {
 
     #[test]
     fn offsets_count_characters_within_lines() {
-        let source = SourceText {
-            file: Arc::from("x.yaml"),
-            first_line: 10,
-            text: Arc::from("a: é\nbé: 2\n"),
-        };
+        let source = SourceText::new(Arc::from("x.yaml"), 10, Arc::from("a: é\nbé: 2\n"));
         assert_eq!(
             source.offset(Pos {
                 line: 10,
@@ -458,11 +473,7 @@ mod tests {
 
     #[test]
     fn offsets_count_lines_ended_by_a_lone_cr() {
-        let source = SourceText {
-            file: Arc::from("x.yaml"),
-            first_line: 1,
-            text: Arc::from("a: 1\rb: é\r\nc: 3\n"),
-        };
+        let source = SourceText::new(Arc::from("x.yaml"), 1, Arc::from("a: 1\rb: é\r\nc: 3\n"));
         assert_eq!(source.offset(Pos { line: 2, column: 4 }), 8);
         assert_eq!(source.offset(Pos { line: 3, column: 1 }), 12);
     }

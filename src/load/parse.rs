@@ -68,6 +68,16 @@ pub fn parse_documents(
     first_line: u32,
     limits: &Limits,
 ) -> Result<Vec<Node>, SyntaxError> {
+    parse_counting_aliases(text, first_line, limits).map(|(roots, _)| roots)
+}
+
+/// [`parse_documents`], with the number of nodes alias expansion added, which
+/// [`Limits::max_alias_nodes`] bounds for the whole document.
+pub(super) fn parse_counting_aliases(
+    text: &str,
+    first_line: u32,
+    limits: &Limits,
+) -> Result<(Vec<Node>, usize), SyntaxError> {
     let mut padded = Padded::new(text);
     loop {
         match parse_padded(&padded, first_line, limits) {
@@ -112,7 +122,7 @@ pub fn parse_stream_chunk(
 /// one followed by anything but a comment (`--- {a: 1}`, `----`); a `%YAML` directive
 /// ends up cut from its document, and a piece that starts with `...`, both of which
 /// go-yaml then refuses.
-fn check_document_lines(
+pub(super) fn check_document_lines(
     text: &str,
     first_line: u32,
     keeps_separator: bool,
@@ -175,7 +185,11 @@ enum Rejected {
     QuotedIndentation(Pos),
 }
 
-fn parse_padded(padded: &Padded, first_line: u32, limits: &Limits) -> Result<Vec<Node>, Rejected> {
+fn parse_padded(
+    padded: &Padded,
+    first_line: u32,
+    limits: &Limits,
+) -> Result<(Vec<Node>, usize), Rejected> {
     let text = padded.text.as_ref();
     let mut builder = Builder {
         first_line,
@@ -214,7 +228,7 @@ fn parse_padded(padded: &Padded, first_line: u32, limits: &Limits) -> Result<Vec
         };
         builder.on_event(event, span).map_err(Rejected::Syntax)?;
     }
-    Ok(builder.roots)
+    Ok((builder.roots, builder.alias_nodes))
 }
 
 fn quoted_indentation_error(first_line: u32, padded: &Padded, quote: Pos) -> SyntaxError {

@@ -22,9 +22,6 @@ const MAX_QUOTED_LINE: usize = 1000;
 #[derive(Debug)]
 pub struct Excerpts {
     source: SourceText,
-    /// Byte offset of the start of each line of `source.text`, first line first. Lines
-    /// end where [`load::next_line`] ends them, as in [`SourceText::offset`].
-    line_starts: Vec<usize>,
     /// The text miette reads: `source.text` with each CR that ends a line alone made an
     /// LF (the same length, so offsets hold), since miette's renderer starts lines at
     /// LF only.
@@ -32,19 +29,18 @@ pub struct Excerpts {
 }
 
 impl Excerpts {
-    /// Indexes `source`.
+    /// Indexes `source`: its lines are indexed once for the document
+    /// ([`SourceText::lines`]), whatever the number of excerpts taken from it.
     pub fn new(source: &SourceText) -> Self {
         let text = source.text.as_ref();
-        let line_starts: Vec<usize> =
-            std::iter::successors(Some(0), |&start| load::next_line(text, start)).collect();
-        let mut lone_crs = line_starts[1..]
-            .iter()
-            .map(|start| start - 1)
-            .filter(|&end| text.as_bytes()[end] == b'\r')
-            .peekable();
-        let quoted = if lone_crs.peek().is_some() {
+        let lines = source.lines();
+        let quoted = if lines.has_lone_cr() {
             let mut quoted = String::with_capacity(text.len());
             let mut from = 0;
+            let lone_crs = lines.starts()[1..]
+                .iter()
+                .map(|start| start - 1)
+                .filter(|&end| text.as_bytes()[end] == b'\r');
             for cr in lone_crs {
                 quoted.push_str(&text[from..cr]);
                 quoted.push('\n');
@@ -57,9 +53,13 @@ impl Excerpts {
         };
         Excerpts {
             source: source.clone(),
-            line_starts,
             quoted,
         }
+    }
+
+    /// Where each line of the document starts.
+    fn line_starts(&self) -> &[usize] {
+        self.source.lines().starts()
     }
 
     /// Whether this indexes `source`'s text (the same document).
@@ -70,31 +70,19 @@ impl Excerpts {
     /// The text of the 0-based `line` of the document, without its line end.
     fn line_text(&self, line: usize) -> &str {
         let text = self.source.text.as_ref();
-        let start = self.line_starts[line];
+        let start = self.line_starts()[line];
         &text[start..load::line_end(text, start)]
     }
 
     /// The 0-based line of `pos` in the document, if it falls inside it.
     fn line_of(&self, pos: Pos) -> Option<usize> {
         let line = pos.line.checked_sub(self.source.first_line)? as usize;
-        (line < self.line_starts.len()).then_some(line)
+        (line < self.line_starts().len()).then_some(line)
     }
 
-    /// The byte offset of `pos` in the text, clamped to it: what
-    /// [`SourceText::offset`] computes, without scanning the lines before.
+    /// The byte offset of `pos` in the text, clamped to it ([`SourceText::offset`]).
     pub fn offset(&self, pos: Pos) -> usize {
-        let text = self.source.text.as_ref();
-        let line = match pos.line.checked_sub(self.source.first_line) {
-            None => 0,
-            Some(line) if line as usize >= self.line_starts.len() => return text.len(),
-            Some(line) => line as usize,
-        };
-        let content = self.line_text(line);
-        let column = content
-            .char_indices()
-            .nth(pos.column.saturating_sub(1) as usize)
-            .map_or(content.len(), |(at, _)| at);
-        self.line_starts[line] + column
+        self.source.offset(pos)
     }
 
     /// Whether every line at `positions` is short enough to quote.
@@ -140,7 +128,7 @@ impl Excerpts {
 
     /// The 0-based line holding byte `offset`.
     fn line_at(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|start| *start <= offset) - 1
+        self.source.lines().line_at(offset)
     }
 }
 
@@ -167,9 +155,9 @@ impl SourceCode for DocumentCode {
         let first = excerpts.line_at(span.offset().min(text.len()));
         let last = excerpts.line_at((span.offset() + span.len()).min(text.len()));
         let window_line = first.saturating_sub(context_before + 1);
-        let window_start = excerpts.line_starts[window_line];
+        let window_start = excerpts.line_starts()[window_line];
         let window_end = excerpts
-            .line_starts
+            .line_starts()
             .get(last + context_after + 2)
             .copied()
             .unwrap_or(text.len());
@@ -181,7 +169,7 @@ impl SourceCode for DocumentCode {
         // bytes; every other report counts characters, so this one must too.
         let column = if context_before == 0 {
             let offset = span.offset().min(text.len());
-            text.get(excerpts.line_starts[first]..offset)
+            text.get(excerpts.line_starts()[first]..offset)
                 .map_or(0, |before| before.chars().count())
         } else {
             inner.column()
@@ -204,11 +192,7 @@ mod tests {
     use super::*;
 
     fn source(text: &str, first_line: u32) -> SourceText {
-        SourceText {
-            file: Arc::from("f.yaml"),
-            first_line,
-            text: Arc::from(text),
-        }
+        SourceText::new(Arc::from("f.yaml"), first_line, Arc::from(text))
     }
 
     #[test]

@@ -545,11 +545,7 @@ impl Reader<'_> {
             );
             return;
         };
-        let inner = SourceText {
-            file: self.text.file.clone(),
-            first_line: 1,
-            text: text.into(),
-        };
+        let inner = SourceText::new(self.text.file.clone(), 1, text.into());
         match crate::load::parse::parse_documents(text, 1, &crate::load::Limits::default()) {
             Ok(roots) => {
                 if let Some(embedded) = roots.first() {

@@ -204,17 +204,64 @@ pub struct Context<'a> {
 /// Finds the workloads and namespaces of a document, with what `context` says.
 pub fn objects_with(document: &Document, context: &Context) -> Objects {
     let mut found = Objects::default();
-    let root = &document.root;
-    match list_items(root) {
+    match list_items(&document.root) {
         Some(items) => {
-            for (index, item) in items.iter().enumerate() {
-                let path = JsonPath::root().key("items").index(index);
-                classify(document, item, path, context, &mut found);
+            for index in 0..items.len() {
+                objects_at(document, Some(index), context, &mut found);
             }
         }
-        None => classify(document, root, JsonPath::root(), context, &mut found),
+        None => objects_at(document, None, context, &mut found),
     }
     found
+}
+
+/// Adds to `found` what one object of a document holds: item `item` of its list, or
+/// with `None`, the document's root itself. [`objects_with`] is this for every object.
+pub fn objects_at(
+    document: &Document,
+    item: Option<usize>,
+    context: &Context,
+    found: &mut Objects,
+) {
+    let root = &document.root;
+    let object = match item {
+        None => Some((root, JsonPath::root())),
+        Some(index) => list_items(root)
+            .and_then(|items| items.get(index))
+            .map(|node| (node, JsonPath::root().key("items").index(index))),
+    };
+    if let Some((node, path)) = object {
+        classify(document, node, path, context, found);
+    }
+}
+
+/// Whether `kind` names a kind whose objects may be workloads, in some group: one the
+/// linter knows or one `declared`.
+pub fn is_workload_kind(kind: &str, declared: &[&'static DeclaredKind]) -> bool {
+    kinds::ROWS.iter().any(|row| row.name == kind) || declared.iter().any(|d| d.kind == kind)
+}
+
+/// Whether this stage can find anything in a document that [`crate::load::skim`]
+/// outlined as `outline`, without its tree: a workload of any kind it reads, built in
+/// or `declared`; a list, whose items may be; an object of another kind that may hold a
+/// pod (its text names `containers`), which gets a note; and a `ConfigMap`, which a
+/// pod may mount as the script it runs. A document with no `kind` is none of them.
+/// Anything else (a Secret, a CustomResourceDefinition, RBAC, a Service) yields
+/// nothing here, whatever it holds: the pipeline need not parse it.
+pub fn reads(
+    outline: &crate::load::skim::Outline,
+    text: &str,
+    declared: &[&'static DeclaredKind],
+) -> bool {
+    if outline.unread || outline.has_items {
+        return true;
+    }
+    let Some(kind) = outline.kind else {
+        return false;
+    };
+    kind == "ConfigMap"
+        || Kind::of(outline.api_version.unwrap_or(""), kind, declared).is_some()
+        || text.contains("containers")
 }
 
 /// The items of a list object, `None` when `root` is not one. kubectl reads any object

@@ -5,10 +5,12 @@
 //! Nothing is fetched: the styles are inline, the drawings are inline SVG, there is no
 //! script (the filter is checkboxes and CSS `:has()`), and the fonts are the reader's.
 
+use std::collections::HashSet;
 use std::fmt::Write;
+use std::sync::Arc;
 
 use super::facts;
-use super::lanes::{Panel, panels};
+use super::lanes::{MarkKind, Panel, State, panels};
 use super::svg::{self, Geometry, escape};
 use crate::report::assumptions;
 use crate::report::located::{Analysis, Located};
@@ -59,80 +61,137 @@ body:has(#show-clean:not(:checked)) .workload.clean{display:none}
 
 /// The page for every analysis.
 pub fn html(analyses: &[Analysis], settings: &Settings) -> String {
-    let drawn: Vec<(&Analysis, Vec<Panel>)> = analyses.iter().map(|a| (a, panels(a))).collect();
-    let mut counts = [0usize; 3];
-    let mut suppressed = 0;
-    for located in analyses.iter().flat_map(|a| &a.findings) {
-        if located.suppressed.is_some() {
-            suppressed += 1;
-        } else {
-            counts[severity_index(located.finding.severity)] += 1;
+    let mut index = HtmlIndex::default();
+    for analysis in analyses {
+        index.add(analysis);
+    }
+    let mut page = index.start(settings);
+    for analysis in analyses {
+        page.push_str(&index.workload(analysis));
+    }
+    page.push_str(&index.end());
+    page
+}
+
+/// What the page's header says of the whole run — how many workloads from how many
+/// files, the findings counted by severity, the legend — taken one workload at a time
+/// ([`HtmlIndex::add`]), so that the page can then be written one workload at a time
+/// ([`HtmlIndex::start`], [`HtmlIndex::workload`], [`HtmlIndex::end`]) without holding
+/// the run: the page holds its index, never every drawing.
+#[derive(Debug, Default)]
+pub struct HtmlIndex {
+    workloads: usize,
+    files: HashSet<Arc<str>>,
+    /// Unsuppressed findings by severity: errors, warnings, infos.
+    counts: [usize; 3],
+    suppressed: usize,
+    clean: usize,
+    states: Vec<State>,
+    marks: Vec<MarkKind>,
+    /// The index of the next workload written.
+    next: usize,
+}
+
+impl HtmlIndex {
+    /// Counts one workload in.
+    pub fn add(&mut self, analysis: &Analysis) {
+        self.workloads += 1;
+        if !self.files.contains(&analysis.file) {
+            self.files.insert(Arc::clone(&analysis.file));
+        }
+        for located in &analysis.findings {
+            if located.suppressed.is_some() {
+                self.suppressed += 1;
+            } else {
+                self.counts[severity_index(located.finding.severity)] += 1;
+            }
+        }
+        self.clean += usize::from(is_clean(analysis));
+        for panel in panels(analysis) {
+            for state in panel.states() {
+                if !self.states.contains(&state) {
+                    self.states.push(state);
+                }
+            }
+            for mark in panel.marks() {
+                if !self.marks.contains(&mark) {
+                    self.marks.push(mark);
+                }
+            }
         }
     }
-    let clean = analyses.iter().filter(|a| is_clean(a)).count();
-    let mut page = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n");
-    page.push_str("<meta charset=\"utf-8\">\n");
-    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(
-        page,
-        "<title>{} explain: {}</title>",
-        crate::PLUGIN_NAME,
-        plural(analyses.len(), "workload")
-    );
-    let _ = writeln!(
-        page,
-        "<style>{PAGE_STYLE}</style>\n</head>\n<body>\n<header>"
-    );
-    let _ = writeln!(
-        page,
-        "<h1>Start-up and shutdown timelines</h1>\n<p class=\"run\">{} from {} · {} {}</p>",
-        plural(analyses.len(), "workload"),
-        plural(files(analyses), "file"),
-        crate::PLUGIN_NAME,
-        env!("CARGO_PKG_VERSION")
-    );
-    let _ = writeln!(
-        page,
-        "<p class=\"run\">{}</p>",
-        escape(&format!(
-            "Assumed: {}",
-            assumptions::items(settings).join(" · ")
-        ))
-    );
-    page.push_str("<form class=\"filter\" aria-label=\"Filter\"><strong>Show</strong>\n");
-    for (id, label, count) in [
-        ("error", "errors", counts[0]),
-        ("warning", "warnings", counts[1]),
-        ("info", "infos", counts[2]),
-        ("suppressed", "suppressed", suppressed),
-        ("clean", "workloads without findings", clean),
-    ] {
+
+    /// The page's head and header: counts, filter and legend.
+    pub fn start(&self, settings: &Settings) -> String {
+        let counts = self.counts;
+        let mut page = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n");
+        page.push_str("<meta charset=\"utf-8\">\n");
+        page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
         let _ = writeln!(
             page,
-            "<label><input type=\"checkbox\" id=\"show-{id}\" checked> {label} ({count})</label>"
+            "<title>{} explain: {}</title>",
+            crate::PLUGIN_NAME,
+            plural(self.workloads, "workload")
         );
+        let _ = writeln!(
+            page,
+            "<style>{PAGE_STYLE}</style>\n</head>\n<body>\n<header>"
+        );
+        let _ = writeln!(
+            page,
+            "<h1>Start-up and shutdown timelines</h1>\n<p class=\"run\">{} from {} · {} {}</p>",
+            plural(self.workloads, "workload"),
+            plural(self.files.len(), "file"),
+            crate::PLUGIN_NAME,
+            env!("CARGO_PKG_VERSION")
+        );
+        let _ = writeln!(
+            page,
+            "<p class=\"run\">{}</p>",
+            escape(&format!(
+                "Assumed: {}",
+                assumptions::items(settings).join(" · ")
+            ))
+        );
+        page.push_str("<form class=\"filter\" aria-label=\"Filter\"><strong>Show</strong>\n");
+        for (id, label, count) in [
+            ("error", "errors", counts[0]),
+            ("warning", "warnings", counts[1]),
+            ("info", "infos", counts[2]),
+            ("suppressed", "suppressed", self.suppressed),
+            ("clean", "workloads without findings", self.clean),
+        ] {
+            let _ = writeln!(
+                page,
+                "<label><input type=\"checkbox\" id=\"show-{id}\" checked> {label} ({count})</label>"
+            );
+        }
+        page.push_str("</form>\n<div class=\"legend\">");
+        let legend_width = 900.0;
+        let mut legend = String::new();
+        let height = svg::legend(&mut legend, &self.states, &self.marks, legend_width, 0.0);
+        if height > 0.0 {
+            page.push_str(&svg::document(legend_width, height, &legend));
+        }
+        page.push_str("</div>\n</header>\n<main>\n");
+        if self.workloads == 0 {
+            page.push_str("<p class=\"empty\">No workloads matched.</p>\n");
+        }
+        page
     }
-    page.push_str("</form>\n<div class=\"legend\">");
-    let legend_width = 900.0;
-    let mut legend = String::new();
-    let height = svg::legend(
-        &mut legend,
-        drawn.iter().flat_map(|(_, p)| p),
-        legend_width,
-        0.0,
-    );
-    if height > 0.0 {
-        page.push_str(&svg::document(legend_width, height, &legend));
+
+    /// The next workload's section, in the order [`HtmlIndex::add`] took them.
+    pub fn workload(&mut self, analysis: &Analysis) -> String {
+        let mut page = String::new();
+        workload(&mut page, self.next, analysis, &panels(analysis));
+        self.next += 1;
+        page
     }
-    page.push_str("</div>\n</header>\n<main>\n");
-    if analyses.is_empty() {
-        page.push_str("<p class=\"empty\">No workloads matched.</p>\n");
+
+    /// What closes the page.
+    pub fn end(&self) -> String {
+        "</main>\n</body>\n</html>\n".to_owned()
     }
-    for (index, (analysis, panels)) in drawn.iter().enumerate() {
-        workload(&mut page, index, analysis, panels);
-    }
-    page.push_str("</main>\n</body>\n</html>\n");
-    page
 }
 
 fn workload(page: &mut String, index: usize, analysis: &Analysis, panels: &[Panel]) {
@@ -252,13 +311,6 @@ fn severity_index(severity: Severity) -> usize {
         Severity::Warning => 1,
         Severity::Info => 2,
     }
-}
-
-fn files(analyses: &[Analysis]) -> usize {
-    let mut files: Vec<&str> = analyses.iter().map(|a| a.file.as_ref()).collect();
-    files.sort_unstable();
-    files.dedup();
-    files.len()
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -15,14 +15,64 @@ use crate::simulate::events;
 pub fn json(analyses: &[Analysis], settings: &Settings) -> Value {
     json!({
         "schemaVersion": 1,
-        "profile": {
-            "kubernetesVersion": settings.kubernetes.value.to_string(),
-            "kubernetesVersionSource": settings.kubernetes.source.to_string(),
-            "istioVersion": settings.istio.version.as_ref().map(|v| v.value.to_string()),
-            "linkerdVersion": settings.linkerd.version.as_ref().map(|v| v.value.to_string()),
-        },
+        "profile": profile(settings),
         "workloads": analyses.iter().map(workload).collect::<Vec<_>>(),
     })
+}
+
+fn profile(settings: &Settings) -> Value {
+    json!({
+        "kubernetesVersion": settings.kubernetes.value.to_string(),
+        "kubernetesVersionSource": settings.kubernetes.source.to_string(),
+        "istioVersion": settings.istio.version.as_ref().map(|v| v.value.to_string()),
+        "linkerdVersion": settings.linkerd.version.as_ref().map(|v| v.value.to_string()),
+    })
+}
+
+/// [`json`] printed as `serde_json::to_string_pretty` prints it, one workload at a time:
+/// [`JsonStream::start`], then [`JsonStream::workload`] for each, then
+/// [`JsonStream::end`], so that the explanation of a whole cluster is never held whole.
+#[derive(Debug, Default)]
+pub struct JsonStream {
+    workloads: usize,
+}
+
+/// How the pretty printer ends the explanation of no workload.
+const EMPTY_END: &str = "[]\n}";
+
+impl JsonStream {
+    /// Everything before the first workload.
+    pub fn start(settings: &Settings) -> String {
+        let empty = json!({"schemaVersion": 1, "profile": profile(settings), "workloads": []});
+        let mut text = serde_json::to_string_pretty(&empty).expect("a JSON value prints");
+        text.truncate(text.len() - EMPTY_END.len());
+        text
+    }
+
+    /// One workload, with what separates it from the one before.
+    pub fn workload(&mut self, analysis: &Analysis) -> String {
+        let item = serde_json::to_string_pretty(&workload(analysis)).expect("a JSON value prints");
+        let mut text = String::with_capacity(item.len() + item.len() / 8);
+        text.push_str(if self.workloads == 0 { "[" } else { "," });
+        // An item of the top-level object's array is indented two levels; the printer
+        // escapes line breaks inside strings, so every line break is its own.
+        for line in item.split('\n') {
+            text.push_str("\n    ");
+            text.push_str(line);
+        }
+        self.workloads += 1;
+        text
+    }
+
+    /// Everything after the last workload (without the final line break, as the
+    /// pretty printer).
+    pub fn end(&self) -> &'static str {
+        if self.workloads == 0 {
+            EMPTY_END
+        } else {
+            "\n  ]\n}"
+        }
+    }
 }
 
 fn workload(analysis: &Analysis) -> Value {

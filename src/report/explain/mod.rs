@@ -9,7 +9,7 @@ mod reasons;
 mod svg;
 mod text;
 
-pub use html::html;
-pub use json::json;
-pub use svg::svg;
+pub use html::{HtmlIndex, html};
+pub use json::{JsonStream, json};
+pub use svg::{SvgIndex, svg};
 pub use text::text;

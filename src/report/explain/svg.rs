@@ -114,28 +114,124 @@ pub(super) const STYLE: &str = concat!(
 
 /// One SVG document with every analysis stacked under one legend.
 pub fn svg(analyses: &[Analysis]) -> String {
-    let drawn: Vec<(&Analysis, Vec<Panel>)> = analyses.iter().map(|a| (a, panels(a))).collect();
-    let geometry = Geometry::of(drawn.iter().flat_map(|(_, panels)| panels), AXIS_WIDTH);
-    let titles = drawn
-        .iter()
-        .map(|(analysis, _)| text_width(&facts::title(analysis), TITLE_FONT) + 2.0 * MARGIN)
-        .fold(0.0, f64::max);
-    let width = geometry.width().max(titles);
-    let mut body = String::new();
-    let mut y = MARGIN;
-    y = legend(&mut body, drawn.iter().flat_map(|(_, p)| p), width, y);
-    for (analysis, panels) in &drawn {
-        y = draw_analysis(&mut body, analysis, panels, &geometry, y + 6.0) + MARGIN;
+    let mut index = SvgIndex::default();
+    for analysis in analyses {
+        index.add(analysis);
     }
-    if analyses.is_empty() {
-        let _ = writeln!(
-            body,
-            r#"<text x="{MARGIN}" y="{}" class="title">no workloads</text>"#,
-            y + 14.0
-        );
-        y += 24.0;
+    let mut out = index.start();
+    for analysis in analyses {
+        out.push_str(&index.workload(analysis));
     }
-    document(width, y, &body)
+    out.push_str(&index.end());
+    out
+}
+
+/// What the head of the picture needs to know of every workload drawn under it — the
+/// columns, the legend's entries, the height — taken one workload at a time
+/// ([`SvgIndex::add`]), so that the picture can then be written one workload at a
+/// time ([`SvgIndex::start`], [`SvgIndex::workload`], [`SvgIndex::end`]) without
+/// holding the run.
+#[derive(Debug)]
+pub struct SvgIndex {
+    geometry: Geometry,
+    /// The width the widest title needs.
+    titles: f64,
+    states: Vec<State>,
+    marks: Vec<MarkKind>,
+    /// The height of the drawings, each with the space above and below it.
+    drawings: f64,
+    workloads: usize,
+    /// Where the next drawing goes, once the head is written.
+    y: f64,
+}
+
+impl Default for SvgIndex {
+    fn default() -> Self {
+        SvgIndex {
+            geometry: Geometry::of(std::iter::empty(), AXIS_WIDTH),
+            titles: 0.0,
+            states: Vec::new(),
+            marks: Vec::new(),
+            drawings: 0.0,
+            workloads: 0,
+            y: MARGIN,
+        }
+    }
+}
+
+impl SvgIndex {
+    /// Takes the measure of one workload's drawing.
+    pub fn add(&mut self, analysis: &Analysis) {
+        let panels = panels(analysis);
+        let geometry = Geometry::of(&panels, AXIS_WIDTH);
+        self.geometry.label = self.geometry.label.max(geometry.label);
+        self.geometry.note = self.geometry.note.max(geometry.note);
+        self.titles = self
+            .titles
+            .max(text_width(&facts::title(analysis), TITLE_FONT) + 2.0 * MARGIN);
+        for panel in &panels {
+            for state in panel.states() {
+                if !self.states.contains(&state) {
+                    self.states.push(state);
+                }
+            }
+            for mark in panel.marks() {
+                if !self.marks.contains(&mark) {
+                    self.marks.push(mark);
+                }
+            }
+        }
+        // A drawing's height does not depend on the columns or on where it starts (every
+        // step down is a whole number of pixels): drawn once here to be measured.
+        let below = draw_analysis(&mut String::new(), analysis, &panels, &geometry, 6.0);
+        self.drawings += below + MARGIN;
+        self.workloads += 1;
+    }
+
+    fn width(&self) -> f64 {
+        self.geometry.width().max(self.titles)
+    }
+
+    /// The picture's head: the `<svg>` element's start, the style and the legend.
+    pub fn start(&mut self) -> String {
+        let width = self.width();
+        let mut key = String::new();
+        self.y = legend(&mut key, &self.states, &self.marks, width, MARGIN);
+        let mut height = self.y + self.drawings;
+        if self.workloads == 0 {
+            height += 24.0;
+        }
+        let mut head = document(width, height, "");
+        head.truncate(head.len() - "</svg>\n".len());
+        head + &key
+    }
+
+    /// The next workload's drawing, in the order [`SvgIndex::add`] took them.
+    pub fn workload(&mut self, analysis: &Analysis) -> String {
+        let mut body = String::new();
+        self.y = draw_analysis(
+            &mut body,
+            analysis,
+            &panels(analysis),
+            &self.geometry,
+            self.y + 6.0,
+        ) + MARGIN;
+        body
+    }
+
+    /// What closes the picture.
+    pub fn end(&self) -> String {
+        let mut out = String::new();
+        if self.workloads == 0 {
+            let _ = writeln!(
+                out,
+                r#"<text x="{MARGIN}" y="{}" class="title">no workloads</text>"#,
+                self.y + 14.0
+            );
+        }
+        out.push_str("</svg>\n");
+        out
+    }
 }
 
 /// The `<svg>` element around `body`.
@@ -167,20 +263,14 @@ pub(super) fn workload_svg(panels: &[Panel], geometry: &Geometry, ids: &str) -> 
     document(geometry.width(), y + 8.0, &body)
 }
 
-/// The legend of every state and mark drawn in `panels`, in rows across `width`;
-/// returns the y below it.
-pub(super) fn legend<'a>(
+/// The legend of `states` and `marks`, in rows across `width`; returns the y below it.
+pub(super) fn legend(
     out: &mut String,
-    panels: impl Iterator<Item = &'a Panel>,
+    states: &[State],
+    marks: &[MarkKind],
     width: f64,
     y: f64,
 ) -> f64 {
-    let mut states: Vec<State> = Vec::new();
-    let mut marks: Vec<MarkKind> = Vec::new();
-    for panel in panels {
-        states.extend(panel.states());
-        marks.extend(panel.marks());
-    }
     let entries: Vec<(Option<State>, Option<MarkKind>, &str)> = State::ALL
         .into_iter()
         .filter(|s| states.contains(s))

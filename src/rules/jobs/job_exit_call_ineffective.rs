@@ -107,6 +107,11 @@ impl Rule for JobExitCallIneffective {
         if !plan.runs_to_completion() {
             return;
         }
+        // The call the pod's proxy answers, found once rather than for each stop (a
+        // pod may run thousands of containers).
+        let proxy_call = plan
+            .proxies()
+            .find_map(|(_, proxy)| proxy.remedies().working_stop_call);
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
                 // Signals that cannot reach the process are ML303's.
@@ -127,7 +132,7 @@ impl Rule for JobExitCallIneffective {
                     stop,
                     failure,
                     switch,
-                    working_call: working_call(plan, &stop.method),
+                    working_call: working_call(&stop.method, proxy_call),
                     plan,
                 };
                 findings.push(
@@ -254,15 +259,12 @@ fn reason(failure: &StopFailure, switch: &str) -> String {
 }
 
 /// The call that works instead: the one of the sidecar the call is written for, or
-/// else of the pod's proxy.
-fn working_call(plan: &crate::resolve::PodPlan, method: &StopMethod) -> &'static str {
-    let written_for = method.written_for();
-    written_for
-        .as_ref()
-        .map(|kind| kind.remedies())
-        .into_iter()
-        .chain(plan.proxies().map(|(_, proxy)| proxy.remedies()))
-        .find_map(|remedies| remedies.working_stop_call)
+/// else `proxy_call`, that of the pod's proxy.
+fn working_call(method: &StopMethod, proxy_call: Option<&'static str>) -> &'static str {
+    method
+        .written_for()
+        .and_then(|kind| kind.remedies().working_stop_call)
+        .or(proxy_call)
         .unwrap_or("call the sidecar's own stop endpoint, with POST, on the port it serves")
 }
 

@@ -112,6 +112,9 @@ impl Rule for JobKillNeedsSharedPid {
         if !plan.runs_to_completion() {
             return;
         }
+        // The pod's sidecars, gathered once rather than for each stop (a pod may run
+        // thousands of containers).
+        let sidecars: Vec<_> = plan.containers.iter().filter_map(|c| c.sidecar()).collect();
         for (_, app) in plan.apps() {
             for stop in &app.sidecar_stops {
                 let (StopMethod::Signal { target }, Err(failure)) = (&stop.method, &stop.effective)
@@ -126,10 +129,8 @@ impl Rule for JobKillNeedsSharedPid {
                     continue;
                 }
                 // The stop API of the sidecar the signal is meant for.
-                let api = plan
-                    .containers
+                let api = sidecars
                     .iter()
-                    .filter_map(|c| c.sidecar())
                     .filter(|s| stop.method.reaches(&s.kind))
                     .find_map(|s| s.kind.remedies().stop_api);
                 let violation = SignalCannotReach {

@@ -128,6 +128,8 @@ impl Rule for AppWithoutPrestopDelay {
         }
         let termination = &pod.timeline.termination;
         let removed = termination.endpoints_removed;
+        // Once per pod, not per app: a pod may run thousands.
+        let proxies: Vec<&PlannedContainer> = plan.proxies().map(|(_, proxy)| proxy).collect();
         for (index, app) in plan.apps() {
             if !app.serves() {
                 continue;
@@ -165,7 +167,7 @@ impl Rule for AppWithoutPrestopDelay {
                 signal: stop.signal,
                 removed,
                 propagation_assumed: !plan.scenario.endpoint_propagation.is_explicit(),
-                proxies: plan.proxies().map(|(_, proxy)| proxy).collect(),
+                proxies: proxies.clone(),
                 kubernetes: plan.kubernetes.value,
             };
             findings.push(

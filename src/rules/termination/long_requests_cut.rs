@@ -101,6 +101,16 @@ impl Rule for LongRequestsCut {
             return;
         };
         let termination = &pod.timeline.termination;
+        // What the proxies do is the same for every app: found once per pod, not per
+        // app (a pod may run thousands).
+        let proxy_refuses = plan
+            .proxies()
+            .filter_map(|(i, _)| pod.timeline.stop(i)?.inbound_refused)
+            .min();
+        let proxy_end = plan
+            .proxies()
+            .filter_map(|(i, p)| pod.timeline.stop(i).map(|s| (p, s.exit)))
+            .min_by_key(|(_, exit)| *exit);
         for (app_index, app) in plan.apps() {
             if !app.serves() {
                 continue;
@@ -110,10 +120,6 @@ impl Rule for LongRequestsCut {
             };
             // The app takes requests until its signal or endpoint removal, whichever
             // comes first (a proxy that refuses earlier ends admission sooner).
-            let proxy_refuses = plan
-                .proxies()
-                .filter_map(|(i, _)| pod.timeline.stop(i)?.inbound_refused)
-                .min();
             let admitted_until = [
                 Some(app_stop.signal),
                 Some(termination.endpoints_removed),
@@ -125,10 +131,6 @@ impl Rule for LongRequestsCut {
             .unwrap_or_default();
             let finishes = admitted_until + longest.value;
             // The earliest of: the app killed, the proxy gone.
-            let proxy_end = plan
-                .proxies()
-                .filter_map(|(i, p)| pod.timeline.stop(i).map(|s| (p, s.exit)))
-                .min_by_key(|(_, exit)| *exit);
             let (cutter, cut_at) = match proxy_end {
                 Some((proxy, exit)) if exit < app_stop.kill => (Some(proxy), exit),
                 _ => (None, app_stop.kill),
