@@ -92,12 +92,17 @@ impl de::Error for Error {
 }
 
 /// Reads a `T` from `node`. On failure: the path to the node at fault (`istio.version`)
-/// and the error, which carries its position.
+/// and the error, which carries its position. The path is tracked only once a reading
+/// has failed, by reading again: tracking it costs as much as the reading itself, and
+/// nearly every object reads.
 pub fn from_node<'de, T: de::Deserialize<'de>>(
     node: &'de Node,
     reading: Reading<'_>,
 ) -> Result<T, (serde_path_to_error::Path, Error)> {
     let deserializer = NodeDeserializer { node, reading };
+    if let Ok(value) = T::deserialize(deserializer) {
+        return Ok(value);
+    }
     serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let path = error.path().clone();
         let error = error.into_inner().at(node.span.start);

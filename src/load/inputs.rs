@@ -248,20 +248,21 @@ impl Inputs {
 /// is not a Namespace. A `List` of such objects counts too, since its items have the
 /// same line.
 pub fn declares_kind(text: &str, kind: &str) -> bool {
-    let mut rest = text;
-    while let Some(at) = rest.find("kind") {
-        let after = rest[at + 4..].trim_start_matches(['"', '\'']).trim_start();
-        if let Some(value) = after.strip_prefix(':') {
-            let value = value.trim_start().trim_start_matches(['"', '\'']);
-            if let Some(tail) = value.strip_prefix(kind)
-                && !tail.starts_with(|c: char| c.is_ascii_alphanumeric())
-            {
-                return true;
-            }
-        }
-        rest = &rest[at + 4..];
-    }
-    false
+    declared_kinds(text).any(|declared| declared == kind)
+}
+
+/// Every kind a document's text declares as [`declares_kind`] reads them, in one pass:
+/// the word after each `kind:` (its letters and digits), as often as it is written.
+pub fn declared_kinds(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("kind").filter_map(|(at, _)| {
+        let after = text[at + 4..].trim_start_matches(['"', '\'']).trim_start();
+        let value = after.strip_prefix(':')?;
+        let value = value.trim_start().trim_start_matches(['"', '\'']);
+        let end = value
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(value.len());
+        (end > 0).then(|| &value[..end])
+    })
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::{
     mesh_config, preset,
 };
 use crate::load::discover::Exclude;
-use crate::load::inputs::{Inputs, declares_kind};
+use crate::load::inputs::{Inputs, declared_kinds, declares_kind};
 use crate::load::{Document, InputError, Limits};
 use crate::time::Millis;
 use crate::workload;
@@ -170,12 +170,20 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
             || (declares_kind(text, "ConfigMap")
                 && (text.contains("istio") || text.contains("linkerd-config")))
     };
-    let refers = |text: &str| declares_kind(text, "Rollout") && text.contains("workloadRef");
+    // Each document's text is searched for its kinds once, whatever is asked of them.
     let wanted = |text: &str| {
-        mesh_config(text)
-            || declares_kind(text, "Namespace")
-            || declares_kind(text, "Service")
-            || refers(text)
+        let (mut wanted, mut config_map, mut rollout) = (false, false, false);
+        for kind in declared_kinds(text) {
+            match kind {
+                "IstioOperator" | "Namespace" | "Service" => wanted = true,
+                "ConfigMap" => config_map = true,
+                "Rollout" => rollout = true,
+                _ => {}
+            }
+        }
+        wanted
+            || (config_map && (text.contains("istio") || text.contains("linkerd-config")))
+            || (rollout && text.contains("workloadRef"))
     };
     let mut references = std::collections::BTreeSet::new();
     inputs.parse_ahead(&limits, wanted, |file, document| {
