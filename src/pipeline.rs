@@ -340,6 +340,7 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
         related,
         source: document.source.clone(),
         suppressed,
+        baselined: false,
         fix,
         finding,
     }

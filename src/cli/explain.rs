@@ -43,6 +43,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     for note in prepared.notes() {
         diagnostic(&format!("note: {note}\n"));
     }
+    for note in crate::report::assumptions::beyond_model(settings) {
+        diagnostic(&format!("note: {}\n", note.message));
+    }
     let options = RunOptions {
         threads: args.input.threads,
         limits: prepared.limits,

@@ -5,6 +5,7 @@ use std::io;
 use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
+use crate::baseline::{self, Baseline};
 use crate::pipeline::{self, DocumentReport, RunOptions};
 use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
@@ -47,6 +48,25 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     {
         return Ok(status);
     }
+    if let Some(path) = &args.write_baseline {
+        return write_baseline(path, &prepared, &options, stderr_style);
+    }
+    let mut baseline = match &args.baseline {
+        None => None,
+        Some(path) => match Baseline::read(path) {
+            Ok(baseline) => Some(baseline),
+            Err(error) => {
+                diagnostic(&render_input_error(&error, stderr_style));
+                return Ok(2);
+            }
+        },
+    };
+    // Formats without a way to mark a finding as baselined leave those out.
+    let list_baselined = args.show_baselined
+        && matches!(
+            args.format,
+            LintFormat::Human | LintFormat::Json | LintFormat::Sarif
+        );
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
     let (out, closed) = args.output.writer()?;
@@ -62,9 +82,11 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         ),
         LintFormat::Table => Box::new(TableReporter::new(out, args.output.style(), args.quiet)),
         LintFormat::Json => Box::new(JsonReporter::new(out).with_sources(sources)),
-        LintFormat::Sarif => {
-            Box::new(SarifReporter::new(out, PathBase::current_dir()?).with_sources(sources))
-        }
+        LintFormat::Sarif => Box::new(
+            SarifReporter::new(out, PathBase::current_dir()?)
+                .with_sources(sources)
+                .with_baseline(baseline.is_some()),
+        ),
         LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
         LintFormat::Github => Box::new(GithubReporter::new(
             out,
@@ -77,6 +99,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     let mut summary = Summary {
         files: inputs.len(),
         from_cluster: prepared.cluster.is_some(),
+        baselined: baseline.as_ref().map(|_| 0),
         ..Summary::default()
     };
     // Where the report goes, until it fails; a reader that went away (`| head`) ends the
@@ -94,8 +117,25 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("note: {note}\n"));
         }
     }
-    let mut document = |document: DocumentReport| {
+    // A version newer than the model knows: every format says what it is checked as.
+    for note in crate::report::assumptions::beyond_model(settings) {
+        if !args.quiet {
+            diagnostic(&format!("note: {}\n", note.message));
+        }
+        if report.is_ok() {
+            report = reporter.note(&note);
+        }
+    }
+    let mut document = |mut document: DocumentReport| {
+        if let Some(baseline) = &mut baseline {
+            baseline.mark(&mut document);
+        }
         summary.add(&document);
+        if !list_baselined {
+            for analysis in &mut document.analyses {
+                analysis.findings.retain(|located| !located.baselined);
+            }
+        }
         for error in &document.errors {
             diagnostic(&render_input_error(error, stderr_style));
         }
@@ -135,6 +175,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if let Some(shortfall) = workers.shortfall() {
         diagnostic(&format!("note: {shortfall}\n"));
     }
+    for stale in baseline.iter().flat_map(Baseline::stale) {
+        if !args.quiet {
+            diagnostic(&format!("note: {stale}\n"));
+        }
+        if report.is_ok() {
+            report = reporter.note(&stale);
+        }
+    }
     if report.is_ok() {
         report = reporter.finish(&summary);
     }
@@ -142,6 +190,65 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Err(error) if !closed.get() => Err(error),
         _ => Ok(exit_status(&summary, args.fail_on)),
     }
+}
+
+/// `lint --write-baseline FILE`: records every unsuppressed finding of the run in
+/// `path` and exits 0, or 2 without writing when an input could not be read (a
+/// baseline of part of the inputs would drop the findings of the rest).
+fn write_baseline(
+    path: &std::path::Path,
+    prepared: &inputs::Prepared,
+    options: &RunOptions,
+    stderr_style: crate::report::human::Style,
+) -> io::Result<u8> {
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut namer = baseline::Namer::new(dir);
+    let mut entries = Vec::new();
+    let mut input_errors = prepared.errors.len();
+    prepared.print_errors(stderr_style);
+    let mut take = |document: DocumentReport| {
+        input_errors += document.errors.len();
+        for error in &document.errors {
+            diagnostic(&render_input_error(error, stderr_style));
+        }
+        let findings = document.analyses.iter().flat_map(|a| &a.findings);
+        entries.extend(
+            findings
+                .filter(|located| located.suppressed.is_none())
+                .map(|located| namer.entry(located)),
+        );
+    };
+    let settings = &prepared.profile.settings;
+    match &prepared.cluster {
+        None => {
+            pipeline::run(&prepared.inputs, settings, options, &mut take);
+        }
+        Some(snapshot) => {
+            let mut documents = Vec::new();
+            pipeline::run(&prepared.inputs, settings, options, |d| documents.push(d));
+            pipeline::attribute(documents, &snapshot.owners())
+                .into_iter()
+                .for_each(&mut take);
+        }
+    }
+    if input_errors > 0 {
+        diagnostic(&format!(
+            "error: {} not written: {input_errors} input(s) could not be read, and a baseline must hold the findings of every input\n",
+            path.display()
+        ));
+        return Ok(2);
+    }
+    let count = entries.len();
+    std::fs::write(path, baseline::render(entries))?;
+    diagnostic(&format!(
+        "wrote {count} finding{} to the baseline {}\n",
+        if count == 1 { "" } else { "s" },
+        path.display()
+    ));
+    Ok(0)
 }
 
 /// The exit status of the output contract: 2 for unreadable input, 1 for findings at

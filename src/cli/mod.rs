@@ -246,6 +246,23 @@ pub struct LintArgs {
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
 
+    /// Report only the findings the baseline FILE does not hold: the ones it holds are
+    /// counted in the summary and never fail the run, and its entries that match no
+    /// finding any more are named.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "write_baseline", help_heading = "Baseline")]
+    pub baseline: Option<std::path::PathBuf>,
+
+    /// Record every finding of this run in FILE as the baseline (sorted, one per line,
+    /// by line-independent fingerprint) and exit 0; 2 without writing when an input
+    /// could not be read.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fix", "diff"], help_heading = "Baseline")]
+    pub write_baseline: Option<std::path::PathBuf>,
+
+    /// List the findings the baseline holds too, marked as such (human, JSON and SARIF
+    /// reports).
+    #[arg(long, requires = "baseline", help_heading = "Baseline")]
+    pub show_baselined: bool,
+
     /// Where the report goes.
     #[command(flatten)]
     pub output: Output,

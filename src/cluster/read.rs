@@ -301,6 +301,7 @@ impl Reader<'_> {
             }
         };
         profile.kubernetes = profile::kubernetes(server, kubelets.as_deref());
+        profile.nodes = profile::nodes(kubelets.as_deref());
         match self.objects(namespaces) {
             Ok(found) => {
                 for object in found {

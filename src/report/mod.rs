@@ -5,6 +5,7 @@ pub mod assumptions;
 pub mod catalog;
 pub mod excerpt;
 pub mod explain;
+pub mod fingerprint;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -43,6 +44,9 @@ pub struct Summary {
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,
+    /// Findings the baseline in use holds (`lint --baseline`); absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baselined: Option<usize>,
     /// Objects holding a pod of a kind the linter does not read, named in notes; they
     /// do not change the exit status.
     #[serde(skip)]
@@ -71,6 +75,10 @@ impl Summary {
         for finding in report.analyses.iter().flat_map(|a| &a.findings) {
             if finding.suppressed.is_some() {
                 self.suppressed += 1;
+                continue;
+            }
+            if finding.baselined {
+                *self.baselined.get_or_insert(0) += 1;
                 continue;
             }
             match finding.finding.severity {

@@ -108,13 +108,23 @@ pub fn apply_file(
     base: &Path,
     settings: &mut Settings,
 ) -> Result<ConfigExtras, Vec<InputError>> {
+    apply_with_origin(file, base, settings, &Source::ConfigFile(file.name.clone()))
+}
+
+/// Applies an already read file in the config file's format, each value it sets
+/// sourced from `origin` (`diff --to KEY=VALUE` writes its changes this way).
+pub fn apply_with_origin(
+    file: &SettingsFile,
+    base: &Path,
+    settings: &mut Settings,
+    origin: &Source,
+) -> Result<ConfigExtras, Vec<InputError>> {
     let Some((root, source)) = file.documents.first() else {
         return Ok(ConfigExtras::default());
     };
     let config: ConfigFile = file.decode(root, source).map_err(|e| vec![e])?;
-    let origin = Source::ConfigFile(file.name.clone());
     config
-        .apply(root, source, file, base, &origin, settings)
+        .apply(root, source, file, base, origin, settings)
         .map_err(|e| vec![e])
 }
 
@@ -141,7 +151,10 @@ crate::documented! {
         exclude: Option<Vec<String>> = "none",
         /// The kubelet's version, which decides native sidecars and the `sleep` action
         /// (1.22 to 1.34; quote it or not, `1.30` is read as written).
-        kubernetes_version: Option<KubeVersion> = "1.34, the newest modelled",
+        kubernetes_version: Option<KubeVersion> = "1.36, the newest modelled",
+        /// The oldest kubelet version among the nodes, which Istio's
+        /// `nativeSidecars: auto` looks at (every node 1.33 or newer).
+        node_version: Option<KubeVersion> = "the Kubernetes version",
         /// The Istio control plane's version and mesh-wide values.
         istio: Option<IstioConfig> = "upstream defaults",
         /// The values of Linkerd's control-plane chart.
@@ -557,6 +570,9 @@ impl ConfigFile {
         };
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, origin.clone());
+        }
+        if let Some(version) = self.node_version {
+            settings.nodes = Some(Sourced::new(version, origin.clone()));
         }
         if let Some(istio) = self.istio {
             if let Some(version) = istio.version {
