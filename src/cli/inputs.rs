@@ -177,6 +177,67 @@ pub fn prepare(
     }
 }
 
+/// What one side of a comparison reads.
+pub enum SideInputs<'a> {
+    /// Files and directories, found as `lint` finds them.
+    Paths(&'a [String]),
+    /// Inputs already read (a git revision, objects read from a cluster).
+    Given(Vec<Input>),
+}
+
+/// Prepares one side of a comparison: the config, `inputs`, and the profile they
+/// complete, with `cluster` the profile a live cluster states (both sides of `diff
+/// --cluster` run in the cluster's environment). `Err` is the exit status of a run that
+/// cannot start, its reason already printed.
+pub fn prepare_side(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    inputs: SideInputs,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
+    let layers = profile.read_files(input.max_config_size);
+    let found = match inputs {
+        SideInputs::Paths(paths) => {
+            let found = discover::discover(paths, &input.discovery(layers.exclude.clone()));
+            for note in &found.notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            if let Some(path) = output.output.as_deref()
+                && let Some(message) =
+                    overwrites_an_input(path, &found.inputs, &layers.files, paths)
+            {
+                return usage_error(message).map(Err);
+            }
+            found
+        }
+        SideInputs::Given(inputs) => discover::Discovered {
+            inputs,
+            ..discover::Discovered::default()
+        },
+    };
+    let inputs = Inputs::new(
+        found.inputs,
+        input.read_limits(),
+        input.stdin_filename.as_deref(),
+    );
+    let limits = input.parse_limits();
+    match profile.load(layers, &inputs, limits, cluster) {
+        Ok(mut profile) => {
+            let mut errors = found.errors;
+            errors.append(&mut profile.cluster_errors);
+            Ok(Ok(Prepared {
+                inputs,
+                errors,
+                profile,
+                limits,
+                cluster: None,
+            }))
+        }
+        Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
+    }
+}
+
 /// Why writing the report to `output` would destroy an input (a manifest, standard input
 /// redirected from a file, the config or a mesh config), through whatever path or link
 /// it is named; `None` when it would not.

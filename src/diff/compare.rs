@@ -25,6 +25,30 @@ pub fn compare(
     namespace: Option<&str>,
     base: &PathBase,
 ) -> Comparison {
+    let mut comparison = Comparison::default();
+    for pair in pair_up(before, after, namespace) {
+        let change = match pair {
+            (Some(old), Some(new)) => self::pair(&old, &new, base),
+            (None, Some(new)) => one_side(&new, Presence::After, base),
+            (Some(old), None) => one_side(&old, Presence::Before, base),
+            (None, None) => None,
+        };
+        match change {
+            Some(change) => comparison.workloads.push(change),
+            None => comparison.unchanged += 1,
+        }
+    }
+    comparison
+}
+
+/// Each workload of the two sides with its counterpart, matched as [`compare`]
+/// matches them: in the second side's order, then the workloads only the first side
+/// has.
+pub fn pair_up(
+    before: Vec<Analysis>,
+    after: Vec<Analysis>,
+    namespace: Option<&str>,
+) -> Vec<(Option<Analysis>, Option<Analysis>)> {
     let identity = |analysis: &Analysis| -> (Kind, String, String) {
         let w = &analysis.plan.workload;
         let ns = w.namespace.as_deref().or(namespace).unwrap_or("");
@@ -69,23 +93,12 @@ pub fn compare(
             }
         }
     }
-    let mut comparison = Comparison::default();
-    for (matched, analysis) in pairs {
-        let change = match matched {
-            Some(old) => pair(&old, &analysis, base),
-            None => one_side(&analysis, Presence::After, base),
-        };
-        match change {
-            Some(change) => comparison.workloads.push(change),
-            None => comparison.unchanged += 1,
-        }
-    }
-    for analysis in before.into_iter().flatten() {
-        comparison
-            .workloads
-            .extend(one_side(&analysis, Presence::Before, base));
-    }
-    comparison
+    let mut all: Vec<(Option<Analysis>, Option<Analysis>)> = pairs
+        .into_iter()
+        .map(|(old, new)| (old, Some(new)))
+        .collect();
+    all.extend(before.into_iter().flatten().map(|old| (Some(old), None)));
+    all
 }
 
 /// A workload only one side has: every finding of it is added (or removed). A workload

@@ -13,7 +13,7 @@ pub mod moves;
 
 use std::sync::Arc;
 
-pub use compare::compare;
+pub use compare::{compare, pair_up};
 pub use moves::{Gate, Moment, Move, RoleKind, StopOrder};
 
 use crate::report::located::Located;

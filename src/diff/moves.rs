@@ -325,7 +325,29 @@ pub fn timeline(before: &Analysis, after: &Analysis) -> Vec<Move> {
         pod.push((Moment::JobCompletes, c0.completes, c1.completes));
     }
     push_times(&mut moves, None, pod);
+    // How containers run first, then each part of the timeline in its order.
+    moves.sort_by_key(Move::order);
     moves
+}
+
+impl Move {
+    /// Where the move is listed: how containers run, then start-up, termination and a
+    /// Job's end, then the loss windows.
+    fn order(&self) -> (u8, u8) {
+        let phase = |phase: Phase| match phase {
+            Phase::Startup => 1,
+            Phase::Termination => 2,
+            Phase::Completion => 3,
+        };
+        match self {
+            Move::Container { .. } => (0, 0),
+            Move::Role { .. } => (0, 1),
+            Move::Gate { .. } => (1, 0),
+            Move::StopOrder { .. } => (2, 0),
+            Move::Time { moment, .. } => (phase(moment.phase()), 1),
+            Move::Window { .. } => (4, 0),
+        }
+    }
 }
 
 /// A [`Move::Time`] for each moment that moved.

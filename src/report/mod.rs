@@ -3,6 +3,7 @@
 
 pub mod assumptions;
 pub mod catalog;
+pub mod diff;
 pub mod excerpt;
 pub mod explain;
 pub mod fingerprint;

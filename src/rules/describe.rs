@@ -100,3 +100,12 @@ mod tests {
         );
     }
 }
+
+/// Why a setting has no effect, in the words of the rule that reports it (ML205,
+/// ML403).
+pub fn moot(why: &crate::resolve::Moot) -> String {
+    match why {
+        crate::resolve::Moot::Drain(drain) => super::termination::drain_setting_ignored::why(drain),
+        crate::resolve::Moot::Gate(gate) => super::configuration::redundant_gate::why(gate),
+    }
+}
