@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::load::InputError;
 use crate::report::fingerprint::{self, Occurrences};
 use crate::report::located::{DocumentReport, Located};
-use crate::report::paths::PathBase;
+use crate::report::paths::encode_path;
 use crate::report::subject;
 
 /// The version of the file format; a reader refuses any other.
@@ -64,7 +64,8 @@ struct File {
 
 /// Names each finding of a run the way a baseline at some directory does.
 pub struct Namer {
-    base: PathBase,
+    /// The baseline's directory, absolute, without `.` or `..`.
+    dir: PathBuf,
     occurrences: Occurrences,
 }
 
@@ -72,15 +73,40 @@ impl Namer {
     /// Files named relative to `dir`, the baseline's directory.
     pub fn new(dir: &Path) -> Namer {
         Namer {
-            base: PathBase::new(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())),
+            dir: normalize(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())),
             occurrences: Occurrences::default(),
         }
+    }
+
+    /// How the baseline names the input `file`: its path relative to the baseline's
+    /// directory (`../deploy/web.yaml`), percent-encoded as a URI reference, as SARIF
+    /// names it relative to its base; standard input and objects read from a cluster
+    /// (`Deployment/shop/web`) as reports name them.
+    fn name(&self, file: &str) -> String {
+        let path = Path::new(file);
+        if file == crate::load::STDIN_NAME || !path.exists() {
+            return file.to_owned();
+        }
+        let absolute = normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+        let (from, to): (Vec<_>, Vec<_>) = (
+            self.dir.components().collect(),
+            absolute.components().collect(),
+        );
+        let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        let parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common)
+            .chain(
+                to[common..]
+                    .iter()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+            )
+            .collect();
+        encode_path(&parts.join("/"))
     }
 
     /// The entry that records `located`; findings must be named in report order, which
     /// numbers repeated fingerprints.
     pub fn entry(&mut self, located: &Located) -> Entry {
-        let file = fingerprint::uri(&self.base, &located.file);
+        let file = self.name(&located.file);
         let fingerprint = self.occurrences.next(fingerprint::hash(located, &file));
         Entry {
             file,
@@ -184,8 +210,7 @@ impl Baseline {
     /// findings are never baselined (the annotation already accepts them).
     pub fn mark(&mut self, report: &mut DocumentReport) {
         for analysis in &mut report.analyses {
-            let file = fingerprint::uri(&self.namer.base, &analysis.file);
-            self.read.insert(file);
+            self.read.insert(self.namer.name(&analysis.file));
             for located in &mut analysis.findings {
                 if located.suppressed.is_some() {
                     continue;
@@ -224,6 +249,23 @@ impl Baseline {
             })
             .collect()
     }
+}
+
+/// `path` without `.` components, its `..` resolved against what precedes them.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

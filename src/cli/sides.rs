@@ -221,9 +221,16 @@ pub fn run(
         before_label.push(format!("deployed ({context})"));
         before = Some(prepared);
     }
+    let files = if sides.base.is_some() {
+        "the working tree".to_owned()
+    } else if sides.base_dir.is_some() {
+        paths[0].clone()
+    } else {
+        "the files".to_owned()
+    };
     let after_label = match (revision || live, to.is_empty()) {
-        (true, true) => "files".to_owned(),
-        (true, false) => format!("files with --to {}", to.describe()),
+        (true, true) => files,
+        (true, false) => format!("{files} with --to {}", to.describe()),
         (false, false) => format!("--to {}", to.describe()),
         (false, true) => "today's profile".to_owned(),
     };
