@@ -123,7 +123,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("note: {}\n", note.message));
         }
         if report.is_ok() {
-            report = reporter.note(&note);
+            report = reporter.run_note(&note);
         }
     }
     let mut document = |mut document: DocumentReport| {
@@ -180,7 +180,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("note: {stale}\n"));
         }
         if report.is_ok() {
-            report = reporter.note(&stale);
+            report = reporter.run_note(&stale);
         }
     }
     if report.is_ok() {

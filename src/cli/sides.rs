@@ -287,6 +287,20 @@ pub fn run(
         stderr_style,
         true,
     );
+    // What is deployed is compared only where the files would replace it, as `kubectl
+    // diff` compares the objects of its files.
+    if live {
+        let identity = |analysis: &Analysis| {
+            let w = &analysis.plan.workload;
+            let ns = w.namespace.clone().or_else(|| namespace.clone());
+            (w.kind, ns, w.name.clone())
+        };
+        let replaced: std::collections::HashSet<_> =
+            after_run.analyses.iter().map(identity).collect();
+        before_run
+            .analyses
+            .retain(|analysis| replaced.contains(&identity(analysis)));
+    }
     Ok(Ok(Runs {
         before: before_run,
         after: after_run,

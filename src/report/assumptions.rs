@@ -97,7 +97,12 @@ pub fn items(settings: &Settings) -> Vec<String> {
         &settings.kubernetes,
         settings.kubernetes.value.beyond(),
     )];
-    if let Some(nodes) = &settings.nodes {
+    // The nodes' own version, where it differs from the one simulated.
+    if let Some(nodes) = settings
+        .nodes
+        .as_ref()
+        .filter(|nodes| nodes.value != settings.kubernetes.value)
+    {
         items.push(version("oldest kubelet", nodes, nodes.value.beyond()));
     }
     let istio = &settings.istio;

@@ -125,6 +125,12 @@ pub trait Reporter {
     fn note(&mut self, _note: &InputError) -> io::Result<()> {
         Ok(())
     }
+    /// Takes a note about the run itself rather than an object: a version newer than
+    /// the model knows, a baseline entry that matches nothing. The formats that title
+    /// their notes override it; the others take it as [`Reporter::note`].
+    fn run_note(&mut self, note: &InputError) -> io::Result<()> {
+        self.note(note)
+    }
     /// Ends the report.
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;
 }
