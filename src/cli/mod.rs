@@ -263,7 +263,7 @@ pub struct LintArgs {
     /// Report only the findings the baseline FILE does not hold: the ones it holds are
     /// counted in the summary and never fail the run, and its entries that match no
     /// finding any more are named.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "write_baseline", help_heading = "Baseline")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["write_baseline", "fix", "diff"], help_heading = "Baseline")]
     pub baseline: Option<std::path::PathBuf>,
 
     /// Record every finding of this run in FILE as the baseline (sorted, one per line,

@@ -150,7 +150,7 @@ crate::documented! {
         /// file's directory.
         exclude: Option<Vec<String>> = "none",
         /// The kubelet's version, which decides native sidecars and the `sleep` action
-        /// (1.22 to 1.34; quote it or not, `1.30` is read as written).
+        /// (1.22 or later; quote it or not, `1.30` is read as written).
         kubernetes_version: Option<KubeVersion> = "1.36, the newest modelled",
         /// The oldest kubelet version among the nodes, which Istio's
         /// `nativeSidecars: auto` looks at (every node 1.33 or newer).
@@ -189,7 +189,7 @@ crate::documented! {
     #[derive(Debug, Default, Deserialize)]
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
     struct IstioConfig {
-        /// Istio's version (1.3 to 1.29), which decides the injector's defaults.
+        /// Istio's version (1.3 or later), which decides the injector's defaults.
         version: Option<IstioVersion> = "unknown: classic sidecars assumed",
         /// The cluster's mesh configuration, relative to this file: an `istio`
         /// ConfigMap, an IstioOperator or Helm values.
@@ -822,7 +822,7 @@ mod tests {
                 column: 20
             })
         );
-        assert!(errors[0].message.contains("(1.22 to 1.34)"), "{errors:?}");
+        assert!(errors[0].message.contains("(1.22 to 1.36)"), "{errors:?}");
     }
 
     #[test]

@@ -65,7 +65,7 @@ declare_rule! {
         name: "container-restarts-in-place",
         severity: Error,
         group: Jobs,
-        summary: "a regular container's own restartPolicy: restarted in place, so the Job never completes (refused before Kubernetes 1.35)",
+        summary: "a regular container's own restartPolicy restarts it in place, so the Job never completes",
         admission: true,
     }
 }
