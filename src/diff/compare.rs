@@ -9,6 +9,9 @@ use crate::report::located::{Analysis, Located};
 use crate::report::paths::PathBase;
 use crate::workload::Kind;
 
+/// A workload's kind, namespace (or the default one) and name.
+type Identity = (Kind, String, String);
+
 /// Compares the analyses of the first side (`before`) with the second's (`after`).
 ///
 /// A workload is matched by its file (each side names a file as the second does: a
@@ -49,14 +52,14 @@ pub fn pair_up(
     after: Vec<Analysis>,
     namespace: Option<&str>,
 ) -> Vec<(Option<Analysis>, Option<Analysis>)> {
-    let identity = |analysis: &Analysis| -> (Kind, String, String) {
+    let identity = |analysis: &Analysis| -> Identity {
         let w = &analysis.plan.workload;
         let ns = w.namespace.as_deref().or(namespace).unwrap_or("");
         (w.kind, ns.to_owned(), w.name.clone())
     };
     let mut before: Vec<Option<Analysis>> = before.into_iter().map(Some).collect();
-    let mut by_file: HashMap<(Arc<str>, (Kind, String, String)), Vec<usize>> = HashMap::new();
-    let mut by_identity: HashMap<(Kind, String, String), Vec<usize>> = HashMap::new();
+    let mut by_file: HashMap<(Arc<str>, Identity), Vec<usize>> = HashMap::new();
+    let mut by_identity: HashMap<Identity, Vec<usize>> = HashMap::new();
     for (index, analysis) in before.iter().flatten().enumerate() {
         by_file
             .entry((analysis.file.clone(), identity(analysis)))

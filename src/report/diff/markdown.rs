@@ -73,11 +73,10 @@ pub fn render(comparison: &Comparison, header: &Header, limit: usize) -> String 
         };
         let _ = writeln!(
             out,
-            "\n_{} more workload{} changed{counted} and {} not shown: a pull-request comment holds at most {} characters. The whole report is in the job's log, or `--format json`._",
+            "\n_{} more workload{} changed{counted} and {} not shown: a pull-request comment holds at most 65,536 characters. The whole report is in the job's log, or `--format json`._",
             left.len(),
             if left.len() == 1 { "" } else { "s" },
             if left.len() == 1 { "is" } else { "are" },
-            "65,536"
         );
     }
     out
