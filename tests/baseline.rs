@@ -8,20 +8,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// A Deployment named `name`; with `hazard`, its preStop outlives its grace period
-/// (ML206, an error).
+/// A Deployment named `name`; with `hazard`, ML206 (an error).
 fn deployment(name: &str, hazard: bool) -> String {
-    let (grace, hook) = if hazard {
-        (
-            "      terminationGracePeriodSeconds: 5\n",
-            "        lifecycle: {preStop: {exec: {command: [sleep, '10']}}}\n",
-        )
-    } else {
-        ("", "")
-    };
-    format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n{grace}      containers:\n      - name: {name}\n        image: example/{name}:1.0\n{hook}"
-    )
+    common::deployment(name, None, hazard)
 }
 
 fn lint(dir: &Path, args: &[&str]) -> (String, String, i32) {

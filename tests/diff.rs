@@ -41,16 +41,7 @@ fn diff_json(dir: &Path, args: &[&str]) -> (Value, i32) {
 }
 
 fn validate(report: &Value) {
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::root().join("docs/diff-output.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema is valid");
-    let errors: Vec<String> = validator
-        .iter_errors(report)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "contract violations: {errors:#?}");
+    common::validate_against("docs/diff-output.schema.json", report);
 }
 
 /// `(change, ruleId, container)` of every finding change of every workload.
@@ -309,19 +300,9 @@ impl Repo {
     }
 }
 
-/// A Deployment named `name`; with `hazard`, its preStop outlives its grace period.
+/// A Deployment named `name` in namespace `shop`; with `hazard`, ML206.
 fn deployment(name: &str, hazard: bool) -> String {
-    let (grace, hook) = if hazard {
-        (
-            "      terminationGracePeriodSeconds: 5\n",
-            "        lifecycle: {preStop: {exec: {command: [sleep, '10']}}}\n",
-        )
-    } else {
-        ("", "")
-    };
-    format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: shop\nspec:\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n{grace}      containers:\n      - name: {name}\n        image: example/{name}:1.0\n{hook}"
-    )
+    common::deployment(name, Some("shop"), hazard)
 }
 
 #[test]

@@ -149,7 +149,7 @@ fn a_version_newer_than_the_model_is_checked_as_the_newest_and_named_in_every_fo
         )
     };
     let (human, stderr) = run("human");
-    let human = human.split_whitespace().collect::<Vec<_>>().join(" ");
+    let human = common::unwrapped(&human);
     assert!(
         human.contains(
             "Kubernetes 1.37 (--kubernetes-version; checked as 1.36, the newest modelled)"

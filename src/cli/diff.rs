@@ -8,7 +8,6 @@ use crate::report::Reporter;
 use crate::report::diff::{Header, human, json, markdown};
 use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
-use crate::rules::Severity;
 
 pub fn run(args: DiffArgs) -> io::Result<u8> {
     let runs = match sides::run(
@@ -96,11 +95,8 @@ fn exit_status(comparison: &crate::diff::Comparison, input_errors: usize, fail_o
     if input_errors > 0 {
         return 2;
     }
-    let threshold = match fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
-        FailOn::Info => Severity::Info,
-        FailOn::Never => return 0,
+    let Some(threshold) = fail_on.threshold() else {
+        return 0;
     };
     u8::from(comparison.adds_at_or_above(threshold))
 }

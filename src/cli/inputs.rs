@@ -154,13 +154,30 @@ pub fn prepare(
             (found, None)
         }
     };
+    complete(input, profile, output, layers, found, snapshot, None)
+}
+
+/// The inputs `found` ready to read, and the profile they complete over `layers`, with
+/// the cluster's profile (`snapshot`'s, else `cluster`) laid over the files'.
+fn complete(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    layers: crate::settings::layers::FileLayers,
+    found: discover::Discovered,
+    snapshot: Option<Snapshot>,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
         input.stdin_filename.as_deref(),
     );
     let limits = input.parse_limits();
-    let cluster_profile = snapshot.as_ref().map(|snapshot| &snapshot.profile);
+    let cluster_profile = snapshot
+        .as_ref()
+        .map(|snapshot| &snapshot.profile)
+        .or(cluster);
     match profile.load(layers, &inputs, limits, cluster_profile) {
         Ok(mut profile) => {
             let mut errors = found.errors;
@@ -216,26 +233,7 @@ pub fn prepare_side(
             ..discover::Discovered::default()
         },
     };
-    let inputs = Inputs::new(
-        found.inputs,
-        input.read_limits(),
-        input.stdin_filename.as_deref(),
-    );
-    let limits = input.parse_limits();
-    match profile.load(layers, &inputs, limits, cluster) {
-        Ok(mut profile) => {
-            let mut errors = found.errors;
-            errors.append(&mut profile.cluster_errors);
-            Ok(Ok(Prepared {
-                inputs,
-                errors,
-                profile,
-                limits,
-                cluster: None,
-            }))
-        }
-        Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
-    }
+    complete(input, profile, output, layers, found, None, cluster)
 }
 
 /// Why writing the report to `output` would destroy an input (a manifest, standard input

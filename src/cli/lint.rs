@@ -15,7 +15,6 @@ use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
 use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
-use crate::rules::Severity;
 use crate::rules::selector::Policy;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
@@ -257,11 +256,8 @@ pub fn exit_status(summary: &Summary, fail_on: FailOn) -> u8 {
     if summary.input_errors > 0 {
         return 2;
     }
-    let threshold = match fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
-        FailOn::Info => Severity::Info,
-        FailOn::Never => return 0,
+    let Some(threshold) = fail_on.threshold() else {
+        return 0;
     };
     u8::from(summary.at_or_above(threshold) > 0)
 }

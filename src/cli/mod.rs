@@ -372,6 +372,19 @@ pub enum DiffFormat {
     Sarif,
 }
 
+impl FailOn {
+    /// The lowest severity that fails the run; `None` for `never`.
+    pub fn threshold(self) -> Option<crate::rules::Severity> {
+        use crate::rules::Severity;
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+}
+
 /// `explain`: the simulated timelines.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
