@@ -314,6 +314,12 @@ pub enum FailOn {
 
 /// `diff`: what changes between two sides of the same workloads.
 #[derive(Debug, Args)]
+#[command(mut_arg("paths", |arg| arg.help(
+    "The second side's files or directories (directories recursively: *.yaml, *.yml, *.json, except hidden and ignored files); with --base, the current directory when none is given; `-` reads standard input (profiles only)"
+)))]
+#[command(mut_arg("cluster", |arg| arg.help(
+    "Compare what is deployed (the workloads, their running pods and the environment, read with kubectl from the current context) with the files given, which would replace it"
+)))]
 pub struct DiffArgs {
     /// What to read: the second side's files (with --base, --base-dir and --cluster;
     /// default the current directory with --base).
