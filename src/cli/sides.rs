@@ -75,7 +75,6 @@ pub struct Runs {
     pub namespace: Option<String>,
 }
 
-/// How many inputs each side read.
 impl Runs {
     /// Input errors of both sides.
     pub fn input_errors(&self) -> usize {
@@ -265,7 +264,7 @@ pub fn run(
             diagnostic(&render_input_error(error, stderr_style));
         }
     }
-    let before_run = one_side(
+    let mut before_run = one_side(
         before_label,
         before_prepared,
         before_settings,
@@ -274,7 +273,6 @@ pub fn run(
         stderr_style,
         before.is_some(),
     );
-    let mut before_run = before_run;
     before_run.sources = before_sources;
     kubectl_errors.append(&mut before_run.errors);
     before_run.errors = kubectl_errors;
