@@ -70,7 +70,10 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
         "0",
         "Nothing at or above --fail-on (default error) was found; for the other commands, success.",
     ),
-    ("1", "lint found findings at or above --fail-on."),
+    (
+        "1",
+        "lint found findings at or above --fail-on; lsp ended without the editor's shutdown request.",
+    ),
     (
         "2",
         "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
@@ -115,6 +118,9 @@ pub enum Command {
     /// (read again when it changes), and the Namespaces, Services and mesh
     /// configuration of the workspace's other manifests. The README's "Editors" section
     /// sets it up in Neovim, Helix and VS Code.
+    #[command(mut_arg("config", |arg| arg.help(
+        "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
+    )))]
     Lsp(LspArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
@@ -380,8 +386,7 @@ pub struct LspArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
     pub ignore: Vec<String>,
 
-    /// The cluster and mesh the manifests run on; without --config, each document's
-    /// nearest .mesh-lifecycle.yaml.
+    /// The cluster and mesh the manifests run on.
     #[command(flatten)]
     pub profile: ProfileArgs,
 }
