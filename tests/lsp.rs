@@ -114,7 +114,10 @@ fn diagnostics_are_lints_findings_with_codes_ranges_and_related_places() {
         .iter()
         .map(|name| (name.to_string(), read(&testdata(&format!("rules/{name}")))))
         .collect();
-    let borrowed: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
     let (dir, mut server) = workspace(&borrowed);
     let mut ml201 = None;
     for (name, text) in &files {
@@ -166,10 +169,15 @@ fn diagnostics_are_lints_findings_with_codes_ranges_and_related_places() {
     let text = &files[1].1;
     let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1;
     assert!(
-        related.iter().any(|&(line, _)| line == line_of("terminationGracePeriodSeconds")),
+        related
+            .iter()
+            .any(|&(line, _)| line == line_of("terminationGracePeriodSeconds")),
         "{related:?}"
     );
-    assert!(related.iter().any(|&(line, _)| line == line_of("preStop:")), "{related:?}");
+    assert!(
+        related.iter().any(|&(line, _)| line == line_of("preStop:")),
+        "{related:?}"
+    );
     assert!(
         diagnostic["message"]
             .as_str()
@@ -187,7 +195,10 @@ fn a_quick_fix_sets_the_istio_hold_as_lint_fix_does_and_the_diagnostic_clears() 
     let diagnostics = server.diagnostics(&uri, 1);
     let ml101 = diagnostics.iter().find(|d| d["code"] == "ML101").unwrap();
     let actions = code_actions(&mut server, &uri, &ml101["range"]);
-    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = actions
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
     let fix = actions
         .iter()
         .find(|a| a["title"].as_str().unwrap().starts_with("Fix ML101"))
@@ -201,7 +212,10 @@ fn a_quick_fix_sets_the_istio_hold_as_lint_fix_does_and_the_diagnostic_clears() 
     let (edits, version) = action_edits(fix, &uri);
     assert_eq!(version, Some(1), "edits are for the version linted");
     let fixed = apply(&text, &edits);
-    assert!(fixed.contains("holdApplicationUntilProxyStarts: true"), "{fixed}");
+    assert!(
+        fixed.contains("holdApplicationUntilProxyStarts: true"),
+        "{fixed}"
+    );
     // The same text `lint --fix` writes.
     std::fs::write(dir.path().join("cli.yaml"), &text).unwrap();
     cli()
@@ -219,8 +233,14 @@ fn a_quick_fix_sets_the_istio_hold_as_lint_fix_does_and_the_diagnostic_clears() 
     // is not offered; its suppression is.
     let ml207 = after.iter().find(|d| d["code"] == "ML207").unwrap();
     let actions = code_actions(&mut server, &uri, &ml207["range"]);
-    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
-    assert!(!titles.iter().any(|t| t.starts_with("Fix ML207")), "{titles:?}");
+    let titles: Vec<&str> = actions
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        !titles.iter().any(|t| t.starts_with("Fix ML207")),
+        "{titles:?}"
+    );
     let suppress = actions
         .iter()
         .find(|a| a["title"].as_str().unwrap().starts_with("Suppress ML207"))
@@ -229,7 +249,9 @@ fn a_quick_fix_sets_the_istio_hold_as_lint_fix_does_and_the_diagnostic_clears() 
     assert_eq!(version, Some(2));
     let suppressed = apply(&fixed, &edits);
     assert!(
-        suppressed.contains("ignore-check.mesh-lifecycle.io/ML207: \"TODO: why this finding does not apply\""),
+        suppressed.contains(
+            "ignore-check.mesh-lifecycle.io/ML207: \"TODO: why this finding does not apply\""
+        ),
         "{suppressed}"
     );
     server.replace(&uri, 3, &suppressed);
@@ -241,18 +263,20 @@ fn a_quick_fix_sets_the_istio_hold_as_lint_fix_does_and_the_diagnostic_clears() 
 #[test]
 fn fix_all_makes_every_safe_fix_and_unsafe_fixes_say_so() {
     // ML101 (safe) and ML201 (unsafe) in one file.
-    let text = read(&testdata("rules/ml201-fire-prestop-plus-drain.yaml")).replace(
-        "          holdApplicationUntilProxyStarts: true\n",
-        "",
-    );
+    let text = read(&testdata("rules/ml201-fire-prestop-plus-drain.yaml"))
+        .replace("          holdApplicationUntilProxyStarts: true\n", "");
     let (dir, mut server) = workspace(&[("api.yaml", &text)]);
     let uri = server.open(&dir.path().join("api.yaml"), &text);
     let diagnostics = server.diagnostics(&uri, 1);
     let expected = lint_findings(dir.path(), "api.yaml", &["--no-config"]);
     assert_eq!(codes(&diagnostics), expected);
-    let everything = json!({"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}});
+    let everything =
+        json!({"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}});
     let actions = code_actions(&mut server, &uri, &everything);
-    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = actions
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
     let unsafe_fix = titles.iter().find(|t| t.starts_with("Fix ML201")).unwrap();
     assert!(unsafe_fix.contains("unsafe"), "{unsafe_fix}");
     let safe_fix = actions
@@ -298,7 +322,10 @@ fn hovers_name_the_rule_and_draw_the_workloads_timeline() {
     )
     .unwrap();
     let rule = mesh_lifecycle::rules::find("ML101").unwrap().meta();
-    assert!(hover.contains("**ML101** `app-starts-before-proxy`"), "{hover}");
+    assert!(
+        hover.contains("**ML101** `app-starts-before-proxy`"),
+        "{hover}"
+    );
     assert!(hover.contains(rule.summary), "{hover}");
     assert!(hover.contains("**Fix:**"), "{hover}");
     assert!(hover.contains("**Automatic fix** (safe)"), "{hover}");
@@ -316,10 +343,17 @@ fn hovers_name_the_rule_and_draw_the_workloads_timeline() {
         timeline.contains(&explain),
         "hover:\n{timeline}\nexplain:\n{explain}"
     );
-    assert!(timeline.contains("Assumed: Kubernetes 1.34 (default)"), "{timeline}");
+    assert!(
+        timeline.contains("Assumed: Kubernetes 1.34 (default)"),
+        "{timeline}"
+    );
     // Over `metadata.name` too; elsewhere, nothing.
     let name_line = text.lines().position(|l| l.trim() == "name: web").unwrap() as u64;
-    assert!(hover_text(&mut server, &uri, name_line, 9).unwrap().contains("Start-up"));
+    assert!(
+        hover_text(&mut server, &uri, name_line, 9)
+            .unwrap()
+            .contains("Start-up")
+    );
     assert_eq!(hover_text(&mut server, &uri, 0, 0), None);
     assert_eq!(server.shutdown().code(), Some(0));
 }
@@ -359,15 +393,24 @@ fn workspace_config_and_namespaces_are_the_context_and_the_config_is_reloaded() 
                 .as_array()
                 .is_some_and(|d| d.iter().any(|d| d["code"] == "ML207"))
     });
-    let diagnostics = diagnostics["params"]["diagnostics"].as_array().unwrap().clone();
-    assert_eq!(codes(&diagnostics), lint_findings(dir.path(), "apps/web.yaml", &[]));
+    let diagnostics = diagnostics["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        codes(&diagnostics),
+        lint_findings(dir.path(), "apps/web.yaml", &[])
+    );
     // The namespace's buffer counts, not its file: without the label, no sidecar.
     let ns_uri = server.open(&dir.path().join("ns.yaml"), namespace);
     assert!(server.diagnostics(&ns_uri, 1).is_empty());
     server.replace(&ns_uri, 2, &namespace.replace("enabled", "disabled"));
     server.replace(&uri, 2, web);
     let diagnostics = server.diagnostics(&uri, 2);
-    assert!(diagnostics.iter().all(|d| d["code"] != "ML101"), "{diagnostics:#?}");
+    assert!(
+        diagnostics.iter().all(|d| d["code"] != "ML101"),
+        "{diagnostics:#?}"
+    );
     assert_eq!(server.shutdown().code(), Some(0));
 }
 
@@ -401,21 +444,38 @@ fn a_half_typed_document_gets_one_error_and_keeps_its_last_findings() {
     let good_codes = codes(&good);
     assert!(good_codes.iter().any(|c| c.0 == "ML201"), "{good_codes:?}");
     // A line above ML201's node is being typed: the second document no longer parses.
-    let broken = text.replacen("      terminationGracePeriodSeconds: 30", "      terminationGracePeriodSeconds: [30", 1);
+    let broken = text.replacen(
+        "      terminationGracePeriodSeconds: 30",
+        "      terminationGracePeriodSeconds: [30",
+        1,
+    );
     server.replace(&uri, 2, &broken);
     let diagnostics = server.diagnostics(&uri, 2);
-    let errors: Vec<&Value> = diagnostics.iter().filter(|d| d.get("code").is_none()).collect();
+    let errors: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d.get("code").is_none())
+        .collect();
     assert_eq!(errors.len(), 1, "{diagnostics:#?}");
     assert_eq!(errors[0]["severity"], 1);
     let error_line = errors[0]["range"]["start"]["line"].as_u64().unwrap() + 1;
-    assert!(error_line > first.lines().count() as u64, "in the second document: {error_line}");
-    assert_eq!(codes(&diagnostics), good_codes, "the last good findings stay where they were");
+    assert!(
+        error_line > first.lines().count() as u64,
+        "in the second document: {error_line}"
+    );
+    assert_eq!(
+        codes(&diagnostics),
+        good_codes,
+        "the last good findings stay where they were"
+    );
     // Typed on, character by character, and through every prefix of the document:
     // the server keeps up and ends on the last version.
     let mut version = 2;
     for end in (0..text.len()).step_by(97).chain([text.len()]) {
         version += 1;
-        let end = (0..=end).rev().find(|&at| text.is_char_boundary(at)).unwrap();
+        let end = (0..=end)
+            .rev()
+            .find(|&at| text.is_char_boundary(at))
+            .unwrap();
         server.replace(&uri, version, &text[..end]);
     }
     let last = server.diagnostics(&uri, version);
@@ -437,7 +497,10 @@ fn cancelled_stale_and_out_of_order_requests_are_handled() {
     let position = json!({"line": 5, "character": 9});
     // Asked before the document is linted: the hover waits for it; the code actions
     // are cancelled while they wait.
-    let hover = server.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": position}));
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position}),
+    );
     let actions = server.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": uri}, "range": {"start": position, "end": position}, "context": {"diagnostics": []}}),
@@ -447,7 +510,10 @@ fn cancelled_stale_and_out_of_order_requests_are_handled() {
     assert_eq!(cancelled["error"]["code"], -32800, "{cancelled:#}");
     let answer = server.result(hover);
     assert!(
-        answer["contents"]["value"].as_str().unwrap().contains("api-0"),
+        answer["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("api-0"),
         "{answer:#}"
     );
     let diagnostics = server.diagnostics(&uri, 1);
@@ -482,12 +548,23 @@ fn cancelled_stale_and_out_of_order_requests_are_handled() {
     server.notify("$/cancelRequest", json!({"id": unknown}));
     let bogus = server.request("textDocument/rename", json!({}));
     assert_eq!(server.response(bogus)["error"]["code"], -32601);
-    let id = server.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}));
-    assert!(server.result(id)["contents"]["value"].as_str().unwrap().contains("Start-up"));
+    let id = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}}),
+    );
+    assert!(
+        server.result(id)["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("Start-up")
+    );
     // After shutdown, requests are refused; exit ends the process with 0.
     let id = server.request("shutdown", Value::Null);
     assert_eq!(server.result(id), Value::Null);
-    let late = server.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": position}));
+    let late = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position}),
+    );
     assert_eq!(server.response(late)["error"]["code"], -32600);
     server.notify("exit", Value::Null);
     assert_eq!(server.wait().code(), Some(0));
@@ -519,15 +596,27 @@ fn positions_are_counted_in_the_encoding_agreed_on() {
     let (rule, line, column) = lint.iter().find(|f| f.0 == "ML101").unwrap().clone();
     let line_text = text.lines().nth(line as usize - 1).unwrap();
     let before: String = line_text.chars().take(column as usize - 1).collect();
-    for (encoding, width) in [("utf-8", before.len()), ("utf-16", before.encode_utf16().count())] {
+    for (encoding, width) in [
+        ("utf-8", before.len()),
+        ("utf-16", before.encode_utf16().count()),
+    ] {
         let mut server = Server::start(dir.path(), &[]);
-        let result = server.initialize(dir.path(), json!({"general": {"positionEncodings": [encoding]}}));
+        let result = server.initialize(
+            dir.path(),
+            json!({"general": {"positionEncodings": [encoding]}}),
+        );
         assert_eq!(result["capabilities"]["positionEncoding"], encoding);
         let uri = server.open(&dir.path().join("web.yaml"), &text);
         let diagnostics = server.diagnostics(&uri, 1);
-        let diagnostic = diagnostics.iter().find(|d| d["code"] == rule.as_str()).unwrap();
+        let diagnostic = diagnostics
+            .iter()
+            .find(|d| d["code"] == rule.as_str())
+            .unwrap();
         assert_eq!(diagnostic["range"]["start"]["line"], line - 1);
-        assert_eq!(diagnostic["range"]["start"]["character"], width, "{encoding}");
+        assert_eq!(
+            diagnostic["range"]["start"]["character"], width,
+            "{encoding}"
+        );
         assert_eq!(server.shutdown().code(), Some(0));
     }
     assert!(before.len() != before.encode_utf16().count(), "{before}");

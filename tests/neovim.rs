@@ -103,7 +103,13 @@ fn neovim() -> Option<PathBuf> {
 }
 
 /// `(code, line, column)` of each item, 1-based, sorted.
-fn codes(items: &Value, code: &str, line: &str, column: &str, base: u64) -> Vec<(String, u64, u64)> {
+fn codes(
+    items: &Value,
+    code: &str,
+    line: &str,
+    column: &str,
+    base: u64,
+) -> Vec<(String, u64, u64)> {
     let mut found: Vec<(String, u64, u64)> = items
         .as_array()
         .unwrap_or_else(|| panic!("a list: {items}"))
@@ -135,7 +141,10 @@ fn run_neovim(nvim: &Path, dir: &Path, file: &Path) -> Value {
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env("XDG_STATE_HOME", home.join("state"))
         .env("XDG_DATA_HOME", home.join("data"))
-        .env("MESH_BIN", assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle"))
+        .env(
+            "MESH_BIN",
+            assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle"),
+        )
         .env("MESH_ROOT", dir)
         .env("MESH_FILE", file)
         .env("MESH_OUT", &out)
@@ -187,19 +196,32 @@ fn neovim_shows_the_findings_and_applies_the_istio_hold() {
         .output()
         .unwrap();
     let fixed = std::fs::read_to_string(oracle.join("web.yaml")).unwrap();
-    assert!(fixed.contains("holdApplicationUntilProxyStarts: true"), "{fixed}");
+    assert!(
+        fixed.contains("holdApplicationUntilProxyStarts: true"),
+        "{fixed}"
+    );
     assert_ne!(fixed, text);
 
     let seen = run_neovim(&nvim, dir.path(), &file);
-    assert_eq!(codes(&seen["diagnostics"], "code", "lnum", "col", 1), expected);
+    assert_eq!(
+        codes(&seen["diagnostics"], "code", "lnum", "col", 1),
+        expected
+    );
     let titles: Vec<&str> = seen["titles"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| t.as_str().unwrap())
         .collect();
-    assert!(titles.iter().any(|t| t.starts_with("Suppress ML101")), "{titles:?}");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), fixed, "Neovim wrote the fix");
+    assert!(
+        titles.iter().any(|t| t.starts_with("Suppress ML101")),
+        "{titles:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        fixed,
+        "Neovim wrote the fix"
+    );
     let after = codes(&seen["after"], "code", "lnum", "col", 1);
     let after_rules: Vec<&str> = after.iter().map(|(code, ..)| code.as_str()).collect();
     assert_eq!(after_rules, ["ML207"]);

@@ -72,9 +72,13 @@ pub fn code_actions(
                     continue;
                 }
                 if let Some(action) = fix_action(snapshot, linted, located, &findings, support) {
-                    fixes.push((action, located.finding.fix.as_ref().map(|r| r.applicability)));
+                    fixes.push((
+                        action,
+                        located.finding.fix.as_ref().map(|r| r.applicability),
+                    ));
                 }
-                if let Some(mut action) = suppression(snapshot, linted, analysis, located, support) {
+                if let Some(mut action) = suppression(snapshot, linted, analysis, located, support)
+                {
                     action.diagnostics = Some(vec![diagnostic]);
                     suppressions.push(action);
                 }
@@ -85,7 +89,11 @@ pub fn code_actions(
             action.is_preferred = Some(alone && applicability == Some(Applicability::Safe));
             actions.push(CodeActionOrCommand::CodeAction(action));
         }
-        actions.extend(suppressions.into_iter().map(CodeActionOrCommand::CodeAction));
+        actions.extend(
+            suppressions
+                .into_iter()
+                .map(CodeActionOrCommand::CodeAction),
+        );
     }
     if wanted(&fix_all_kind())
         && let Some(action) = fix_all(snapshot, linted, support)
@@ -115,7 +123,9 @@ fn fix_action(
     let fix = fixes::verified(&linted.context, &snapshot.text, located, findings).ok()?;
     let id = located.finding.rule.id;
     let title = match fix.applicability {
-        Applicability::Unsafe => format!("Fix {id} (unsafe: review the change): {}", fix.description),
+        Applicability::Unsafe => {
+            format!("Fix {id} (unsafe: review the change): {}", fix.description)
+        }
         _ => format!("Fix {id}: {}", fix.description),
     };
     Some(CodeAction {
@@ -142,7 +152,10 @@ fn suppression(
     let remedy = Remedy::new(
         Applicability::Safe,
         format!("suppress {}", rule.id),
-        vec![Change::Set(path, serde_json::Value::from(REASON_PLACEHOLDER))],
+        vec![Change::Set(
+            path,
+            serde_json::Value::from(REASON_PLACEHOLDER),
+        )],
     );
     let mut fix = None;
     linted.each_document(|document| {
@@ -221,7 +234,11 @@ fn line_edits(snapshot: &Snapshot, new: &str) -> Vec<TextEdit> {
     };
     let (old_starts, new_starts) = (starts(old), starts(new));
     let offset = |starts: &[usize], text: &str, line: usize| {
-        starts.get(line).copied().unwrap_or(text.len()).min(text.len())
+        starts
+            .get(line)
+            .copied()
+            .unwrap_or(text.len())
+            .min(text.len())
     };
     let diff = similar::TextDiff::from_lines(old, new);
     diff.ops()
@@ -231,7 +248,8 @@ fn line_edits(snapshot: &Snapshot, new: &str) -> Vec<TextEdit> {
             let (from, to) = (op.old_range(), op.new_range());
             let start = offset(&old_starts, old, from.start);
             let end = offset(&old_starts, old, from.end);
-            let new_text = new[offset(&new_starts, new, to.start)..offset(&new_starts, new, to.end)]
+            let new_text = new
+                [offset(&new_starts, new, to.start)..offset(&new_starts, new, to.end)]
                 .to_owned();
             TextEdit {
                 range: Range::new(
@@ -246,7 +264,11 @@ fn line_edits(snapshot: &Snapshot, new: &str) -> Vec<TextEdit> {
 
 /// Edits of the snapshot's document as a workspace edit, tied to its version when the
 /// client takes versioned edits.
-fn workspace_edit(snapshot: &Snapshot, edits: Vec<TextEdit>, support: EditSupport) -> WorkspaceEdit {
+fn workspace_edit(
+    snapshot: &Snapshot,
+    edits: Vec<TextEdit>,
+    support: EditSupport,
+) -> WorkspaceEdit {
     if support.document_changes {
         WorkspaceEdit {
             document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {

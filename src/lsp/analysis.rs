@@ -167,7 +167,9 @@ fn lint(context: Context, text: &str, previous: Option<&Snapshot>) -> Linted {
         |report| {
             linted.analyses.extend(report.analyses);
             linted.errors.extend(report.errors);
-            linted.notes.extend(report.notes.into_iter().map(|note| note.error));
+            linted
+                .notes
+                .extend(report.notes.into_iter().map(|note| note.error));
             linted.skipped.extend(report.skipped);
         },
     );
@@ -271,7 +273,10 @@ fn line_map(old: &str, new: &str) -> HashMap<u32, u32> {
         } = *op
         {
             for offset in 0..len {
-                lines.insert((old_index + offset + 1) as u32, (new_index + offset + 1) as u32);
+                lines.insert(
+                    (old_index + offset + 1) as u32,
+                    (new_index + offset + 1) as u32,
+                );
             }
         }
     }
@@ -304,7 +309,9 @@ mod tests {
         assert!(looks_like_manifest("apiVersion: v1\nkind: Pod\n"));
         assert!(looks_like_manifest("{\"apiVersion\": \"v1\"}"));
         assert!(looks_like_manifest("items:\n- apiVersion : apps/v1\n"));
-        assert!(!looks_like_manifest("on: push\njobs:\n  build: {runs-on: x}\n"));
+        assert!(!looks_like_manifest(
+            "on: push\njobs:\n  build: {runs-on: x}\n"
+        ));
         assert!(!looks_like_manifest("# apiVersion of the chart\nname: x\n"));
     }
 

@@ -162,7 +162,12 @@ impl Workspace {
 
     /// How to lint the document at `path` (`None` for one that is not a file) whose
     /// buffer holds `text`, with `open` the other open documents' buffers.
-    pub fn prepare(&self, path: Option<&Path>, text: &Arc<str>, open: &[(PathBuf, Arc<str>)]) -> Prepared {
+    pub fn prepare(
+        &self,
+        path: Option<&Path>,
+        text: &Arc<str>,
+        open: &[(PathBuf, Arc<str>)],
+    ) -> Prepared {
         let overrides = &self.overrides;
         let folder = path.and_then(|path| self.folder_of(path));
         let config = match &overrides.config {
@@ -184,7 +189,12 @@ impl Workspace {
             return Prepared::Excluded;
         }
         let root = folder
-            .or_else(|| config.as_deref().and_then(Path::parent).map(Path::to_path_buf))
+            .or_else(|| {
+                config
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf)
+            })
             .or_else(|| path.and_then(Path::parent).map(Path::to_path_buf));
         let name: Arc<str> = match (path, &root) {
             (Some(path), Some(root)) => Arc::from(
@@ -257,7 +267,12 @@ impl Workspace {
     ) -> Vec<Input> {
         let files = self.files(root, exclude);
         let memory = |name: &Path, bytes: Arc<[u8]>| Input::Memory {
-            name: Arc::from(name.strip_prefix(root).unwrap_or(name).to_string_lossy().as_ref()),
+            name: Arc::from(
+                name.strip_prefix(root)
+                    .unwrap_or(name)
+                    .to_string_lossy()
+                    .as_ref(),
+            ),
             bytes,
         };
         let mut inputs: Vec<Input> = files
@@ -350,11 +365,9 @@ pub fn excluded(path: &Path, exclude: &Exclude) -> bool {
         // A glob that does not compile is the config's error, reported by `lint`.
         let _ = builder.add_line(None, glob);
     }
-    builder.build().is_ok_and(|globs| {
-        globs
-            .matched_path_or_any_parents(path, false)
-            .is_ignore()
-    })
+    builder
+        .build()
+        .is_ok_and(|globs| globs.matched_path_or_any_parents(path, false).is_ignore())
 }
 
 /// The bounds on parsing, with the document limit of the reading limits.

@@ -24,9 +24,10 @@ pub fn of(snapshot: &Snapshot) -> Vec<Diagnostic> {
     match &snapshot.verdict {
         Verdict::Silent => Vec::new(),
         Verdict::Unusable { config, errors } => {
-            let name = config
-                .as_ref()
-                .map_or_else(|| "the config file".to_owned(), |path| path.display().to_string());
+            let name = config.as_ref().map_or_else(
+                || "the config file".to_owned(),
+                |path| path.display().to_string(),
+            );
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             vec![Diagnostic {
                 range: Range::default(),
@@ -97,7 +98,10 @@ pub fn finding(snapshot: &Snapshot, located: &Located, analysis: Option<&Analysi
         .related
         .iter()
         .map(|place| DiagnosticRelatedInformation {
-            location: Location::new(snapshot.uri.clone(), range(snapshot, place.start, place.end)),
+            location: Location::new(
+                snapshot.uri.clone(),
+                range(snapshot, place.start, place.end),
+            ),
             message: place.text.clone(),
         })
         .collect::<Vec<_>>();
@@ -118,7 +122,11 @@ pub fn finding(snapshot: &Snapshot, located: &Located, analysis: Option<&Analysi
 
 /// The diagnostic of an input error or a note, at its place (the document's first
 /// line when the whole input is at fault).
-fn input_error(snapshot: &Snapshot, error: &InputError, severity: DiagnosticSeverity) -> Diagnostic {
+fn input_error(
+    snapshot: &Snapshot,
+    error: &InputError,
+    severity: DiagnosticSeverity,
+) -> Diagnostic {
     let start = error.pos.unwrap_or(Pos { line: 1, column: 1 });
     let start_position = snapshot.lines.from_pos(&snapshot.text, start);
     // The error's character, or the line's end when it points past the last one.

@@ -67,7 +67,10 @@ mod tests {
 
     use super::*;
 
-    fn change(range: Option<((u32, u32), (u32, u32))>, text: &str) -> TextDocumentContentChangeEvent {
+    fn change(
+        range: Option<((u32, u32), (u32, u32))>,
+        text: &str,
+    ) -> TextDocumentContentChangeEvent {
         TextDocumentContentChangeEvent {
             range: range.map(|(start, end)| {
                 Range::new(Position::new(start.0, start.1), Position::new(end.0, end.1))
@@ -81,7 +84,10 @@ mod tests {
     fn changes_apply_in_order_on_the_text_the_previous_ones_left() {
         let uri = Uri::from_str("file:///w/a.yaml").unwrap();
         let mut document = OpenDocument::new(uri, 1, "kind: Pod\nmetadata: {name: é}\n".into());
-        assert_eq!(document.path.as_deref(), Some(std::path::Path::new("/w/a.yaml")));
+        assert_eq!(
+            document.path.as_deref(),
+            Some(std::path::Path::new("/w/a.yaml"))
+        );
         document.apply(
             2,
             vec![

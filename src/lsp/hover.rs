@@ -27,7 +27,10 @@ pub fn hover(snapshot: &Snapshot, position: Position) -> Option<Hover> {
         .filter(|(_, at)| contains(*at))
         .collect();
     if let Some(&(_, at)) = findings.first() {
-        let sections: Vec<String> = findings.iter().map(|(located, _)| finding(located)).collect();
+        let sections: Vec<String> = findings
+            .iter()
+            .map(|(located, _)| finding(located))
+            .collect();
         return Some(markdown(sections.join("\n\n---\n\n"), at));
     }
     let (analysis, at) = linted.workloads().iter().find_map(|workload| {

@@ -158,7 +158,10 @@ mod tests {
 
     #[test]
     fn the_clients_first_supported_encoding_is_taken() {
-        let offered = [PositionEncodingKind::new("utf-7"), PositionEncodingKind::UTF8];
+        let offered = [
+            PositionEncodingKind::new("utf-7"),
+            PositionEncodingKind::UTF8,
+        ];
         assert_eq!(Encoding::negotiate(Some(&offered)), Encoding::Utf8);
         assert_eq!(Encoding::negotiate(None), Encoding::Utf16);
     }

@@ -20,11 +20,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, select};
-use lsp_server::{Connection, ErrorCode, Message, Notification, ReqQueue, Request, RequestId, Response};
+use lsp_server::{
+    Connection, ErrorCode, Message, Notification, ReqQueue, Request, RequestId, Response,
+};
 use lsp_types::notification::{
     Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidChangeWorkspaceFolders,
-    DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, LogMessage,
-    Notification as _, PublishDiagnostics,
+    DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, LogMessage, Notification as _,
+    PublishDiagnostics,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
@@ -253,7 +255,9 @@ impl Server {
     ) -> Server {
         let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
         let (done, outcomes) = crossbeam_channel::unbounded();
-        let workers = std::thread::available_parallelism().map_or(2, usize::from).max(2);
+        let workers = std::thread::available_parallelism()
+            .map_or(2, usize::from)
+            .max(2);
         for index in 0..workers {
             let queue = queue.clone();
             let done = done.clone();
@@ -298,10 +302,10 @@ impl Server {
                 register_options: serde_json::to_value(options).ok(),
             }],
         };
-        let request = self
-            .requests
-            .outgoing
-            .register(RegisterCapability::METHOD.to_owned(), params, ());
+        let request =
+            self.requests
+                .outgoing
+                .register(RegisterCapability::METHOD.to_owned(), params, ());
         self.send(request.into());
     }
 

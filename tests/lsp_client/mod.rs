@@ -127,7 +127,10 @@ impl Server {
                     panic!("no {what} within {PATIENCE:?}; got {:#?}", self.backlog)
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the server closed its output before {what}; got {:#?}", self.backlog)
+                    panic!(
+                        "the server closed its output before {what}; got {:#?}",
+                        self.backlog
+                    )
                 }
             }
         }
