@@ -85,6 +85,18 @@ fn lint_findings(dir: &Path, file: &str, flags: &[&str]) -> Vec<(String, u64, u6
     found
 }
 
+/// What `lint --fix` writes for `text`, a file of its own in a directory of its own.
+fn lint_fix(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("web.yaml"), text).unwrap();
+    cli()
+        .current_dir(dir.path())
+        .args(["lint", "--fix", "--no-config", "web.yaml"])
+        .output()
+        .unwrap();
+    read(&dir.path().join("web.yaml"))
+}
+
 fn hover_text(server: &mut Server, uri: &str, line: u64, character: u64) -> Option<String> {
     let id = server.request(
         "textDocument/hover",
@@ -216,14 +228,7 @@ fn a_quick_fix_sets_the_istio_hold_as_lint_fix_does_and_the_diagnostic_clears() 
         fixed.contains("holdApplicationUntilProxyStarts: true"),
         "{fixed}"
     );
-    // The same text `lint --fix` writes.
-    std::fs::write(dir.path().join("cli.yaml"), &text).unwrap();
-    cli()
-        .current_dir(dir.path())
-        .args(["lint", "--fix", "--no-config", "cli.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(fixed, read(&dir.path().join("cli.yaml")));
+    assert_eq!(fixed, lint_fix(&text), "the text `lint --fix` writes");
     // Applied, the change clears the finding.
     server.replace(&uri, 2, &fixed);
     let after = server.diagnostics(&uri, 2);
@@ -295,13 +300,7 @@ fn fix_all_makes_every_safe_fix_and_unsafe_fixes_say_so() {
     assert_eq!(only[0]["kind"], "source.fixAll.mesh-lifecycle");
     let (edits, _) = action_edits(&only[0], &uri);
     let fixed = apply(&text, &edits);
-    std::fs::write(dir.path().join("cli.yaml"), &text).unwrap();
-    cli()
-        .current_dir(dir.path())
-        .args(["lint", "--fix", "--no-config", "cli.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(fixed, read(&dir.path().join("cli.yaml")));
+    assert_eq!(fixed, lint_fix(&text), "the text `lint --fix` writes");
     assert_ne!(fixed, text);
     assert_eq!(server.shutdown().code(), Some(0));
 }
@@ -620,4 +619,40 @@ fn positions_are_counted_in_the_encoding_agreed_on() {
         assert_eq!(server.shutdown().code(), Some(0));
     }
     assert!(before.len() != before.encode_utf16().count(), "{before}");
+}
+
+#[test]
+fn declared_workload_kinds_are_linted_and_a_config_in_error_says_so() {
+    let files = |dir: &str| -> Vec<(String, String)> {
+        [".mesh-lifecycle.yaml", "webapp.yaml"]
+            .iter()
+            .map(|name| {
+                let text = read(&testdata(&format!("kinds/{dir}/{name}")));
+                (name.to_string(), text)
+            })
+            .collect()
+    };
+    let good = files("declared-template");
+    let borrowed: Vec<(&str, &str)> = good.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let (dir, mut server) = workspace(&borrowed);
+    let uri = server.open(&dir.path().join("webapp.yaml"), &good[1].1);
+    let diagnostics = server.diagnostics(&uri, 1);
+    let expected = lint_findings(dir.path(), "webapp.yaml", &[]);
+    assert!(!expected.is_empty());
+    assert_eq!(codes(&diagnostics), expected);
+    assert_eq!(server.shutdown().code(), Some(0));
+    // `lint` refuses a config it cannot use; the server lints nothing and says why.
+    let bad = files("declared-bad");
+    let borrowed: Vec<(&str, &str)> = bad.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let (dir, mut server) = workspace(&borrowed);
+    let uri = server.open(&dir.path().join("webapp.yaml"), &bad[1].1);
+    let diagnostics = server.diagnostics(&uri, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("not linted: ") && message.contains(".mesh-lifecycle.yaml"),
+        "{message}"
+    );
+    assert_eq!(diagnostics[0]["severity"], 1);
+    assert_eq!(server.shutdown().code(), Some(0));
 }

@@ -169,7 +169,11 @@ impl Workspace {
         open: &[(PathBuf, Arc<str>)],
     ) -> Prepared {
         let overrides = &self.overrides;
-        let folder = path.and_then(|path| self.folder_of(path));
+        // A buffer that is not a file yet belongs to the first folder.
+        let folder = match path {
+            Some(path) => self.folder_of(path),
+            None => self.folders().into_iter().next(),
+        };
         let config = match &overrides.config {
             ConfigChoice::Without => None,
             ConfigChoice::File(file) => Some(file.clone()),
