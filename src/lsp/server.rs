@@ -409,6 +409,11 @@ impl Server {
                 }
             },
         };
+        self.answer(id, question, snapshot);
+    }
+
+    /// Answers `question` on a worker from `snapshot` (`None`: nothing to say).
+    fn answer(&self, id: RequestId, question: Question, snapshot: Option<Arc<Snapshot>>) {
         let support = self.support;
         self.spawn(move || {
             let answer = catch_unwind(AssertUnwindSafe(|| {
@@ -423,6 +428,15 @@ impl Server {
                 ),
             })
         });
+    }
+
+    /// The requests waiting for `uri`'s snapshot, no longer waiting.
+    fn waiting_for(&mut self, uri: &Uri) -> Vec<(RequestId, Question)> {
+        let (theirs, others) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(_, question)| question.uri() == uri);
+        self.waiting = others;
+        theirs
     }
 
     fn spawn(&self, job: impl FnOnce() -> Outcome + Send + 'static) {
@@ -500,12 +514,8 @@ impl Server {
             diagnostics: Vec::new(),
             version: None,
         });
-        let (gone, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
-            .into_iter()
-            .partition(|(_, question)| *question.uri() == uri);
-        self.waiting = waiting;
-        for (id, question) in gone {
-            self.ask(id, question);
+        for (id, question) in self.waiting_for(&uri) {
+            self.answer(id, question, None);
         }
         self.context_changed();
     }
@@ -600,6 +610,10 @@ impl Server {
                 if let Some(tracked) = self.documents.get_mut(&uri) {
                     tracked.linting = None;
                 }
+                // What waits for this lint gets nothing rather than wait for ever.
+                for (id, question) in self.waiting_for(&uri) {
+                    self.answer(id, question, None);
+                }
                 self.log(
                     MessageType::ERROR,
                     format!("{}: internal error while linting ({reason}); please report it with the document", uri.as_str()),
@@ -626,11 +640,7 @@ impl Server {
         };
         tracked.snapshot = Some(Arc::new(snapshot));
         self.notify::<PublishDiagnostics>(params);
-        let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
-            .into_iter()
-            .partition(|(_, question)| *question.uri() == uri);
-        self.waiting = waiting;
-        for (id, question) in ready {
+        for (id, question) in self.waiting_for(&uri) {
             self.ask(id, question);
         }
     }
