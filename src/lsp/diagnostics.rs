@@ -78,8 +78,8 @@ fn linted_diagnostics(snapshot: &Snapshot, linted: &Linted) -> Vec<Diagnostic> {
 /// The range of a place in the snapshot's text.
 pub fn range(snapshot: &Snapshot, start: Pos, end: Pos) -> Range {
     Range::new(
-        snapshot.lines.from_pos(&snapshot.text, start),
-        snapshot.lines.from_pos(&snapshot.text, end),
+        snapshot.lines.position_of(&snapshot.text, start),
+        snapshot.lines.position_of(&snapshot.text, end),
     )
 }
 
@@ -128,9 +128,9 @@ fn input_error(
     severity: DiagnosticSeverity,
 ) -> Diagnostic {
     let start = error.pos.unwrap_or(Pos { line: 1, column: 1 });
-    let start_position = snapshot.lines.from_pos(&snapshot.text, start);
+    let start_position = snapshot.lines.position_of(&snapshot.text, start);
     // The error's character, or the line's end when it points past the last one.
-    let end_position = snapshot.lines.from_pos(
+    let end_position = snapshot.lines.position_of(
         &snapshot.text,
         Pos {
             column: start.column + 1,

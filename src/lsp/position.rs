@@ -105,7 +105,7 @@ impl LineIndex {
 
     /// The protocol position of a place the pipeline reports (1-based line, 1-based
     /// column in code points).
-    pub fn from_pos(&self, text: &str, pos: Pos) -> Position {
+    pub fn position_of(&self, text: &str, pos: Pos) -> Position {
         let line = pos.line.saturating_sub(1) as usize;
         let Some(&start) = self.starts.get(line) else {
             return self.position(text, text.len());
@@ -138,7 +138,7 @@ mod tests {
             assert_eq!(position, Position::new(1, character), "{encoding:?}");
             assert_eq!(index.offset(TEXT, position), at_x, "{encoding:?}");
             let pos = Pos { line: 2, column: 5 };
-            assert_eq!(index.from_pos(TEXT, pos), position, "{encoding:?}");
+            assert_eq!(index.position_of(TEXT, pos), position, "{encoding:?}");
         }
     }
 
