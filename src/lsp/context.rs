@@ -242,8 +242,8 @@ impl Workspace {
             settings: Arc::new(profile.settings),
             options: RunOptions {
                 limits,
-                threads: 0,
                 policy,
+                ..RunOptions::default()
             },
             limits: overrides.limits,
             name,
