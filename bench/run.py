@@ -497,7 +497,7 @@ class LspClient:
     """A minimal editor: `lsp` over pipes, JSON-RPC with Content-Length headers."""
 
     def __init__(self, binary: str, cwd: str):
-        self.process = subprocess.Popen([binary, "lsp"], cwd=cwd, stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([os.path.abspath(binary), "lsp"], cwd=cwd, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.next_id = 0
 
@@ -552,8 +552,8 @@ def lsp_manifest(stream: str) -> str:
 def lsp_latency(binary: str, stream: str, scratch: str, runs: int) -> str:
     """Opens a 2,000-line multi-document manifest in `lsp`, then changes one value in
     its middle document `runs` times (an incremental change, as an editor sends it):
-    the time from sending each change to the diagnostics of its version, debounce
-    included. Returns the Markdown rows of the result and its check."""
+    the time from sending each change to the diagnostics of its version. Returns the
+    Markdown rows of the result and its check."""
     workspace = os.path.join(scratch, "lsp")
     shutil.rmtree(workspace, ignore_errors=True)
     os.makedirs(workspace)
@@ -596,7 +596,7 @@ def lsp_latency(binary: str, stream: str, scratch: str, runs: int) -> str:
         "",
         f"Language server (`lsp`): a {len(lines) - 1:,}-line manifest of {documents} documents "
         f"({len(text) / 1000:.0f} KB, {found} diagnostics) open; one value of its middle document changed "
-        f"{runs} times, each change timed from sending it to its diagnostics (debounce included).",
+        f"{runs} times, each change timed from sending it to its diagnostics.",
         "",
         "| target | measured | limit | |",
         "|---|---|---|---|",

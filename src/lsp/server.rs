@@ -2,11 +2,13 @@
 //! and decides what to do; workers lint and answer requests. The loop never waits on
 //! them, so a `$/cancelRequest` or a new change is seen at once.
 //!
-//! * **Linting**: a change schedules a lint [`DEBOUNCE`] later; a document is linted
-//!   by one worker at a time, at its latest version. A result for a version the editor
-//!   has since changed is dropped and the latest is linted instead, so diagnostics
-//!   always belong to the text the editor holds, and a burst of changes costs one lint
-//!   after the one under way, not one each.
+//! * **Linting**: a change after a quiet spell is linted at once; changes that come
+//!   within [`DEBOUNCE`] of the one before (a paste, a macro, a multi-cursor edit) are
+//!   linted together, [`DEBOUNCE`] after the last. A document is linted by one worker
+//!   at a time, at its latest version. A result for a version the editor has since
+//!   changed is dropped and the latest is linted instead, so diagnostics always belong
+//!   to the text the editor holds, and a burst of changes costs one lint after the one
+//!   under way, not one each.
 //! * **Requests** about a document (hover, code actions) are answered from the snapshot
 //!   of its current version, waiting for that lint when it is under way; they run on the
 //!   workers, so answers may come in another order than the requests, each with its id.
@@ -48,8 +50,8 @@ use super::document::OpenDocument;
 use super::hover;
 use super::position::Encoding;
 
-/// How long after a change its document is linted: changes that come closer together
-/// (a paste, a macro, fast typing) are linted once.
+/// Changes that come closer together than this are linted once, this long after the
+/// last of them.
 pub const DEBOUNCE: Duration = Duration::from_millis(25);
 
 /// How the session ended: whether `shutdown` came before `exit`, which decides the
@@ -176,6 +178,8 @@ struct Tracked {
     linting: Option<i32>,
     /// The last snapshot of it, published.
     snapshot: Option<Arc<Snapshot>>,
+    /// When the editor last changed it.
+    changed: Option<Instant>,
 }
 
 impl Tracked {
@@ -479,6 +483,7 @@ impl Server {
                 due: Some(Instant::now()),
                 linting: None,
                 snapshot: None,
+                changed: None,
             },
         );
     }
@@ -501,7 +506,12 @@ impl Server {
         tracked
             .document
             .apply(version, params.content_changes, self.encoding);
-        tracked.due = Some(Instant::now() + DEBOUNCE);
+        let now = Instant::now();
+        let burst = tracked
+            .changed
+            .is_some_and(|then| now.duration_since(then) < DEBOUNCE);
+        tracked.changed = Some(now);
+        tracked.due = Some(if burst { now + DEBOUNCE } else { now });
     }
 
     fn closed(&mut self, params: DidCloseTextDocumentParams) {
