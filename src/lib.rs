@@ -8,6 +8,8 @@
 //! stage; it knows the workload kinds of [`workload`] and nothing of the later stages.
 //! After the last stage, [`baseline`] marks the findings a baseline accepts, and
 //! [`diff`] compares the results of two runs over two sides of the same workloads.
+//! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
+//! that shows the same findings in an editor.
 
 #![warn(missing_docs)]
 pub mod baseline;
@@ -17,6 +19,7 @@ pub mod diff;
 pub mod documented;
 pub mod fix;
 pub mod load;
+pub mod lsp;
 pub mod pipeline;
 pub mod report;
 pub mod resolve;
