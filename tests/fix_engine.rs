@@ -860,8 +860,8 @@ fn corpus_manifests_take_every_builder_exactly() {
 fn remedied(text: &str, document: usize, changes: Vec<Change>) -> String {
     let docs = documents(text);
     let editor = Editor::new(text, &docs[document].root);
-    let planned = Remedy::new(Applicability::Safe, "test", changes.clone())
-        .build(&editor)
+    let planned = editor
+        .plan(&Remedy::new(Applicability::Safe, "test", changes.clone()))
         .unwrap_or_else(|error| panic!("no edit: {error}"));
     let round = apply_fixes(text, &[planned.fix], false);
     assert_eq!(round.outcomes, [Outcome::Applied]);

@@ -72,7 +72,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("1", "lint found findings at or above --fail-on."),
     (
         "2",
-        "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
+        "A usage error, an input that could not be read or parsed, or a file --fix could not write back (everything else is still linted, fixed and reported). These errors win over findings and over --fail-on never.",
     ),
 ];
 
@@ -232,19 +232,33 @@ pub struct LintArgs {
     pub show_infos: bool,
 
     /// Apply the safe fixes in place, then report what remains (standard input: print
-    /// the fixed stream instead).
+    /// the fixed stream, and report on stderr or to --output).
     #[arg(long, help_heading = "Fixes")]
     pub fix: bool,
 
     /// Also apply the unsafe fixes (a longer grace period, a different stop command):
-    /// review them.
+    /// review them. Without --fix, marks them fixable ([*]).
     #[arg(long, help_heading = "Fixes")]
     pub unsafe_fixes: bool,
 
-    /// Print a unified diff of what --fix would change, write nothing; exit 1 when
-    /// there is something to change.
+    /// Print a unified diff of what --fix would change (to standard output, or
+    /// --output), write nothing; exit 1 when there is something to change.
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
+
+    /// Apply the fixes as --fix does, but report nothing of what remains: exit 0,
+    /// unless an input could not be read or written (2) or --exit-non-zero-on-fix.
+    #[arg(long, help_heading = "Fixes")]
+    pub fix_only: bool,
+
+    /// With --fix, list the fixes made by file and rule; without it, show each
+    /// finding's fix as a diff under it (human format).
+    #[arg(long, help_heading = "Fixes")]
+    pub show_fixes: bool,
+
+    /// Exit 1 when --fix made a fix, even if no finding remains.
+    #[arg(long, help_heading = "Fixes")]
+    pub exit_non_zero_on_fix: bool,
 
     /// Where the report goes.
     #[command(flatten)]

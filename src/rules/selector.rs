@@ -16,6 +16,9 @@ pub struct Policy {
     pub selected: Vec<&'static str>,
     /// Severity overrides by rule id.
     pub severities: BTreeMap<&'static str, Severity>,
+    /// Rules whose findings carry no fix (`fixable:`/`unfixable:` of the config file):
+    /// shown, never fixed.
+    pub unfixable: Vec<&'static str>,
 }
 
 impl Policy {
@@ -86,14 +89,25 @@ impl Policy {
         (self.selected.is_empty() || self.selected.contains(&id)) && !self.disabled.contains(&id)
     }
 
-    /// `finding` if its rule runs, at the severity the policy gives it.
+    /// `finding` if its rule runs, at the severity the policy gives it, without its fix
+    /// when the rule is not fixable.
     pub fn judge(&self, mut finding: Finding) -> Option<Finding> {
         if !self.applies(finding.rule.id) {
             return None;
         }
-        if let Some(severity) = self.severities.get(finding.rule.id) {
-            finding.severity = *severity;
+        finding.severity = self.grade(&finding);
+        if self.unfixable.contains(&finding.rule.id) {
+            finding.fix = None;
         }
         Some(finding)
+    }
+
+    /// The severity the policy gives `finding`, whether its rule runs or not: what the
+    /// fix loop weighs findings by.
+    pub fn grade(&self, finding: &Finding) -> Severity {
+        self.severities
+            .get(finding.rule.id)
+            .copied()
+            .unwrap_or(finding.severity)
     }
 }
