@@ -69,6 +69,10 @@ pub fn run(
         ..options.clone()
     };
     let mut session = Session::new(args, prepared)?;
+    if session.reports_nothing() {
+        // No report follows to name what could not be read: said here.
+        prepared.print_errors(args.output.stderr_style());
+    }
     // The inputs as read, not what the context pass parsed: every piece's text is
     // fixed, and written back whole.
     let inputs = prepared.inputs.unparsed();
@@ -138,6 +142,12 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// Whether the run ends here, without the report of what stands: `--diff` and
+    /// `--fix-only`.
+    fn reports_nothing(&self) -> bool {
+        self.args.diff || self.args.fix_only
+    }
+
     fn note(&self, text: &str) {
         if !self.args.quiet {
             super::diagnostic(&format!("note: {text}\n"));
@@ -148,6 +158,12 @@ impl<'a> Session<'a> {
     fn input(&mut self, source: &Source, fixed: FixedText) {
         let name = source.name();
         self.errors += fixed.errors.len();
+        if self.reports_nothing() {
+            let style = self.args.output.stderr_style();
+            for error in &fixed.errors {
+                super::diagnostic(&crate::report::human::render_input_error(error, style));
+            }
+        }
         for refused in &fixed.refused {
             self.note(&format!(
                 "{name}:{}: the fix for {} was not made: {}",
@@ -208,7 +224,7 @@ impl<'a> Session<'a> {
                             let error = InputError::whole(
                                 name.clone(),
                                 format!(
-                                    "{} not written: the file {error}",
+                                    "{} not written: {error}; the file is as it was",
                                     count(fixed.made.len())
                                 ),
                             );

@@ -34,7 +34,10 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
-    let policy = match policy.with_config_rules(&prepared.profile.rules) {
+    let policy = match policy
+        .with_config_rules(&prepared.profile.rules)
+        .and_then(|policy| policy.with_fixable(&prepared.profile.fixable))
+    {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, stderr_style),
     };

@@ -150,6 +150,16 @@ impl<'t> Editor<'t> {
                 .map_or(line.len(), |(at, _)| at)
     }
 
+    /// How many keys the block or flow mapping written at `path` has; `None` when the
+    /// path leads to no mapping.
+    pub(super) fn mapping_len(&self, path: &JsonPath) -> Option<usize> {
+        let found = self.existing(path).ok()?;
+        match &found.node.value {
+            Value::Map(entries) => Some(entries.len()),
+            _ => None,
+        }
+    }
+
     /// Whether the node at `path` is written in the document (through an embedded
     /// step, whether the string holding it is).
     pub fn has(&self, path: &JsonPath) -> bool {
@@ -177,14 +187,21 @@ impl<'t> Editor<'t> {
     /// Replaces the mapping or sequence at `path` whole with `value`, of the same kind:
     /// a block collection keeps its place, its indentation and the lines around it (the
     /// `key: # comment` line above, a comment after its last value); its new content is
-    /// written as the file writes blocks. A flow collection is replaced in flow style.
-    /// Comments inside the old value go with it.
+    /// written as the file writes blocks. The comments inside the old value are kept,
+    /// in their order, on lines of their own above the new content (a comment after a
+    /// value moves to a line of its own). A flow collection is replaced in flow style;
+    /// one with a comment inside is refused.
     pub fn replace_node(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
         let found = self.existing(path)?;
         let node = found.node;
         let end = self.node_end(node);
         if found.in_flow || self.is_flow(node) {
             let start = self.after_properties(self.offset(node.span.start), end);
+            if !self.comments_within(node, start..end).is_empty() {
+                return Err(EditError::new(format!(
+                    "`{path}` holds comments that replacing it in flow style would lose; edit it by hand"
+                )));
+            }
             let json = self.text[start..].starts_with("{\"");
             return Ok(vec![Edit::replace(start..end, render::flow(value, json))]);
         }
@@ -214,11 +231,63 @@ impl<'t> Editor<'t> {
                 )));
             }
         };
-        let mut text = lines.join(nl)[indent..].to_owned();
+        let pad = " ".repeat(indent);
+        let kept: Vec<String> = self
+            .comments_within(node, start..end)
+            .into_iter()
+            .map(|comment| format!("{pad}{comment}"))
+            .collect();
+        let mut text = kept.into_iter().chain(lines).collect::<Vec<_>>().join(nl)[indent..].to_owned();
         if self.text[..end].ends_with(['\n', '\r']) {
             text.push_str(nl);
         }
         Ok(vec![Edit::replace(start..end, text)])
+    }
+
+    /// The comments (`# …` to the end of their line) written in `range` of the text,
+    /// which holds `node`, in order: every `#` at the start of a line or after a space
+    /// that is not inside one of the node's scalars or keys (a `#` in a quoted string
+    /// or a literal block is text, not a comment).
+    fn comments_within(&self, node: &Node, range: std::ops::Range<usize>) -> Vec<String> {
+        let mut scalars = Vec::new();
+        self.scalar_ranges(node, &mut scalars);
+        let mut comments = Vec::new();
+        let mut at = range.start;
+        while let Some(found) = self.text[at..range.end].find('#') {
+            let hash = at + found;
+            let after_space = hash == 0
+                || self.text[..hash].ends_with([' ', '\t', '\n', '\r']);
+            let in_scalar = scalars.iter().any(|r: &std::ops::Range<usize>| r.contains(&hash));
+            if after_space && !in_scalar {
+                let stop = line_end(self.text, hash);
+                comments.push(self.text[hash..stop].trim_end().to_owned());
+                at = stop;
+            } else {
+                at = hash + 1;
+            }
+        }
+        comments
+    }
+
+    /// The text ranges of the scalars and keys written in `node`.
+    fn scalar_ranges(&self, node: &Node, out: &mut Vec<std::ops::Range<usize>>) {
+        match &node.value {
+            Value::Map(entries) => {
+                for entry in entries {
+                    out.push(self.offset(entry.key_span.start)..self.offset(entry.key_span.end));
+                    self.scalar_ranges(&entry.value, out);
+                }
+            }
+            Value::Seq(items) => {
+                for item in items {
+                    self.scalar_ranges(item, out);
+                }
+            }
+            _ => {
+                let start = self.offset(node.span.start);
+                out.push(start..self.scalar_end(node).max(start));
+            }
+        }
     }
 
     /// Replaces the scalar at `path` with `value`, a scalar, written in the old

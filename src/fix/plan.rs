@@ -22,12 +22,12 @@ impl Editor<'_> {
     /// (a key removed from a mapping another change inserts into); the edits are then
     /// composed into edits of the original text (`apply::compose`).
     pub fn plan(&self, remedy: &Remedy) -> Result<Planned, EditError> {
-        let changes: Vec<Change> = remedy
-            .changes
-            .iter()
+        let changes: Vec<Change> = self
+            .without_leftovers(&remedy.changes)
+            .into_iter()
             .map(|change| match change {
-                Change::Set(path, value) if !self.has(path) => new_embedded(path, value),
-                other => other.clone(),
+                Change::Set(path, value) if !self.has(&path) => new_embedded(&path, &value),
+                other => other,
             })
             .collect();
         let shifts = |change: &Change| match change {
@@ -55,6 +55,92 @@ impl Editor<'_> {
             fix: Fix::new(remedy.applicability, remedy.description.clone(), edits),
             changes,
         })
+    }
+}
+
+impl Editor<'_> {
+    /// `changes` with no empty mapping left behind that the user did not write: when
+    /// the keys a remedy removes are all a mapping has (`lifecycle`, `annotations`, the
+    /// YAML in `proxy.istio.io/config`) and it puts nothing else there, the mapping is
+    /// removed instead, and so on up the path, up to a sequence item or the document.
+    fn without_leftovers(&self, changes: &[Change]) -> Vec<Change> {
+        let mut changes = changes.to_vec();
+        loop {
+            let mut grown = false;
+            for index in 0..changes.len() {
+                let Change::Remove(path) = &changes[index] else {
+                    continue;
+                };
+                let Some(parent) = emptied_parent(path) else {
+                    continue;
+                };
+                let within = |other: &JsonPath| other.segments().starts_with(parent.segments());
+                let removed: Vec<usize> = changes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, change)| match change {
+                        Change::Remove(other) => {
+                            emptied_parent(other).is_some_and(|p| p == parent)
+                        }
+                        _ => false,
+                    })
+                    .map(|(at, _)| at)
+                    .collect();
+                let adds = changes.iter().any(|change| match change {
+                    Change::Set(other, _) => within(other),
+                    Change::Move { to, .. } => within(to),
+                    Change::Remove(_) => false,
+                });
+                if adds || self.keys_at(&parent) != Some(removed.len()) {
+                    continue;
+                }
+                let whole = match parent.segments().split_last() {
+                    Some((Segment::Embedded, outer)) => JsonPath::from_segments(outer),
+                    _ => parent.clone(),
+                };
+                for at in removed.into_iter().rev() {
+                    changes.remove(at);
+                }
+                changes.insert(index.min(changes.len()), Change::Remove(whole));
+                grown = true;
+                break;
+            }
+            if !grown {
+                return changes;
+            }
+        }
+    }
+
+    /// How many keys the mapping at `path` has (through an embedded step, in the
+    /// document the string holds); `None` when it is not a mapping.
+    fn keys_at(&self, path: &JsonPath) -> Option<usize> {
+        let segments = path.segments();
+        match segments.iter().position(|s| *s == Segment::Embedded) {
+            Some(at) => {
+                let outer = JsonPath::from_segments(&segments[..at]);
+                let inner = JsonPath::from_segments(&segments[at + 1..]);
+                let mut count = None;
+                let _ = self.edit_embedded(&outer, |editor| {
+                    count = editor.keys_at(&inner);
+                    Ok(Vec::new())
+                });
+                count
+            }
+            None => self.mapping_len(path),
+        }
+    }
+}
+
+/// The mapping a key removal at `path` may empty: its parent, when that is a mapping's
+/// value or an embedded document (not a sequence item, not the document itself).
+fn emptied_parent(path: &JsonPath) -> Option<JsonPath> {
+    let segments = path.segments();
+    let (Segment::Key(_), parent) = segments.split_last()? else {
+        return None;
+    };
+    match parent.last()? {
+        Segment::Key(_) | Segment::Embedded => Some(JsonPath::from_segments(parent)),
+        Segment::Index(_) | Segment::Line(_) => None,
     }
 }
 

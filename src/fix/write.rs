@@ -43,10 +43,13 @@ impl std::error::Error for WriteError {}
 
 fn failed(what: &str, error: &io::Error) -> WriteError {
     WriteError {
-        reason: format!(
-            "{what}: {}; the file is unchanged",
-            crate::load::discover::describe_io(error)
-        ),
+        reason: format!("{what}: {}", crate::load::discover::describe_io(error)),
+    }
+}
+
+fn removed() -> WriteError {
+    WriteError {
+        reason: "it was removed or renamed since it was read".into(),
     }
 }
 
@@ -58,22 +61,20 @@ static IN_FLIGHT: Mutex<Option<PathBuf>> = Mutex::new(None);
 pub fn replace(path: &Path, original: &str, fixed: &str) -> Result<(), WriteError> {
     guard_signals();
     let target = fs::canonicalize(path).map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => WriteError {
-            reason: "was removed or renamed since it was read; not written again".into(),
-        },
-        _ => failed("cannot be resolved", &error),
+        io::ErrorKind::NotFound => removed(),
+        _ => failed("cannot resolve it", &error),
     })?;
-    let before = fs::metadata(&target).map_err(|error| failed("cannot be read", &error))?;
+    let before = fs::metadata(&target).map_err(|error| failed("cannot read it", &error))?;
     if !before.is_file() {
         return Err(WriteError {
-            reason: "is no longer a regular file; not written".into(),
+            reason: "it is no longer a regular file".into(),
         });
     }
     // Refused as writing in place would be: a read-only file stays as it is.
     fs::OpenOptions::new()
         .write(true)
         .open(&target)
-        .map_err(|error| failed("cannot be written", &error))?;
+        .map_err(|error| failed("cannot open it for writing", &error))?;
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target
         .file_name()
@@ -93,12 +94,12 @@ pub fn replace(path: &Path, original: &str, fixed: &str) -> Result<(), WriteErro
     keep_owner_and_mode(temp.as_file(), &before);
     temp.write_all(fixed.as_bytes())
         .and_then(|()| temp.as_file().sync_all())
-        .map_err(|error| failed("cannot be written", &error))?;
+        .map_err(|error| failed("cannot write it", &error))?;
     before_write_hook(path);
     still_as_read(&target, original, &before)?;
     // On failure the temporary file comes back in the error, and dropping it removes it.
     temp.persist(&target)
-        .map_err(|error| failed("cannot be replaced", &error.error))?;
+        .map_err(|error| failed("cannot replace it", &error.error))?;
     if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();
     }
@@ -131,25 +132,21 @@ fn keep_owner_and_mode(file: &File, original: &fs::Metadata) {
 
 /// Checks that `target` still holds `original`, as it did when `before` was read.
 fn still_as_read(target: &Path, original: &str, before: &fs::Metadata) -> Result<(), WriteError> {
-    let changed = || {
-        WriteError {
-        reason: "changed on disk since it was read; not written, to keep those changes (run --fix again)"
+    let changed = || WriteError {
+        reason: "it changed on disk since it was read, and those changes are kept (run --fix again)"
             .into(),
-    }
     };
     let mut now = Vec::with_capacity(original.len());
     File::open(target)
         .and_then(|mut file| file.read_to_end(&mut now))
         .map_err(|error| match error.kind() {
-            io::ErrorKind::NotFound => WriteError {
-                reason: "was removed or renamed since it was read; not written again".into(),
-            },
-            _ => failed("cannot be read again", &error),
+            io::ErrorKind::NotFound => removed(),
+            _ => failed("cannot read it again", &error),
         })?;
     if now != original.as_bytes() {
         return Err(changed());
     }
-    let after = fs::metadata(target).map_err(|error| failed("cannot be read again", &error))?;
+    let after = fs::metadata(target).map_err(|error| failed("cannot read it again", &error))?;
     let stamp = |meta: &fs::Metadata| (meta.len(), meta.modified().ok());
     if stamp(&after) != stamp(before) {
         return Err(changed());
