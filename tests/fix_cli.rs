@@ -269,7 +269,8 @@ fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
 #[test]
 fn ml205_removes_the_ignored_drain_setting() {
     for name in [
-        // The only key of the annotation's YAML: an empty mapping is left.
+        // The only key of the annotation's YAML: the annotation goes, and
+        // `annotations:`, which held nothing else; no empty mapping is left.
         "ml205-fire-drain-on-native.yaml",
         "ml205-fire-drain-with-exit-on-zero.yaml",
         // Two findings, two keys removed in one round.
@@ -556,7 +557,11 @@ fn ml301_makes_the_injected_proxy_a_native_sidecar() {
     if let Some(object) = read {
         let annotations = template_annotations(&object, "CronJob");
         assert_eq!(annotations["sidecar.istio.io/nativeSidecar"], "true");
-        assert_eq!(annotations["proxy.istio.io/config"], "{}");
+        assert_eq!(
+            annotations.get("proxy.istio.io/config"),
+            None,
+            "the hold was its only key: no empty annotation is left"
+        );
     }
 }
 
@@ -926,11 +931,12 @@ fn ml403_removes_the_redundant_gate() {
     let (fixed, read) = fix_fixture(name, "ML403", &[]);
     insta::assert_snapshot!(name, fixed);
     if let Some(object) = read {
-        // The annotation's only key is gone (the fixture's comment is part of the
-        // literal block); `{}` overrides nothing, as no annotation.
+        // The annotation's only key is gone, and with it the annotation and the
+        // `annotations:` that held nothing else.
         assert_eq!(
-            object["spec"]["template"]["metadata"]["annotations"]["proxy.istio.io/config"],
-            "{}  # expect: ML403\n"
+            object["spec"]["template"]["metadata"].get("annotations"),
+            None,
+            "{object}"
         );
     }
     let name = "ml403-fire-linkerd-await-on-native.yaml";
@@ -939,7 +945,7 @@ fn ml403_removes_the_redundant_gate() {
     if let Some(object) = read {
         let proxy = &pod_spec(&object)["initContainers"][1];
         assert_eq!(proxy["name"], "linkerd-proxy");
-        assert_eq!(proxy["lifecycle"], serde_json::json!({}));
+        assert_eq!(proxy.get("lifecycle"), None, "no `lifecycle: {{}}` is left");
         assert!(
             proxy["startupProbe"].is_object(),
             "the probe still holds the app"
@@ -1176,7 +1182,11 @@ fn ml207_is_not_offered_where_it_would_make_ml202_longer() {
             .arg(&path)
             .output()
             .unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "{select:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "{select:?}"
+        );
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             stderr.contains("the fix for ML207 was not made: it would make ML202 worse"),
@@ -1192,13 +1202,24 @@ fn ml207_is_not_offered_where_it_would_make_ml202_longer() {
 fn select_with_fix_fixes_the_selected_rules_only() {
     let (_dir, path) = copy("ml101-fire-inject-label.yaml");
     let output = common::cli()
-        .args(["lint", "--fix", "--unsafe-fixes", "--select", "ML101", "--format", "json"])
+        .args([
+            "lint",
+            "--fix",
+            "--unsafe-fixes",
+            "--select",
+            "ML101",
+            "--format",
+            "json",
+        ])
         .arg(&path)
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["summary"]["fixes"]["fixed"], 1, "{report}");
-    assert!(report["findings"].as_array().unwrap().is_empty(), "{report}");
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
     let all = rules_of(&path, &[]);
     assert!(all.contains(&"ML207".to_owned()), "{all:?}");
     assert!(!all.contains(&"ML101".to_owned()), "{all:?}");
@@ -1214,7 +1235,11 @@ fn unfixable_rules_are_reported_without_a_fix() {
     let config_flag = ["--config".to_owned(), config.display().to_string()];
     let flags: Vec<&str> = config_flag.iter().map(String::as_str).collect();
     let (report, _) = common::lint_json(&path, &flags);
-    assert_eq!(findings_of(&report, "ML101")[0].get("fix"), None, "{report}");
+    assert_eq!(
+        findings_of(&report, "ML101")[0].get("fix"),
+        None,
+        "{report}"
+    );
     let before = std::fs::read_to_string(&path).unwrap();
     common::cli()
         .args(["lint", "--fix"])
@@ -1225,7 +1250,11 @@ fn unfixable_rules_are_reported_without_a_fix() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     std::fs::write(&config, "fixable: [ML207]\n").unwrap();
     let (report, _) = common::lint_json(&path, &flags);
-    assert_eq!(findings_of(&report, "ML101")[0].get("fix"), None, "{report}");
+    assert_eq!(
+        findings_of(&report, "ML101")[0].get("fix"),
+        None,
+        "{report}"
+    );
     std::fs::write(&config, "fixable: [ALL]\nunfixable: [ML999]\n").unwrap();
     let output = common::cli()
         .args(["lint"])
@@ -1267,10 +1296,14 @@ fn fixable_findings_are_marked_and_counted() {
         with_unsafe.contains("ML201(grace-period-exceeded) [*]"),
         "{with_unsafe}"
     );
-    assert!(with_unsafe.contains("[*] 1 fixable with `--fix`."), "{with_unsafe}");
+    assert!(
+        with_unsafe.contains("[*] 1 fixable with `--fix`."),
+        "{with_unsafe}"
+    );
     assert!(
         with_unsafe.contains("Unsafe fix: raise `terminationGracePeriodSeconds` to 35")
-            && with_unsafe.contains("+ terminationGracePeriodSeconds: 35"),
+            && with_unsafe.contains("20       │ -       terminationGracePeriodSeconds: 30")
+            && with_unsafe.contains("20 │ +       terminationGracePeriodSeconds: 35"),
         "{with_unsafe}"
     );
 }

@@ -1051,7 +1051,11 @@ fn a_remedy_leaves_no_empty_mapping_behind() {
         .key("holdApplicationUntilProxyStarts");
     let only = "metadata:\n  name: web\n  annotations:\n    proxy.istio.io/config: |\n      holdApplicationUntilProxyStarts: true\nspec: {}\n";
     assert_eq!(
-        remedied_as(only, vec![Change::Remove(hold.clone())], &[Change::Remove(path("metadata.annotations"))]),
+        remedied_as(
+            only,
+            vec![Change::Remove(hold.clone())],
+            &[Change::Remove(path("metadata.annotations"))]
+        ),
         "metadata:\n  name: web\nspec: {}\n"
     );
     let beside = "metadata:\n  name: web\n  annotations:\n    proxy.istio.io/config: |\n      holdApplicationUntilProxyStarts: true\n    team: payments\nspec: {}\n";
@@ -1059,13 +1063,19 @@ fn a_remedy_leaves_no_empty_mapping_behind() {
         remedied_as(
             beside,
             vec![Change::Remove(hold.clone())],
-            &[Change::Remove(path("metadata.annotations").key("proxy.istio.io/config"))]
+            &[Change::Remove(
+                path("metadata.annotations").key("proxy.istio.io/config")
+            )]
         ),
         "metadata:\n  name: web\n  annotations:\n    team: payments\nspec: {}\n"
     );
     let kept = "metadata:\n  annotations:\n    proxy.istio.io/config: |\n      holdApplicationUntilProxyStarts: true\n      terminationDrainDuration: 20s\n";
     assert_eq!(
-        remedied_as(kept, vec![Change::Remove(hold.clone())], &[Change::Remove(hold)]),
+        remedied_as(
+            kept,
+            vec![Change::Remove(hold.clone())],
+            &[Change::Remove(hold)]
+        ),
         "metadata:\n  annotations:\n    proxy.istio.io/config: |\n      terminationDrainDuration: 20s\n"
     );
     let hook = "spec:\n  containers:\n  - name: app\n    lifecycle:\n      preStop:\n        exec: {command: [sleep, '5']}\n    image: app\n";
@@ -1077,7 +1087,9 @@ fn a_remedy_leaves_no_empty_mapping_behind() {
         remedied_as(
             hook,
             vec![Change::Remove(pre_stop)],
-            &[Change::Remove(JsonPath::parse("spec.containers").index(0).key("lifecycle"))]
+            &[Change::Remove(
+                JsonPath::parse("spec.containers").index(0).key("lifecycle")
+            )]
         ),
         "spec:\n  containers:\n  - name: app\n    image: app\n"
     );

@@ -40,7 +40,11 @@ fn fixed_text(fixture_name: &str) -> String {
     let path = copy(dir.path(), fixture_name, "alone.yaml");
     lint(&["--fix", path.to_str().unwrap()]);
     let fixed = std::fs::read_to_string(&path).unwrap();
-    assert_ne!(fixed, fixture(fixture_name), "{fixture_name} has a safe fix");
+    assert_ne!(
+        fixed,
+        fixture(fixture_name),
+        "{fixture_name} has a safe fix"
+    );
     fixed
 }
 
@@ -257,7 +261,10 @@ fn a_symbolic_link_stays_a_link_and_the_mode_is_kept() {
     let link = dir.path().join("link.yaml");
     std::os::unix::fs::symlink("target.yaml", &link).unwrap();
     let output = lint(&["--fix", link.to_str().unwrap()]);
-    assert!(output.status.code().is_some_and(|code| code < 2), "{output:?}");
+    assert!(
+        output.status.code().is_some_and(|code| code < 2),
+        "{output:?}"
+    );
     assert_eq!(
         std::fs::read_link(&link).unwrap(),
         Path::new("target.yaml"),
@@ -280,7 +287,10 @@ fn a_search_does_not_follow_a_link_out_of_its_directory() {
     std::os::unix::fs::symlink(&outside, tree.join("out.yaml")).unwrap();
     std::os::unix::fs::symlink("inside.yaml", tree.join("again.yaml")).unwrap();
     let output = lint(&["--fix", tree.to_str().unwrap()]);
-    assert!(output.status.code().is_some_and(|code| code < 2), "{output:?}");
+    assert!(
+        output.status.code().is_some_and(|code| code < 2),
+        "{output:?}"
+    );
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), fixture(SAFE));
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), fixed_text(SAFE));
     assert!(
@@ -299,7 +309,11 @@ fn a_file_over_the_input_limit_is_not_rewritten() {
     let mut text = fixture(SAFE);
     text.push_str(&format!("# {}\n", "x".repeat(2000)));
     std::fs::write(&big, &text).unwrap();
-    let small = copy(dir.path(), "rules/ml101-fire-inject-label.yaml", "small.yaml");
+    let small = copy(
+        dir.path(),
+        "rules/ml101-fire-inject-label.yaml",
+        "small.yaml",
+    );
     let output = lint(&[
         "--fix",
         "--max-input-size",
@@ -308,7 +322,11 @@ fn a_file_over_the_input_limit_is_not_rewritten() {
         small.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(2), "{output:?}");
-    assert!(stderr(&output).contains("larger than"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("larger than"),
+        "{}",
+        stderr(&output)
+    );
     assert_eq!(std::fs::read_to_string(&big).unwrap(), text);
     assert_eq!(std::fs::read_to_string(&small).unwrap(), fixed_text(SAFE));
 }
@@ -353,7 +371,10 @@ fn helm_output_gets_the_diff_and_every_other_file_is_fixed_in_every_format() {
             "{format}: {errors}"
         );
         let text = std::fs::read_to_string(&report).unwrap();
-        assert!(text.contains("ML101"), "{format}: the rendered file's finding is reported: {text}");
+        assert!(
+            text.contains("ML101"),
+            "{format}: the rendered file's finding is reported: {text}"
+        );
         match format {
             "json" => {
                 let report: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -477,7 +498,10 @@ fn fix_and_diff_exit_statuses() {
     assert_eq!(status(&["--fix-only", "--exit-non-zero-on-fix"], SAFE), 1);
     // --diff: 1 when something would change, 0 when nothing would.
     assert_eq!(status(&["--diff"], SAFE), 1);
-    assert_eq!(status(&["--diff"], "rules/ml101-silent-hold-annotation.yaml"), 0);
+    assert_eq!(
+        status(&["--diff"], "rules/ml101-silent-hold-annotation.yaml"),
+        0
+    );
     // An input that cannot be read: 2, with --fix, --fix-only and --diff.
     for flag in ["--fix", "--fix-only", "--diff"] {
         let output = lint(&[flag, "/nonexistent/web.yaml"]);

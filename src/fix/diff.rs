@@ -98,7 +98,10 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        assert_eq!(header_of("sp ace.yaml"), "--- a/sp ace.yaml\t\n+++ b/sp ace.yaml\t");
+        assert_eq!(
+            header_of("sp ace.yaml"),
+            "--- a/sp ace.yaml\t\n+++ b/sp ace.yaml\t"
+        );
         assert_eq!(
             header_of("ü.yaml"),
             "--- \"a/\\303\\274.yaml\"\n+++ \"b/\\303\\274.yaml\""
@@ -107,7 +110,10 @@ mod tests {
             header_of("q\"t\\.yaml"),
             "--- \"a/q\\\"t\\\\.yaml\"\n+++ \"b/q\\\"t\\\\.yaml\""
         );
-        assert_eq!(header_of("tab\there.yaml"), "--- \"a/tab\\there.yaml\"\n+++ \"b/tab\\there.yaml\"");
+        assert_eq!(
+            header_of("tab\there.yaml"),
+            "--- \"a/tab\\there.yaml\"\n+++ \"b/tab\\there.yaml\""
+        );
     }
 
     #[test]

@@ -237,7 +237,8 @@ impl<'t> Editor<'t> {
             .into_iter()
             .map(|comment| format!("{pad}{comment}"))
             .collect();
-        let mut text = kept.into_iter().chain(lines).collect::<Vec<_>>().join(nl)[indent..].to_owned();
+        let mut text =
+            kept.into_iter().chain(lines).collect::<Vec<_>>().join(nl)[indent..].to_owned();
         if self.text[..end].ends_with(['\n', '\r']) {
             text.push_str(nl);
         }
@@ -255,9 +256,10 @@ impl<'t> Editor<'t> {
         let mut at = range.start;
         while let Some(found) = self.text[at..range.end].find('#') {
             let hash = at + found;
-            let after_space = hash == 0
-                || self.text[..hash].ends_with([' ', '\t', '\n', '\r']);
-            let in_scalar = scalars.iter().any(|r: &std::ops::Range<usize>| r.contains(&hash));
+            let after_space = hash == 0 || self.text[..hash].ends_with([' ', '\t', '\n', '\r']);
+            let in_scalar = scalars
+                .iter()
+                .any(|r: &std::ops::Range<usize>| r.contains(&hash));
             if after_space && !in_scalar {
                 let stop = line_end(self.text, hash);
                 comments.push(self.text[hash..stop].trim_end().to_owned());

@@ -79,9 +79,7 @@ impl Editor<'_> {
                     .iter()
                     .enumerate()
                     .filter(|(_, change)| match change {
-                        Change::Remove(other) => {
-                            emptied_parent(other).is_some_and(|p| p == parent)
-                        }
+                        Change::Remove(other) => emptied_parent(other).is_some_and(|p| p == parent),
                         _ => false,
                     })
                     .map(|(at, _)| at)

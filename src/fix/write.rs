@@ -133,8 +133,9 @@ fn keep_owner_and_mode(file: &File, original: &fs::Metadata) {
 /// Checks that `target` still holds `original`, as it did when `before` was read.
 fn still_as_read(target: &Path, original: &str, before: &fs::Metadata) -> Result<(), WriteError> {
     let changed = || WriteError {
-        reason: "it changed on disk since it was read, and those changes are kept (run --fix again)"
-            .into(),
+        reason:
+            "it changed on disk since it was read, and those changes are kept (run --fix again)"
+                .into(),
     };
     let mut now = Vec::with_capacity(original.len());
     File::open(target)

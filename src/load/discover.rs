@@ -203,7 +203,11 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
             Err(error) => found.errors.push(walk_error(dir, &error)),
         }
     }
-    for link in outside.lock().map(|links| links.clone()).unwrap_or_default() {
+    for link in outside
+        .lock()
+        .map(|links| links.clone())
+        .unwrap_or_default()
+    {
         found.notes.push(format!(
             "{}: a symbolic link out of {}; not followed (name it to read it)",
             link.display(),
