@@ -131,7 +131,7 @@ fn groups(findings: &[Graded]) -> BTreeMap<Key, Vec<Graded>> {
 }
 
 fn strongest_first(findings: &mut [Graded]) {
-    findings.sort_by(|a, b| (b.severity, b.lost).cmp(&(a.severity, a.lost)));
+    findings.sort_by_key(|finding| std::cmp::Reverse((finding.severity, finding.lost)));
 }
 
 /// `error, 10 s of traffic lost`.
@@ -172,13 +172,17 @@ mod tests {
         let ml202 = graded("ML202", Severity::Error, 5000);
         let before = [ml207.clone(), ml202.clone()];
         assert_eq!(
-            no_worse(&before, std::slice::from_ref(&ml202), &[ml207.clone()]),
+            no_worse(
+                &before,
+                std::slice::from_ref(&ml202),
+                std::slice::from_ref(&ml207)
+            ),
             Ok(())
         );
         let still = no_worse(&before, &before, std::slice::from_ref(&ml207)).unwrap_err();
         assert!(still.starts_with("the finding is still there"), "{still}");
         let ml201 = graded("ML201", Severity::Error, 0);
-        let new = no_worse(&before, &[ml202.clone(), ml201], &[ml207.clone()]).unwrap_err();
+        let new = no_worse(&before, &[ml202, ml201], std::slice::from_ref(&ml207)).unwrap_err();
         assert_eq!(new, "it would bring a new finding (ML201: ML201 message)");
     }
 
