@@ -30,26 +30,19 @@ type Allowed = HashMap<(String, usize), Vec<JsonPath>>;
 /// Every rule's findings of each of `files`, linted together as one run over them
 /// does, weighed as the fix loop weighs them.
 fn graded(files: &[(String, PathBuf)]) -> HashMap<String, Vec<Graded>> {
-    let (inputs, profile) = run_over(files);
     let mut graded: HashMap<String, Vec<Graded>> = HashMap::new();
-    pipeline::run(
-        &inputs,
-        &profile.settings,
-        &RunOptions::default(),
-        |report| {
-            for located in report.analyses.iter().flat_map(|a| &a.findings) {
-                graded
-                    .entry(located.file.to_string())
-                    .or_default()
-                    .push(Graded::of(located));
-            }
-        },
-    );
+    for_each_finding(files, |located| {
+        graded
+            .entry(located.file.to_string())
+            .or_default()
+            .push(Graded::of(located));
+    });
     graded
 }
 
-/// The inputs `files` and the profile a run over them without a config file has.
-fn run_over(files: &[(String, PathBuf)]) -> (Inputs, mesh_lifecycle::settings::layers::Profile) {
+/// Calls `visit` with every finding of `files`, linted together as one run over them
+/// without a config file does, their fixes checked.
+fn for_each_finding(files: &[(String, PathBuf)], mut visit: impl FnMut(&pipeline::Located)) {
     let limits = ReadLimits::default();
     let sources = files
         .iter()
@@ -59,54 +52,57 @@ fn run_over(files: &[(String, PathBuf)]) -> (Inputs, mesh_lifecycle::settings::l
     let profile = FileLayers::read(None, &[], u64::MAX)
         .complete(&inputs, Limits::default(), None, &Flags::default())
         .expect("the default profile is complete");
-    (inputs, profile)
-}
-
-/// Lints the files `(name, path)` together, as one run over them does.
-fn allowed_changes(files: &[(String, PathBuf)]) -> Allowed {
-    let (inputs, profile) = run_over(files);
-    let mut allowed = Allowed::new();
     pipeline::run(
         &inputs,
         &profile.settings,
         &RunOptions::default(),
         |report| {
-            for located in report.analyses.iter().flat_map(|a| &a.findings) {
-                let Some(Ok(planned)) = &located.fix else {
-                    continue;
-                };
-                let paths = allowed
-                    .entry((located.file.to_string(), located.document))
-                    .or_default();
-                for change in &planned.changes {
-                    // An item taken out of a sequence or put in one shifts the items
-                    // after it: the whole sequence is the change.
-                    let sequence = |path: &JsonPath| {
-                        let segments = path.segments();
-                        JsonPath::from_segments(&segments[..segments.len().saturating_sub(1)])
-                    };
-                    let touched = match change {
-                        Change::Set(path, _) => vec![path.clone()],
-                        Change::Remove(path)
-                            if matches!(path.segments().last(), Some(Segment::Index(_))) =>
-                        {
-                            vec![sequence(path)]
-                        }
-                        Change::Remove(path) => vec![path.clone()],
-                        Change::Move { from, to } => vec![sequence(from), sequence(to)],
-                    };
-                    for path in touched {
-                        let segments = path.segments();
-                        let end = segments
-                            .iter()
-                            .position(|segment| *segment == Segment::Embedded)
-                            .unwrap_or(segments.len());
-                        paths.push(JsonPath::from_segments(&segments[..end]));
-                    }
-                }
-            }
+            report
+                .analyses
+                .iter()
+                .flat_map(|a| &a.findings)
+                .for_each(&mut visit)
         },
     );
+}
+
+/// Lints the files `(name, path)` together, as one run over them does.
+fn allowed_changes(files: &[(String, PathBuf)]) -> Allowed {
+    let mut allowed = Allowed::new();
+    for_each_finding(files, |located| {
+        let Some(Ok(planned)) = &located.fix else {
+            return;
+        };
+        let paths = allowed
+            .entry((located.file.to_string(), located.document))
+            .or_default();
+        for change in &planned.changes {
+            // An item taken out of a sequence or put in one shifts the items after
+            // it: the whole sequence is the change.
+            let sequence = |path: &JsonPath| {
+                let segments = path.segments();
+                JsonPath::from_segments(&segments[..segments.len().saturating_sub(1)])
+            };
+            let touched = match change {
+                Change::Set(path, _) => vec![path.clone()],
+                Change::Remove(path)
+                    if matches!(path.segments().last(), Some(Segment::Index(_))) =>
+                {
+                    vec![sequence(path)]
+                }
+                Change::Remove(path) => vec![path.clone()],
+                Change::Move { from, to } => vec![sequence(from), sequence(to)],
+            };
+            for path in touched {
+                let segments = path.segments();
+                let end = segments
+                    .iter()
+                    .position(|segment| *segment == Segment::Embedded)
+                    .unwrap_or(segments.len());
+                paths.push(JsonPath::from_segments(&segments[..end]));
+            }
+        }
+    });
     allowed
 }
 

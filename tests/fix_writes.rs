@@ -48,6 +48,17 @@ fn fixed_text(fixture_name: &str) -> String {
     fixed
 }
 
+/// `lint --fix path` with `hook` run by the writer just before it checks and replaces
+/// the file (`$1` is the file).
+fn fix_with_hook(path: &Path, hook: &str) -> Output {
+    common::cli()
+        .args(["lint", "--fix"])
+        .arg(path)
+        .env("MESH_LIFECYCLE_TEST_BEFORE_WRITE", hook)
+        .output()
+        .unwrap()
+}
+
 fn lint(args: &[&str]) -> Output {
     common::cli().arg("lint").args(args).output().unwrap()
 }
@@ -189,15 +200,7 @@ fn a_read_only_file_is_an_error_of_its_own() {
 fn a_file_changed_between_read_and_write_is_left_to_its_editor() {
     let dir = tempfile::tempdir().unwrap();
     let path = copy(dir.path(), SAFE, "web.yaml");
-    let output = common::cli()
-        .args(["lint", "--fix"])
-        .arg(&path)
-        .env(
-            "MESH_LIFECYCLE_TEST_BEFORE_WRITE",
-            r##"echo "# edited meanwhile" >> "$1""##,
-        )
-        .output()
-        .unwrap();
+    let output = fix_with_hook(&path, r##"echo "# edited meanwhile" >> "$1""##);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("changed on disk since it was read"),
@@ -216,12 +219,7 @@ fn a_file_changed_between_read_and_write_is_left_to_its_editor() {
 fn a_file_removed_during_the_run_is_not_recreated() {
     let dir = tempfile::tempdir().unwrap();
     let path = copy(dir.path(), SAFE, "web.yaml");
-    let output = common::cli()
-        .args(["lint", "--fix"])
-        .arg(&path)
-        .env("MESH_LIFECYCLE_TEST_BEFORE_WRITE", r#"rm "$1""#)
-        .output()
-        .unwrap();
+    let output = fix_with_hook(&path, r#"rm "$1""#);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(!path.exists());
     assert_eq!(strays(dir.path(), &[]), Vec::<String>::new());
@@ -234,17 +232,12 @@ fn a_signal_during_the_write_leaves_the_old_file_and_nothing_else() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
     let path = copy(dir.path(), SAFE, "web.yaml");
-    let output = common::cli()
-        .args(["lint", "--fix"])
-        .arg(&path)
-        // The hook runs as a child of the linter, with the new text in its temporary
-        // file: it interrupts its parent there.
-        .env(
-            "MESH_LIFECYCLE_TEST_BEFORE_WRITE",
-            "kill -INT $PPID; exec sleep 10 </dev/null >/dev/null 2>&1",
-        )
-        .output()
-        .unwrap();
+    // The hook runs as a child of the linter, with the new text in its temporary file:
+    // it interrupts its parent there.
+    let output = fix_with_hook(
+        &path,
+        "kill -INT $PPID; exec sleep 10 </dev/null >/dev/null 2>&1",
+    );
     assert_eq!(output.status.signal(), Some(2), "{output:?}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture(SAFE));
     assert_eq!(strays(dir.path(), &["web.yaml"]), Vec::<String>::new());
