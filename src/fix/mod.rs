@@ -64,6 +64,6 @@ pub mod write;
 pub use apply::{Applied, Outcome, apply_fixes};
 pub use diff::unified_diff;
 pub use edit::{EditError, Editor};
-pub use session::{Checked, FixedText, InputFix, check, fix_all};
+pub use session::{Checked, FixedText, InputFix, check, fix_all, fix_in_text};
 pub use verify::{Rejection, verify, verify_all};
 pub use vocabulary::{Applicability, Change, Edit, Fix, Planned, Remedy};

@@ -26,8 +26,8 @@
 
 use std::sync::Arc;
 
-use super::Applicability;
 use super::rounds::{Made, Refused};
+use super::{Applicability, Fix};
 use crate::load::{InputError, Inputs, Source};
 use crate::pipeline::{self, DocumentReport, FixMode, Located, RunOptions};
 use crate::settings::Settings;
@@ -102,6 +102,32 @@ fn run(
         ..options.clone()
     };
     pipeline::run(&inputs, settings, &options, sink);
+}
+
+/// The checked fix of `located`, a finding of [`check`] on `text`, with its edits at
+/// byte offsets in the whole `text` (a finding's own edits are offsets in its
+/// document's text, `located.source.text`); `Err` says why it is not offered: it
+/// failed its check, or the manifest is not shaped for it, or the finding has none.
+pub fn fix_in_text(text: &str, located: &Located) -> Result<Fix, String> {
+    let planned = match &located.fix {
+        Some(Ok(planned)) if !planned.fix.edits.is_empty() => planned,
+        Some(Ok(_)) => return Err("the fix has nothing to change".to_owned()),
+        Some(Err(reason)) => return Err(reason.clone()),
+        None => return Err("the finding has no fix".to_owned()),
+    };
+    let mut at = 0;
+    for _ in 1..located.source.first_line {
+        at = crate::load::next_line(text, at)
+            .ok_or("the document's text is not where the finding places it")?;
+    }
+    if !text[at..].starts_with(located.source.text.as_ref()) {
+        return Err("the document's text is not where the finding places it".to_owned());
+    }
+    let mut fix = planned.fix.clone();
+    for edit in &mut fix.edits {
+        edit.range = edit.range.start + at..edit.range.end + at;
+    }
+    Ok(fix)
 }
 
 /// The read limits of a text given whole: the document limit the options parse with,
