@@ -1110,3 +1110,42 @@ fn remedied_as(text: &str, changes: Vec<Change>, planned: &[Change]) -> String {
     }
     round.text
 }
+
+/// A key a remedy moves to another mapping (ML404's annotation to a label) takes its
+/// comments with it: the lines above it and the one after its value.
+#[test]
+fn a_moved_key_keeps_its_comments() {
+    let annotation = path("metadata.annotations").key("sidecar.istio.io/inject");
+    let label = path("metadata.labels").key("sidecar.istio.io/inject");
+    let moved = |text: &str| {
+        remedied(
+            text,
+            0,
+            vec![
+                Change::Remove(annotation.clone()),
+                Change::Set(label.clone(), json!("true")),
+            ],
+        )
+    };
+    let beside = "metadata:\n  labels:\n    app: web\n  annotations:\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n    team: payments\n";
+    assert_eq!(
+        moved(beside),
+        "metadata:\n  labels:\n    app: web\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n  annotations:\n    team: payments\n"
+    );
+    // The only annotation: `annotations:` goes, the comments move.
+    let alone = "metadata:\n  labels:\n    app: web\n  annotations:\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n";
+    assert_eq!(
+        remedied_as(
+            alone,
+            vec![
+                Change::Remove(annotation.clone()),
+                Change::Set(label.clone(), json!("true")),
+            ],
+            &[
+                Change::Remove(path("metadata.annotations")),
+                Change::Set(label.clone(), json!("true")),
+            ]
+        ),
+        "metadata:\n  labels:\n    app: web\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n"
+    );
+}

@@ -3,7 +3,7 @@
 //! document's text.
 
 use super::apply::touch;
-use super::edit::{EditError, Editor};
+use super::edit::{EditError, Editor, KeyComments};
 use super::render;
 use super::{Change, Edit, Fix, Planned, Remedy};
 use crate::load::JsonPath;
@@ -38,10 +38,25 @@ impl Editor<'_> {
         let mut independent = !changes[..changes.len().saturating_sub(1)]
             .iter()
             .any(shifts);
+        let carried = self.carried(&changes, &remedy.changes);
+        let decorate = |change: &Change, step: &mut Vec<Edit>, original: bool| {
+            for (from, to, comments) in &carried {
+                match change {
+                    Change::Set(path, _) if path == to => {
+                        insert_comments(to, comments, step, self.newline())
+                    }
+                    Change::Remove(path) if path == from && original => {
+                        take_leading_comments(comments, step)
+                    }
+                    _ => {}
+                }
+            }
+        };
         let mut edits: Vec<Edit> = Vec::new();
         if independent {
             for change in &changes {
-                let step = self.change(change)?;
+                let mut step = self.change(change)?;
+                decorate(change, &mut step, true);
                 independent &= !step
                     .iter()
                     .any(|edit| edits.iter().any(|other| touch(&edit.range, &other.range)));
@@ -49,7 +64,7 @@ impl Editor<'_> {
             }
         }
         if !independent {
-            edits = self.in_steps(&changes)?;
+            edits = self.in_steps(&changes, &decorate)?;
         }
         Ok(Planned {
             fix: Fix::new(remedy.applicability, remedy.description.clone(), edits),
@@ -126,6 +141,110 @@ impl Editor<'_> {
             }
             None => self.mapping_len(path),
         }
+    }
+}
+
+/// The keys a remedy moves: a key removed (`from`, as the rule wrote it) and the same
+/// key set in another mapping (`to`), with a single value, as ML404 moves an
+/// annotation to a label.
+fn moved_keys(changes: &[Change], asked: &[Change]) -> Vec<(JsonPath, JsonPath)> {
+    let last_key = |path: &JsonPath| match path.segments().last() {
+        Some(Segment::Key(key)) => Some(key.clone()),
+        _ => None,
+    };
+    let mut moved = Vec::new();
+    for change in asked {
+        let Change::Remove(from) = change else {
+            continue;
+        };
+        if from.segments().contains(&Segment::Embedded) {
+            continue;
+        }
+        let target = changes.iter().find_map(|other| match other {
+            Change::Set(to, value)
+                if !value.is_object() && !value.is_array() && last_key(to) == last_key(from) =>
+            {
+                Some(to.clone())
+            }
+            _ => None,
+        });
+        if let Some(to) = target {
+            moved.push((from.clone(), to));
+        }
+    }
+    moved
+}
+
+impl Editor<'_> {
+    /// The keys `changes` move (see [`moved_keys`]) whose comments move with them: the
+    /// removal must come first, or be widened to the mapping that held the key, so
+    /// that the comments it leaves are taken out where they were.
+    fn carried(
+        &self,
+        changes: &[Change],
+        asked: &[Change],
+    ) -> Vec<(JsonPath, JsonPath, KeyComments)> {
+        moved_keys(changes, asked)
+            .into_iter()
+            .filter(|(from, _)| {
+                let widened = !changes.contains(&Change::Remove(from.clone()));
+                widened || changes.first() == Some(&Change::Remove(from.clone()))
+            })
+            .filter_map(|(from, to)| {
+                let comments = self.key_comments(&from)?;
+                Some((from, to, comments))
+            })
+            .collect()
+    }
+}
+
+/// Puts `comments` on the line `step` inserts for the key at `to`: the comment lines
+/// above it, at its indentation, and the comment after its value. A step that
+/// inserts no line of its own for the key (a flow mapping) is left as it is.
+fn insert_comments(to: &JsonPath, comments: &KeyComments, step: &mut [Edit], newline: &str) {
+    let Some(Segment::Key(key)) = to.segments().last() else {
+        return;
+    };
+    let written = format!("{}:", render::key(key, render::Context::Block));
+    let Some(insert) = step.iter_mut().find(|edit| {
+        edit.range.is_empty()
+            && edit
+                .replacement
+                .lines()
+                .any(|line| line.trim_start().starts_with(&written))
+    }) else {
+        return;
+    };
+    let mut out = String::with_capacity(insert.replacement.len());
+    for piece in insert.replacement.split_inclusive('\n') {
+        let line = piece.trim_end_matches(['\n', '\r']);
+        let ending = &piece[line.len()..];
+        if !line.trim_start().starts_with(&written) {
+            out.push_str(piece);
+            continue;
+        }
+        let indent = &line[..line.len() - line.trim_start().len()];
+        for comment in &comments.leading {
+            out.push_str(&format!("{indent}{comment}{newline}"));
+        }
+        out.push_str(line);
+        if let Some(trailing) = &comments.trailing {
+            out.push_str("  ");
+            out.push_str(trailing);
+        }
+        out.push_str(ending);
+    }
+    insert.replacement = out;
+}
+
+/// Widens the deletion of a moved key's line to the comment lines above it, which
+/// move with it.
+fn take_leading_comments(comments: &KeyComments, step: &mut [Edit]) {
+    if let Some(removal) = step
+        .iter_mut()
+        .find(|edit| edit.replacement.is_empty() && edit.range.start == comments.key_line)
+    {
+        removal.range = comments.leading_start..removal.range.end;
     }
 }
 
