@@ -79,7 +79,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "2",
-        "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
+        "A usage error, an input that could not be read or parsed, or a file --fix could not write back (everything else is still linted, fixed and reported). These errors win over findings and over --fail-on never.",
     ),
 ];
 
@@ -259,36 +259,49 @@ pub struct LintArgs {
     pub show_infos: bool,
 
     /// Apply the safe fixes in place, then report what remains (standard input: print
-    /// the fixed stream instead).
+    /// the fixed stream, and report on stderr or to --output).
     #[arg(long, help_heading = "Fixes")]
     pub fix: bool,
 
     /// Also apply the unsafe fixes (a longer grace period, a different stop command):
-    /// review them.
+    /// review them. Without --fix, marks them fixable ([*]).
     #[arg(long, help_heading = "Fixes")]
     pub unsafe_fixes: bool,
 
-    /// Print a unified diff of what --fix would change, write nothing; exit 1 when
-    /// there is something to change.
+    /// Print a unified diff of what --fix would change (to standard output, or
+    /// --output), write nothing; exit 1 when there is something to change.
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
 
     /// Report only the findings the baseline FILE does not hold: the ones it holds are
     /// counted in the summary and never fail the run, and its entries that match no
     /// finding any more are named.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["write_baseline", "fix", "diff"], help_heading = "Baseline")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["write_baseline", "fix", "fix_only", "diff"], help_heading = "Baseline")]
     pub baseline: Option<std::path::PathBuf>,
 
     /// Record every finding of this run in FILE as the baseline (sorted, one per line,
     /// by line-independent fingerprint) and exit 0; 2 without writing when an input
     /// could not be read.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fix", "diff"], help_heading = "Baseline")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fix", "fix_only", "diff"], help_heading = "Baseline")]
     pub write_baseline: Option<std::path::PathBuf>,
 
     /// List the findings the baseline holds too, marked as such (human, JSON and SARIF
     /// reports).
     #[arg(long, requires = "baseline", help_heading = "Baseline")]
     pub show_baselined: bool,
+    /// Apply the fixes as --fix does, but report nothing of what remains: exit 0,
+    /// unless an input could not be read or written (2) or --exit-non-zero-on-fix.
+    #[arg(long, help_heading = "Fixes")]
+    pub fix_only: bool,
+
+    /// With --fix, list the fixes made by file and rule; without it, show each
+    /// finding's fix as a diff under it (human format).
+    #[arg(long, help_heading = "Fixes")]
+    pub show_fixes: bool,
+
+    /// Exit 1 when --fix made a fix, even if no finding remains.
+    #[arg(long, help_heading = "Fixes")]
+    pub exit_non_zero_on_fix: bool,
 
     /// Where the report goes.
     #[command(flatten)]

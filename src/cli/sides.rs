@@ -16,7 +16,7 @@ use crate::load::InputError;
 use crate::load::discover::{self, Discovery, Input};
 use crate::load::revision::{Change, Revision};
 use crate::load::source::Source;
-use crate::pipeline::{self, Analysis, DocumentReport, RunOptions};
+use crate::pipeline::{self, Analysis, DocumentReport, FixMode, RunOptions};
 use crate::report::human::render_input_error;
 use crate::rules::selector::Policy;
 use crate::settings::Settings;
@@ -167,6 +167,8 @@ pub fn run(
         threads: input.threads,
         policy,
         limits: after.limits,
+        // A diff never shows fixes: building them is enough, checking them is wasted work.
+        fixes: FixMode::Unchecked,
     };
     // The first side's inputs and profile, when they are not the second's.
     let mut before_label = Vec::new();

@@ -128,11 +128,36 @@ pub fn apply_with_origin(
         .map_err(|e| vec![e])
 }
 
+/// A rule named in a list of the config file (`fixable:`, `unfixable:`), checked
+/// against the catalog by the caller.
+#[derive(Clone, Debug)]
+pub struct RuleName {
+    /// The id or name as written, or `ALL`.
+    pub rule: String,
+    /// The config file, for errors about it.
+    pub file: Arc<str>,
+    /// Where it is in it.
+    pub pos: Pos,
+    /// The file's text, for the excerpt in those errors.
+    pub source: SourceText,
+}
+
+/// `fixable:` and `unfixable:`: which rules' findings carry their fix.
+#[derive(Clone, Debug, Default)]
+pub struct Fixable {
+    /// The rules whose fixes are made (`None`: all).
+    pub fixable: Option<Vec<RuleName>>,
+    /// Rules whose fixes are not, whatever `fixable` says.
+    pub unfixable: Vec<RuleName>,
+}
+
 /// What a config file holds beyond `Settings`.
 #[derive(Clone, Debug, Default)]
 pub struct ConfigExtras {
     /// `rules:`: severities and `off`, by rule.
     pub rules: Vec<RuleSetting>,
+    /// `fixable:` and `unfixable:`.
+    pub fixable: Fixable,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,
     /// `exclude:`: globs of paths that directory searches leave out, relative to the
@@ -166,6 +191,12 @@ crate::documented! {
         scenario: Option<ScenarioConfig> = "each value's default",
         /// Levels of rules, by id or name; a later line for the same rule wins.
         rules: Option<InOrder<RuleLevel>> = "each rule's own level",
+        /// Rules whose fixes `--fix` makes and reports offer (ids or names, or `ALL`);
+        /// the others' findings are reported without a fix.
+        fixable: Option<Vec<String>> = "ALL",
+        /// Rules whose findings are reported without a fix, even if `fixable` names
+        /// them.
+        unfixable: Option<Vec<String>> = "none",
         /// Sidecars the linter should know by container name, with their timings.
         sidecars: Option<Vec<SidecarConfig>> = "none",
         /// Commands that stop the sidecar when a Job's work ends
@@ -671,6 +702,25 @@ impl ConfigFile {
                 source: source.clone(),
             });
         }
+        let names = |key: &str, rules: Vec<String>| -> Vec<RuleName> {
+            rules
+                .into_iter()
+                .enumerate()
+                .map(|(index, rule)| RuleName {
+                    rule,
+                    file: file.name.clone(),
+                    pos: root
+                        .locate(&JsonPath::parse(key).index(index), EntryPart::Value)
+                        .span
+                        .start,
+                    source: source.clone(),
+                })
+                .collect()
+        };
+        extras.fixable = Fixable {
+            fixable: self.fixable.map(|rules| names("fixable", rules)),
+            unfixable: names("unfixable", self.unfixable.unwrap_or_default()),
+        };
         for sidecar in self.sidecars.unwrap_or_default() {
             settings.declared_sidecars.push(DeclaredSidecar {
                 name: sidecar.name,
