@@ -13,6 +13,7 @@ pub mod lines;
 pub mod list;
 pub mod parse;
 pub mod path;
+pub mod revision;
 pub mod scalar;
 pub mod skim;
 pub mod source;
