@@ -87,6 +87,10 @@ struct Found<'t> {
     in_flow: bool,
 }
 
+/// What is done to each step's edits of changes made in turn, told whether its offsets
+/// are still the original text's.
+pub(super) type Decorate<'a> = dyn Fn(&Change, &mut Vec<Edit>, bool) + 'a;
+
 impl<'t> Editor<'t> {
     /// An editor of the document whose tree is `root`, in `text`.
     pub fn new(text: &'t str, root: &'t Node) -> Editor<'t> {
@@ -176,7 +180,7 @@ impl<'t> Editor<'t> {
     pub(super) fn in_steps(
         &self,
         changes: &[Change],
-        decorate: Option<&dyn Fn(&Change, &mut Vec<Edit>, bool)>,
+        decorate: Option<&Decorate<'_>>,
     ) -> Result<Vec<Edit>, EditError> {
         let in_item = match decorate {
             None => self.item_in_steps(changes),
@@ -192,7 +196,7 @@ impl<'t> Editor<'t> {
     fn document_in_steps(
         &self,
         changes: &[Change],
-        decorate: Option<&dyn Fn(&Change, &mut Vec<Edit>, bool)>,
+        decorate: Option<&Decorate<'_>>,
     ) -> Result<Vec<Edit>, EditError> {
         let limits = Limits::default();
         let unreadable = || EditError::new("the document cannot be read again between its changes");

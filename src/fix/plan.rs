@@ -65,7 +65,7 @@ impl Editor<'_> {
         }
         if !independent {
             // Comments carried along read offsets of the whole text.
-            let decorate: Option<&dyn Fn(&Change, &mut Vec<Edit>, bool)> =
+            let decorate: Option<&super::edit::Decorate<'_>> =
                 (!carried.is_empty()).then_some(&decorate);
             edits = self.in_steps(&changes, decorate)?;
         }

@@ -65,12 +65,12 @@ pub fn skim(text: &str) -> Option<Outline<'_>> {
             break;
         }
     }
-    while let Some(line) = lines.next() {
-        if let Some(block) = reader.block.take() {
-            if block.holds(line) {
-                reader.block = Some(block.after(line)?);
-                continue;
-            }
+    for line in lines {
+        if let Some(block) = reader.block.take()
+            && block.holds(line)
+        {
+            reader.block = Some(block.after(line)?);
+            continue;
         }
         reader.line(line)?;
     }
@@ -407,7 +407,7 @@ fn key_of(text: &str) -> Option<(&str, &str)> {
     let (key, after) = match text.as_bytes().first()? {
         quote @ (b'"' | b'\'') => {
             let inner = &text[1..];
-            let end = inner.find(|c| c == *quote as char || c == '\\')?;
+            let end = inner.find([*quote as char, '\\'])?;
             if inner.as_bytes()[end] != *quote {
                 return None;
             }
