@@ -1426,24 +1426,21 @@ mod tests {
     fn yaml_list(n: usize, newline: &str) -> String {
         let mut lines = vec!["apiVersion: v1".to_owned(), "items:".to_owned()];
         for i in 0..n {
-            lines.extend(
-                [
-                    "- apiVersion: batch/v1".to_owned(),
-                    "  kind: Job".to_owned(),
-                    "  metadata:".to_owned(),
-                    format!("    name: job-{i}"),
-                    "  spec:".to_owned(),
-                    "    template:".to_owned(),
-                    "      spec:".to_owned(),
-                    "        containers:".to_owned(),
-                    "        - name: work".to_owned(),
-                    "          image: work".to_owned(),
-                    "        - name: side   # stays up".to_owned(),
-                    "          image: side".to_owned(),
-                    "        restartPolicy: Never".to_owned(),
-                ]
-                .into_iter(),
-            );
+            lines.extend([
+                "- apiVersion: batch/v1".to_owned(),
+                "  kind: Job".to_owned(),
+                "  metadata:".to_owned(),
+                format!("    name: job-{i}"),
+                "  spec:".to_owned(),
+                "    template:".to_owned(),
+                "      spec:".to_owned(),
+                "        containers:".to_owned(),
+                "        - name: work".to_owned(),
+                "          image: work".to_owned(),
+                "        - name: side   # stays up".to_owned(),
+                "          image: side".to_owned(),
+                "        restartPolicy: Never".to_owned(),
+            ]);
         }
         lines.extend(["kind: List".to_owned(), "metadata:".to_owned()]);
         lines.push("  resourceVersion: \"\"".to_owned());
