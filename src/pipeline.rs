@@ -224,7 +224,6 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
         };
         let objects = workload::objects_with(document, &context);
         report.errors.extend(objects.errors);
-        report.skipped.extend(objects.skipped);
         report.notes.extend(objects.notes);
         for workload in &objects.workloads {
             let plan = resolve::resolve(workload, settings);

@@ -453,14 +453,21 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
         paths.contains(&"/api/v1/namespaces/default/pods".to_owned()),
         "{paths:?}"
     );
-    // An empty namespace is no error, as `kubectl get` finds "No resources"; one that
-    // does not exist is said so.
-    let (_, code, stderr) = cluster.lint_json(&["-n", "typo"]);
-    assert_eq!(code, 0);
-    assert_eq!(
-        stderr,
-        "note: namespace typo does not exist\nnote: no workloads found\n"
+    // An empty namespace is no error, as `kubectl get` finds "No resources", but a
+    // note that survives --quiet says so; one that does not exist is an error, in
+    // kubectl's words.
+    let (report, code, stderr) = cluster.lint_json(&["-n", "default", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "note: no workloads found in namespace default\n");
+    assert_eq!(report["notes"][0]["message"], "no workloads found in namespace default");
+    let (report, code, stderr) = cluster.lint_json(&["-n", "typo"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with("Error from server (NotFound): namespaces \"typo\" not found\nerror: `kubectl get namespace typo -o json` failed"),
+        "{stderr}"
     );
+    assert_eq!(report["summary"]["inputErrors"], 1);
+    assert!(!stderr.contains("no workloads found"), "{stderr}");
 }
 
 #[test]
@@ -540,7 +547,7 @@ fn selectors_go_to_the_api_server() {
     let targets: Vec<String> = cluster.requests().into_iter().map(|r| r.target).collect();
     assert!(
         targets
-            .contains(&"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500".to_owned()),
+            .contains(&"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500&timeout=30s".to_owned()),
         "{targets:?}"
     );
     // The Deployment, and the pods that carry the label; the ReplicaSets lack it, so
@@ -844,8 +851,9 @@ fn a_run_makes_the_same_calls_however_much_the_cluster_holds() {
     }
     let (calls, requests, paths) = &counts[0];
     assert_eq!(
-        *calls, 10,
-        "version, context, resources, 6 reads side by side, ConfigMaps"
+        *calls,
+        3 + 5 + 8 + 1,
+        "version, context, resources; 5 reads of the environment and one page of each of the 8 kinds, side by side; ConfigMaps"
     );
     assert_eq!(counts[1].0, *calls, "kubectl calls");
     assert_eq!(counts[1].1, *requests, "HTTP requests");
@@ -1066,7 +1074,8 @@ fn objects_are_read_within_the_read_limits() {
     let Some(cluster) = Cluster::mesh() else {
         return;
     };
-    // web's Deployment, as kubectl prints it, is larger than 2 KiB; so is each pod.
+    // web's Deployment, as kubectl prints it, is larger than 2 KiB: kubectl is
+    // stopped once it has printed that much.
     let (report, code, stderr) = cluster.lint_json(&["deploy/web", "--max-input-size", "2KiB"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
@@ -1075,16 +1084,25 @@ fn objects_are_read_within_the_read_limits() {
     );
     let errors = report["errors"].as_array().unwrap();
     assert!(
-        errors.iter().any(|e| e["file"] == "Deployment/shop/web"),
+        errors
+            .iter()
+            .any(|e| e["file"] == "kubectl get deployments.apps/web -n shop -o json"),
         "{errors:?}"
     );
-    for error in errors {
-        let message = error["message"].as_str().unwrap();
-        assert!(message.contains("--max-input-size"), "{message}");
-    }
     assert!(
-        stderr.contains("Deployment/shop/web") && stderr.contains("--max-input-size"),
+        stderr.contains("kubectl was stopped: it printed more than 2 KiB (--max-input-size raises the limit)"),
         "{stderr}"
+    );
+    // An object larger than the document limit, within the input limit: an input
+    // error naming the object and its flag.
+    let (report, code, stderr) =
+        cluster.lint_json(&["deploy/web", "--max-document-size", "1KiB"]);
+    assert_eq!(code, 2, "{stderr}");
+    let errors = report["errors"].as_array().unwrap();
+    assert!(
+        errors.iter().any(|e| e["file"] == "Deployment/shop/web"
+            && e["message"].as_str().unwrap().contains("--max-document-size")),
+        "{errors:?}"
     );
     // The same objects within the default limits.
     let (report, code, stderr) = cluster.lint_json(&["deploy/web"]);
@@ -1273,40 +1291,50 @@ fn declare_webapp(cluster: &Cluster) -> String {
 
 #[cfg(unix)]
 #[test]
-fn the_crd_kinds_cost_no_more_calls() {
+fn each_kind_served_is_listed_page_by_page_owners_first() {
     let Some(cluster) = with_crds() else {
         return;
     };
     let config = declare_webapp(&cluster);
     let (report, calls) = cluster.logged(&["-A", "--config", &config]);
     assert!(report["summary"]["workloads"].as_u64().unwrap() > 8);
-    assert_eq!(calls.len(), 10, "{calls:#?}");
-    // One listing for every kind served, Kubernetes' own and the custom ones.
-    let listing = calls
+    // One page of each kind served, Kubernetes' own and the custom ones, each kind
+    // after those whose objects may own its objects, pods last.
+    let listings: Vec<&str> = calls
         .iter()
-        .find(|call| call.starts_with("get deployments.apps,"))
-        .expect("the listing call");
-    for resource in [
-        "rollouts.argoproj.io",
-        "workflows.argoproj.io",
-        "cronworkflows.argoproj.io",
-        "workflowtemplates.argoproj.io",
-        "clusterworkflowtemplates.argoproj.io",
-        "services.serving.knative.dev",
-        "configurations.serving.knative.dev",
-        "revisions.serving.knative.dev",
-        "scaledjobs.keda.sh",
-        "clonesets.apps.kruise.io",
-        "statefulsets.apps.kruise.io",
-        "daemonsets.apps.kruise.io",
-        "broadcastjobs.apps.kruise.io",
-        "webapps.v1.platform.example.com",
-    ] {
-        assert!(
-            listing.split([' ', ',']).any(|part| part == resource),
-            "{resource} not in {listing}"
-        );
-    }
+        .filter_map(|call| call.split_once(" get --raw ").map(|(_, path)| path))
+        .collect();
+    assert_eq!(
+        listings,
+        [
+            "/apis/platform.example.com/v1/webapps?limit=500",
+            "/apis/serving.knative.dev/v1/services?limit=500",
+            "/apis/serving.knative.dev/v1/configurations?limit=500",
+            "/apis/serving.knative.dev/v1/revisions?limit=500",
+            "/apis/argoproj.io/v1alpha1/cronworkflows?limit=500",
+            "/apis/argoproj.io/v1alpha1/workflows?limit=500",
+            "/apis/argoproj.io/v1alpha1/workflowtemplates?limit=500",
+            "/apis/argoproj.io/v1alpha1/clusterworkflowtemplates?limit=500",
+            "/apis/batch/v1/cronjobs?limit=500",
+            "/apis/argoproj.io/v1alpha1/rollouts?limit=500",
+            "/apis/keda.sh/v1alpha1/scaledjobs?limit=500",
+            "/apis/apps/v1/deployments?limit=500",
+            "/apis/apps.kruise.io/v1alpha1/clonesets?limit=500",
+            "/apis/apps.kruise.io/v1beta1/statefulsets?limit=500",
+            "/apis/apps.kruise.io/v1alpha1/daemonsets?limit=500",
+            "/apis/apps.kruise.io/v1alpha1/broadcastjobs?limit=500",
+            "/apis/apps/v1/statefulsets?limit=500",
+            "/apis/apps/v1/daemonsets?limit=500",
+            "/api/v1/replicationcontrollers?limit=500",
+            "/apis/apps/v1/replicasets?limit=500",
+            "/apis/batch/v1/jobs?limit=500",
+            "/api/v1/pods?limit=500",
+        ],
+        "{calls:#?}"
+    );
+    // Version, context, resources; five reads of the environment; the listings; the
+    // ConfigMaps.
+    assert_eq!(calls.len(), 3 + 5 + listings.len() + 1, "{calls:#?}");
 }
 
 #[test]
@@ -1391,10 +1419,19 @@ fn a_crd_the_user_may_not_list_is_left_out_with_a_note() {
     // Not an input error: what could be listed is linted.
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(report["summary"]["inputErrors"], 0);
-    assert!(
-        stderr.contains("note: cannot list rollouts.argoproj.io (Error from server (Forbidden): rollouts.argoproj.io is forbidden: User \"tester\" cannot list resource \"rollouts\" in API group \"argoproj.io\" in the namespace \"apps\"): no Rollout is linted"),
-        "{stderr}"
+    let note = "cannot list rollouts.argoproj.io (Error from server (Forbidden): rollouts.argoproj.io is forbidden: User \"tester\" cannot list resource \"rollouts\" in API group \"argoproj.io\" in the namespace \"apps\"): no Rollout is linted";
+    assert!(stderr.contains(&format!("note: {note}")), "{stderr}");
+    // In every format: a note of JSON, naming the call.
+    assert_eq!(
+        report["notes"][0]["file"],
+        "kubectl get --raw '/apis/argoproj.io/v1alpha1/namespaces/apps/rollouts?limit=500'"
     );
+    assert!(report["notes"][0]["message"].as_str().unwrap().starts_with(note));
+    // --strict makes it fail the run, as an input error.
+    let (report, code, stderr) = cluster.lint_json(&["--strict"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(report["notes"], serde_json::json!([]));
+    assert!(report["errors"][0]["message"].as_str().unwrap().contains("--strict"));
     let found = findings(&report);
     // The Rollout's ReplicaSet, whose owner could not be read, speaks for it.
     assert!(

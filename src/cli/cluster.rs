@@ -8,13 +8,13 @@ use clap::{Args, ValueHint};
 
 use super::PLUGIN_NAME;
 use crate::cluster::kinds::{RESOURCES, Resource};
-use crate::cluster::kubectl::Connection;
+use crate::cluster::kubectl::{self, Bounds, Connection, Timeout};
 use crate::cluster::{self, KubectlError, Request, Snapshot, Targets, Type};
 use crate::load::{Input, InputError};
 use crate::workload::DeclaredKind;
 
 /// Reading what is deployed instead of files, with kubectl's flags.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args)]
 #[command(next_help_heading = "Live cluster")]
 pub struct ClusterArgs {
     /// Lint what is deployed: the workloads, their running pods and the environment
@@ -56,6 +56,42 @@ pub struct ClusterArgs {
     /// A group to impersonate (kubectl --as-group; repeatable).
     #[arg(long = "as-group", value_name = "GROUP", requires = "cluster")]
     pub as_group: Vec<String>,
+
+    /// How long each request to the API server may take (kubectl's own flag, passed
+    /// through): 30s, 2m, or 0 for no limit. A kubectl call still running at twice
+    /// this is stopped.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = kubectl::DEFAULT_REQUEST_TIMEOUT,
+        value_parser = |text: &str| Timeout::parse("--request-timeout", text),
+        requires = "cluster",
+        hide_short_help = true
+    )]
+    pub request_timeout: Timeout,
+
+    /// How long the whole read of the cluster may take (0: no limit); then every
+    /// kubectl call still running is stopped, and the run exits 2.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = kubectl::DEFAULT_CLUSTER_TIMEOUT,
+        value_parser = |text: &str| Timeout::parse("--cluster-timeout", text),
+        requires = "cluster",
+        hide_short_help = true
+    )]
+    pub cluster_timeout: Timeout,
+
+    /// Objects per page when listing (kubectl's own flag; 0 reads each list in one
+    /// request): memory holds a page, not the cluster.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 500,
+        requires = "cluster",
+        hide_short_help = true
+    )]
+    pub chunk_size: u64,
 }
 
 /// Reads the cluster `request` names. On a terminal, a line on standard error
@@ -114,23 +150,31 @@ pub fn describe_failure(error: &KubectlError, snapshot: &Snapshot) -> String {
     text
 }
 
-/// The notes of the cluster read: what could not be read, and what is assumed.
-pub fn notes(snapshot: &Snapshot) -> Vec<String> {
-    let mut notes = snapshot.notes.clone();
-    if snapshot.objects.is_empty() && snapshot.errors.is_empty() {
-        notes.push("no workloads found".to_owned());
-    }
-    notes
+/// What may have left workloads unlinted, as notes of the run: a kind that could not
+/// be listed, named by its call, or a scope without workloads, named by the context.
+pub fn hidden(snapshot: &Snapshot) -> Vec<InputError> {
+    let context = snapshot
+        .identity
+        .context
+        .as_deref()
+        .unwrap_or("the current context");
+    snapshot
+        .hidden
+        .iter()
+        .map(|hidden| InputError::whole(hidden.subject.as_deref().unwrap_or(context), hidden.message.as_str()))
+        .collect()
 }
 
 impl ClusterArgs {
     /// What a run asks of the cluster, `arguments` being kubectl's `TYPE[,TYPE…]
     /// [NAME…]` or `TYPE/NAME…`; `None` without `--cluster`. `Err` is a usage error.
     /// `declared` are the kinds of `workloadKinds`, whose names the server knows.
+    /// `max_output` is the most one call may print (`--max-input-size`).
     pub fn request(
         &self,
         arguments: &[String],
         declared: &[&'static DeclaredKind],
+        max_output: u64,
     ) -> Result<Option<Request>, String> {
         if !self.cluster {
             return Ok(None);
@@ -157,6 +201,13 @@ impl ClusterArgs {
             selector: self.selector.clone(),
             targets,
             declared: declared.to_vec(),
+            bounds: Bounds {
+                request_timeout: self.request_timeout.clone(),
+                total: self.cluster_timeout.clone(),
+                started: std::time::Instant::now(),
+                max_output,
+            },
+            chunk_size: Some(self.chunk_size),
         }))
     }
 }

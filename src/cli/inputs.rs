@@ -30,6 +30,14 @@ pub struct Prepared {
     pub limits: Limits,
     /// What was read from the cluster, with `--cluster`.
     pub cluster: Option<Snapshot>,
+    /// The config file in force, if any.
+    pub config: Option<PathBuf>,
+    /// Whether the config file makes notes that hide a workload fail the run
+    /// (`strict: true`).
+    pub strict: bool,
+    /// The files the run reads (inputs, config, mesh config), which nothing it writes
+    /// may be.
+    read: Vec<identity::FileId>,
 }
 
 impl Prepared {
@@ -52,8 +60,34 @@ impl Prepared {
     pub fn notes(&self) -> Vec<String> {
         self.cluster
             .as_ref()
-            .map(cluster::notes)
+            .map(|snapshot| snapshot.notes.clone())
             .unwrap_or_default()
+    }
+
+    /// What may have left workloads of the cluster unlinted, as notes every report
+    /// names; nothing without `--cluster`.
+    pub fn hidden(&self) -> Vec<InputError> {
+        self.cluster
+            .as_ref()
+            .map(cluster::hidden)
+            .unwrap_or_default()
+    }
+
+    /// Whether `path` is, through any path or link, a file the run reads.
+    pub fn reads(&self, path: &Path) -> bool {
+        path.is_file()
+            && identity::of_path(path).is_some_and(|target| self.read.contains(&target))
+    }
+
+    /// The config file in force as reports name it: relative to the working
+    /// directory when it lies under it.
+    pub fn config_name(&self) -> Option<String> {
+        let path = self.config.as_deref()?;
+        let shown = std::env::current_dir()
+            .ok()
+            .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+            .unwrap_or_else(|| path.to_path_buf());
+        Some(shown.to_string_lossy().into_owned())
     }
 
     /// The objects read from the cluster, for the reports that describe them.
@@ -111,8 +145,12 @@ pub fn prepare(
     output: &Output,
 ) -> std::io::Result<Result<Prepared, u8>> {
     // The config first: the kinds it declares are TYPEs of a cluster run.
-    let layers = profile.read_files(input.max_config_size);
-    let request = match cluster.request(&input.paths, layers.workload_kinds()) {
+    let (layers, config_notes) = profile.read_files(input.max_config_size);
+    for note in &config_notes {
+        diagnostic(&format!("note: {note}\n"));
+    }
+    let (config, strict) = (layers.config.clone(), layers.strict);
+    let request = match cluster.request(&input.paths, layers.workload_kinds(), input.max_input_size) {
         Ok(request) => request,
         Err(message) => return usage_error(message).map(Err),
     };
@@ -154,6 +192,12 @@ pub fn prepare(
             (found, None)
         }
     };
+    let read: Vec<identity::FileId> = found
+        .inputs
+        .iter()
+        .filter_map(Input::identity)
+        .chain(layers.files.iter().filter_map(|file| identity::of_path(file)))
+        .collect();
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
@@ -171,6 +215,9 @@ pub fn prepare(
                 profile,
                 limits,
                 cluster: snapshot,
+                config,
+                strict,
+                read,
             }))
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),

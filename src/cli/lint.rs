@@ -5,7 +5,9 @@ use std::io;
 use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
+use crate::load::InputError;
 use crate::pipeline::{self, DocumentReport, RunOptions};
+use crate::report::escape;
 use crate::report::github::GithubReporter;
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
@@ -66,17 +68,24 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             Box::new(SarifReporter::new(out, PathBase::current_dir()?).with_sources(sources))
         }
         LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
-        LintFormat::Github => Box::new(GithubReporter::new(
-            out,
-            github::workspace()?,
-            args.quiet,
-            github::step_summary(args.output.output.as_deref()),
-        )),
+        LintFormat::Github => Box::new(
+            GithubReporter::new(
+                out,
+                github::workspace()?,
+                args.quiet,
+                github::step_summary(args.output.output.as_deref(), |path| {
+                    prepared.reads(path)
+                }),
+            )
+            .with_sources(sources),
+        ),
     };
     let inputs = &prepared.inputs;
+    let strict = args.strict || prepared.strict;
     let mut summary = Summary {
         files: inputs.len(),
         from_cluster: prepared.cluster.is_some(),
+        config: prepared.config_name(),
         ..Summary::default()
     };
     // Where the report goes, until it fails; a reader that went away (`| head`) ends the
@@ -89,21 +98,42 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         }
         summary.add_input_error();
     }
-    if !args.quiet {
-        for note in prepared.notes() {
-            diagnostic(&format!("note: {note}\n"));
+    // What may hide a workload is said whatever `--quiet` says, and fails the run
+    // under `--strict`.
+    for note in prepared.hidden() {
+        if strict {
+            let error = strict_error(note);
+            diagnostic(&render_input_error(&error, stderr_style));
+            if report.is_ok() {
+                report = reporter.input_error(&error);
+            }
+            summary.add_input_error();
+        } else {
+            diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
+            if report.is_ok() {
+                report = reporter.note(&note);
+            }
+            summary.cluster_notes += 1;
         }
     }
-    let mut document = |document: DocumentReport| {
+    if !args.quiet {
+        for note in prepared.notes() {
+            diagnostic(&format!("note: {}\n", escape::controls(&note)));
+        }
+    }
+    let mut document = |mut document: DocumentReport| {
+        if strict {
+            let notes = std::mem::take(&mut document.notes);
+            document
+                .errors
+                .extend(notes.into_iter().map(|note| strict_error(note.error)));
+        }
         summary.add(&document);
         for error in &document.errors {
             diagnostic(&render_input_error(error, stderr_style));
         }
-        if !args.quiet {
-            let notes = document.notes.iter().map(|note| &note.error);
-            for note in document.skipped.iter().chain(notes) {
-                diagnostic(&format!("note: {note}\n"));
-            }
+        for note in &document.notes {
+            diagnostic(&format!("note: {}\n", escape::controls(&note.error.to_string())));
         }
         if report.is_ok() {
             report = document
@@ -142,6 +172,13 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Err(error) if !closed.get() => Err(error),
         _ => Ok(exit_status(&summary, args.fail_on)),
     }
+}
+
+/// A note that a workload was not linted, made an input error by `--strict`.
+fn strict_error(mut note: InputError) -> InputError {
+    note.message
+        .push_str(" (--strict: what is not linted fails the run)");
+    note
 }
 
 /// The exit status of the output contract: 2 for unreadable input, 1 for findings at

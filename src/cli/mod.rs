@@ -222,9 +222,17 @@ pub struct LintArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
     pub ignore: Vec<String>,
 
-    /// Print findings only: no summary line, no notes.
+    /// Print findings only: no summary line, and no notes but those that say a workload
+    /// was not linted.
     #[arg(long, short = 'q', help_heading = "Report")]
     pub quiet: bool,
+
+    /// Fail (exit 2) when a workload may have gone unlinted: a kind without containers
+    /// at its pod's path, an object of a kind the linter does not read that holds a
+    /// pod, a Rollout whose template is elsewhere, a kind the cluster does not let it
+    /// list, no workload at all. Also `strict: true` in .mesh-lifecycle.yaml.
+    #[arg(long, help_heading = "Rules")]
+    pub strict: bool,
 
     /// Print each info in full, like errors and warnings (the human format otherwise
     /// gives one line per rule; --fail-on info implies it).

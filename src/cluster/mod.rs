@@ -1,10 +1,10 @@
 //! Before the pipeline, for `--cluster`: what is deployed, read from a live cluster.
 //!
-//! Everything is read through the user's own kubectl ([`kubectl`]) in a fixed number of
-//! calls, whatever the cluster holds: the server version, the context, the resources the
-//! API serves, then side by side the workloads and pods in scope, the namespaces, the
-//! nodes' kubelet versions, istiod, Istio's revision tags and Linkerd's config, and last
-//! the ConfigMaps of the Istio revisions in use. The objects become the inputs of the
+//! Everything is read through the user's own kubectl ([`kubectl`]), every call bounded
+//! in time and size: the server version, the context, the resources the API serves,
+//! then side by side the workloads and pods in scope (page by page, one listing per
+//! kind), the namespaces, the nodes' kubelet versions, istiod, Istio's revision tags
+//! and Linkerd's config, and last the ConfigMaps of the Istio revisions in use. The objects become the inputs of the
 //! loader, each named `Kind/namespace/name` ([`objects`]); what the cluster says about
 //! its environment becomes a layer of the settings ([`profile`]). What cannot be read
 //! for the profile (RBAC) falls back to the offline default with a note; workloads that
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::workload::{DeclaredKind, Kind, WorkloadRef};
-use kubectl::Connection;
+use kubectl::{Bounds, Connection};
 use profile::Profile;
 
 pub use read::read;
@@ -42,6 +42,10 @@ pub struct Request {
     pub targets: Targets,
     /// The kinds `workloadKinds` declares: read too where the server serves them.
     pub declared: Vec<&'static DeclaredKind>,
+    /// The time and size every kubectl call is bounded by.
+    pub bounds: Bounds,
+    /// Objects per page of a list (`--chunk-size`); `None` or 0 reads each list whole.
+    pub chunk_size: Option<u64>,
 }
 
 /// The objects a run asks for.
@@ -141,6 +145,18 @@ pub struct Snapshot {
     pub errors: Vec<KubectlError>,
     /// What the profile could not read, and what is assumed instead.
     pub notes: Vec<String>,
+    /// What may have left workloads unlinted: a kind the user may not list, a scope
+    /// with no workload at all.
+    pub hidden: Vec<Hidden>,
+}
+
+/// A note that workloads may have gone unlinted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hidden {
+    /// The call it concerns; `None` for the whole read.
+    pub subject: Option<String>,
+    /// What happened.
+    pub message: String,
 }
 
 /// The cluster objects of a run, by the name reports give them, for the formats that

@@ -17,6 +17,7 @@ pub use super::style::Style;
 use super::style::Tone;
 use super::{Reporter, Summary, subject, wrap};
 use crate::load::{InputError, Pos};
+use crate::report::escape;
 use crate::report::located::{Located, Place};
 use crate::rules::{RuleMeta, Severity};
 
@@ -292,6 +293,23 @@ pub fn summary_line(summary: &Summary) -> String {
             plural(summary.unfollowed_references, "Rollout"),
             if summary.unfollowed_references == 1 { "note" } else { "notes" }
         ));
+    }
+    if summary.no_containers > 0 {
+        line.push_str(&format!(
+            "; {} without containers not linted (see the {})",
+            plural(summary.no_containers, "workload"),
+            if summary.no_containers == 1 { "note" } else { "notes" }
+        ));
+    }
+    if summary.cluster_notes > 0 {
+        line.push_str(&format!(
+            "; {} of workloads not read from the cluster",
+            plural(summary.cluster_notes, "note")
+        ));
+    }
+    match &summary.config {
+        Some(config) => line.push_str(&format!("; config {}", escape::controls(config))),
+        None => line.push_str("; no config file"),
     }
     line
 }

@@ -12,6 +12,9 @@
 //! - A workload with no unsuppressed finding is one passing test case named after the
 //!   workload, so a clean run still reports what was checked.
 //! - An input that could not be read or parsed is a test case with an `<error>`.
+//! - A workload that was not linted (a note) is a skipped test case saying why.
+//! - Each suite has the property `mesh-lifecycle.config`: the config file in force, or
+//!   `none`.
 //!
 //! Names are unique within a suite: a workload that appears in several documents of a
 //! file is told apart by its document index.
@@ -224,11 +227,31 @@ impl<W: Write> Reporter for JunitReporter<W> {
         Ok(())
     }
 
-    fn finish(&mut self, _: &Summary) -> io::Result<()> {
+    fn note(&mut self, note: &InputError) -> io::Result<()> {
+        let detail = match note.pos {
+            Some(pos) => format!("not linted at line {}, column {}", pos.line, pos.column),
+            None => "not linted".to_owned(),
+        };
+        let mut status = TestCaseStatus::skipped();
+        status
+            .set_message(note.message.clone())
+            .set_type("not-linted")
+            .set_description(format!("{note}\n"));
+        self.suite(&note.file).cases.push(Case {
+            workload: None,
+            detail: Some(detail),
+            status,
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         let mut report = Report::new(crate::PLUGIN_NAME);
+        let config = summary.config.as_deref().unwrap_or("none");
         for suite in std::mem::take(&mut self.suites) {
             let file = self.file_attribute(&suite.file);
             let mut test_suite = TestSuite::new(suite.file.as_str());
+            test_suite.add_property(("mesh-lifecycle.config", config));
             for (name, case) in unique_names(&suite.cases).into_iter().zip(suite.cases) {
                 let mut test_case = TestCase::new(name, case.status);
                 if let Some((workload, _)) = &case.workload {

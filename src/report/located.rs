@@ -108,8 +108,6 @@ pub struct DocumentReport {
     pub analyses: Vec<Analysis>,
     /// Why (part of) the document could not be checked.
     pub errors: Vec<InputError>,
-    /// Workloads left out on purpose, with why.
-    pub skipped: Vec<InputError>,
     /// What every report names: objects holding a pod the linter does not lint, with
     /// why and what to do.
     pub notes: Vec<crate::workload::Note>,

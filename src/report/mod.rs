@@ -3,6 +3,7 @@
 
 pub mod assumptions;
 pub mod catalog;
+pub mod escape;
 pub mod excerpt;
 pub mod explain;
 pub mod github;
@@ -51,6 +52,16 @@ pub struct Summary {
     /// notes; they do not change the exit status.
     #[serde(skip)]
     pub unfollowed_references: usize,
+    /// Workloads with no containers at their pod's path, named in notes.
+    #[serde(skip)]
+    pub no_containers: usize,
+    /// Notes of a cluster read that workloads may have gone unlinted (a kind it may
+    /// not list, no workload at all).
+    #[serde(skip)]
+    pub cluster_notes: usize,
+    /// The config file in force, as reports name it; `None` without one.
+    #[serde(skip)]
+    pub config: Option<String>,
     /// Whether the inputs are objects read from a cluster (`files` counts them), not
     /// files.
     #[serde(skip)]
@@ -66,6 +77,7 @@ impl Summary {
             match note.why {
                 Unlinted::UnknownKind => self.unknown_kinds += 1,
                 Unlinted::UnfollowedReference => self.unfollowed_references += 1,
+                Unlinted::NoContainers => self.no_containers += 1,
             }
         }
         for finding in report.analyses.iter().flat_map(|a| &a.findings) {
@@ -110,9 +122,9 @@ pub trait Reporter {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()>;
     /// Notes an input error (it is also printed to stderr by the caller).
     fn input_error(&mut self, error: &InputError) -> io::Result<()>;
-    /// Takes a note every report names: an object holding a pod of a kind the linter
-    /// does not read (it is also printed to stderr by the caller). Formats with no place
-    /// for notes count them in the summary only.
+    /// Takes a note every report names: a workload that was not linted, and why (it is
+    /// also printed to stderr by the caller). Formats with no place for notes count
+    /// them in the summary only.
     fn note(&mut self, _note: &InputError) -> io::Result<()> {
         Ok(())
     }

@@ -57,12 +57,76 @@ use crate::load::{EntryPart, InputError, JsonPath, Node, Pos, SourceText};
 /// The file name looked for.
 pub const FILE_NAME: &str = ".mesh-lifecycle.yaml";
 
-/// The nearest `.mesh-lifecycle.yaml` in `start` or a directory above it.
-pub fn find_upward(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|candidate| candidate.is_file())
+/// The config file a run found by looking upward, and what it passed over.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The file in force.
+    pub path: Option<PathBuf>,
+    /// Files not used, with why: for the user, who may have expected them to apply.
+    pub notes: Vec<String>,
+}
+
+/// The nearest `.mesh-lifecycle.yaml` in `start` or a directory above it, up to the
+/// repository's root (the first directory holding `.git`): a file above a checkout
+/// belongs to whoever owns that directory, not to the repository, and could turn
+/// rules off for every repository below it. A file owned by another user than the one
+/// running is not used either, as git refuses a repository another user owns: anyone
+/// who can write to a shared directory (`/tmp`, a CI runner's workspace) could plant
+/// one. Both are said in a note.
+pub fn find_upward(start: &Path) -> Found {
+    let mut notes = Vec::new();
+    for dir in start.ancestors() {
+        let candidate = dir.join(FILE_NAME);
+        if candidate.is_file() {
+            if let Some(owner) = foreign_owner(&candidate) {
+                notes.push(format!(
+                    "{} is not used: it belongs to another user ({owner}) than the one running; --config {} uses it",
+                    candidate.display(),
+                    candidate.display()
+                ));
+                return Found { path: None, notes };
+            }
+            return Found {
+                path: Some(candidate),
+                notes,
+            };
+        }
+        if dir.join(".git").exists() {
+            let above = dir
+                .parent()
+                .into_iter()
+                .flat_map(Path::ancestors)
+                .map(|dir| dir.join(FILE_NAME))
+                .find(|candidate| candidate.is_file());
+            if let Some(above) = above {
+                notes.push(format!(
+                    "{} is not used: it lies above the repository's root, {}; --config {} uses it",
+                    above.display(),
+                    dir.display(),
+                    above.display()
+                ));
+            }
+            break;
+        }
+    }
+    Found { path: None, notes }
+}
+
+/// The owner of `path` when it is not the user running (`uid 1001`); `None` when it
+/// is, or where ownership cannot be told.
+fn foreign_owner(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let owner = std::fs::metadata(path).ok()?.uid();
+        let me = rustix::process::geteuid().as_raw();
+        (owner != me).then(|| format!("uid {owner}"))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// A rule setting from the `rules:` section, checked against the catalog by the caller.
@@ -128,6 +192,8 @@ pub struct ConfigExtras {
     /// `exclude:`: globs of paths that directory searches leave out, relative to the
     /// config file's directory.
     pub exclude: Vec<String>,
+    /// `strict:`.
+    pub strict: bool,
 }
 
 crate::documented! {
@@ -168,6 +234,11 @@ crate::documented! {
         /// overrides the pod's.
         deletion_grace_period_seconds: Option<WholeSeconds> =
             "the pod's terminationGracePeriodSeconds",
+        /// Whether a note that a workload was not linted (a kind without containers
+        /// at its pod's path, a kind the linter does not read, a kind the cluster does
+        /// not let it list, a scope without workloads) fails the run as an input
+        /// error, as `--strict` makes it.
+        strict: Option<bool> = "false",
     }
 }
 
@@ -553,6 +624,7 @@ impl ConfigFile {
         let at = |path: &str, part| root.locate(&JsonPath::parse(path), part).span.start;
         let mut extras = ConfigExtras {
             exclude: self.exclude.unwrap_or_default(),
+            strict: self.strict.unwrap_or(false),
             ..ConfigExtras::default()
         };
         if let Some(version) = self.kubernetes_version {

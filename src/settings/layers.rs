@@ -48,6 +48,10 @@ pub struct FileLayers {
     pub exclude: Option<Exclude>,
     /// Every file read, so that `--output` cannot overwrite one.
     pub files: Vec<PathBuf>,
+    /// The config file in force, if any.
+    pub config: Option<PathBuf>,
+    /// `strict:` of the config file.
+    pub strict: bool,
 }
 
 /// What the command line sets, the last layers: a preset, then flags.
@@ -79,6 +83,8 @@ impl FileLayers {
             errors: Vec::new(),
             exclude: None,
             files: Vec::new(),
+            config: config.map(Path::to_path_buf),
+            strict: false,
         };
         let mut mesh_paths = Vec::new();
         if let Some(path) = config {
@@ -89,6 +95,7 @@ impl FileLayers {
             match applied {
                 Ok(extras) => {
                     layers.rules = extras.rules;
+                    layers.strict = extras.strict;
                     mesh_paths.extend(extras.mesh_config);
                     if !extras.exclude.is_empty() {
                         layers.exclude = Some(Exclude {

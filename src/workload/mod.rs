@@ -160,15 +160,14 @@ pub struct Objects {
     pub services: Vec<Service>,
     /// Workloads that could not be decoded.
     pub errors: Vec<InputError>,
-    /// Workloads left out on purpose (no containers: a kustomize patch, say).
-    pub skipped: Vec<InputError>,
     /// What every report names: objects of a kind the linter does not read that hold a
-    /// pod, and what a controller does that the linter cannot follow.
+    /// pod, workloads without containers, and what a controller does that the linter
+    /// cannot follow.
     pub notes: Vec<Note>,
 }
 
 /// An object that holds or runs a pod the linter does not lint, and why: a note every
-/// report names, without changing the exit status.
+/// report names, which changes the exit status only under `--strict`.
 #[derive(Clone, Debug)]
 pub struct Note {
     /// Why the pod is not linted, which decides what the user can do about it.
@@ -184,6 +183,9 @@ pub enum Unlinted {
     UnknownKind,
     /// A Rollout whose `spec.workloadRef` names no pod template of the input.
     UnfollowedReference,
+    /// A workload kind with no containers where its pod should be (a kustomize patch,
+    /// a partial object, or a `workloadKinds` entry that names the wrong path).
+    NoContainers,
 }
 
 /// Finds the workloads and namespaces of a document, with Kubernetes' kinds and the
@@ -293,7 +295,10 @@ fn push(decoded: Result<Workload, Rejected>, found: &mut Objects) {
     match decoded {
         Ok(workload) => found.workloads.push(workload),
         Err(Rejected::Invalid(error)) => found.errors.push(error),
-        Err(Rejected::Skipped(note)) => found.skipped.push(note),
+        Err(Rejected::Skipped(error)) => found.notes.push(Note {
+            why: Unlinted::NoContainers,
+            error,
+        }),
         Err(Rejected::Noted(error)) => found.notes.push(Note {
             why: Unlinted::UnfollowedReference,
             error,
