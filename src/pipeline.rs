@@ -41,6 +41,11 @@ pub struct RunOptions {
 /// single file).
 const PARALLEL_FROM_BYTES: u64 = 64 * 1024;
 
+/// The most worker threads a run starts (`-j`): more than any machine has cores. Each
+/// holds documents in flight, so a larger count would only exhaust memory or the
+/// system's threads.
+pub const MAX_THREADS: usize = 1024;
+
 /// How many worker threads a run used, and why fewer than it wanted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Workers {
@@ -81,7 +86,8 @@ pub fn run(
         0 if inputs.smaller_than(PARALLEL_FROM_BYTES) => 1,
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
-    };
+    }
+    .min(MAX_THREADS);
     let mut workers = Workers {
         wanted: threads,
         running: 1,
@@ -306,6 +312,72 @@ pub fn attribute(
         }
     }
     reports
+}
+
+/// [`attribute`] as reports arrive, for a run whose inputs that own or are owned come
+/// first (a cluster's workloads and the pods linted on their behalf): their reports are
+/// held until the first report of another input (a pod linted as itself), then
+/// attributed and handed to the sink; every later report goes to the sink as it comes.
+/// So a cluster of many pods without owners is reported as it is checked, not held.
+pub struct Attributing<'a, F: FnMut(DocumentReport)> {
+    owners: &'a HashMap<Arc<str>, WorkloadRef>,
+    /// The inputs whose reports are held: owners and what they own.
+    held_inputs: &'a std::collections::HashSet<Arc<str>>,
+    /// The reports held so far; `None` once they went to the sink.
+    held: Option<Vec<DocumentReport>>,
+    sink: F,
+}
+
+impl<'a, F: FnMut(DocumentReport)> Attributing<'a, F> {
+    /// Attributes with `owners`, holding the reports of `held_inputs`.
+    pub fn new(
+        owners: &'a HashMap<Arc<str>, WorkloadRef>,
+        held_inputs: &'a std::collections::HashSet<Arc<str>>,
+        sink: F,
+    ) -> Self {
+        Attributing {
+            owners,
+            held_inputs,
+            held: Some(Vec::new()),
+            sink,
+        }
+    }
+
+    /// Takes the next report, in input order.
+    pub fn push(&mut self, report: DocumentReport) {
+        let held = input_of(&report).is_none_or(|input| self.held_inputs.contains(input));
+        match &mut self.held {
+            Some(reports) if held => reports.push(report),
+            Some(_) => {
+                self.release();
+                (self.sink)(report);
+            }
+            None => (self.sink)(report),
+        }
+    }
+
+    /// Hands on what is still held, once every report has come.
+    pub fn finish(mut self) {
+        self.release();
+    }
+
+    fn release(&mut self) {
+        if let Some(reports) = self.held.take() {
+            attribute(reports, self.owners)
+                .into_iter()
+                .for_each(&mut self.sink);
+        }
+    }
+}
+
+/// The input a report is about; `None` for a report without anything in it.
+fn input_of(report: &DocumentReport) -> Option<&Arc<str>> {
+    report
+        .analyses
+        .first()
+        .map(|analysis| &analysis.file)
+        .or_else(|| report.errors.first().map(|error| &error.file))
+        .or_else(|| report.notes.first().map(|note| &note.error.file))
 }
 
 /// Resolves a finding's paths to positions while the document's tree is alive.

@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Output;
 
-use common::apiserver::{ApiServer, Fixture, Request};
+use common::apiserver::{ApiServer, Fixture, Hostile, Request};
 use serde_json::Value;
 
 /// A cluster for one test: the server, and a home and kubeconfig for kubectl.
@@ -65,6 +65,29 @@ impl Cluster {
 
     fn requests(&self) -> Vec<Request> {
         self.server.requests()
+    }
+
+    /// `lint --cluster --format json` with `args`, through a `$KUBECTL` that runs
+    /// `script` (sh) first, then the real kubectl unless the script ended the call:
+    /// the report, the exit status and standard error.
+    #[cfg(unix)]
+    fn through(&self, script: &str, args: &[&str]) -> (Value, i32, String) {
+        use std::os::unix::fs::PermissionsExt;
+        let wrapper = self.home.path().join("kubectl-stand-in");
+        std::fs::write(&wrapper, format!("#!/bin/sh\n{script}\nexec kubectl \"$@\"\n")).unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let output = common::cli()
+            .args(["lint", "--cluster", "--format", "json"])
+            .args(args)
+            .env("HOME", self.home.path())
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("KUBECTL", &wrapper)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let report = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{error}: {stderr}"));
+        (report, output.status.code().unwrap_or(-1), stderr)
     }
 
     /// `lint --cluster --format json` with `args`, through a `$KUBECTL` that logs each
@@ -1485,4 +1508,202 @@ fn explain_draws_the_knative_pod_with_queue_proxy() {
         ["istio-init", "istio-proxy", "queue-proxy", "user-container"]
     );
     assert_eq!(running, template);
+}
+
+// Hostile clusters: a gate must end, within its bounds, with exit 2 and the call that
+// failed named, whatever the API server or kubectl does.
+
+/// The errors of a report, as `(file, message)`.
+fn errors(report: &Value) -> Vec<(String, String)> {
+    report["errors"]
+        .as_array()
+        .expect("errors is an array")
+        .iter()
+        .map(|e| {
+            (
+                e["file"].as_str().unwrap().to_owned(),
+                e["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The one error of a report about the call that lists `path`.
+fn error_of_call(report: &Value, path: &str) -> String {
+    let found: Vec<(String, String)> = errors(report)
+        .into_iter()
+        .filter(|(file, _)| file.starts_with(&format!("kubectl get --raw '{path}?")))
+        .collect();
+    assert_eq!(found.len(), 1, "one error for {path}: {:#?}", errors(report));
+    found[0].1.clone()
+}
+
+#[test]
+fn a_list_that_never_answers_ends_at_the_request_timeout() {
+    let fixture = Fixture::load("mesh").hostile("/api/v1/namespaces/shop/pods", Hostile::Stall);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&["--request-timeout", "1s"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+    // kubectl's own words for its timeout.
+    assert!(
+        message.contains("Timeout") || message.contains("deadline") || message.contains("timed out"),
+        "{message}"
+    );
+    // Never "no workloads": the workloads that could be read are linted.
+    assert!(
+        findings(&report).iter().any(|f| f.1 == "Deployment/shop/web"),
+        "{report}"
+    );
+    assert!(!stderr.contains("no workloads found"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_kubectl_that_outlives_its_timeout_is_stopped_with_what_it_started() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // The listing of pods hangs in a child of the stand-in, which ignores its timeout.
+    let pid = cluster.home.path().join("child.pid");
+    let script = format!(
+        "case \"$*\" in *--raw*/pods*) sleep 600 & echo $! > '{}'; wait; exit 0;; esac",
+        pid.display()
+    );
+    let started = std::time::Instant::now();
+    let (report, code, stderr) = cluster.through(&script, &["--request-timeout", "1s"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+    assert_eq!(
+        message,
+        "kubectl was stopped after running twice its request timeout (--request-timeout 1s) without finishing"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    // Its whole process group was stopped: the `sleep` is gone too.
+    let child = std::fs::read_to_string(&pid).unwrap();
+    let proc = std::path::Path::new("/proc").join(child.trim());
+    if std::path::Path::new("/proc/self").exists() {
+        let gone = (0..50).any(|_| {
+            let status = std::fs::read_to_string(proc.join("status")).unwrap_or_default();
+            let dead = status.is_empty() || status.contains("State:\tZ");
+            if !dead {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            dead
+        });
+        assert!(gone, "the stand-in's child {} still runs", child.trim());
+    }
+}
+
+#[test]
+fn the_whole_read_has_a_deadline() {
+    let fixture = Fixture::load("mesh").hostile("/api/v1/namespaces/shop/pods", Hostile::Stall);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    // No request timeout at all: the deadline of the read still ends it.
+    let (report, code, stderr) =
+        cluster.lint_json(&["--request-timeout", "0", "--cluster-timeout", "3s"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+    assert_eq!(
+        message,
+        "kubectl was stopped: the cluster read ran out of time (--cluster-timeout 3s)"
+    );
+}
+
+#[test]
+fn endless_output_is_read_to_the_input_limit_and_no_further() {
+    let fixture =
+        Fixture::load("mesh").hostile("/apis/apps/v1/namespaces/shop/replicasets", Hostile::Endless);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&["--max-input-size", "1MiB"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/apis/apps/v1/namespaces/shop/replicasets");
+    assert_eq!(
+        message,
+        "kubectl was stopped: it printed more than 1 MiB (--max-input-size raises the limit)"
+    );
+    assert!(
+        findings(&report).iter().any(|f| f.1 == "Deployment/shop/web"),
+        "the rest is linted: {report}"
+    );
+}
+
+#[test]
+fn a_body_that_is_not_json_is_an_error_naming_the_call() {
+    let fixture =
+        Fixture::load("mesh").hostile("/apis/apps/v1/namespaces/shop/deployments", Hostile::Garbage);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/apis/apps/v1/namespaces/shop/deployments");
+    assert!(
+        message.starts_with("kubectl printed something that is not JSON"),
+        "{message}"
+    );
+    // The pods are still read and linted, as themselves now.
+    assert!(
+        findings(&report).iter().any(|f| f.1.starts_with("Pod/shop/")),
+        "{report}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_kubectl_killed_or_failing_without_a_word_is_an_error() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    for (script, expected) in [
+        (
+            "case \"$*\" in *--raw*/pods*) kill -9 $$;; esac",
+            "kubectl was killed by signal 9 (SIGKILL: out of memory, or killed by a supervisor)",
+        ),
+        (
+            "case \"$*\" in *--raw*/pods*) exit 1;; esac",
+            "kubectl exited with status 1 without saying why",
+        ),
+        (
+            "case \"$*\" in *--raw*/pods*) printf 'Error from server: \\033]0;owned\\007\\033[2J' >&2; exit 1;; esac",
+            "Error from server: \u{1b}]0;owned\u{7}\u{1b}[2J",
+        ),
+    ] {
+        let (report, code, stderr) = cluster.through(script, &[]);
+        assert_eq!(code, 2, "{script}: {stderr}");
+        let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+        assert_eq!(message, expected, "{script}");
+        assert!(!stderr.contains("no workloads found"), "{stderr}");
+        // What kubectl said reaches the terminal with its control characters shown.
+        assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+        if expected.contains("owned") {
+            assert!(stderr.contains("Error from server: \\x1b]0;owned\\x07\\x1b[2J"), "{stderr:?}");
+        }
+    }
+}
+
+#[test]
+fn pages_are_read_one_after_the_other_with_the_same_result() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (whole, code, stderr) = cluster.lint_json(&["-A"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (paged, code, stderr) = cluster.lint_json(&["-A", "--chunk-size", "2"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(findings(&paged), findings(&whole));
+    assert_eq!(paged["summary"], whole["summary"]);
+    let targets: Vec<String> = cluster.requests().into_iter().map(|r| r.target).collect();
+    assert!(
+        targets
+            .iter()
+            .any(|t| t.starts_with("/api/v1/pods?continue=2&limit=2")),
+        "{targets:?}"
+    );
 }

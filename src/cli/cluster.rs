@@ -11,6 +11,7 @@ use crate::cluster::kinds::{RESOURCES, Resource};
 use crate::cluster::kubectl::{self, Bounds, Connection, Timeout};
 use crate::cluster::{self, KubectlError, Request, Snapshot, Targets, Type};
 use crate::load::{Input, InputError};
+use crate::report::escape;
 use crate::workload::DeclaredKind;
 
 /// Reading what is deployed instead of files, with kubectl's flags.
@@ -135,18 +136,22 @@ pub fn input_errors(snapshot: &Snapshot) -> Vec<InputError> {
 pub fn describe_failure(error: &KubectlError, snapshot: &Snapshot) -> String {
     let mut text = String::new();
     if !error.shown {
-        text.push_str(&error.message);
+        text.push_str(&escape::controls(&error.message));
         text.push('\n');
     }
-    text.push_str(&format!(
-        "error: `{}` failed{}\n",
-        error.command,
-        if snapshot.objects.is_empty() {
-            "; nothing was linted"
-        } else {
-            "; the objects it did print are linted"
-        }
-    ));
+    let command = escape::controls(&error.command);
+    text.push_str(&if error.limit {
+        format!("error: the cluster read stopped at `{command}`; what was read before is linted\n")
+    } else {
+        format!(
+            "error: `{command}` failed{}\n",
+            if snapshot.objects.is_empty() {
+                "; nothing was linted"
+            } else {
+                "; the objects it did print are linted"
+            }
+        )
+    });
     text
 }
 

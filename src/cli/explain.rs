@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
 use crate::pipeline::{self, RunOptions};
-use crate::report::explain;
+use crate::report::{escape, explain};
 use crate::report::human::render_input_error;
 use crate::workload::kinds::ROWS;
 
@@ -41,7 +41,10 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     let mut input_errors = prepared.errors.len();
     prepared.print_errors(stderr_style);
     for note in prepared.notes() {
-        diagnostic(&format!("note: {note}\n"));
+        diagnostic(&format!("note: {}\n", escape::controls(&note)));
+    }
+    for note in prepared.hidden() {
+        diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
     }
     let options = RunOptions {
         threads: args.input.threads,
@@ -58,6 +61,12 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         input_errors += report.errors.len();
         for error in &report.errors {
             diagnostic(&render_input_error(error, stderr_style));
+        }
+        for note in &report.notes {
+            diagnostic(&format!(
+                "note: {}\n",
+                escape::controls(&note.error.to_string())
+            ));
         }
         for analysis in report.analyses {
             let wanted = args

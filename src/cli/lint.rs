@@ -151,14 +151,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     let workers = match &prepared.cluster {
         None => pipeline::run(inputs, settings, &options, &mut document),
-        // Findings of running pods belong to their workloads, so the whole run is
-        // gathered before anything is reported.
+        // Findings of running pods belong to their workloads: the workloads and their
+        // pods, which come first, are gathered before they are reported.
         Some(snapshot) => {
-            let mut documents = Vec::new();
-            let workers = pipeline::run(inputs, settings, &options, |d| documents.push(d));
-            pipeline::attribute(documents, &snapshot.owners())
-                .into_iter()
-                .for_each(&mut document);
+            let owners = snapshot.owners();
+            let held = snapshot.owning();
+            let mut attributing = pipeline::Attributing::new(&owners, &held, &mut document);
+            let workers = pipeline::run(inputs, settings, &options, |d| attributing.push(d));
+            attributing.finish();
             workers
         }
     };

@@ -18,6 +18,8 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 
+use crate::pipeline::MAX_THREADS;
+
 pub use cluster::ClusterArgs;
 pub use output::Output;
 pub use profile::ProfileArgs;
@@ -120,13 +122,14 @@ pub struct InputArgs {
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
-    /// Worker threads (0: one per core). Reports are the same whatever the count:
-    /// documents are analysed in parallel and reported in input order.
+    /// Worker threads (0: one per core; at most 1024). Reports are the same whatever
+    /// the count: documents are analysed in parallel and reported in input order.
     #[arg(
         short = 'j',
         long,
         value_name = "N",
         default_value_t = 0,
+        value_parser = parse_threads,
         hide_short_help = true
     )]
     pub threads: usize,
@@ -162,6 +165,19 @@ pub struct InputArgs {
     /// The largest config or mesh-config file read.
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
     pub max_config_size: u64,
+}
+
+/// A `-j` count: 0 (one per core) to [`MAX_THREADS`].
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_THREADS as u64 => Ok(n as usize),
+        Ok(_) => Err(format!(
+            "at most {MAX_THREADS} worker threads (0 runs one per core)"
+        )),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of threads from 0 to {MAX_THREADS}"
+        )),
+    }
 }
 
 /// A size in bytes: `1048576`, `512KiB`, `16MiB`, `1GiB` (or `K`, `M`, `G`: powers of
@@ -381,7 +397,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             .iter()
             .map(|word| word.to_string_lossy().into_owned())
             .collect();
-        return finish(complete::run(&words, first == complete::COMPLETE));
+        return finish(printed(complete::run(&words, first == complete::COMPLETE)));
     }
     let cli = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
@@ -393,21 +409,35 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let status = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
-        Command::Rules(args) => rules::run(args),
-        Command::Completions(args) => completions::run(args.shell),
+        Command::Rules(args) => printed(rules::run(args)),
+        Command::Completions(args) => printed(completions::run(args.shell)),
     };
     finish(status)
 }
 
-/// The exit status of a command's result; a closed pipe (`… | head`) is not an error.
+/// The exit status of a command's result. A command whose output can be cut short
+/// (`… | head`) decides what that means itself: `lint` and `explain` still exit with
+/// the whole run's status, `rules` and `completions` with 0. Any error left, a closed
+/// pipe included, is a report that could not be written: exit 2, never a pass.
 fn finish(status: std::io::Result<u8>) -> ExitCode {
     match status {
         Ok(code) => ExitCode::from(code),
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
-            diagnostic(&format!("error: {error}\n"));
+            diagnostic(&format!(
+                "error: {}\n",
+                crate::report::escape::controls(&error.to_string())
+            ));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The status of a command that only prints (`rules`, `completions`): a reader that
+/// went away (`| head`) has what it wanted, and there is nothing to gate.
+fn printed(status: std::io::Result<u8>) -> std::io::Result<u8> {
+    match status {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        other => other,
     }
 }
 

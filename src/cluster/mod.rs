@@ -130,6 +130,9 @@ pub struct KubectlError {
     pub message: String,
     /// Whether the user saw it already, as kubectl printed it.
     pub shown: bool,
+    /// Whether the read stopped after this call because what it held reached the
+    /// input limit, rather than because the call failed.
+    pub limit: bool,
 }
 
 /// Everything read from the cluster.
@@ -196,6 +199,16 @@ impl Snapshot {
             objects: linted.chain(profile).collect(),
             commands: self.errors.iter().map(|e| e.command.clone()).collect(),
         }
+    }
+
+    /// The objects whose reports are attributed together: the workloads and the pods
+    /// linted on their behalf (all but the pods linted as themselves).
+    pub fn owning(&self) -> HashSet<Arc<str>> {
+        self.objects
+            .iter()
+            .filter(|object| object.owner.is_some() || object.source.kind != "Pod")
+            .map(|object| object.name.clone())
+            .collect()
     }
 
     /// The workload each object's findings belong to, for those that have one.

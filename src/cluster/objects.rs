@@ -300,7 +300,7 @@ pub struct Selection<'a> {
     roots: HashSet<String>,
     pods: Vec<Linted>,
     revisions: HashSet<(WorkloadRef, Option<String>, Option<String>)>,
-    seen: HashSet<String>,
+    seen: HashSet<(String, String)>,
     kept_bytes: u64,
 }
 
@@ -332,7 +332,7 @@ impl<'a> Selection<'a> {
         object
             .uid
             .as_ref()
-            .is_none_or(|uid| self.seen.insert(uid.clone()))
+            .is_none_or(|uid| self.seen.insert((object.kind.clone(), uid.clone())))
     }
 
     fn kind_wanted(&self, kind: Kind) -> bool {
@@ -481,12 +481,16 @@ impl<'a> Selection<'a> {
     }
 
     /// What is linted: the workloads (in the order of their kinds, then as read), then
-    /// the pods.
+    /// the pods linted on a workload's behalf, then the pods linted as themselves; so
+    /// that what the report holds back to attribute findings to owners comes first.
     pub fn finish(self) -> Vec<Linted> {
+        let (owned, standalone): (Vec<Linted>, Vec<Linted>) =
+            self.pods.into_iter().partition(|pod| pod.owner.is_some());
         self.candidates
             .into_iter()
             .map(|candidate| candidate.linted)
-            .chain(self.pods)
+            .chain(owned)
+            .chain(standalone)
             .collect()
     }
 }

@@ -547,14 +547,15 @@ impl Reader<'_> {
             let limit = self.kubectl.bounds().max_output;
             for object in page.objects {
                 if offer(object) > limit {
-                    self.fail(
-                        &reply_now.command,
-                        format!(
-                            "the objects to lint read from the cluster so far take more than {} (--max-input-size raises the limit; -n, -l or TYPE read less): the rest is not read",
+                    self.snapshot.errors.push(KubectlError {
+                        command: reply_now.command.clone(),
+                        message: format!(
+                            "the objects to lint read from the cluster take more than {} (--max-input-size raises the limit; -n, -l or TYPE read less): the rest is not read",
                             crate::load::size(limit)
                         ),
-                        false,
-                    );
+                        shown: false,
+                        limit: true,
+                    });
                     return false;
                 }
             }
@@ -698,6 +699,7 @@ impl Reader<'_> {
             command: command.to_owned(),
             message,
             shown,
+            limit: false,
         });
     }
 

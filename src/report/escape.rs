@@ -53,15 +53,20 @@ fn push(out: &mut String, c: char) {
 
 /// `text` escaped as [`controls`] does, with a map from byte offsets in `text` to
 /// offsets in the result: for quoting a source whose positions point into the
-/// original. `None` when nothing needed escaping.
+/// original. A CR that ends a line before its LF is kept: it is the line's end. `None`
+/// when nothing needed escaping.
 pub fn controls_mapped(text: &str) -> Option<(String, OffsetMap)> {
-    if !text.chars().any(is_unsafe) {
+    let line_end = |at: usize, c: char| c == '\r' && text[at + 1..].starts_with('\n');
+    if !text
+        .char_indices()
+        .any(|(at, c)| is_unsafe(c) && !line_end(at, c))
+    {
         return None;
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut shifts = Vec::new();
     for (at, c) in text.char_indices() {
-        if is_unsafe(c) {
+        if is_unsafe(c) && !line_end(at, c) {
             let before = out.len();
             push(&mut out, c);
             let grown = out.len() - before - c.len_utf8();
@@ -130,5 +135,7 @@ mod tests {
             });
         }
         assert!(controls_mapped("nothing to do").is_none());
+        assert!(controls_mapped("a\r\nb\r\n").is_none(), "CRLF line ends are kept");
+        assert_eq!(controls_mapped("a\rb\r\n").unwrap().0, "a\\x0db\r\n");
     }
 }

@@ -386,10 +386,11 @@ fn command(annotation: &Annotation) -> String {
 /// Escapes a command's message (GitHub's `escapeData`), its control characters
 /// shown as escapes first: the runner would act on them as a terminal does.
 fn escape_data(text: &str) -> String {
-    escape::controls(text)
+    let encoded = text
         .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    escape::controls(&encoded).into_owned()
 }
 
 /// Escapes a property value (GitHub's `escapeProperty`).

@@ -141,7 +141,7 @@ impl<W: Write> HumanReporter<W> {
         writeln!(self.out, "{}", self.style.paint(heading, Tone::Cyan))?;
         let width = self.style.columns();
         for group in &self.infos {
-            let line = group.line();
+            let line = escape::controls(&group.line()).into_owned();
             writeln!(self.out, "{}", wrap::wrap(&line, width, "  ", "    "))?;
         }
         writeln!(self.out)
@@ -210,8 +210,9 @@ fn assumptions_block(items: &[String], width: usize) -> String {
     let indent = " ".repeat(LEAD.len());
     let mut lines = vec![LEAD.to_owned()];
     for (index, item) in items.iter().enumerate() {
+        let item = escape::controls(item);
         let piece = if index + 1 == items.len() {
-            item.clone()
+            item.into_owned()
         } else {
             format!("{item} ·")
         };
@@ -341,26 +342,28 @@ impl<'a> FindingDiagnostic<'a> {
         if !excerpts.quotable(places.map(|place| place.start)) {
             let start = located.primary.start;
             return FindingDiagnostic {
-                headline: format!(
+                headline: escape::controls(&format!(
                     "{name}:{}:{}: {subject}: {}",
                     start.line, start.column, located.finding.message
-                ),
+                ))
+                .into_owned(),
                 excerpts,
                 code: None,
                 located,
             };
         }
         FindingDiagnostic {
-            headline: format!("{subject}: {}", located.finding.message),
+            headline: escape::controls(&format!("{subject}: {}", located.finding.message))
+                .into_owned(),
             excerpts,
-            code: Some(excerpts.code(name)),
+            code: Some(excerpts.code(escape::controls(&name).into_owned())),
             located,
         }
     }
 
     fn label(&self, place: &Place, primary: bool) -> LabeledSpan {
         let span = self.excerpts.span(place.start, place.end);
-        let text = Some(place.text.clone()).filter(|t| !t.is_empty());
+        let text = Some(escape::controls(&place.text).into_owned()).filter(|t| !t.is_empty());
         if primary {
             LabeledSpan::new_primary_with_span(text, span)
         } else {
@@ -398,7 +401,7 @@ impl Diagnostic for FindingDiagnostic<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(&self.located.finding.help))
+        Some(Box::new(escape::controls(&self.located.finding.help)))
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -434,6 +437,7 @@ impl<'a> InputDiagnostic<'a> {
             ),
             None => format!("{}: {}", error.file, error.message),
         };
+        let headline = escape::controls(&headline).into_owned();
         let positions = error
             .pos
             .into_iter()
@@ -445,7 +449,7 @@ impl<'a> InputDiagnostic<'a> {
                 .map(|source| Arc::new(Excerpts::new(source)))
                 .filter(|excerpts| excerpts.quotable(positions))
                 .map(|excerpts| {
-                    let code = excerpts.code(error.file.to_string());
+                    let code = excerpts.code(escape::controls(&error.file).into_owned());
                     (excerpts, code)
                 }),
             headline,
@@ -486,7 +490,7 @@ impl Diagnostic for InputDiagnostic<'_> {
         )];
         if let Some((related, text)) = self.error.related.as_deref() {
             labels.push(LabeledSpan::new_with_span(
-                Some(text.clone()),
+                Some(escape::controls(text).into_owned()),
                 excerpts.span(*related, *related),
             ));
         }

@@ -7,7 +7,7 @@ use comfy_table::{Attribute, Cell, Table};
 
 use super::human::summary_line;
 use super::style::{Style, Tone};
-use super::{Reporter, Summary, subject, wrap};
+use super::{escape, Reporter, Summary, subject, wrap};
 use crate::load::InputError;
 use crate::report::located::Located;
 use crate::rules::{RuleMeta, Severity};
@@ -43,21 +43,23 @@ impl<W: Write> TableReporter<W> {
     }
 }
 
-/// Location, severity, rule, and the finding as the human format heads it.
+/// Location, severity, rule, and the finding as the human format heads it, their
+/// control characters shown as escapes.
 fn row(located: &Located) -> Row {
     let finding = &located.finding;
-    let mut location = vec![format!(
+    let shown = |text: String| escape::controls(&text).into_owned();
+    let mut location = vec![shown(format!(
         "{}:{}:{}",
         located.file, located.primary.start.line, located.primary.start.column
-    )];
+    ))];
     if let Some(origin) = &located.origin {
-        location.push(format!("(from {origin})"));
+        location.push(shown(format!("(from {origin})")));
     }
     Row {
         location,
         severity: finding.severity,
         rule: finding.rule,
-        finding: format!("{}: {}", subject(&located.workload), finding.message),
+        finding: shown(format!("{}: {}", subject(&located.workload), finding.message)),
     }
 }
 

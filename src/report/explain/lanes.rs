@@ -207,7 +207,7 @@ fn tag(container: &PlannedContainer) -> String {
 
 fn lane(container: &PlannedContainer) -> Lane {
     Lane {
-        label: container.name.clone(),
+        label: crate::report::escape::controls(&container.name).into_owned(),
         tag: tag(container),
         segments: Vec::new(),
         marks: Vec::new(),

@@ -89,9 +89,11 @@ pub(super) fn text_width(text: &str, size: f64) -> f64 {
     (em * size * 1.05).ceil()
 }
 
-/// `text` for SVG and HTML character data and attribute values.
+/// `text` for SVG and HTML character data and attribute values: markup escaped, and
+/// control characters, which XML cannot hold even as references, shown as escapes.
 pub(super) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
+    crate::report::escape::controls(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -316,12 +318,25 @@ fn draw_panel(
     let top = y + 4.0;
     let bottom = top + LANE_HEIGHT * panel.lanes.len() as f64;
     let mut tick = Millis::ZERO;
+    // Where the last label drawn ends: a label that would touch it is left out (the
+    // ticks of an absurd grace period are long numbers), its grid line kept.
+    let mut free = f64::NEG_INFINITY;
     while tick <= panel.end {
         let x = geometry.x_of(tick, panel.end);
+        let label = tick.to_string();
+        let half = text_width(&label, FONT) / 2.0;
+        let text = if x - half >= free {
+            free = x + half + FONT / 2.0;
+            format!(
+                r#"<text x="{x:.1}" y="{y}" text-anchor="middle" class="tick">{}</text>"#,
+                escape(&label)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}" class="grid"/><text x="{x:.1}" y="{y}" text-anchor="middle" class="tick">{}</text>"#,
-            escape(&tick.to_string())
+            r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}" class="grid"/>{text}"#,
         );
         tick = tick + interval;
     }

@@ -153,13 +153,17 @@ fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
     let interval = tick_interval(panel.end, (layout.axis / 10).max(1) as i64);
     let mut axis = vec![' '; layout.axis + 12];
     let mut tick = Millis::ZERO;
+    // A label that would touch the one before it is left out: the ticks of an absurd
+    // grace period are long numbers, which would run together into one.
+    let mut free = 0;
     while tick <= panel.end {
         let label = tick.to_string();
         let at = layout.column(tick, panel.end);
-        if at + label.len() <= axis.len() {
+        if at >= free && at + label.len() <= axis.len() {
             for (i, c) in label.chars().enumerate() {
                 axis[at + i] = c;
             }
+            free = at + label.len() + 1;
         }
         tick = tick + interval;
     }
