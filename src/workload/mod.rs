@@ -486,10 +486,15 @@ fn decode_workload(
     };
     let name = name_of(&metadata);
     if has_no_containers(node.at(&pod_spec_path)) {
+        let why = if kind.is_declared() {
+            "the `workloadKinds` entry's path is not where its objects keep their pod, or a partial object?"
+        } else {
+            "a kustomize patch or a partial object?"
+        };
         return Err(Rejected::Skipped(at.error(
             &pod_spec_path,
             format!(
-                "{kind} {name} has no containers at `{}.containers`; not linted (a kustomize patch or a partial object?)",
+                "{kind} {name} has no containers at `{}.containers`; not linted ({why})",
                 object.join(&pod_spec_path)
             ),
         )));
