@@ -33,8 +33,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;lint' {
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core; at most 1024). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core; at most 1024). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read')
             [CompletionResult]::new('--stdin-filename', '--stdin-filename', [CompletionResultType]::ParameterName, 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)')
             [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, 'The most read from one input: a file, standard input, a pipe, an object read with --cluster')
@@ -49,6 +49,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'The kubeconfig file to use')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The user to impersonate (kubectl --as)')
             [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'A group to impersonate (kubectl --as-group; repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long each request to the API server may take (kubectl''s own flag, passed through): 30s, 2m, or 0 for no limit. A kubectl call still running at twice this is stopped')
+            [CompletionResult]::new('--cluster-timeout', '--cluster-timeout', [CompletionResultType]::ParameterName, 'How long the whole read of the cluster may take (0: no limit); then every kubectl call still running is stopped, and the run exits 2')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per page when listing (kubectl''s own flag; 0 reads each list in one request): memory holds a page, not the cluster')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
@@ -74,8 +77,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Read every namespace')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Read every namespace')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, and no notes but those that say a workload was not linted')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, and no notes but those that say a workload was not linted')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail (exit 2) when a workload may have gone unlinted: a kind without containers at its pod''s path, an object of a kind the linter does not read that holds a pod, a Rollout whose template is elsewhere, a kind the cluster does not let it list, no workload at all. Also `strict: true` in .mesh-lifecycle.yaml')
             [CompletionResult]::new('--show-infos', '--show-infos', [CompletionResultType]::ParameterName, 'Print each info in full, like errors and warnings (the human format otherwise gives one line per rule; --fail-on info implies it)')
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the safe fixes in place, then report what remains (standard input: print the fixed stream instead)')
             [CompletionResult]::new('--unsafe-fixes', '--unsafe-fixes', [CompletionResultType]::ParameterName, 'Also apply the unsafe fixes (a longer grace period, a different stop command): review them')
@@ -87,8 +91,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;explain' {
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core; at most 1024). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core; at most 1024). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read')
             [CompletionResult]::new('--stdin-filename', '--stdin-filename', [CompletionResultType]::ParameterName, 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)')
             [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, 'The most read from one input: a file, standard input, a pipe, an object read with --cluster')
@@ -103,6 +107,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'The kubeconfig file to use')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The user to impersonate (kubectl --as)')
             [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'A group to impersonate (kubectl --as-group; repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long each request to the API server may take (kubectl''s own flag, passed through): 30s, 2m, or 0 for no limit. A kubectl call still running at twice this is stopped')
+            [CompletionResult]::new('--cluster-timeout', '--cluster-timeout', [CompletionResultType]::ParameterName, 'How long the whole read of the cluster may take (0: no limit); then every kubectl call still running is stopped, and the run exits 2')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per page when listing (kubectl''s own flag; 0 reads each list in one request): memory holds a page, not the cluster')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')

@@ -1314,22 +1314,21 @@ fn declare_webapp(cluster: &Cluster) -> String {
 
 #[cfg(unix)]
 #[test]
-fn each_kind_served_is_listed_page_by_page_owners_first() {
+fn each_kind_served_is_listed_page_by_page() {
     let Some(cluster) = with_crds() else {
         return;
     };
     let config = declare_webapp(&cluster);
     let (report, calls) = cluster.logged(&["-A", "--config", &config]);
     assert!(report["summary"]["workloads"].as_u64().unwrap() > 8);
-    // One page of each kind served, Kubernetes' own and the custom ones, each kind
-    // after those whose objects may own its objects, pods last.
-    let listings: Vec<&str> = calls
+    // One page of each kind served, Kubernetes' own and the custom ones (the first
+    // pages side by side, so in no set order).
+    let mut listings: Vec<&str> = calls
         .iter()
         .filter_map(|call| call.split_once(" get --raw ").map(|(_, path)| path))
         .collect();
-    assert_eq!(
-        listings,
-        [
+    listings.sort();
+    let mut expected = vec![
             "/apis/platform.example.com/v1/webapps?limit=500",
             "/apis/serving.knative.dev/v1/services?limit=500",
             "/apis/serving.knative.dev/v1/configurations?limit=500",
@@ -1352,9 +1351,9 @@ fn each_kind_served_is_listed_page_by_page_owners_first() {
             "/apis/apps/v1/replicasets?limit=500",
             "/apis/batch/v1/jobs?limit=500",
             "/api/v1/pods?limit=500",
-        ],
-        "{calls:#?}"
-    );
+    ];
+    expected.sort();
+    assert_eq!(listings, expected, "{calls:#?}");
     // Version, context, resources; five reads of the environment; the listings; the
     // ConfigMaps.
     assert_eq!(calls.len(), 3 + 5 + listings.len() + 1, "{calls:#?}");
@@ -1544,7 +1543,8 @@ fn a_list_that_never_answers_ends_at_the_request_timeout() {
     let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
         return;
     };
-    let (report, code, stderr) = cluster.lint_json(&["--request-timeout", "1s"]);
+    // Long enough for the other calls on a loaded machine.
+    let (report, code, stderr) = cluster.lint_json(&["--request-timeout", "5s"]);
     assert_eq!(code, 2, "{stderr}");
     let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
     // kubectl's own words for its timeout.
@@ -1573,12 +1573,12 @@ fn a_kubectl_that_outlives_its_timeout_is_stopped_with_what_it_started() {
         pid.display()
     );
     let started = std::time::Instant::now();
-    let (report, code, stderr) = cluster.through(&script, &["--request-timeout", "1s"]);
+    let (report, code, stderr) = cluster.through(&script, &["--request-timeout", "3s"]);
     assert_eq!(code, 2, "{stderr}");
     let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
     assert_eq!(
         message,
-        "kubectl was stopped after running twice its request timeout (--request-timeout 1s) without finishing"
+        "kubectl was stopped after running twice its request timeout (--request-timeout 3s) without finishing"
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
     // Its whole process group was stopped: the `sleep` is gone too.
@@ -1605,12 +1605,12 @@ fn the_whole_read_has_a_deadline() {
     };
     // No request timeout at all: the deadline of the read still ends it.
     let (report, code, stderr) =
-        cluster.lint_json(&["--request-timeout", "0", "--cluster-timeout", "3s"]);
+        cluster.lint_json(&["--request-timeout", "0", "--cluster-timeout", "8s"]);
     assert_eq!(code, 2, "{stderr}");
     let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
     assert_eq!(
         message,
-        "kubectl was stopped: the cluster read ran out of time (--cluster-timeout 3s)"
+        "kubectl was stopped: the cluster read ran out of time (--cluster-timeout 8s)"
     );
 }
 

@@ -74,7 +74,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("1", "lint found findings at or above --fail-on."),
     (
         "2",
-        "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
+        "A usage error, an input that could not be read or parsed, a kubectl call of --cluster that failed, timed out or printed too much, a workload not linted under --strict, or a report that could not be written (everything else is still linted and reported). Input errors win over findings and over --fail-on never. A reader of the report that goes away (| head) does not change the status: every input is still checked.",
     ),
 ];
 

@@ -51,14 +51,23 @@ pub struct Bounds {
     pub max_output: u64,
 }
 
-/// A duration given on the command line, kept as written for messages; `None` for
-/// `0`, no limit (kubectl's meaning of `--request-timeout 0`).
+/// A duration given on the command line, kept as written for messages and for
+/// kubectl; `None` for `0`, no limit (kubectl's meaning of `--request-timeout 0`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timeout {
     /// The duration, `None` for no limit.
     pub duration: Option<Duration>,
-    /// The text it was given as, with the flag that gave it: `--request-timeout 30s`.
-    pub flag: String,
+    /// The flag that gave it (`--request-timeout`).
+    pub flag: &'static str,
+    /// The text it was given as (`30s`).
+    pub text: String,
+}
+
+impl std::fmt::Display for Timeout {
+    /// `--request-timeout 30s`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.flag, self.text)
+    }
 }
 
 /// The request timeout when `--request-timeout` is not given: kubectl itself has
@@ -76,7 +85,7 @@ const MAX_STDERR: usize = 64 * 1024;
 impl Timeout {
     /// Reads a duration as kubectl reads `--request-timeout`: a whole number of
     /// seconds (`30`) or a Go duration (`30s`, `1m30s`); `0` is no limit.
-    pub fn parse(flag: &str, text: &str) -> Result<Timeout, String> {
+    pub fn parse(flag: &'static str, text: &str) -> Result<Timeout, String> {
         let text = text.trim();
         let millis = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
             text.parse::<i64>()
@@ -90,7 +99,8 @@ impl Timeout {
         })?;
         Ok(Timeout {
             duration: (millis > 0).then(|| Duration::from_millis(millis.unsigned_abs())),
-            flag: format!("{flag} {text}"),
+            flag,
+            text: text.to_owned(),
         })
     }
 }
@@ -215,11 +225,11 @@ impl Reply {
             }
             End::TimedOut => format!(
                 "kubectl was stopped after running twice its request timeout ({}) without finishing",
-                self.bounds.request_timeout.flag
+                self.bounds.request_timeout
             ),
             End::Deadline => format!(
                 "kubectl was stopped: the cluster read ran out of time ({})",
-                self.bounds.total.flag
+                self.bounds.total
             ),
             End::TooLarge => format!(
                 "kubectl was stopped: it printed more than {} (--max-input-size raises the limit)",
@@ -284,12 +294,7 @@ impl Kubectl {
         for group in &connection.groups {
             global.extend(["--as-group".into(), group.into()]);
         }
-        let timeout = bounds
-            .request_timeout
-            .flag
-            .split_once(' ')
-            .map_or("0", |(_, text)| text);
-        global.push(format!("--request-timeout={timeout}").into());
+        global.push(format!("--request-timeout={}", bounds.request_timeout.text).into());
         Kubectl {
             program,
             global,

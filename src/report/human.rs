@@ -190,7 +190,8 @@ impl<W: Write> Reporter for HumanReporter<W> {
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.write_info_groups()?;
         if !self.quiet {
-            writeln!(self.out, "{}", summary_line(summary))?;
+            let width = self.style.columns();
+            writeln!(self.out, "{}", wrap::wrap(&summary_line(summary), width, "", "  "))?;
             if !self.assumptions.is_empty() {
                 writeln!(
                     self.out,

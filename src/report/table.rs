@@ -86,7 +86,8 @@ impl<W: Write> Reporter for TableReporter<W> {
             self.rows.clear();
         }
         if !self.quiet {
-            writeln!(self.out, "{}", summary_line(summary))?;
+            let width = self.style.columns();
+            writeln!(self.out, "{}", wrap::wrap(&summary_line(summary), width, "", "  "))?;
         }
         self.out.flush()
     }
