@@ -499,6 +499,60 @@ mod tests {
     }
 
     #[test]
+    fn attributing_holds_only_the_owners_and_what_they_own() {
+        let pod = |name: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: app\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '10']}}}}}}\n"
+            )
+        };
+        let inputs = Inputs::new(
+            ["Pod/shop/web-1", "Pod/shop/alone-1", "Pod/shop/alone-2"]
+                .into_iter()
+                .map(|name| load::Input::Memory {
+                    name: Arc::from(name),
+                    bytes: Arc::from(pod(name.rsplit('/').next().unwrap()).into_bytes()),
+                })
+                .collect(),
+            load::ReadLimits::default(),
+            None,
+        );
+        let web = WorkloadRef {
+            kind: crate::workload::Kind::Deployment,
+            name: "web".into(),
+            namespace: Some("shop".into()),
+        };
+        let owners = HashMap::from([(Arc::from("Pod/shop/web-1"), web.clone())]);
+        let held = std::collections::HashSet::from([Arc::from("Pod/shop/web-1")]);
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut attributing = Attributing::new(&owners, &held, |report: DocumentReport| {
+            for analysis in report.analyses {
+                let workload = analysis.findings[0].workload.name.clone();
+                seen.push((analysis.file.to_string(), workload));
+            }
+        });
+        let mut fed = 0;
+        run(&inputs, &Settings::default(), &RunOptions::default(), |report| {
+            fed += 1;
+            attributing.push(report);
+        });
+        attributing.finish();
+        assert_eq!(fed, 3);
+        let seen: Vec<(&str, &str)> = seen
+            .iter()
+            .map(|(file, workload)| (file.as_str(), workload.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("Pod/shop/web-1", "web"),
+                ("Pod/shop/alone-1", "alone-1"),
+                ("Pod/shop/alone-2", "alone-2")
+            ],
+            "the held report attributed to its owner, then the others as they came"
+        );
+    }
+
+    #[test]
     fn owned_inputs_report_under_their_owner_once() {
         // The same hazard in a Deployment's template, in two of its pods, and one only
         // a pod shows: three findings become two, all the Deployment's.

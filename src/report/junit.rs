@@ -119,6 +119,32 @@ impl<W: Write> JunitReporter<W> {
     }
 }
 
+impl<W: Write> JunitReporter<W> {
+    /// A test case in `error`'s file, in `status`, saying `what` happened (`input
+    /// error at line 3, column 1`) with its message, typed `kind`.
+    fn about_input(
+        &mut self,
+        error: &InputError,
+        mut status: TestCaseStatus,
+        what: &str,
+        kind: &'static str,
+    ) {
+        let detail = match error.pos {
+            Some(pos) => format!("{what} at line {}, column {}", pos.line, pos.column),
+            None => what.to_owned(),
+        };
+        status
+            .set_message(error.message.clone())
+            .set_type(kind)
+            .set_description(format!("{error}\n"));
+        self.suite(&error.file).cases.push(Case {
+            workload: None,
+            detail: Some(detail),
+            status,
+        });
+    }
+}
+
 /// The test case of one workload × rule × container: failing, or skipped when the
 /// findings are suppressed.
 fn finding_case(workload: &str, document: usize, members: &[&Located]) -> Case {
@@ -210,38 +236,13 @@ impl<W: Write> Reporter for JunitReporter<W> {
     }
 
     fn input_error(&mut self, error: &InputError) -> io::Result<()> {
-        let detail = match error.pos {
-            Some(pos) => format!("input error at line {}, column {}", pos.line, pos.column),
-            None => "input error".to_owned(),
-        };
-        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-        status
-            .set_message(error.message.clone())
-            .set_type("input")
-            .set_description(format!("{error}\n"));
-        self.suite(&error.file).cases.push(Case {
-            workload: None,
-            detail: Some(detail),
-            status,
-        });
+        let status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        self.about_input(error, status, "input error", "input");
         Ok(())
     }
 
     fn note(&mut self, note: &InputError) -> io::Result<()> {
-        let detail = match note.pos {
-            Some(pos) => format!("not linted at line {}, column {}", pos.line, pos.column),
-            None => "not linted".to_owned(),
-        };
-        let mut status = TestCaseStatus::skipped();
-        status
-            .set_message(note.message.clone())
-            .set_type("not-linted")
-            .set_description(format!("{note}\n"));
-        self.suite(&note.file).cases.push(Case {
-            workload: None,
-            detail: Some(detail),
-            status,
-        });
+        self.about_input(note, TestCaseStatus::skipped(), "not linted", "not-linted");
         Ok(())
     }
 
