@@ -300,7 +300,8 @@ pub struct Selection<'a> {
     roots: HashSet<String>,
     pods: Vec<Linted>,
     revisions: HashSet<(WorkloadRef, Option<String>, Option<String>)>,
-    seen: HashSet<(String, String)>,
+    /// The objects named on the command line, by kind and uid.
+    named: HashSet<(String, String)>,
     kept_bytes: u64,
 }
 
@@ -316,7 +317,7 @@ impl<'a> Selection<'a> {
             roots: HashSet::new(),
             pods: Vec::new(),
             revisions: HashSet::new(),
-            seen: HashSet::new(),
+            named: HashSet::new(),
             kept_bytes: 0,
         }
     }
@@ -326,14 +327,24 @@ impl<'a> Selection<'a> {
         self.kept_bytes
     }
 
-    /// Whether an object of this uid was offered already (a named object is also in
-    /// the listing of its namespace).
-    fn first_time(&mut self, object: &ApiObject) -> bool {
-        object
-            .uid
-            .as_ref()
-            .is_none_or(|uid| self.seen.insert((object.kind.clone(), uid.clone())))
+    /// Offers an object named on the command line (`deploy/web`, `pod/debug`), before
+    /// the listing of its namespace, which holds it again: linted as a workload, a
+    /// named pod too.
+    pub fn named(&mut self, object: ApiObject) {
+        if let Some(uid) = &object.uid {
+            self.named.insert((object.kind.clone(), uid.clone()));
+        }
+        self.add_workload(object, 0);
     }
+
+    /// Whether an object is not one offered already as named. Nothing else is offered
+    /// twice: a list holds each object once, so only the named are remembered.
+    fn first_time(&self, object: &ApiObject) -> bool {
+        object.uid.as_ref().is_none_or(|uid| {
+            self.named.is_empty() || !self.named.contains(&(object.kind.clone(), uid.clone()))
+        })
+    }
+
 
     fn kind_wanted(&self, kind: Kind) -> bool {
         match self.wanted {
@@ -345,9 +356,12 @@ impl<'a> Selection<'a> {
     /// Offers a workload (any kind but Pod) at `rank`, the place of its kind in the
     /// order reports list workloads.
     pub fn workload(&mut self, object: ApiObject, rank: usize) {
-        if !self.first_time(&object) {
-            return;
+        if self.first_time(&object) {
+            self.add_workload(object, rank);
         }
+    }
+
+    fn add_workload(&mut self, object: ApiObject, rank: usize) {
         let Some(kind) = object.workload_kind(self.declared) else {
             return;
         };

@@ -418,7 +418,7 @@ impl Reader<'_> {
         let for_named = matches!(wanted, Wanted::Named(_));
         let mut selection = Selection::new(wanted, &request.declared);
         for object in first.into_iter().flatten() {
-            selection.workload(object, 0);
+            selection.named(object);
         }
         let (pods, workloads): (Vec<_>, Vec<_>) = listings
             .into_iter()
