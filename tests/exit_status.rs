@@ -238,6 +238,52 @@ rows! {
     rules_unknown: "`rules`", "a rule that does not exist" => "2" {
         assert_eq!(status(&["rules", "ML999"], Sink::Read, Sink::Read), 2);
     }
+    lsp_shutdown: "`lsp`", "the editor asks it to shut down, then to exit" => "0" {
+        let session = [initialize(), request(2, "shutdown"), notification("exit")].concat();
+        assert_eq!(lsp_status(&session), 0);
+    }
+    lsp_no_shutdown: "`lsp`", "the editor asks it to exit without shutting down, or its input ends" => "1" {
+        let session = [initialize(), notification("exit")].concat();
+        assert_eq!(lsp_status(&session), 1);
+        assert_eq!(lsp_status(&initialize()), 1);
+    }
+}
+
+/// One message of the language server protocol, framed.
+fn framed(message: serde_json::Value) -> Vec<u8> {
+    let body = message.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+fn request(id: u64, method: &str) -> Vec<u8> {
+    framed(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method}))
+}
+
+fn notification(method: &str) -> Vec<u8> {
+    framed(serde_json::json!({"jsonrpc": "2.0", "method": method}))
+}
+
+/// `initialize` and `initialized`, as an editor opens a session.
+fn initialize() -> Vec<u8> {
+    let initialize = framed(serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"processId": null, "rootUri": null, "capabilities": {}}
+    }));
+    let initialized = framed(serde_json::json!({
+        "jsonrpc": "2.0", "method": "initialized", "params": {}
+    }));
+    [initialize, initialized].concat()
+}
+
+/// The exit status of `lsp` given `session` on its standard input.
+fn lsp_status(session: &[u8]) -> i32 {
+    let output = common::cli()
+        .args(["lsp", "--no-config"])
+        .current_dir(root())
+        .write_stdin(session.to_vec())
+        .output()
+        .unwrap();
+    output.status.code().expect("an exit status")
 }
 
 /// The rows of the README's table, as `(mode, situation, status)`.
