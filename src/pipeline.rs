@@ -531,10 +531,15 @@ mod tests {
             }
         });
         let mut fed = 0;
-        run(&inputs, &Settings::default(), &RunOptions::default(), |report| {
-            fed += 1;
-            attributing.push(report);
-        });
+        run(
+            &inputs,
+            &Settings::default(),
+            &RunOptions::default(),
+            |report| {
+                fed += 1;
+                attributing.push(report);
+            },
+        );
         attributing.finish();
         assert_eq!(fed, 3);
         let seen: Vec<(&str, &str)> = seen

@@ -74,7 +74,11 @@ impl Cluster {
     fn through(&self, script: &str, args: &[&str]) -> (Value, i32, String) {
         use std::os::unix::fs::PermissionsExt;
         let wrapper = self.home.path().join("kubectl-stand-in");
-        std::fs::write(&wrapper, format!("#!/bin/sh\n{script}\nexec kubectl \"$@\"\n")).unwrap();
+        std::fs::write(
+            &wrapper,
+            format!("#!/bin/sh\n{script}\nexec kubectl \"$@\"\n"),
+        )
+        .unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
         let output = common::cli()
             .args(["lint", "--cluster", "--format", "json"])
@@ -482,7 +486,10 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
     let (report, code, stderr) = cluster.lint_json(&["-n", "default", "-q"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr, "note: no workloads found in namespace default\n");
-    assert_eq!(report["notes"][0]["message"], "no workloads found in namespace default");
+    assert_eq!(
+        report["notes"][0]["message"],
+        "no workloads found in namespace default"
+    );
     let (report, code, stderr) = cluster.lint_json(&["-n", "typo"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
@@ -569,8 +576,9 @@ fn selectors_go_to_the_api_server() {
     let (report, _, _) = cluster.lint_json(&["-A", "-l", "app=hello"]);
     let targets: Vec<String> = cluster.requests().into_iter().map(|r| r.target).collect();
     assert!(
-        targets
-            .contains(&"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500&timeout=30s".to_owned()),
+        targets.contains(
+            &"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500&timeout=30s".to_owned()
+        ),
         "{targets:?}"
     );
     // The Deployment, and the pods that carry the label; the ReplicaSets lack it, so
@@ -1113,18 +1121,22 @@ fn objects_are_read_within_the_read_limits() {
         "{errors:?}"
     );
     assert!(
-        stderr.contains("kubectl was stopped: it printed more than 2 KiB (--max-input-size raises the limit)"),
+        stderr.contains(
+            "kubectl was stopped: it printed more than 2 KiB (--max-input-size raises the limit)"
+        ),
         "{stderr}"
     );
     // An object larger than the document limit, within the input limit: an input
     // error naming the object and its flag.
-    let (report, code, stderr) =
-        cluster.lint_json(&["deploy/web", "--max-document-size", "1KiB"]);
+    let (report, code, stderr) = cluster.lint_json(&["deploy/web", "--max-document-size", "1KiB"]);
     assert_eq!(code, 2, "{stderr}");
     let errors = report["errors"].as_array().unwrap();
     assert!(
         errors.iter().any(|e| e["file"] == "Deployment/shop/web"
-            && e["message"].as_str().unwrap().contains("--max-document-size")),
+            && e["message"]
+                .as_str()
+                .unwrap()
+                .contains("--max-document-size")),
         "{errors:?}"
     );
     // The same objects within the default limits.
@@ -1329,28 +1341,28 @@ fn each_kind_served_is_listed_page_by_page() {
         .collect();
     listings.sort();
     let mut expected = vec![
-            "/apis/platform.example.com/v1/webapps?limit=500",
-            "/apis/serving.knative.dev/v1/services?limit=500",
-            "/apis/serving.knative.dev/v1/configurations?limit=500",
-            "/apis/serving.knative.dev/v1/revisions?limit=500",
-            "/apis/argoproj.io/v1alpha1/cronworkflows?limit=500",
-            "/apis/argoproj.io/v1alpha1/workflows?limit=500",
-            "/apis/argoproj.io/v1alpha1/workflowtemplates?limit=500",
-            "/apis/argoproj.io/v1alpha1/clusterworkflowtemplates?limit=500",
-            "/apis/batch/v1/cronjobs?limit=500",
-            "/apis/argoproj.io/v1alpha1/rollouts?limit=500",
-            "/apis/keda.sh/v1alpha1/scaledjobs?limit=500",
-            "/apis/apps/v1/deployments?limit=500",
-            "/apis/apps.kruise.io/v1alpha1/clonesets?limit=500",
-            "/apis/apps.kruise.io/v1beta1/statefulsets?limit=500",
-            "/apis/apps.kruise.io/v1alpha1/daemonsets?limit=500",
-            "/apis/apps.kruise.io/v1alpha1/broadcastjobs?limit=500",
-            "/apis/apps/v1/statefulsets?limit=500",
-            "/apis/apps/v1/daemonsets?limit=500",
-            "/api/v1/replicationcontrollers?limit=500",
-            "/apis/apps/v1/replicasets?limit=500",
-            "/apis/batch/v1/jobs?limit=500",
-            "/api/v1/pods?limit=500",
+        "/apis/platform.example.com/v1/webapps?limit=500",
+        "/apis/serving.knative.dev/v1/services?limit=500",
+        "/apis/serving.knative.dev/v1/configurations?limit=500",
+        "/apis/serving.knative.dev/v1/revisions?limit=500",
+        "/apis/argoproj.io/v1alpha1/cronworkflows?limit=500",
+        "/apis/argoproj.io/v1alpha1/workflows?limit=500",
+        "/apis/argoproj.io/v1alpha1/workflowtemplates?limit=500",
+        "/apis/argoproj.io/v1alpha1/clusterworkflowtemplates?limit=500",
+        "/apis/batch/v1/cronjobs?limit=500",
+        "/apis/argoproj.io/v1alpha1/rollouts?limit=500",
+        "/apis/keda.sh/v1alpha1/scaledjobs?limit=500",
+        "/apis/apps/v1/deployments?limit=500",
+        "/apis/apps.kruise.io/v1alpha1/clonesets?limit=500",
+        "/apis/apps.kruise.io/v1beta1/statefulsets?limit=500",
+        "/apis/apps.kruise.io/v1alpha1/daemonsets?limit=500",
+        "/apis/apps.kruise.io/v1alpha1/broadcastjobs?limit=500",
+        "/apis/apps/v1/statefulsets?limit=500",
+        "/apis/apps/v1/daemonsets?limit=500",
+        "/api/v1/replicationcontrollers?limit=500",
+        "/apis/apps/v1/replicasets?limit=500",
+        "/apis/batch/v1/jobs?limit=500",
+        "/api/v1/pods?limit=500",
     ];
     expected.sort();
     assert_eq!(listings, expected, "{calls:#?}");
@@ -1448,12 +1460,22 @@ fn a_crd_the_user_may_not_list_is_left_out_with_a_note() {
         report["notes"][0]["file"],
         "kubectl get --raw '/apis/argoproj.io/v1alpha1/namespaces/apps/rollouts?limit=500'"
     );
-    assert!(report["notes"][0]["message"].as_str().unwrap().starts_with(note));
+    assert!(
+        report["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(note)
+    );
     // --strict makes it fail the run, as an input error.
     let (report, code, stderr) = cluster.lint_json(&["--strict"]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(report["notes"], serde_json::json!([]));
-    assert!(report["errors"][0]["message"].as_str().unwrap().contains("--strict"));
+    assert!(
+        report["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--strict")
+    );
     let found = findings(&report);
     // The Rollout's ReplicaSet, whose owner could not be read, speaks for it.
     assert!(
@@ -1533,7 +1555,12 @@ fn error_of_call(report: &Value, path: &str) -> String {
         .into_iter()
         .filter(|(file, _)| file.starts_with(&format!("kubectl get --raw '{path}?")))
         .collect();
-    assert_eq!(found.len(), 1, "one error for {path}: {:#?}", errors(report));
+    assert_eq!(
+        found.len(),
+        1,
+        "one error for {path}: {:#?}",
+        errors(report)
+    );
     found[0].1.clone()
 }
 
@@ -1549,12 +1576,16 @@ fn a_list_that_never_answers_ends_at_the_request_timeout() {
     let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
     // kubectl's own words for its timeout.
     assert!(
-        message.contains("Timeout") || message.contains("deadline") || message.contains("timed out"),
+        message.contains("Timeout")
+            || message.contains("deadline")
+            || message.contains("timed out"),
         "{message}"
     );
     // Never "no workloads": the workloads that could be read are linted.
     assert!(
-        findings(&report).iter().any(|f| f.1 == "Deployment/shop/web"),
+        findings(&report)
+            .iter()
+            .any(|f| f.1 == "Deployment/shop/web"),
         "{report}"
     );
     assert!(!stderr.contains("no workloads found"), "{stderr}");
@@ -1616,8 +1647,10 @@ fn the_whole_read_has_a_deadline() {
 
 #[test]
 fn endless_output_is_read_to_the_input_limit_and_no_further() {
-    let fixture =
-        Fixture::load("mesh").hostile("/apis/apps/v1/namespaces/shop/replicasets", Hostile::Endless);
+    let fixture = Fixture::load("mesh").hostile(
+        "/apis/apps/v1/namespaces/shop/replicasets",
+        Hostile::Endless,
+    );
     let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
         return;
     };
@@ -1629,15 +1662,19 @@ fn endless_output_is_read_to_the_input_limit_and_no_further() {
         "kubectl was stopped: it printed more than 1 MiB (--max-input-size raises the limit)"
     );
     assert!(
-        findings(&report).iter().any(|f| f.1 == "Deployment/shop/web"),
+        findings(&report)
+            .iter()
+            .any(|f| f.1 == "Deployment/shop/web"),
         "the rest is linted: {report}"
     );
 }
 
 #[test]
 fn a_body_that_is_not_json_is_an_error_naming_the_call() {
-    let fixture =
-        Fixture::load("mesh").hostile("/apis/apps/v1/namespaces/shop/deployments", Hostile::Garbage);
+    let fixture = Fixture::load("mesh").hostile(
+        "/apis/apps/v1/namespaces/shop/deployments",
+        Hostile::Garbage,
+    );
     let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
         return;
     };
@@ -1650,7 +1687,9 @@ fn a_body_that_is_not_json_is_an_error_naming_the_call() {
     );
     // The pods are still read and linted, as themselves now.
     assert!(
-        findings(&report).iter().any(|f| f.1.starts_with("Pod/shop/")),
+        findings(&report)
+            .iter()
+            .any(|f| f.1.starts_with("Pod/shop/")),
         "{report}"
     );
 }
@@ -1683,7 +1722,10 @@ fn a_kubectl_killed_or_failing_without_a_word_is_an_error() {
         // What kubectl said reaches the terminal with its control characters shown.
         assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
         if expected.contains("owned") {
-            assert!(stderr.contains("Error from server: \\x1b]0;owned\\x07\\x1b[2J"), "{stderr:?}");
+            assert!(
+                stderr.contains("Error from server: \\x1b]0;owned\\x07\\x1b[2J"),
+                "{stderr:?}"
+            );
         }
     }
 }

@@ -116,7 +116,11 @@ fn a_config_another_user_owns_is_not_used() {
 fn every_format_names_the_config_in_force() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".git")).unwrap();
-    std::fs::write(dir.path().join(".mesh-lifecycle.yaml"), "rules:\n  ML207: off\n").unwrap();
+    std::fs::write(
+        dir.path().join(".mesh-lifecycle.yaml"),
+        "rules:\n  ML207: off\n",
+    )
+    .unwrap();
     let (human, _, _) = lint(dir.path(), "human", &[]);
     assert!(
         human.contains("(1 file checked); config .mesh-lifecycle.yaml\n"),
@@ -125,7 +129,10 @@ fn every_format_names_the_config_in_force() {
     let (table, _, _) = lint(dir.path(), "table", &[]);
     assert!(table.contains("; config .mesh-lifecycle.yaml\n"), "{table}");
     let (github, _, _) = lint(dir.path(), "github", &[]);
-    assert!(github.contains("; config .mesh-lifecycle.yaml\n"), "{github}");
+    assert!(
+        github.contains("; config .mesh-lifecycle.yaml\n"),
+        "{github}"
+    );
     let (sarif, _, _) = lint(dir.path(), "sarif", &[]);
     let sarif: Value = serde_json::from_str(&sarif).unwrap();
     common::validate_sarif(&sarif);

@@ -159,7 +159,12 @@ fn quiet_leaves_out_the_summary_and_notes_but_what_was_not_linted() {
             .output()
             .unwrap();
         let annotations = if format == "github" { 1 } else { 0 };
-        assert_eq!(stdout(&quiet).lines().count(), annotations, "{format}: {}", stdout(&quiet));
+        assert_eq!(
+            stdout(&quiet).lines().count(),
+            annotations,
+            "{format}: {}",
+            stdout(&quiet)
+        );
         assert_eq!(
             String::from_utf8_lossy(&quiet.stderr),
             "note: -:4:7: Pod partial has no containers at `spec.containers`; not linted (a kustomize patch or a partial object?)\n",

@@ -47,7 +47,11 @@ fn assert_terminal_safe(text: &str, what: &str) {
                 let end = params.find(|c: char| !(c.is_ascii_digit() || c == ';'));
                 end.is_some_and(|end| params[end..].starts_with('m'))
             });
-            assert!(sgr, "{what}: an escape sequence that is not a colour at {at}: {:?}", &text[at..(at + 20).min(text.len())]);
+            assert!(
+                sgr,
+                "{what}: an escape sequence that is not a colour at {at}: {:?}",
+                &text[at..(at + 20).min(text.len())]
+            );
             continue;
         }
         assert!(!is_unsafe(c), "{what}: {c:?} at {at} in {text:?}");
@@ -59,8 +63,10 @@ fn text_reports_show_control_characters_as_escapes() {
     let (_dir, path) = hostile();
     for format in ["human", "table", "github"] {
         for color in ["never", "always"] {
-            let (stdout, stderr, code) =
-                run(&["lint", "-f", format, "--color", color, "--show-infos"], &path);
+            let (stdout, stderr, code) = run(
+                &["lint", "-f", format, "--color", color, "--show-infos"],
+                &path,
+            );
             assert_eq!(code, 1, "{format}: {stderr}");
             let what = format!("lint -f {format} --color {color}");
             assert_terminal_safe(&stdout, &what);
@@ -69,7 +75,10 @@ fn text_reports_show_control_characters_as_escapes() {
             assert!(stdout.contains(r"web\x1b]0;owned\x07"), "{what}: {stdout}");
             // A carriage return is shown too (GitHub's own escape in workflow commands).
             let cr = if format == "github" { "%0D" } else { r"\x0d" };
-            assert!(stdout.contains(&format!("All checks passed{cr}")), "{what}: {stdout}");
+            assert!(
+                stdout.contains(&format!("All checks passed{cr}")),
+                "{what}: {stdout}"
+            );
         }
     }
     for color in ["never", "always"] {
@@ -77,13 +86,19 @@ fn text_reports_show_control_characters_as_escapes() {
         assert_eq!(code, 0, "{stderr}");
         assert_terminal_safe(&stdout, "explain");
         assert_terminal_safe(&stderr, "explain");
-        assert!(stdout.contains(r"app\x1b[1A\x1b[2KAll checks passed\x0d"), "{stdout}");
+        assert!(
+            stdout.contains(r"app\x1b[1A\x1b[2KAll checks passed\x0d"),
+            "{stdout}"
+        );
         assert!(stdout.contains(r"\u{202e}"), "{stdout}");
     }
     // The quoted manifest lines show what the file holds as written, and the file's name
     // is escaped wherever it is shown.
     let (stdout, _, _) = run(&["lint", "--color", "never"], &path);
-    assert!(stdout.contains(r"/evil\x1b]0;t\x07.yaml:11:16]"), "{stdout}");
+    assert!(
+        stdout.contains(r"/evil\x1b]0;t\x07.yaml:11:16]"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -95,7 +110,10 @@ fn xml_reports_stay_well_formed() {
     let (svg, stderr, code) = run(&["explain", "-f", "svg"], &path);
     assert_eq!(code, 0, "{stderr}");
     roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("SVG: {e}\n{svg}"));
-    assert!(svg.contains(r"app\x1b[1A\x1b[2KAll checks passed\x0d"), "{svg}");
+    assert!(
+        svg.contains(r"app\x1b[1A\x1b[2KAll checks passed\x0d"),
+        "{svg}"
+    );
     let (html, stderr, code) = run(&["explain", "-f", "html"], &path);
     assert_eq!(code, 0, "{stderr}");
     assert_terminal_safe(&html, "explain -f html");
@@ -119,5 +137,8 @@ fn machine_formats_keep_the_exact_values() {
         .iter()
         .map(|f| f["workload"]["name"].as_str().unwrap())
         .collect();
-    assert!(names.iter().all(|name| *name == "web\x1b]0;owned\x07"), "{names:?}");
+    assert!(
+        names.iter().all(|name| *name == "web\x1b]0;owned\x07"),
+        "{names:?}"
+    );
 }

@@ -59,12 +59,18 @@ fn every_format_names_what_was_not_linted() {
         })
         .collect();
     assert_eq!(notes.len(), 2, "{notes:?}");
-    assert!(notes.iter().any(|(file, line, message)| *file == "scaledjob-no-containers.yaml"
-        && *line == 12
-        && message.starts_with(SCALEDJOB)));
-    assert!(notes.iter().any(|(file, line, message)| *file == "declared-wrong-path.yaml"
-        && *line == 8
-        && message.starts_with(WEBAPP)));
+    assert!(notes.iter().any(
+        |(file, line, message)| *file == "scaledjob-no-containers.yaml"
+            && *line == 12
+            && message.starts_with(SCALEDJOB)
+    ));
+    assert!(
+        notes
+            .iter()
+            .any(|(file, line, message)| *file == "declared-wrong-path.yaml"
+                && *line == 8
+                && message.starts_with(WEBAPP))
+    );
 
     let (stdout, _, code) = lint(&["-f", "sarif"]);
     assert_eq!(code, 0);
@@ -73,14 +79,23 @@ fn every_format_names_what_was_not_linted() {
     let invocation = &sarif["runs"][0]["invocations"][0];
     let notifications = invocation["toolExecutionNotifications"].as_array().unwrap();
     assert_eq!(notifications.len(), 2);
-    assert!(notifications.iter().all(|n| n["level"] == "warning"), "{notifications:?}");
+    assert!(
+        notifications.iter().all(|n| n["level"] == "warning"),
+        "{notifications:?}"
+    );
     assert_eq!(invocation["executionSuccessful"], true);
 
     let (stdout, _, code) = lint(&["-f", "github", "-q"]);
     assert_eq!(code, 0);
-    let warnings: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::warning ")).collect();
+    let warnings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::warning "))
+        .collect();
     assert_eq!(warnings.len(), 2, "{stdout}");
-    assert!(warnings.iter().all(|w| w.contains("title=not linted::")), "{stdout}");
+    assert!(
+        warnings.iter().all(|w| w.contains("title=not linted::")),
+        "{stdout}"
+    );
 
     let (stdout, _, code) = lint(&["-f", "junit"]);
     assert_eq!(code, 0);
@@ -108,10 +123,12 @@ fn strict_makes_each_an_input_error() {
     assert_eq!(report["notes"], serde_json::json!([]));
     assert_eq!(report["summary"]["inputErrors"], 2);
     let errors = report["errors"].as_array().unwrap();
-    assert!(errors.iter().all(|e| e["message"]
-        .as_str()
-        .unwrap()
-        .ends_with("(--strict: what is not linted fails the run)")));
+    assert!(errors.iter().all(|e| {
+        e["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(--strict: what is not linted fails the run)")
+    }));
     // Whatever --fail-on says, as for any input error.
     let (_, _, code) = lint(&["--strict", "--fail-on", "never"]);
     assert_eq!(code, 2);

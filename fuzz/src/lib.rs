@@ -107,7 +107,10 @@ pub const EXPLAIN_FORMATS: &[ExplainFormat] = &[
 /// (no colour here), whatever the input held.
 fn terminal_text(out: &[u8]) {
     let text = std::str::from_utf8(out).expect("output is not UTF-8");
-    if let Some(c) = text.chars().find(|&c| mesh_lifecycle::report::escape::is_unsafe(c)) {
+    if let Some(c) = text
+        .chars()
+        .find(|&c| mesh_lifecycle::report::escape::is_unsafe(c))
+    {
         panic!("a control character reaches the terminal: {c:?} in {text:?}");
     }
 }
@@ -254,9 +257,9 @@ spec:
 /// and the first objects selected run through the pipeline and every format, as the
 /// run would lint them.
 pub fn cluster_page(bytes: &[u8]) {
+    use mesh_lifecycle::cluster::Identity;
     use mesh_lifecycle::cluster::objects::{self, Selection, Wanted};
     use mesh_lifecycle::cluster::profile::{self, MeshObject};
-    use mesh_lifecycle::cluster::Identity;
     let Ok(page) = objects::parse_page(bytes) else {
         return;
     };
@@ -284,8 +287,10 @@ pub fn cluster_page(bytes: &[u8]) {
     for error in mesh_lifecycle::settings::layers::Layer::apply(&cluster, &mut settings) {
         check_input_error(&error);
     }
-    let (pods, workloads): (Vec<_>, Vec<_>) =
-        page.objects.into_iter().partition(|object| object.kind == "Pod");
+    let (pods, workloads): (Vec<_>, Vec<_>) = page
+        .objects
+        .into_iter()
+        .partition(|object| object.kind == "Pod");
     let mut selection = Selection::new(Wanted::Listed(&[]), &[]);
     for object in workloads {
         selection.workload(object, 0);

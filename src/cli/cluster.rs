@@ -166,7 +166,12 @@ pub fn hidden(snapshot: &Snapshot) -> Vec<InputError> {
     snapshot
         .hidden
         .iter()
-        .map(|hidden| InputError::whole(hidden.subject.as_deref().unwrap_or(context), hidden.message.as_str()))
+        .map(|hidden| {
+            InputError::whole(
+                hidden.subject.as_deref().unwrap_or(context),
+                hidden.message.as_str(),
+            )
+        })
         .collect()
 }
 

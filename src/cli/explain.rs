@@ -4,8 +4,8 @@ use std::io::{self, Write};
 
 use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
 use crate::pipeline::{self, RunOptions};
-use crate::report::{escape, explain};
 use crate::report::human::render_input_error;
+use crate::report::{escape, explain};
 use crate::workload::kinds::ROWS;
 
 pub fn run(args: ExplainArgs) -> io::Result<u8> {

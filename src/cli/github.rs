@@ -21,10 +21,7 @@ pub fn workspace() -> io::Result<PathBase> {
 /// (`--output`), named in the summary when its table is cut short. A summary that
 /// cannot be opened, or that is one of the files the run reads (`reads`), is reported
 /// and left out: the annotations still go out.
-pub fn step_summary(
-    output: Option<&Path>,
-    reads: impl Fn(&Path) -> bool,
-) -> Option<StepSummary> {
+pub fn step_summary(output: Option<&Path>, reads: impl Fn(&Path) -> bool) -> Option<StepSummary> {
     let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
     if reads(Path::new(&path)) {
         super::diagnostic(&format!(

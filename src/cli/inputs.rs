@@ -75,8 +75,7 @@ impl Prepared {
 
     /// Whether `path` is, through any path or link, a file the run reads.
     pub fn reads(&self, path: &Path) -> bool {
-        path.is_file()
-            && identity::of_path(path).is_some_and(|target| self.read.contains(&target))
+        path.is_file() && identity::of_path(path).is_some_and(|target| self.read.contains(&target))
     }
 
     /// The config file in force as reports name it: relative to the working
@@ -150,7 +149,8 @@ pub fn prepare(
         diagnostic(&format!("note: {note}\n"));
     }
     let (config, strict) = (layers.config.clone(), layers.strict);
-    let request = match cluster.request(&input.paths, layers.workload_kinds(), input.max_input_size) {
+    let request = match cluster.request(&input.paths, layers.workload_kinds(), input.max_input_size)
+    {
         Ok(request) => request,
         Err(message) => return usage_error(message).map(Err),
     };
@@ -196,7 +196,12 @@ pub fn prepare(
         .inputs
         .iter()
         .filter_map(Input::identity)
-        .chain(layers.files.iter().filter_map(|file| identity::of_path(file)))
+        .chain(
+            layers
+                .files
+                .iter()
+                .filter_map(|file| identity::of_path(file)),
+        )
         .collect();
     let inputs = Inputs::new(
         found.inputs,

@@ -73,9 +73,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 out,
                 github::workspace()?,
                 args.quiet,
-                github::step_summary(args.output.output.as_deref(), |path| {
-                    prepared.reads(path)
-                }),
+                github::step_summary(args.output.output.as_deref(), |path| prepared.reads(path)),
             )
             .with_sources(sources),
         ),
@@ -133,7 +131,10 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&render_input_error(error, stderr_style));
         }
         for note in &document.notes {
-            diagnostic(&format!("note: {}\n", escape::controls(&note.error.to_string())));
+            diagnostic(&format!(
+                "note: {}\n",
+                escape::controls(&note.error.to_string())
+            ));
         }
         if report.is_ok() {
             report = document

@@ -458,7 +458,10 @@ webapps           wa         platform.example.com/v2       true    WebApp
             ]
         );
         assert_eq!(served[4].short_names, ["kservice", "ksvc"]);
-        assert_eq!(served[0].list_path(Some("shop")), "/apis/apps/v1/namespaces/shop/deployments");
+        assert_eq!(
+            served[0].list_path(Some("shop")),
+            "/apis/apps/v1/namespaces/shop/deployments"
+        );
         assert_eq!(served[2].list_path(None), "/api/v1/pods");
         assert_eq!(
             served[5].list_path(Some("a b")),

@@ -221,7 +221,10 @@ impl Reply {
                 format!("kubectl exited with status {code} without saying why")
             }
             End::Signalled(signal) => {
-                format!("kubectl was killed by signal {signal}{}", signal_name(signal))
+                format!(
+                    "kubectl was killed by signal {signal}{}",
+                    signal_name(signal)
+                )
             }
             End::TimedOut => format!(
                 "kubectl was stopped after running twice its request timeout ({}) without finishing",
@@ -441,7 +444,9 @@ impl Kubectl {
                 Some((at, _)) => {
                     received.recv_timeout(at.saturating_duration_since(Instant::now()))
                 }
-                None => received.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                None => received
+                    .recv()
+                    .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
             };
             match event {
                 Ok(Event::Stdout(Output::Complete(bytes))) => out = Some(bytes),
@@ -526,11 +531,7 @@ fn read_bounded(from: impl Read, limit: u64) -> Output {
 }
 
 /// Waits for a child whose pipes are closed, until the call's stop.
-fn wait(
-    child: &mut Child,
-    stop: Option<(Instant, End)>,
-    group: bool,
-) -> Result<ExitStatus, End> {
+fn wait(child: &mut Child, stop: Option<(Instant, End)>, group: bool) -> Result<ExitStatus, End> {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Ok(status),
@@ -716,6 +717,9 @@ mod tests {
         let late = reply(End::TimedOut, "").failure().unwrap();
         assert!(late.contains("--request-timeout 30s"), "{late}");
         let big = reply(End::TooLarge, "").failure().unwrap();
-        assert!(big.contains("256 MiB") && big.contains("--max-input-size"), "{big}");
+        assert!(
+            big.contains("256 MiB") && big.contains("--max-input-size"),
+            "{big}"
+        );
     }
 }

@@ -345,7 +345,6 @@ impl<'a> Selection<'a> {
         })
     }
 
-
     fn kind_wanted(&self, kind: Kind) -> bool {
         match self.wanted {
             Wanted::Listed(kinds) => kinds.is_empty() || kinds.contains(&kind),
@@ -417,7 +416,8 @@ impl<'a> Selection<'a> {
             !owned
         });
         self.kept_bytes -= dropped;
-        self.candidates.sort_by_key(|candidate| (candidate.rank, candidate.seq));
+        self.candidates
+            .sort_by_key(|candidate| (candidate.rank, candidate.seq));
         self.roots = match self.wanted {
             Wanted::Named(named) => named.clone(),
             Wanted::Listed(_) => links
@@ -457,7 +457,11 @@ impl<'a> Selection<'a> {
             return;
         }
         let named = matches!(self.wanted, Wanted::Named(_));
-        let owner = match (self.root_of(&pod).map(|root| (root.kind, root.name.clone())), named) {
+        let owner = match (
+            self.root_of(&pod)
+                .map(|root| (root.kind, root.name.clone())),
+            named,
+        ) {
             _ if named && pod.uid.as_ref().is_some_and(|uid| self.roots.contains(uid)) => None,
             (Some((kind, name)), _) if self.kind_wanted(kind) || self.kind_wanted(Kind::Pod) => {
                 Some(owner_of(&pod, kind, &name))

@@ -92,8 +92,8 @@ impl Reader<'_> {
                 (None, Some(version)) => Some(version),
                 (failure, _) => {
                     let shown = reply.shown && !reply.stderr.trim().is_empty();
-                    let message = failure
-                        .unwrap_or_else(|| "kubectl printed no server version".to_owned());
+                    let message =
+                        failure.unwrap_or_else(|| "kubectl printed no server version".to_owned());
                     self.fail(&reply.command, message, shown);
                     None
                 }
@@ -468,7 +468,12 @@ impl Reader<'_> {
 
     /// The call that reads one page of `resource` in `namespace` (every namespace with
     /// `None`), from `token` on: the query kubectl's own paging sends, keys in order.
-    fn page_call(&self, resource: &Served, namespace: Option<&str>, token: Option<&str>) -> Vec<String> {
+    fn page_call(
+        &self,
+        resource: &Served,
+        namespace: Option<&str>,
+        token: Option<&str>,
+    ) -> Vec<String> {
         let mut query = Vec::new();
         if let Some(token) = token {
             query.push(format!("continue={}", kinds::percent_encode(token)));
@@ -593,7 +598,11 @@ impl Reader<'_> {
             .values()
             .filter_map(|ns| ns.labels.get("istio.io/rev").cloned())
             .collect();
-        selected.extend(linted.iter().filter_map(|linted| linted.istio_revision.clone()));
+        selected.extend(
+            linted
+                .iter()
+                .filter_map(|linted| linted.istio_revision.clone()),
+        );
         if let Some(reason) = tags_unread {
             let unknown: Vec<&str> = selected
                 .iter()

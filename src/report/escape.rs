@@ -135,7 +135,10 @@ mod tests {
             });
         }
         assert!(controls_mapped("nothing to do").is_none());
-        assert!(controls_mapped("a\r\nb\r\n").is_none(), "CRLF line ends are kept");
+        assert!(
+            controls_mapped("a\r\nb\r\n").is_none(),
+            "CRLF line ends are kept"
+        );
         assert_eq!(controls_mapped("a\rb\r\n").unwrap().0, "a\\x0db\r\n");
     }
 }

@@ -286,7 +286,16 @@ mod tests {
         let excerpts = Arc::new(Excerpts::new(&source(text, 1)));
         let code = excerpts.code("f.yaml".into());
         // The `#` after the escaped characters, in characters of the line as written.
-        let span = excerpts.span(Pos { line: 2, column: 13 }, Pos { line: 2, column: 14 });
+        let span = excerpts.span(
+            Pos {
+                line: 2,
+                column: 13,
+            },
+            Pos {
+                line: 2,
+                column: 14,
+            },
+        );
         let quoted = code.read_span(&span, 1, 1).unwrap();
         let quoted = std::str::from_utf8(quoted.data()).unwrap();
         assert_eq!(

@@ -191,7 +191,11 @@ impl<W: Write> Reporter for HumanReporter<W> {
         self.write_info_groups()?;
         if !self.quiet {
             let width = self.style.columns();
-            writeln!(self.out, "{}", wrap::wrap(&summary_line(summary), width, "", "  "))?;
+            writeln!(
+                self.out,
+                "{}",
+                wrap::wrap(&summary_line(summary), width, "", "  ")
+            )?;
             if !self.assumptions.is_empty() {
                 writeln!(
                     self.out,
@@ -300,7 +304,11 @@ pub fn summary_line(summary: &Summary) -> String {
         line.push_str(&format!(
             "; {} without containers not linted (see the {})",
             plural(summary.no_containers, "workload"),
-            if summary.no_containers == 1 { "note" } else { "notes" }
+            if summary.no_containers == 1 {
+                "note"
+            } else {
+                "notes"
+            }
         ));
     }
     if summary.cluster_notes > 0 {

@@ -7,7 +7,7 @@ use comfy_table::{Attribute, Cell, Table};
 
 use super::human::summary_line;
 use super::style::{Style, Tone};
-use super::{escape, Reporter, Summary, subject, wrap};
+use super::{Reporter, Summary, escape, subject, wrap};
 use crate::load::InputError;
 use crate::report::located::Located;
 use crate::rules::{RuleMeta, Severity};
@@ -59,7 +59,11 @@ fn row(located: &Located) -> Row {
         location,
         severity: finding.severity,
         rule: finding.rule,
-        finding: shown(format!("{}: {}", subject(&located.workload), finding.message)),
+        finding: shown(format!(
+            "{}: {}",
+            subject(&located.workload),
+            finding.message
+        )),
     }
 }
 
@@ -87,7 +91,11 @@ impl<W: Write> Reporter for TableReporter<W> {
         }
         if !self.quiet {
             let width = self.style.columns();
-            writeln!(self.out, "{}", wrap::wrap(&summary_line(summary), width, "", "  "))?;
+            writeln!(
+                self.out,
+                "{}",
+                wrap::wrap(&summary_line(summary), width, "", "  ")
+            )?;
         }
         self.out.flush()
     }
