@@ -490,6 +490,46 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
         report["notes"][0]["message"],
         "no workloads found in namespace default"
     );
+    // The note is in every format, and --strict fails the gate on it.
+    let empty = "no workloads found in namespace default";
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "sarif"]);
+    assert_eq!(output.status.code(), Some(0));
+    let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_sarif(&sarif);
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    let notification = &invocation["toolExecutionNotifications"][0];
+    assert_eq!(notification["level"], "warning", "{invocation}");
+    assert!(
+        notification["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(empty),
+        "{invocation}"
+    );
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "github", "-q"]);
+    assert_eq!(output.status.code(), Some(0));
+    let github = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        github
+            .lines()
+            .any(|line| line.starts_with("::warning ")
+                && line.contains("title=not linted::")
+                && line.contains(empty)),
+        "{github}"
+    );
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "junit"]);
+    assert_eq!(output.status.code(), Some(0));
+    let junit = String::from_utf8(output.stdout).unwrap();
+    roxmltree::Document::parse(&junit).unwrap();
+    assert!(junit.contains("<skipped") && junit.contains(empty), "{junit}");
+    let (report, code, stderr) = cluster.lint_json(&["-n", "default", "--strict"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(report["notes"], serde_json::json!([]));
+    let message = report["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(empty) && message.contains("--strict"),
+        "{message}"
+    );
     let (report, code, stderr) = cluster.lint_json(&["-n", "typo"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
@@ -1069,6 +1109,32 @@ fn sarif_names_cluster_objects_by_logical_location() {
         ]
     );
     assert_eq!(from_pod["properties"]["source"]["context"], "fixture");
+}
+
+#[test]
+fn github_annotations_of_cluster_objects_name_no_file() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // An object's name is no path of the checkout: GitHub would attach the annotation
+    // to whatever file it named.
+    let output = cluster.run(&["lint", "--cluster", "--format", "github"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let annotations: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("::error ") || line.starts_with("::warning "))
+        .collect();
+    assert!(!annotations.is_empty(), "{stdout}");
+    for annotation in &annotations {
+        assert!(!annotation.contains("file="), "{annotation}");
+    }
+    assert!(
+        annotations
+            .iter()
+            .any(|annotation| annotation.contains("Deployment/shop/web")),
+        "each names its object: {stdout}"
+    );
 }
 
 #[test]
