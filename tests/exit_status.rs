@@ -19,6 +19,8 @@ const INFO_ONLY: &str = "rules/ml207-fire-no-prestop.yaml";
 const UNREADABLE: &str = "bad/tab-indentation.yaml";
 /// A Deployment without containers: a note that it was not linted.
 const NOT_LINTED: &str = "bad/no-containers.yaml";
+/// An Istio workload before injection, whose findings change with the sidecar mode.
+const DIFF: &str = "diff/istio-classic.yaml";
 
 /// Where the program's standard output or error goes.
 #[derive(Clone, Copy, Debug)]
@@ -198,6 +200,54 @@ rows! {
             assert_eq!(status_in(dir.path(), &args, Sink::Read, Sink::Read, &env), 2);
         }
     }
+    lint_baselined: "`lint --baseline FILE`", "findings the baseline holds: counted, never failing" => "as without them" {
+        let dir = tempfile::tempdir().unwrap();
+        let baseline = dir.path().join("baseline.json");
+        let baseline = baseline.to_str().unwrap();
+        let write = ["lint", "--no-config", "--write-baseline", baseline, &data(ERROR_FINDING)];
+        assert_eq!(status(&write, Sink::Read, Sink::Read), 0);
+        let args = ["lint", "--no-config", "--baseline", baseline, &data(ERROR_FINDING)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 0);
+        // A finding it does not hold still fails the gate, and input errors still win.
+        let write = ["lint", "--no-config", "--write-baseline", baseline, &data(INFO_ONLY)];
+        assert_eq!(status(&write, Sink::Read, Sink::Read), 0);
+        let args = ["lint", "--no-config", "--baseline", baseline, &data(ERROR_FINDING)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 1);
+        let args = ["lint", "--no-config", "--baseline", baseline, &data(INFO_ONLY), &data(UNREADABLE)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
+    }
+    baseline_written: "`lint --write-baseline FILE`", "every input read: its findings recorded" => "0" {
+        let dir = tempfile::tempdir().unwrap();
+        let baseline = dir.path().join("baseline.json");
+        let args = ["lint", "--no-config", "--write-baseline", baseline.to_str().unwrap(), &data(ERROR_FINDING)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 0);
+        assert!(baseline.is_file());
+    }
+    baseline_refused: "`lint --write-baseline FILE`", "an input that cannot be read: nothing written" => "2" {
+        let dir = tempfile::tempdir().unwrap();
+        let baseline = dir.path().join("baseline.json");
+        let args = ["lint", "--no-config", "--write-baseline", baseline.to_str().unwrap(), &data(ERROR_FINDING), &data(UNREADABLE)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
+        assert!(!baseline.exists());
+    }
+    diff_clean: "`diff`", "nothing at or above `--fail-on-new` (`error` by default) added, or raised to it" => "0" {
+        // Towards native sidecars only infos are added.
+        let args = ["diff", "--no-config", "--to", "istio=1.27", "--to", "kubernetes=1.33", &data(DIFF)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 0);
+        assert_eq!(status(&args, Sink::Closed, Sink::Read), 0);
+    }
+    diff_added: "`diff`", "a finding at or above `--fail-on-new` added, or raised to it" => "1" {
+        // Back to classic sidecars an error is added, whoever reads the report.
+        let args = ["diff", "--no-config", "--from", "istio=1.27", "--from", "kubernetes=1.33", &data(DIFF)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 1);
+        assert_eq!(status(&args, Sink::Closed, Sink::Read), 1);
+        let args = ["diff", "--no-config", "--to", "istio=1.27", "--to", "kubernetes=1.33", "--fail-on-new", "info", &data(DIFF)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 1);
+    }
+    diff_input_error: "`diff`", "an input of either side that cannot be read" => "2" {
+        let args = ["diff", "--no-config", "--to", "istio=1.27", &data(DIFF), &data(UNREADABLE)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
+    }
     explain_drawn: "`explain`", "every input read" => "0" {
         for format in ["text", "json", "svg", "html"] {
             let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
@@ -316,7 +366,8 @@ fn every_row_of_the_table_is_tested() {
         .iter()
         .map(|row| (row.mode.into(), row.situation.into(), row.status.into()))
         .collect();
-    // `--fix` and `--diff` have their rows in the same table, tested with the fixes.
+    // `--fix`, `--fix-only` and `--diff` have their rows in the same table, tested with
+    // the fixes (tests/fix_writes.rs).
     let documented: Vec<(String, String, String)> = readme_rows()
         .into_iter()
         .filter(|(mode, _, _)| !mode.contains("--fix") && !mode.contains("--diff"))

@@ -148,7 +148,6 @@ pub fn prepare(
     for note in &config_notes {
         diagnostic(&format!("note: {note}\n"));
     }
-    let (config, strict) = (layers.config.clone(), layers.strict);
     let request = match cluster.request(&input.paths, layers.workload_kinds(), input.max_input_size)
     {
         Ok(request) => request,
@@ -192,6 +191,20 @@ pub fn prepare(
             (found, None)
         }
     };
+    complete(input, profile, output, layers, found, snapshot, None)
+}
+
+/// The inputs `found` ready to read, and the profile they complete over `layers`, with
+/// the cluster's profile (`snapshot`'s, else `cluster`) laid over the files'.
+fn complete(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    layers: crate::settings::layers::FileLayers,
+    found: discover::Discovered,
+    snapshot: Option<Snapshot>,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
     let read: Vec<identity::FileId> = found
         .inputs
         .iter()
@@ -203,13 +216,17 @@ pub fn prepare(
                 .filter_map(|file| identity::of_path(file)),
         )
         .collect();
+    let (config, strict) = (layers.config.clone(), layers.strict);
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
         input.stdin_filename.as_deref(),
     );
     let limits = input.parse_limits();
-    let cluster_profile = snapshot.as_ref().map(|snapshot| &snapshot.profile);
+    let cluster_profile = snapshot
+        .as_ref()
+        .map(|snapshot| &snapshot.profile)
+        .or(cluster);
     match profile.load(layers, &inputs, limits, cluster_profile) {
         Ok(mut profile) => {
             let mut errors = found.errors;
@@ -227,6 +244,52 @@ pub fn prepare(
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
     }
+}
+
+/// What one side of a comparison reads.
+pub enum SideInputs<'a> {
+    /// Files and directories, found as `lint` finds them.
+    Paths(&'a [String]),
+    /// Inputs already read (a git revision, objects read from a cluster).
+    Given(Vec<Input>),
+}
+
+/// Prepares one side of a comparison: the config, `inputs`, and the profile they
+/// complete, with `cluster` the profile a live cluster states (both sides of `diff
+/// --cluster` run in the cluster's environment). `Err` is the exit status of a run that
+/// cannot start, its reason already printed.
+pub fn prepare_side(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    inputs: SideInputs,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
+    let (layers, config_notes) = profile.read_files(input.max_config_size);
+    let found = match inputs {
+        SideInputs::Paths(paths) => {
+            // Said once, by the side read from the paths given.
+            for note in &config_notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            let found = discover::discover(paths, &input.discovery(layers.exclude.clone()));
+            for note in &found.notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            if let Some(path) = output.output.as_deref()
+                && let Some(message) =
+                    overwrites_an_input(path, &found.inputs, &layers.files, paths)
+            {
+                return usage_error(message).map(Err);
+            }
+            found
+        }
+        SideInputs::Given(inputs) => discover::Discovered {
+            inputs,
+            ..discover::Discovered::default()
+        },
+    };
+    complete(input, profile, output, layers, found, None, cluster)
 }
 
 /// Why writing the report to `output` would destroy an input (a manifest, standard input

@@ -49,6 +49,7 @@ pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) ->
     let Some((served, namespace)) = reader.context_and_resources() else {
         return reader.snapshot;
     };
+    reader.snapshot.namespace = Some(namespace.clone());
     let Some(targets) = reader.resolve(&served) else {
         return reader.snapshot;
     };
@@ -324,6 +325,7 @@ impl Reader<'_> {
             }
         };
         profile.kubernetes = profile::kubernetes(server, kubelets.as_deref());
+        profile.nodes = profile::nodes(kubelets.as_deref());
         let missing_namespace = |reply: &Result<Reply, String>| {
             !request.all_namespaces
                 && reply.as_ref().is_ok_and(|reply| {

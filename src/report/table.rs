@@ -96,6 +96,9 @@ impl<W: Write> Reporter for TableReporter<W> {
                 "{}",
                 wrap::wrap(&summary_line(summary), width, "", "  ")
             )?;
+            for line in super::human::fix_lines(&summary.fixes, summary.findings()) {
+                writeln!(self.out, "{line}")?;
+            }
         }
         self.out.flush()
     }
