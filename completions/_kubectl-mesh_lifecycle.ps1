@@ -100,8 +100,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;diff' {
-            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
-            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core; at most 1024). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core; at most 1024). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read')
             [CompletionResult]::new('--stdin-filename', '--stdin-filename', [CompletionResultType]::ParameterName, 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)')
             [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, 'The most read from one input: a file, standard input, a pipe, an object read with --cluster')
@@ -116,6 +116,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'The kubeconfig file to use')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The user to impersonate (kubectl --as)')
             [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'A group to impersonate (kubectl --as-group; repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long each request to the API server may take (kubectl''s own flag, passed through): 30s, 2m, or 0 for no limit. A kubectl call still running at twice this is stopped')
+            [CompletionResult]::new('--cluster-timeout', '--cluster-timeout', [CompletionResultType]::ParameterName, 'How long the whole read of the cluster may take (0: no limit); then every kubectl call still running is stopped, and the run exits 2')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per page when listing (kubectl''s own flag; 0 reads each list in one request): memory holds a page, not the cluster')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
