@@ -134,7 +134,8 @@ pub fn run(
     let mut snapshot = None;
     let after = if live {
         let (layers, _) = profile.read_files(max_config);
-        let request = match cluster_args.request(&[], layers.workload_kinds(), input.max_input_size) {
+        let request = match cluster_args.request(&[], layers.workload_kinds(), input.max_input_size)
+        {
             Ok(Some(request)) => request,
             Ok(None) => unreachable!("--cluster makes a request"),
             Err(message) => return usage_error(message).map(Err),
