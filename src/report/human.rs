@@ -235,15 +235,7 @@ impl<W: Write> Reporter for HumanReporter<W> {
             if let Some(list) = made_list(&self.fixes.made) {
                 writeln!(self.out, "{list}")?;
             }
-            let width = self.style.columns();
-            writeln!(
-                self.out,
-                "{}",
-                wrap::wrap(&summary_line(summary), width, "", "  ")
-            )?;
-            for line in fix_lines(&summary.fixes, summary.findings()) {
-                writeln!(self.out, "{line}")?;
-            }
+            write!(self.out, "{}", summary_block(summary, self.style.columns()))?;
             if !self.assumptions.is_empty() {
                 writeln!(
                     self.out,
@@ -393,6 +385,18 @@ fn baselined_line(located: &Located) -> String {
         located.primary.start.line,
         located.primary.start.column
     )
+}
+
+/// The end of a text report: the summary line wrapped to `width`, then what became of
+/// the fixes, each line ending in a newline.
+pub fn summary_block(summary: &Summary, width: usize) -> String {
+    let mut block = wrap::wrap(&summary_line(summary), width, "", "  ");
+    block.push('\n');
+    for line in fix_lines(&summary.fixes, summary.findings()) {
+        block.push_str(&line);
+        block.push('\n');
+    }
+    block
 }
 
 /// The fix lines after the summary: after `--fix`, "Found 5 findings (3 fixed, 2

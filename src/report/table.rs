@@ -5,7 +5,6 @@ use std::io::{self, Write};
 
 use comfy_table::{Attribute, Cell, Table};
 
-use super::human::summary_line;
 use super::style::{Style, Tone};
 use super::{Reporter, Summary, escape, subject, wrap};
 use crate::load::InputError;
@@ -90,15 +89,8 @@ impl<W: Write> Reporter for TableReporter<W> {
             self.rows.clear();
         }
         if !self.quiet {
-            let width = self.style.columns();
-            writeln!(
-                self.out,
-                "{}",
-                wrap::wrap(&summary_line(summary), width, "", "  ")
-            )?;
-            for line in super::human::fix_lines(&summary.fixes, summary.findings()) {
-                writeln!(self.out, "{line}")?;
-            }
+            let block = super::human::summary_block(summary, self.style.columns());
+            write!(self.out, "{block}")?;
         }
         self.out.flush()
     }
