@@ -39,8 +39,7 @@ fn run(args: &[&str], path: &PathBuf) -> (String, String, i32) {
 /// Fails on a control character that is not the start of one of the colours the
 /// report writes itself (`ESC [ digits m`).
 fn assert_terminal_safe(text: &str, what: &str) {
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
+    for (at, c) in text.char_indices() {
         if c == '\x1b' {
             let rest = &text[at + 1..];
             let sgr = rest.strip_prefix('[').is_some_and(|params| {
