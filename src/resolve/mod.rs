@@ -15,7 +15,6 @@ pub mod mesh;
 pub mod plan;
 pub mod problems;
 pub mod shell;
-pub mod sidecars;
 
 use k8s_openapi::api::core::v1::{Container, Probe};
 
@@ -42,7 +41,7 @@ pub fn resolve(workload: &Workload, settings: &Settings) -> PodPlan {
     consul::resolve(&mut builder);
     kuma::resolve(&mut builder);
     dapr::resolve(&mut builder);
-    sidecars::resolve(&mut builder);
+    mesh::cloud_sql::resolve(&mut builder);
     builder.check_mesh_conflicts();
     jobs::resolve(&mut builder);
     builder.finish()

@@ -4,6 +4,7 @@
 //! mesh-neutral [`PodPlan`](super::PodPlan); rules ask the sidecar for its remedies
 //! instead of knowing any mesh, so one mesh's advice never reaches another's pod.
 
+pub mod cloud_sql;
 pub mod consul;
 pub mod dapr;
 mod injected;

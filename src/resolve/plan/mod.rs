@@ -470,8 +470,8 @@ impl SidecarKind {
             SidecarKind::IstioProxy => &super::istio::REMEDIES,
             SidecarKind::LinkerdProxy => &super::linkerd::REMEDIES,
             SidecarKind::Daprd => &super::dapr::REMEDIES,
-            SidecarKind::CloudSqlProxy => &super::sidecars::CLOUD_SQL_REMEDIES,
-            SidecarKind::CloudSqlProxyV1 => &super::sidecars::CLOUD_SQL_V1_REMEDIES,
+            SidecarKind::CloudSqlProxy => &super::mesh::cloud_sql::CLOUD_SQL_REMEDIES,
+            SidecarKind::CloudSqlProxyV1 => &super::mesh::cloud_sql::CLOUD_SQL_V1_REMEDIES,
             SidecarKind::ConsulDataplane
             | SidecarKind::KumaSidecar
             | SidecarKind::KnativeQueueProxy

@@ -2,10 +2,10 @@
 //! (docs/lifecycle.md §5), sidecars users declare in config, and the legacy sidecars of
 //! Jobs (a log shipper running `tail -F`) that never exit on their own.
 
-use super::mesh::Remedies;
-use super::plan::*;
-use super::shell::{self, Command};
-use super::{Builder, argv_of};
+use super::Remedies;
+use crate::resolve::plan::*;
+use crate::resolve::shell::{self, Command};
+use crate::resolve::{Builder, argv_of};
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
