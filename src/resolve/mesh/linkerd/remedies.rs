@@ -1,0 +1,59 @@
+//! What Linkerd's own settings offer against each hazard.
+
+use super::*;
+
+/// What Linkerd's own settings offer against each hazard.
+pub const REMEDIES: Remedies = Remedies {
+    hold_app: Some(
+        "let the app wait for the proxy; on the pod template:\n  metadata:\n    annotations:\n      config.linkerd.io/proxy-await: enabled\n",
+    ),
+    native_opt_in: Some("config.linkerd.io/proxy-enable-native-sidecar: \"true\""),
+    missing_gate_cause: Some("the pod was injected without the `linkerd-await` hook"),
+    restore_gate: Some(
+        "re-inject the pod so that the injector adds the `linkerd-await` postStart (it does while `config.linkerd.io/proxy-await` is enabled, the default)",
+    ),
+    stop_after_work: Some(|native| {
+        format!(
+            "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `config.linkerd.io/proxy-admin-shutdown: enabled`{native}"
+        )
+    }),
+    working_stop_call: Some(
+        "enable the endpoint on the pod template: config.linkerd.io/proxy-admin-shutdown: enabled",
+    ),
+    stop_api: Some(
+        "`linkerd-await --shutdown`, with `config.linkerd.io/proxy-admin-shutdown: enabled`",
+    ),
+    outlive_app: Some(|seconds| {
+        format!(
+            "delay the proxy's shutdown past the app's: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"{seconds}\""
+        )
+    }),
+    outlast_endpoints: Some(
+        "delay the proxy's shutdown past endpoint propagation: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"",
+    ),
+    bypass_for_init: Some(|| {
+        format!(
+            "run the init container as UID {PROXY_UID} or skip its port (config.linkerd.io/skip-outbound-ports)"
+        )
+    }),
+    drain_setting: None,
+    stop_endpoint_switch: Some(SHUTDOWN_ANNOTATION),
+};
+
+/// Linkerd's remedies for a proxy written in the manifest (an injector's output). The
+/// injector reads `proxy-wait-before-exit-seconds` only when it adds the proxy
+/// (it renders the proxy's preStop from it), so here the preStop itself is the change.
+pub const WRITTEN_REMEDIES: Remedies = Remedies {
+    outlive_app: Some(|seconds| {
+        format!(
+            "delay the proxy's shutdown past the app's with a preStop on `{PROXY}` in the manifest: `preStop: {{exec: {{command: [/bin/sleep, \"{seconds}\"]}}}}` (the injector reads config.alpha.linkerd.io/proxy-wait-before-exit-seconds only when it adds the proxy)"
+        )
+    }),
+    outlast_endpoints: Some(
+        "delay the proxy's shutdown past endpoint propagation with a preStop on `linkerd-proxy` in the manifest: `preStop: {exec: {command: [/bin/sleep, \"10\"]}}` (the injector reads config.alpha.linkerd.io/proxy-wait-before-exit-seconds only when it adds the proxy)",
+    ),
+    ..REMEDIES
+};
+
+/// The pod annotation that turns the proxy's `/shutdown` endpoint on or off.
+pub const SHUTDOWN_ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
