@@ -17,7 +17,7 @@ use crate::fix;
 use crate::load::inputs::Unit;
 use crate::load::{self, InputError, Inputs, Limits, Pos};
 pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
-use crate::resolve;
+use crate::resolve::{self, Registry};
 use crate::rules::selector::Policy;
 use crate::rules::suppression::suppression;
 use crate::rules::{self, Finding};
@@ -26,7 +26,7 @@ use crate::simulate;
 use crate::workload::{self, WorkloadRef};
 
 /// Options of a run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Bounds on hostile input.
     pub limits: Limits,
@@ -34,6 +34,20 @@ pub struct RunOptions {
     pub threads: usize,
     /// Which rules run and at what severity.
     pub policy: Policy,
+    /// The sidecar models resolve runs: the standard ones unless a caller brings its
+    /// own.
+    pub models: &'static Registry,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            limits: Limits::default(),
+            threads: 0,
+            policy: Policy::default(),
+            models: Registry::standard(),
+        }
+    }
 }
 
 /// Below this many input bytes the default is one thread: a few milliseconds of work
@@ -227,7 +241,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
         report.skipped.extend(objects.skipped);
         report.notes.extend(objects.notes);
         for workload in &objects.workloads {
-            let plan = resolve::resolve(workload, settings);
+            let plan = resolve::resolve_with(workload, settings, options.models);
             let timeline = simulate::simulate(&plan);
             let findings = rules::check(&rules::Pod {
                 plan: &plan,

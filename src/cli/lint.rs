@@ -41,6 +41,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         threads: args.input.threads,
         policy,
         limits: prepared.limits,
+        ..RunOptions::default()
     };
     if (args.fix || args.diff)
         && let Some(status) = super::fix::run(&args, &prepared, &options)?

@@ -8,10 +8,10 @@ use super::hooks::{self, HookKind, Owner};
 use super::{
     ANNOTATION_PREFIX, Assumed, Assumption, Bypass, ConfigProblem, Conflict, ContainerList,
     DroppedHook, Expected, Fault, Injection, MeshDecision, MootSetting, PlannedContainer, PodPlan,
-    Rejection, RestartPolicy, Role, Sidecar, SidecarKind, StopEndpoint, Unreadable, istio,
+    Rejection, RestartPolicy, Role, Sidecar, SidecarKind, StopEndpoint, Unreadable,
 };
 use crate::load::JsonPath;
-use crate::settings::{IstioSettings, Scenario, Settings, Source, Sourced};
+use crate::settings::{Scenario, Settings, Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 use crate::workload::Workload;
 
@@ -21,8 +21,6 @@ pub struct Builder<'a> {
     pub workload: &'a Workload,
     /// The profile: versions, mesh settings, scenario.
     pub settings: &'a Settings,
-    /// The settings of the Istio revision that injects this pod ([`istio::selected_revision`]).
-    pub istio: &'a IstioSettings,
     /// Init containers in start order, native sidecars among them.
     pub init: Vec<PlannedContainer>,
     /// Regular containers in start order.
@@ -50,8 +48,6 @@ impl<'a> Builder<'a> {
         let mut builder = Builder {
             workload,
             settings,
-            istio: istio::selected_revision(workload, settings)
-                .map_or(&settings.istio, |(_, istio)| istio),
             init: Vec::new(),
             regular: Vec::new(),
             scenario: settings.scenario.clone(),

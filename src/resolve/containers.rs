@@ -6,11 +6,10 @@ use k8s_openapi::api::core::v1::{Container, Probe};
 use super::hooks::{self, HookKind, Owner};
 use super::{
     Builder, ContainerList, ExitPolicy, NetworkUse, PlannedContainer, ProbeTiming, Provenance,
-    Role, ServedBy, Sidecar, SidecarKind, StartGate, images, kubexit, shell,
+    Role, ServedBy, StartGate, images, kubexit, shell,
 };
 use crate::load::JsonPath;
 use crate::time::Millis;
-use crate::workload::knative;
 
 impl<'a> Builder<'a> {
     /// A manifest container with the role the kubelet alone gives it.
@@ -22,21 +21,12 @@ impl<'a> Builder<'a> {
     ) -> PlannedContainer {
         let restart_always =
             list == ContainerList::Init && container.restart_policy.as_deref() == Some("Always");
-        let mut role = Role::of_manifest(
+        let role = Role::of_manifest(
             list,
             restart_always,
             self.settings.kubernetes.value.runs_native_sidecars(),
         );
         let native_sidecar = matches!(role, Role::NativeSidecar(_));
-        let queue_proxy = knative::is_queue_proxy(self.workload, container);
-        if queue_proxy && list == ContainerList::Regular {
-            // Knative's, in front of the user's containers: it serves their inbound
-            // requests but is not the pod's work.
-            role = role.with_sidecar(Sidecar {
-                kind: SidecarKind::KnativeQueueProxy,
-                carries_traffic: false,
-            });
-        }
         let owner = if native_sidecar {
             Owner::Sidecar
         } else {
@@ -92,16 +82,7 @@ impl<'a> Builder<'a> {
                 Millis::ZERO
             },
             runs_for,
-            exit: if queue_proxy {
-                // Serves until no request has come for its quiet period, then lets the
-                // requests in flight finish (`sharedmain.Main`).
-                ExitPolicy::WhenRequestsDone {
-                    accepting: knative::DRAIN_QUIET_PERIOD,
-                    cap: None,
-                }
-            } else {
-                ExitPolicy::After(self.scenario.app_shutdown.clone())
-            },
+            exit: ExitPolicy::After(self.scenario.app_shutdown.clone()),
             traffic: None,
             sidecar_stops: Vec::new(),
             gate_request: None,

@@ -26,22 +26,25 @@ pub use assumption::{Assumed, Assumption};
 pub use builder::Builder;
 pub use containers::{argv_of, command_path, probe_timing};
 pub use decision::*;
-pub use mesh::{Mesh, Remedies, consul, dapr, istio, kuma, linkerd};
+pub use mesh::{Mesh, Registry, Remedies, SidecarModel};
 pub use plan::*;
 pub use problems::*;
 
 /// The annotation prefix for per-workload scenario values and suppressions.
 pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";
 
-/// Resolves one workload into the plan of its pod.
+/// Resolves one workload into the plan of its pod, with the standard models.
 pub fn resolve(workload: &Workload, settings: &Settings) -> PodPlan {
+    resolve_with(workload, settings, Registry::standard())
+}
+
+/// Resolves one workload into the plan of its pod: every model of `models` in turn
+/// finds or adds its sidecar, then the Job's stop calls are read.
+pub fn resolve_with(workload: &Workload, settings: &Settings, models: &Registry) -> PodPlan {
     let mut builder = Builder::new(workload, settings);
-    istio::resolve(&mut builder);
-    linkerd::resolve(&mut builder);
-    consul::resolve(&mut builder);
-    kuma::resolve(&mut builder);
-    dapr::resolve(&mut builder);
-    mesh::cloud_sql::resolve(&mut builder);
+    for model in &models.models {
+        model.resolve(&mut builder);
+    }
     builder.check_mesh_conflicts();
     jobs::resolve(&mut builder);
     builder.finish()

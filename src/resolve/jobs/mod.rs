@@ -5,6 +5,7 @@
 //! container's command, decides which sidecar each reaches, and whether it can work.
 
 mod argo;
+mod endless;
 mod self_stop;
 
 use k8s_openapi::api::core::v1::Container;
@@ -12,11 +13,12 @@ use k8s_openapi::api::core::v1::Container;
 use argo::*;
 use self_stop::*;
 
-use super::istio::DEFAULT_STATUS_PORT;
+use super::mesh::{cloud_sql, istio, linkerd};
 use super::plan::*;
 use super::shell::{self, Awaited, HttpMethod, StopCall, StopTarget};
 use super::{Builder, argv_of, command_path, kubexit};
 use crate::load::JsonPath;
+use istio::DEFAULT_STATUS_PORT;
 
 /// Linkerd's admin port, where `/shutdown` lives.
 const LINKERD_ADMIN_PORT: u16 = 4191;
@@ -32,6 +34,7 @@ pub fn resolve(b: &mut Builder) {
     if !b.workload.runs_to_completion() {
         return;
     }
+    endless::mark_endless_job_containers(b);
     sidecar_waits(b);
     for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
         let argv = argv_of(container);
@@ -84,15 +87,16 @@ fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
         .iter()
         .filter(|sidecar| sidecar.list() == ContainerList::Regular)
         .filter_map(|sidecar| {
-            let call = match sidecar.sidecar()?.kind {
-                SidecarKind::IstioProxy if istio_status_port(b) != 0 => format!(
+            let kind = &sidecar.sidecar()?.kind;
+            let call = if *kind == istio::KIND && istio_status_port(b) != 0 {
+                format!(
                     "curl -fsS -X POST http://localhost:{}/quitquitquit",
                     istio_status_port(b)
-                ),
-                SidecarKind::LinkerdProxy => {
-                    format!("curl -fsS -X POST http://localhost:{LINKERD_ADMIN_PORT}/shutdown")
-                }
-                _ => return None,
+                )
+            } else if *kind == linkerd::KIND {
+                format!("curl -fsS -X POST http://localhost:{LINKERD_ADMIN_PORT}/shutdown")
+            } else {
+                return None;
             };
             let argv = ["sh".to_owned(), "-c".to_owned(), call.clone()];
             let parsed = shell::stop_calls(&argv, &[]).into_iter().next()?;
@@ -249,9 +253,9 @@ fn judge_call(
                 )
             } else if *port == ENVOY_ADMIN_PORT {
                 (StopMethod::EnvoyAdminQuit, envoy_exit_stops_agent(b))
-            } else if let Some(proxy) = cloud_sql_generation(b).or_else(|| {
-                (*port == cloud_sql_admin_port(b)).then_some(SidecarKind::CloudSqlProxy)
-            }) {
+            } else if let Some(proxy) = cloud_sql_generation(b)
+                .or_else(|| (*port == cloud_sql_admin_port(b)).then_some(cloud_sql::V2.kind()))
+            {
                 cloud_sql_quit(b, *port, proxy, false)
             } else {
                 (
@@ -298,7 +302,7 @@ fn judge_call(
         StopTarget::CloudSqlShutdown => cloud_sql_quit(
             b,
             cloud_sql_admin_port(b),
-            cloud_sql_generation(b).unwrap_or(SidecarKind::CloudSqlProxy),
+            cloud_sql_generation(b).unwrap_or(cloud_sql::V2.kind()),
             true,
         ),
         StopTarget::Signal { process } => {
@@ -345,7 +349,7 @@ fn cloud_sql_generation(b: &Builder) -> Option<SidecarKind> {
             .any(|c| c.sidecar().is_some_and(|s| s.kind == kind))
             .then_some(kind)
     };
-    has(SidecarKind::CloudSqlProxy).or_else(|| has(SidecarKind::CloudSqlProxyV1))
+    has(cloud_sql::V2.kind()).or_else(|| has(cloud_sql::V1.kind()))
 }
 
 /// A quit call to the Cloud SQL proxy (`/quitquitquit`, `cloud-sql-proxy shutdown`):
@@ -359,7 +363,7 @@ fn cloud_sql_quit(
     proxy: SidecarKind,
     command: bool,
 ) -> (StopMethod, Result<(), StopFailure>) {
-    let verdict = if proxy == SidecarKind::CloudSqlProxyV1 {
+    let verdict = if proxy == cloud_sql::V1.kind() {
         Err(StopFailure::CloudSqlV1CannotQuit { command })
     } else if cloud_sql_flag(b, "--quitquitquit") {
         Ok(())
@@ -380,10 +384,7 @@ fn cloud_sql_argv(b: &Builder) -> Vec<String> {
     b.init
         .iter()
         .chain(&b.regular)
-        .filter(|c| {
-            c.sidecar()
-                .is_some_and(|s| s.kind == SidecarKind::CloudSqlProxy)
-        })
+        .filter(|c| c.sidecar().is_some_and(|s| s.kind == cloud_sql::V2.kind()))
         .filter_map(|c| b.manifest_container(c))
         .flat_map(argv_of)
         .collect()
@@ -414,7 +415,7 @@ fn cloud_sql_admin_port(b: &Builder) -> u16 {
 
 /// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (docs/lifecycle.md §4.3).
 fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), StopFailure> {
-    const ANNOTATION: &str = super::linkerd::SHUTDOWN_ANNOTATION;
+    const ANNOTATION: &str = linkerd::SHUTDOWN_ANNOTATION;
     let off = |why| Err(StopFailure::LinkerdShutdownOff(why));
     // Only "enabled" and "disabled" are read; anything else keeps the default.
     match b.workload.annotation(ANNOTATION) {
@@ -464,7 +465,11 @@ fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), StopFailure> {
 /// the sidecar: from Istio 1.4 pilot-agent exits once Envoy has ("No more active
 /// epochs, terminating"); before, it kept running (istio#11659). docs/lifecycle.md §3.4.
 fn envoy_exit_stops_agent(b: &Builder) -> Result<(), StopFailure> {
-    match b.istio.version.as_ref().map(|v| v.value) {
+    match istio::revision_settings(b)
+        .version
+        .as_ref()
+        .map(|v| v.value)
+    {
         Some(version) if version.minor < 4 => Err(StopFailure::AgentOutlivesEnvoy {
             version,
             agent_port: istio_status_port(b),
@@ -477,9 +482,9 @@ fn envoy_exit_stops_agent(b: &Builder) -> Result<(), StopFailure> {
 fn proxy_user(process: &str) -> Option<i64> {
     let process = process.to_lowercase();
     if process.contains("envoy") || process.contains("pilot-agent") {
-        Some(super::istio::PROXY_UID)
+        Some(istio::PROXY_UID)
     } else if process.contains("linkerd") {
-        Some(super::linkerd::PROXY_UID)
+        Some(linkerd::PROXY_UID)
     } else {
         None
     }

@@ -1,80 +1,86 @@
-//! Sidecars that are not mesh proxies the mesh modules handle: the Cloud SQL Auth Proxy
-//! (docs/lifecycle.md §5), sidecars users declare in config, and the legacy sidecars of
-//! Jobs (a log shipper running `tail -F`) that never exit on their own.
+//! The Cloud SQL Auth Proxy (docs/lifecycle.md §5): v2 (`cloud-sql-proxy`) and v1
+//! (`gce-proxy`, `cloud_sql_proxy`), two models told apart by image, binary and flags.
 
-use super::Remedies;
+use super::{Identity, Remedies, SidecarModel};
 use crate::resolve::plan::*;
-use crate::resolve::shell::{self, Command};
 use crate::resolve::{Builder, argv_of};
-use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
-/// Marks the known and declared sidecars among the regular containers.
-pub fn resolve(b: &mut Builder) {
-    for index in 0..b.regular.len() {
-        if b.regular[index].role != Role::App {
-            continue;
-        }
-        let name = b.regular[index].name.clone();
-        // The debug container `linkerd inject --enable-debug-sidecar` adds: a long-running
-        // helper, not the pod's work.
-        if name == "linkerd-debug" {
-            b.make_sidecar(
-                ContainerList::Regular,
-                index,
-                SidecarKind::Declared(name),
-                false,
-            );
-            continue;
-        }
-        if let Some(declared) = b
-            .settings
-            .declared_sidecars
-            .iter()
-            .find(|d| d.name == name)
-            .cloned()
-        {
-            b.make_sidecar(
-                ContainerList::Regular,
-                index,
-                SidecarKind::Declared(name.clone()),
-                declared.carries_traffic,
-            );
-            let container = &mut b.regular[index];
-            if let Some(startup) = declared.startup {
-                container.startup = startup;
+/// A Cloud SQL proxy of one generation.
+pub struct CloudSqlProxy {
+    identity: Identity,
+    v1: bool,
+}
+
+/// The Cloud SQL Auth Proxy v2 (`cloud-sql-proxy`).
+pub static V2: CloudSqlProxy = CloudSqlProxy {
+    identity: Identity {
+        id: "cloud-sql-proxy",
+        label: "Cloud SQL proxy",
+        mesh: None,
+    },
+    v1: false,
+};
+
+/// The Cloud SQL Proxy v1 (`gce-proxy` image, `/cloud_sql_proxy` binary): no admin
+/// endpoint, and `-term_timeout` in place of the v2 SIGTERM flags.
+pub static V1: CloudSqlProxy = CloudSqlProxy {
+    identity: Identity {
+        id: "cloud-sql-proxy-v1",
+        label: "Cloud SQL proxy v1",
+        mesh: None,
+    },
+    v1: true,
+};
+
+impl SidecarModel for CloudSqlProxy {
+    fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// Marks the proxies of this generation among the regular containers not yet
+    /// known, and names the native sidecars of unknown kind that are one.
+    fn resolve(&self, b: &mut Builder) {
+        for index in 0..b.regular.len() {
+            if b.regular[index].role != Role::App
+                || cloud_sql_generation(b, &b.regular[index]) != Some(self.kind())
+            {
+                continue;
             }
-            container.exit = ExitPolicy::After(Sourced::new(declared.shutdown, Source::Default));
-            if declared.carries_traffic {
-                container.traffic = Some(TrafficCuts {
-                    inbound_refused: Cut::Exit,
-                    inbound_drained: Cut::Signal,
-                    outbound_refused: Cut::Exit,
-                });
+            if self.v1 {
+                cloud_sql_proxy_v1(b, index);
+            } else {
+                cloud_sql_proxy(b, index);
             }
-            continue;
         }
-        match cloud_sql_generation(b, &b.regular[index]) {
-            Some(SidecarKind::CloudSqlProxyV1) => cloud_sql_proxy_v1(b, index),
-            Some(_) => cloud_sql_proxy(b, index),
-            None => {}
+        // Native sidecars of a known kind keep their kubelet behaviour but get a name.
+        for index in 0..b.init.len() {
+            if !b.init[index].is_native_sidecar()
+                || b.init[index]
+                    .sidecar()
+                    .is_none_or(|s| s.kind != SidecarKind::Generic)
+            {
+                continue;
+            }
+            if cloud_sql_generation(b, &b.init[index]) == Some(self.kind()) {
+                b.make_sidecar(ContainerList::Init, index, self.kind(), true);
+            }
         }
     }
-    // Native sidecars of a known kind keep their kubelet behaviour but get a name.
-    for index in 0..b.init.len() {
-        if !b.init[index].is_native_sidecar()
-            || b.init[index]
-                .sidecar()
-                .is_none_or(|s| s.kind != SidecarKind::Generic)
-        {
-            continue;
-        }
-        if let Some(kind) = cloud_sql_generation(b, &b.init[index]) {
-            b.make_sidecar(ContainerList::Init, index, kind, true);
+
+    fn remedies(&self, _written: bool) -> &'static Remedies {
+        if self.v1 {
+            &CLOUD_SQL_V1_REMEDIES
+        } else {
+            &CLOUD_SQL_REMEDIES
         }
     }
-    if b.workload.runs_to_completion() {
-        mark_endless_job_containers(b);
+}
+
+impl CloudSqlProxy {
+    /// This generation's sidecar, as plans name it.
+    pub fn kind(&self) -> SidecarKind {
+        SidecarKind::Known(if self.v1 { &V1 } else { &V2 })
     }
 }
 
@@ -100,9 +106,9 @@ fn cloud_sql_generation(b: &Builder, container: &PlannedContainer) -> Option<Sid
         || image.contains("gce-proxy")
         || (is_cloud_sql_image(image) && (v1_tag || v1_flags))
     {
-        Some(SidecarKind::CloudSqlProxyV1)
+        Some(V1.kind())
     } else if is_cloud_sql_image(image) || program == Some("cloud-sql-proxy") {
-        Some(SidecarKind::CloudSqlProxy)
+        Some(V2.kind())
     } else {
         None
     }
@@ -153,7 +159,7 @@ fn adopt_cloud_sql_proxy(b: &mut Builder, index: usize, kind: SidecarKind) -> Ve
 /// `cmd/cloud_sql_proxy/cloud_sql_proxy.go`; `Client.Shutdown`,
 /// `proxy/proxy/client.go`, v1.38.3). It has no admin endpoint to quit through.
 fn cloud_sql_proxy_v1(b: &mut Builder, index: usize) {
-    let argv = adopt_cloud_sql_proxy(b, index, SidecarKind::CloudSqlProxyV1);
+    let argv = adopt_cloud_sql_proxy(b, index, V1.kind());
     let term_timeout = go_flag_value(&argv, "term_timeout")
         .and_then(|d| crate::time::parse_go_duration(&d))
         .filter(|d| *d > Millis::ZERO);
@@ -178,7 +184,7 @@ fn cloud_sql_proxy_v1(b: &mut Builder, index: usize) {
 /// `--exit-zero-on-sigterm`), or keeps accepting for `--min-sigterm-delay` and then
 /// waits up to `--max-sigterm-delay` for open connections.
 fn cloud_sql_proxy(b: &mut Builder, index: usize) {
-    let argv = adopt_cloud_sql_proxy(b, index, SidecarKind::CloudSqlProxy);
+    let argv = adopt_cloud_sql_proxy(b, index, V2.kind());
     let flag = |name: &str| {
         argv.iter().enumerate().find_map(|(i, arg)| {
             arg.strip_prefix(name)
@@ -208,70 +214,6 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
         inbound_drained: Cut::Never,
         outbound_refused: Cut::AfterSignal(minimum),
     });
-}
-
-/// In a Job, a second container that runs forever (`tail -F`, `sleep infinity`,
-/// `while true`) is a sidecar in all but name: it keeps the pod running.
-fn mark_endless_job_containers(b: &mut Builder) {
-    let apps: Vec<usize> = (0..b.regular.len())
-        .filter(|&i| b.regular[i].role == Role::App)
-        .collect();
-    if apps.len() < 2 {
-        return;
-    }
-    let endless: Vec<usize> = apps
-        .iter()
-        .copied()
-        .filter(|&i| {
-            b.manifest_container(&b.regular[i])
-                .is_some_and(|c| runs_forever(&argv_of(c)))
-        })
-        .collect();
-    if endless.len() == apps.len() {
-        return;
-    }
-    for index in endless {
-        b.make_sidecar(ContainerList::Regular, index, SidecarKind::Generic, false);
-    }
-}
-
-/// Whether a command never ends by itself.
-fn runs_forever(argv: &[String]) -> bool {
-    let list = shell::parse_argv(argv);
-    list.0.iter().any(|item| {
-        item.first.commands.iter().any(|command| match command {
-            Command::Simple(simple) => {
-                let words = simple.argv();
-                match simple.name() {
-                    Some("tail") => words.iter().any(|w| {
-                        matches!(w.0.as_str(), "-f" | "-F" | "--follow")
-                            || w.0.starts_with("--follow")
-                    }),
-                    Some("sleep") => matches!(
-                        shell::sleep_length(simple, &Default::default()),
-                        Some(shell::Sleep::Forever)
-                    ),
-                    _ => false,
-                }
-            }
-            Command::Loop {
-                kind: shell::LoopKind::While,
-                condition,
-                body,
-            } => {
-                let endless_condition = condition
-                    .simple_commands()
-                    .iter()
-                    .all(|c| matches!(c.name(), Some("true" | ":")));
-                let exits = body
-                    .simple_commands()
-                    .iter()
-                    .any(|c| matches!(c.name(), Some("exit" | "break" | "return")));
-                endless_condition && !exits
-            }
-            _ => false,
-        })
-    })
 }
 
 /// What the Cloud SQL Auth Proxy's own flags offer against each hazard.
@@ -309,23 +251,3 @@ pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
     }),
     ..Remedies::NONE
 };
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sh(script: &str) -> Vec<String> {
-        vec!["sh".into(), "-c".into(), script.into()]
-    }
-
-    #[test]
-    fn endless_commands() {
-        assert!(runs_forever(&sh("tail -F /var/log/app.log")));
-        assert!(runs_forever(&["sleep".into(), "infinity".into()]));
-        assert!(runs_forever(&sh("while true; do sleep 5; done")));
-        assert!(!runs_forever(&sh(
-            "while true; do sleep 5; [ -f /done ] && exit 0; done"
-        )));
-        assert!(!runs_forever(&sh("./run-migration")));
-    }
-}

@@ -5,10 +5,12 @@
 //! lifecycle on (the default) it drains inbound listeners on SIGTERM, keeps outbound
 //! working, and quits Envoy after the shutdown grace period (30 s unless set).
 
-use super::Mesh;
 use super::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
+use crate::resolve::mesh::{
+    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
@@ -24,8 +26,8 @@ const DEFAULT_GRACE: Millis = Millis::secs(30);
 
 /// The dataplane the injector adds.
 const DATAPLANE: SidecarMesh = SidecarMesh {
-    mesh: Mesh::Consul,
-    kind: SidecarKind::ConsulDataplane,
+    mesh: MESH,
+    kind: KIND,
     containers: &CONTAINERS,
     // The injected startup probe: delay 1 s, period 1 s, 10 tries.
     native_probe: Some(ProbeTiming {
@@ -36,8 +38,47 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
     hold: None,
 };
 
+/// Consul's dataplane.
+pub struct Consul;
+
+/// Consul.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "consul",
+    title: "Consul",
+    injector: "connect injector",
+    captures_traffic: true,
+    words: Words {
+        quoted_values: true,
+        pod_opt_in: OptInWords::KindKeyValue,
+        in_manifest: InManifestWords::Named("the Consul dataplane"),
+        namespace_opt_in_by_meaning: false,
+        native_on_pod_only: false,
+        classic: ("proxy", "proxy"),
+        held_waits_for: None,
+    },
+});
+
+static IDENTITY: Identity = Identity {
+    id: "consul-dataplane",
+    label: "Consul dataplane",
+    mesh: Some(MESH),
+};
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Consul);
+
+impl SidecarModel for Consul {
+    fn identity(&self) -> &Identity {
+        &IDENTITY
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        resolve(b);
+    }
+}
+
 /// Resolves Consul for the pod being built.
-pub fn resolve(b: &mut Builder) {
+fn resolve(b: &mut Builder) {
     let grace = shutdown_grace(b);
     injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
         injected::drain_then_exit(dataplane, grace);

@@ -10,8 +10,11 @@
 
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
+use crate::resolve::mesh::Remedies;
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
-use crate::resolve::mesh::{Mesh, Remedies};
+use crate::resolve::mesh::{
+    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
@@ -28,15 +31,58 @@ const DEFAULT_GRACEFUL: Millis = Millis::secs(5);
 
 /// The sidecar the injector adds.
 const DAPRD: SidecarMesh = SidecarMesh {
-    mesh: Mesh::Dapr,
-    kind: SidecarKind::Daprd,
+    mesh: MESH,
+    kind: KIND,
     containers: &[CONTAINER],
     native_probe: None,
     hold: None,
 };
 
+/// Dapr's `daprd`.
+pub struct Dapr;
+
+/// Dapr: its sidecar is an API the app calls, not a proxy of the pod's traffic.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "dapr",
+    title: "Dapr",
+    injector: "sidecar injector",
+    captures_traffic: false,
+    words: Words {
+        quoted_values: true,
+        pod_opt_in: OptInWords::KindKeyValue,
+        in_manifest: InManifestWords::Container,
+        namespace_opt_in_by_meaning: false,
+        native_on_pod_only: false,
+        classic: ("proxy", "proxy"),
+        held_waits_for: None,
+    },
+});
+
+static IDENTITY: Identity = Identity {
+    id: "daprd",
+    label: "Dapr sidecar",
+    mesh: Some(MESH),
+};
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Dapr);
+
+impl SidecarModel for Dapr {
+    fn identity(&self) -> &Identity {
+        &IDENTITY
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        resolve(b);
+    }
+
+    fn remedies(&self, _written: bool) -> &'static Remedies {
+        &REMEDIES
+    }
+}
+
 /// Resolves Dapr for the pod being built.
-pub fn resolve(b: &mut Builder) {
+fn resolve(b: &mut Builder) {
     let graceful = graceful_shutdown(b);
     let block = block_shutdown(b);
     injected::resolve(b, &DAPRD, opt_in, |daprd| {

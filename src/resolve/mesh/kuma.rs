@@ -6,11 +6,13 @@
 //! listeners and waits the whole drain time (`kuma.io/sidecar-drain-time`, 30 s) before
 //! exiting.
 
-use super::Mesh;
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata, ProxyMode};
+use crate::resolve::mesh::{
+    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::{Source, Sourced};
@@ -25,8 +27,8 @@ const DEFAULT_DRAIN: Millis = Millis::secs(30);
 /// The sidecar the injector adds; `kuma.io/wait-for-dataplane-ready: "true"` puts it
 /// first with a postStart `kuma-dp wait`.
 const SIDECAR: SidecarMesh = SidecarMesh {
-    mesh: Mesh::Kuma,
-    kind: SidecarKind::KumaSidecar,
+    mesh: MESH,
+    kind: KIND,
     containers: &[CONTAINER],
     native_probe: None,
     hold: Some(Hold {
@@ -40,8 +42,47 @@ const SIDECAR: SidecarMesh = SidecarMesh {
     }),
 };
 
+/// Kuma's (and Kong Mesh's) sidecar.
+pub struct Kuma;
+
+/// Kuma and Kong Mesh.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "kuma",
+    title: "Kuma",
+    injector: "sidecar injector",
+    captures_traffic: true,
+    words: Words {
+        quoted_values: false,
+        pod_opt_in: OptInWords::KeyValueOnPod,
+        in_manifest: InManifestWords::Container,
+        namespace_opt_in_by_meaning: false,
+        native_on_pod_only: false,
+        classic: ("proxy", "proxy"),
+        held_waits_for: Some("the dataplane"),
+    },
+});
+
+static IDENTITY: Identity = Identity {
+    id: "kuma-sidecar",
+    label: "Kuma sidecar",
+    mesh: Some(MESH),
+};
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Kuma);
+
+impl SidecarModel for Kuma {
+    fn identity(&self) -> &Identity {
+        &IDENTITY
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        resolve(b);
+    }
+}
+
 /// Resolves Kuma for the pod being built.
-pub fn resolve(b: &mut Builder) {
+fn resolve(b: &mut Builder) {
     let drain = drain_time(b);
     injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
         injected::drain_then_exit(sidecar, drain);

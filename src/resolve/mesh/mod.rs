@@ -1,80 +1,235 @@
-//! The meshes: one module per mesh holds what that mesh does — how it is detected in a
-//! manifest, what its injector adds, how its proxy shuts down — and the changes to its
-//! own settings that fix a hazard ([`Remedies`]). What leaves these modules is the
-//! mesh-neutral [`PodPlan`](super::PodPlan); rules ask the sidecar for its remedies
-//! instead of knowing any mesh, so one mesh's advice never reaches another's pod.
+//! The sidecar models: one per sidecar the resolver knows, each in its own module (a
+//! folder for Istio and Linkerd). A model holds what its sidecar does — how it is
+//! detected in a manifest, what its injector adds, how it shuts down, which stop calls
+//! it answers — and the changes to its own settings that fix a hazard ([`Remedies`]).
+//! The resolve driver runs every model of a [`Registry`] over the pod being built; what
+//! leaves the models is the mesh-neutral [`PodPlan`](super::PodPlan). Rules ask the
+//! sidecar's model for its remedies instead of knowing any mesh, so one mesh's advice
+//! never reaches another's pod.
+//!
+//! A model uses the mesh-free [`Builder`](super::Builder); the Builder never calls a
+//! model. Adding a sidecar is one module here and one row in [`MODELS`].
 
 pub mod cloud_sql;
 pub mod consul;
 pub mod dapr;
+pub mod declared;
 mod injected;
 pub mod istio;
+pub mod knative;
 pub mod kuma;
 pub mod linkerd;
 
 use std::fmt;
+use std::sync::LazyLock;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-/// A service mesh whose injector and proxy the resolver models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mesh {
-    /// Istio (`istio-proxy`: pilot-agent and Envoy).
-    Istio,
-    /// Linkerd (`linkerd-proxy`).
-    Linkerd,
-    /// Consul (`consul-dataplane`).
-    Consul,
-    /// Kuma and Kong Mesh (`kuma-sidecar`).
-    Kuma,
-    /// Dapr (`daprd`).
-    Dapr,
+use super::Builder;
+
+/// What the resolver knows of one sidecar.
+pub trait SidecarModel: Sync {
+    /// Which sidecar it is.
+    fn identity(&self) -> &Identity;
+
+    /// Finds the sidecar among the containers of the pod being built, or adds what its
+    /// injector adds, and sets how it starts and stops.
+    fn resolve(&self, b: &mut Builder);
+
+    /// What the sidecar's own settings offer against each hazard; `written`: for a
+    /// sidecar written in the manifest (an injector's output), only what still works
+    /// once its injector has run.
+    fn remedies(&self, written: bool) -> &'static Remedies {
+        let _ = written;
+        &Remedies::NONE
+    }
+}
+
+/// A sidecar's identity.
+#[derive(Debug)]
+pub struct Identity {
+    /// A stable lower-case id (`istio-proxy`).
+    pub id: &'static str,
+    /// A short human name (`Istio proxy`), in messages and in `explain --format json`.
+    pub label: &'static str,
+    /// The mesh whose proxy it is, when it is one.
+    pub mesh: Option<Mesh>,
+}
+
+/// The models the resolver runs, in the order it runs them: a model that adopts a
+/// container first keeps it (a mesh's proxy before a sidecar the config declares, a
+/// declared one before a Cloud SQL proxy found by its image).
+pub static MODELS: &[&dyn SidecarModel] = &[
+    &knative::QueueProxy,
+    &istio::Istio,
+    &linkerd::Linkerd,
+    &consul::Consul,
+    &kuma::Kuma,
+    &dapr::Dapr,
+    &declared::Declared,
+    &cloud_sql::V2,
+    &cloud_sql::V1,
+];
+
+/// A set of models for a run: [`MODELS`] unless a caller brings its own.
+pub struct Registry {
+    /// The models, in the order they run.
+    pub models: Vec<&'static dyn SidecarModel>,
+}
+
+impl Registry {
+    /// A registry of `models`, run in that order.
+    pub fn new(models: Vec<&'static dyn SidecarModel>) -> Registry {
+        Registry { models }
+    }
+
+    /// The registry of [`MODELS`].
+    pub fn standard() -> &'static Registry {
+        static STANDARD: LazyLock<Registry> = LazyLock::new(|| Registry::new(MODELS.to_vec()));
+        &STANDARD
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.models.iter().map(|model| model.identity().id))
+            .finish()
+    }
+}
+
+/// A service mesh whose injector and proxy a model knows. Meshes are told apart by
+/// their id.
+#[derive(Clone, Copy)]
+pub struct Mesh(&'static MeshInfo);
+
+/// What a mesh is called, and how `explain` words its decisions where meshes differ.
+#[derive(Debug)]
+pub struct MeshInfo {
+    /// The lower-case name used in machine output (`istio`).
+    pub id: &'static str,
+    /// The name as its project writes it (`Istio`), for messages.
+    pub title: &'static str,
+    /// What the project calls its injector webhook (`sidecar injector`), for naming it
+    /// when it denies a pod.
+    pub injector: &'static str,
+    /// Whether its sidecar captures the pod's traffic. Dapr's is an API the app calls,
+    /// so it runs beside any mesh.
+    pub captures_traffic: bool,
+    /// How `explain` words this mesh's decisions.
+    pub words: Words,
+}
+
+/// How `explain` words a mesh's decisions where meshes differ: how its injector reads
+/// its settings' values, and what it calls its proxy.
+#[derive(Debug)]
+pub struct Words {
+    /// The injector compares its opt-in values as strings (`key: "true"`), rather than
+    /// reading keywords (`key: enabled`).
+    pub quoted_values: bool,
+    /// How the pod's own opt-in is given.
+    pub pod_opt_in: OptInWords,
+    /// How a proxy already in the manifest is given.
+    pub in_manifest: InManifestWords,
+    /// A namespace's opt-in is given by its meaning (`has injection enabled`), not its
+    /// key and value.
+    pub namespace_opt_in_by_meaning: bool,
+    /// The native-sidecar annotation is read on the pod only, so its source goes
+    /// unsaid; and the control plane's setting is given with its value
+    /// (`ENABLE_NATIVE_SIDECARS=true`).
+    pub native_on_pod_only: bool,
+    /// What the mesh's classic proxy is called (`sidecar`, `proxy`), and in the
+    /// assumption about an unknown release (`sidecar injection`).
+    pub classic: (&'static str, &'static str),
+    /// What a held proxy waits for, when that names the hold better than its postStart
+    /// command (`the dataplane`).
+    pub held_waits_for: Option<&'static str>,
+}
+
+/// How a pod's own opt-in is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptInWords {
+    /// `pod label `sidecar.istio.io/inject: "true"``.
+    KindKeyValue,
+    /// `pod annotation `linkerd.io/inject``.
+    KindKey,
+    /// `` `kuma.io/sidecar-injection: enabled` on the pod``.
+    KeyValueOnPod,
+}
+
+/// How a proxy already in the manifest is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InManifestWords {
+    /// `` `istio-proxy` is in the manifest: it was injected already``.
+    InjectedAlready,
+    /// `` `daprd` is in the manifest``.
+    Container,
+    /// By a name for it (`the Consul dataplane`), whichever container name it has.
+    Named(&'static str),
 }
 
 impl Mesh {
+    /// The mesh `info` describes.
+    pub const fn new(info: &'static MeshInfo) -> Mesh {
+        Mesh(info)
+    }
+
     /// The lower-case name used in machine output (`istio`).
     pub fn id(self) -> &'static str {
-        match self {
-            Mesh::Istio => "istio",
-            Mesh::Linkerd => "linkerd",
-            Mesh::Consul => "consul",
-            Mesh::Kuma => "kuma",
-            Mesh::Dapr => "dapr",
-        }
+        self.0.id
     }
 
     /// The name as its project writes it (`Istio`), for messages.
     pub fn title(self) -> &'static str {
-        match self {
-            Mesh::Istio => "Istio",
-            Mesh::Linkerd => "Linkerd",
-            Mesh::Consul => "Consul",
-            Mesh::Kuma => "Kuma",
-            Mesh::Dapr => "Dapr",
-        }
+        self.0.title
     }
 
-    /// What the project calls its injector webhook (`sidecar injector`), for naming it
-    /// when it denies a pod.
+    /// What the project calls its injector webhook (`sidecar injector`).
     pub fn injector(self) -> &'static str {
-        match self {
-            Mesh::Istio | Mesh::Kuma | Mesh::Dapr => "sidecar injector",
-            Mesh::Linkerd => "proxy injector",
-            Mesh::Consul => "connect injector",
-        }
+        self.0.injector
     }
 
-    /// Whether its sidecar captures the pod's traffic. Dapr's is an API the app calls,
-    /// so it runs beside any mesh.
+    /// Whether its sidecar captures the pod's traffic.
     pub fn captures_traffic(self) -> bool {
-        self != Mesh::Dapr
+        self.0.captures_traffic
+    }
+
+    /// How `explain` words its decisions.
+    pub fn words(self) -> &'static Words {
+        &self.0.words
+    }
+}
+
+impl PartialEq for Mesh {
+    fn eq(&self, other: &Mesh) -> bool {
+        self.id() == other.id()
+    }
+}
+
+impl Eq for Mesh {}
+
+impl std::hash::Hash for Mesh {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id().hash(state);
+    }
+}
+
+impl fmt::Debug for Mesh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
     }
 }
 
 impl fmt::Display for Mesh {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.title())
+    }
+}
+
+/// In machine output a mesh is its id.
+impl Serialize for Mesh {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
     }
 }
 

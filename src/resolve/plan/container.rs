@@ -1,10 +1,9 @@
 //! One container as it will run: where it comes from, its probes, its start gate, what
 //! it does after its stop signal and when traffic through it stops.
 
-use super::{
-    ContainerList, GateRequest, Hook, InitRun, Role, SelfStop, Sidecar, SidecarKind, SidecarStop,
-};
+use super::{ContainerList, GateRequest, Hook, InitRun, Role, SelfStop, Sidecar, SidecarStop};
 use crate::load::JsonPath;
+use crate::resolve::Remedies;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
@@ -137,16 +136,13 @@ impl PlannedContainer {
     /// What the container's own settings offer against each hazard (none for apps):
     /// for a proxy written in the manifest, only what still works once its injector
     /// has run.
-    pub fn remedies(&self) -> &'static crate::resolve::Remedies {
+    pub fn remedies(&self) -> &'static Remedies {
         let Some(sidecar) = self.sidecar() else {
-            return &crate::resolve::Remedies::NONE;
+            return &Remedies::NONE;
         };
-        match (&sidecar.kind, &self.provenance) {
-            (SidecarKind::LinkerdProxy, Provenance::Manifest(_)) => {
-                &crate::resolve::linkerd::WRITTEN_REMEDIES
-            }
-            (kind, _) => kind.remedies(),
-        }
+        sidecar.kind.model().map_or(&Remedies::NONE, |model| {
+            model.remedies(self.manifest_path().is_some())
+        })
     }
 
     /// Whether the container serves requests: it declares ports or a readiness probe,

@@ -1,6 +1,8 @@
 //! What a container is for and how the kubelet runs it: its list, its role and, for
 //! a sidecar, which one it is.
 
+use crate::resolve::mesh::{Mesh, Remedies, SidecarModel};
+
 /// Which list a container is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContainerList {
@@ -138,28 +140,14 @@ pub struct Sidecar {
     pub carries_traffic: bool,
 }
 
-/// Sidecars the resolver knows.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Which sidecar a container is: one a model knows, one the config declares, or one
+/// of unknown kind.
+#[derive(Clone)]
 pub enum SidecarKind {
-    /// Istio's `istio-proxy` (pilot-agent and Envoy).
-    IstioProxy,
-    /// Linkerd's `linkerd-proxy`.
-    LinkerdProxy,
-    /// Consul's `consul-dataplane` (or the older `envoy-sidecar`).
-    ConsulDataplane,
-    /// Kuma's or Kong Mesh's `kuma-sidecar`.
-    KumaSidecar,
-    /// Dapr's `daprd`.
-    Daprd,
-    /// The Cloud SQL Auth Proxy (v2, `cloud-sql-proxy`).
-    CloudSqlProxy,
-    /// The Cloud SQL Proxy v1 (`gce-proxy` image, `/cloud_sql_proxy` binary): no admin
-    /// endpoint, and `-term_timeout` in place of the v2 SIGTERM flags.
-    CloudSqlProxyV1,
-    /// Knative Serving's `queue-proxy`, which the revision reconciler adds in front of
-    /// the user's containers.
-    KnativeQueueProxy,
-    /// Declared in the user's config.
+    /// A sidecar a model knows (the Istio proxy, the Cloud SQL proxy v2, …).
+    Known(&'static dyn SidecarModel),
+    /// Declared in the user's config, or a helper known by its name, named for its
+    /// container.
     Declared(String),
     /// A sidecar of unknown kind: a native sidecar, or a Job's container that never
     /// ends by itself.
@@ -167,53 +155,55 @@ pub enum SidecarKind {
 }
 
 impl SidecarKind {
-    /// The mesh whose proxy this is, when it is one.
-    pub fn mesh(&self) -> Option<crate::resolve::Mesh> {
-        use crate::resolve::Mesh;
+    /// The model of this sidecar, when one knows it.
+    pub fn model(&self) -> Option<&'static dyn SidecarModel> {
         match self {
-            SidecarKind::IstioProxy => Some(Mesh::Istio),
-            SidecarKind::LinkerdProxy => Some(Mesh::Linkerd),
-            SidecarKind::ConsulDataplane => Some(Mesh::Consul),
-            SidecarKind::KumaSidecar => Some(Mesh::Kuma),
-            SidecarKind::Daprd => Some(Mesh::Dapr),
-            SidecarKind::CloudSqlProxy
-            | SidecarKind::CloudSqlProxyV1
-            | SidecarKind::KnativeQueueProxy
-            | SidecarKind::Declared(_)
-            | SidecarKind::Generic => None,
+            SidecarKind::Known(model) => Some(*model),
+            SidecarKind::Declared(_) | SidecarKind::Generic => None,
         }
     }
 
-    /// What this sidecar's own settings offer against each hazard: its mesh's, so
+    /// The mesh whose proxy this is, when it is one.
+    pub fn mesh(&self) -> Option<Mesh> {
+        self.model().and_then(|model| model.identity().mesh)
+    }
+
+    /// What this sidecar's own settings offer against each hazard: its model's, so
     /// advice for one mesh never reaches another's pod.
-    pub fn remedies(&self) -> &'static crate::resolve::Remedies {
-        match self {
-            SidecarKind::IstioProxy => &crate::resolve::istio::REMEDIES,
-            SidecarKind::LinkerdProxy => &crate::resolve::linkerd::REMEDIES,
-            SidecarKind::Daprd => &crate::resolve::dapr::REMEDIES,
-            SidecarKind::CloudSqlProxy => &crate::resolve::mesh::cloud_sql::CLOUD_SQL_REMEDIES,
-            SidecarKind::CloudSqlProxyV1 => &crate::resolve::mesh::cloud_sql::CLOUD_SQL_V1_REMEDIES,
-            SidecarKind::ConsulDataplane
-            | SidecarKind::KumaSidecar
-            | SidecarKind::KnativeQueueProxy
-            | SidecarKind::Declared(_)
-            | SidecarKind::Generic => &crate::resolve::Remedies::NONE,
-        }
+    pub fn remedies(&self) -> &'static Remedies {
+        self.model()
+            .map_or(&Remedies::NONE, |model| model.remedies(false))
     }
 
     /// A short human name.
     pub fn label(&self) -> &str {
         match self {
-            SidecarKind::IstioProxy => "Istio proxy",
-            SidecarKind::LinkerdProxy => "Linkerd proxy",
-            SidecarKind::ConsulDataplane => "Consul dataplane",
-            SidecarKind::KumaSidecar => "Kuma sidecar",
-            SidecarKind::Daprd => "Dapr sidecar",
-            SidecarKind::CloudSqlProxy => "Cloud SQL proxy",
-            SidecarKind::CloudSqlProxyV1 => "Cloud SQL proxy v1",
-            SidecarKind::KnativeQueueProxy => "Knative queue-proxy",
+            SidecarKind::Known(model) => model.identity().label,
             SidecarKind::Declared(name) => name,
             SidecarKind::Generic => "sidecar",
+        }
+    }
+}
+
+impl PartialEq for SidecarKind {
+    fn eq(&self, other: &SidecarKind) -> bool {
+        match (self, other) {
+            (SidecarKind::Known(a), SidecarKind::Known(b)) => a.identity().id == b.identity().id,
+            (SidecarKind::Declared(a), SidecarKind::Declared(b)) => a == b,
+            (SidecarKind::Generic, SidecarKind::Generic) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for SidecarKind {}
+
+impl std::fmt::Debug for SidecarKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SidecarKind::Known(model) => write!(f, "Known({})", model.identity().id),
+            SidecarKind::Declared(name) => write!(f, "Declared({name})"),
+            SidecarKind::Generic => f.write_str("Generic"),
         }
     }
 }
@@ -224,7 +214,7 @@ mod tests {
 
     fn proxy() -> Sidecar {
         Sidecar {
-            kind: SidecarKind::IstioProxy,
+            kind: SidecarKind::Declared("proxy".to_owned()),
             carries_traffic: true,
         }
     }

@@ -3,6 +3,7 @@
 
 use super::{PlannedContainer, SidecarKind};
 use crate::load::JsonPath;
+use crate::resolve::mesh::{cloud_sql, dapr, istio, linkerd};
 use crate::settings::Source;
 
 /// A way a Job's work container stops a sidecar when the work is done.
@@ -314,14 +315,12 @@ impl StopMethod {
     /// wrapper does not).
     pub fn written_for(&self) -> Option<SidecarKind> {
         match self {
-            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => {
-                Some(SidecarKind::IstioProxy)
-            }
+            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => Some(istio::KIND),
             StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
-                Some(SidecarKind::LinkerdProxy)
+                Some(linkerd::KIND)
             }
             StopMethod::CloudSqlQuit { proxy, .. } => Some(proxy.clone()),
-            StopMethod::DaprShutdown { .. } => Some(SidecarKind::Daprd),
+            StopMethod::DaprShutdown { .. } => Some(dapr::KIND),
             StopMethod::Signal { .. }
             | StopMethod::SelfStop { .. }
             | StopMethod::Wrapper { .. }
@@ -333,14 +332,12 @@ impl StopMethod {
     /// Whether this way of stopping addresses a sidecar of `kind`.
     pub fn reaches(&self, kind: &SidecarKind) -> bool {
         match self {
-            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => {
-                *kind == SidecarKind::IstioProxy
-            }
+            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => *kind == istio::KIND,
             StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
-                *kind == SidecarKind::LinkerdProxy
+                *kind == linkerd::KIND
             }
             StopMethod::CloudSqlQuit { proxy, .. } => kind == proxy,
-            StopMethod::DaprShutdown { .. } => *kind == SidecarKind::Daprd,
+            StopMethod::DaprShutdown { .. } => *kind == dapr::KIND,
             StopMethod::Signal { target } => signal_reaches(target, kind),
             StopMethod::Wrapper { .. } => true,
             StopMethod::Controller { sidecar, .. } => sidecar == kind,
@@ -373,13 +370,15 @@ impl StopMethod {
 
 fn signal_reaches(target: &str, kind: &SidecarKind) -> bool {
     let target = target.to_lowercase();
-    match kind {
-        SidecarKind::IstioProxy => target.contains("envoy") || target.contains("pilot-agent"),
-        SidecarKind::LinkerdProxy => target.contains("linkerd"),
-        SidecarKind::CloudSqlProxy | SidecarKind::CloudSqlProxyV1 => {
-            target.contains("cloud-sql") || target.contains("cloud_sql")
-        }
-        SidecarKind::Declared(name) => target.contains(&name.to_lowercase()),
-        _ => target.contains("proxy"),
+    if *kind == istio::KIND {
+        target.contains("envoy") || target.contains("pilot-agent")
+    } else if *kind == linkerd::KIND {
+        target.contains("linkerd")
+    } else if *kind == cloud_sql::V2.kind() || *kind == cloud_sql::V1.kind() {
+        target.contains("cloud-sql") || target.contains("cloud_sql")
+    } else if let SidecarKind::Declared(name) = kind {
+        target.contains(&name.to_lowercase())
+    } else {
+        target.contains("proxy")
     }
 }

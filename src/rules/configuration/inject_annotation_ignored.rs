@@ -3,7 +3,7 @@ use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
-use crate::resolve::{ConfigProblem, Fault, KeyInstead, Mesh, OptInIgnored};
+use crate::resolve::{ConfigProblem, Fault, KeyInstead, OptInIgnored};
 use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
@@ -74,10 +74,10 @@ impl Violation for UnreadOptIn<'_> {
                 "`{setting}: {value}` is a label here; Linkerd reads it only as an annotation, so it has no effect"
             ),
             OptInIgnored::UnknownInjectValue {
-                mesh: Mesh::Linkerd,
+                mesh,
                 setting,
                 value,
-            } => format!(
+            } if mesh.id() == "linkerd" => format!(
                 "`{setting}: {value}` is not enabled, ingress or disabled; the injector skips the pod"
             ),
             OptInIgnored::UnknownInjectValue { setting, value, .. } => format!(
@@ -158,11 +158,7 @@ impl Violation for UnreadOptIn<'_> {
             OptInIgnored::LabelNotRead { .. } | OptInIgnored::NotCalledFor { .. } => {
                 "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd".to_owned()
             }
-            OptInIgnored::UnknownInjectValue {
-                mesh: Mesh::Linkerd,
-                setting,
-                ..
-            } => format!(
+            OptInIgnored::UnknownInjectValue { mesh, setting, .. } if mesh.id() == "linkerd" => format!(
                 "write `{setting}: enabled` to inject the proxy, or `disabled` to say the pod goes without"
             ),
             OptInIgnored::UnknownInjectValue { setting, .. } => format!(

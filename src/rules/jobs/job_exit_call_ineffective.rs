@@ -274,13 +274,9 @@ fn argo_kill_command(plan: &crate::resolve::PodPlan, container: &str) -> String 
         .iter()
         .find(|c| c.name == container)
         .and_then(|c| c.sidecar())
-        .map(|sidecar| match sidecar.kind {
-            crate::resolve::SidecarKind::LinkerdProxy => {
-                r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#
-            }
-            crate::resolve::SidecarKind::IstioProxy => {
-                r#"["pilot-agent", "request", "POST", "quitquitquit"]"#
-            }
+        .map(|sidecar| match sidecar.kind.mesh().map(|mesh| mesh.id()) {
+            Some("linkerd") => r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#,
+            Some("istio") => r#"["pilot-agent", "request", "POST", "quitquitquit"]"#,
             _ => r#"["<a program in the image that stops it>"]"#,
         })
         .unwrap_or(r#"["<a program in the image that stops it>"]"#);

@@ -1,7 +1,7 @@
 use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
-use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
+use crate::resolve::{PlannedContainer, PodPlan};
 use crate::rules::help::{container_label_path, hold_app, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
@@ -195,9 +195,9 @@ fn fix(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
         return None;
     }
     let annotations = plan.paths.pod_metadata.key("annotations");
-    let kind = &proxy.sidecar()?.kind;
-    let (description, change) = match kind {
-        SidecarKind::IstioProxy => (
+    let mesh = proxy.sidecar()?.kind.mesh()?;
+    let (description, change) = match mesh.id() {
+        "istio" => (
             "hold the app until the proxy is ready (`holdApplicationUntilProxyStarts: true` in `proxy.istio.io/config`)",
             Change::Set(
                 annotations
@@ -207,7 +207,7 @@ fn fix(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
                 Json::Bool(true),
             ),
         ),
-        SidecarKind::LinkerdProxy => (
+        "linkerd" => (
             "let the app wait for the proxy (`config.linkerd.io/proxy-await: enabled`)",
             Change::Set(
                 annotations.key("config.linkerd.io/proxy-await"),

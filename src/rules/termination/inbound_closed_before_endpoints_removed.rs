@@ -1,4 +1,4 @@
-use crate::resolve::{Cut, HookEffect, PlannedContainer, SidecarKind};
+use crate::resolve::{Cut, HookEffect, PlannedContainer};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
@@ -131,12 +131,14 @@ fn assumed(propagation_assumed: bool) -> &'static str {
 
 /// What the sidecar stops taking.
 fn refusal(proxy: &PlannedContainer) -> &'static str {
-    match proxy.sidecar().map(|s| &s.kind) {
+    match proxy
+        .sidecar()
+        .and_then(|s| s.kind.mesh())
+        .map(|mesh| mesh.id())
+    {
         // daprd closes its internal gRPC server: other apps' service invocations,
         // which find this pod through the `<app-id>-dapr` Service, are refused.
-        Some(SidecarKind::Daprd) => {
-            "closes its servers (Dapr service invocation of this app is refused)"
-        }
+        Some("dapr") => "closes its servers (Dapr service invocation of this app is refused)",
         _ => "refuses new inbound connections",
     }
 }

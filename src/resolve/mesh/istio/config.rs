@@ -33,7 +33,7 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
     });
     let mut layered = match &rendered {
         Some(rendered) => ProxyConfig::default().overlay(rendered),
-        None => b.istio.mesh_default_config.clone(),
+        None => revision_settings(b).mesh_default_config.clone(),
     };
     if let Some((text, path)) = b.workload.pod_annotation(PROXY_CONFIG) {
         match ProxyConfig::parse(text, &Source::Manifest(path.clone())) {
@@ -50,7 +50,7 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
                 if injected.is_none() {
                     b.rejections.push(Rejection {
                         path: path.clone(),
-                        by: Rejector::Injector(Mesh::Istio),
+                        by: Rejector::Injector(MESH),
                         cause: RejectionCause::UnreadableSetting(unreadable.clone()),
                     });
                 }
@@ -121,7 +121,7 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
     };
     // The deprecated Helm value is ORed in by the injector (docs/lifecycle.md §3.2): a pod
     // injected already shows what came of it in its containers.
-    if let Some(global) = b.istio.hold_helm_global.clone()
+    if let Some(global) = revision_settings(b).hold_helm_global.clone()
         && rendered.is_none()
         && global.value
         && !hold.value

@@ -71,7 +71,7 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
             None => ProxyMode::None,
         };
         b.meshes.push(MeshDecision {
-            mesh: Mesh::Istio,
+            mesh: MESH,
             injection: Injection::NotInjected {
                 cause,
                 ambient: ambient.clone(),
@@ -170,19 +170,18 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
     let explicit = reading == InjectValue::Inject;
     let pod_labels = b.workload.pod_metadata.labels.clone().unwrap_or_default();
     if !explicit
-        && b.istio
+        && revision_settings(b)
             .never_inject_selector
             .iter()
             .any(|s| selector_matches(s, &pod_labels))
     {
         return not_injected(b, NotInjectedCause::NeverInjectSelector);
     }
-    let always = b
-        .istio
+    let always = revision_settings(b)
         .always_inject_selector
         .iter()
         .any(|s| selector_matches(s, &pod_labels));
-    if !explicit && !always && !b.istio.auto_inject.value {
+    if !explicit && !always && !revision_settings(b).auto_inject.value {
         return not_injected(b, NotInjectedCause::PolicyDisabled);
     }
     let metadata = |kind, key, value: &str| PodMetadata {
@@ -336,7 +335,7 @@ pub(super) fn check_opt_in(
             return;
         }
         InjectValue::Skip => OptInIgnored::UnknownInjectValue {
-            mesh: Mesh::Istio,
+            mesh: MESH,
             setting: INJECT,
             value: value.to_owned(),
         },

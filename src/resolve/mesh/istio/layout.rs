@@ -23,14 +23,14 @@ pub(super) fn inject(
             .map(|c| (c, planned.manifest_path().cloned()))
     });
     b.exempt_init_calls(PROXY_UID, "traffic.sidecar.istio.io/excludeOutboundPorts");
-    let custom_lifecycle = b.istio.custom_lifecycle.clone();
+    let custom_lifecycle = revision_settings(b).custom_lifecycle.clone();
     // The template ignores hold for native proxies from 1.21 (`$holdProxy := and …
     // (not $nativeSidecar)`); 1.19 and 1.20 still add `pilot-agent wait`.
     let hold_ignored = native && has(b, 21);
     let hold = config.hold.value && !hold_ignored;
     let trigger = decision.trigger.clone();
     let startup = b.scenario.proxy_startup.value;
-    let role = b.injected_proxy(SidecarKind::IstioProxy, native);
+    let role = b.injected_proxy(KIND, native);
     let shaped_by = ShapedBy {
         native: b
             .workload
@@ -53,7 +53,7 @@ pub(super) fn inject(
         },
     };
     let mut proxy =
-        PlannedContainer::injected(PROXY, Mesh::Istio, trigger.clone(), role).shaped(shaped_by);
+        PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
@@ -120,7 +120,7 @@ pub(super) fn inject(
         }
     }
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
-    let mut init = PlannedContainer::injected(INIT, Mesh::Istio, trigger, Role::INIT_STEP);
+    let mut init = PlannedContainer::injected(INIT, MESH, trigger, Role::INIT_STEP);
     init.image = Some("istio/proxyv2".into());
     init.runs_for = Some(b.scenario.init_duration.value);
     let has_init = b.init.iter().any(|c| c.name == INIT);
@@ -164,7 +164,7 @@ pub(super) fn inject(
         });
     }
     b.meshes.push(MeshDecision {
-        mesh: Mesh::Istio,
+        mesh: MESH,
         injection: Injection::WillInject {
             trigger: decision.trigger,
         },
@@ -188,7 +188,7 @@ pub(super) fn startup_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
     if !has(b, 20) {
         return native.then(|| readiness_timing(b));
     }
-    let enabled = match &b.istio.startup_probe {
+    let enabled = match &revision_settings(b).startup_probe {
         Some(setting) => setting.value,
         None => true,
     };

@@ -29,7 +29,10 @@ use crate::resolve::Builder;
 use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::*;
 use crate::resolve::hooks::{self, HookKind, Owner};
-use crate::resolve::mesh::{Mesh, NativeSwitch, Remedies};
+use crate::resolve::mesh::{
+    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+};
+use crate::resolve::mesh::{NativeSwitch, Remedies};
 use crate::resolve::plan::*;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
 use crate::settings::version::KubeVersion;
@@ -58,8 +61,51 @@ const DATAPLANE_MODE: &str = "istio.io/dataplane-mode";
 /// Default status port of pilot-agent: `/healthz/ready`, `/quitquitquit`, `/drain`.
 pub const DEFAULT_STATUS_PORT: u16 = 15020;
 
+/// Istio's `istio-proxy`: pilot-agent and Envoy.
+pub struct Istio;
+
+/// Istio.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "istio",
+    title: "Istio",
+    injector: "sidecar injector",
+    captures_traffic: true,
+    words: Words {
+        quoted_values: true,
+        pod_opt_in: OptInWords::KindKeyValue,
+        in_manifest: InManifestWords::InjectedAlready,
+        namespace_opt_in_by_meaning: true,
+        native_on_pod_only: true,
+        classic: ("sidecar", "sidecar injection"),
+        held_waits_for: None,
+    },
+});
+
+static IDENTITY: Identity = Identity {
+    id: "istio-proxy",
+    label: "Istio proxy",
+    mesh: Some(MESH),
+};
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Istio);
+
+impl SidecarModel for Istio {
+    fn identity(&self) -> &Identity {
+        &IDENTITY
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        resolve(b);
+    }
+
+    fn remedies(&self, _written: bool) -> &'static Remedies {
+        &REMEDIES
+    }
+}
+
 /// Resolves Istio for the pod being built.
-pub fn resolve(b: &mut Builder) {
+fn resolve(b: &mut Builder) {
     let found = b.find(PROXY);
     let custom_template =
         found.filter(|&(list, i)| b.get(list, i).image.as_deref() == Some("auto"));
@@ -74,8 +120,14 @@ pub fn resolve(b: &mut Builder) {
     }
 }
 
+/// The settings of the Istio revision whose webhook injects the pod
+/// ([`selected_revision`]), or of the default revision.
+pub(crate) fn revision_settings<'a>(b: &Builder<'a>) -> &'a IstioSettings {
+    selected_revision(b.workload, b.settings).map_or(&b.settings.istio, |(_, istio)| istio)
+}
+
 fn version(b: &Builder) -> Option<IstioVersion> {
-    b.istio.version.as_ref().map(|v| v.value)
+    revision_settings(b).version.as_ref().map(|v| v.value)
 }
 
 /// Whether the running Istio has the feature that arrived in `minor` (unknown versions
@@ -91,7 +143,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let native = b.get(list, index).is_native_sidecar();
     let restart_always = b.get(list, index).restart_always();
     conflicting_opt_out(b);
-    b.make_sidecar(list, index, SidecarKind::IstioProxy, true);
+    b.make_sidecar(list, index, KIND, true);
     let intercepts = intercepts_inbound(b);
     let proxy = b.get_mut(list, index);
     let path = proxy.manifest_path().cloned().unwrap_or_default();
@@ -140,7 +192,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         ProxyMode::Classic
     };
     b.meshes.push(MeshDecision {
-        mesh: Mesh::Istio,
+        mesh: MESH,
         injection: Injection::InManifest,
         mode,
         reasons: vec![DecisionReason::InManifest {

@@ -98,7 +98,7 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
         };
         (kubernetes >= AUTO_NATIVE_FROM, reason)
     };
-    match (b.istio.native_sidecars.clone(), version(b)) {
+    match (revision_settings(b).native_sidecars.clone(), version(b)) {
         (Some(setting), v) => match setting.value {
             NativeSidecars::On | NativeSidecars::Off => {
                 let native = setting.value == NativeSidecars::On;
@@ -136,7 +136,7 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
         (None, None) => {
             b.assume(
                 Assumed::MeshVersionUnknown {
-                    mesh: Mesh::Istio,
+                    mesh: MESH,
                     native_since: Release::Istio(AUTO_SINCE),
                     native_nodes: Some(AUTO_NATIVE_FROM),
                     flag: "--istio-version",

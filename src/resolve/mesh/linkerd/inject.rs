@@ -25,7 +25,7 @@ pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
         b.problem(
             path.clone(),
             Fault::OptInIgnored(OptInIgnored::UnknownInjectValue {
-                mesh: Mesh::Linkerd,
+                mesh: MESH,
                 setting: INJECT,
                 value: value.to_owned(),
             }),
@@ -43,7 +43,7 @@ pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
     if !injects {
         if pod_value == Some("disabled") {
             b.meshes.push(MeshDecision {
-                mesh: Mesh::Linkerd,
+                mesh: MESH,
                 injection: Injection::NotInjected {
                     cause: NotInjectedCause::PodOptOut {
                         key: INJECT,
@@ -63,7 +63,7 @@ pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
     {
         b.assume(
             Assumed::NamespaceAnnotationsUnknown {
-                mesh: Mesh::Linkerd,
+                mesh: MESH,
                 namespace: ns.clone(),
             },
             Source::Default,
@@ -135,7 +135,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
             };
             b.rejections.push(Rejection {
                 path,
-                by: Rejector::Injector(Mesh::Linkerd),
+                by: Rejector::Injector(MESH),
                 cause: RejectionCause::NativeWithWaitBeforeExit,
             });
         }
@@ -144,7 +144,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
     let env = crate::resolve::shell::Env::new();
-    let role = b.injected_proxy(SidecarKind::LinkerdProxy, native);
+    let role = b.injected_proxy(KIND, native);
     let manifest_path = |source: &Source| match source {
         Source::Manifest(path) => Some(path.clone()),
         _ => None,
@@ -166,7 +166,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
         },
     };
     let mut proxy =
-        PlannedContainer::injected(PROXY, Mesh::Linkerd, trigger.clone(), role).shaped(shaped_by);
+        PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
     // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
@@ -212,8 +212,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
         proxy.pre_stop = Some(hook);
     }
     apply_shutdown(&mut proxy, grace);
-    let mut init =
-        PlannedContainer::injected(INIT, Mesh::Linkerd, trigger.clone(), Role::INIT_STEP);
+    let mut init = PlannedContainer::injected(INIT, MESH, trigger.clone(), Role::INIT_STEP);
     init.image = Some("cr.l5d.io/linkerd/proxy-init".into());
     init.runs_for = Some(b.scenario.init_duration.value);
     // Natively, `linkerd-init` and the proxy go first so that the pod's own init
@@ -246,7 +245,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
         }
     };
     b.meshes.push(MeshDecision {
-        mesh: Mesh::Linkerd,
+        mesh: MESH,
         injection: Injection::WillInject { trigger },
         mode,
         reasons: vec![asked_by, DecisionReason::Native(native_reason)],

@@ -21,7 +21,10 @@ use crate::resolve::Builder;
 use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::*;
 use crate::resolve::hooks::{self, HookKind, Owner};
-use crate::resolve::mesh::{Mesh, NativeSwitch, Remedies};
+use crate::resolve::mesh::{
+    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+};
+use crate::resolve::mesh::{NativeSwitch, Remedies};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::settings::version::{KubeVersion, LinkerdVersion};
@@ -35,6 +38,8 @@ pub const PROXY: &str = "linkerd-proxy";
 pub const PROXY_UID: i64 = 2102;
 
 const INIT: &str = "linkerd-init";
+/// The debug container `linkerd inject --enable-debug-sidecar` adds.
+const DEBUG: &str = "linkerd-debug";
 
 const INJECT: &str = "linkerd.io/inject";
 
@@ -44,8 +49,56 @@ const WAIT_BEFORE_EXIT: &str = "config.alpha.linkerd.io/proxy-wait-before-exit-s
 
 const SHUTDOWN_GRACE: &str = "config.linkerd.io/shutdown-grace-period";
 
+/// Linkerd's `linkerd-proxy`.
+pub struct Linkerd;
+
+/// Linkerd.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "linkerd",
+    title: "Linkerd",
+    injector: "proxy injector",
+    captures_traffic: true,
+    words: Words {
+        quoted_values: false,
+        pod_opt_in: OptInWords::KindKey,
+        in_manifest: InManifestWords::InjectedAlready,
+        namespace_opt_in_by_meaning: false,
+        native_on_pod_only: false,
+        classic: ("proxy", "proxy"),
+        held_waits_for: None,
+    },
+});
+
+static IDENTITY: Identity = Identity {
+    id: "linkerd-proxy",
+    label: "Linkerd proxy",
+    mesh: Some(MESH),
+};
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Linkerd);
+
+impl SidecarModel for Linkerd {
+    fn identity(&self) -> &Identity {
+        &IDENTITY
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        resolve(b);
+    }
+
+    fn remedies(&self, written: bool) -> &'static Remedies {
+        if written {
+            &WRITTEN_REMEDIES
+        } else {
+            &REMEDIES
+        }
+    }
+}
+
 /// Resolves Linkerd for the pod being built.
-pub fn resolve(b: &mut Builder) {
+fn resolve(b: &mut Builder) {
+    mark_debug_sidecar(b);
     label_instead_of_annotation(b);
     if let Some((list, index)) = b.find(PROXY) {
         adopt_injected(b, list, index);
@@ -109,7 +162,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let native = b.get(list, index).is_native_sidecar();
     let restart_always = b.get(list, index).restart_always();
     let await_setting = setting(b, AWAIT);
-    b.make_sidecar(list, index, SidecarKind::LinkerdProxy, true);
+    b.make_sidecar(list, index, KIND, true);
     let proxy = b.get_mut(list, index);
     let path = proxy.manifest_path().cloned().unwrap_or_default();
     let awaits = proxy
@@ -157,11 +210,22 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         ProxyMode::Classic
     };
     b.meshes.push(MeshDecision {
-        mesh: Mesh::Linkerd,
+        mesh: MESH,
         injection: Injection::InManifest,
         mode,
         reasons: vec![DecisionReason::InManifest {
             container: PROXY.to_owned(),
         }],
     });
+}
+
+/// The debug container `linkerd inject --enable-debug-sidecar` adds: a long-running
+/// helper, not the pod's work.
+fn mark_debug_sidecar(b: &mut Builder) {
+    let found = b.find(DEBUG).filter(|&(list, index)| {
+        list == ContainerList::Regular && b.get(list, index).role == Role::App
+    });
+    if let Some((list, index)) = found {
+        b.make_sidecar(list, index, SidecarKind::Declared(DEBUG.to_owned()), false);
+    }
 }

@@ -83,7 +83,7 @@ pub(super) fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
             complain(
                 b,
                 OptInIgnored::KeyTooNew {
-                    mesh: Mesh::Linkerd,
+                    mesh: MESH,
                     release,
                     key: native.key,
                     since: native.release(),
@@ -156,7 +156,7 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
         None => {
             b.assume(
                 Assumed::MeshVersionUnknown {
-                    mesh: Mesh::Linkerd,
+                    mesh: MESH,
                     native_since: Release::Linkerd(LinkerdVersion::Stable { minor: 20 }),
                     native_nodes: None,
                     flag: "--linkerd-version",

@@ -1,0 +1,44 @@
+//! Knative Serving's queue-proxy, which the revision reconciler adds in front of the
+//! user's containers ([`crate::workload::knative`] builds the pod): it serves their
+//! inbound requests but is not the pod's work, and it serves until no request has come
+//! for its quiet period, then lets the requests in flight finish
+//! (`pkg/queue/sharedmain/main.go`, `Main`, knative/serving knative-v1.23.0).
+
+use super::{Identity, SidecarModel};
+use crate::resolve::{Builder, ContainerList, ExitPolicy, Sidecar, SidecarKind};
+use crate::workload::knative;
+
+/// Knative's queue-proxy.
+pub struct QueueProxy;
+
+static IDENTITY: Identity = Identity {
+    id: "knative-queue-proxy",
+    label: "Knative queue-proxy",
+    mesh: None,
+};
+
+impl SidecarModel for QueueProxy {
+    fn identity(&self) -> &Identity {
+        &IDENTITY
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        for index in 0..b.regular.len() {
+            let queue_proxy = b
+                .manifest_container(&b.regular[index])
+                .is_some_and(|container| knative::is_queue_proxy(b.workload, container));
+            if !queue_proxy {
+                continue;
+            }
+            let container = b.get_mut(ContainerList::Regular, index);
+            container.role = container.role.with_sidecar(Sidecar {
+                kind: SidecarKind::Known(&QueueProxy),
+                carries_traffic: false,
+            });
+            container.exit = ExitPolicy::WhenRequestsDone {
+                accepting: knative::DRAIN_QUIET_PERIOD,
+                cap: None,
+            };
+        }
+    }
+}
