@@ -5,6 +5,7 @@
 use k8s_openapi::api::core::v1::Container;
 
 use super::hooks::{self, HookKind, Owner};
+use super::vocabulary::Lexicon;
 use super::{
     ANNOTATION_PREFIX, Assumed, Assumption, Bypass, ConfigProblem, Conflict, ContainerList,
     DroppedHook, Expected, Fault, Injection, MeshDecision, MootSetting, PlannedContainer, PodPlan,
@@ -21,6 +22,8 @@ pub struct Builder<'a> {
     pub workload: &'a Workload,
     /// The profile: versions, mesh settings, scenario.
     pub settings: &'a Settings,
+    /// The sidecars' commands, endpoints and hooks, for reading what containers run.
+    pub lexicon: &'a Lexicon,
     /// Init containers in start order, native sidecars among them.
     pub init: Vec<PlannedContainer>,
     /// Regular containers in start order.
@@ -44,10 +47,15 @@ pub struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    pub(super) fn new(workload: &'a Workload, settings: &'a Settings) -> Self {
+    pub(super) fn new(
+        workload: &'a Workload,
+        settings: &'a Settings,
+        lexicon: &'a Lexicon,
+    ) -> Self {
         let mut builder = Builder {
             workload,
             settings,
+            lexicon,
             init: Vec::new(),
             regular: Vec::new(),
             scenario: settings.scenario.clone(),
@@ -206,6 +214,7 @@ impl<'a> Builder<'a> {
     ) {
         let startup = self.scenario.proxy_startup.value;
         let manifest = self.manifest_container(self.get(list, index)).cloned();
+        let lexicon = self.lexicon;
         let planned = self.get_mut(list, index);
         planned.role = planned.role.with_sidecar(Sidecar {
             kind,
@@ -214,9 +223,20 @@ impl<'a> Builder<'a> {
         planned.startup = startup;
         planned.runs_for = None;
         if let (Some(container), Some(path)) = (manifest, planned.manifest_path().cloned()) {
-            planned.post_start =
-                hooks::read(&container, &path, HookKind::PostStart, Owner::Sidecar);
-            planned.pre_stop = hooks::read(&container, &path, HookKind::PreStop, Owner::Sidecar);
+            planned.post_start = hooks::read(
+                &container,
+                &path,
+                HookKind::PostStart,
+                Owner::Sidecar,
+                lexicon,
+            );
+            planned.pre_stop = hooks::read(
+                &container,
+                &path,
+                HookKind::PreStop,
+                Owner::Sidecar,
+                lexicon,
+            );
         }
     }
 

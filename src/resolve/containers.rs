@@ -45,7 +45,7 @@ impl<'a> Builder<'a> {
         let start_gate = (list == ContainerList::Regular)
             .then(|| {
                 let argv = argv_of(container);
-                shell::start_gate(&shell::parse_argv(&argv))
+                shell::start_gate(&shell::parse_argv(&argv), self.lexicon)
                     .or_else(|| kubexit::birth_gate(container, &argv))
             })
             .flatten()
@@ -63,8 +63,8 @@ impl<'a> Builder<'a> {
         PlannedContainer {
             name: container.name.clone(),
             index: 0,
-            post_start: hooks::read(container, &path, HookKind::PostStart, owner),
-            pre_stop: hooks::read(container, &path, HookKind::PreStop, owner),
+            post_start: hooks::read(container, &path, HookKind::PostStart, owner, self.lexicon),
+            pre_stop: hooks::read(container, &path, HookKind::PreStop, owner, self.lexicon),
             provenance: Provenance::Manifest(path),
             role,
             image: container.image.clone(),
@@ -92,6 +92,7 @@ impl<'a> Builder<'a> {
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
             self_stop: None,
+            native_switch: None,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container

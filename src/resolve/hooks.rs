@@ -4,9 +4,9 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use super::plan::{Hook, HookAction, HookDuration, HookEffect};
 use super::shell::{self, Env, Length};
+use super::vocabulary::{KnownHook, Lexicon};
 use crate::load::JsonPath;
 use crate::time::Millis;
-use crate::workload::knative;
 
 /// Which hook is being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +56,7 @@ pub fn read(
     container_path: &JsonPath,
     kind: HookKind,
     owner: Owner,
+    lexicon: &Lexicon,
 ) -> Option<Hook> {
     let lifecycle = container.lifecycle.as_ref()?;
     let handler = match kind {
@@ -69,16 +70,18 @@ pub fn read(
         kind,
         owner,
         &env_of(container),
+        lexicon,
     ))
 }
 
-/// Interprets a handler.
+/// Interprets a handler; the hooks sidecars' injectors add are known by `lexicon`.
 pub fn from_handler(
     handler: &LifecycleHandler,
     path: Option<JsonPath>,
     kind: HookKind,
     owner: Owner,
     env: &Env,
+    lexicon: &Lexicon,
 ) -> Hook {
     if let Some(sleep) = &handler.sleep {
         return Hook {
@@ -92,7 +95,7 @@ pub fn from_handler(
     }
     if let Some(exec) = &handler.exec {
         let argv = exec.command.clone().unwrap_or_default();
-        return from_argv(argv, path, kind, owner, env);
+        return from_argv(argv, path, kind, owner, env, lexicon);
     }
     if let Some(http) = &handler.http_get {
         let port = match &http.port {
@@ -102,17 +105,25 @@ pub fn from_handler(
             k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(name) => name.clone(),
         };
         let request_path = http.path.clone().unwrap_or_else(|| "/".to_owned());
-        // The hook Knative gives its user containers answers once queue-proxy has
-        // drained: no sooner than its quiet period after the deletion.
-        let drain =
-            port == knative::QUEUE_ADMIN_PORT.to_string() && request_path == knative::DRAIN_PATH;
-        let (duration, effect) = if drain {
-            (
-                HookDuration::Fixed(knative::DRAIN_QUIET_PERIOD),
-                HookEffect::AwaitsQueueProxyDrain,
-            )
-        } else {
-            (HookDuration::Unknown, HookEffect::None)
+        // A hook that answers once a sidecar has drained (the one Knative gives its
+        // user containers): no sooner than the drain's least length after the deletion.
+        let drain = lexicon.hooks().find_map(|hook| match *hook {
+            KnownHook::AwaitsDrain {
+                port: drain_port,
+                path: drain_path,
+                of,
+                at_least,
+            } if port == drain_port.to_string() && request_path == drain_path => {
+                Some((of, at_least))
+            }
+            _ => None,
+        });
+        let (duration, effect) = match drain {
+            Some((of, at_least)) => (
+                HookDuration::Fixed(at_least),
+                HookEffect::AwaitsDrain { of, at_least },
+            ),
+            None => (HookDuration::Unknown, HookEffect::None),
         };
         return Hook {
             rendered_from: None,
@@ -136,13 +147,15 @@ pub fn from_handler(
     }
 }
 
-/// Interprets an exec hook's argv.
+/// Interprets an exec hook's argv; the hooks sidecars' injectors add are known by
+/// `lexicon`.
 pub fn from_argv(
     argv: Vec<String>,
     path: Option<JsonPath>,
     kind: HookKind,
     owner: Owner,
     env: &Env,
+    lexicon: &Lexicon,
 ) -> Hook {
     let list = shell::parse_argv(&argv);
     let name = list
@@ -151,42 +164,43 @@ pub fn from_argv(
         .and_then(|c| c.name())
         .unwrap_or("");
     let has_arg = |arg: &str| argv.iter().any(|a| a == arg);
-    // Hooks the meshes inject, recognised by what they run.
-    let (duration, effect) =
-        if kind == HookKind::PostStart && name == "pilot-agent" && has_arg("wait") {
-            (
-                wait_timeout(&argv, "--timeoutSeconds", Millis::secs(60), Millis(500)),
-                HookEffect::None,
-            )
-        } else if kind == HookKind::PostStart && name == "linkerd-await" {
-            (
-                wait_timeout(&argv, "--timeout", Millis::secs(120), Millis::secs(1)),
-                HookEffect::None,
-            )
-        } else if kind == HookKind::PostStart && name == "cloud-sql-proxy" && has_arg("wait") {
-            // Polls `/startup` until it answers, for at most `--max` (30 s); the retry
-            // interval is taken as 1 s (docs/lifecycle.md §5).
-            (
-                wait_timeout(&argv, "--max", Millis::secs(30), Millis::secs(1)),
-                HookEffect::None,
-            )
-        } else if kind == HookKind::PreStop
-            && name == "pilot-agent"
-            && argv.iter().any(|a| a.eq_ignore_ascii_case("drain"))
+    // Hooks the sidecars' injectors add, recognised by what they run.
+    let known = lexicon.hooks().find_map(|hook| match *hook {
+        KnownHook::WaitsUntilReady {
+            program,
+            argument,
+            timeout_flag,
+            timeout,
+            poll,
+            poll_flag,
+        } if kind == HookKind::PostStart
+            && name == program
+            && argument.is_none_or(|argument| has_arg(argument)) =>
         {
-            (HookDuration::Fixed(Millis::ZERO), HookEffect::DrainsInbound)
-        } else {
-            let duration = match shell::length(&list, env) {
-                Length::Known { total, .. } => HookDuration::Fixed(total),
-                Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
-                Length::WaitsForExit => match owner {
-                    Owner::App => HookDuration::UntilSelfExits,
-                    Owner::Sidecar => HookDuration::UntilAppsExit,
-                },
-                Length::Unknown => HookDuration::Unknown,
-            };
-            (duration, HookEffect::None)
+            let waits = wait_timeout(&argv, timeout_flag, timeout, poll, poll_flag);
+            Some((waits, HookEffect::None))
+        }
+        KnownHook::StartsDrain { program, argument }
+            if kind == HookKind::PreStop
+                && name == program
+                && argv.iter().any(|a| a.eq_ignore_ascii_case(argument)) =>
+        {
+            Some((HookDuration::Fixed(Millis::ZERO), HookEffect::DrainsInbound))
+        }
+        _ => None,
+    });
+    let (duration, effect) = known.unwrap_or_else(|| {
+        let duration = match shell::length(&list, env) {
+            Length::Known { total, .. } => HookDuration::Fixed(total),
+            Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
+            Length::WaitsForExit => match owner {
+                Owner::App => HookDuration::UntilSelfExits,
+                Owner::Sidecar => HookDuration::UntilAppsExit,
+            },
+            Length::Unknown => HookDuration::Unknown,
         };
+        (duration, HookEffect::None)
+    });
     Hook {
         path,
         asked_by: None,
@@ -198,7 +212,13 @@ pub fn from_argv(
 }
 
 /// `--timeoutSeconds=90`, `--timeout=2m`, `--timeout 2m`.
-fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> HookDuration {
+fn wait_timeout(
+    argv: &[String],
+    flag: &str,
+    default: Millis,
+    poll: Millis,
+    poll_flag: Option<&str>,
+) -> HookDuration {
     let value = argv.iter().enumerate().find_map(|(i, arg)| {
         arg.strip_prefix(flag)
             .and_then(|rest| rest.strip_prefix('='))
@@ -210,10 +230,8 @@ fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> H
             crate::time::parse_go_duration(&v).or_else(|| v.parse::<i64>().ok().map(Millis::secs))
         })
         .unwrap_or(default);
-    // pilot-agent also takes --periodMillis.
-    let poll = argv
-        .iter()
-        .find_map(|arg| arg.strip_prefix("--periodMillis="))
+    let poll = poll_flag
+        .and_then(|flag| argv.iter().find_map(|arg| arg.strip_prefix(flag)))
         .and_then(|v| v.parse::<i64>().ok())
         .map_or(poll, Millis);
     HookDuration::UntilReady { timeout, poll }
@@ -230,6 +248,7 @@ mod tests {
             kind,
             owner,
             &Env::new(),
+            &crate::resolve::Registry::standard().lexicon,
         )
     }
 

@@ -18,6 +18,7 @@ pub mod mesh;
 pub mod plan;
 pub mod problems;
 pub mod shell;
+pub mod vocabulary;
 
 use crate::settings::Settings;
 use crate::workload::Workload;
@@ -41,12 +42,12 @@ pub fn resolve(workload: &Workload, settings: &Settings) -> PodPlan {
 /// Resolves one workload into the plan of its pod: every model of `models` in turn
 /// finds or adds its sidecar, then the Job's stop calls are read.
 pub fn resolve_with(workload: &Workload, settings: &Settings, models: &Registry) -> PodPlan {
-    let mut builder = Builder::new(workload, settings);
+    let mut builder = Builder::new(workload, settings, &models.lexicon);
     for model in &models.models {
         model.resolve(&mut builder);
     }
     builder.check_mesh_conflicts();
-    jobs::resolve(&mut builder);
+    jobs::resolve(&mut builder, models);
     builder.finish()
 }
 

@@ -3,7 +3,6 @@
 
 use crate::resolve::shell::{self, GateWait};
 use crate::resolve::{Hook, HookAction, HookEffect};
-use crate::workload::knative;
 
 /// The longest hook text quoted whole; a longer one is cut with `…`.
 const MAX_HOOK_CHARS: usize = 60;
@@ -29,9 +28,9 @@ pub fn hook(hook: &Hook) -> String {
             }),
         },
         HookAction::HttpGet { port, path } => match hook.effect {
-            HookEffect::AwaitsQueueProxyDrain => format!(
-                "HTTP GET :{port}{path}: Knative's queue-proxy answers once it has drained, at least {} s",
-                knative::DRAIN_QUIET_PERIOD.0 / 1000
+            HookEffect::AwaitsDrain { of, at_least } => format!(
+                "HTTP GET :{port}{path}: {of} answers once it has drained, at least {} s",
+                at_least.0 / 1000
             ),
             _ => format!("HTTP GET :{port}{path}"),
         },
@@ -76,6 +75,7 @@ mod tests {
             HookKind::PreStop,
             Owner::App,
             &shell::Env::new(),
+            &crate::resolve::Registry::standard().lexicon,
         )
     }
 

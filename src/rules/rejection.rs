@@ -24,6 +24,13 @@ pub fn reason(cause: &RejectionCause) -> String {
             version,
         } => native_sidecar_unsupported::dropped_policy(container, field, *version),
         RejectionCause::UnreadableSetting(unreadable) => invalid_proxy_config::what(unreadable),
-        RejectionCause::NativeWithWaitBeforeExit => "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".to_owned(),
+        RejectionCause::NativeWith {
+            mesh,
+            setting,
+            until,
+            error,
+        } => format!(
+            "{mesh} before {until} cannot render a native sidecar proxy with {setting} (\"{error}\")"
+        ),
     }
 }

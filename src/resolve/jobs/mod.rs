@@ -13,24 +13,15 @@ use k8s_openapi::api::core::v1::Container;
 use argo::*;
 use self_stop::*;
 
-use super::mesh::{cloud_sql, istio, linkerd};
+use super::mesh::{Registry, StopRequest, StopVerdict};
 use super::plan::*;
-use super::shell::{self, Awaited, HttpMethod, StopCall, StopTarget};
+use super::shell::{self, Awaited, Known, StopCall, StopTarget};
 use super::{Builder, argv_of, command_path, kubexit};
 use crate::load::JsonPath;
-use istio::DEFAULT_STATUS_PORT;
 
-/// Linkerd's admin port, where `/shutdown` lives.
-const LINKERD_ADMIN_PORT: u16 = 4191;
-
-const ENVOY_ADMIN_PORT: u16 = 15000;
-
-const CLOUD_SQL_ADMIN_PORT: u16 = 9091;
-
-const DAPR_HTTP_PORT: u16 = 3500;
-
-/// Finds the stop calls of every work container of a Job pod.
-pub fn resolve(b: &mut Builder) {
+/// Finds the stop calls of every work container of a Job pod; `models` judge the calls
+/// that address their sidecars.
+pub fn resolve(b: &mut Builder, models: &Registry) {
     if !b.workload.runs_to_completion() {
         return;
     }
@@ -38,28 +29,23 @@ pub fn resolve(b: &mut Builder) {
     sidecar_waits(b);
     for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
         let argv = argv_of(container);
-        let calls = shell::stop_calls(&argv, &b.settings.stop_wrappers);
+        let calls = shell::stop_calls(&argv, known(b));
         let work_user = b.run_as_user(container);
         let mut stops: Vec<SidecarStop> = calls
             .into_iter()
             .filter_map(|call| {
-                let (method, mut effective) = judge(b, container, &call, work_user)?;
+                let mut verdict = judge(b, models, container, &call, work_user)?;
                 if let Some(exec) = &call.replaced_by {
-                    effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
+                    verdict.effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
                 Some(SidecarStop {
                     script: script_call(container, &path, &argv, &call),
                     path: call_path(container, &path, &call),
-                    // pilot-agent's `/quitquitquit` disables draining and exits at once
-                    // (`handleQuit`); Envoy's own exits at once too (docs/lifecycle.md §3.4).
-                    exits_at_once: matches!(
-                        method,
-                        StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit
-                    ),
-                    method,
+                    exits_at_once: verdict.exits_at_once,
+                    method: verdict.method,
                     status: call.status,
                     written: call.written,
-                    effective,
+                    effective: verdict.effective,
                 })
             })
             .collect();
@@ -69,15 +55,23 @@ pub fn resolve(b: &mut Builder) {
     }
     drop_misses_of_stopped_sidecars(b);
     controller_stop(b);
-    b.stop_endpoints = stop_endpoints(b);
+    b.stop_endpoints = stop_endpoints(b, models);
 }
 
-/// The call that stops each classic Istio or Linkerd proxy in `containers`, where the
-/// resolver judges it would work if the work made it, and the work's script to make it
-/// in. Istio: pilot-agent's `/quitquitquit` on the status port in use (none when the
-/// port is 0). Linkerd: the proxy's `/shutdown` on its admin port 4191, which answers
-/// only where it is enabled (`linkerd_shutdown_enabled`).
-fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
+/// What the shell reader knows of stop calls in this pod: the wrappers the config
+/// declares and the sidecars' own words.
+fn known<'b>(b: &'b Builder) -> Known<'b> {
+    Known {
+        wrappers: &b.settings.stop_wrappers,
+        lexicon: b.lexicon,
+    }
+}
+
+/// The call that stops each classic sidecar in `containers` whose model knows one, where
+/// the resolver judges it would work if the work made it, and the work's script to make
+/// it in (Istio's `/quitquitquit` on the status port in use, none when the port is 0;
+/// Linkerd's `/shutdown`, which answers only where it is enabled).
+fn stop_endpoints(b: &Builder, models: &Registry) -> Vec<StopEndpoint> {
     let work = written_regular(b, |c| c.role == Role::App);
     let work_script = match work.as_slice() {
         [(_, container, path)] => work_script(container, path),
@@ -87,24 +81,16 @@ fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
         .iter()
         .filter(|sidecar| sidecar.list() == ContainerList::Regular)
         .filter_map(|sidecar| {
-            let kind = &sidecar.sidecar()?.kind;
-            let call = if *kind == istio::KIND && istio_status_port(b) != 0 {
-                format!(
-                    "curl -fsS -X POST http://localhost:{}/quitquitquit",
-                    istio_status_port(b)
-                )
-            } else if *kind == linkerd::KIND {
-                format!("curl -fsS -X POST http://localhost:{LINKERD_ADMIN_PORT}/shutdown")
-            } else {
-                return None;
-            };
+            let call = sidecar.sidecar()?.kind.model()?.stop_command(b)?;
             let argv = ["sh".to_owned(), "-c".to_owned(), call.clone()];
-            let parsed = shell::stop_calls(&argv, &[]).into_iter().next()?;
-            let (method, effective) = judge_call(b, &parsed, None);
-            (effective.is_ok() && method.reaches_container(sidecar)).then(|| StopEndpoint {
-                sidecar: sidecar.name.clone(),
-                call,
-                work_script: work_script.clone(),
+            let parsed = shell::stop_calls(&argv, known(b)).into_iter().next()?;
+            let verdict = judge_call(b, models, &parsed, None);
+            (verdict.effective.is_ok() && verdict.method.reaches_container(sidecar)).then(|| {
+                StopEndpoint {
+                    sidecar: sidecar.name.clone(),
+                    call,
+                    work_script: work_script.clone(),
+                }
             })
         })
         .collect()
@@ -219,289 +205,128 @@ fn call_path(container: &Container, path: &JsonPath, call: &StopCall) -> JsonPat
 /// The sidecar a call reaches, and whether it can stop it.
 fn judge(
     b: &Builder,
+    models: &Registry,
     work: &Container,
     call: &StopCall,
     work_user: Option<i64>,
-) -> Option<(StopMethod, Result<(), StopFailure>)> {
+) -> Option<StopVerdict> {
     if let StopTarget::File { path } = &call.target {
         // Only a file created after the work reads as a signal that it is done.
-        return file_stop(b, work, path, call.status != ExitStatus::BeforeWork);
+        let (method, effective) = file_stop(b, work, path, call.status != ExitStatus::BeforeWork)?;
+        return Some(StopVerdict::new(method, effective));
     }
-    Some(judge_call(b, call, work_user))
+    Some(judge_call(b, models, call, work_user))
 }
 
 /// The sidecar a call addresses (a file is left to `file_stop`), and whether it can
-/// stop it.
+/// stop it: the model whose sidecar it addresses judges it. An HTTP call goes to the
+/// models whose stop path ends the call's path most closely (Dapr's `/v1.0/shutdown`
+/// before Linkerd's `/shutdown`), in the registry's order.
 fn judge_call(
     b: &Builder,
+    models: &Registry,
     call: &StopCall,
     work_user: Option<i64>,
-) -> (StopMethod, Result<(), StopFailure>) {
-    let post_only = |method: StopMethod, endpoint: &'static str| {
-        let verdict = match call.method {
-            Some(HttpMethod::Get) => Err(StopFailure::NeedsPost { endpoint }),
-            _ => Ok(()),
-        };
-        (method, verdict)
+) -> StopVerdict {
+    let request = StopRequest {
+        target: &call.target,
+        method: call.method,
+        work_user,
     };
     match &call.target {
-        StopTarget::Http { port, path } if path.ends_with("/quitquitquit") => {
-            if *port == istio_status_port(b) {
-                post_only(
-                    StopMethod::IstioAgentQuit { port: *port },
-                    "pilot-agent's /quitquitquit",
-                )
-            } else if *port == ENVOY_ADMIN_PORT {
-                (StopMethod::EnvoyAdminQuit, envoy_exit_stops_agent(b))
-            } else if let Some(proxy) = cloud_sql_generation(b)
-                .or_else(|| (*port == cloud_sql_admin_port(b)).then_some(cloud_sql::V2.kind()))
-            {
-                cloud_sql_quit(b, *port, proxy, false)
-            } else {
-                (
-                    StopMethod::Other {
-                        called: format!(":{port}{path}"),
-                    },
-                    Err(StopFailure::NothingOnPort {
-                        port: *port,
-                        agent_port: istio_status_port(b),
-                    }),
-                )
-            }
-        }
-        StopTarget::Http { port, path } if path.ends_with("/v1.0/shutdown") => post_only(
-            StopMethod::DaprShutdown { port: *port },
-            "Dapr's /v1.0/shutdown",
-        ),
-        StopTarget::Http { port, path } if path.ends_with("/shutdown") => {
-            let method = StopMethod::LinkerdShutdown { port: *port };
-            if *port != LINKERD_ADMIN_PORT && *port != DAPR_HTTP_PORT {
-                return (
-                    method,
-                    Err(StopFailure::WrongLinkerdPort {
-                        port: *port,
-                        admin_port: LINKERD_ADMIN_PORT,
-                    }),
-                );
-            }
-            if call.method == Some(HttpMethod::Get) {
-                return post_only(method, "Linkerd's /shutdown");
-            }
-            (method, linkerd_shutdown_enabled(b))
-        }
-        StopTarget::Http { port, path } => (
-            StopMethod::Other {
-                called: format!(":{port}{path}"),
-            },
-            Ok(()),
-        ),
-        StopTarget::LinkerdAwait => (
-            StopMethod::LinkerdAwaitShutdown,
-            linkerd_shutdown_enabled(b),
-        ),
-        StopTarget::CloudSqlShutdown => cloud_sql_quit(
-            b,
-            cloud_sql_admin_port(b),
-            cloud_sql_generation(b).unwrap_or(cloud_sql::V2.kind()),
-            true,
-        ),
-        StopTarget::Signal { process } => {
-            let verdict = if b.workload.pod_spec.share_process_namespace != Some(true) {
-                Err(StopFailure::NoSharedProcessNamespace)
-            } else {
-                signal_permitted(process, work_user).and_then(|()| {
-                    let lower = process.to_lowercase();
-                    if lower.contains("envoy") && !lower.contains("pilot-agent") {
-                        envoy_exit_stops_agent(b)
-                    } else {
-                        Ok(())
-                    }
-                })
+        StopTarget::Signal { process }
+            if b.workload.pod_spec.share_process_namespace != Some(true) =>
+        {
+            let method = StopMethod::Signal {
+                target: process.clone(),
             };
-            (
-                StopMethod::Signal {
-                    target: process.clone(),
-                },
-                verdict,
-            )
+            return StopVerdict::new(method, Err(StopFailure::NoSharedProcessNamespace));
         }
-        StopTarget::Wrapper { command } => (
-            StopMethod::Wrapper {
+        StopTarget::Wrapper { command } => {
+            let method = StopMethod::Wrapper {
                 command: command.clone(),
-            },
-            Ok(()),
-        ),
-        StopTarget::File { path } => (
-            StopMethod::Other {
+            };
+            return StopVerdict::new(method, Ok(()));
+        }
+        StopTarget::File { path } => {
+            let method = StopMethod::Other {
                 called: format!("touch {path}"),
-            },
-            Ok(()),
-        ),
-    }
-}
-
-/// The Cloud SQL proxy in the pod: v2 when there is one, else v1.
-fn cloud_sql_generation(b: &Builder) -> Option<SidecarKind> {
-    let has = |kind: SidecarKind| {
-        b.init
-            .iter()
-            .chain(&b.regular)
-            .any(|c| c.sidecar().is_some_and(|s| s.kind == kind))
-            .then_some(kind)
-    };
-    has(cloud_sql::V2.kind()).or_else(|| has(cloud_sql::V1.kind()))
-}
-
-/// A quit call to the Cloud SQL proxy (`/quitquitquit`, `cloud-sql-proxy shutdown`):
-/// v2 serves both, with GET or POST, only when started with `--quitquitquit`
-/// (`quitquitquit`, `cmd/root.go`, v2.25.3); v1's only HTTP server is the health
-/// check (`/startup`, `/readiness`, `/liveness`) and its only way to stop is SIGTERM
-/// or SIGINT (`runProxy`, `cmd/cloud_sql_proxy/cloud_sql_proxy.go`, v1.38.3).
-fn cloud_sql_quit(
-    b: &Builder,
-    port: u16,
-    proxy: SidecarKind,
-    command: bool,
-) -> (StopMethod, Result<(), StopFailure>) {
-    let verdict = if proxy == cloud_sql::V1.kind() {
-        Err(StopFailure::CloudSqlV1CannotQuit { command })
-    } else if cloud_sql_flag(b, "--quitquitquit") {
-        Ok(())
-    } else {
-        Err(StopFailure::CloudSqlQuitOff { command })
-    };
-    (StopMethod::CloudSqlQuit { port, proxy }, verdict)
-}
-
-fn istio_status_port(b: &Builder) -> u16 {
-    b.workload
-        .pod_annotation("status.sidecar.istio.io/port")
-        .and_then(|(v, _)| v.parse().ok())
-        .unwrap_or(DEFAULT_STATUS_PORT)
-}
-
-fn cloud_sql_argv(b: &Builder) -> Vec<String> {
-    b.init
-        .iter()
-        .chain(&b.regular)
-        .filter(|c| c.sidecar().is_some_and(|s| s.kind == cloud_sql::V2.kind()))
-        .filter_map(|c| b.manifest_container(c))
-        .flat_map(argv_of)
-        .collect()
-}
-
-fn cloud_sql_flag(b: &Builder, flag: &str) -> bool {
-    cloud_sql_argv(b)
-        .iter()
-        .any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")) && !arg.ends_with("=false"))
-}
-
-fn cloud_sql_admin_port(b: &Builder) -> u16 {
-    let argv = cloud_sql_argv(b);
-    argv.iter()
-        .enumerate()
-        .find_map(|(i, arg)| {
-            arg.strip_prefix("--admin-port=")
-                .map(str::to_owned)
-                .or_else(|| {
-                    (arg == "--admin-port")
-                        .then(|| argv.get(i + 1).cloned())
-                        .flatten()
-                })
-        })
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(CLOUD_SQL_ADMIN_PORT)
-}
-
-/// Linkerd's `/shutdown` answers 404 unless enabled, since 2.16 (docs/lifecycle.md §4.3).
-fn linkerd_shutdown_enabled(b: &Builder) -> Result<(), StopFailure> {
-    const ANNOTATION: &str = linkerd::SHUTDOWN_ANNOTATION;
-    let off = |why| Err(StopFailure::LinkerdShutdownOff(why));
-    // Only "enabled" and "disabled" are read; anything else keeps the default.
-    match b.workload.annotation(ANNOTATION) {
-        Some(("enabled", _)) => return Ok(()),
-        Some(("disabled", _)) => {
-            return off(LinkerdShutdownOff::Annotation);
+            };
+            return StopVerdict::new(method, Ok(()));
         }
         _ => {}
     }
-    let env_enabled = b
-        .init
-        .iter()
-        .chain(&b.regular)
-        .find(|c| c.name == "linkerd-proxy")
-        .and_then(|c| {
-            b.manifest_container(c)?
-                .env
+    let candidates: Vec<_> = match &call.target {
+        StopTarget::Http { path, .. } => {
+            let matched = |model: &&&dyn super::SidecarModel| {
+                model
+                    .vocabulary()
+                    .stop_paths
+                    .iter()
+                    .filter(|stop| path.ends_with(*stop))
+                    .map(|stop| stop.len())
+                    .max()
+            };
+            let longest = models.models.iter().filter_map(|m| matched(&m)).max();
+            models
+                .models
                 .iter()
-                .flatten()
-                .find_map(|var| {
-                    (var.name == "LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED")
-                        .then(|| var.value.clone().unwrap_or_default())
-                })
-        });
-    if let Some(value) = env_enabled {
-        return if value == "true" {
-            Ok(())
-        } else {
-            off(LinkerdShutdownOff::ProxyEnv)
-        };
+                .filter(|model| longest.is_some() && matched(model) == longest)
+                .collect()
+        }
+        _ => models.models.iter().collect(),
+    };
+    if let Some(verdict) = candidates
+        .iter()
+        .find_map(|model| model.judge_stop(&request, b))
+    {
+        return verdict;
     }
-    if let Some(setting) = &b.settings.linkerd.shutdown_endpoint {
-        return if setting.value {
-            Ok(())
-        } else {
-            off(LinkerdShutdownOff::InstallValue(setting.source.clone()))
-        };
-    }
-    match &b.settings.linkerd.version {
-        Some(v) if !v.value.shutdown_endpoint_off_by_default() => Ok(()),
-        Some(v) => off(LinkerdShutdownOff::VersionDefault(v.value)),
-        None => off(LinkerdShutdownOff::UnknownVersion),
+    match &call.target {
+        StopTarget::Http { port, path } => {
+            let method = StopMethod::Other {
+                called: format!(":{port}{path}"),
+            };
+            // A stop path a sidecar serves, called where nothing does.
+            let effective = match candidates.iter().find_map(|model| model.serves(path, b)) {
+                Some(served) => Err(StopFailure::NothingOnPort {
+                    port: *port,
+                    path: path.clone(),
+                    served,
+                }),
+                None => Ok(()),
+            };
+            StopVerdict::new(method, effective)
+        }
+        StopTarget::Signal { process } => {
+            let method = StopMethod::Signal {
+                target: process.clone(),
+            };
+            StopVerdict::new(method, Ok(()))
+        }
+        StopTarget::Command { program, .. } => {
+            let method = StopMethod::Other {
+                called: (*program).to_owned(),
+            };
+            StopVerdict::new(method, Ok(()))
+        }
+        StopTarget::Wrapper { .. } | StopTarget::File { .. } => unreachable!("judged above"),
     }
 }
 
-/// Whether Envoy exiting (its own `:15000/quitquitquit`, a signal to `envoy`) stops
-/// the sidecar: from Istio 1.4 pilot-agent exits once Envoy has ("No more active
-/// epochs, terminating"); before, it kept running (istio#11659). docs/lifecycle.md §3.4.
-fn envoy_exit_stops_agent(b: &Builder) -> Result<(), StopFailure> {
-    match istio::revision_settings(b)
-        .version
-        .as_ref()
-        .map(|v| v.value)
-    {
-        Some(version) if version.minor < 4 => Err(StopFailure::AgentOutlivesEnvoy {
-            version,
-            agent_port: istio_status_port(b),
+/// Whether the work may signal `process`, which runs as `owner`: a non-root process
+/// may signal only its own user's processes.
+pub fn signal_permitted(
+    process: &str,
+    work_user: Option<i64>,
+    owner: i64,
+) -> Result<(), StopFailure> {
+    match work_user {
+        Some(user) if user != 0 && user != owner => Err(StopFailure::OtherUser {
+            user,
+            process: process.to_owned(),
+            owner,
         }),
         _ => Ok(()),
     }
-}
-
-/// Users the proxies run as: Istio's 1337, Linkerd's 2102.
-fn proxy_user(process: &str) -> Option<i64> {
-    let process = process.to_lowercase();
-    if process.contains("envoy") || process.contains("pilot-agent") {
-        Some(istio::PROXY_UID)
-    } else if process.contains("linkerd") {
-        Some(linkerd::PROXY_UID)
-    } else {
-        None
-    }
-}
-
-/// Whether the work may signal `process`: a non-root process may signal only its own
-/// user's processes.
-fn signal_permitted(process: &str, work_user: Option<i64>) -> Result<(), StopFailure> {
-    if let (Some(user), Some(proxy)) = (work_user, proxy_user(process))
-        && user != 0
-        && user != proxy
-    {
-        return Err(StopFailure::OtherUser {
-            user,
-            process: process.to_owned(),
-            owner: proxy,
-        });
-    }
-    Ok(())
 }

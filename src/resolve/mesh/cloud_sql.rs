@@ -1,8 +1,10 @@
 //! The Cloud SQL Auth Proxy (docs/lifecycle.md §5): v2 (`cloud-sql-proxy`) and v1
 //! (`gce-proxy`, `cloud_sql_proxy`), two models told apart by image, binary and flags.
 
-use super::{Identity, Remedies, SidecarModel};
+use super::{Identity, Remedies, SidecarModel, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
+use crate::resolve::shell::{HttpMethod, StopTarget};
+use crate::resolve::vocabulary::{KnownHook, StartWait, StopCommand, Vocabulary};
 use crate::resolve::{Builder, argv_of};
 use crate::time::Millis;
 
@@ -75,6 +77,161 @@ impl SidecarModel for CloudSqlProxy {
             &CLOUD_SQL_REMEDIES
         }
     }
+
+    fn vocabulary(&self) -> &'static Vocabulary {
+        &VOCABULARY
+    }
+
+    /// A quit call (`/quitquitquit`, `cloud-sql-proxy shutdown`) is for the Cloud SQL
+    /// proxy of the pod, v2 before v1; an HTTP one on the admin port is for v2 when the
+    /// pod has neither.
+    fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
+        let present = proxy_in_pod(b);
+        let mine = present.as_ref() == Some(&self.kind());
+        match call.target {
+            StopTarget::Http { port, path } if path.ends_with(QUIT) => {
+                let unclaimed_admin = present.is_none() && !self.v1 && *port == admin_port(b);
+                (mine || unclaimed_admin).then(|| self.quit(b, *port, false))
+            }
+            StopTarget::Command {
+                program: PROGRAM, ..
+            } => {
+                let addressed = mine || (present.is_none() && !self.v1);
+                addressed.then(|| self.quit(b, admin_port(b), true))
+            }
+            _ => None,
+        }
+    }
+
+    fn answers_signal(&self, target: &str) -> bool {
+        target.contains("cloud-sql") || target.contains("cloud_sql")
+    }
+}
+
+/// v2's binary, and its `shutdown` command.
+const PROGRAM: &str = "cloud-sql-proxy";
+/// The quit endpoint v2 serves with `--quitquitquit`.
+const QUIT: &str = "/quitquitquit";
+/// v2's admin port unless `--admin-port`.
+const ADMIN_PORT: u16 = 9091;
+
+/// What the readers know of the Cloud SQL proxy.
+static VOCABULARY: Vocabulary = Vocabulary {
+    stop_paths: &[QUIT],
+    stop_commands: &[StopCommand {
+        program: PROGRAM,
+        read: shutdown_command,
+    }],
+    processes: &["cloud-sql-proxy", "cloud_sql_proxy"],
+    readiness: &[],
+    start_waits: &[StartWait::First(PROGRAM)],
+    // `cloud-sql-proxy wait` polls `/startup` until it answers, for at most `--max`
+    // (30 s); the retry interval is taken as 1 s (docs/lifecycle.md §5).
+    hooks: &[KnownHook::WaitsUntilReady {
+        program: PROGRAM,
+        argument: Some("wait"),
+        timeout_flag: "--max",
+        timeout: Millis::secs(30),
+        poll: Millis::secs(1),
+        poll_flag: None,
+    }],
+};
+
+/// `cloud-sql-proxy shutdown`.
+fn shutdown_command(argv: &[&str]) -> Option<(StopTarget, Option<HttpMethod>)> {
+    (argv.get(1) == Some(&"shutdown")).then_some((
+        StopTarget::Command {
+            program: PROGRAM,
+            runs_work: false,
+        },
+        None,
+    ))
+}
+
+impl CloudSqlProxy {
+    /// A quit call to this proxy (`/quitquitquit`, `cloud-sql-proxy shutdown`): v2
+    /// serves both, with GET or POST, only when started with `--quitquitquit`
+    /// (`quitquitquit`, `cmd/root.go`, v2.25.3); v1's only HTTP server is the health
+    /// check (`/startup`, `/readiness`, `/liveness`) and its only way to stop is SIGTERM
+    /// or SIGINT (`runProxy`, `cmd/cloud_sql_proxy/cloud_sql_proxy.go`, v1.38.3).
+    fn quit(&self, b: &Builder, port: u16, command: bool) -> StopVerdict {
+        let effective = if self.v1 {
+            Err(StopFailure::NoStopCall {
+                sidecar: self.kind(),
+                command,
+            })
+        } else if flag(b, "--quitquitquit") {
+            Ok(())
+        } else {
+            Err(StopFailure::SwitchedOff {
+                owner: "the Cloud SQL proxy",
+                endpoint: QUIT,
+                off: SwitchedOff::Flag {
+                    flag: "--quitquitquit",
+                    command: command.then_some("cloud-sql-proxy shutdown"),
+                },
+            })
+        };
+        let method = if command {
+            StopMethod::Command {
+                sidecar: self.kind(),
+            }
+        } else {
+            StopMethod::Endpoint {
+                sidecar: self.kind(),
+                port,
+            }
+        };
+        StopVerdict::new(method, effective)
+    }
+}
+
+/// The Cloud SQL proxy in the pod: v2 when there is one, else v1.
+fn proxy_in_pod(b: &Builder) -> Option<SidecarKind> {
+    let has = |kind: SidecarKind| {
+        b.init
+            .iter()
+            .chain(&b.regular)
+            .any(|c| c.sidecar().is_some_and(|s| s.kind == kind))
+            .then_some(kind)
+    };
+    has(V2.kind()).or_else(|| has(V1.kind()))
+}
+
+/// The command lines of the v2 proxies in the pod.
+fn v2_argv(b: &Builder) -> Vec<String> {
+    b.init
+        .iter()
+        .chain(&b.regular)
+        .filter(|c| c.sidecar().is_some_and(|s| s.kind == V2.kind()))
+        .filter_map(|c| b.manifest_container(c))
+        .flat_map(argv_of)
+        .collect()
+}
+
+/// Whether a v2 proxy of the pod is started with `flag` on.
+fn flag(b: &Builder, flag: &str) -> bool {
+    v2_argv(b)
+        .iter()
+        .any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")) && !arg.ends_with("=false"))
+}
+
+/// v2's admin port: `--admin-port`, else 9091.
+fn admin_port(b: &Builder) -> u16 {
+    let argv = v2_argv(b);
+    argv.iter()
+        .enumerate()
+        .find_map(|(i, arg)| {
+            arg.strip_prefix("--admin-port=")
+                .map(str::to_owned)
+                .or_else(|| {
+                    (arg == "--admin-port")
+                        .then(|| argv.get(i + 1).cloned())
+                        .flatten()
+                })
+        })
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(ADMIN_PORT)
 }
 
 impl CloudSqlProxy {
@@ -218,9 +375,10 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
 
 /// What the Cloud SQL Auth Proxy's own flags offer against each hazard.
 pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
-    stop_after_work: Some(|native| {
+    stop_after_work: Some(|stop| {
         format!(
-            "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
+            "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{}",
+            stop.native
         )
     }),
     working_stop_call: Some("start the Cloud SQL proxy with --quitquitquit"),
@@ -236,10 +394,18 @@ pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
 /// What Cloud SQL Proxy v1 offers: `-term_timeout`, and no way to be told to quit but a
 /// signal, which it answers by exiting 0 once the work's connections are closed.
 pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
-    stop_after_work: Some(|native| {
+    stop_after_work: Some(|stop| {
         format!(
-            "v1 has no quit endpoint, only SIGTERM stops it: set `shareProcessNamespace: true` and `trap 'pkill -TERM cloud_sql_proxy' EXIT` in the work, or move to v2 (`gcr.io/cloud-sql-connectors/cloud-sql-proxy`) started with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{native}"
+            "v1 has no quit endpoint, only SIGTERM stops it: set `shareProcessNamespace: true` and `trap 'pkill -TERM cloud_sql_proxy' EXIT` in the work, or move to v2 (`gcr.io/cloud-sql-connectors/cloud-sql-proxy`) started with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{}",
+            stop.native
         )
+    }),
+    no_stop_call: Some(|command| {
+        if command {
+            "`cloud-sql-proxy shutdown` is a v2 command; Cloud SQL proxy v1 has no quit call, and only SIGTERM or SIGINT stops it".into()
+        } else {
+            "Cloud SQL proxy v1 has no /quitquitquit (only v2 has it, with --quitquitquit); v1's only HTTP server is its health check, and only SIGTERM or SIGINT stops it".into()
+        }
     }),
     working_stop_call: Some(
         "v1 has no quit endpoint, only SIGTERM stops it: with `shareProcessNamespace: true`, `trap 'pkill -TERM cloud_sql_proxy' EXIT`; or move to Cloud SQL proxy v2 started with --quitquitquit",

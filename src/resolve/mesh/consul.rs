@@ -13,6 +13,7 @@ use crate::resolve::mesh::{
 };
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
+use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
@@ -55,6 +56,7 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
         native_on_pod_only: false,
         classic: ("proxy", "proxy"),
         held_waits_for: None,
+        refusal: None,
     },
 });
 
@@ -74,6 +76,16 @@ impl SidecarModel for Consul {
 
     fn resolve(&self, b: &mut Builder) {
         resolve(b);
+    }
+
+    fn vocabulary(&self) -> &'static Vocabulary {
+        // The Consul agent's quit endpoint reads as a stop call (one to another port
+        // than the dataplane's is not judged).
+        static VOCABULARY: Vocabulary = Vocabulary {
+            stop_paths: &["/agent/v1/quit"],
+            ..Vocabulary::NONE
+        };
+        &VOCABULARY
     }
 }
 

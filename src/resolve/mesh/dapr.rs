@@ -10,13 +10,15 @@
 
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
-use crate::resolve::mesh::Remedies;
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::mesh::{
     Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
 };
+use crate::resolve::mesh::{Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
+use crate::resolve::shell::{HttpMethod, StopTarget};
+use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
 
@@ -47,6 +49,8 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     title: "Dapr",
     injector: "sidecar injector",
     captures_traffic: false,
+    // daprd closes its internal gRPC server: other apps' service invocations, which
+    // find this pod through the `<app-id>-dapr` Service, are refused.
     words: Words {
         quoted_values: true,
         pod_opt_in: OptInWords::KindKeyValue,
@@ -55,6 +59,7 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
         native_on_pod_only: false,
         classic: ("proxy", "proxy"),
         held_waits_for: None,
+        refusal: Some("closes its servers (Dapr service invocation of this app is refused)"),
     },
 });
 
@@ -79,7 +84,41 @@ impl SidecarModel for Dapr {
     fn remedies(&self, _written: bool) -> &'static Remedies {
         &REMEDIES
     }
+
+    fn vocabulary(&self) -> &'static Vocabulary {
+        &VOCABULARY
+    }
+
+    /// `POST :3500/v1.0/shutdown`, on whichever port it is called.
+    fn judge_stop(&self, call: &StopRequest, _b: &Builder) -> Option<StopVerdict> {
+        let StopTarget::Http { port, path } = call.target else {
+            return None;
+        };
+        if !path.ends_with(SHUTDOWN) {
+            return None;
+        }
+        let effective = match call.method {
+            Some(HttpMethod::Get) => Err(StopFailure::NeedsPost {
+                endpoint: "Dapr's /v1.0/shutdown",
+            }),
+            _ => Ok(()),
+        };
+        let method = StopMethod::Endpoint {
+            sidecar: KIND,
+            port: *port,
+        };
+        Some(StopVerdict::new(method, effective))
+    }
 }
+
+/// daprd's stop endpoint.
+const SHUTDOWN: &str = "/v1.0/shutdown";
+
+/// What the readers know of daprd: its stop endpoint.
+static VOCABULARY: Vocabulary = Vocabulary {
+    stop_paths: &[SHUTDOWN],
+    ..Vocabulary::NONE
+};
 
 /// Resolves Dapr for the pod being built.
 fn resolve(b: &mut Builder) {

@@ -94,6 +94,7 @@ pub(super) fn resolve(
                 HookKind::PostStart,
                 Owner::Sidecar,
                 &Default::default(),
+                b.lexicon,
             );
             hook.duration = HookDuration::UntilReady {
                 timeout: hold.timeout,

@@ -5,11 +5,25 @@
 //! (`pkg/queue/sharedmain/main.go`, `Main`, knative/serving knative-v1.23.0).
 
 use super::{Identity, SidecarModel};
+use crate::resolve::vocabulary::{KnownHook, Vocabulary};
 use crate::resolve::{Builder, ContainerList, ExitPolicy, Sidecar, SidecarKind};
 use crate::workload::knative;
 
 /// Knative's queue-proxy.
 pub struct QueueProxy;
+
+/// The hook the reconciler gives every user container: it calls queue-proxy's
+/// `/wait-for-drain`, which answers once queue-proxy has drained, no sooner than its
+/// quiet period after the deletion.
+static VOCABULARY: Vocabulary = Vocabulary {
+    hooks: &[KnownHook::AwaitsDrain {
+        port: knative::QUEUE_ADMIN_PORT,
+        path: knative::DRAIN_PATH,
+        of: "Knative's queue-proxy",
+        at_least: knative::DRAIN_QUIET_PERIOD,
+    }],
+    ..Vocabulary::NONE
+};
 
 static IDENTITY: Identity = Identity {
     id: "knative-queue-proxy",
@@ -20,6 +34,10 @@ static IDENTITY: Identity = Identity {
 impl SidecarModel for QueueProxy {
     fn identity(&self) -> &Identity {
         &IDENTITY
+    }
+
+    fn vocabulary(&self) -> &'static Vocabulary {
+        &VOCABULARY
     }
 
     fn resolve(&self, b: &mut Builder) {

@@ -59,6 +59,7 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
         native_on_pod_only: false,
         classic: ("proxy", "proxy"),
         held_waits_for: Some("the dataplane"),
+        refusal: None,
     },
 });
 

@@ -25,7 +25,11 @@ use std::sync::LazyLock;
 
 use serde::{Serialize, Serializer};
 
-use super::Builder;
+use super::shell::{HttpMethod, StopTarget};
+use super::vocabulary::{Lexicon, Vocabulary};
+use super::{Builder, Served, StopFailure, StopMethod};
+use crate::fix::Remedy;
+use crate::load::JsonPath;
 
 /// What the resolver knows of one sidecar.
 pub trait SidecarModel: Sync {
@@ -42,6 +46,71 @@ pub trait SidecarModel: Sync {
     fn remedies(&self, written: bool) -> &'static Remedies {
         let _ = written;
         &Remedies::NONE
+    }
+
+    /// The programs, endpoints and hooks of this sidecar the readers of commands and
+    /// hooks should know.
+    fn vocabulary(&self) -> &'static Vocabulary {
+        &Vocabulary::NONE
+    }
+
+    /// Judges a call of a Job's work that addresses this sidecar (its endpoint, its
+    /// command, a signal to its process): how it reaches it and whether it can stop
+    /// it. `None` when the call is not this sidecar's.
+    fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
+        let _ = (call, b);
+        None
+    }
+
+    /// Where this sidecar serves the stop endpoint `path` in this pod (pilot-agent's
+    /// `/quitquitquit` on the status port), to say so of a call on another port.
+    fn serves(&self, path: &str, b: &Builder) -> Option<Served> {
+        let _ = (path, b);
+        None
+    }
+
+    /// The call a Job's work can make to stop this sidecar, as a shell command, when
+    /// the model knows one for this pod.
+    fn stop_command(&self, b: &Builder) -> Option<String> {
+        let _ = b;
+        None
+    }
+
+    /// Whether a signal to processes named `target` reaches this sidecar.
+    fn answers_signal(&self, target: &str) -> bool {
+        target.contains("proxy")
+    }
+}
+
+/// A stop call for the models to judge.
+pub struct StopRequest<'c> {
+    /// What the call addresses.
+    pub target: &'c StopTarget,
+    /// The HTTP method it uses, when it is an HTTP call.
+    pub method: Option<HttpMethod>,
+    /// The UID the work runs as, for a signal's permission.
+    pub work_user: Option<i64>,
+}
+
+/// A model's judgment of a stop call.
+pub struct StopVerdict {
+    /// How the call addresses the sidecar.
+    pub method: StopMethod,
+    /// Whether it can stop it.
+    pub effective: Result<(), StopFailure>,
+    /// The sidecar exits as soon as the call reaches it, skipping its drain.
+    pub exits_at_once: bool,
+}
+
+impl StopVerdict {
+    /// A call judged `effective` that leaves the sidecar to shut down as it does on a
+    /// signal.
+    pub fn new(method: StopMethod, effective: Result<(), StopFailure>) -> StopVerdict {
+        StopVerdict {
+            method,
+            effective,
+            exits_at_once: false,
+        }
     }
 }
 
@@ -75,12 +144,15 @@ pub static MODELS: &[&dyn SidecarModel] = &[
 pub struct Registry {
     /// The models, in the order they run.
     pub models: Vec<&'static dyn SidecarModel>,
+    /// Their vocabularies, for the readers of commands and hooks.
+    pub lexicon: Lexicon,
 }
 
 impl Registry {
     /// A registry of `models`, run in that order.
     pub fn new(models: Vec<&'static dyn SidecarModel>) -> Registry {
-        Registry { models }
+        let lexicon = Lexicon::new(models.iter().map(|model| model.vocabulary()).collect());
+        Registry { models, lexicon }
     }
 
     /// The registry of [`MODELS`].
@@ -144,6 +216,9 @@ pub struct Words {
     /// What a held proxy waits for, when that names the hold better than its postStart
     /// command (`the dataplane`).
     pub held_waits_for: Option<&'static str>,
+    /// What its sidecar stops taking as it shuts down, when that is not new inbound
+    /// connections (daprd closes its servers: service invocations are refused).
+    pub refusal: Option<&'static str>,
 }
 
 /// How a pod's own opt-in is given.
@@ -259,22 +334,21 @@ impl NativeSwitch {
     }
 }
 
-/// The changes a sidecar's own settings offer against each hazard, as help text. A
-/// `None` means the sidecar has no setting of its own for it; the rule then gives the
-/// generic Kubernetes fix.
+/// What a sidecar's own settings offer against each hazard: the model's own words. A
+/// remedy `lint --fix` can make is built with its help by one function from the same
+/// setting ([`Advice`]), so the two cannot disagree. A `None` means the sidecar has no
+/// setting of its own for it; the rule then gives the generic Kubernetes fix.
 #[derive(Debug, Default)]
 pub struct Remedies {
-    /// Holds the app until the proxy is ready (a YAML snippet for the pod template).
-    pub hold_app: Option<&'static str>,
-    /// The pod annotation that makes the injected proxy a native sidecar.
-    pub native_opt_in: Option<&'static str>,
+    /// Holds the app until the proxy is ready: the setting on the pod template that its
+    /// injector reads (`annotations`: the pod template's annotations).
+    pub hold_app: Option<fn(annotations: &JsonPath) -> Advice>,
     /// Why a gate is asked for but the proxy has no postStart that waits.
     pub missing_gate_cause: Option<&'static str>,
     /// Puts the waiting postStart back when the gate is asked for but missing.
     pub restore_gate: Option<&'static str>,
-    /// How a Job's work stops the sidecar when it is done, keeping its exit status;
-    /// `native` is the native-sidecar alternative, when there is one, to weave in.
-    pub stop_after_work: Option<fn(native: &str) -> String>,
+    /// How a Job's work stops the sidecar when it is done, keeping its exit status.
+    pub stop_after_work: Option<fn(&StopAfterWork) -> String>,
     /// The stop call that works when the one written does not.
     pub working_stop_call: Option<&'static str>,
     /// The sidecar's own stop API, to use instead of a signal.
@@ -288,16 +362,19 @@ pub struct Remedies {
     /// The sidecar's own setting for how long it drains after its stop signal
     /// (`terminationDrainDuration`), the one to change when the drain is at fault.
     pub drain_setting: Option<&'static str>,
-    /// The pod annotation that turns the sidecar's stop endpoint on or off
-    /// (`config.linkerd.io/proxy-admin-shutdown`), when one does.
-    pub stop_endpoint_switch: Option<&'static str>,
+    /// Why the sidecar has no stop call, for a call written for it (Cloud SQL proxy
+    /// v1: no quit endpoint, only a signal stops it); `command`: the call is its
+    /// command rather than its endpoint.
+    pub no_stop_call: Option<fn(command: bool) -> String>,
+    /// The command that stops the sidecar from inside its container (a JSON argv), for
+    /// a controller that execs one in it (Argo's `kill-cmd` annotation).
+    pub kill_command: Option<&'static str>,
 }
 
 impl Remedies {
     /// No remedies: a sidecar the resolver knows nothing specific about.
     pub const NONE: Remedies = Remedies {
         hold_app: None,
-        native_opt_in: None,
         missing_gate_cause: None,
         restore_gate: None,
         stop_after_work: None,
@@ -307,6 +384,31 @@ impl Remedies {
         outlast_endpoints: None,
         bypass_for_init: None,
         drain_setting: None,
-        stop_endpoint_switch: None,
+        no_stop_call: None,
+        kill_command: None,
     };
+}
+
+/// A remedy in both its forms, built together from the same setting: the words of the
+/// help, and the change `lint --fix` makes.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// The help: what to change, with a YAML snippet.
+    pub help: String,
+    /// The change, as the fix engine makes it.
+    pub fix: Remedy,
+}
+
+/// What a remedy that stops a Job's sidecar weaves in, for the versions in force.
+#[derive(Clone, Copy, Debug)]
+pub struct StopAfterWork<'a> {
+    /// The call that stops the sidecar in this pod, when one works
+    /// (pilot-agent's `/quitquitquit` on the status port in use).
+    pub call: Option<&'a str>,
+    /// The annotation that has the injector add the sidecar natively, when the
+    /// versions in force read one.
+    pub native_switch: Option<&'a NativeSwitch>,
+    /// The clause that offers a native sidecar instead, empty where the sidecar cannot
+    /// be one.
+    pub native: &'a str,
 }

@@ -2,6 +2,7 @@
 //! admission rules judge.
 
 use crate::load::JsonPath;
+use crate::resolve::Mesh;
 use crate::settings::KubeVersion;
 
 /// A reason the pod would not be admitted.
@@ -41,9 +42,18 @@ pub enum RejectionCause {
     },
     /// A mesh setting the injector cannot read, so it denies the pod.
     UnreadableSetting(crate::resolve::problems::Unreadable),
-    /// Linkerd before 2.20 cannot render a native sidecar proxy with
-    /// `proxy-wait-before-exit-seconds`.
-    NativeWithWaitBeforeExit,
+    /// The injector cannot render a native sidecar proxy with a setting of the pod
+    /// (Linkerd before 2.20 with `proxy-wait-before-exit-seconds`).
+    NativeWith {
+        /// The mesh whose injector refuses.
+        mesh: Mesh,
+        /// The setting (`proxy-wait-before-exit-seconds`).
+        setting: &'static str,
+        /// The first release that renders the two together.
+        until: &'static str,
+        /// The injector's error, as it words it.
+        error: &'static str,
+    },
 }
 
 /// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).

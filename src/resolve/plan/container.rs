@@ -4,6 +4,7 @@
 use super::{ContainerList, GateRequest, Hook, InitRun, Role, SelfStop, Sidecar, SidecarStop};
 use crate::load::JsonPath;
 use crate::resolve::Remedies;
+use crate::resolve::mesh::NativeSwitch;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
@@ -32,9 +33,6 @@ pub struct ShapedBy {
     /// The setting that left it without a start-up gate
     /// (`config.linkerd.io/proxy-await: disabled`).
     pub no_startup_gate: Option<JsonPath>,
-    /// For a classic sidecar, the pod annotation that would make it native, where the
-    /// mesh's and the cluster's versions both run native sidecars.
-    pub native_switch: Option<crate::resolve::mesh::NativeSwitch>,
 }
 
 /// One container as it will run.
@@ -95,6 +93,10 @@ pub struct PlannedContainer {
     pub exit_code_on_signal: i32,
     /// In a Job, the signal from the work this sidecar waits for before it exits.
     pub self_stop: Option<SelfStop>,
+    /// For a classic mesh proxy, the pod annotation that has its injector add it as a
+    /// native sidecar, where the mesh's and the cluster's versions both run native
+    /// sidecars: what every remedy that makes it native says.
+    pub native_switch: Option<NativeSwitch>,
 }
 
 impl PlannedContainer {
@@ -126,6 +128,7 @@ impl PlannedContainer {
             probe_grace: None,
             exit_code_on_signal: 0,
             self_stop: None,
+            native_switch: None,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

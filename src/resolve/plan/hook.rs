@@ -87,7 +87,12 @@ pub enum HookEffect {
     None,
     /// Starts draining inbound connections (Istio native `pilot-agent request POST drain`).
     DrainsInbound,
-    /// Answers once Knative's queue-proxy has drained (its wait-for-drain endpoint,
-    /// which the user container's preStop calls).
-    AwaitsQueueProxyDrain,
+    /// Answers once a sidecar has drained (Knative's queue-proxy's wait-for-drain
+    /// endpoint, which the user container's preStop calls).
+    AwaitsDrain {
+        /// The sidecar, as messages name it (`Knative's queue-proxy`).
+        of: &'static str,
+        /// The least time the drain takes.
+        at_least: Millis,
+    },
 }

@@ -175,6 +175,17 @@ impl SidecarKind {
             .map_or(&Remedies::NONE, |model| model.remedies(false))
     }
 
+    /// Whether a signal to processes named `target` reaches this sidecar: its
+    /// model's processes, a declared sidecar's name, any proxy for the rest.
+    pub fn answers_signal(&self, target: &str) -> bool {
+        let target = target.to_lowercase();
+        match self {
+            SidecarKind::Known(model) => model.answers_signal(&target),
+            SidecarKind::Declared(name) => target.contains(&name.to_lowercase()),
+            SidecarKind::Generic => target.contains("proxy"),
+        }
+    }
+
     /// A short human name.
     pub fn label(&self) -> &str {
         match self {

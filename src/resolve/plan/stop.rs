@@ -3,7 +3,6 @@
 
 use super::{PlannedContainer, SidecarKind};
 use crate::load::JsonPath;
-use crate::resolve::mesh::{cloud_sql, dapr, istio, linkerd};
 use crate::settings::Source;
 
 /// A way a Job's work container stops a sidecar when the work is done.
@@ -118,7 +117,9 @@ pub struct VolumePath {
     pub path: String,
 }
 
-/// Why a stop call cannot stop the sidecar: the fact, for the rules to word.
+/// Why a stop call cannot stop the sidecar: the fact, for the rules to word. What
+/// differs between sidecars (an endpoint's owner and path, the switch that turns it on)
+/// is named in the fact by the sidecar's model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopFailure {
     /// `exec` replaced the shell before the call (an EXIT trap does not run either).
@@ -131,39 +132,55 @@ pub enum StopFailure {
         /// The endpoint (`pilot-agent's /quitquitquit`).
         endpoint: &'static str,
     },
-    /// The Cloud SQL proxy serves its quit call only when started with `--quitquitquit`.
-    CloudSqlQuitOff {
-        /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
+    /// The endpoint answers only when a switch turns it on, and it is off.
+    SwitchedOff {
+        /// Whose endpoint it is, as messages name it (`Linkerd`, `the Cloud SQL proxy`).
+        owner: &'static str,
+        /// Its path (`/shutdown`).
+        endpoint: &'static str,
+        /// What leaves it off.
+        off: SwitchedOff,
+    },
+    /// The sidecar has no such call: only a signal stops it.
+    NoStopCall {
+        /// The sidecar the call was written for.
+        sidecar: SidecarKind,
+        /// The call is the sidecar's own command rather than its HTTP endpoint.
         command: bool,
     },
-    /// Cloud SQL Proxy v1 has no quit endpoint and no `shutdown` command: only a
-    /// signal stops it.
-    CloudSqlV1CannotQuit {
-        /// The call is `cloud-sql-proxy shutdown` rather than the HTTP endpoint.
-        command: bool,
-    },
-    /// Nothing in the pod serves `/quitquitquit` on this port.
+    /// Nothing in the pod serves the stop path on this port.
     NothingOnPort {
         /// The port called.
         port: u16,
-        /// Where pilot-agent listens.
-        agent_port: u16,
+        /// The path called.
+        path: String,
+        /// Where a sidecar of the pod serves that path.
+        served: Served,
     },
-    /// Linkerd's `/shutdown` called on another port than the admin port.
-    WrongLinkerdPort {
+    /// A sidecar's stop endpoint called on another port than the one it serves it on.
+    WrongPort {
+        /// Whose endpoint it is (`Linkerd`).
+        owner: &'static str,
+        /// Its path (`/shutdown`).
+        endpoint: &'static str,
         /// The port called.
         port: u16,
-        /// The admin port.
+        /// The admin port that serves it.
         admin_port: u16,
     },
-    /// Linkerd's `/shutdown` endpoint is off (404).
-    LinkerdShutdownOff(LinkerdShutdownOff),
-    /// Istio before 1.4: pilot-agent keeps running when Envoy exits (istio#11659).
-    AgentOutlivesEnvoy {
-        /// The Istio version.
-        version: crate::settings::IstioVersion,
-        /// Where pilot-agent's own `/quitquitquit` is.
-        agent_port: u16,
+    /// The call stops one of the sidecar's two processes and the other keeps running
+    /// (Istio before 1.4: pilot-agent outlives Envoy, istio#11659).
+    PartStops {
+        /// The release where it does (`Istio 1.3`).
+        release: String,
+        /// The process that stops (`Envoy`).
+        stopped: &'static str,
+        /// The process that keeps running (`pilot-agent`).
+        running: &'static str,
+        /// The upstream issue (`istio#11659`).
+        issue: &'static str,
+        /// The call that stops both (`:15020/quitquitquit`).
+        instead: String,
     },
     /// Argo Workflows signals an injected sidecar by exec'ing `/bin/sh -c 'kill -15 1'`
     /// in it, and its image has no shell (nor a `kill-cmd` annotation to use instead).
@@ -217,49 +234,80 @@ pub enum StopFailure {
     },
 }
 
-/// What leaves Linkerd's `/shutdown` endpoint off.
+/// What leaves a sidecar's stop endpoint off.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LinkerdShutdownOff {
-    /// `config.linkerd.io/proxy-admin-shutdown: disabled` on the pod.
-    Annotation,
-    /// The injected proxy's `LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false`.
-    ProxyEnv,
-    /// The install value `proxy.enableShutdownEndpoint: false`, from here.
-    InstallValue(Source),
-    /// This version's default (off since 2.16).
-    VersionDefault(crate::settings::LinkerdVersion),
-    /// The version is unknown; the newest, where it is off, is assumed.
-    UnknownVersion,
+pub enum SwitchedOff {
+    /// The sidecar was started without the flag that serves it (`--quitquitquit`).
+    Flag {
+        /// The flag.
+        flag: &'static str,
+        /// The call is this command of the sidecar's (`cloud-sql-proxy shutdown`)
+        /// rather than the endpoint itself.
+        command: Option<&'static str>,
+    },
+    /// The pod's annotation turns it off (`config.linkerd.io/proxy-admin-shutdown:
+    /// disabled`).
+    Annotation {
+        /// The annotation's key.
+        key: &'static str,
+    },
+    /// The injected proxy's environment turns it off.
+    ContainerEnv {
+        /// The variable (`LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED`).
+        variable: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The mesh's install value turns it off.
+    InstallValue {
+        /// The value's name (`proxy.enableShutdownEndpoint`).
+        setting: &'static str,
+        /// Where it is set.
+        source: Source,
+    },
+    /// This release leaves it off unless the annotation `key` turns it on.
+    ReleaseDefault {
+        /// The release.
+        release: String,
+        /// The first release that leaves it off (`2.16`).
+        since: &'static str,
+        /// The annotation that turns it on.
+        key: &'static str,
+    },
+    /// The release is unknown; the newest, which leaves it off unless the annotation
+    /// `key` turns it on, is assumed.
+    UnknownRelease {
+        /// The first release that leaves it off.
+        since: &'static str,
+        /// The annotation that turns it on.
+        key: &'static str,
+    },
+}
+
+/// Where a sidecar serves a stop path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Served {
+    /// The process that serves it (`pilot-agent`).
+    pub by: &'static str,
+    /// The port.
+    pub port: u16,
 }
 
 /// How a sidecar is told to stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopMethod {
-    /// `POST :15020/quitquitquit` (pilot-agent).
-    IstioAgentQuit {
-        /// pilot-agent's status port (15020 unless moved).
+    /// A sidecar's HTTP stop endpoint (pilot-agent's `/quitquitquit`, Linkerd's
+    /// `/shutdown`), on the port called.
+    Endpoint {
+        /// The sidecar whose endpoint it is.
+        sidecar: SidecarKind,
+        /// The port called.
         port: u16,
     },
-    /// `POST :15000/quitquitquit` (Envoy only; pilot-agent keeps running).
-    EnvoyAdminQuit,
-    /// `POST :4191/shutdown`.
-    LinkerdShutdown {
-        /// The port called (the admin port is 4191).
-        port: u16,
-    },
-    /// `linkerd-await --shutdown -- work`.
-    LinkerdAwaitShutdown,
-    /// Cloud SQL proxy `/quitquitquit` or `cloud-sql-proxy shutdown`.
-    CloudSqlQuit {
-        /// The admin port (9091 unless `--admin-port`).
-        port: u16,
-        /// The proxy the call is for: v2, or v1, which serves neither.
-        proxy: SidecarKind,
-    },
-    /// Dapr `POST :3500/v1.0/shutdown`.
-    DaprShutdown {
-        /// Dapr's HTTP port (3500).
-        port: u16,
+    /// A sidecar's own command that asks it to stop (`linkerd-await --shutdown`).
+    Command {
+        /// The sidecar whose command it is.
+        sidecar: SidecarKind,
     },
     /// `pkill`/`kill`/`killall` of the sidecar's process.
     Signal {
@@ -315,12 +363,9 @@ impl StopMethod {
     /// wrapper does not).
     pub fn written_for(&self) -> Option<SidecarKind> {
         match self {
-            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => Some(istio::KIND),
-            StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
-                Some(linkerd::KIND)
+            StopMethod::Endpoint { sidecar, .. } | StopMethod::Command { sidecar } => {
+                Some(sidecar.clone())
             }
-            StopMethod::CloudSqlQuit { proxy, .. } => Some(proxy.clone()),
-            StopMethod::DaprShutdown { .. } => Some(dapr::KIND),
             StopMethod::Signal { .. }
             | StopMethod::SelfStop { .. }
             | StopMethod::Wrapper { .. }
@@ -332,15 +377,11 @@ impl StopMethod {
     /// Whether this way of stopping addresses a sidecar of `kind`.
     pub fn reaches(&self, kind: &SidecarKind) -> bool {
         match self {
-            StopMethod::IstioAgentQuit { .. } | StopMethod::EnvoyAdminQuit => *kind == istio::KIND,
-            StopMethod::LinkerdShutdown { .. } | StopMethod::LinkerdAwaitShutdown => {
-                *kind == linkerd::KIND
-            }
-            StopMethod::CloudSqlQuit { proxy, .. } => kind == proxy,
-            StopMethod::DaprShutdown { .. } => *kind == dapr::KIND,
-            StopMethod::Signal { target } => signal_reaches(target, kind),
+            StopMethod::Endpoint { sidecar, .. }
+            | StopMethod::Command { sidecar }
+            | StopMethod::Controller { sidecar } => sidecar == kind,
+            StopMethod::Signal { target } => kind.answers_signal(target),
             StopMethod::Wrapper { .. } => true,
-            StopMethod::Controller { sidecar, .. } => sidecar == kind,
             StopMethod::SelfStop { .. } | StopMethod::Other { .. } => false,
         }
     }
@@ -365,20 +406,5 @@ impl StopMethod {
                     ..
                 }
         )
-    }
-}
-
-fn signal_reaches(target: &str, kind: &SidecarKind) -> bool {
-    let target = target.to_lowercase();
-    if *kind == istio::KIND {
-        target.contains("envoy") || target.contains("pilot-agent")
-    } else if *kind == linkerd::KIND {
-        target.contains("linkerd")
-    } else if *kind == cloud_sql::V2.kind() || *kind == cloud_sql::V1.kind() {
-        target.contains("cloud-sql") || target.contains("cloud_sql")
-    } else if let SidecarKind::Declared(name) = kind {
-        target.contains(&name.to_lowercase())
-    } else {
-        target.contains("proxy")
     }
 }

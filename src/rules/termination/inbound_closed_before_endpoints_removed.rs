@@ -129,18 +129,13 @@ fn assumed(propagation_assumed: bool) -> &'static str {
     }
 }
 
-/// What the sidecar stops taking.
+/// What the sidecar stops taking: its mesh's words for it, or new inbound connections.
 fn refusal(proxy: &PlannedContainer) -> &'static str {
-    match proxy
+    proxy
         .sidecar()
-        .and_then(|s| s.kind.mesh())
-        .map(|mesh| mesh.id())
-    {
-        // daprd closes its internal gRPC server: other apps' service invocations,
-        // which find this pod through the `<app-id>-dapr` Service, are refused.
-        Some("dapr") => "closes its servers (Dapr service invocation of this app is refused)",
-        _ => "refuses new inbound connections",
-    }
+        .and_then(|sidecar| sidecar.kind.mesh())
+        .and_then(|mesh| mesh.words().refusal)
+        .unwrap_or("refuses new inbound connections")
 }
 
 impl Rule for InboundClosedBeforeEndpointsRemoved {

@@ -108,7 +108,7 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
         Some(hold) if hold.value && !has(b, 8) => {
             b.assume(
                 Assumed::SettingTooNew {
-                    setting: "holdApplicationUntilProxyStarts",
+                    setting: HOLD,
                     layer: Some("ProxyConfig"),
                     since: "Istio 1.8",
                 },

@@ -31,7 +31,7 @@ pub fn selected_revision<'s>(
         .as_ref()
         .and_then(|ns| settings.namespaces.get(ns));
     let labels = namespace.map(|ns| &ns.labels);
-    if labels.is_some_and(|labels| labels.contains_key("istio-injection")) {
+    if labels.is_some_and(|labels| labels.contains_key(NAMESPACE_LABEL)) {
         return None;
     }
     let name = match labels.and_then(|labels| labels.get(REVISION)) {
@@ -107,8 +107,8 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
     }
     if label.is_none() && annotation.is_none() && revision.is_none() && !has_template {
         let ns_injects = ns_info.as_ref().is_some_and(|ns| {
-            ns.labels.get("istio-injection").map(String::as_str) == Some("enabled")
-                || (!ns.labels.contains_key("istio-injection") && ns.labels.contains_key(REVISION))
+            ns.labels.get(NAMESPACE_LABEL).map(String::as_str) == Some("enabled")
+                || (!ns.labels.contains_key(NAMESPACE_LABEL) && ns.labels.contains_key(REVISION))
         });
         if !ns_injects {
             // The injector never reads `istio.io/dataplane-mode`: an ambient pod that
@@ -137,7 +137,7 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
     // Stage 1: does the API server call the webhook?
     let pod_value = label.as_ref().map(|(v, _)| *v);
     let stage_one = match &ns_info {
-        Some(ns) => match ns.labels.get("istio-injection") {
+        Some(ns) => match ns.labels.get(NAMESPACE_LABEL) {
             Some(v) if v == "enabled" => pod_value != Some("false"),
             Some(_) => false,
             None if ns.labels.contains_key(REVISION) => pod_value != Some("false"),
@@ -149,10 +149,10 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
     if !stage_one {
         let cause = match ns_info
             .as_ref()
-            .and_then(|ns| ns.labels.get("istio-injection"))
+            .and_then(|ns| ns.labels.get(NAMESPACE_LABEL))
         {
             Some(v) if v != "enabled" => NotInjectedCause::NamespaceOptOut {
-                key: "istio-injection",
+                key: NAMESPACE_LABEL,
                 value: v.clone(),
             },
             _ => NotInjectedCause::WebhookNotCalled,
@@ -212,8 +212,8 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
         // The namespace injects (checked above): by `istio-injection: enabled`, or by
         // a revision label.
         let labels = ns_info.as_ref().map(|ns| &ns.labels);
-        let (key, value) = match labels.and_then(|l| l.get("istio-injection")) {
-            Some(value) => ("istio-injection", value.clone()),
+        let (key, value) = match labels.and_then(|l| l.get(NAMESPACE_LABEL)) {
+            Some(value) => (NAMESPACE_LABEL, value.clone()),
             None => {
                 let value = labels.and_then(|l| l.get(REVISION)).cloned();
                 (REVISION, value.unwrap_or_default())
@@ -281,6 +281,20 @@ pub(super) fn ambient_enrollment(
     })
 }
 
+/// The namespace label that has the webhook called for the namespace's pods.
+const NAMESPACE_LABEL: &str = "istio-injection";
+
+/// The pod's opt-in: the webhook is called for the label `"true"`, and the injector
+/// reads these values as yes (`injectRequired`).
+const OPT_IN: OptIn = OptIn {
+    mesh: MESH,
+    setting: INJECT,
+    known: &["y", "yes", "true", "on"],
+    on: "true",
+    off: "false",
+    label_is_read: true,
+};
+
 /// How the injector reads a `sidecar.istio.io/inject` value (`injectRequired`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum InjectValue {
@@ -321,7 +335,7 @@ pub(super) fn check_opt_in(
 ) {
     let namespace_injects = ns.map(|ns| {
         ns.labels
-            .get("istio-injection")
+            .get(NAMESPACE_LABEL)
             .is_some_and(|v| v == "enabled")
     });
     let ignored = match InjectValue::read(value) {
@@ -335,17 +349,17 @@ pub(super) fn check_opt_in(
             return;
         }
         InjectValue::Skip => OptInIgnored::UnknownInjectValue {
-            mesh: MESH,
-            setting: INJECT,
+            opt_in: OPT_IN,
             value: value.to_owned(),
         },
         InjectValue::Inject if form == Form::Label && value == "true" => return,
         InjectValue::Inject => match namespace_injects {
             Some(true) => return,
             known => OptInIgnored::NotCalledFor {
-                setting: INJECT,
+                opt_in: OPT_IN,
                 label_value: (form == Form::Label).then(|| value.to_owned()),
                 namespace_known: known.is_some(),
+                namespace_label: (NAMESPACE_LABEL, "enabled"),
             },
         },
     };

@@ -38,22 +38,22 @@ pub(super) fn inject(
             .filter(|_| native)
             .map(|(_, path)| path),
         no_startup_gate: None,
-        // Native mode ignores the hold (from 1.21, before the annotation exists): the
-        // pod's own hold goes with the switch, which would leave it moot.
-        native_switch: if native {
-            None
-        } else {
-            native_switch(version(b), b.settings.kubernetes.value).map(|switch| NativeSwitch {
-                moots: match &config.hold.source {
-                    Source::Manifest(path) if config.hold.value => Some(path.clone()),
-                    _ => None,
-                },
-                ..switch
-            })
-        },
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
+    // Native mode ignores the hold (from 1.21, before the annotation exists): the pod's
+    // own hold goes with the switch, which would leave it moot.
+    proxy.native_switch = if native {
+        None
+    } else {
+        native_switch(version(b), b.settings.kubernetes.value).map(|switch| NativeSwitch {
+            moots: match &config.hold.source {
+                Source::Manifest(path) if config.hold.value => Some(path.clone()),
+                _ => None,
+            },
+            ..switch
+        })
+    };
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
@@ -66,6 +66,7 @@ pub(super) fn inject(
             HookKind::PostStart,
             Owner::Sidecar,
             &env,
+            b.lexicon,
         ));
     }
     if native && has(b, 21) {
@@ -83,6 +84,7 @@ pub(super) fn inject(
             HookKind::PreStop,
             Owner::Sidecar,
             &env,
+            b.lexicon,
         ));
     }
     if config.hold.value {
@@ -93,26 +95,24 @@ pub(super) fn inject(
         if hold_ignored {
             b.moot.push(MootSetting {
                 source: config.hold.source.clone(),
-                why: Moot::Gate(GateMoot::HoldIgnoredWhenNative {
-                    setting: "holdApplicationUntilProxyStarts",
-                }),
+                why: Moot::Gate(GateMoot::HoldIgnoredWhenNative { setting: HOLD }),
             });
         }
     }
     // Layout D: Helm `global.proxy.lifecycle` replaces both injected hooks.
     if let Some(lifecycle) = &custom_lifecycle {
         let lifecycle = &lifecycle.value;
-        proxy.post_start = custom_hook(lifecycle.post_start.as_ref(), HookKind::PostStart);
-        proxy.pre_stop = custom_hook(lifecycle.pre_stop.as_ref(), HookKind::PreStop);
+        proxy.post_start = custom_hook(b, lifecycle.post_start.as_ref(), HookKind::PostStart);
+        proxy.pre_stop = custom_hook(b, lifecycle.pre_stop.as_ref(), HookKind::PreStop);
     }
     if let Some((container, path)) = &template_container
         && let Some(path) = path
     {
         let owner = Owner::Sidecar;
-        if let Some(hook) = hooks::read(container, path, HookKind::PostStart, owner) {
+        if let Some(hook) = hooks::read(container, path, HookKind::PostStart, owner, b.lexicon) {
             proxy.post_start = Some(hook);
         }
-        if let Some(hook) = hooks::read(container, path, HookKind::PreStop, owner) {
+        if let Some(hook) = hooks::read(container, path, HookKind::PreStop, owner, b.lexicon) {
             proxy.pre_stop = Some(hook);
         }
         if let Some(probe) = &container.startup_probe {
@@ -159,7 +159,7 @@ pub(super) fn inject(
     reasons.push(DecisionReason::Native(native_reason));
     if config.hold.value {
         reasons.push(DecisionReason::Hold {
-            setting: "holdApplicationUntilProxyStarts",
+            setting: HOLD,
             source: config.hold.source.clone(),
         });
     }
@@ -229,12 +229,17 @@ pub(super) fn status_port_disabled(b: &Builder) -> bool {
         .is_some_and(|(port, _)| port.trim() == "0")
 }
 
-pub(super) fn custom_hook(handler: Option<&LifecycleHandler>, kind: HookKind) -> Option<Hook> {
+pub(super) fn custom_hook(
+    b: &Builder,
+    handler: Option<&LifecycleHandler>,
+    kind: HookKind,
+) -> Option<Hook> {
     Some(hooks::from_handler(
         handler?,
         None,
         kind,
         Owner::Sidecar,
         &Default::default(),
+        b.lexicon,
     ))
 }

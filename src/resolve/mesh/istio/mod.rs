@@ -13,6 +13,7 @@ mod layout;
 mod native;
 mod remedies;
 mod shutdown;
+mod stop;
 
 use config::*;
 pub use inject::*;
@@ -20,6 +21,7 @@ use layout::*;
 pub use native::*;
 pub use remedies::*;
 use shutdown::*;
+use stop::*;
 
 use crate::resolve::problems::*;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
@@ -32,8 +34,9 @@ use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{
     Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
 };
-use crate::resolve::mesh::{NativeSwitch, Remedies};
+use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
+use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
 use crate::settings::version::KubeVersion;
 use crate::settings::{IstioSettings, IstioVersion, Settings, Source, Sourced};
@@ -53,6 +56,9 @@ const INJECT: &str = "sidecar.istio.io/inject";
 const REVISION: &str = "istio.io/rev";
 
 const PROXY_CONFIG: &str = "proxy.istio.io/config";
+/// The ProxyConfig field that asks the injector to hold the app until the proxy is
+/// ready.
+const HOLD: &str = "holdApplicationUntilProxyStarts";
 
 const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
 
@@ -78,6 +84,7 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
         native_on_pod_only: true,
         classic: ("sidecar", "sidecar injection"),
         held_waits_for: None,
+        refusal: None,
     },
 });
 
@@ -101,6 +108,26 @@ impl SidecarModel for Istio {
 
     fn remedies(&self, _written: bool) -> &'static Remedies {
         &REMEDIES
+    }
+
+    fn vocabulary(&self) -> &'static Vocabulary {
+        &VOCABULARY
+    }
+
+    fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
+        judge_stop(call, b)
+    }
+
+    fn stop_command(&self, b: &Builder) -> Option<String> {
+        stop_command(b)
+    }
+
+    fn answers_signal(&self, target: &str) -> bool {
+        answers_signal(target)
+    }
+
+    fn serves(&self, path: &str, b: &Builder) -> Option<Served> {
+        serves(path, b)
     }
 }
 
@@ -145,7 +172,10 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     conflicting_opt_out(b);
     b.make_sidecar(list, index, KIND, true);
     let intercepts = intercepts_inbound(b);
+    let switch = native_switch(version(b), b.settings.kubernetes.value);
     let proxy = b.get_mut(list, index);
+    // Written classic: what its injector would read to add it natively.
+    proxy.native_switch = switch.filter(|_| !restart_always);
     let path = proxy.manifest_path().cloned().unwrap_or_default();
     let waits = proxy
         .post_start
@@ -179,9 +209,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     } else if native && config.hold.value {
         b.moot.push(MootSetting {
             source: config.hold.source.clone(),
-            why: Moot::Gate(GateMoot::HoldIgnoredWhenNative {
-                setting: "holdApplicationUntilProxyStarts",
-            }),
+            why: Moot::Gate(GateMoot::HoldIgnoredWhenNative { setting: HOLD }),
         });
     }
     let mode = if native {
@@ -223,6 +251,6 @@ fn conflicting_opt_out(b: &mut Builder) {
 
 /// `holdApplicationUntilProxyStarts: true`, which asks the injector to hold the app.
 const HOLD_REQUEST: GateSetting = GateSetting::Setting {
-    name: "holdApplicationUntilProxyStarts",
+    name: HOLD,
     value: Some("true"),
 };

@@ -5,6 +5,8 @@ use super::*;
 
 /// The first minor whose injection template reads [`NATIVE`] (istio#53490).
 pub(super) const NATIVE_SINCE: u32 = 24;
+/// The first minor whose template takes any value of [`NATIVE`] but `"false"` as on.
+const ANY_VALUE_SINCE: u32 = 27;
 
 /// Whether the injector makes the proxy a native sidecar (docs/lifecycle.md §3.3).
 pub(super) fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
@@ -23,23 +25,29 @@ pub(super) fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
             b.problem(
                 path,
                 Fault::OptInIgnored(OptInIgnored::NativeAnnotationTooNew {
+                    mesh: MESH,
                     setting: NATIVE,
+                    since: IstioVersion::new(NATIVE_SINCE).to_string(),
                     release: v.to_string(),
                     native_anyway: global,
+                    instead: "ENABLE_NATIVE_SIDECARS on istiod",
                 }),
             );
             (global, global_reason)
         }
         // 1.24–1.26: `eq (index .ObjectMeta.Annotations …) "true"`.
-        Some(v) if v.minor < 27 => {
+        Some(v) if v.minor < ANY_VALUE_SINCE => {
             let on = value == "true";
             if !on && value != "false" && looks_true(value) {
                 b.problem(
                     path,
                     Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+                        mesh: MESH,
                         setting: NATIVE,
                         value: value.to_owned(),
-                        release: Some(v.to_string()),
+                        reading: ExactValue::OnlyTrueEnables {
+                            release: v.to_string(),
+                        },
                     }),
                 );
             }
@@ -54,9 +62,12 @@ pub(super) fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
                 b.problem(
                     path,
                     Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+                        mesh: MESH,
                         setting: NATIVE,
                         value: value.to_owned(),
-                        release: None,
+                        reading: ExactValue::OnlyFalseDisables {
+                            since: IstioVersion::new(ANY_VALUE_SINCE).to_string(),
+                        },
                     }),
                 );
             }

@@ -25,8 +25,14 @@ pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
         b.problem(
             path.clone(),
             Fault::OptInIgnored(OptInIgnored::UnknownInjectValue {
-                mesh: MESH,
-                setting: INJECT,
+                opt_in: OptIn {
+                    mesh: MESH,
+                    setting: INJECT,
+                    known: &["enabled", "ingress", "disabled"],
+                    on: "enabled",
+                    off: "disabled",
+                    label_is_read: false,
+                },
                 value: value.to_owned(),
             }),
         );
@@ -136,7 +142,12 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
             b.rejections.push(Rejection {
                 path,
                 by: Rejector::Injector(MESH),
-                cause: RejectionCause::NativeWithWaitBeforeExit,
+                cause: RejectionCause::NativeWith {
+                    mesh: MESH,
+                    setting: "proxy-wait-before-exit-seconds",
+                    until: "2.20",
+                    error: "proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously",
+                },
             });
         }
         wait = None;
@@ -156,17 +167,10 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
             .filter(|_| native)
             .and_then(|(_, source)| manifest_path(&source)),
         no_startup_gate: manifest_path(&awaits.source).filter(|_| !awaits.value),
-        native_switch: if native {
-            None
-        } else {
-            native_switch(
-                b.settings.linkerd.version.as_ref().map(|v| v.value),
-                b.settings.kubernetes.value,
-            )
-        },
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
+    proxy.native_switch = (!native).then(|| native_switch_in_force(b)).flatten();
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
     // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
@@ -195,6 +199,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
             HookKind::PostStart,
             Owner::Sidecar,
             &env,
+            b.lexicon,
         ));
     }
     if let Some(wait) = &wait {
@@ -204,6 +209,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
             HookKind::PreStop,
             Owner::Sidecar,
             &env,
+            b.lexicon,
         );
         hook.rendered_from = Some("proxy-wait-before-exit-seconds");
         if let Source::Manifest(path) = &wait.source {

@@ -10,11 +10,13 @@ mod inject;
 mod native;
 mod remedies;
 mod shutdown;
+mod stop;
 
 use inject::*;
 pub use native::*;
 pub use remedies::*;
 use shutdown::*;
+use stop::*;
 
 use crate::load::JsonPath;
 use crate::resolve::Builder;
@@ -24,9 +26,10 @@ use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{
     Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
 };
-use crate::resolve::mesh::{NativeSwitch, Remedies};
+use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
+use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::version::{KubeVersion, LinkerdVersion};
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
@@ -66,6 +69,7 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
         native_on_pod_only: false,
         classic: ("proxy", "proxy"),
         held_waits_for: None,
+        refusal: None,
     },
 });
 
@@ -93,6 +97,22 @@ impl SidecarModel for Linkerd {
         } else {
             &REMEDIES
         }
+    }
+
+    fn vocabulary(&self) -> &'static Vocabulary {
+        &VOCABULARY
+    }
+
+    fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
+        judge_stop(call, b)
+    }
+
+    fn stop_command(&self, _b: &Builder) -> Option<String> {
+        Some(stop_command())
+    }
+
+    fn answers_signal(&self, target: &str) -> bool {
+        answers_signal(target)
     }
 }
 
@@ -141,6 +161,7 @@ fn label_instead_of_annotation(b: &mut Builder) {
         b.problem(
             path,
             Fault::OptInIgnored(OptInIgnored::LabelNotRead {
+                mesh: MESH,
                 setting: INJECT,
                 value: value.to_owned(),
             }),
@@ -163,7 +184,10 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let restart_always = b.get(list, index).restart_always();
     let await_setting = setting(b, AWAIT);
     b.make_sidecar(list, index, KIND, true);
+    let switch = native_switch_in_force(b);
     let proxy = b.get_mut(list, index);
+    // Written classic: what its injector would read to add it natively.
+    proxy.native_switch = switch.filter(|_| !restart_always);
     let path = proxy.manifest_path().cloned().unwrap_or_default();
     let awaits = proxy
         .post_start

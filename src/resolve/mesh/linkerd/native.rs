@@ -167,3 +167,11 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
         }
     }
 }
+
+/// The native-sidecar annotation for the Linkerd and Kubernetes versions in force.
+pub(super) fn native_switch_in_force(b: &Builder) -> Option<NativeSwitch> {
+    native_switch(
+        b.settings.linkerd.version.as_ref().map(|v| v.value),
+        b.settings.kubernetes.value,
+    )
+}

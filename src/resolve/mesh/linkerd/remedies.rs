@@ -1,20 +1,22 @@
 //! What Linkerd's own settings offer against each hazard.
 
+use serde_json::Value as Json;
+
 use super::*;
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::mesh::Advice;
 
 /// What Linkerd's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
-    hold_app: Some(
-        "let the app wait for the proxy; on the pod template:\n  metadata:\n    annotations:\n      config.linkerd.io/proxy-await: enabled\n",
-    ),
-    native_opt_in: Some("config.linkerd.io/proxy-enable-native-sidecar: \"true\""),
+    hold_app: Some(hold_app),
     missing_gate_cause: Some("the pod was injected without the `linkerd-await` hook"),
     restore_gate: Some(
         "re-inject the pod so that the injector adds the `linkerd-await` postStart (it does while `config.linkerd.io/proxy-await` is enabled, the default)",
     ),
-    stop_after_work: Some(|native| {
+    stop_after_work: Some(|stop| {
         format!(
-            "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `config.linkerd.io/proxy-admin-shutdown: enabled`{native}"
+            "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `{SHUTDOWN_ANNOTATION}: enabled`{}",
+            stop.native
         )
     }),
     working_stop_call: Some(
@@ -37,7 +39,8 @@ pub const REMEDIES: Remedies = Remedies {
         )
     }),
     drain_setting: None,
-    stop_endpoint_switch: Some(SHUTDOWN_ANNOTATION),
+    no_stop_call: None,
+    kill_command: Some(r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#),
 };
 
 /// Linkerd's remedies for a proxy written in the manifest (an injector's output). The
@@ -55,5 +58,20 @@ pub const WRITTEN_REMEDIES: Remedies = Remedies {
     ..REMEDIES
 };
 
-/// The pod annotation that turns the proxy's `/shutdown` endpoint on or off.
-pub const SHUTDOWN_ANNOTATION: &str = "config.linkerd.io/proxy-admin-shutdown";
+/// `config.linkerd.io/proxy-await: enabled`: the injector then puts the proxy first
+/// with a `linkerd-await` postStart.
+fn hold_app(annotations: &JsonPath) -> Advice {
+    Advice {
+        help: format!(
+            "let the app wait for the proxy; on the pod template:\n  metadata:\n    annotations:\n      {AWAIT}: enabled\n"
+        ),
+        fix: Remedy::new(
+            Applicability::Safe,
+            format!("let the app wait for the proxy (`{AWAIT}: enabled`)"),
+            vec![Change::Set(
+                annotations.key(AWAIT),
+                Json::String("enabled".into()),
+            )],
+        ),
+    }
+}
