@@ -5,15 +5,15 @@
 use k8s_openapi::api::core::v1::Container;
 
 use super::hooks::{self, HookKind, Owner};
+use super::reading::Reading;
 use super::vocabulary::Lexicon;
 use super::{
     ANNOTATION_PREFIX, Assumed, Assumption, Bypass, ConfigProblem, Conflict, ContainerList,
-    DroppedHook, Expected, Fault, Injection, MeshDecision, MootSetting, PlannedContainer, PodPlan,
-    Rejection, RestartPolicy, Role, Sidecar, SidecarKind, StopEndpoint, Unreadable,
+    DroppedHook, Fault, Injection, MeshDecision, MootSetting, PlannedContainer, PodPlan, Rejection,
+    RestartPolicy, Role, Sidecar, SidecarKind, StopEndpoint, Unreadable,
 };
 use crate::load::JsonPath;
 use crate::settings::{Scenario, Settings, Source, Sourced};
-use crate::time::{Millis, parse_go_duration};
 use crate::workload::Workload;
 
 /// The plan under construction; mesh resolvers edit its container lists.
@@ -88,23 +88,16 @@ impl<'a> Builder<'a> {
 
     /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
     fn read_scenario_annotations(&mut self) {
+        let workload = self.workload;
         for key in crate::settings::ScenarioKey::ALL {
             let annotation = format!("{ANNOTATION_PREFIX}{key}");
-            let Some((value, path)) = self.workload.annotation(&annotation) else {
-                continue;
-            };
-            match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
-                Some(duration) => {
-                    self.scenario.set(key, duration, Source::Manifest(path));
-                }
-                None => self.problem(
-                    path,
-                    Fault::Unreadable(Unreadable::Value {
-                        setting: annotation,
-                        value: value.to_owned(),
-                        expected: Expected::Duration { example: "20s" },
-                    }),
-                ),
+            let written = workload
+                .annotation(&annotation)
+                .map(|(text, path)| (text, Source::Manifest(path)));
+            if let Some(duration) =
+                self.read_setting(&annotation, written, &Reading::duration("20s"))
+            {
+                self.scenario.set(key, duration.value, duration.source);
             }
         }
     }

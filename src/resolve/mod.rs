@@ -17,6 +17,7 @@ pub mod kubexit;
 pub mod mesh;
 pub mod plan;
 pub mod problems;
+pub mod reading;
 pub mod shell;
 pub mod vocabulary;
 
@@ -30,6 +31,7 @@ pub use decision::*;
 pub use mesh::{Mesh, Registry, Remedies, SidecarModel};
 pub use plan::*;
 pub use problems::*;
+pub use reading::{Reading, parse_go_bool};
 
 /// The annotation prefix for per-workload scenario values and suppressions.
 pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";
@@ -49,14 +51,4 @@ pub fn resolve_with(workload: &Workload, settings: &Settings, models: &Registry)
     builder.check_mesh_conflicts();
     jobs::resolve(&mut builder, models);
     builder.finish()
-}
-
-/// Go's `strconv.ParseBool`, which pilot-agent (its environment) and Linkerd's
-/// injector (its annotations) read booleans with; `None` for anything else.
-pub fn parse_go_bool(text: &str) -> Option<bool> {
-    match text {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
-        _ => None,
-    }
 }

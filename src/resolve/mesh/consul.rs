@@ -12,9 +12,9 @@ use crate::resolve::mesh::{
     Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
 };
 use crate::resolve::plan::*;
-use crate::resolve::problems::*;
+use crate::resolve::reading::Reading;
 use crate::resolve::vocabulary::Vocabulary;
-use crate::settings::{Source, Sourced};
+use crate::settings::Sourced;
 use crate::time::Millis;
 
 /// Names the dataplane container has had (consul-k8s 1.x, and the Envoy sidecar before).
@@ -125,23 +125,6 @@ fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
         // Without the lifecycle the dataplane exits on SIGTERM.
         return Sourced::default_value(Millis::ZERO);
     }
-    match b.workload.pod_annotation(GRACE) {
-        Some((value, path)) => match value.trim().parse::<i64>() {
-            Ok(seconds) if seconds >= 0 => {
-                Sourced::new(Millis::secs(seconds), Source::Manifest(path))
-            }
-            _ => {
-                b.problem(
-                    path,
-                    Fault::Unreadable(Unreadable::Value {
-                        setting: GRACE.to_owned(),
-                        value: value.to_owned(),
-                        expected: Expected::WholeSeconds { fallback: None },
-                    }),
-                );
-                Sourced::default_value(DEFAULT_GRACE)
-            }
-        },
-        None => Sourced::default_value(DEFAULT_GRACE),
-    }
+    b.read_annotation(GRACE, &Reading::whole_seconds())
+        .unwrap_or_else(|| Sourced::default_value(DEFAULT_GRACE))
 }

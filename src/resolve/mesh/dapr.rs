@@ -16,11 +16,11 @@ use crate::resolve::mesh::{
 };
 use crate::resolve::mesh::{Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
-use crate::resolve::problems::*;
+use crate::resolve::reading::Reading;
 use crate::resolve::shell::{HttpMethod, StopTarget};
 use crate::resolve::vocabulary::Vocabulary;
-use crate::settings::{Source, Sourced};
-use crate::time::{Millis, parse_go_duration};
+use crate::settings::Sourced;
+use crate::time::Millis;
 
 const CONTAINER: &str = "daprd";
 const ENABLED: &str = "dapr.io/enabled";
@@ -159,51 +159,22 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
 /// (an integer; negative means the 5 s default), `None` for 0, which daprd takes as no
 /// limit (`NewRunnerCloserManager` with no grace period).
 fn graceful_shutdown(b: &mut Builder) -> Option<Sourced<Millis>> {
-    let Some((value, path)) = b.workload.pod_annotation(GRACEFUL) else {
+    let fallback = Some((CONTAINER, DEFAULT_GRACEFUL));
+    let Some(seconds) = b.read_annotation(GRACEFUL, &Reading::integer(fallback)) else {
         return Some(Sourced::default_value(DEFAULT_GRACEFUL));
     };
-    match value.parse::<i64>() {
-        Ok(0) => None,
-        Ok(seconds) if seconds > 0 => {
-            Some(Sourced::new(Millis::secs(seconds), Source::Manifest(path)))
-        }
-        Ok(_) => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
-        Err(_) => {
-            b.problem(
-                path,
-                Fault::Unreadable(Unreadable::Value {
-                    setting: GRACEFUL.to_owned(),
-                    value: value.to_owned(),
-                    expected: Expected::WholeSeconds {
-                        fallback: Some((CONTAINER, DEFAULT_GRACEFUL)),
-                    },
-                }),
-            );
-            Some(Sourced::default_value(DEFAULT_GRACEFUL))
-        }
+    match seconds.value {
+        0 => None,
+        positive if positive > 0 => Some(Sourced::new(Millis::secs(positive), seconds.source)),
+        _ => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
     }
 }
 
 /// How long daprd keeps serving after SIGTERM (`--dapr-block-shutdown-duration`, Dapr
 /// 1.13+; 0 unless set).
 fn block_shutdown(b: &mut Builder) -> Millis {
-    let Some((value, path)) = b.workload.pod_annotation(BLOCK) else {
-        return Millis::ZERO;
-    };
-    match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
-        Some(duration) => duration,
-        None => {
-            b.problem(
-                path,
-                Fault::Unreadable(Unreadable::Value {
-                    setting: BLOCK.to_owned(),
-                    value: value.to_owned(),
-                    expected: Expected::Duration { example: "10s" },
-                }),
-            );
-            Millis::ZERO
-        }
-    }
+    b.read_annotation(BLOCK, &Reading::duration("10s"))
+        .map_or(Millis::ZERO, |block| block.value)
 }
 
 fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Option<Sourced<Millis>>, block: Millis) {

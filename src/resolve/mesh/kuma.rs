@@ -14,9 +14,9 @@ use crate::resolve::mesh::{
     Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
 };
 use crate::resolve::plan::*;
-use crate::resolve::problems::*;
-use crate::settings::{Source, Sourced};
-use crate::time::{Millis, parse_go_duration};
+use crate::resolve::reading::Reading;
+use crate::settings::Sourced;
+use crate::time::Millis;
 
 const CONTAINER: &str = "kuma-sidecar";
 const INJECT: &str = "kuma.io/sidecar-injection";
@@ -153,21 +153,6 @@ fn injection(b: &Builder) -> Option<(JsonPath, DecisionReason)> {
 }
 
 fn drain_time(b: &mut Builder) -> Sourced<Millis> {
-    match b.workload.pod_annotation(DRAIN) {
-        Some((value, path)) => match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
-            Some(drain) => Sourced::new(drain, Source::Manifest(path)),
-            None => {
-                b.problem(
-                    path,
-                    Fault::Unreadable(Unreadable::Value {
-                        setting: DRAIN.to_owned(),
-                        value: value.to_owned(),
-                        expected: Expected::Duration { example: "30s" },
-                    }),
-                );
-                Sourced::default_value(DEFAULT_DRAIN)
-            }
-        },
-        None => Sourced::default_value(DEFAULT_DRAIN),
-    }
+    b.read_annotation(DRAIN, &Reading::duration("30s"))
+        .unwrap_or_else(|| Sourced::default_value(DEFAULT_DRAIN))
 }

@@ -58,6 +58,7 @@ declare_rule! {
         severity: Warning,
         group: Configuration,
         summary: "an injection opt-in that the injector ignores",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -233,10 +234,6 @@ fn listed(values: &[&str], last: &str) -> String {
 }
 
 impl Rule for InjectAnnotationIgnored {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let metadata = &pod.plan.paths.pod_metadata;
         report_problems(

@@ -45,6 +45,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "the call meant to stop the sidecar cannot work",
+        since: "0.1.0",
     }
 }
 
@@ -96,10 +97,6 @@ impl Violation for CallFails<'_> {
 }
 
 impl Rule for JobExitCallIneffective {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if !plan.runs_to_completion() {

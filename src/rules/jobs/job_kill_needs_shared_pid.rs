@@ -46,6 +46,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "the sidecar is signalled from a container that cannot reach its process",
+        since: "0.1.0",
     }
 }
 
@@ -103,10 +104,6 @@ impl Violation for SignalCannotReach<'_> {
 }
 
 impl Rule for JobKillNeedsSharedPid {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if !plan.runs_to_completion() {

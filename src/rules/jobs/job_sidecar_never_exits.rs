@@ -109,6 +109,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "a Job's sidecar is never stopped, so the Job never completes",
+        since: "0.1.0",
     }
 }
 
@@ -175,10 +176,6 @@ impl Violation for NeverStopped<'_> {
 }
 
 impl Rule for JobSidecarNeverExits {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let Some(completion) = &pod.timeline.completion else {

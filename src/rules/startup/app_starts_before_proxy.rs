@@ -65,6 +65,7 @@ declare_rule! {
         severity: Warning,
         group: Startup,
         summary: "the app can start and call out before its proxy is ready",
+        since: "0.1.0",
     }
 }
 
@@ -118,10 +119,6 @@ impl Violation for CallsBeforeProxyReady<'_> {
 }
 
 impl Rule for AppStartsBeforeProxy {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;

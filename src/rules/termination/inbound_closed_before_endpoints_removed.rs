@@ -47,6 +47,7 @@ declare_rule! {
         severity: Warning,
         group: Termination,
         summary: "the proxy refuses new requests while endpoints still route to the pod",
+        since: "0.1.0",
     }
 }
 
@@ -139,10 +140,6 @@ fn refusal(proxy: &PlannedContainer) -> &'static str {
 }
 
 impl Rule for InboundClosedBeforeEndpointsRemoved {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if plan.runs_to_completion() || !plan.apps().any(|(_, app)| app.serves()) {

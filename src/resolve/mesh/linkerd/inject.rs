@@ -99,20 +99,9 @@ pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
 pub(super) fn await_proxy(b: &mut Builder) -> Sourced<bool> {
     // The injector reads only "enabled" and "disabled"; it logs anything else and
     // keeps the default (`pkg/inject/inject.go`).
-    if let Some((value, source)) = setting(b, AWAIT) {
-        if value == "enabled" || value == "disabled" {
-            return Sourced::new(value == "enabled", source);
-        }
-        if let Source::Manifest(path) = &source {
-            b.problem(
-                path.clone(),
-                Fault::Unreadable(Unreadable::Value {
-                    setting: AWAIT.to_owned(),
-                    value: value.to_owned(),
-                    expected: Expected::Switch,
-                }),
-            );
-        }
+    let written = setting(b, AWAIT);
+    if let Some(awaits) = b.read_setting(AWAIT, written, &Reading::SWITCH) {
+        return awaits;
     }
     if let Some(setting) = &b.settings.linkerd.proxy_await {
         return setting.clone();

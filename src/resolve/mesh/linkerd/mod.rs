@@ -29,6 +29,7 @@ use crate::resolve::mesh::{
 use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
+use crate::resolve::reading::Reading;
 use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::version::{KubeVersion, LinkerdVersion};
 use crate::settings::{Source, Sourced};

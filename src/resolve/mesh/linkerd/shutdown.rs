@@ -7,26 +7,9 @@ use super::*;
 pub(super) const DEFAULT_SHUTDOWN_GRACE: Millis = Millis::secs(120);
 
 pub(super) fn wait_before_exit(b: &mut Builder) -> Option<Sourced<Millis>> {
-    if let Some((value, source)) = setting(b, WAIT_BEFORE_EXIT) {
-        // `strconv.ParseUint(value, 10, 64)`: digits only.
-        let digits = !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit());
-        match value.parse::<i64>() {
-            Ok(seconds) if digits => {
-                return Some(Sourced::new(Millis::secs(seconds), source));
-            }
-            _ => {
-                if let Source::Manifest(path) = &source {
-                    b.problem(
-                        path.clone(),
-                        Fault::Unreadable(Unreadable::Value {
-                            setting: WAIT_BEFORE_EXIT.to_owned(),
-                            value: value.to_owned(),
-                            expected: Expected::WholeSeconds { fallback: None },
-                        }),
-                    );
-                }
-            }
-        }
+    let written = setting(b, WAIT_BEFORE_EXIT);
+    if let Some(wait) = b.read_setting(WAIT_BEFORE_EXIT, written, &Reading::unsigned_seconds()) {
+        return Some(wait);
     }
     b.settings
         .linkerd
@@ -36,22 +19,9 @@ pub(super) fn wait_before_exit(b: &mut Builder) -> Option<Sourced<Millis>> {
 }
 
 pub(super) fn shutdown_grace(b: &mut Builder, env: Option<&str>) -> Sourced<Millis> {
-    if let Some((value, source)) = setting(b, SHUTDOWN_GRACE) {
-        match parse_go_duration(&value).filter(|d| *d >= Millis::ZERO) {
-            Some(grace) => return Sourced::new(grace, source),
-            None => {
-                if let Source::Manifest(path) = &source {
-                    b.problem(
-                        path.clone(),
-                        Fault::Unreadable(Unreadable::Value {
-                            setting: SHUTDOWN_GRACE.to_owned(),
-                            value: value.to_owned(),
-                            expected: Expected::Duration { example: "30s" },
-                        }),
-                    );
-                }
-            }
-        }
+    let written = setting(b, SHUTDOWN_GRACE);
+    if let Some(grace) = b.read_setting(SHUTDOWN_GRACE, written, &Reading::duration("30s")) {
+        return grace;
     }
     if let Some(grace) = env.and_then(parse_go_duration) {
         return Sourced::new(grace, Source::Default);
