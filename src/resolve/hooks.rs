@@ -173,10 +173,7 @@ pub fn from_argv(
             timeout,
             poll,
             poll_flag,
-        } if kind == HookKind::PostStart
-            && name == program
-            && argument.is_none_or(|argument| has_arg(argument)) =>
-        {
+        } if kind == HookKind::PostStart && name == program && argument.is_none_or(&has_arg) => {
             let waits = wait_timeout(&argv, timeout_flag, timeout, poll, poll_flag);
             Some((waits, HookEffect::None))
         }

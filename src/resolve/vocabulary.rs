@@ -44,8 +44,11 @@ pub struct StopCommand {
     pub program: &'static str,
     /// What the command addresses, from its words (the program first), when these
     /// words ask the sidecar to stop.
-    pub read: fn(argv: &[&str]) -> Option<(StopTarget, Option<HttpMethod>)>,
+    pub read: fn(argv: &[&str]) -> Option<StopAsked>,
 }
+
+/// What a stop command addresses, and the HTTP method when it is an HTTP call.
+pub type StopAsked = (StopTarget, Option<HttpMethod>);
 
 /// How an app's command waits for a sidecar before the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use super::{Identity, Remedies, SidecarModel, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
-use crate::resolve::shell::{HttpMethod, StopTarget};
-use crate::resolve::vocabulary::{KnownHook, StartWait, StopCommand, Vocabulary};
+use crate::resolve::shell::StopTarget;
+use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 use crate::resolve::{Builder, argv_of};
 use crate::time::Millis;
 
@@ -138,7 +138,7 @@ static VOCABULARY: Vocabulary = Vocabulary {
 };
 
 /// `cloud-sql-proxy shutdown`.
-fn shutdown_command(argv: &[&str]) -> Option<(StopTarget, Option<HttpMethod>)> {
+fn shutdown_command(argv: &[&str]) -> Option<StopAsked> {
     (argv.get(1) == Some(&"shutdown")).then_some((
         StopTarget::Command {
             program: PROGRAM,

@@ -9,7 +9,7 @@ use super::*;
 use crate::resolve::jobs::signal_permitted;
 use crate::resolve::mesh::{StopRequest, StopVerdict};
 use crate::resolve::shell::{HttpMethod, StopTarget};
-use crate::resolve::vocabulary::{KnownHook, StartWait, StopCommand, Vocabulary};
+use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 
 /// Envoy's admin port, where its own `/quitquitquit` is.
 const ENVOY_ADMIN_PORT: u16 = 15000;
@@ -52,7 +52,7 @@ pub(super) static VOCABULARY: Vocabulary = Vocabulary {
 
 /// `pilot-agent request [--debug-port N] POST quitquitquit`: an HTTP call to Envoy's
 /// admin port unless told otherwise.
-fn agent_request(argv: &[&str]) -> Option<(StopTarget, Option<HttpMethod>)> {
+fn agent_request(argv: &[&str]) -> Option<StopAsked> {
     if !argv.contains(&"request") || !argv.iter().any(|word| word.contains("quitquitquit")) {
         return None;
     }

@@ -8,7 +8,7 @@ use super::*;
 use crate::resolve::jobs::signal_permitted;
 use crate::resolve::mesh::{StopRequest, StopVerdict};
 use crate::resolve::shell::{HttpMethod, StopTarget};
-use crate::resolve::vocabulary::{KnownHook, StartWait, StopCommand, Vocabulary};
+use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 
 /// The proxy's admin port, where `/shutdown` is.
 const ADMIN_PORT: u16 = 4191;
@@ -41,7 +41,7 @@ pub(super) static VOCABULARY: Vocabulary = Vocabulary {
 };
 
 /// `linkerd-await --shutdown -- <work>`: it runs the work, then calls `/shutdown`.
-fn await_shutdown(argv: &[&str]) -> Option<(StopTarget, Option<HttpMethod>)> {
+fn await_shutdown(argv: &[&str]) -> Option<StopAsked> {
     argv.iter()
         .any(|word| *word == "--shutdown" || *word == "-S")
         .then_some((
