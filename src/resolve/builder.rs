@@ -2,9 +2,10 @@
 //! models found on the way (problems, assumptions, settings without effect, reasons
 //! for rejection). The models edit it; it knows no model.
 
-use k8s_openapi::api::core::v1::Container;
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use super::hooks::{self, HookKind, Owner};
+use super::plan::Hook;
 use super::reading::Reading;
 use super::vocabulary::Lexicon;
 use super::{
@@ -251,6 +252,29 @@ impl<'a> Builder<'a> {
             };
             self.problem(path, Fault::Conflict(Conflict::TwoMeshes { meshes }));
         }
+    }
+
+    /// A hook an injector gives a sidecar (`pilot-agent wait`), running `argv`.
+    pub fn sidecar_hook(&self, argv: &[&str], kind: HookKind) -> Hook {
+        let how = hooks::HookReading {
+            kind,
+            owner: Owner::Sidecar,
+            env: &Default::default(),
+            lexicon: self.lexicon,
+        };
+        let argv = argv.iter().map(|word| (*word).to_owned()).collect();
+        hooks::from_argv(argv, None, how)
+    }
+
+    /// A hook an install setting gives a sidecar (Istio's Helm `global.proxy.lifecycle`).
+    pub fn sidecar_handler(&self, handler: &LifecycleHandler, kind: HookKind) -> Hook {
+        let how = hooks::HookReading {
+            kind,
+            owner: Owner::Sidecar,
+            env: &Default::default(),
+            lexicon: self.lexicon,
+        };
+        hooks::from_handler(handler, None, how)
     }
 
     /// Records what is wrong with the setting at `path`.

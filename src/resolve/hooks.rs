@@ -50,6 +50,20 @@ pub fn env_of(container: &Container) -> Env {
         .collect()
 }
 
+/// How a hook is read: which one, whose, the environment its command sees, and the
+/// hooks the sidecars' injectors add, known by what they run.
+#[derive(Clone, Copy)]
+pub struct HookReading<'a> {
+    /// Which hook.
+    pub kind: HookKind,
+    /// Whose hook it is.
+    pub owner: Owner,
+    /// The container's environment, for the lengths its command reads from it.
+    pub env: &'a Env,
+    /// The sidecars' words.
+    pub lexicon: &'a Lexicon,
+}
+
 /// Reads one hook of a manifest container at `container_path`.
 pub fn read(
     container: &Container,
@@ -64,25 +78,21 @@ pub fn read(
         HookKind::PreStop => lifecycle.pre_stop.as_ref()?,
     };
     let path = container_path.key("lifecycle").key(kind.field());
-    Some(from_handler(
-        handler,
-        Some(path),
+    let env = env_of(container);
+    let how = HookReading {
         kind,
         owner,
-        &env_of(container),
+        env: &env,
         lexicon,
-    ))
+    };
+    Some(from_handler(handler, Some(path), how))
 }
 
-/// Interprets a handler; the hooks sidecars' injectors add are known by `lexicon`.
-pub fn from_handler(
-    handler: &LifecycleHandler,
-    path: Option<JsonPath>,
-    kind: HookKind,
-    owner: Owner,
-    env: &Env,
-    lexicon: &Lexicon,
-) -> Hook {
+/// Interprets a handler.
+pub fn from_handler(handler: &LifecycleHandler, path: Option<JsonPath>, how: HookReading) -> Hook {
+    let HookReading {
+        kind: _, lexicon, ..
+    } = how;
     if let Some(sleep) = &handler.sleep {
         return Hook {
             path,
@@ -95,7 +105,7 @@ pub fn from_handler(
     }
     if let Some(exec) = &handler.exec {
         let argv = exec.command.clone().unwrap_or_default();
-        return from_argv(argv, path, kind, owner, env, lexicon);
+        return from_argv(argv, path, how);
     }
     if let Some(http) = &handler.http_get {
         let port = match &http.port {
@@ -147,16 +157,14 @@ pub fn from_handler(
     }
 }
 
-/// Interprets an exec hook's argv; the hooks sidecars' injectors add are known by
-/// `lexicon`.
-pub fn from_argv(
-    argv: Vec<String>,
-    path: Option<JsonPath>,
-    kind: HookKind,
-    owner: Owner,
-    env: &Env,
-    lexicon: &Lexicon,
-) -> Hook {
+/// Interprets an exec hook's argv.
+pub fn from_argv(argv: Vec<String>, path: Option<JsonPath>, how: HookReading) -> Hook {
+    let HookReading {
+        kind,
+        owner,
+        env,
+        lexicon,
+    } = how;
     let list = shell::parse_argv(&argv);
     let name = list
         .simple_commands()
@@ -239,70 +247,40 @@ mod tests {
     use super::*;
 
     fn exec(argv: &[&str], kind: HookKind, owner: Owner) -> Hook {
-        from_argv(
-            argv.iter().map(|s| s.to_string()).collect(),
-            None,
+        let how = HookReading {
             kind,
             owner,
-            &Env::new(),
-            &crate::resolve::Registry::standard().lexicon,
-        )
+            env: &Env::new(),
+            lexicon: &crate::resolve::Registry::standard().lexicon,
+        };
+        from_argv(argv.iter().map(|s| s.to_string()).collect(), None, how)
     }
 
     #[test]
     fn recognises_injected_hooks() {
-        let hold = exec(
-            &["pilot-agent", "wait"],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            hold.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(60),
-                poll: Millis(500)
-            }
-        );
-        let hold = exec(
-            &["pilot-agent", "wait", "--timeoutSeconds=90"],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            hold.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(90),
-                poll: Millis(500)
-            }
-        );
-        let await_ = exec(
-            &[
-                "/usr/lib/linkerd/linkerd-await",
-                "--timeout=2m",
-                "--port=4191",
-            ],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            await_.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(120),
-                poll: Millis::secs(1)
-            }
-        );
-        let wait = exec(
-            &["/cloud-sql-proxy", "wait", "--max", "1m"],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            wait.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(60),
-                poll: Millis::secs(1)
-            }
-        );
+        // The postStart waits, with their timeouts and polls.
+        let waits: [(&[&str], i64, i64); 4] = [
+            (&["pilot-agent", "wait"], 60, 500),
+            (&["pilot-agent", "wait", "--timeoutSeconds=90"], 90, 500),
+            (
+                &[
+                    "/usr/lib/linkerd/linkerd-await",
+                    "--timeout=2m",
+                    "--port=4191",
+                ],
+                120,
+                1000,
+            ),
+            (&["/cloud-sql-proxy", "wait", "--max", "1m"], 60, 1000),
+        ];
+        for (argv, timeout, poll) in waits {
+            let hook = exec(argv, HookKind::PostStart, Owner::Sidecar);
+            let until = HookDuration::UntilReady {
+                timeout: Millis::secs(timeout),
+                poll: Millis(poll),
+            };
+            assert_eq!(hook.duration, until, "{argv:?}");
+        }
         let drain = exec(
             &[
                 "pilot-agent",

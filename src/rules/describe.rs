@@ -69,14 +69,13 @@ mod tests {
     use crate::resolve::hooks::{self, HookKind, Owner};
 
     fn exec(argv: &[&str]) -> Hook {
-        hooks::from_argv(
-            argv.iter().map(|s| s.to_string()).collect(),
-            None,
-            HookKind::PreStop,
-            Owner::App,
-            &shell::Env::new(),
-            &crate::resolve::Registry::standard().lexicon,
-        )
+        let how = hooks::HookReading {
+            kind: HookKind::PreStop,
+            owner: Owner::App,
+            env: &shell::Env::new(),
+            lexicon: &crate::resolve::Registry::standard().lexicon,
+        };
+        hooks::from_argv(argv.iter().map(|s| s.to_string()).collect(), None, how)
     }
 
     #[test]

@@ -149,6 +149,15 @@ impl IstioOverlay {
     }
 }
 
+#[cfg(test)]
+impl IstioSettings {
+    /// The mesh-wide `terminationDrainDuration`, when a layer sets it.
+    pub(crate) fn termination_drain(&self) -> Option<Millis> {
+        let drain = self.mesh_default_config.termination_drain_duration.as_ref();
+        drain.map(|drain| drain.value)
+    }
+}
+
 impl Default for IstioSettings {
     fn default() -> Self {
         IstioSettings {

@@ -1,7 +1,7 @@
 //! The Cloud SQL Auth Proxy (docs/lifecycle.md §5): v2 (`cloud-sql-proxy`) and v1
 //! (`gce-proxy`, `cloud_sql_proxy`), two models told apart by image, binary and flags.
 
-use super::{Identity, Remedies, SidecarModel, StopRequest, StopVerdict};
+use super::{Description, Remedies, SidecarModel, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
 use crate::resolve::shell::StopTarget;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
@@ -10,16 +10,18 @@ use crate::time::Millis;
 
 /// A Cloud SQL proxy of one generation.
 pub struct CloudSqlProxy {
-    identity: Identity,
+    description: Description,
     v1: bool,
 }
 
 /// The Cloud SQL Auth Proxy v2 (`cloud-sql-proxy`).
 pub static V2: CloudSqlProxy = CloudSqlProxy {
-    identity: Identity {
+    description: Description {
         id: "cloud-sql-proxy",
         label: "Cloud SQL proxy",
         mesh: None,
+        vocabulary: &VOCABULARY,
+        remedies: &CLOUD_SQL_REMEDIES,
     },
     v1: false,
 };
@@ -27,17 +29,19 @@ pub static V2: CloudSqlProxy = CloudSqlProxy {
 /// The Cloud SQL Proxy v1 (`gce-proxy` image, `/cloud_sql_proxy` binary): no admin
 /// endpoint, and `-term_timeout` in place of the v2 SIGTERM flags.
 pub static V1: CloudSqlProxy = CloudSqlProxy {
-    identity: Identity {
+    description: Description {
         id: "cloud-sql-proxy-v1",
         label: "Cloud SQL proxy v1",
         mesh: None,
+        vocabulary: &VOCABULARY,
+        remedies: &CLOUD_SQL_V1_REMEDIES,
     },
     v1: true,
 };
 
 impl SidecarModel for CloudSqlProxy {
-    fn identity(&self) -> &Identity {
-        &self.identity
+    fn description(&self) -> &Description {
+        &self.description
     }
 
     /// Marks the proxies of this generation among the regular containers not yet
@@ -68,18 +72,6 @@ impl SidecarModel for CloudSqlProxy {
                 b.make_sidecar(ContainerList::Init, index, self.kind(), true);
             }
         }
-    }
-
-    fn remedies(&self, _written: bool) -> &'static Remedies {
-        if self.v1 {
-            &CLOUD_SQL_V1_REMEDIES
-        } else {
-            &CLOUD_SQL_REMEDIES
-        }
-    }
-
-    fn vocabulary(&self) -> &'static Vocabulary {
-        &VOCABULARY
     }
 
     /// A quit call (`/quitquitquit`, `cloud-sql-proxy shutdown`) is for the Cloud SQL

@@ -6,14 +6,12 @@
 //! working, and quits Envoy after the shutdown grace period (30 s unless set).
 
 use super::injected::{self, OptIn, SidecarMesh};
-use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
-use crate::resolve::mesh::{
-    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
-};
+use crate::resolve::mesh::{Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::vocabulary::Vocabulary;
+use crate::resolve::{Builder, Remedies};
 use crate::settings::Sourced;
 use crate::time::Millis;
 
@@ -42,6 +40,9 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
 /// Consul's dataplane.
 pub struct Consul;
 
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Consul);
+
 /// Consul.
 pub const MESH: Mesh = Mesh::new(&MeshInfo {
     id: "consul",
@@ -49,52 +50,36 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     injector: "connect injector",
     captures_traffic: true,
     words: Words {
-        quoted_values: true,
-        pod_opt_in: OptInWords::KindKeyValue,
         in_manifest: InManifestWords::Named("the Consul dataplane"),
-        namespace_opt_in_by_meaning: false,
-        native_on_pod_only: false,
-        classic: ("proxy", "proxy"),
-        held_waits_for: None,
-        refusal: None,
+        ..Words::PLAIN
     },
 });
 
-static IDENTITY: Identity = Identity {
-    id: "consul-dataplane",
-    label: "Consul dataplane",
-    mesh: Some(MESH),
+/// The Consul agent's quit endpoint reads as a stop call (one to another port than the
+/// dataplane's is not judged).
+static VOCABULARY: Vocabulary = Vocabulary {
+    stop_paths: &["/agent/v1/quit"],
+    ..Vocabulary::NONE
 };
 
-/// Its sidecar, as plans name it.
-pub const KIND: SidecarKind = SidecarKind::Known(&Consul);
-
 impl SidecarModel for Consul {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
+    fn description(&self) -> &Description {
+        static CONSUL_DATAPLANE: Description = Description {
+            id: "consul-dataplane",
+            label: "Consul dataplane",
+            mesh: Some(MESH),
+            vocabulary: &VOCABULARY,
+            remedies: &Remedies::NONE,
+        };
+        &CONSUL_DATAPLANE
     }
 
     fn resolve(&self, b: &mut Builder) {
-        resolve(b);
+        let grace = shutdown_grace(b);
+        injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
+            injected::drain_then_exit(dataplane, grace);
+        });
     }
-
-    fn vocabulary(&self) -> &'static Vocabulary {
-        // The Consul agent's quit endpoint reads as a stop call (one to another port
-        // than the dataplane's is not judged).
-        static VOCABULARY: Vocabulary = Vocabulary {
-            stop_paths: &["/agent/v1/quit"],
-            ..Vocabulary::NONE
-        };
-        &VOCABULARY
-    }
-}
-
-/// Resolves Consul for the pod being built.
-fn resolve(b: &mut Builder) {
-    let grace = shutdown_grace(b);
-    injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
-        injected::drain_then_exit(dataplane, grace);
-    });
 }
 
 fn opt_in(b: &Builder) -> Option<OptIn> {

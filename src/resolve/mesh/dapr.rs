@@ -11,9 +11,7 @@
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
-use crate::resolve::mesh::{
-    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
-};
+use crate::resolve::mesh::{Description, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::mesh::{Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
@@ -43,6 +41,9 @@ const DAPRD: SidecarMesh = SidecarMesh {
 /// Dapr's `daprd`.
 pub struct Dapr;
 
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Dapr);
+
 /// Dapr: its sidecar is an API the app calls, not a proxy of the pod's traffic.
 pub const MESH: Mesh = Mesh::new(&MeshInfo {
     id: "dapr",
@@ -52,41 +53,29 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     // daprd closes its internal gRPC server: other apps' service invocations, which
     // find this pod through the `<app-id>-dapr` Service, are refused.
     words: Words {
-        quoted_values: true,
-        pod_opt_in: OptInWords::KindKeyValue,
-        in_manifest: InManifestWords::Container,
-        namespace_opt_in_by_meaning: false,
-        native_on_pod_only: false,
-        classic: ("proxy", "proxy"),
-        held_waits_for: None,
         refusal: Some("closes its servers (Dapr service invocation of this app is refused)"),
+        ..Words::PLAIN
     },
 });
 
-static IDENTITY: Identity = Identity {
-    id: "daprd",
-    label: "Dapr sidecar",
-    mesh: Some(MESH),
-};
-
-/// Its sidecar, as plans name it.
-pub const KIND: SidecarKind = SidecarKind::Known(&Dapr);
-
 impl SidecarModel for Dapr {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
+    fn description(&self) -> &Description {
+        static DAPRD: Description = Description {
+            id: "daprd",
+            label: "Dapr sidecar",
+            mesh: Some(MESH),
+            vocabulary: &VOCABULARY,
+            remedies: &REMEDIES,
+        };
+        &DAPRD
     }
 
     fn resolve(&self, b: &mut Builder) {
-        resolve(b);
-    }
-
-    fn remedies(&self, _written: bool) -> &'static Remedies {
-        &REMEDIES
-    }
-
-    fn vocabulary(&self) -> &'static Vocabulary {
-        &VOCABULARY
+        let graceful = graceful_shutdown(b);
+        let block = block_shutdown(b);
+        injected::resolve(b, &DAPRD, opt_in, |daprd| {
+            apply_shutdown(daprd, graceful, block);
+        });
     }
 
     /// `POST :3500/v1.0/shutdown`, on whichever port it is called.
@@ -119,15 +108,6 @@ static VOCABULARY: Vocabulary = Vocabulary {
     stop_paths: &[SHUTDOWN],
     ..Vocabulary::NONE
 };
-
-/// Resolves Dapr for the pod being built.
-fn resolve(b: &mut Builder) {
-    let graceful = graceful_shutdown(b);
-    let block = block_shutdown(b);
-    injected::resolve(b, &DAPRD, opt_in, |daprd| {
-        apply_shutdown(daprd, graceful, block);
-    });
-}
 
 fn opt_in(b: &Builder) -> Option<OptIn> {
     // The injector compares `dapr.io/enabled` case-insensitively with "true"

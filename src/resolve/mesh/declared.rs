@@ -1,23 +1,26 @@
 //! Sidecars the user declares in the config file (`sidecars:`): known by their
 //! container's name, with the start-up and shutdown the declaration gives.
 
-use super::{Identity, SidecarModel};
+use super::{Description, Remedies, SidecarModel};
 use crate::resolve::Builder;
 use crate::resolve::plan::*;
+use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::{Source, Sourced};
 
 /// The sidecars of the config file.
 pub struct Declared;
 
-static IDENTITY: Identity = Identity {
+static DECLARED_SIDECARS: Description = Description {
     id: "declared",
     label: "declared sidecar",
     mesh: None,
+    vocabulary: &Vocabulary::NONE,
+    remedies: &Remedies::NONE,
 };
 
 impl SidecarModel for Declared {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
+    fn description(&self) -> &Description {
+        &DECLARED_SIDECARS
     }
 
     /// Marks the regular containers not yet known that the config declares.

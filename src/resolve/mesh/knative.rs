@@ -4,7 +4,7 @@
 //! for its quiet period, then lets the requests in flight finish
 //! (`pkg/queue/sharedmain/main.go`, `Main`, knative/serving knative-v1.23.0).
 
-use super::{Identity, SidecarModel};
+use super::{Description, Remedies, SidecarModel};
 use crate::resolve::vocabulary::{KnownHook, Vocabulary};
 use crate::resolve::{Builder, ContainerList, ExitPolicy, Sidecar, SidecarKind};
 use crate::workload::knative;
@@ -25,19 +25,17 @@ static VOCABULARY: Vocabulary = Vocabulary {
     ..Vocabulary::NONE
 };
 
-static IDENTITY: Identity = Identity {
+static QUEUE_PROXY: Description = Description {
     id: "knative-queue-proxy",
     label: "Knative queue-proxy",
     mesh: None,
+    vocabulary: &VOCABULARY,
+    remedies: &Remedies::NONE,
 };
 
 impl SidecarModel for QueueProxy {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
-    }
-
-    fn vocabulary(&self) -> &'static Vocabulary {
-        &VOCABULARY
+    fn description(&self) -> &Description {
+        &QUEUE_PROXY
     }
 
     fn resolve(&self, b: &mut Builder) {

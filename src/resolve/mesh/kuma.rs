@@ -8,13 +8,12 @@
 
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
-use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata, ProxyMode};
-use crate::resolve::mesh::{
-    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
-};
+use crate::resolve::mesh::{Description, Mesh, MeshInfo, OptInWords, SidecarModel, Words};
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
+use crate::resolve::vocabulary::Vocabulary;
+use crate::resolve::{Builder, Remedies};
 use crate::settings::Sourced;
 use crate::time::Millis;
 
@@ -45,6 +44,9 @@ const SIDECAR: SidecarMesh = SidecarMesh {
 /// Kuma's (and Kong Mesh's) sidecar.
 pub struct Kuma;
 
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Kuma);
+
 /// Kuma and Kong Mesh.
 pub const MESH: Mesh = Mesh::new(&MeshInfo {
     id: "kuma",
@@ -54,40 +56,29 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     words: Words {
         quoted_values: false,
         pod_opt_in: OptInWords::KeyValueOnPod,
-        in_manifest: InManifestWords::Container,
-        namespace_opt_in_by_meaning: false,
-        native_on_pod_only: false,
-        classic: ("proxy", "proxy"),
         held_waits_for: Some("the dataplane"),
-        refusal: None,
+        ..Words::PLAIN
     },
 });
 
-static IDENTITY: Identity = Identity {
-    id: "kuma-sidecar",
-    label: "Kuma sidecar",
-    mesh: Some(MESH),
-};
-
-/// Its sidecar, as plans name it.
-pub const KIND: SidecarKind = SidecarKind::Known(&Kuma);
-
 impl SidecarModel for Kuma {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
+    fn description(&self) -> &Description {
+        static KUMA_SIDECAR: Description = Description {
+            id: "kuma-sidecar",
+            label: "Kuma sidecar",
+            mesh: Some(MESH),
+            vocabulary: &Vocabulary::NONE,
+            remedies: &Remedies::NONE,
+        };
+        &KUMA_SIDECAR
     }
 
     fn resolve(&self, b: &mut Builder) {
-        resolve(b);
+        let drain = drain_time(b);
+        injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
+            injected::drain_then_exit(sidecar, drain);
+        });
     }
-}
-
-/// Resolves Kuma for the pod being built.
-fn resolve(b: &mut Builder) {
-    let drain = drain_time(b);
-    injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
-        injected::drain_then_exit(sidecar, drain);
-    });
 }
 
 fn opt_in(b: &Builder) -> Option<OptIn> {

@@ -20,6 +20,7 @@ pub mod knative;
 pub mod kuma;
 pub mod linkerd;
 mod remedies;
+mod written;
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -32,10 +33,11 @@ use super::shell::{HttpMethod, StopTarget};
 use super::vocabulary::{Lexicon, Vocabulary};
 use super::{Builder, Served, StopFailure, StopMethod};
 
-/// What the resolver knows of one sidecar.
+/// What the resolver knows of one sidecar: what it states as data
+/// ([`SidecarModel::description`]) and what it works out for each pod.
 pub trait SidecarModel: Sync {
-    /// Which sidecar it is.
-    fn identity(&self) -> &Identity;
+    /// Which sidecar it is, the words its readers know and its remedies.
+    fn description(&self) -> &Description;
 
     /// Finds the sidecar among the containers of the pod being built, or adds what its
     /// injector adds, and sets how it starts and stops.
@@ -46,13 +48,13 @@ pub trait SidecarModel: Sync {
     /// once its injector has run.
     fn remedies(&self, written: bool) -> &'static Remedies {
         let _ = written;
-        &Remedies::NONE
+        self.description().remedies
     }
 
     /// The programs, endpoints and hooks of this sidecar the readers of commands and
     /// hooks should know.
     fn vocabulary(&self) -> &'static Vocabulary {
-        &Vocabulary::NONE
+        self.description().vocabulary
     }
 
     /// Judges a call of a Job's work that addresses this sidecar (its endpoint, its
@@ -115,15 +117,19 @@ impl StopVerdict {
     }
 }
 
-/// A sidecar's identity.
+/// What a model states as data.
 #[derive(Debug)]
-pub struct Identity {
+pub struct Description {
     /// A stable lower-case id (`istio-proxy`).
     pub id: &'static str,
     /// A short human name (`Istio proxy`), in messages and in `explain --format json`.
     pub label: &'static str,
     /// The mesh whose proxy it is, when it is one.
     pub mesh: Option<Mesh>,
+    /// The programs, endpoints and hooks of the sidecar the readers know.
+    pub vocabulary: &'static Vocabulary,
+    /// What the sidecar's own settings offer against each hazard.
+    pub remedies: &'static Remedies,
 }
 
 /// The models the resolver runs, in the order it runs them: a model that adopts a
@@ -166,7 +172,7 @@ impl Registry {
 impl fmt::Debug for Registry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
-            .entries(self.models.iter().map(|model| model.identity().id))
+            .entries(self.models.iter().map(|model| model.description().id))
             .finish()
     }
 }
@@ -220,6 +226,21 @@ pub struct Words {
     /// What its sidecar stops taking as it shuts down, when that is not new inbound
     /// connections (daprd closes its servers: service invocations are refused).
     pub refusal: Option<&'static str>,
+}
+
+impl Words {
+    /// The words most meshes take: values compared as strings, the pod's opt-in with its
+    /// value, the sidecar by its container, its proxy called a proxy.
+    pub const PLAIN: Words = Words {
+        quoted_values: true,
+        pod_opt_in: OptInWords::KindKeyValue,
+        in_manifest: InManifestWords::Container,
+        namespace_opt_in_by_meaning: false,
+        native_on_pod_only: false,
+        classic: ("proxy", "proxy"),
+        held_waits_for: None,
+        refusal: None,
+    };
 }
 
 /// How a pod's own opt-in is given.

@@ -172,6 +172,14 @@ impl PodPlan {
         self.regular().filter(|(_, c)| c.role == Role::App)
     }
 
+    /// The stop calls of a Job's work, with the work container that makes each; none in
+    /// a pod that does not run to completion.
+    pub fn work_stops(&self) -> impl Iterator<Item = (&PlannedContainer, &SidecarStop)> {
+        self.apps()
+            .filter(|_| self.completes)
+            .flat_map(|(_, app)| app.sidecar_stops.iter().map(move |stop| (app, stop)))
+    }
+
     /// Sidecars that carry the pod's traffic (mesh proxies).
     pub fn proxies(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.containers

@@ -165,7 +165,7 @@ impl SidecarKind {
 
     /// The mesh whose proxy this is, when it is one.
     pub fn mesh(&self) -> Option<Mesh> {
-        self.model().and_then(|model| model.identity().mesh)
+        self.model().and_then(|model| model.description().mesh)
     }
 
     /// What this sidecar's own settings offer against each hazard: its model's, so
@@ -189,7 +189,7 @@ impl SidecarKind {
     /// A short human name.
     pub fn label(&self) -> &str {
         match self {
-            SidecarKind::Known(model) => model.identity().label,
+            SidecarKind::Known(model) => model.description().label,
             SidecarKind::Declared(name) => name,
             SidecarKind::Generic => "sidecar",
         }
@@ -199,7 +199,9 @@ impl SidecarKind {
 impl PartialEq for SidecarKind {
     fn eq(&self, other: &SidecarKind) -> bool {
         match (self, other) {
-            (SidecarKind::Known(a), SidecarKind::Known(b)) => a.identity().id == b.identity().id,
+            (SidecarKind::Known(a), SidecarKind::Known(b)) => {
+                a.description().id == b.description().id
+            }
             (SidecarKind::Declared(a), SidecarKind::Declared(b)) => a == b,
             (SidecarKind::Generic, SidecarKind::Generic) => true,
             _ => false,
@@ -212,7 +214,7 @@ impl Eq for SidecarKind {}
 impl std::fmt::Debug for SidecarKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SidecarKind::Known(model) => write!(f, "Known({})", model.identity().id),
+            SidecarKind::Known(model) => write!(f, "Known({})", model.description().id),
             SidecarKind::Declared(name) => write!(f, "Declared({name})"),
             SidecarKind::Generic => f.write_str("Generic"),
         }

@@ -234,6 +234,18 @@ pub enum StopFailure {
     },
 }
 
+impl StopFailure {
+    /// Whether it is a signal that cannot reach the sidecar's process (no shared
+    /// process namespace, another user's process), rather than a call that reaches
+    /// the sidecar and fails.
+    pub fn is_unreachable_signal(&self) -> bool {
+        matches!(
+            self,
+            StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. }
+        )
+    }
+}
+
 /// What leaves a sidecar's stop endpoint off.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SwitchedOff {

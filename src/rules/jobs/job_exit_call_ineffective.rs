@@ -99,44 +99,30 @@ impl Violation for CallFails<'_> {
 impl Rule for JobExitCallIneffective {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        if !plan.runs_to_completion() {
-            return;
-        }
-        for (_, app) in plan.apps() {
-            for stop in &app.sidecar_stops {
-                // Signals that cannot reach the process are ML303's.
-                let Err(failure) = &stop.effective else {
-                    continue;
-                };
-                if signal_cannot_reach(failure) {
-                    continue;
-                }
-                let violation = CallFails {
-                    app,
-                    stop,
-                    failure,
-                    working_call: working_call(plan, &stop.method),
-                    plan,
-                };
-                findings.push(
-                    Finding::new(
-                        &violation,
-                        Label::key(stop.path.clone(), "does not stop the sidecar"),
-                    )
-                    .container(&app.name),
-                );
+        for (app, stop) in plan.work_stops() {
+            // Signals that cannot reach the process are ML303's.
+            let Err(failure) = &stop.effective else {
+                continue;
+            };
+            if failure.is_unreachable_signal() {
+                continue;
             }
+            let violation = CallFails {
+                app,
+                stop,
+                failure,
+                working_call: working_call(plan, &stop.method),
+                plan,
+            };
+            findings.push(
+                Finding::new(
+                    &violation,
+                    Label::key(stop.path.clone(), "does not stop the sidecar"),
+                )
+                .container(&app.name),
+            );
         }
     }
-}
-
-/// Whether the failure is a signal that cannot reach the sidecar's process, which
-/// ML303 reports.
-fn signal_cannot_reach(failure: &StopFailure) -> bool {
-    matches!(
-        failure,
-        StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. }
-    )
 }
 
 /// Why the call does not stop the sidecar.

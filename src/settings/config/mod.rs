@@ -160,19 +160,11 @@ mod tests {
             settings.kubernetes.source,
             Source::ConfigFile(Arc::from(".mesh-lifecycle.yaml"))
         );
+        assert_eq!(settings.istio.termination_drain(), Some(Millis::secs(20)));
         assert_eq!(settings.istio.version.unwrap().value, IstioVersion::new(24));
         assert_eq!(
             settings.istio.native_sidecars.unwrap().value,
             NativeSidecars::Auto
-        );
-        assert_eq!(
-            settings
-                .istio
-                .mesh_default_config
-                .termination_drain_duration
-                .unwrap()
-                .value,
-            Millis::secs(20)
         );
         assert!(!settings.linkerd.proxy_await.unwrap().value);
         assert_eq!(

@@ -381,19 +381,27 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn read(text: &str) -> Settings {
+    /// The settings `text` lays over the defaults, what is wrong in it, and whether the
+    /// reader recognised every document.
+    fn read_all(text: &str) -> (Settings, Vec<InputError>, bool) {
         let file = SettingsFile::parse(Arc::from("mesh.yaml"), text.to_owned()).unwrap();
         let mut settings = Settings::default();
         let mut errors = Vec::new();
+        let mut recognised = true;
         for (root, source) in &file.documents {
             let mut reader = Reader {
                 text: source,
                 source: Source::MeshConfig(Arc::from("mesh.yaml")),
                 errors: &mut errors,
             };
-            assert!(reader.document(root, &mut settings), "recognised");
+            recognised &= reader.document(root, &mut settings);
         }
-        assert!(errors.is_empty(), "{errors:?}");
+        (settings, errors, recognised)
+    }
+
+    fn read(text: &str) -> Settings {
+        let (settings, errors, recognised) = read_all(text);
+        assert!(recognised && errors.is_empty(), "{errors:?}");
         settings
     }
 
@@ -453,18 +461,7 @@ mod tests {
     }
 
     fn problems(text: &str) -> Vec<InputError> {
-        let file = SettingsFile::parse(Arc::from("mesh.yaml"), text.to_owned()).unwrap();
-        let mut settings = Settings::default();
-        let mut errors = Vec::new();
-        for (root, source) in &file.documents {
-            let mut reader = Reader {
-                text: source,
-                source: Source::MeshConfig(Arc::from("mesh.yaml")),
-                errors: &mut errors,
-            };
-            reader.document(root, &mut settings);
-        }
-        errors
+        read_all(text).1
     }
 
     #[test]
@@ -491,15 +488,7 @@ mod tests {
     #[test]
     fn proto_names_are_fields_too() {
         let settings = read("meshConfig:\n  default_config:\n    termination_drain_duration: 7s\n");
-        assert_eq!(
-            settings
-                .istio
-                .mesh_default_config
-                .termination_drain_duration
-                .unwrap()
-                .value,
-            Millis::secs(7)
-        );
+        assert_eq!(settings.istio.termination_drain(), Some(Millis::secs(7)));
     }
 
     /// The first error is at `line:column` and starts with `message`.

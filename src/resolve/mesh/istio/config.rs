@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// The pod annotation that holds ProxyConfig.
+pub(super) const PROXY_CONFIG: &str = "proxy.istio.io/config";
+
+/// The ProxyConfig field that asks the injector to hold the app until the proxy is
+/// ready.
+pub(super) const HOLD: &str = "holdApplicationUntilProxyStarts";
+
 /// The layers of ProxyConfig that apply, lowest first: defaults, mesh-wide
 /// `defaultConfig`, `PROXY_CONFIG` rendered at injection (after injection only), the
 /// pod annotation (docs/lifecycle.md §3.7).

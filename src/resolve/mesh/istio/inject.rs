@@ -4,6 +4,15 @@
 
 use super::*;
 
+/// The pod's injection opt-in, as a label or an annotation.
+pub(super) const INJECT: &str = "sidecar.istio.io/inject";
+
+/// The label that names the control-plane revision.
+pub(super) const REVISION: &str = "istio.io/rev";
+
+/// The label that enrols a pod or namespace in ambient mode.
+pub(super) const DATAPLANE_MODE: &str = "istio.io/dataplane-mode";
+
 /// Namespaces the injector never touches (docs/lifecycle.md §3.1, stage 2).
 pub(super) const IGNORED_NAMESPACES: [&str; 4] = [
     "kube-system",

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The init container that sets up the traffic redirection.
+pub(super) const INIT: &str = "istio-init";
+
 /// Adds the modelled `istio-init` and `istio-proxy` containers in the layout the
 /// injector produces (docs/lifecycle.md §3.2).
 pub(super) fn inject(
@@ -58,34 +61,18 @@ pub(super) fn inject(
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);
     proxy.startup = startup;
-    let env = crate::resolve::shell::Env::new();
     if hold {
-        proxy.post_start = Some(hooks::from_argv(
-            vec!["pilot-agent".into(), "wait".into()],
-            None,
-            HookKind::PostStart,
-            Owner::Sidecar,
-            &env,
-            b.lexicon,
-        ));
+        proxy.post_start = Some(b.sidecar_hook(&["pilot-agent", "wait"], HookKind::PostStart));
     }
     if native && has(b, 21) {
-        proxy.pre_stop = Some(hooks::from_argv(
-            [
-                "pilot-agent",
-                "request",
-                "--debug-port=15020",
-                "POST",
-                "drain",
-            ]
-            .map(String::from)
-            .to_vec(),
-            None,
-            HookKind::PreStop,
-            Owner::Sidecar,
-            &env,
-            b.lexicon,
-        ));
+        let drain = [
+            "pilot-agent",
+            "request",
+            "--debug-port=15020",
+            "POST",
+            "drain",
+        ];
+        proxy.pre_stop = Some(b.sidecar_hook(&drain, HookKind::PreStop));
     }
     if config.hold.value {
         proxy.gate_request = Some(GateRequest {
@@ -102,8 +89,14 @@ pub(super) fn inject(
     // Layout D: Helm `global.proxy.lifecycle` replaces both injected hooks.
     if let Some(lifecycle) = &custom_lifecycle {
         let lifecycle = &lifecycle.value;
-        proxy.post_start = custom_hook(b, lifecycle.post_start.as_ref(), HookKind::PostStart);
-        proxy.pre_stop = custom_hook(b, lifecycle.pre_stop.as_ref(), HookKind::PreStop);
+        proxy.post_start = lifecycle
+            .post_start
+            .as_ref()
+            .map(|handler| b.sidecar_handler(handler, HookKind::PostStart));
+        proxy.pre_stop = lifecycle
+            .pre_stop
+            .as_ref()
+            .map(|handler| b.sidecar_handler(handler, HookKind::PreStop));
     }
     if let Some((container, path)) = &template_container
         && let Some(path) = path
@@ -227,19 +220,4 @@ pub(super) fn status_port_disabled(b: &Builder) -> bool {
     b.workload
         .pod_annotation("status.sidecar.istio.io/port")
         .is_some_and(|(port, _)| port.trim() == "0")
-}
-
-pub(super) fn custom_hook(
-    b: &Builder,
-    handler: Option<&LifecycleHandler>,
-    kind: HookKind,
-) -> Option<Hook> {
-    Some(hooks::from_handler(
-        handler?,
-        None,
-        kind,
-        Owner::Sidecar,
-        &Default::default(),
-        b.lexicon,
-    ))
 }

@@ -24,7 +24,7 @@ use shutdown::*;
 use stop::*;
 
 use crate::resolve::problems::*;
-use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
+use k8s_openapi::api::core::v1::Container;
 
 use crate::load::JsonPath;
 use crate::resolve::Builder;
@@ -32,11 +32,10 @@ use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::*;
 use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{
-    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+    Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words, written,
 };
 use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
-use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
 use crate::settings::version::KubeVersion;
 use crate::settings::{IstioSettings, IstioVersion, Settings, Source, Sourced};
@@ -49,26 +48,14 @@ pub const PROXY: &str = "istio-proxy";
 /// The UID the proxy runs as; the redirection skips its traffic (docs/lifecycle.md §3.2).
 pub const PROXY_UID: i64 = 1337;
 
-const INIT: &str = "istio-init";
-
-const INJECT: &str = "sidecar.istio.io/inject";
-
-const REVISION: &str = "istio.io/rev";
-
-const PROXY_CONFIG: &str = "proxy.istio.io/config";
-/// The ProxyConfig field that asks the injector to hold the app until the proxy is
-/// ready.
-const HOLD: &str = "holdApplicationUntilProxyStarts";
-
-const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
-
-const DATAPLANE_MODE: &str = "istio.io/dataplane-mode";
-
 /// Default status port of pilot-agent: `/healthz/ready`, `/quitquitquit`, `/drain`.
 pub const DEFAULT_STATUS_PORT: u16 = 15020;
 
 /// Istio's `istio-proxy`: pilot-agent and Envoy.
 pub struct Istio;
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Istio);
 
 /// Istio.
 pub const MESH: Mesh = Mesh::new(&MeshInfo {
@@ -77,41 +64,39 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     injector: "sidecar injector",
     captures_traffic: true,
     words: Words {
-        quoted_values: true,
-        pod_opt_in: OptInWords::KindKeyValue,
         in_manifest: InManifestWords::InjectedAlready,
         namespace_opt_in_by_meaning: true,
         native_on_pod_only: true,
         classic: ("sidecar", "sidecar injection"),
-        held_waits_for: None,
-        refusal: None,
+        ..Words::PLAIN
     },
 });
 
-static IDENTITY: Identity = Identity {
-    id: "istio-proxy",
-    label: "Istio proxy",
-    mesh: Some(MESH),
-};
-
-/// Its sidecar, as plans name it.
-pub const KIND: SidecarKind = SidecarKind::Known(&Istio);
-
 impl SidecarModel for Istio {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
+    fn description(&self) -> &Description {
+        static ISTIO_PROXY: Description = Description {
+            id: "istio-proxy",
+            label: "Istio proxy",
+            mesh: Some(MESH),
+            vocabulary: &VOCABULARY,
+            remedies: &REMEDIES,
+        };
+        &ISTIO_PROXY
     }
 
     fn resolve(&self, b: &mut Builder) {
-        resolve(b);
-    }
-
-    fn remedies(&self, _written: bool) -> &'static Remedies {
-        &REMEDIES
-    }
-
-    fn vocabulary(&self) -> &'static Vocabulary {
-        &VOCABULARY
+        let found = b.find(PROXY);
+        let custom_template =
+            found.filter(|&(list, i)| b.get(list, i).image.as_deref() == Some("auto"));
+        match (found, custom_template) {
+            (Some((list, index)), None) => adopt_injected(b, list, index),
+            (_, template) => {
+                if let Some(decision) = injection(b, template.is_some()) {
+                    let config = effective_config(b, None);
+                    inject(b, decision, template, config);
+                }
+            }
+        }
     }
 
     fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
@@ -128,22 +113,6 @@ impl SidecarModel for Istio {
 
     fn serves(&self, path: &str, b: &Builder) -> Option<Served> {
         serves(path, b)
-    }
-}
-
-/// Resolves Istio for the pod being built.
-fn resolve(b: &mut Builder) {
-    let found = b.find(PROXY);
-    let custom_template =
-        found.filter(|&(list, i)| b.get(list, i).image.as_deref() == Some("auto"));
-    match (found, custom_template) {
-        (Some((list, index)), None) => adopt_injected(b, list, index),
-        (_, template) => {
-            if let Some(decision) = injection(b, template.is_some()) {
-                let config = effective_config(b, None);
-                inject(b, decision, template, config);
-            }
-        }
     }
 }
 
@@ -167,67 +136,27 @@ fn has(b: &Builder, minor: u32) -> bool {
 fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let container = b.manifest_container(b.get(list, index)).cloned();
     let config = effective_config(b, container.as_ref());
-    let native = b.get(list, index).is_native_sidecar();
-    let restart_always = b.get(list, index).restart_always();
     conflicting_opt_out(b);
-    b.make_sidecar(list, index, KIND, true);
-    let intercepts = intercepts_inbound(b);
     let switch = native_switch(version(b), b.settings.kubernetes.value);
+    let written = written::adopt(b, (list, index), KIND, switch, "pilot-agent wait");
+    let intercepts = intercepts_inbound(b);
     let proxy = b.get_mut(list, index);
-    // Written classic: what its injector would read to add it natively.
-    proxy.native_switch = switch.filter(|_| !restart_always);
-    let path = proxy.manifest_path().cloned().unwrap_or_default();
-    let waits = proxy
-        .post_start
-        .as_ref()
-        .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }));
-    if waits {
-        proxy.gate_request = Some(GateRequest {
-            source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            asked_by: GateSetting::PostStart {
-                command: "pilot-agent wait",
-            },
-        });
-    } else if config.hold.value {
+    if !written.waits && config.hold.value {
         proxy.gate_request = Some(GateRequest {
             source: config.hold.source.clone(),
             asked_by: HOLD_REQUEST,
         });
     }
-    apply_shutdown(proxy, &config, native, intercepts);
-    // A native proxy is held by its startup probe: a hold setting or a leftover
-    // `pilot-agent wait` does nothing more (docs/lifecycle.md §3.2 layout C; F9). Without a
-    // probe, the postStart is what holds the next container.
-    let probed = proxy.startup_probe.is_some();
-    if native && waits && probed {
-        b.moot.push(MootSetting {
-            source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            why: Moot::Gate(GateMoot::WaitUnderStartupProbe {
-                command: "pilot-agent wait",
-            }),
-        });
-    } else if native && config.hold.value {
+    apply_shutdown(proxy, &config, written.native, intercepts);
+    // A native proxy ignores the hold setting (docs/lifecycle.md §3.2 layout C).
+    if written.native && !written.wait_moot && config.hold.value {
         b.moot.push(MootSetting {
             source: config.hold.source.clone(),
             why: Moot::Gate(GateMoot::HoldIgnoredWhenNative { setting: HOLD }),
         });
     }
-    let mode = if native {
-        ProxyMode::Native
-    } else if restart_always {
-        ProxyMode::NativeUnsupported
-    } else {
-        ProxyMode::Classic
-    };
-    b.meshes.push(MeshDecision {
-        mesh: MESH,
-        injection: Injection::InManifest,
-        mode,
-        reasons: vec![DecisionReason::InManifest {
-            container: PROXY.to_owned(),
-        }],
-    });
-    let exits_on_signal = native
+    written.decide(b, MESH, PROXY, None);
+    let exits_on_signal = written.native
         && b.find(PROXY)
             .is_some_and(|(list, index)| drains_on_pre_stop(b.get(list, index)));
     note_moot_drain(b, &config, exits_on_signal);

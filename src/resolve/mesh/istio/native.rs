@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The pod annotation that asks for a native proxy (from 1.24).
+pub(super) const NATIVE: &str = "sidecar.istio.io/nativeSidecar";
+
 /// The first minor whose injection template reads [`NATIVE`] (istio#53490).
 pub(super) const NATIVE_SINCE: u32 = 24;
 /// The first minor whose template takes any value of [`NATIVE`] but `"false"` as on.
@@ -39,17 +42,8 @@ pub(super) fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
         Some(v) if v.minor < ANY_VALUE_SINCE => {
             let on = value == "true";
             if !on && value != "false" && looks_true(value) {
-                b.problem(
-                    path,
-                    Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
-                        mesh: MESH,
-                        setting: NATIVE,
-                        value: value.to_owned(),
-                        reading: ExactValue::OnlyTrueEnables {
-                            release: v.to_string(),
-                        },
-                    }),
-                );
+                let release = v.to_string();
+                misread(b, path, value, ExactValue::OnlyTrueEnables { release });
             }
             (on, annotation)
         }
@@ -59,21 +53,26 @@ pub(super) fn native_mode(b: &mut Builder) -> (bool, NativeReason) {
         _ => {
             let on = value != "false";
             if on && !looks_true(value) {
-                b.problem(
-                    path,
-                    Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
-                        mesh: MESH,
-                        setting: NATIVE,
-                        value: value.to_owned(),
-                        reading: ExactValue::OnlyFalseDisables {
-                            since: IstioVersion::new(ANY_VALUE_SINCE).to_string(),
-                        },
-                    }),
-                );
+                let since = IstioVersion::new(ANY_VALUE_SINCE).to_string();
+                misread(b, path, value, ExactValue::OnlyFalseDisables { since });
             }
             (on, annotation)
         }
     }
+}
+
+/// The native-sidecar annotation's `value`, at `path`, means what it does not look like
+/// in this release.
+fn misread(b: &mut Builder, path: JsonPath, value: &str, reading: ExactValue) {
+    b.problem(
+        path,
+        Fault::OptInIgnored(OptInIgnored::NativeValueMisread {
+            mesh: MESH,
+            setting: NATIVE,
+            value: value.to_owned(),
+            reading,
+        }),
+    );
 }
 
 /// The pod annotation that makes the injector add a native proxy, when Istio `istio`

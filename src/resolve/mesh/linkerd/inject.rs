@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// The injection opt-in, an annotation of the pod or its namespace.
+pub(super) const INJECT: &str = "linkerd.io/inject";
+
+/// The setting that holds the app until the proxy is ready.
+pub(super) const AWAIT: &str = "config.linkerd.io/proxy-await";
+
+/// The init container that sets up the traffic redirection.
+pub(super) const INIT: &str = "linkerd-init";
+
 /// docs/lifecycle.md §4.1: the pod's annotation and its namespace's. Returns what asks
 /// for the proxy, as a path and as a fact.
 pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
@@ -143,7 +152,7 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
     }
     let grace = shutdown_grace(b, None);
     let startup = b.scenario.proxy_startup.value;
-    let env = crate::resolve::shell::Env::new();
+    let _env = crate::resolve::shell::Env::new();
     let role = b.injected_proxy(KIND, native);
     let manifest_path = |source: &Source| match source {
         Source::Manifest(path) => Some(path.clone()),
@@ -176,30 +185,16 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
         },
     });
     if !native && awaits.value {
-        proxy.post_start = Some(hooks::from_argv(
-            [
-                "/usr/lib/linkerd/linkerd-await",
-                "--timeout=2m",
-                "--port=4191",
-            ]
-            .map(String::from)
-            .to_vec(),
-            None,
-            HookKind::PostStart,
-            Owner::Sidecar,
-            &env,
-            b.lexicon,
-        ));
+        let wait = [
+            "/usr/lib/linkerd/linkerd-await",
+            "--timeout=2m",
+            "--port=4191",
+        ];
+        proxy.post_start = Some(b.sidecar_hook(&wait, HookKind::PostStart));
     }
     if let Some(wait) = &wait {
-        let mut hook = hooks::from_argv(
-            vec!["/bin/sleep".into(), wait.value.whole_secs().to_string()],
-            None,
-            HookKind::PreStop,
-            Owner::Sidecar,
-            &env,
-            b.lexicon,
-        );
+        let seconds = wait.value.whole_secs().to_string();
+        let mut hook = b.sidecar_hook(&["/bin/sleep", &seconds], HookKind::PreStop);
         hook.rendered_from = Some("proxy-wait-before-exit-seconds");
         if let Source::Manifest(path) = &wait.source {
             hook.asked_by = Some(path.clone());

@@ -22,15 +22,14 @@ use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::*;
-use crate::resolve::hooks::{self, HookKind, Owner};
+use crate::resolve::hooks::HookKind;
 use crate::resolve::mesh::{
-    Identity, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words,
+    Description, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words, written,
 };
 use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::resolve::reading::Reading;
-use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::version::{KubeVersion, LinkerdVersion};
 use crate::settings::{Source, Sourced};
 use crate::time::{Millis, parse_go_duration};
@@ -41,20 +40,14 @@ pub const PROXY: &str = "linkerd-proxy";
 /// The UID the proxy runs as; `linkerd-init` skips its traffic (`--proxy-uid`).
 pub const PROXY_UID: i64 = 2102;
 
-const INIT: &str = "linkerd-init";
 /// The debug container `linkerd inject --enable-debug-sidecar` adds.
 const DEBUG: &str = "linkerd-debug";
 
-const INJECT: &str = "linkerd.io/inject";
-
-const AWAIT: &str = "config.linkerd.io/proxy-await";
-
-const WAIT_BEFORE_EXIT: &str = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds";
-
-const SHUTDOWN_GRACE: &str = "config.linkerd.io/shutdown-grace-period";
-
 /// Linkerd's `linkerd-proxy`.
 pub struct Linkerd;
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Linkerd);
 
 /// Linkerd.
 pub const MESH: Mesh = Mesh::new(&MeshInfo {
@@ -66,30 +59,32 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
         quoted_values: false,
         pod_opt_in: OptInWords::KindKey,
         in_manifest: InManifestWords::InjectedAlready,
-        namespace_opt_in_by_meaning: false,
-        native_on_pod_only: false,
-        classic: ("proxy", "proxy"),
-        held_waits_for: None,
-        refusal: None,
+        ..Words::PLAIN
     },
 });
 
-static IDENTITY: Identity = Identity {
-    id: "linkerd-proxy",
-    label: "Linkerd proxy",
-    mesh: Some(MESH),
-};
-
-/// Its sidecar, as plans name it.
-pub const KIND: SidecarKind = SidecarKind::Known(&Linkerd);
-
 impl SidecarModel for Linkerd {
-    fn identity(&self) -> &Identity {
-        &IDENTITY
+    fn description(&self) -> &Description {
+        static LINKERD_PROXY: Description = Description {
+            id: "linkerd-proxy",
+            label: "Linkerd proxy",
+            mesh: Some(MESH),
+            vocabulary: &VOCABULARY,
+            remedies: &REMEDIES,
+        };
+        &LINKERD_PROXY
     }
 
     fn resolve(&self, b: &mut Builder) {
-        resolve(b);
+        mark_debug_sidecar(b);
+        label_instead_of_annotation(b);
+        if let Some((list, index)) = b.find(PROXY) {
+            adopt_injected(b, list, index);
+            return;
+        }
+        if let Some((trigger, asked_by)) = injection(b) {
+            inject(b, trigger, asked_by);
+        }
     }
 
     fn remedies(&self, written: bool) -> &'static Remedies {
@@ -98,10 +93,6 @@ impl SidecarModel for Linkerd {
         } else {
             &REMEDIES
         }
-    }
-
-    fn vocabulary(&self) -> &'static Vocabulary {
-        &VOCABULARY
     }
 
     fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
@@ -114,19 +105,6 @@ impl SidecarModel for Linkerd {
 
     fn answers_signal(&self, target: &str) -> bool {
         answers_signal(target)
-    }
-}
-
-/// Resolves Linkerd for the pod being built.
-fn resolve(b: &mut Builder) {
-    mark_debug_sidecar(b);
-    label_instead_of_annotation(b);
-    if let Some((list, index)) = b.find(PROXY) {
-        adopt_injected(b, list, index);
-        return;
-    }
-    if let Some((trigger, asked_by)) = injection(b) {
-        inject(b, trigger, asked_by);
     }
 }
 
@@ -181,27 +159,11 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
         })
     });
     let grace = shutdown_grace(b, env_grace.as_deref());
-    let native = b.get(list, index).is_native_sidecar();
-    let restart_always = b.get(list, index).restart_always();
     let await_setting = setting(b, AWAIT);
-    b.make_sidecar(list, index, KIND, true);
     let switch = native_switch_in_force(b);
+    let written = written::adopt(b, (list, index), KIND, switch, "linkerd-await");
     let proxy = b.get_mut(list, index);
-    // Written classic: what its injector would read to add it natively.
-    proxy.native_switch = switch.filter(|_| !restart_always);
-    let path = proxy.manifest_path().cloned().unwrap_or_default();
-    let awaits = proxy
-        .post_start
-        .as_ref()
-        .is_some_and(|h| matches!(h.duration, HookDuration::UntilReady { .. }));
-    if awaits {
-        proxy.gate_request = Some(GateRequest {
-            source: Source::Manifest(path.key("lifecycle").key("postStart")),
-            asked_by: GateSetting::PostStart {
-                command: "linkerd-await",
-            },
-        });
-    } else if let Some((_, source)) = await_setting.filter(|(v, _)| v == "enabled") {
+    if let Some((_, source)) = await_setting.filter(|(v, _)| v == "enabled" && !written.waits) {
         proxy.gate_request = Some(GateRequest {
             source,
             asked_by: GateSetting::Setting {
@@ -210,38 +172,12 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
             },
         });
     }
-    let probed = proxy.startup_probe.is_some();
     apply_shutdown(proxy, grace);
-    // Without a startup probe, the postStart is what holds the next container.
-    if native && awaits && probed {
-        let source = Source::Manifest(path.key("lifecycle").key("postStart"));
-        b.moot.push(MootSetting {
-            source,
-            why: Moot::Gate(GateMoot::WaitUnderStartupProbe {
-                command: "linkerd-await",
-            }),
-        });
-    }
-    let mode = if native {
-        ProxyMode::Native
-    } else if restart_always {
-        ProxyMode::NativeUnsupported
-    } else if awaits {
-        ProxyMode::Held {
-            first: false,
-            command: "linkerd-await",
-        }
-    } else {
-        ProxyMode::Classic
-    };
-    b.meshes.push(MeshDecision {
-        mesh: MESH,
-        injection: Injection::InManifest,
-        mode,
-        reasons: vec![DecisionReason::InManifest {
-            container: PROXY.to_owned(),
-        }],
+    let held = written.waits.then_some(ProxyMode::Held {
+        first: false,
+        command: "linkerd-await",
     });
+    written.decide(b, MESH, PROXY, held);
 }
 
 /// The debug container `linkerd inject --enable-debug-sidecar` adds: a long-running

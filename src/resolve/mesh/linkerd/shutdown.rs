@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// The setting the injector renders the proxy's preStop sleep from.
+pub(super) const WAIT_BEFORE_EXIT: &str = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds";
+
+/// How long the proxy drains in-flight requests after SIGTERM.
+pub(super) const SHUTDOWN_GRACE: &str = "config.linkerd.io/shutdown-grace-period";
+
 /// The proxy's own default shutdown grace period (`DEFAULT_SHUTDOWN_GRACE_PERIOD`).
 pub(super) const DEFAULT_SHUTDOWN_GRACE: Millis = Millis::secs(120);
 
