@@ -46,6 +46,8 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     let options = RunOptions {
         threads: args.input.threads,
         limits: prepared.limits,
+        // No drawing shows a fix: none is checked.
+        fixes: pipeline::FixMode::Unchecked,
         ..RunOptions::default()
     };
     let mut analyses = Vec::new();

@@ -2,12 +2,13 @@
 
 use std::io;
 
+use super::fix::Next;
 use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
-use crate::pipeline::{self, DocumentReport, RunOptions};
+use crate::pipeline::{self, DocumentReport, FixMode, RunOptions};
 use crate::report::github::GithubReporter;
-use crate::report::human::{HumanReporter, render_input_error};
+use crate::report::human::{FixView, HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
 use crate::report::junit::JunitReporter;
 use crate::report::paths::PathBase;
@@ -33,35 +34,77 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
-    let policy = match policy.with_config_rules(&prepared.profile.rules) {
+    let policy = match policy
+        .with_config_rules(&prepared.profile.rules)
+        .and_then(|policy| policy.with_fixable(&prepared.profile.fixable))
+    {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, stderr_style),
     };
+    if args.diff && args.format != LintFormat::Human {
+        return usage_error(
+            "--diff prints a unified diff, not a report: --format does not apply (--fix reports in any format)",
+        );
+    }
+    // Reports that show fixes check each against the timeline first.
+    let shows_fixes = matches!(
+        args.format,
+        LintFormat::Human | LintFormat::Table | LintFormat::Json | LintFormat::Sarif
+    );
     let options = RunOptions {
         threads: args.input.threads,
         policy,
         limits: prepared.limits,
+        fixes: if shows_fixes {
+            FixMode::Verify
+        } else {
+            FixMode::Unchecked
+        },
         ..RunOptions::default()
     };
-    if (args.fix || args.diff)
-        && let Some(status) = super::fix::run(&args, &prepared, &options)?
-    {
-        return Ok(status);
+    let mut fixed = None;
+    if args.fix || args.fix_only || args.diff {
+        match super::fix::run(&args, &prepared, &options)? {
+            Next::Exit(status) => return Ok(status),
+            Next::Report(done) => fixed = Some(done),
+        }
     }
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
-    let (out, closed) = args.output.writer()?;
+    // The fixed standard input took standard output: the report goes to standard
+    // error, unless --output names a file.
+    let to_stderr =
+        fixed.as_ref().is_some_and(|done| done.stdout_taken) && args.output.output.is_none();
+    let (out, closed) = if to_stderr {
+        args.output.stderr_writer()
+    } else {
+        args.output.writer()?
+    };
+    let style = if to_stderr {
+        args.output.stderr_style()
+    } else {
+        args.output.style()
+    };
+    let view = FixView {
+        unsafe_fixes: args.unsafe_fixes,
+        show_diffs: args.show_fixes && fixed.is_none(),
+        made: match &fixed {
+            Some(done) if args.show_fixes => done.by_file.clone(),
+            _ => Vec::new(),
+        },
+    };
     let mut reporter: Box<dyn Reporter> = match args.format {
         LintFormat::Human => Box::new(
             HumanReporter::new(
                 out,
-                args.output.style(),
+                style,
                 args.quiet,
                 crate::report::assumptions::items(settings),
             )
-            .show_infos(args.show_infos || args.fail_on == FailOn::Info),
+            .show_infos(args.show_infos || args.fail_on == FailOn::Info)
+            .fixes(view),
         ),
-        LintFormat::Table => Box::new(TableReporter::new(out, args.output.style(), args.quiet)),
+        LintFormat::Table => Box::new(TableReporter::new(out, style, args.quiet)),
         LintFormat::Json => Box::new(JsonReporter::new(out).with_sources(sources)),
         LintFormat::Sarif => {
             Box::new(SarifReporter::new(out, PathBase::current_dir()?).with_sources(sources))
@@ -80,6 +123,11 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         from_cluster: prepared.cluster.is_some(),
         ..Summary::default()
     };
+    summary.fixes.unsafe_fixes = args.unsafe_fixes;
+    if let Some(done) = &fixed {
+        summary.fixes.fixed = Some(done.fixed);
+        summary.unwritten = done.unwritten.len();
+    }
     // Where the report goes, until it fails; a reader that went away (`| head`) ends the
     // report but not the run, whose exit status counts every input.
     let mut report: io::Result<()> = Ok(());
@@ -89,6 +137,12 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             report = reporter.input_error(error);
         }
         summary.add_input_error();
+    }
+    // Files --fix could not write, already named on standard error.
+    for error in fixed.iter().flat_map(|done| &done.unwritten) {
+        if report.is_ok() {
+            report = reporter.input_error(error);
+        }
     }
     if !args.quiet {
         for note in prepared.notes() {
@@ -139,16 +193,33 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if report.is_ok() {
         report = reporter.finish(&summary);
     }
+    // After --fix, what became of the findings is said on standard error when the
+    // report does not say it: quiet, or a machine format.
+    if fixed.is_some()
+        && (args.quiet || !matches!(args.format, LintFormat::Human | LintFormat::Table))
+    {
+        for line in crate::report::human::fix_lines(&summary.fixes, summary.findings())
+            .into_iter()
+            .take(1)
+        {
+            diagnostic(&format!("{line}\n"));
+        }
+    }
+    let status = exit_status(&summary, args.fail_on);
+    let status = match summary.fixes.fixed {
+        Some(made) if made > 0 && args.exit_non_zero_on_fix => status.max(1),
+        _ => status,
+    };
     match report {
         Err(error) if !closed.get() => Err(error),
-        _ => Ok(exit_status(&summary, args.fail_on)),
+        _ => Ok(status),
     }
 }
 
 /// The exit status of the output contract: 2 for unreadable input, 1 for findings at
 /// or above the threshold, else 0.
 pub fn exit_status(summary: &Summary, fail_on: FailOn) -> u8 {
-    if summary.input_errors > 0 {
+    if summary.input_errors > 0 || summary.unwritten > 0 {
         return 2;
     }
     let threshold = match fail_on {

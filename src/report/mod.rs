@@ -55,6 +55,36 @@ pub struct Summary {
     /// files.
     #[serde(skip)]
     pub from_cluster: bool,
+    /// Findings with a fix, and those `lint --fix` made.
+    pub fixes: FixCounts,
+    /// Files `lint --fix` could not write back (exit status 2; each is also an error of
+    /// its file).
+    #[serde(skip)]
+    pub unwritten: usize,
+}
+
+/// Fixes, counted for the summary: "3 fixable with `--fix` (1 more with
+/// `--unsafe-fixes`)", "Found 5 findings (3 fixed, 2 remaining)".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FixCounts {
+    /// Unsuppressed findings with a safe fix that passed its check.
+    pub safe: usize,
+    /// Unsuppressed findings with an unsafe fix that passed its check.
+    #[serde(rename = "unsafe")]
+    pub unsafe_: usize,
+    /// With `lint --fix`: findings whose fix was written back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<usize>,
+    /// Whether `--unsafe-fixes` makes the unsafe fixes too.
+    #[serde(skip)]
+    pub unsafe_fixes: bool,
+}
+
+impl FixCounts {
+    /// Findings `--fix` would fix with the flags given.
+    pub fn fixable(&self) -> usize {
+        self.safe + if self.unsafe_fixes { self.unsafe_ } else { 0 }
+    }
 }
 
 impl Summary {
@@ -78,7 +108,17 @@ impl Summary {
                 Severity::Warning => self.warnings += 1,
                 Severity::Info => self.infos += 1,
             }
+            match finding.checked_fix().map(|fix| fix.applicability) {
+                Some(crate::fix::Applicability::Safe) => self.fixes.safe += 1,
+                Some(crate::fix::Applicability::Unsafe) => self.fixes.unsafe_ += 1,
+                _ => {}
+            }
         }
+    }
+
+    /// All unsuppressed findings.
+    pub fn findings(&self) -> usize {
+        self.errors + self.warnings + self.infos
     }
 
     /// Counts an input that failed before any document was read.

@@ -277,8 +277,8 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(
-            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done",
-            sidecar.name, switch.annotation, switch.value
+            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done (risk: assumes the mesh release in force, whose injector reads that annotation, and Kubernetes {}; the proxy then starts before every other container and stops after them)",
+            sidecar.name, switch.annotation, switch.value, plan.kubernetes.value
         ),
         changes,
     ))

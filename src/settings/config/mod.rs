@@ -124,11 +124,36 @@ pub fn apply_file(
         .map_err(|e| vec![e])
 }
 
+/// A rule named in a list of the config file (`fixable:`, `unfixable:`), checked
+/// against the catalog by the caller.
+#[derive(Clone, Debug)]
+pub struct RuleName {
+    /// The id or name as written, or `ALL`.
+    pub rule: String,
+    /// The config file, for errors about it.
+    pub file: Arc<str>,
+    /// Where it is in it.
+    pub pos: Pos,
+    /// The file's text, for the excerpt in those errors.
+    pub source: SourceText,
+}
+
+/// `fixable:` and `unfixable:`: which rules' findings carry their fix.
+#[derive(Clone, Debug, Default)]
+pub struct Fixable {
+    /// The rules whose fixes are made (`None`: all).
+    pub fixable: Option<Vec<RuleName>>,
+    /// Rules whose fixes are not, whatever `fixable` says.
+    pub unfixable: Vec<RuleName>,
+}
+
 /// What a config file holds beyond `Settings`.
 #[derive(Clone, Debug, Default)]
 pub struct ConfigExtras {
     /// `rules:`: severities and `off`, by rule.
     pub rules: Vec<RuleSetting>,
+    /// `fixable:` and `unfixable:`.
+    pub fixable: Fixable,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,
     /// `exclude:`: globs of paths that directory searches leave out, relative to the

@@ -26,6 +26,12 @@ crate::documented! {
         scenario: Option<ScenarioConfig> = "each value's default",
         /// Levels of rules, by id or name; a later line for the same rule wins.
         rules: Option<InOrder<RuleLevel>> = "each rule's own level",
+        /// Rules whose fixes `--fix` makes and reports offer (ids or names, or `ALL`);
+        /// the others' findings are reported without a fix.
+        fixable: Option<Vec<String>> = "ALL",
+        /// Rules whose findings are reported without a fix, even if `fixable` names
+        /// them.
+        unfixable: Option<Vec<String>> = "none",
         /// Sidecars the linter should know by container name, with their timings.
         sidecars: Option<Vec<SidecarConfig>> = "none",
         /// Commands that stop the sidecar when a Job's work ends
@@ -506,6 +512,25 @@ impl ConfigFile {
                 source: source.clone(),
             });
         }
+        let names = |key: &str, rules: Vec<String>| -> Vec<RuleName> {
+            rules
+                .into_iter()
+                .enumerate()
+                .map(|(index, rule)| RuleName {
+                    rule,
+                    file: file.name.clone(),
+                    pos: root
+                        .locate(&JsonPath::parse(key).index(index), EntryPart::Value)
+                        .span
+                        .start,
+                    source: source.clone(),
+                })
+                .collect()
+        };
+        extras.fixable = Fixable {
+            fixable: self.fixable.map(|rules| names("fixable", rules)),
+            unfixable: names("unfixable", self.unfixable.unwrap_or_default()),
+        };
         for sidecar in self.sidecars.unwrap_or_default() {
             settings.declared_sidecars.push(DeclaredSidecar {
                 name: sidecar.name,
