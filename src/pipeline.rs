@@ -550,6 +550,7 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
         related,
         source: document.source.clone(),
         suppressed,
+        baselined: false,
         fix,
         finding,
     }

@@ -385,7 +385,7 @@ fn ml302_offers_no_fix_for_an_exit_code_or_a_script_with_its_own_trap() {
 
 #[test]
 fn ml207_adds_or_lengthens_a_prestop_sleep() {
-    // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the
+    // Kubernetes 1.36 (the default) runs the `sleep` action; 1.29 does not, so the
     // image's own `sleep` runs it.
     for (name, snapshot, flags) in [
         (

@@ -6,6 +6,7 @@ use super::fix::Next;
 use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
+use crate::baseline::{self, Baseline};
 use crate::pipeline::{self, DocumentReport, FixMode, RunOptions};
 use crate::report::github::GithubReporter;
 use crate::report::human::{FixView, HumanReporter, render_input_error};
@@ -15,7 +16,6 @@ use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
 use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
-use crate::rules::Severity;
 use crate::rules::selector::Policy;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
@@ -69,6 +69,25 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             Next::Report(done) => fixed = Some(done),
         }
     }
+    if let Some(path) = &args.write_baseline {
+        return write_baseline(path, &prepared, &options, stderr_style);
+    }
+    let mut baseline = match &args.baseline {
+        None => None,
+        Some(path) => match Baseline::read(path) {
+            Ok(baseline) => Some(baseline),
+            Err(error) => {
+                diagnostic(&render_input_error(&error, stderr_style));
+                return Ok(2);
+            }
+        },
+    };
+    // Formats without a way to mark a finding as baselined leave those out.
+    let list_baselined = args.show_baselined
+        && matches!(
+            args.format,
+            LintFormat::Human | LintFormat::Json | LintFormat::Sarif
+        );
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
     // The fixed standard input took standard output: the report goes to standard
@@ -106,9 +125,11 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         ),
         LintFormat::Table => Box::new(TableReporter::new(out, style, args.quiet)),
         LintFormat::Json => Box::new(JsonReporter::new(out).with_sources(sources)),
-        LintFormat::Sarif => {
-            Box::new(SarifReporter::new(out, PathBase::current_dir()?).with_sources(sources))
-        }
+        LintFormat::Sarif => Box::new(
+            SarifReporter::new(out, PathBase::current_dir()?)
+                .with_sources(sources)
+                .with_baseline(baseline.is_some()),
+        ),
         LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
         LintFormat::Github => Box::new(GithubReporter::new(
             out,
@@ -121,6 +142,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     let mut summary = Summary {
         files: inputs.len(),
         from_cluster: prepared.cluster.is_some(),
+        baselined: baseline.as_ref().map(|_| 0),
         ..Summary::default()
     };
     summary.fixes.unsafe_fixes = args.unsafe_fixes;
@@ -149,8 +171,25 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("note: {note}\n"));
         }
     }
-    let mut document = |document: DocumentReport| {
+    // A version newer than the model knows: every format says what it is checked as.
+    for note in crate::report::assumptions::beyond_model(settings) {
+        if !args.quiet {
+            diagnostic(&format!("note: {}\n", note.message));
+        }
+        if report.is_ok() {
+            report = reporter.run_note(&note);
+        }
+    }
+    let mut document = |mut document: DocumentReport| {
+        if let Some(baseline) = &mut baseline {
+            baseline.mark(&mut document);
+        }
         summary.add(&document);
+        if !list_baselined {
+            for analysis in &mut document.analyses {
+                analysis.findings.retain(|located| !located.baselined);
+            }
+        }
         for error in &document.errors {
             diagnostic(&render_input_error(error, stderr_style));
         }
@@ -190,6 +229,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if let Some(shortfall) = workers.shortfall() {
         diagnostic(&format!("note: {shortfall}\n"));
     }
+    for stale in baseline.iter().flat_map(Baseline::stale) {
+        if !args.quiet {
+            diagnostic(&format!("note: {stale}\n"));
+        }
+        if report.is_ok() {
+            report = reporter.run_note(&stale);
+        }
+    }
     if report.is_ok() {
         report = reporter.finish(&summary);
     }
@@ -216,17 +263,73 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     }
 }
 
+/// `lint --write-baseline FILE`: records every unsuppressed finding of the run in
+/// `path` and exits 0, or 2 without writing when an input could not be read (a
+/// baseline of part of the inputs would drop the findings of the rest).
+fn write_baseline(
+    path: &std::path::Path,
+    prepared: &inputs::Prepared,
+    options: &RunOptions,
+    stderr_style: crate::report::human::Style,
+) -> io::Result<u8> {
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut namer = baseline::Namer::new(dir);
+    let mut entries = Vec::new();
+    let mut input_errors = prepared.errors.len();
+    prepared.print_errors(stderr_style);
+    let mut take = |document: DocumentReport| {
+        input_errors += document.errors.len();
+        for error in &document.errors {
+            diagnostic(&render_input_error(error, stderr_style));
+        }
+        let findings = document.analyses.iter().flat_map(|a| &a.findings);
+        entries.extend(
+            findings
+                .filter(|located| located.suppressed.is_none())
+                .map(|located| namer.entry(located)),
+        );
+    };
+    let settings = &prepared.profile.settings;
+    match &prepared.cluster {
+        None => {
+            pipeline::run(&prepared.inputs, settings, options, &mut take);
+        }
+        Some(snapshot) => {
+            let mut documents = Vec::new();
+            pipeline::run(&prepared.inputs, settings, options, |d| documents.push(d));
+            pipeline::attribute(documents, &snapshot.owners())
+                .into_iter()
+                .for_each(&mut take);
+        }
+    }
+    if input_errors > 0 {
+        diagnostic(&format!(
+            "error: {} not written: {input_errors} input(s) could not be read, and a baseline must hold the findings of every input\n",
+            path.display()
+        ));
+        return Ok(2);
+    }
+    let count = entries.len();
+    std::fs::write(path, baseline::render(entries))?;
+    diagnostic(&format!(
+        "wrote {count} finding{} to the baseline {}\n",
+        if count == 1 { "" } else { "s" },
+        path.display()
+    ));
+    Ok(0)
+}
+
 /// The exit status of the output contract: 2 for unreadable input, 1 for findings at
 /// or above the threshold, else 0.
 pub fn exit_status(summary: &Summary, fail_on: FailOn) -> u8 {
     if summary.input_errors > 0 || summary.unwritten > 0 {
         return 2;
     }
-    let threshold = match fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
-        FailOn::Info => Severity::Info,
-        FailOn::Never => return 0,
+    let Some(threshold) = fail_on.threshold() else {
+        return 0;
     };
     u8::from(summary.at_or_above(threshold) > 0)
 }

@@ -58,6 +58,8 @@ pub struct HumanReporter<W: Write> {
     handler: GraphicalReportHandler,
     /// The text of the finding being written, its buffer kept between findings.
     rendered: String,
+    /// Findings the baseline holds (`--show-baselined`), one line each, for the end.
+    baselined: Vec<String>,
     /// How fixes are shown.
     fixes: FixView,
 }
@@ -99,6 +101,7 @@ impl<W: Write> HumanReporter<W> {
             infos: Vec::new(),
             handler: style.handler(),
             rendered: String::new(),
+            baselined: Vec::new(),
             fixes: FixView::default(),
         }
     }
@@ -188,6 +191,10 @@ impl InfoGroup {
 impl<W: Write> Reporter for HumanReporter<W> {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
         for located in findings.iter().filter(|f| f.suppressed.is_none()) {
+            if located.baselined {
+                self.baselined.push(baselined_line(located));
+                continue;
+            }
             if located.finding.severity == Severity::Info && !self.show_infos {
                 self.group(located);
                 continue;
@@ -215,6 +222,14 @@ impl<W: Write> Reporter for HumanReporter<W> {
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.write_info_groups()?;
+        if !self.baselined.is_empty() {
+            let heading = format!("Baselined ({}, not failing):", self.baselined.len());
+            writeln!(self.out, "{}", self.style.paint(&heading, Tone::Dim))?;
+            for line in &self.baselined {
+                writeln!(self.out, "  {line}")?;
+            }
+            writeln!(self.out)?;
+        }
         if !self.quiet {
             if let Some(list) = made_list(&self.fixes.made) {
                 writeln!(self.out, "{list}")?;
@@ -307,6 +322,9 @@ pub fn summary_line(summary: &Summary) -> String {
     if summary.suppressed > 0 {
         line.push_str(&format!("; {} suppressed", summary.suppressed));
     }
+    if let Some(baselined) = summary.baselined {
+        line.push_str(&format!("; {baselined} baselined"));
+    }
     if summary.input_errors > 0 {
         line.push_str(&format!(
             "; {} could not be read",
@@ -327,6 +345,26 @@ pub fn summary_line(summary: &Summary) -> String {
         ));
     }
     line
+}
+
+/// `ML201 grace-period-exceeded error: Deployment web (istio-proxy) at web.yaml:18:37`.
+fn baselined_line(located: &Located) -> String {
+    let finding = &located.finding;
+    let container = finding
+        .container
+        .as_ref()
+        .map(|c| format!(" (`{c}`)"))
+        .unwrap_or_default();
+    format!(
+        "{} {} {}: {}{container} at {}:{}:{}",
+        finding.rule.id,
+        finding.rule.name,
+        finding.severity,
+        subject(&located.workload),
+        located.file,
+        located.primary.start.line,
+        located.primary.start.column
+    )
 }
 
 /// The fix lines after the summary: after `--fix`, "Found 5 findings (3 fixed, 2

@@ -31,6 +31,9 @@ pub struct Located {
     pub source: SourceText,
     /// The reason given in a suppression annotation, when one applies.
     pub suppressed: Option<String>,
+    /// Whether the baseline in use (`lint --baseline`) holds it: it is counted, and
+    /// listed with `--show-baselined`, but never fails the run.
+    pub baselined: bool,
     /// The finding's remedy as edits to `source.text` (offsets in the document's own
     /// text), or why the manifest is not shaped for it.
     pub fix: Option<Result<Planned, String>>,

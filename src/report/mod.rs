@@ -3,8 +3,10 @@
 
 pub mod assumptions;
 pub mod catalog;
+pub mod diff;
 pub mod excerpt;
 pub mod explain;
+pub mod fingerprint;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -43,6 +45,9 @@ pub struct Summary {
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,
+    /// Findings the baseline in use holds (`lint --baseline`); absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baselined: Option<usize>,
     /// Objects holding a pod of a kind the linter does not read, named in notes; they
     /// do not change the exit status.
     #[serde(skip)]
@@ -103,6 +108,10 @@ impl Summary {
                 self.suppressed += 1;
                 continue;
             }
+            if finding.baselined {
+                *self.baselined.get_or_insert(0) += 1;
+                continue;
+            }
             match finding.finding.severity {
                 Severity::Error => self.errors += 1,
                 Severity::Warning => self.warnings += 1,
@@ -155,6 +164,12 @@ pub trait Reporter {
     /// for notes count them in the summary only.
     fn note(&mut self, _note: &InputError) -> io::Result<()> {
         Ok(())
+    }
+    /// Takes a note about the run itself rather than an object: a version newer than
+    /// the model knows, a baseline entry that matches nothing. The formats that title
+    /// their notes override it; the others take it as [`Reporter::note`].
+    fn run_note(&mut self, note: &InputError) -> io::Result<()> {
+        self.note(note)
     }
     /// Ends the report.
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;

@@ -69,6 +69,31 @@ impl<'a> Builder<'a> {
         self.rejections.append(&mut rejections);
     }
 
+    /// From 1.28 (when `restartPolicy` joined the container type, for init containers)
+    /// to 1.34, validation refuses it on a regular container (`validateContainers`:
+    /// "may not be set for non-init containers") unless `ContainerRestartRules` is on:
+    /// alpha and off in 1.34, on from 1.35 (docs/lifecycle.md §2.7).
+    pub(super) fn check_container_restart_policies(&mut self) {
+        let version = self.settings.kubernetes.value;
+        if !version.forbids_container_restart_policy() {
+            return;
+        }
+        let spec = &self.workload.pod_spec;
+        for (container, path) in spec.containers.iter().zip(&self.workload.paths.containers) {
+            if let Some(value) = &container.restart_policy {
+                self.rejections.push(Rejection {
+                    path: path.key("restartPolicy"),
+                    by: Rejector::ApiServer,
+                    cause: RejectionCause::ContainerRestartPolicy {
+                        container: container.name.clone(),
+                        value: value.clone(),
+                        version,
+                    },
+                });
+            }
+        }
+    }
+
     /// Before Kubernetes 1.29 the API server drops `restartPolicy` from init containers
     /// (`dropDisabledFields`: the `SidecarContainers` gate is off in 1.28, the field
     /// unknown before), and validation forbids probes and lifecycle hooks on the plain

@@ -310,6 +310,7 @@ impl<'a> Builder<'a> {
         }
         self.check_sleep_actions(grace_period.value);
         self.check_dropped_restart_policies();
+        self.check_container_restart_policies();
         self.fail_hooks_without_their_program();
         self.note_unknown_hook_lengths();
         let restart_policy = match spec.restart_policy.as_deref() {

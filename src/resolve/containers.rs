@@ -53,6 +53,15 @@ impl<'a> Builder<'a> {
                 path: command_path(container, &path),
                 waits,
             });
+        // Its own `restartPolicy: Always`, honoured from 1.35 (docs/lifecycle.md §2.7).
+        let restart_in_place = (list == ContainerList::Regular
+            && container.restart_policy.as_deref() == Some("Always")
+            && self
+                .settings
+                .kubernetes
+                .value
+                .honours_container_restart_policy())
+        .then(|| path.key("restartPolicy"));
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
             ContainerList::Regular if self.workload.runs_to_completion() => {
@@ -92,6 +101,7 @@ impl<'a> Builder<'a> {
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
             self_stop: None,
+            restart_in_place,
             native_switch: None,
             network_use,
             run_as_user: self.run_as_user(container),

@@ -60,6 +60,8 @@ pub struct Flags {
     pub preset: Option<String>,
     /// `--kubernetes-version`.
     pub kubernetes_version: Option<KubeVersion>,
+    /// `--node-version`.
+    pub node_version: Option<KubeVersion>,
     /// `--istio-version`, for every Istio revision.
     pub istio_version: Option<IstioVersion>,
     /// `--linkerd-version`.
@@ -255,6 +257,9 @@ impl Flags {
     pub fn apply(&self, settings: &mut Settings) -> Result<(), String> {
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, Source::Flag("--kubernetes-version"));
+        }
+        if let Some(version) = self.node_version {
+            settings.nodes = Some(Sourced::new(version, Source::Flag("--node-version")));
         }
         if let Some(version) = self.istio_version {
             let version = Sourced::new(version, Source::Flag("--istio-version"));

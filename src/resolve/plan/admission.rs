@@ -54,6 +54,16 @@ pub enum RejectionCause {
         /// The injector's error, as it words it.
         error: &'static str,
     },
+    /// A regular container's own `restartPolicy`, which validation forbids until
+    /// `ContainerRestartRules` is on (1.28 to 1.34). docs/lifecycle.md §2.7.
+    ContainerRestartPolicy {
+        /// The container.
+        container: String,
+        /// The policy as written (`Always`).
+        value: String,
+        /// The Kubernetes version that refuses it.
+        version: KubeVersion,
+    },
 }
 
 /// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).

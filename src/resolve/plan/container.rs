@@ -93,6 +93,11 @@ pub struct PlannedContainer {
     pub exit_code_on_signal: i32,
     /// In a Job, the signal from the work this sidecar waits for before it exits.
     pub self_stop: Option<SelfStop>,
+    /// A regular container's own `restartPolicy: Always`, which this Kubernetes honours
+    /// (`ContainerRestartRules`, on from 1.35): the kubelet restarts it in place after
+    /// every exit, whatever the pod's policy, and it is no sidecar. Where it is set.
+    /// docs/lifecycle.md §2.7.
+    pub restart_in_place: Option<JsonPath>,
     /// For a classic mesh proxy, the pod annotation that has its injector add it as a
     /// native sidecar, where the mesh's and the cluster's versions both run native
     /// sidecars: what every remedy that makes it native says.
@@ -132,6 +137,7 @@ impl PlannedContainer {
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),
+            restart_in_place: None,
             role,
         }
     }

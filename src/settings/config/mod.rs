@@ -114,13 +114,23 @@ pub fn apply_file(
     base: &Path,
     settings: &mut Settings,
 ) -> Result<ConfigExtras, Vec<InputError>> {
+    apply_with_origin(file, base, settings, &Source::ConfigFile(file.name.clone()))
+}
+
+/// Applies an already read file in the config file's format, each value it sets
+/// sourced from `origin` (`diff --to KEY=VALUE` writes its changes this way).
+pub fn apply_with_origin(
+    file: &SettingsFile,
+    base: &Path,
+    settings: &mut Settings,
+    origin: &Source,
+) -> Result<ConfigExtras, Vec<InputError>> {
     let Some((root, source)) = file.documents.first() else {
         return Ok(ConfigExtras::default());
     };
     let config: ConfigFile = file.decode(root, source).map_err(|e| vec![e])?;
-    let origin = Source::ConfigFile(file.name.clone());
     config
-        .apply(root, source, file, base, &origin, settings)
+        .apply(root, source, file, base, origin, settings)
         .map_err(|e| vec![e])
 }
 
@@ -275,7 +285,7 @@ mod tests {
                 column: 20
             })
         );
-        assert!(errors[0].message.contains("(1.22 to 1.34)"), "{errors:?}");
+        assert!(errors[0].message.contains("(1.22 to 1.36)"), "{errors:?}");
     }
 
     #[test]

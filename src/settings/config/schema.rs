@@ -13,8 +13,11 @@ crate::documented! {
         /// file's directory.
         exclude: Option<Vec<String>> = "none",
         /// The kubelet's version, which decides native sidecars and the `sleep` action
-        /// (1.22 to 1.34; quote it or not, `1.30` is read as written).
-        kubernetes_version: Option<KubeVersion> = "1.34, the newest modelled",
+        /// (1.22 or later; quote it or not, `1.30` is read as written).
+        kubernetes_version: Option<KubeVersion> = "1.36, the newest modelled",
+        /// The oldest kubelet version among the nodes, which Istio's
+        /// `nativeSidecars: auto` looks at (every node 1.33 or newer).
+        node_version: Option<KubeVersion> = "the Kubernetes version",
         /// The Istio control plane's version and mesh-wide values.
         istio: Option<IstioConfig> = "upstream defaults",
         /// The values of Linkerd's control-plane chart.
@@ -55,7 +58,7 @@ crate::documented! {
     #[derive(Debug, Default, Deserialize)]
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
     struct IstioConfig {
-        /// Istio's version (1.3 to 1.29), which decides the injector's defaults.
+        /// Istio's version (1.3 or later), which decides the injector's defaults.
         version: Option<IstioVersion> = "unknown: classic sidecars assumed",
         /// The cluster's mesh configuration, relative to this file: an `istio`
         /// ConfigMap, an IstioOperator or Helm values.
@@ -436,6 +439,9 @@ impl ConfigFile {
         };
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, origin.clone());
+        }
+        if let Some(version) = self.node_version {
+            settings.nodes = Some(Sourced::new(version, origin.clone()));
         }
         if let Some(istio) = self.istio {
             extras.mesh_config = istio.mesh_config.map(|path| base.join(path));
