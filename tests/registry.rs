@@ -120,17 +120,6 @@ fn container<'a>(analysis: &'a Analysis, name: &str) -> &'a PlannedContainer {
     &analysis.plan.containers[common::index_of(analysis, name)]
 }
 
-/// The rule ids of `analysis`'s findings, sorted.
-fn rules(analysis: &Analysis) -> Vec<&'static str> {
-    let mut ids: Vec<_> = analysis
-        .findings
-        .iter()
-        .map(|f| f.finding.rule.id)
-        .collect();
-    ids.sort();
-    ids
-}
-
 /// The messages of `analysis`'s findings of `rule`.
 fn messages(analysis: &Analysis, rule: &str) -> Vec<String> {
     analysis
@@ -184,7 +173,11 @@ fn the_standard_registry_does_not_know_the_tunnel() {
     let analysis = &analyze(&job(TUNNEL_PORT), Registry::standard())[0];
     let tunnel = container(analysis, "tunnel");
     assert_eq!(tunnel.role, Role::App);
-    assert!(rules(analysis).is_empty(), "{:?}", rules(analysis));
+    assert!(
+        common::rule_ids(analysis).is_empty(),
+        "{:?}",
+        common::rule_ids(analysis)
+    );
 }
 
 #[test]
@@ -212,7 +205,7 @@ fn one_row_makes_the_tunnel_a_sidecar_its_stop_call_stops() {
     // The Job completes: no rule finds a sidecar that never exits. The rules judge the
     // call as any other: after `;` the work's exit status is lost (ML302), and a proxy
     // with no hold starts after the work (ML101).
-    assert_eq!(rules(analysis), ["ML101", "ML202", "ML302"]);
+    assert_eq!(common::rule_ids(analysis), ["ML101", "ML202", "ML302"]);
 }
 
 #[test]
@@ -220,7 +213,7 @@ fn the_rules_word_the_new_models_facts() {
     // No stop call: the Job never completes, and ML301 offers the model's own call.
     let never = job(TUNNEL_PORT).replace("; curl -fsS -X POST localhost:7070/tunnel/quit", "");
     let analysis = &analyze(&never, &WITH_TUNNEL)[0];
-    assert_eq!(rules(analysis), ["ML101", "ML202", "ML301"]);
+    assert_eq!(common::rule_ids(analysis), ["ML101", "ML202", "ML301"]);
     let ml301 = &analysis
         .findings
         .iter()
@@ -241,7 +234,11 @@ fn the_rules_word_the_new_models_facts() {
     );
     // The call on the wrong port: ML304, in the model's words.
     let analysis = &analyze(&job(7071), &WITH_TUNNEL)[0];
-    assert!(rules(analysis).contains(&"ML304"), "{:?}", rules(analysis));
+    assert!(
+        common::rule_ids(analysis).contains(&"ML304"),
+        "{:?}",
+        common::rule_ids(analysis)
+    );
     let wrong = messages(analysis, "ML304").join("\n");
     assert!(
         wrong.contains("7071") && wrong.contains("7070"),
@@ -254,7 +251,11 @@ fn the_new_model_shuts_down_on_the_timeline() {
     // The tunnel exits 2 s after SIGTERM while the app serves until 10 s.
     let analysis = &analyze(DEPLOYMENT, &WITH_TUNNEL)[0];
     assert_eq!(common::stop(analysis, "tunnel").exit, common::s(2.0));
-    assert!(rules(analysis).contains(&"ML202"), "{:?}", rules(analysis));
+    assert!(
+        common::rule_ids(analysis).contains(&"ML202"),
+        "{:?}",
+        common::rule_ids(analysis)
+    );
     let gone = messages(analysis, "ML202").join("\n");
     assert!(gone.contains("`tunnel`"), "{gone}");
 }
