@@ -6,6 +6,7 @@ mod html;
 mod json;
 mod lanes;
 mod reasons;
+mod scale;
 mod svg;
 mod text;
 
