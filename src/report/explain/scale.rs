@@ -10,11 +10,13 @@ use crate::time::Millis;
 
 /// At most this many cuts: more would turn the axis into a list of moments.
 const MAX_CUTS: usize = 2;
-/// A stretch with no event is cut only when it is at least three quarters of what the
-/// axis would otherwise show...
-const CUT_SHARE: (i64, i64) = (3, 4);
-/// ...and at least this long: below it a linear axis still reads well.
+/// A stretch with no event is cut when it is at least this long (below it a linear axis
+/// still reads well)...
 const MIN_CUT: Millis = Millis(60_000);
+/// ...and at least a quarter of the axis, and the cuts together leave out at least
+/// three quarters of it: then the events would crowd into what is left.
+const CUT_SHARE: i64 = 4;
+const CUTS_SHARE: (i64, i64) = (3, 4);
 /// The shortest axis drawn, so that a pod ready at once still gets a readable scale.
 const MIN_END: Millis = Millis(2_000);
 
@@ -54,21 +56,24 @@ impl Scale {
         times.sort_unstable();
         times.dedup();
         let last = *times.last().expect("0 is always there");
-        // The gaps to cut, largest first, while each still dominates what is left.
+        // The gaps to cut: the largest empty stretches, when together they dominate.
         let mut gaps: Vec<(Millis, Millis)> = times.windows(2).map(|w| (w[0], w[1])).collect();
         gaps.sort_by_key(|(from, to)| std::cmp::Reverse(*to - *from));
-        let mut cuts: Vec<(Millis, Millis)> = Vec::new();
-        let mut shown = last;
-        for (from, to) in gaps.into_iter().take(MAX_CUTS) {
-            let length = to - from;
-            if length < MIN_CUT
-                || length.0.saturating_mul(CUT_SHARE.1) < shown.0.saturating_mul(CUT_SHARE.0)
-            {
-                break;
-            }
-            cuts.push((from, to));
-            shown = shown - length;
+        let mut cuts: Vec<(Millis, Millis)> = gaps
+            .into_iter()
+            .take(MAX_CUTS)
+            .filter(|(from, to)| {
+                let length = *to - *from;
+                length >= MIN_CUT && length.0.saturating_mul(CUT_SHARE) >= last.0
+            })
+            .collect();
+        let cut = cuts
+            .iter()
+            .fold(Millis::ZERO, |sum, (from, to)| sum + (*to - *from));
+        if cut.0.saturating_mul(CUTS_SHARE.1) < last.0.saturating_mul(CUTS_SHARE.0) {
+            cuts.clear();
         }
+        let shown = last - cut;
         if cuts.is_empty() {
             let padded = last.0.saturating_add(last.0 / 8).saturating_add(500);
             // Capped at half the range of `Millis`, so that stepping past the end to
@@ -103,7 +108,6 @@ impl Scale {
     }
 
     /// The stretches shown.
-    #[cfg(test)]
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces
     }

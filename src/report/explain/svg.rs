@@ -392,7 +392,7 @@ fn draw_analysis(
     y += TITLE_FONT;
     let _ = writeln!(
         out,
-        r#"<text x="{MARGIN}" y="{y}" class="title">{}</text>"#,
+        r#"<g class="workload"><text x="{MARGIN}" y="{y}" class="title">{}</text>"#,
         escape(&facts::title(analysis))
     );
     if let Some(rejection) = &analysis.plan.rejection() {
@@ -407,6 +407,7 @@ fn draw_analysis(
     for panel in panels {
         y = draw_panel(out, panel, geometry, y + 6.0, None);
     }
+    let _ = writeln!(out, "</g>");
     y
 }
 
@@ -422,7 +423,7 @@ fn draw_panel(
     y += 16.0;
     let _ = writeln!(
         out,
-        r#"<text x="{MARGIN}" y="{y}" class="panel">{}</text>"#,
+        r#"<g class="timeline-panel"><text x="{MARGIN}" y="{y}" class="panel">{}</text>"#,
         escape(&panel.title)
     );
     if let Some(caption) = cut_caption(scale) {
@@ -436,11 +437,7 @@ fn draw_panel(
     y += 16.0;
     let top = y + 4.0;
     let bottom = top + LANE_HEIGHT * panel.lanes.len() as f64;
-    let _ = writeln!(
-        out,
-        r#"<g class="ticks" data-end="{}">"#,
-        panel.end().0
-    );
+    let _ = writeln!(out, r#"<g class="ticks">"#);
     // Tick labels where they do not crowd each other: a piece of a cut axis is labelled
     // even when it is short.
     let mut right = f64::NEG_INFINITY;
@@ -460,13 +457,18 @@ fn draw_panel(
         );
     }
     let _ = writeln!(out, "</g>");
-    // The time axis itself, from 0 to the panel's end: every bar lies along it.
-    let _ = writeln!(
-        out,
-        r#"<line x1="{:.1}" y1="{top:.1}" x2="{:.1}" y2="{top:.1}" class="timeline"/>"#,
-        geometry.axis_start(),
-        geometry.axis_start() + geometry.axis
-    );
+    // The time axis itself, from 0 to the panel's end, one line per piece of a cut
+    // axis: every bar lies along it.
+    for piece in scale.pieces() {
+        let _ = writeln!(
+            out,
+            r#"<line x1="{:.1}" y1="{top:.1}" x2="{:.1}" y2="{top:.1}" class="timeline" data-from="{}" data-to="{}"/>"#,
+            geometry.x_of(piece.from, scale),
+            geometry.x_of(piece.to, scale),
+            piece.from.0,
+            piece.to.0
+        );
+    }
     if let Some(deadline) = panel.deadline {
         let x = geometry.x_of(deadline, scale);
         let _ = writeln!(
@@ -498,7 +500,7 @@ fn draw_panel(
     let axis = geometry.axis_start();
     let _ = writeln!(
         out,
-        r#"<line x1="{axis:.1}" y1="{top:.1}" x2="{axis:.1}" y2="{y:.1}" class="axis"/>"#
+        r#"<line x1="{axis:.1}" y1="{top:.1}" x2="{axis:.1}" y2="{y:.1}" class="axis"/></g>"#
     );
     y
 }
