@@ -50,6 +50,11 @@ fn chromium() -> Option<PathBuf> {
 /// Runs headless Chromium with a fresh profile on `page`, with `extra` arguments
 /// (`--dump-dom`, `--screenshot=…`); kills it after 120 s.
 fn run_chromium(chromium: &Path, profile: &Path, page: &Path, extra: &[String]) -> Output {
+    run_chromium_at(chromium, profile, &format!("file://{}", page.display()), extra)
+}
+
+/// [`run_chromium`] on a URL (a page and a fragment).
+fn run_chromium_at(chromium: &Path, profile: &Path, url: &str, extra: &[String]) -> Output {
     let mut child = Command::new(chromium)
         .args([
             "--headless",
@@ -65,7 +70,7 @@ fn run_chromium(chromium: &Path, profile: &Path, page: &Path, extra: &[String]) 
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
-        .arg(format!("file://{}", page.display()))
+        .arg(url)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -242,13 +247,27 @@ const MEASURE: &str = r#"
 
 /// Loads `page` (HTML) with the measuring script added; returns what it measured.
 fn measure(chromium: &Path, dir: &Path, name: &str, page: &str) -> serde_json::Value {
-    let with_script = page.replace("</body>", &format!("{MEASURE}</body>"));
+    measure_with(chromium, dir, name, page, MEASURE, "")
+}
+
+/// Loads `page` (HTML) at `fragment` with `script` added, which writes what it
+/// measures as JSON into `<pre id="measured">`; returns that.
+fn measure_with(
+    chromium: &Path,
+    dir: &Path,
+    name: &str,
+    page: &str,
+    script: &str,
+    fragment: &str,
+) -> serde_json::Value {
+    let at = page.rfind("</body>").expect("a page");
+    let with_script = format!("{}{script}{}", &page[..at], &page[at..]);
     let path = dir.join(format!("{name}.html"));
     std::fs::write(&path, with_script).unwrap();
-    let output = run_chromium(
+    let output = run_chromium_at(
         chromium,
         &dir.join(format!("profile-{name}")),
-        &path,
+        &format!("file://{}{fragment}", path.display()),
         &["--dump-dom".to_owned()],
     );
     let dom = String::from_utf8_lossy(&output.stdout);
@@ -546,5 +565,136 @@ fn the_colours_survive_colour_blindness_and_greyscale() {
         let outline = swatch["stroke"].as_str().unwrap();
         let ratio = contrast_with_white(outline);
         assert!(ratio >= 3.0, "{}: outline {outline} {ratio:.2}:1", name(swatch));
+    }
+}
+
+/// Measures a lint report: the overview's counts, its index and the sections, a link
+/// opening its section, the search box and the severity filter. It leaves only its
+/// result in the page, so that the DOM printed is short.
+const MEASURE_REPORT: &str = r#"
+<script>
+// After the load, when the browser has followed the URL's fragment.
+window.addEventListener('load', () => setTimeout(function () {
+  const out = {counts: {}};
+  document.querySelectorAll('[data-count]').forEach(e => out.counts[e.dataset.count] = +e.querySelector('b').textContent);
+  out.sections = document.querySelectorAll('details.workload').length;
+  const rows = [...document.querySelectorAll('#index .row[data-section]')];
+  out.rows = rows.length;
+  out.broken = rows.filter(r => !document.getElementById(r.querySelector('a').getAttribute('href').slice(1))).length;
+  const classes = ['worst-error', 'worst-warning', 'worst-info', 'worst-none'];
+  const rank = r => classes.findIndex(c => r.classList.contains(c));
+  out.unsorted = rows.filter((r, i) => i > 0 && rank(r) < rank(rows[i - 1])).length;
+  out.worst = classes.map(c => rows.filter(r => r.classList.contains(c)).length);
+  out.overviewFirst = document.getElementById('overview').getBoundingClientRect().top <
+    document.getElementById('workloads').getBoundingClientRect().top;
+  const target = document.getElementById(location.hash.slice(1));
+  out.target = location.hash;
+  out.targetOpen = !!target && target.closest('details').open;
+  const shown = e => getComputedStyle(e).display !== 'none' && !e.hidden;
+  const box = document.getElementById('search');
+  out.search = !!box;
+  if (box) {
+    box.value = 'ml207';
+    box.dispatchEvent(new Event('input'));
+    out.searchRows = rows.filter(shown).length;
+    out.searchSections = [...document.querySelectorAll('details.workload')].filter(d => !d.hidden).length;
+    box.value = '';
+    box.dispatchEvent(new Event('input'));
+  }
+  document.getElementById('show-error').click();
+  out.errorRowsAfterFilter = rows.filter(r => r.classList.contains('worst-error') && shown(r)).length;
+  out.otherRowsAfterFilter = rows.filter(r => !r.classList.contains('worst-error') && shown(r)).length;
+  document.body.innerHTML = '<pre id="measured"></pre>';
+  document.getElementById('measured').textContent = JSON.stringify(out);
+}, 200));
+</script>
+"#;
+
+/// A repository of 10,000 workloads, rendered as one page: Chromium loads it, its
+/// overview counts what `--format json` counts, every row of the index links to a
+/// section it opens, rows come worst first, and the search box and the severity
+/// filter work. The workloads are a few shapes with many container names, as the
+/// pods of a few charts are, so that thousands of distinct drawings are in the page.
+#[test]
+fn a_lint_report_of_10000_workloads_renders_and_counts_as_json_does() {
+    let Some(chromium) = chromium() else { return };
+    let shapes = [
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+        "testdata/rules/ml203-fire-linkerd-injected.yaml",
+        "testdata/rules/ml207-fire-no-prestop.yaml",
+        "testdata/rules/ml101-fire-job.yaml",
+        "testdata/rules/ml206-silent-short-sleep.yaml",
+        "testdata/suppressions/partly-suppressed.yaml",
+    ]
+    .map(|path| std::fs::read_to_string(root().join(path)).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let manifests = dir.path().join("repository.yaml");
+    let documents: Vec<String> = (0..10_000)
+        .map(|i| {
+            let shape = &shapes[i % shapes.len()];
+            // A unique workload name, and one of 400 container names.
+            let named = shape.replacen("\n  name: ", &format!("\n  name: n{i}-"), 1);
+            named.replacen("- name: ", &format!("- name: c{}-", i % 400), 1)
+        })
+        .collect();
+    std::fs::write(&manifests, documents.join("\n---\n")).unwrap();
+    let run = |format: &str| {
+        let output = cli()
+            .args(["lint", "--no-config", "--format", format])
+            .arg(&manifests)
+            .output()
+            .unwrap();
+        (output.stdout, output.status.code())
+    };
+    let (json, json_status) = run("json");
+    let (page, status) = run("html");
+    assert_eq!(status, json_status);
+    let report: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let summary = &report["summary"];
+    assert_eq!(summary["workloads"], 10_000);
+    let page = String::from_utf8(page).unwrap();
+    let with_ml207: std::collections::BTreeSet<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML207")
+        .map(|f| f["workload"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!with_ml207.is_empty());
+    let measured = measure_with(
+        &chromium,
+        dir.path(),
+        "report",
+        &page,
+        MEASURE_REPORT,
+        "#w9998-body",
+    );
+    for key in ["errors", "warnings", "infos", "workloads", "suppressed", "inputErrors"] {
+        assert_eq!(measured["counts"][key], summary[key], "{key}: {measured}");
+    }
+    assert_eq!(measured["sections"], 10_000, "{measured}");
+    assert_eq!(measured["rows"], 10_000, "{measured}");
+    assert_eq!(measured["broken"], 0, "{measured}");
+    assert_eq!(measured["unsorted"], 0, "{measured}");
+    assert_eq!(measured["overviewFirst"], true, "{measured}");
+    assert_eq!(measured["targetOpen"], true, "a link opens its section: {measured}");
+    assert_eq!(measured["search"], true, "{measured}");
+    assert_eq!(measured["searchRows"], with_ml207.len(), "{measured}");
+    assert_eq!(measured["searchSections"], with_ml207.len(), "{measured}");
+    assert_eq!(measured["errorRowsAfterFilter"], 0, "{measured}");
+    let others: u64 = measured["worst"].as_array().unwrap()[1..]
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(measured["otherRowsAfterFilter"], others, "{measured}");
+    if let Some(keep) = std::env::var_os("MESH_LIFECYCLE_SCREENSHOTS") {
+        let path = Path::new(&keep).join("lint-report.html");
+        std::fs::write(&path, &page).unwrap();
+        run_chromium(
+            &chromium,
+            &dir.path().join("profile-shot"),
+            &path,
+            &[format!("--screenshot={}", Path::new(&keep).join("lint-report.png").display())],
+        );
     }
 }

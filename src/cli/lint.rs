@@ -7,6 +7,7 @@ use super::{
 };
 use crate::pipeline::{self, DocumentReport, RunOptions};
 use crate::report::github::GithubReporter;
+use crate::report::html::HtmlReporter;
 use crate::report::human::{HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
 use crate::report::junit::JunitReporter;
@@ -71,6 +72,10 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             github::workspace()?,
             args.quiet,
             github::step_summary(args.output.output.as_deref()),
+        )),
+        LintFormat::Html => Box::new(HtmlReporter::new(
+            out,
+            crate::report::assumptions::items(settings),
         )),
     };
     let inputs = &prepared.inputs;

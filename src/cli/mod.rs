@@ -266,6 +266,9 @@ pub enum LintFormat {
     Junit,
     /// GitHub Actions annotations (workflow commands), and the job summary.
     Github,
+    /// One self-contained page for the whole run: an overview worst first, then each
+    /// workload's timeline with its findings, to publish from CI.
+    Html,
 }
 
 /// The `--fail-on` threshold.

@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod excerpt;
 pub mod explain;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

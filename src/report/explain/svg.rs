@@ -33,7 +33,7 @@ const TICK_ROOM: f64 = 8.0;
 
 /// The columns shared by every panel of one picture.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Geometry {
+pub(crate) struct Geometry {
     label: f64,
     axis: f64,
     note: f64,
@@ -42,7 +42,7 @@ pub(super) struct Geometry {
 impl Geometry {
     /// Columns wide enough for every label and note of `panels`, around a time axis
     /// `axis` pixels wide.
-    pub(super) fn of<'a>(panels: impl IntoIterator<Item = &'a Panel>, axis: f64) -> Geometry {
+    pub(crate) fn of<'a>(panels: impl IntoIterator<Item = &'a Panel>, axis: f64) -> Geometry {
         let mut geometry = Geometry {
             label: 120.0,
             axis,
@@ -82,6 +82,45 @@ impl Geometry {
     }
 }
 
+/// `svg` with every `.0` dropped from the numbers of its attributes (`x="155.0"` is
+/// `x="155"`): the coordinates are written with one decimal, mostly zero, and a page
+/// holds thousands of them. Text between tags is left as it is.
+fn whole_numbers(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(at) = rest.find("=\"") {
+        out.push_str(&rest[..at + 2]);
+        rest = &rest[at + 2..];
+        let end = rest.find('"').unwrap_or(rest.len());
+        let value = &rest[..end];
+        if value
+            .chars()
+            .all(|c| c.is_ascii_digit() || " .,-MLVH".contains(c))
+        {
+            let bytes = value.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                let zero = bytes[i] == b'.'
+                    && bytes.get(i + 1) == Some(&b'0')
+                    && !bytes.get(i + 2).is_some_and(u8::is_ascii_digit)
+                    && i > 0
+                    && bytes[i - 1].is_ascii_digit();
+                if zero {
+                    i += 2;
+                } else {
+                    out.push(char::from(bytes[i]));
+                    i += 1;
+                }
+            }
+        } else {
+            out.push_str(value);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// An estimate of the width of `text` in DejaVu Sans at `size` pixels, rounded up:
 /// the advance of each character in em, from the font's metrics, grouped.
 pub(super) fn text_width(text: &str, size: f64) -> f64 {
@@ -101,7 +140,7 @@ pub(super) fn text_width(text: &str, size: f64) -> f64 {
 }
 
 /// `text` for SVG and HTML character data and attribute values.
-pub(super) fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -131,9 +170,9 @@ pub(super) fn cut_caption(scale: &Scale) -> Option<String> {
 /// colours differ in lightness as well as hue where they meet in a lane, so that they
 /// stay apart in greyscale and for colour-blind readers (tests/browser.rs checks both);
 /// light fills get a darker outline that stands out from the white page.
-pub(super) const STYLE: &str = concat!(
+pub(crate) const STYLE: &str = concat!(
     ".title{font-weight:bold;font-size:14px}.panel{font-weight:bold}.tick,.caption{fill:#4d4d4d}",
-    ".grid{stroke:#e3e3e3;stroke-width:1}.axis,.timeline{stroke:#333;stroke-width:1}",
+    ".tick{text-anchor:middle}.grid{stroke:#e3e3e3;stroke-width:1;fill:none}.axis,.timeline{stroke:#333;stroke-width:1}",
     "rect.bar{stroke-width:1}",
     ".starting{fill:#f5df4d;stroke:#9d8f31}.running{fill:#1b5e9e;stroke:#1b5e9e}",
     ".hook{fill:#c46fb0;stroke:#a35b92}.draining{fill:#6cb8e6;stroke:#5693b8}",
@@ -176,37 +215,52 @@ pub fn svg(analyses: &[Analysis]) -> String {
     document(width, y, &body)
 }
 
-/// The `<svg>` element around `body`.
-pub(super) fn document(width: f64, height: f64, body: &str) -> String {
+/// The `<svg>` element around `body`, with its stylesheet.
+pub(crate) fn document(width: f64, height: f64, body: &str) -> String {
+    element(width, height, &format!("<style>{STYLE}</style>\n{body}"))
+}
+
+/// The `<svg>` element around `body`, for a page whose stylesheet holds [`STYLE`]: a
+/// page of many drawings states it once.
+pub(crate) fn element(width: f64, height: f64, body: &str) -> String {
+    let body = whole_numbers(body);
     format!(
         concat!(
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="{font}">"#,
-            "\n<style>{style}</style>\n",
+            "\n",
             r#"<rect width="100%" height="100%" fill="white"/>"#,
             "\n{body}</svg>\n"
         ),
         w = width.ceil(),
         h = height.ceil(),
         font = FONT,
-        style = STYLE,
         body = body
     )
 }
 
-/// One workload's drawing on its own, for the HTML pages: the panels without the
-/// title, the legend or the workload header, which the page shows as text. Each
-/// hazard lane gets the id `{ids}{finding index}`.
-pub(super) fn workload_svg(panels: &[Panel], geometry: &Geometry, ids: &str) -> String {
+/// One panel of a workload drawn on its own, for the HTML pages, without the title,
+/// the legend or the workload header, which the page shows as text, nor the stylesheet,
+/// which the page holds: the elements inside `<svg>`, its width and its height. With
+/// `ids`, each hazard lane gets the id `{ids}{finding index}`.
+pub(crate) fn panel_drawing(panel: &Panel, geometry: &Geometry, ids: Option<&str>) -> Drawing {
     let mut body = String::new();
-    let mut y = 0.0;
-    for panel in panels {
-        y = draw_panel(&mut body, panel, geometry, y, Some(ids));
+    let y = draw_panel(&mut body, panel, geometry, 0.0, ids);
+    Drawing {
+        body: whole_numbers(&body),
+        width: geometry.width().ceil(),
+        height: (y + 8.0).ceil(),
     }
-    document(geometry.width(), y + 8.0, &body)
+}
+
+/// The elements of a drawing, and the size of the `<svg>` that holds them.
+pub(crate) struct Drawing {
+    pub body: String,
+    pub width: f64,
+    pub height: f64,
 }
 
 /// One entry of a legend.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entry {
     Swatch(Swatch),
     Mark(MarkKind),
@@ -225,84 +279,116 @@ impl Entry {
     }
 }
 
+/// The colours and marks a picture draws, each once, in legend order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Legend {
+    entries: Vec<Entry>,
+}
+
+impl Legend {
+    /// Adds what `panel` draws.
+    pub(crate) fn add(&mut self, panel: &Panel) {
+        let mut add = |entry: Entry| {
+            if !self.entries.contains(&entry) {
+                self.entries.push(entry);
+            }
+        };
+        panel
+            .swatches()
+            .into_iter()
+            .for_each(|swatch| add(Entry::Swatch(swatch)));
+        panel
+            .marks()
+            .into_iter()
+            .for_each(|kind| add(Entry::Mark(kind)));
+        if panel.deadline.is_some() {
+            add(Entry::Deadline);
+        }
+        if panel.scale.cuts().next().is_some() {
+            add(Entry::Cut);
+        }
+    }
+
+    /// The entries in legend order: colours, then marks, then the lines.
+    fn sorted(&self) -> Vec<Entry> {
+        let order = |entry: &Entry| match entry {
+            Entry::Swatch(swatch) => Swatch::ALL.iter().position(|s| s == swatch).unwrap_or(0),
+            Entry::Mark(kind) => 20 + MarkKind::ALL.iter().position(|k| k == kind).unwrap_or(0),
+            Entry::Deadline => 40,
+            Entry::Cut => 41,
+        };
+        let mut entries = self.entries.clone();
+        entries.sort_by_key(order);
+        entries
+    }
+
+    /// The legend drawn in rows across `width` from `y`; returns the y below it.
+    pub(crate) fn draw(&self, out: &mut String, width: f64, y: f64) -> f64 {
+        let entries = self.sorted();
+        if entries.is_empty() {
+            return y;
+        }
+        let mut x = MARGIN;
+        let mut row = y;
+        let _ = writeln!(out, r#"<g class="legend">"#);
+        for entry in entries {
+            let meaning = entry.meaning();
+            let advance = 16.0 + 6.0 + text_width(meaning, FONT) + 18.0;
+            if x > MARGIN && x + advance > width - MARGIN {
+                x = MARGIN;
+                row += LANE_HEIGHT;
+            }
+            let top = row;
+            let middle = top + BAR_TOP + BAR_HEIGHT / 2.0;
+            let shape = match entry {
+                Entry::Swatch(swatch) => format!(
+                    r#"<rect x="{x:.1}" y="{:.1}" width="16" height="{BAR_HEIGHT}" class="bar {}" data-swatch="{}"/>"#,
+                    top + BAR_TOP,
+                    swatch.class(),
+                    swatch.class()
+                ),
+                // Marks drawn above a bar are centred on the text here.
+                Entry::Mark(MarkKind::Sigterm) => {
+                    mark_shape(MarkKind::Sigterm, x + 8.0, top + 6.0, None)
+                }
+                Entry::Mark(MarkKind::UnknownLength) => {
+                    mark_shape(MarkKind::UnknownLength, x, top + 6.0, None)
+                }
+                Entry::Mark(kind) => mark_shape(kind, x + 8.0, top, None),
+                Entry::Deadline => format!(
+                    r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" class="deadline"/>"#,
+                    x + 8.0,
+                    top + 2.0,
+                    x + 8.0,
+                    top + LANE_HEIGHT - 2.0
+                ),
+                Entry::Cut => cut_shape(x + 1.0, x + 15.0, top + 2.0, top + LANE_HEIGHT - 2.0),
+            };
+            let _ = writeln!(
+                out,
+                r#"{shape}<text x="{:.1}" y="{:.1}">{}</text>"#,
+                x + 22.0,
+                middle + FONT * 0.35,
+                escape(meaning)
+            );
+            x += advance;
+        }
+        let _ = writeln!(out, "</g>");
+        row + LANE_HEIGHT
+    }
+}
+
 /// The legend of every colour and mark drawn in `panels`, each once, in rows across
 /// `width`; returns the y below it.
-pub(super) fn legend<'a>(
+pub(crate) fn legend<'a>(
     out: &mut String,
     panels: impl Iterator<Item = &'a Panel>,
     width: f64,
     y: f64,
 ) -> f64 {
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut add = |entry: Entry| {
-        if !entries.contains(&entry) {
-            entries.push(entry);
-        }
-    };
-    let panels: Vec<&Panel> = panels.collect();
-    for swatch in Swatch::ALL {
-        if panels.iter().any(|p| p.swatches().contains(&swatch)) {
-            add(Entry::Swatch(swatch));
-        }
-    }
-    for kind in MarkKind::ALL {
-        if panels.iter().any(|p| p.marks().contains(&kind)) {
-            add(Entry::Mark(kind));
-        }
-    }
-    if panels.iter().any(|p| p.deadline.is_some()) {
-        add(Entry::Deadline);
-    }
-    if panels.iter().any(|p| p.scale.cuts().next().is_some()) {
-        add(Entry::Cut);
-    }
-    if entries.is_empty() {
-        return y;
-    }
-    let mut x = MARGIN;
-    let mut row = y;
-    let _ = writeln!(out, r#"<g class="legend">"#);
-    for entry in entries {
-        let meaning = entry.meaning();
-        let advance = 16.0 + 6.0 + text_width(meaning, FONT) + 18.0;
-        if x > MARGIN && x + advance > width - MARGIN {
-            x = MARGIN;
-            row += LANE_HEIGHT;
-        }
-        let top = row;
-        let middle = top + BAR_TOP + BAR_HEIGHT / 2.0;
-        let shape = match entry {
-            Entry::Swatch(swatch) => format!(
-                r#"<rect x="{x:.1}" y="{:.1}" width="16" height="{BAR_HEIGHT}" class="bar {}" data-swatch="{}"/>"#,
-                top + BAR_TOP,
-                swatch.class(),
-                swatch.class()
-            ),
-            // Marks drawn above a bar are centred on the text here.
-            Entry::Mark(kind @ (MarkKind::Sigterm | MarkKind::UnknownLength)) => {
-                mark_shape(kind, x + 8.0 - if kind == MarkKind::UnknownLength { 8.0 } else { 0.0 }, top + 6.0, None)
-            }
-            Entry::Mark(kind) => mark_shape(kind, x + 8.0, top, None),
-            Entry::Deadline => format!(
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" class="deadline"/>"#,
-                x + 8.0,
-                top + 2.0,
-                x + 8.0,
-                top + LANE_HEIGHT - 2.0
-            ),
-            Entry::Cut => cut_shape(x + 1.0, x + 15.0, top + 2.0, top + LANE_HEIGHT - 2.0),
-        };
-        let _ = writeln!(
-            out,
-            r#"{shape}<text x="{:.1}" y="{:.1}">{}</text>"#,
-            x + 22.0,
-            middle + FONT * 0.35,
-            escape(meaning)
-        );
-        x += advance;
-    }
-    let _ = writeln!(out, "</g>");
-    row + LANE_HEIGHT
+    let mut legend = Legend::default();
+    panels.for_each(|panel| legend.add(panel));
+    legend.draw(out, width, y)
 }
 
 /// The shape of a mark at `x` on a lane whose top is `top`. Signals sit above the
@@ -399,7 +485,7 @@ fn draw_analysis(
         y += 18.0;
         let _ = writeln!(
             out,
-            r#"<text x="{MARGIN}" y="{y}" class="tick">Not admitted: {} rejects the pod ({}), so it never starts</text>"#,
+            r#"<text x="{MARGIN}" y="{y}" class="caption">Not admitted: {} rejects the pod ({}), so it never starts</text>"#,
             escape(&crate::rules::rejection::rejector(rejection.by)),
             escape(&crate::rules::rejection::reason(&rejection.cause))
         );
@@ -441,6 +527,7 @@ fn draw_panel(
     // Tick labels where they do not crowd each other: a piece of a cut axis is labelled
     // even when it is short.
     let mut right = f64::NEG_INFINITY;
+    let mut grid = String::new();
     for tick in scale.ticks(8) {
         let x = geometry.x_of(tick, scale);
         let label = tick.to_string();
@@ -451,12 +538,13 @@ fn draw_panel(
         right = x + half;
         let _ = writeln!(
             out,
-            r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}" class="grid"/><text x="{x:.1}" y="{y}" text-anchor="middle" class="tick" data-at="{}">{}</text>"#,
+            r#"<text x="{x:.1}" y="{y}" class="tick" data-at="{}">{}</text>"#,
             tick.0,
             escape(&label)
         );
+        let _ = write!(grid, "M{x:.1} {top:.1}V{bottom:.1}");
     }
-    let _ = writeln!(out, "</g>");
+    let _ = writeln!(out, r#"<path d="{grid}" class="grid"/></g>"#);
     // The time axis itself, from 0 to the panel's end, one line per piece of a cut
     // axis: every bar lies along it.
     for piece in scale.pieces() {
@@ -489,7 +577,7 @@ fn draw_panel(
         let x1 = geometry.axis_start() + x1;
         let _ = writeln!(
             out,
-            r#"<g class="cut-mark" data-from="{}" data-to="{}"><title>axis cut: {from}–{to} not drawn, no event falls there</title>{}<text x="{:.1}" y="{:.1}" text-anchor="middle" class="tick">≈</text></g>"#,
+            r#"<g class="cut-mark" data-from="{}" data-to="{}"><title>axis cut: {from}–{to} not drawn, no event falls there</title>{}<text x="{:.1}" y="{:.1}" class="tick">≈</text></g>"#,
             from.0,
             to.0,
             cut_shape(x0 + 3.0, x1 - 3.0, top - 6.0, y),
@@ -570,6 +658,15 @@ fn draw_lane(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_lose_their_decimal_in_attributes_only() {
+        assert_eq!(
+            whole_numbers(r#"<line x1="155.0" y1="36.5" d="M1.0 2.0V30.0"/><text>v1.0</text>"#),
+            r#"<line x1="155" y1="36.5" d="M1 2V30"/><text>v1.0</text>"#
+        );
+        assert_eq!(whole_numbers(r#"<a b="10.05" c="x.0">"#), r#"<a b="10.05" c="x.0">"#);
+    }
 
     #[test]
     fn wide_text_is_estimated_wider() {
