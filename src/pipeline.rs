@@ -244,6 +244,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
             report.analyses.push(Analysis {
                 file: document.source.file.clone(),
                 document: document.index,
+                documents: document.count,
                 origin: document.origin.clone(),
                 plan,
                 timeline,

@@ -17,6 +17,9 @@ use super::{Document, Input, InputError, Limits, Piece, Pos, ReadLimits, Source,
 pub struct Inputs {
     sources: Vec<Source>,
     limits: ReadLimits,
+    /// How many pieces each file holds, by input index, counted when a pass read it
+    /// whole (the context pass reads every file before the main pass).
+    counts: Mutex<HashMap<usize, usize>>,
     /// Documents [`Inputs::parse_ahead`] already parsed, by input and piece index.
     parsed: Mutex<HashMap<(usize, usize), Parsed>>,
 }
@@ -46,6 +49,8 @@ pub enum Unit {
         text: Arc<str>,
         /// How kubectl reads it.
         framing: Framing,
+        /// How many documents the input holds, when known.
+        count: Option<usize>,
     },
     /// An input, or part of one, that could not be read.
     Failed(InputError),
@@ -84,10 +89,14 @@ impl Unit {
                 first_line,
                 text,
                 framing,
+                count,
             } => super::parse_text(&file, first_line, text, &framing, index, limits).map(
-                |documents| Parsed {
-                    documents,
-                    errors: Vec::new(),
+                |mut documents| {
+                    documents.iter_mut().for_each(|d| d.count = count);
+                    Parsed {
+                        documents,
+                        errors: Vec::new(),
+                    }
                 },
             ),
         }
@@ -133,6 +142,7 @@ impl Inputs {
         Inputs {
             sources,
             limits,
+            counts: Mutex::default(),
             parsed: Mutex::default(),
         }
     }
@@ -178,9 +188,12 @@ impl Inputs {
         mut visit: impl FnMut(&Arc<str>, &Document) -> Vec<InputError>,
     ) {
         let mut parsed = HashMap::new();
+        let mut counts = HashMap::new();
         for (input_index, input) in self.sources.iter().enumerate() {
             let file = input.name();
+            let mut pieces = 0;
             for (index, piece) in input.pieces(&self.limits).enumerate() {
+                pieces = index + 1;
                 let Piece::Text {
                     first_line,
                     text,
@@ -203,6 +216,10 @@ impl Inputs {
                     .collect();
                 parsed.insert((input_index, index), Parsed { documents, errors });
             }
+            counts.insert(input_index, pieces);
+        }
+        if let Ok(mut known) = self.counts.lock() {
+            known.extend(counts);
         }
         // A later pass adds to what an earlier one parsed, whose errors stay.
         if let Ok(mut cache) = self.parsed.lock() {
@@ -219,7 +236,15 @@ impl Inputs {
             .lock()
             .map(|mut cache| std::mem::take(&mut *cache))
             .unwrap_or_default();
+        let counts = self
+            .counts
+            .lock()
+            .map(|counts| counts.clone())
+            .unwrap_or_default();
         for (input_index, input) in self.sources.iter().enumerate() {
+            let count = input
+                .piece_count()
+                .or_else(|| counts.get(&input_index).copied());
             for (index, piece) in input.pieces(&self.limits).enumerate() {
                 each(match piece {
                     Piece::Text {
@@ -227,13 +252,17 @@ impl Inputs {
                         text,
                         framing,
                     } => match parsed.remove(&(input_index, index)) {
-                        Some(parsed) => Unit::Parsed(parsed),
+                        Some(mut parsed) => {
+                            parsed.documents.iter_mut().for_each(|d| d.count = count);
+                            Unit::Parsed(parsed)
+                        }
                         None => Unit::Text {
                             file: input.name().clone(),
                             index,
                             first_line,
                             text,
                             framing,
+                            count,
                         },
                     },
                     Piece::Failed(error) => Unit::Failed(error),

@@ -99,6 +99,9 @@ pub fn next_line(text: &str, from: usize) -> Option<usize> {
 pub struct Document {
     /// 0-based index of the document in its file.
     pub index: usize,
+    /// How many documents its input holds, when the run knows it (reports number a
+    /// document only when there are several: `document 2 of 5`).
+    pub count: Option<usize>,
     /// The text the tree was parsed from, for excerpts.
     pub source: SourceText,
     /// The document's tree, every node with its position.
@@ -241,6 +244,7 @@ pub fn parse_text(
         .enumerate()
         .map(|(offset, root)| Document {
             index: first_index + offset,
+            count: None,
             source: source.clone(),
             root,
             origin: origin.clone(),

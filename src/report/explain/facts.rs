@@ -8,7 +8,7 @@ use crate::report::located::Analysis;
 use crate::resolve::PodPlan;
 use crate::simulate::Timeline;
 
-/// `Deployment shop/api · deploy/api.yaml (document 1) from chart/templates/api.yaml`.
+/// `Deployment shop/api · deploy/all.yaml (document 2 of 5) from chart/templates/api.yaml`.
 pub fn title(analysis: &Analysis) -> String {
     format!(
         "{} · {}",
@@ -17,10 +17,14 @@ pub fn title(analysis: &Analysis) -> String {
     )
 }
 
-/// Where the workload was read: `deploy/api.yaml (document 1) from
+/// Where the workload was read: `deploy/all.yaml (document 2 of 5) from
 /// chart/templates/api.yaml`.
 pub(crate) fn place(analysis: &Analysis) -> String {
-    let mut place = format!("{} (document {})", analysis.file, analysis.document);
+    let mut place = crate::report::document_place(
+        &analysis.file,
+        analysis.document,
+        analysis.documents,
+    );
     if let Some(origin) = &analysis.origin {
         place.push_str(&format!(" from {origin}"));
     }
