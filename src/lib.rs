@@ -14,6 +14,7 @@ pub mod documented;
 pub mod fix;
 pub mod load;
 pub mod pipeline;
+pub mod render;
 pub mod report;
 pub mod resolve;
 pub mod rules;

@@ -20,7 +20,7 @@ pub struct ClusterArgs {
     /// Lint what is deployed: the workloads, their running pods and the environment
     /// (versions, namespaces, mesh config), read with kubectl from the current context.
     /// Arguments are then TYPE or TYPE/NAME (deploy/web), not paths.
-    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore"])]
+    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore", "no_render"])]
     pub cluster: bool,
 
     /// The namespace to read (default: the context's, else `default`).

@@ -43,6 +43,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     for note in prepared.notes() {
         diagnostic(&format!("note: {note}\n"));
     }
+    for note in &prepared.input_notes {
+        diagnostic(&format!("note: {note}\n"));
+    }
     let options = RunOptions {
         threads: args.input.threads,
         limits: prepared.limits,

@@ -30,6 +30,9 @@ pub struct Prepared {
     pub limits: Limits,
     /// What was read from the cluster, with `--cluster`.
     pub cluster: Option<Snapshot>,
+    /// What every report names about the inputs: a directory not rendered and how to
+    /// render it, a file that is a kustomize patch.
+    pub input_notes: Vec<InputError>,
 }
 
 impl Prepared {
@@ -95,6 +98,7 @@ impl InputArgs {
         exclude.extend(config_exclude);
         Discovery {
             no_ignore: self.no_ignore,
+            render: !self.no_render,
             exclude,
         }
     }
@@ -139,18 +143,20 @@ pub fn prepare(
             let found = discover::Discovered {
                 inputs: cluster::take_inputs(&mut snapshot),
                 errors: cluster::input_errors(&snapshot),
-                notes: Vec::new(),
+                ..discover::Discovered::default()
             };
             (found, Some(snapshot))
         }
         None => {
-            let found = discover::discover(&input.paths, &input.discovery(layers.exclude.clone()));
+            let discovery = input.discovery(layers.exclude.clone());
+            let mut found = discover::discover(&input.paths, &discovery);
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
             if let Some(message) = refuse(&found.inputs) {
                 return usage_error(message).map(Err);
             }
+            render(&mut found, &discovery);
             (found, None)
         }
     };
@@ -171,10 +177,40 @@ pub fn prepare(
                 profile,
                 limits,
                 cluster: snapshot,
+                input_notes: found.input_notes,
             }))
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
     }
+}
+
+/// Renders the directories the search handed over whole (kustomizations, Helm charts)
+/// into inputs of their own, among the others in name order; a kustomization that
+/// cannot be rendered is searched as files. Files that a kustomization applies as
+/// patches are noted.
+fn render(found: &mut discover::Discovered, discovery: &Discovery) {
+    let targets = std::mem::take(&mut found.render);
+    let rendered = crate::render::render(&targets);
+    found.input_notes.extend(rendered.notes);
+    found.input_notes.extend(crate::render::patch_notes(&found.inputs));
+    found.errors.extend(rendered.errors);
+    found.inputs.extend(rendered.inputs);
+    if !rendered.unrendered.is_empty() {
+        let as_files = Discovery {
+            render: false,
+            ..discovery.clone()
+        };
+        let paths: Vec<String> = rendered
+            .unrendered
+            .iter()
+            .map(|dir| dir.to_string_lossy().into_owned())
+            .collect();
+        let files = discover::discover(&paths, &as_files);
+        found.errors.extend(files.errors);
+        found.input_notes.extend(crate::render::patch_notes(&files.inputs));
+        found.inputs.extend(files.inputs);
+    }
+    found.inputs.sort_by_key(Input::display_name);
 }
 
 /// Why writing the report to `output` would destroy an input (a manifest, standard input
@@ -202,7 +238,9 @@ fn overwrites_an_input(
         if input.identity().as_ref() == Some(&target) {
             let mut message = same(&match input {
                 Input::Stdin => "- (standard input)".to_owned(),
-                Input::File(_) | Input::Memory { .. } => input.display_name().to_string(),
+                Input::File(_) | Input::Memory { .. } | Input::Rendered { .. } => {
+                    input.display_name().to_string()
+                }
             });
             // A report from an earlier run, found again by a directory search: say how
             // to keep the two apart rather than leave the user guessing.

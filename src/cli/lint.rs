@@ -99,6 +99,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("note: {note}\n"));
         }
     }
+    for note in &prepared.input_notes {
+        if !args.quiet {
+            diagnostic(&format!("note: {note}\n"));
+        }
+        if report.is_ok() {
+            report = reporter.note(note);
+        }
+    }
     let mut document = |document: DocumentReport| {
         summary.add(&document);
         for error in &document.errors {

@@ -141,6 +141,11 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Inputs")]
     pub no_ignore: bool,
 
+    /// Read a directory holding a kustomization or a Helm chart as files, rather than
+    /// lint what kubectl kustomize or helm template renders for it.
+    #[arg(long, help_heading = "Inputs")]
+    pub no_render: bool,
+
     /// The path that standard input stands for, to name it in every report (SARIF,
     /// GitHub annotations, JUnit, JSON, human).
     #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = "Inputs")]

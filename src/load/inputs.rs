@@ -11,12 +11,15 @@ use std::sync::{Arc, Mutex};
 
 use super::source::STDIN_NAME;
 use super::split::Framing;
+use super::rendered::Rendering;
 use super::{Document, Input, InputError, Limits, Piece, Pos, ReadLimits, Source, discover};
 
 /// The inputs of a run.
 pub struct Inputs {
     sources: Vec<Source>,
     limits: ReadLimits,
+    /// Where the documents of rendered inputs came from, by input index.
+    renderings: HashMap<usize, Arc<Rendering>>,
     /// How many pieces each file holds, by input index, counted when a pass read it
     /// whole (the context pass reads every file before the main pass).
     counts: Mutex<HashMap<usize, usize>>,
@@ -51,6 +54,8 @@ pub enum Unit {
         framing: Framing,
         /// How many documents the input holds, when known.
         count: Option<usize>,
+        /// Where the input was rendered from, when it was.
+        rendered: Option<Arc<Rendering>>,
     },
     /// An input, or part of one, that could not be read.
     Failed(InputError),
@@ -90,9 +95,13 @@ impl Unit {
                 text,
                 framing,
                 count,
+                rendered,
             } => super::parse_text(&file, first_line, text, &framing, index, limits).map(
                 |mut documents| {
-                    documents.iter_mut().for_each(|d| d.count = count);
+                    for document in &mut documents {
+                        document.count = count;
+                        document.rendered.clone_from(&rendered);
+                    }
                     Parsed {
                         documents,
                         errors: Vec::new(),
@@ -116,17 +125,29 @@ impl Inputs {
                     .as_ref(),
             )
         });
+        let mut renderings = HashMap::new();
         let sources = inputs
             .into_iter()
-            .map(|input| match input {
+            .enumerate()
+            .map(|(index, input)| match input {
                 Input::Stdin => Source::stdin(stdin_name.clone(), std::io::stdin().lock(), &limits),
                 Input::File(path) => {
                     Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
                 }
                 Input::Memory { name, bytes } => Source::stream(name, &bytes[..], &limits),
+                Input::Rendered {
+                    name,
+                    bytes,
+                    rendering,
+                } => {
+                    renderings.insert(index, rendering);
+                    Source::stream(name, &bytes[..], &limits)
+                }
             })
             .collect();
-        Inputs::from_sources(sources, limits)
+        let mut inputs = Inputs::from_sources(sources, limits);
+        inputs.renderings = renderings;
+        inputs
     }
 
     /// One input held in memory, read as standard input: for tests, fuzzing and
@@ -142,6 +163,7 @@ impl Inputs {
         Inputs {
             sources,
             limits,
+            renderings: HashMap::new(),
             counts: Mutex::default(),
             parsed: Mutex::default(),
         }
@@ -245,6 +267,7 @@ impl Inputs {
             let count = input
                 .piece_count()
                 .or_else(|| counts.get(&input_index).copied());
+            let rendered = self.renderings.get(&input_index).cloned();
             for (index, piece) in input.pieces(&self.limits).enumerate() {
                 each(match piece {
                     Piece::Text {
@@ -253,7 +276,10 @@ impl Inputs {
                         framing,
                     } => match parsed.remove(&(input_index, index)) {
                         Some(mut parsed) => {
-                            parsed.documents.iter_mut().for_each(|d| d.count = count);
+                            for document in &mut parsed.documents {
+                                document.count = count;
+                                document.rendered.clone_from(&rendered);
+                            }
                             Unit::Parsed(parsed)
                         }
                         None => Unit::Text {
@@ -263,6 +289,7 @@ impl Inputs {
                             text,
                             framing,
                             count,
+                            rendered: rendered.clone(),
                         },
                     },
                     Piece::Failed(error) => Unit::Failed(error),
