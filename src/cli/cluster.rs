@@ -28,33 +28,32 @@ pub struct ClusterArgs {
         short = 'n',
         long,
         value_name = "NAMESPACE",
-        requires = "cluster",
         conflicts_with = "all_namespaces"
     )]
     pub namespace: Option<String>,
 
     /// Read every namespace.
-    #[arg(short = 'A', long, requires = "cluster")]
+    #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
     /// Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them.
-    #[arg(short = 'l', long, value_name = "SELECTOR", requires = "cluster")]
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 
     /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", requires = "cluster")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
     /// The kubeconfig file to use.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "cluster")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<PathBuf>,
 
     /// The user to impersonate (kubectl --as).
-    #[arg(long = "as", value_name = "USER", requires = "cluster")]
+    #[arg(long = "as", value_name = "USER")]
     pub as_user: Option<String>,
 
     /// A group to impersonate (kubectl --as-group; repeatable).
-    #[arg(long = "as-group", value_name = "GROUP", requires = "cluster")]
+    #[arg(long = "as-group", value_name = "GROUP")]
     pub as_group: Vec<String>,
 }
 
@@ -129,11 +128,17 @@ impl ClusterArgs {
     /// `declared` are the kinds of `workloadKinds`, whose names the server knows.
     pub fn request(
         &self,
+        command: &str,
         arguments: &[String],
         declared: &[&'static DeclaredKind],
     ) -> Result<Option<Request>, String> {
         if !self.cluster {
-            return Ok(None);
+            return match self.without_cluster() {
+                Some(flag) => Err(format!(
+                    "`{flag}` chooses what --cluster reads from a live cluster, and --cluster is not given: add it to lint what is deployed ({PLUGIN_NAME} {command} --cluster {flag}), or leave `{flag}` out to lint files, whose namespace is the one their manifests give"
+                )),
+                None => Ok(None),
+            };
         }
         let targets = targets(arguments, !declared.is_empty())?;
         if let Targets::Named(_) = targets {
@@ -158,6 +163,32 @@ impl ClusterArgs {
             targets,
             declared: declared.to_vec(),
         }))
+    }
+}
+
+impl ClusterArgs {
+    /// The first flag given that only `--cluster` reads, as the user wrote it (`-n
+    /// shop`): clap's own message for a missing `--cluster` would not say why.
+    fn without_cluster(&self) -> Option<String> {
+        if let Some(namespace) = &self.namespace {
+            return Some(format!("-n {namespace}"));
+        }
+        if self.all_namespaces {
+            return Some("-A".to_owned());
+        }
+        if let Some(selector) = &self.selector {
+            return Some(format!("-l {selector}"));
+        }
+        let named = [
+            ("--context", self.context.is_some()),
+            ("--kubeconfig", self.kubeconfig.is_some()),
+            ("--as", self.as_user.is_some()),
+            ("--as-group", !self.as_group.is_empty()),
+        ];
+        named
+            .into_iter()
+            .find(|(_, given)| *given)
+            .map(|(flag, _)| flag.to_owned())
     }
 }
 

@@ -6,10 +6,11 @@ use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
 use crate::pipeline::{self, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
+use crate::cluster::kinds::Resource;
 use crate::workload::kinds::ROWS;
+use crate::workload::{DeclaredKind, Kind};
 
 pub fn run(args: ExplainArgs) -> io::Result<u8> {
-    // A kind name may be two kinds (`StatefulSet` of `apps` and of OpenKruise): both.
     let kind = args.kind.as_deref();
     let prepared = match inputs::prepare(
         "explain",
@@ -22,20 +23,16 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let settings = &prepared.profile.settings;
-    if let Some(text) = kind {
-        let known = ROWS.iter().map(|row| row.name).chain(
-            settings
-                .workload_kinds
-                .iter()
-                .map(|declared| declared.kind.as_str()),
-        );
-        if !known
-            .into_iter()
-            .any(|name| name.eq_ignore_ascii_case(text))
-        {
-            return usage_error(format!("`{text}` is not a workload kind this tool reads"));
+    let kinds = match kind.map(|text| selected_kinds(text, &settings.workload_kinds)) {
+        None => None,
+        Some(Some(kinds)) => Some(kinds),
+        Some(None) => {
+            return usage_error(format!(
+                "`{}` is not a workload kind this tool reads: give a kind (Deployment) or a name kubectl reads for it (deploy, deployments.apps)",
+                kind.unwrap_or_default()
+            ));
         }
-    }
+    };
     let stderr_style = args.output.stderr_style();
     let (mut out, closed) = args.output.writer()?;
     let mut input_errors = prepared.errors.len();
@@ -67,7 +64,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
                 .workload
                 .as_ref()
                 .is_none_or(|name| &analysis.plan.workload.name == name)
-                && kind.is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind));
+                && kinds
+                    .as_ref()
+                    .is_none_or(|kinds| kinds.contains(&analysis.plan.kind));
             if !wanted || written.is_err() {
                 continue;
             }
@@ -97,6 +96,28 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         Err(error) if !closed.get() => Err(error),
         _ => Ok(if input_errors > 0 { 2 } else { 0 }),
     }
+}
+
+/// The kinds `--kind` selects: a kind's name every kind of that name (`StatefulSet` of
+/// `apps` and of OpenKruise), in any case; else what kubectl reads as that TYPE, its
+/// resource, singular or short name (`deploy`, `sts`, `deployments.apps`, `ksvc`), as
+/// `kubectl get` reads them. `None` when `text` names no kind the tool reads.
+fn selected_kinds(text: &str, declared: &[&'static DeclaredKind]) -> Option<Vec<Kind>> {
+    let named: Vec<Kind> = ROWS
+        .iter()
+        .filter(|row| row.name.eq_ignore_ascii_case(text))
+        .map(|row| row.kind)
+        .chain(
+            declared
+                .iter()
+                .filter(|d| d.kind.eq_ignore_ascii_case(text))
+                .map(|d| Kind::Declared(d)),
+        )
+        .collect();
+    if !named.is_empty() {
+        return Some(named);
+    }
+    Resource::parse(text).map(|resource| vec![resource.kind])
 }
 
 /// Writes what comes after the last workload: the whole drawing for JSON and SVG.

@@ -116,7 +116,7 @@ pub fn prepare(
 ) -> std::io::Result<Result<Prepared, u8>> {
     // The config first: the kinds it declares are TYPEs of a cluster run.
     let layers = profile.read_files(input.max_config_size);
-    let request = match cluster.request(&input.paths, layers.workload_kinds()) {
+    let request = match cluster.request(command, &input.paths, layers.workload_kinds()) {
         Ok(request) => request,
         Err(message) => return usage_error(message).map(Err),
     };

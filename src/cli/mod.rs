@@ -34,6 +34,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "When set and not empty, no colour with --color auto (the default); --color always still colours.",
     ),
     (
+        "TERM",
+        "When dumb, no colour with --color auto: a terminal that understands no escape sequences gets none.",
+    ),
+    (
         "COLUMNS",
         "The width text reports are laid out for: human and table reports, explain's drawings, the rule catalog. Without it, the terminal's width, or 100 columns when the output is not a terminal.",
     ),

@@ -190,7 +190,8 @@ impl<W: Write> Reporter for HumanReporter<W> {
         self.write_info_groups()?;
         if !self.quiet {
             writeln!(self.out, "{}", summary_line(summary))?;
-            if !self.assumptions.is_empty() {
+            // What the verdict rests on, when there is a verdict.
+            if summary.workloads > 0 && !self.assumptions.is_empty() {
                 writeln!(
                     self.out,
                     "{}",

@@ -11,6 +11,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod located;
+pub mod markdown;
 pub mod paths;
 pub mod sarif;
 pub mod style;

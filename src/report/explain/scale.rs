@@ -17,6 +17,8 @@ const MIN_CUT: Millis = Millis(60_000);
 /// three quarters of it: then the events would crowd into what is left.
 const CUT_SHARE: i64 = 4;
 const CUTS_SHARE: (i64, i64) = (3, 4);
+/// The latest time drawn where it falls: a quarter of the range of `Millis`.
+const LAST: Millis = Millis(i64::MAX / 4);
 /// The shortest axis drawn, so that a pod ready at once still gets a readable scale.
 const MIN_END: Millis = Millis(2_000);
 
@@ -48,9 +50,12 @@ impl Scale {
     /// The axis for a panel whose events and bar ends fall at `times`: from 0 to a
     /// margin past the last, cut where a stretch with no event in it dominates.
     pub fn fit(times: impl IntoIterator<Item = Millis>) -> Scale {
+        // Times beyond a quarter of the range of `Millis` (a grace period of 2^63
+        // seconds) are drawn there, so that margins and ticks past them cannot
+        // saturate.
         let mut times: Vec<Millis> = times
             .into_iter()
-            .map(|at| at.max(Millis::ZERO))
+            .map(|at| at.clamp(Millis::ZERO, LAST))
             .chain([Millis::ZERO])
             .collect();
         times.sort_unstable();
@@ -76,9 +81,7 @@ impl Scale {
         let shown = last - cut;
         if cuts.is_empty() {
             let padded = last.0.saturating_add(last.0 / 8).saturating_add(500);
-            // Capped at half the range of `Millis`, so that stepping past the end to
-            // draw ticks cannot saturate.
-            let end = Millis(padded.clamp(MIN_END.0, i64::MAX / 2));
+            let end = Millis(padded.max(MIN_END.0));
             return Scale {
                 pieces: vec![Piece {
                     from: Millis::ZERO,
@@ -102,7 +105,7 @@ impl Scale {
         }
         pieces.push(Piece {
             from,
-            to: Millis((last + margin).0.min(i64::MAX / 2)),
+            to: last + margin,
         });
         Scale { pieces, margin }
     }
@@ -257,6 +260,16 @@ mod tests {
         assert_eq!(Scale::fit(secs(&[0, 5, 10, 30, 35])).cuts().count(), 0);
         // A 120 s grace period after 15 s of shutdown is cut.
         assert_eq!(Scale::fit(secs(&[0, 5, 15, 120])).cuts().count(), 1);
+    }
+
+    #[test]
+    fn an_absurd_grace_period_is_drawn_within_range() {
+        let scale = Scale::fit([Millis::ZERO, Millis::secs(5), Millis(i64::MAX)]);
+        assert_eq!(scale.cuts().count(), 1);
+        assert!(scale.end() > Millis(i64::MAX / 4) && scale.end() < Millis(i64::MAX / 2));
+        let at = scale.position(Millis(i64::MAX), 100.0, 10.0);
+        assert_eq!(at, 100.0);
+        assert!(scale.ticks(8).iter().all(|t| *t <= scale.end()));
     }
 
     #[test]

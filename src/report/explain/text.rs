@@ -112,7 +112,7 @@ impl Layout {
         (0..scale.cuts().count())
             .map(|index| {
                 let (start, _) = scale.break_at(index, self.axis as f64, CUT_CELLS as f64);
-                let start = start.round() as usize;
+                let start = (start.round().max(0.0) as usize).min(self.axis);
                 start..(start + CUT_CELLS).min(self.axis + 1)
             })
             .collect()
@@ -180,7 +180,8 @@ fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
     let cuts = layout.cuts(scale);
     let mut axis = vec![' '; layout.axis + 12];
     for cut in &cuts {
-        axis[cut.start + cut.len() / 2] = CUT_GLYPH;
+        let middle = (cut.start + cut.len() / 2).min(axis.len() - 1);
+        axis[middle] = CUT_GLYPH;
     }
     let mut free = 0;
     for tick in scale.ticks((layout.axis / 10).max(1) as i64) {
@@ -312,10 +313,10 @@ fn legend(out: &mut String, panel: &Panel, layout: &Layout, style: Style) {
             swatch.meaning().to_owned(),
         ));
     }
-    if let Some(deadline) = panel.deadline {
+    if panel.deadline.is_some() {
         items.push((
             style.paint(&DEADLINE_GLYPH.to_string(), Tone::Red),
-            format!("grace period ends at {deadline}: SIGKILL"),
+            "grace period ends: SIGKILL".to_owned(),
         ));
     }
     if panel.scale.cuts().next().is_some() {
@@ -324,24 +325,31 @@ fn legend(out: &mut String, panel: &Panel, layout: &Layout, style: Style) {
             "axis cut".to_owned(),
         ));
     }
-    let indent = " ".repeat(layout.indent);
+    // Under the axis, or further left when the longest item would not fit there.
+    let longest = items
+        .iter()
+        .map(|(_, meaning)| 2 + meaning.chars().count())
+        .max()
+        .unwrap_or(0);
+    let start = layout.indent.min(layout.width.saturating_sub(longest)).max(2);
+    let indent = " ".repeat(start);
     let mut line = indent.clone();
-    let mut column = layout.indent;
+    let mut column = start;
     for (glyph, meaning) in items {
         let length = 1 + 1 + meaning.chars().count();
-        if column > layout.indent && column + 2 + length > layout.width {
+        if column > start && column + 2 + length > layout.width {
             let _ = writeln!(out, "{line}");
             line = indent.clone();
-            column = layout.indent;
+            column = start;
         }
-        if column > layout.indent {
+        if column > start {
             line.push_str("  ");
             column += 2;
         }
         let _ = write!(line, "{glyph} {meaning}");
         column += length;
     }
-    if column > layout.indent {
+    if column > start {
         let _ = writeln!(out, "{line}");
     }
 }
