@@ -245,7 +245,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
                 file: document.source.file.clone(),
                 document: document.index,
                 documents: document.count,
-                origin: document.origin.clone(),
+                origin: origin(document, &workload.reference()),
                 plan,
                 timeline,
                 findings: located,
@@ -341,7 +341,24 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
         );
         remedy.build(&editor).map_err(|error| error.reason)
     });
-    let origin = match &document.rendered {
+    Located {
+        file: document.source.file.clone(),
+        document: document.index,
+        origin: origin(document, &reference),
+        workload: reference,
+        primary,
+        related,
+        source: document.source.clone(),
+        suppressed,
+        fix,
+        finding,
+    }
+}
+
+/// Where the workload `reference` of `document` was rendered from: its Helm template
+/// (`# Source:`), or the files a kustomization read it from.
+fn origin(document: &load::Document, reference: &WorkloadRef) -> Option<String> {
+    match &document.rendered {
         Some(rendering) => rendering.origin(
             reference.kind.as_str(),
             reference.namespace.as_deref(),
@@ -349,18 +366,6 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
             document.origin.as_deref(),
         ),
         None => document.origin.clone(),
-    };
-    Located {
-        file: document.source.file.clone(),
-        document: document.index,
-        workload: reference,
-        origin,
-        primary,
-        related,
-        source: document.source.clone(),
-        suppressed,
-        fix,
-        finding,
     }
 }
 
@@ -377,8 +382,10 @@ fn relocate(
     let labels: Vec<&rules::Label> = std::iter::once(&finding.primary)
         .chain(&finding.related)
         .collect();
-    let paths: Vec<(&load::JsonPath, load::EntryPart)> =
-        labels.iter().map(|label| (&label.path, label.part)).collect();
+    let paths: Vec<(&load::JsonPath, load::EntryPart)> = labels
+        .iter()
+        .map(|label| (&label.path, label.part))
+        .collect();
     let moved = rendering.relocate(
         document,
         (

@@ -50,7 +50,12 @@ fn chromium() -> Option<PathBuf> {
 /// Runs headless Chromium with a fresh profile on `page`, with `extra` arguments
 /// (`--dump-dom`, `--screenshot=…`); kills it after 120 s.
 fn run_chromium(chromium: &Path, profile: &Path, page: &Path, extra: &[String]) -> Output {
-    run_chromium_at(chromium, profile, &format!("file://{}", page.display()), extra)
+    run_chromium_at(
+        chromium,
+        profile,
+        &format!("file://{}", page.display()),
+        extra,
+    )
 }
 
 /// [`run_chromium`] on a URL (a page and a fragment).
@@ -316,7 +321,10 @@ fn assert_laid_out(measured: &serde_json::Value, what: &str) {
         "{what}: {measured}"
     );
     // The 1,800 s pod's axis is cut; the Linkerd proxy exits at its SIGTERM, at 0 s.
-    assert!(measured["cuts"].as_u64().unwrap() >= 1, "{what}: {measured}");
+    assert!(
+        measured["cuts"].as_u64().unwrap() >= 1,
+        "{what}: {measured}"
+    );
     assert!(
         measured["exitsAtSigterm"].as_u64().unwrap() >= 1,
         "{what}: {measured}"
@@ -332,8 +340,16 @@ fn assert_laid_out(measured: &serde_json::Value, what: &str) {
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(unique.len(), legend.len(), "{what}: {legend:?}");
-    for entry in ["exit", "endpoints removed", "grace period ends: SIGKILL", "axis cut"] {
-        assert!(legend.contains(&entry), "{what}: no `{entry}` in {legend:?}");
+    for entry in [
+        "exit",
+        "endpoints removed",
+        "grace period ends: SIGKILL",
+        "axis cut",
+    ] {
+        assert!(
+            legend.contains(&entry),
+            "{what}: no `{entry}` in {legend:?}"
+        );
     }
 }
 
@@ -520,7 +536,10 @@ fn the_colours_survive_colour_blindness_and_greyscale() {
     let normal = shot("normal", &page);
     let deuteranopic = shot(
         "deuteranopia",
-        &page.replace("<body style=\"margin:0\">", &format!("<body style=\"margin:0\">{DEUTERANOPIA}")),
+        &page.replace(
+            "<body style=\"margin:0\">",
+            &format!("<body style=\"margin:0\">{DEUTERANOPIA}"),
+        ),
     );
     let sample = |pixmap: &resvg::tiny_skia::Pixmap, swatch: &serde_json::Value| {
         let x = swatch["x"].as_f64().unwrap().round() as u32;
@@ -557,14 +576,21 @@ fn the_colours_survive_colour_blindness_and_greyscale() {
         for (i, a) in group.iter().enumerate() {
             for b in &group[i + 1..] {
                 let lightness = (lab(of(a).1)[0] - lab(of(b).1)[0]).abs();
-                assert!(lightness >= 10.0, "{a} and {b} in greyscale: ΔL {lightness:.1}");
+                assert!(
+                    lightness >= 10.0,
+                    "{a} and {b} in greyscale: ΔL {lightness:.1}"
+                );
             }
         }
     }
     for swatch in swatches {
         let outline = swatch["stroke"].as_str().unwrap();
         let ratio = contrast_with_white(outline);
-        assert!(ratio >= 3.0, "{}: outline {outline} {ratio:.2}:1", name(swatch));
+        assert!(
+            ratio >= 3.0,
+            "{}: outline {outline} {ratio:.2}:1",
+            name(swatch)
+        );
     }
 }
 
@@ -669,7 +695,14 @@ fn a_lint_report_of_10000_workloads_renders_and_counts_as_json_does() {
         MEASURE_REPORT,
         "#w9998-body",
     );
-    for key in ["errors", "warnings", "infos", "workloads", "suppressed", "inputErrors"] {
+    for key in [
+        "errors",
+        "warnings",
+        "infos",
+        "workloads",
+        "suppressed",
+        "inputErrors",
+    ] {
         assert_eq!(measured["counts"][key], summary[key], "{key}: {measured}");
     }
     assert_eq!(measured["sections"], 10_000, "{measured}");
@@ -677,7 +710,10 @@ fn a_lint_report_of_10000_workloads_renders_and_counts_as_json_does() {
     assert_eq!(measured["broken"], 0, "{measured}");
     assert_eq!(measured["unsorted"], 0, "{measured}");
     assert_eq!(measured["overviewFirst"], true, "{measured}");
-    assert_eq!(measured["targetOpen"], true, "a link opens its section: {measured}");
+    assert_eq!(
+        measured["targetOpen"], true,
+        "a link opens its section: {measured}"
+    );
     assert_eq!(measured["search"], true, "{measured}");
     assert_eq!(measured["searchRows"], with_ml207.len(), "{measured}");
     assert_eq!(measured["searchSections"], with_ml207.len(), "{measured}");
@@ -694,7 +730,10 @@ fn a_lint_report_of_10000_workloads_renders_and_counts_as_json_does() {
             &chromium,
             &dir.path().join("profile-shot"),
             &path,
-            &[format!("--screenshot={}", Path::new(&keep).join("lint-report.png").display())],
+            &[format!(
+                "--screenshot={}",
+                Path::new(&keep).join("lint-report.png").display()
+            )],
         );
     }
 }

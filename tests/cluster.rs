@@ -286,9 +286,15 @@ fn the_html_report_of_a_cluster_counts_what_json_counts() {
         "the object, named as such"
     );
     if let Some(at) = page.find("(document ") {
-        panic!("objects are not documents: {}", &page[at.saturating_sub(200)..at + 40]);
+        panic!(
+            "objects are not documents: {}",
+            &page[at.saturating_sub(200)..at + 40]
+        );
     }
-    assert!(page.contains("objects checked"), "the summary counts objects");
+    assert!(
+        page.contains("objects checked"),
+        "the summary counts objects"
+    );
 }
 
 #[test]

@@ -29,7 +29,9 @@ fn count(page: &str, key: &str) -> u64 {
         .find(&marker)
         .unwrap_or_else(|| panic!("no count of {key}"))
         + marker.len();
-    page[at..page[at..].find('<').unwrap() + at].parse().unwrap()
+    page[at..page[at..].find('<').unwrap() + at]
+        .parse()
+        .unwrap()
 }
 
 /// The overview's index: each row's class of worst severity and the section it links.
@@ -61,7 +63,11 @@ fn the_overview_counts_what_the_json_report_counts() {
         ("suppressed", "suppressed"),
         ("inputErrors", "inputErrors"),
     ] {
-        assert_eq!(count(&page, key), summary[json_key].as_u64().unwrap(), "{key}");
+        assert_eq!(
+            count(&page, key),
+            summary[json_key].as_u64().unwrap(),
+            "{key}"
+        );
     }
     let workloads = summary["workloads"].as_u64().unwrap() as usize;
     // Every workload has a section, written in the page, and a row of the index that
@@ -70,7 +76,10 @@ fn the_overview_counts_what_the_json_report_counts() {
     let rows = index_rows(&page);
     assert_eq!(rows.len(), workloads);
     for (_, link) in &rows {
-        assert!(page.contains(&format!("id=\"{link}\"")), "no section {link}");
+        assert!(
+            page.contains(&format!("id=\"{link}\"")),
+            "no section {link}"
+        );
     }
     // Worst first.
     let rank = |class: &str| {
@@ -108,12 +117,21 @@ fn the_page_holds_everything_and_fetches_nothing() {
     }
     // Pictures are data, in the page.
     for (at, _) in page.match_indices("url(") {
-        assert!(page[at..].starts_with("url(\"data:image/svg+xml,"), "{}", &page[at..at + 40]);
+        assert!(
+            page[at..].starts_with("url(\"data:image/svg+xml,"),
+            "{}",
+            &page[at..at + 40]
+        );
     }
     // The one script only adds the search box: the findings are in the markup.
     assert_eq!(page.matches("<script>").count(), 1);
     let script = page.find("<script>").unwrap();
-    for text in ["ML202", "proxy-exits-before-app", "Deployment billing/ledger", "Fix: "] {
+    for text in [
+        "ML202",
+        "proxy-exits-before-app",
+        "Deployment billing/ledger",
+        "Fix: ",
+    ] {
         let at = page.find(text).unwrap_or_else(|| panic!("{text}"));
         assert!(at < script, "{text} is written before the script");
     }
@@ -159,7 +177,10 @@ fn input_errors_and_notes_are_in_the_overview() {
     assert_eq!(status, 2);
     assert_eq!(count(&page, "inputErrors"), 1);
     let overview = &page[page.find("<header id=\"overview\">").unwrap()..];
-    assert!(overview.contains("Inputs that could not be read"), "{overview}");
+    assert!(
+        overview.contains("Inputs that could not be read"),
+        "{overview}"
+    );
     assert!(overview.contains("testdata/bad/unclosed-flow.yaml:"));
     assert!(overview.contains("Notes") && overview.contains("testdata/mixed/crd.yaml:"));
 }

@@ -27,8 +27,8 @@ fn lint(paths: &[&str], flags: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (Va
     }
     let output = command.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let report = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    let report =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     (report, stderr, output.status.code().unwrap())
 }
 
@@ -40,12 +40,19 @@ fn findings(report: &Value) -> Vec<(String, String, u64, String)> {
         .iter()
         .map(|f| {
             let w = &f["workload"];
-            let namespace = w["namespace"].as_str().map(|n| format!("{n}/")).unwrap_or_default();
+            let namespace = w["namespace"]
+                .as_str()
+                .map(|n| format!("{n}/"))
+                .unwrap_or_default();
             (
                 f["ruleId"].as_str().unwrap().to_owned(),
                 f["file"].as_str().unwrap().to_owned(),
                 f["line"].as_u64().unwrap(),
-                format!("{} {namespace}{}", w["kind"].as_str().unwrap(), w["name"].as_str().unwrap()),
+                format!(
+                    "{} {namespace}{}",
+                    w["kind"].as_str().unwrap(),
+                    w["name"].as_str().unwrap()
+                ),
             )
         })
         .collect()
@@ -55,7 +62,11 @@ fn findings(report: &Value) -> Vec<(String, String, u64, String)> {
 /// `after`.
 fn line_of(text: &str, after: &str, needle: &str) -> u64 {
     let start = text.lines().position(|l| l.contains(after)).unwrap();
-    let offset = text.lines().skip(start).position(|l| l.contains(needle)).unwrap();
+    let offset = text
+        .lines()
+        .skip(start)
+        .position(|l| l.contains(needle))
+        .unwrap();
     (start + offset + 1) as u64
 }
 
@@ -106,7 +117,8 @@ fn an_overlay_whose_patch_adds_injection_is_linted_as_it_renders() {
     found.sort();
     assert_eq!(found, expected);
     // ...at the line of the patch that adds the injection, not in the rendered stream.
-    let patch = std::fs::read_to_string(root().join("testdata/kustomize/meshed/inject.yaml")).unwrap();
+    let patch =
+        std::fs::read_to_string(root().join("testdata/kustomize/meshed/inject.yaml")).unwrap();
     let label = line_of(&patch, "labels:", "sidecar.istio.io/inject");
     assert!(
         meshed.contains(&(
@@ -137,7 +149,13 @@ fn an_overlay_whose_patch_adds_injection_is_linted_as_it_renders() {
     );
     let human = cli()
         .current_dir(root())
-        .args(["lint", "--no-config", "--select", "ML201", "testdata/kustomize/prod"])
+        .args([
+            "lint",
+            "--no-config",
+            "--select",
+            "ML201",
+            "testdata/kustomize/prod",
+        ])
         .output()
         .unwrap();
     let human = String::from_utf8(human.stdout).unwrap();
@@ -154,7 +172,9 @@ fn without_rendering_the_files_are_read_as_they_are() {
     let (report, stderr, _) = lint(&["testdata/kustomize"], &["--no-render"], &[]);
     // The patch is a fragment with no containers; the app alone is linted, unmeshed.
     assert!(
-        findings(&report).iter().all(|f| !f.1.ends_with("inject.yaml")),
+        findings(&report)
+            .iter()
+            .all(|f| !f.1.ends_with("inject.yaml")),
         "{report:#}"
     );
     assert!(stderr.contains("testdata/kustomize/meshed/inject.yaml: a kustomize patch, applied by testdata/kustomize/meshed/kustomization.yaml"), "{stderr}");
@@ -183,8 +203,9 @@ fn a_patch_linted_alone_names_its_kustomization() {
             .unwrap_or_else(|| panic!("{patch}: {notes:?}"));
         let message = note["message"].as_str().unwrap();
         assert!(
-            message.starts_with("a kustomize patch, applied by testdata/kustomize/meshed/kustomization.yaml")
-                && message.contains("lint the kustomization's directory (testdata/kustomize/meshed)"),
+            message.starts_with(
+                "a kustomize patch, applied by testdata/kustomize/meshed/kustomization.yaml"
+            ) && message.contains("lint the kustomization's directory (testdata/kustomize/meshed)"),
             "{message}"
         );
         assert!(stderr.contains(message), "{stderr}");
@@ -223,11 +244,16 @@ fn without_kubectl_a_kustomization_is_read_as_files_with_a_note() {
         ("KUBECTL", std::ffi::OsStr::new("")),
     ];
     let (report, stderr, _) = lint(&["testdata/kustomize/base"], &[], &env);
-    assert!(stderr.contains("a kustomization, not rendered: `kubectl` was not found"), "{stderr}");
+    assert!(
+        stderr.contains("a kustomization, not rendered: `kubectl` was not found"),
+        "{stderr}"
+    );
     let files: Vec<String> = findings(&report).into_iter().map(|f| f.1).collect();
     assert!(
         files.contains(&"testdata/kustomize/base/job.yaml".to_owned())
-            && files.iter().all(|f| f.starts_with("testdata/kustomize/base/")),
+            && files
+                .iter()
+                .all(|f| f.starts_with("testdata/kustomize/base/")),
         "{files:?}"
     );
 }
@@ -255,8 +281,9 @@ fn stand_in_helm(output: &Path, status: i32, stderr: &str) -> tempfile::TempDir 
 
 fn path_with(dir: &Path) -> std::ffi::OsString {
     std::env::join_paths(
-        std::iter::once(dir.to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
     )
     .unwrap()
 }
@@ -299,7 +326,11 @@ fn a_chart_is_rendered_by_helm_and_findings_name_its_templates() {
         "{human}"
     );
     // The rendered output beside the chart is linted as a file of its own.
-    assert!(findings(&report).iter().any(|f| f.1 == "testdata/helm/shop-rendered.yaml"));
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f.1 == "testdata/helm/shop-rendered.yaml")
+    );
 }
 
 #[cfg(unix)]
@@ -330,14 +361,19 @@ fn without_helm_a_chart_gets_one_note_saying_how() {
     );
     assert_eq!(status, 0, "{stderr}");
     assert_eq!(report["summary"]["workloads"], 0);
-    assert_eq!(report["errors"], serde_json::json!([]), "templates are not read as manifests");
+    assert_eq!(
+        report["errors"],
+        serde_json::json!([]),
+        "templates are not read as manifests"
+    );
     let notes = report["notes"].as_array().unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert_eq!(notes[0]["file"], "testdata/helm/shop");
     let message = notes[0]["message"].as_str().unwrap();
     assert!(
         message.starts_with("a Helm chart, not rendered: `helm` is not on PATH")
-            && message.ends_with("helm template shop testdata/helm/shop | kubectl mesh-lifecycle lint -"),
+            && message
+                .ends_with("helm template shop testdata/helm/shop | kubectl mesh-lifecycle lint -"),
         "{message}"
     );
     assert_eq!(stderr.matches("note:").count(), 1, "{stderr}");

@@ -44,7 +44,10 @@ fn commands() -> Vec<(Vec<OsString>, Option<Vec<u8>>)> {
     };
     vec![
         (args(&["lint", "--no-render"], &[&all]), None),
-        (args(&["lint", "--no-render", "--format", "json"], &[&all]), None),
+        (
+            args(&["lint", "--no-render", "--format", "json"], &[&all]),
+            None,
+        ),
         (args(&["lint", "--format", "html"], &[&rules]), None),
         (args(&["explain"], &[&rules]), None),
         (

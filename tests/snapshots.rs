@@ -209,7 +209,10 @@ fn rules_doc_at_80_columns() {
         let id = rule["id"].as_str().unwrap();
         let text = at_80(&["rules", id]);
         assert_eq!(wider_than_80(&text), Vec::<&str>::new(), "{id}");
-        assert!(!text.contains("```") && !text.contains("## "), "{id}: {text}");
+        assert!(
+            !text.contains("```") && !text.contains("## "),
+            "{id}: {text}"
+        );
     }
     insta::assert_snapshot!(at_80(&["rules", "ML304"]));
 }
@@ -229,8 +232,15 @@ fn assumed_only_when_something_was_linted() {
     let nothing = at_80(&["lint", "--no-config", "testdata/mixed/renovate.json"]);
     assert!(!nothing.contains("Assumed:"), "{nothing}");
     insta::assert_snapshot!(nothing);
-    let something = at_80(&["lint", "--no-config", "testdata/rules/ml201-fire-prestop-plus-drain.yaml"]);
-    assert!(something.contains("\nAssumed: Kubernetes 1.34 (default)"), "{something}");
+    let something = at_80(&[
+        "lint",
+        "--no-config",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ]);
+    assert!(
+        something.contains("\nAssumed: Kubernetes 1.34 (default)"),
+        "{something}"
+    );
 }
 
 /// Documents are numbered from 1, with how many the file holds; a file of one is
@@ -243,7 +253,10 @@ fn documents_are_numbered_as_people_count_them() {
         "testdata/rules/ml301-fire-cronjob.yaml",
         "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
     ]);
-    let titles: Vec<&str> = text.lines().filter(|l| l.contains(" · testdata/")).collect();
+    let titles: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" · testdata/"))
+        .collect();
     assert_eq!(
         titles,
         [

@@ -260,7 +260,10 @@ fn a_dumb_terminal_gets_no_escapes() {
     }
     let (error, status) = on_terminal(80, &["lint", "no-such-file.yaml"], &[("TERM", "dumb")]);
     assert_eq!(status, 2);
-    assert!(!error.contains('\x1b') && error.contains("no-such-file.yaml"), "{error}");
+    assert!(
+        !error.contains('\x1b') && error.contains("no-such-file.yaml"),
+        "{error}"
+    );
     let (text, _) = on_terminal(
         80,
         &["rules", "ML201", "--color", "always"],

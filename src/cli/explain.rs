@@ -3,10 +3,10 @@
 use std::io::{self, Write};
 
 use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
+use crate::cluster::kinds::Resource;
 use crate::pipeline::{self, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
-use crate::cluster::kinds::Resource;
 use crate::workload::kinds::ROWS;
 use crate::workload::{DeclaredKind, Kind};
 

@@ -298,7 +298,7 @@ pub fn run(
             super::diagnostic(&format!("note: {text}\n"));
         }
     };
-    for source in prepared.inputs.sources() {
+    for (index, source) in prepared.inputs.sources().iter().enumerate() {
         let name = source.name();
         let (text, target) = match source {
             Source::File { path, .. } => match std::fs::read_to_string(path) {
@@ -330,6 +330,15 @@ pub fn run(
         };
         let target = if prepared.cluster.is_some() {
             Target::DiffOnly("it was read from the cluster; change its manifest instead")
+        } else if let Some(rendering) = prepared.inputs.rendering(index) {
+            Target::DiffOnly(match rendering.renderer {
+                load::rendered::Renderer::Kustomize => {
+                    "it was rendered by kubectl kustomize; change the kustomization's files instead"
+                }
+                load::rendered::Renderer::Helm => {
+                    "it was rendered by Helm; change the chart's templates instead"
+                }
+            })
         } else {
             target
         };
@@ -338,12 +347,14 @@ pub fn run(
             note(text);
         }
         unread.extend(fixed.errors.iter().cloned());
-        let target =
-            if fixed.remaining.iter().any(|l| l.origin.is_some()) || text.contains("# Source: ") {
-                Target::DiffOnly("it was rendered by Helm; change the chart's templates instead")
-            } else {
-                target
-            };
+        let rendered_here = prepared.inputs.rendering(index).is_some();
+        let target = if !rendered_here
+            && (fixed.remaining.iter().any(|l| l.origin.is_some()) || text.contains("# Source: "))
+        {
+            Target::DiffOnly("it was rendered by Helm; change the chart's templates instead")
+        } else {
+            target
+        };
         for located in &fixed.remaining {
             match located.finding.severity {
                 crate::rules::Severity::Error => remaining.errors += 1,

@@ -192,7 +192,9 @@ fn render(found: &mut discover::Discovered, discovery: &Discovery) {
     let targets = std::mem::take(&mut found.render);
     let rendered = crate::render::render(&targets);
     found.input_notes.extend(rendered.notes);
-    found.input_notes.extend(crate::render::patch_notes(&found.inputs));
+    found
+        .input_notes
+        .extend(crate::render::patch_notes(&found.inputs));
     found.errors.extend(rendered.errors);
     found.inputs.extend(rendered.inputs);
     if !rendered.unrendered.is_empty() {
@@ -207,7 +209,9 @@ fn render(found: &mut discover::Discovered, discovery: &Discovery) {
             .collect();
         let files = discover::discover(&paths, &as_files);
         found.errors.extend(files.errors);
-        found.input_notes.extend(crate::render::patch_notes(&files.inputs));
+        found
+            .input_notes
+            .extend(crate::render::patch_notes(&files.inputs));
         found.inputs.extend(files.inputs);
     }
     found.inputs.sort_by_key(Input::display_name);

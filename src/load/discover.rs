@@ -106,7 +106,8 @@ pub struct Discovered {
 }
 
 /// The files that make a directory a kustomization, as kustomize looks for them.
-pub const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// What renders `dir`, when it holds a kustomization or a Helm chart (`Chart.yaml`); a
 /// kustomization wins, as `kubectl apply -k` would read it.

@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::rendered::Rendering;
 use super::source::STDIN_NAME;
 use super::split::Framing;
-use super::rendered::Rendering;
 use super::{Document, Input, InputError, Limits, Piece, Pos, ReadLimits, Source, discover};
 
 /// The inputs of a run.
@@ -172,6 +172,11 @@ impl Inputs {
     /// The inputs, in order: what `lint --fix` reads again to write back.
     pub fn sources(&self) -> &[Source] {
         &self.sources
+    }
+
+    /// Where input `index` was rendered from, when the run rendered it.
+    pub fn rendering(&self, index: usize) -> Option<&Rendering> {
+        self.renderings.get(&index).map(Arc::as_ref)
     }
 
     /// How many inputs there are.

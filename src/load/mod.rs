@@ -364,7 +364,10 @@ pub fn parse_file(file: &std::path::Path) -> Option<Vec<Document>> {
     let bytes = std::fs::read(file).ok()?;
     let name: Arc<str> = Arc::from(file.to_string_lossy().as_ref());
     let mut documents = Vec::new();
-    for (index, chunk) in split::split_all(&bytes[..], usize::MAX).into_iter().enumerate() {
+    for (index, chunk) in split::split_all(&bytes[..], usize::MAX)
+        .into_iter()
+        .enumerate()
+    {
         let parsed = chunk
             .ok()
             .and_then(|chunk| parse_chunk(&name, chunk, index, &Limits::default()).ok());

@@ -122,9 +122,9 @@ impl Rendering {
     }
 
     fn resource(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<&Resource> {
-        self.resources.iter().find(|r| {
-            r.kind == kind && r.name == name && (r.namespace.as_deref() == namespace)
-        })
+        self.resources
+            .iter()
+            .find(|r| r.kind == kind && r.name == name && (r.namespace.as_deref() == namespace))
     }
 
     /// Where a document came from, in words for reports: its source file and the patch
@@ -166,7 +166,10 @@ impl Rendering {
     /// The patches that target `resource`, by kind and by the name in its source file.
     fn patches_of<'a>(&'a self, resource: &'a Resource) -> impl Iterator<Item = &'a Patch> + 'a {
         self.patches.iter().filter(move |patch| {
-            patch.kind.as_deref().is_none_or(|kind| kind == resource.kind)
+            patch
+                .kind
+                .as_deref()
+                .is_none_or(|kind| kind == resource.kind)
                 && patch
                     .name
                     .as_deref()
@@ -267,7 +270,8 @@ fn same_node(rendered: &Node, source: &Node, path: &JsonPath) -> Option<JsonPath
             },
             (Segment::Index(index), Value::Seq(items), Value::Seq(theirs)) => {
                 let item = items.get(*index)?;
-                let named = |node: &Node| node.get("name").and_then(Node::as_str).map(str::to_owned);
+                let named =
+                    |node: &Node| node.get("name").and_then(Node::as_str).map(str::to_owned);
                 let found = match named(item) {
                     Some(name) => theirs
                         .iter()

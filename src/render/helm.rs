@@ -13,12 +13,22 @@ use crate::load::rendered::{Renderer, Rendering};
 pub fn render(dir: &Path) -> Result<(Vec<u8>, Rendering), Failure> {
     let chart = crate::load::parse_file(&dir.join("Chart.yaml"))
         .and_then(|documents| documents.into_iter().next())
-        .and_then(|document| document.root.get("name").and_then(Node::as_str).map(str::to_owned));
+        .and_then(|document| {
+            document
+                .root
+                .get("name")
+                .and_then(Node::as_str)
+                .map(str::to_owned)
+        });
     let release = chart.clone().unwrap_or_else(|| "release".to_owned());
     let shown = format!("helm template {release} {}", dir.display());
     let output = match run(
         OsStr::new("helm"),
-        &[OsStr::new("template"), OsStr::new(&release), dir.as_os_str()],
+        &[
+            OsStr::new("template"),
+            OsStr::new(&release),
+            dir.as_os_str(),
+        ],
     ) {
         Ok(output) => output,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -33,6 +43,12 @@ pub fn render(dir: &Path) -> Result<(Vec<u8>, Rendering), Failure> {
     }
     Ok((
         output.stdout,
-        Rendering::new(Renderer::Helm, dir.to_path_buf(), chart, Vec::new(), Vec::new()),
+        Rendering::new(
+            Renderer::Helm,
+            dir.to_path_buf(),
+            chart,
+            Vec::new(),
+            Vec::new(),
+        ),
     ))
 }

@@ -220,8 +220,7 @@ fn collect_patches(dir: &Path, patches: &mut Vec<Patch>, seen: &mut HashSet<Path
             patches.push(Patch {
                 file: display(&file),
                 kind: text(target, "kind").or_else(|| text(Some(&object.root), "kind")),
-                name: text(target, "name")
-                    .or_else(|| text(object.root.get("metadata"), "name")),
+                name: text(target, "name").or_else(|| text(object.root.get("metadata"), "name")),
             });
         }
     }

@@ -468,7 +468,8 @@ impl<W: Write> HtmlReporter<W> {
         if self.rules.is_empty() {
             return;
         }
-        self.rules.sort_by_key(|r| (std::cmp::Reverse(r.severity), r.rule.id));
+        self.rules
+            .sort_by_key(|r| (std::cmp::Reverse(r.severity), r.rule.id));
         page.push_str(
             "<h2>Findings by rule</h2>\n<table class=\"rules\"><thead><tr><th>Rule</th><th>Name</th><th>Severity</th><th class=\"n\">Findings</th><th class=\"n\">Workloads</th></tr></thead><tbody>\n",
         );
@@ -596,7 +597,10 @@ impl<W: Write> Reporter for HtmlReporter<W> {
         self.out.write_all(b"</main>\n")?;
         let overview = self.overview(summary);
         self.out.write_all(overview.as_bytes())?;
-        writeln!(self.out, "<script>{SEARCH_SCRIPT}</script>\n</body>\n</html>")?;
+        writeln!(
+            self.out,
+            "<script>{SEARCH_SCRIPT}</script>\n</body>\n</html>"
+        )?;
         self.out.flush()
     }
 }

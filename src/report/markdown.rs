@@ -259,9 +259,15 @@ mod tests {
     #[test]
     fn paragraphs_wrap_at_the_width_and_code_does_not() {
         let long = "word ".repeat(30);
-        let text = render(&format!("{long}\n\n```\n{}\n```\n", "x".repeat(90)), plain(40));
+        let text = render(
+            &format!("{long}\n\n```\n{}\n```\n", "x".repeat(90)),
+            plain(40),
+        );
         for line in text.lines() {
-            assert!(line.chars().count() <= 40 || line.trim() == "x".repeat(90), "{line}");
+            assert!(
+                line.chars().count() <= 40 || line.trim() == "x".repeat(90),
+                "{line}"
+            );
         }
     }
 }

@@ -20,11 +20,8 @@ pub fn title(analysis: &Analysis) -> String {
 /// Where the workload was read: `deploy/all.yaml (document 2 of 5) from
 /// chart/templates/api.yaml`.
 pub(crate) fn place(analysis: &Analysis) -> String {
-    let mut place = crate::report::document_place(
-        &analysis.file,
-        analysis.document,
-        analysis.documents,
-    );
+    let mut place =
+        crate::report::document_place(&analysis.file, analysis.document, analysis.documents);
     if let Some(origin) = &analysis.origin {
         place.push_str(&format!(" from {origin}"));
     }

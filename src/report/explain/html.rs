@@ -45,7 +45,8 @@ g.lane:target rect{stroke:#000;stroke-width:2}
 
 /// The page's colours: the severities' as the drawings' hazard bars have them, dark
 /// enough for white text on a badge.
-pub(crate) const ROOT_STYLE: &str = ":root{color-scheme:light;--error:#b3261e;--warning:#8a5a00;--info:#4f4f9a;--muted:#57606a}";
+pub(crate) const ROOT_STYLE: &str =
+    ":root{color-scheme:light;--error:#b3261e;--warning:#8a5a00;--info:#4f4f9a;--muted:#57606a}";
 
 const PAGE_STYLE: &str = r#"
 *{box-sizing:border-box}
@@ -97,7 +98,8 @@ pub fn html(analyses: &[Analysis], settings: &Settings) -> String {
         page,
         "<h1>Start-up and shutdown timelines</h1>\n<p class=\"run\">{} from {} · {} {}</p>",
         plural(analyses.len(), "workload"),
-        plural(files(analyses), "file"),
+        // Files, streams, renderings or objects read from a cluster.
+        plural(files(analyses), "input"),
         crate::PLUGIN_NAME,
         env!("CARGO_PKG_VERSION")
     );

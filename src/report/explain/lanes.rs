@@ -304,14 +304,16 @@ fn startup(analysis: &Analysis) -> Panel {
     let mut times = hazard_times(analysis, Phase::Startup);
     times.extend(analysis.timeline.startup.pod_ready);
     for entry in records.iter().map(|c| &c.start) {
-        times.extend([
-            entry.started,
-            entry.ready,
-            entry.post_start_done,
-            entry.exited,
-        ]
-        .into_iter()
-        .flatten());
+        times.extend(
+            [
+                entry.started,
+                entry.ready,
+                entry.post_start_done,
+                entry.exited,
+            ]
+            .into_iter()
+            .flatten(),
+        );
     }
     let scale = Scale::fit(times);
     let end = scale.end();
@@ -401,7 +403,11 @@ fn termination(analysis: &Analysis) -> Panel {
     times.extend([t.endpoints_removed, deadline]);
     let records = &analysis.timeline.containers;
     for entry in records.iter().filter_map(|c| c.stop.as_ref()) {
-        times.extend([entry.signal, entry.exit, entry.kill.min(entry.natural_exit.max(entry.exit))]);
+        times.extend([
+            entry.signal,
+            entry.exit,
+            entry.kill.min(entry.natural_exit.max(entry.exit)),
+        ]);
         times.extend(entry.pre_stop_end);
         times.extend(entry.inbound_drained);
     }

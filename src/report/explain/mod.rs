@@ -10,14 +10,14 @@ mod scale;
 mod svg;
 mod text;
 
-pub use html::html;
 pub(crate) use facts::place;
+pub use html::html;
 pub(crate) use html::{ROOT_STYLE, WORKLOAD_STYLE, workload_body};
+pub use json::json;
 pub(crate) use lanes::panels;
+pub use svg::svg;
 pub(crate) use svg::{
     Geometry, Legend, STYLE as DRAWING_STYLE, document as svg_document, element as svg_element,
     escape, panel_drawing,
 };
-pub use json::json;
-pub use svg::svg;
 pub use text::text;

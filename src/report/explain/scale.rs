@@ -188,8 +188,7 @@ fn margin(shown: Millis) -> Millis {
 /// A tick interval that puts at most `max_ticks` labelled ticks on `length`.
 fn tick_interval(length: Millis, max_ticks: i64) -> Millis {
     const STEPS: [i64; 12] = [
-        500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
-        1_800_000,
+        500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000,
     ];
     STEPS
         .iter()
@@ -242,7 +241,11 @@ mod tests {
         // Each piece is labelled.
         let ticks = scale.ticks(8);
         assert!(ticks.contains(&Millis::ZERO) && ticks.contains(&Millis::secs(1800)));
-        assert!(ticks.iter().all(|t| scale.position(*t, width, gap) <= width));
+        assert!(
+            ticks
+                .iter()
+                .all(|t| scale.position(*t, width, gap) <= width)
+        );
     }
 
     #[test]

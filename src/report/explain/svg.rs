@@ -399,9 +399,9 @@ fn mark_shape(kind: MarkKind, x: f64, top: f64, at: Option<Millis>) -> String {
         .map(|at| format!(r#" data-at="{}""#, at.0))
         .unwrap_or_default();
     match kind {
-        MarkKind::Start => format!(
-            r#"<circle cx="{x:.1}" cy="{middle:.1}" r="4" class="mark start"{data}/>"#
-        ),
+        MarkKind::Start => {
+            format!(r#"<circle cx="{x:.1}" cy="{middle:.1}" r="4" class="mark start"{data}/>"#)
+        }
         MarkKind::Ready => format!(
             r#"<polygon points="{:.1},{middle:.1} {x:.1},{:.1} {:.1},{middle:.1} {x:.1},{:.1}" class="mark ready"{data}/>"#,
             x - 5.5,
@@ -665,7 +665,10 @@ mod tests {
             whole_numbers(r#"<line x1="155.0" y1="36.5" d="M1.0 2.0V30.0"/><text>v1.0</text>"#),
             r#"<line x1="155" y1="36.5" d="M1 2V30"/><text>v1.0</text>"#
         );
-        assert_eq!(whole_numbers(r#"<a b="10.05" c="x.0">"#), r#"<a b="10.05" c="x.0">"#);
+        assert_eq!(
+            whole_numbers(r#"<a b="10.05" c="x.0">"#),
+            r#"<a b="10.05" c="x.0">"#
+        );
     }
 
     #[test]

@@ -187,8 +187,8 @@ fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
     for tick in scale.ticks((layout.axis / 10).max(1) as i64) {
         let label = tick.to_string();
         let at = layout.column(tick, scale);
-        let fits = at + label.len() <= axis.len()
-            && axis[at..at + label.len()].iter().all(|c| *c == ' ');
+        let fits =
+            at + label.len() <= axis.len() && axis[at..at + label.len()].iter().all(|c| *c == ' ');
         if at >= free && fits {
             for (i, c) in label.chars().enumerate() {
                 axis[at + i] = c;
@@ -331,7 +331,10 @@ fn legend(out: &mut String, panel: &Panel, layout: &Layout, style: Style) {
         .map(|(_, meaning)| 2 + meaning.chars().count())
         .max()
         .unwrap_or(0);
-    let start = layout.indent.min(layout.width.saturating_sub(longest)).max(2);
+    let start = layout
+        .indent
+        .min(layout.width.saturating_sub(longest))
+        .max(2);
     let indent = " ".repeat(start);
     let mut line = indent.clone();
     let mut column = start;
