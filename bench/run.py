@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The benchmark suite: `lint --format json` beside the bare parse floor and checkov.
+"""The benchmark suite: `lint --format json` beside the bare parse floor and checkov,
+and `lint --fix` beside `lint`.
 
-    python3 bench/run.py            # everything; writes bench/out/results.md
-    python3 bench/run.py --quick    # fewer runs, to check that the suite works
+    python3 bench/run.py                # everything; writes bench/out/results.md
+    python3 bench/run.py --quick        # fewer runs, to check that the suite works
+    python3 bench/run.py --only-fixes   # the `lint --fix` rows alone
 
 It builds the release binary and the parse floor example, generates the corpora
 (bench/gen.py, seeded) into bench/out/corpus, installs checkov 3.3.30 into
@@ -362,6 +364,81 @@ def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict
     return "\n".join(lines + checks + notes) + "\n"
 
 
+
+# ---------------------------------------------------------------------------------------
+# `lint --fix` against `lint` (BENCHMARKS.md, "Fixes"): N Istio Deployments in one
+# stream, each with one safe fix (ML101's hold annotation), at N = 50, 100, 200, 400.
+# Targets: `--fix` costs at most 3× `lint` at N = 400, and doubling N at most doubles
+# its time. Each `--fix` run gets a fresh copy of the file (the copy is not timed).
+
+FIX_SIZES = (50, 100, 200, 400)
+
+
+def fixable_stream(count: int) -> str:
+    """`count` Deployments that ask for Istio injection and hold nothing: ML101 each."""
+    documents = []
+    for index in range(count):
+        documents.append(
+            "apiVersion: apps/v1\nkind: Deployment\n"
+            f"metadata:\n  name: web-{index}\n  namespace: shop\n"
+            f"spec:\n  selector:\n    matchLabels: {{app: web-{index}}}\n"
+            "  template:\n    metadata:\n      labels:\n"
+            f"        app: web-{index}\n        sidecar.istio.io/inject: \"true\"\n"
+            "    spec:\n      containers:\n"
+            f"      - name: web\n        image: example/web:{index}\n"
+            "        ports:\n        - containerPort: 8080\n")
+    return "---\n".join(documents)
+
+
+def time_fix_rows(lint: str, scratch: str, runs: int) -> dict[int, tuple[float, float, int]]:
+    """Median wall times of `lint` and `lint --fix` (both `--format json`) at each size,
+    and how many findings one `--fix` fixed."""
+    results = {}
+    for count in FIX_SIZES:
+        source = os.path.join(scratch, f"fix-{count}.yaml")
+        with open(source, "w") as f:
+            f.write(fixable_stream(count))
+        target = os.path.join(scratch, f"fix-{count}-copy.yaml")
+        lint_walls, fix_walls, fixed = [], [], 0
+        for _ in range(runs + 1):  # the first of each is a warm-up
+            start = time.perf_counter()
+            subprocess.run([lint, "lint", "--format", "json", source], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+            lint_walls.append(time.perf_counter() - start)
+            shutil.copyfile(source, target)
+            start = time.perf_counter()
+            done = subprocess.run([lint, "lint", "--fix", "--format", "json", target],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+            fix_walls.append(time.perf_counter() - start)
+            fixed = json.loads(done.stdout)["summary"]["fixes"].get("fixed", 0)
+        results[count] = (statistics.median(lint_walls[1:]), statistics.median(fix_walls[1:]), fixed)
+    return results
+
+
+def fix_section(lint: str, scratch: str, runs: int) -> str:
+    """The `--fix` rows: times, ratio to `lint`, growth per doubling, with the targets."""
+    results = time_fix_rows(lint, scratch, runs)
+    lines = ["", f"`lint --fix` against `lint` (`--format json`), N Deployments with one safe fix each "
+             f"in one stream; median of {runs} runs:", "",
+             "| N | lint | lint --fix | fixed | --fix ÷ lint | --fix growth from N/2 |", "|---|---|---|---|---|---|"]
+    checks = ["", "| target | measured | limit | |", "|---|---|---|---|"]
+    previous = None
+    for count, (lint_wall, fix_wall, fixed) in results.items():
+        growth = f"{fix_wall / previous:.2f}×" if previous else ""
+        lines.append(f"| {count} | {ms(lint_wall)} | {ms(fix_wall)} | {fixed} | {fix_wall / lint_wall:.2f}× | {growth} |")
+        if previous:
+            ok = fix_wall / previous <= 2.0
+            checks.append(f"| --fix, N {count // 2} → {count}: time ratio | {fix_wall / previous:.2f}× | ≤ 2× | {verdict(ok)} |")
+        checks.append(f"| --fix fixes all N = {count} | {fixed} | {count} | {verdict(fixed == count)} |")
+        previous = fix_wall
+    lint_wall, fix_wall, _ = results[FIX_SIZES[-1]]
+    ratio = fix_wall / lint_wall
+    checks.append(f"| --fix ÷ lint at N = {FIX_SIZES[-1]} | {ratio:.2f}× | ≤ 3× | {verdict(ratio <= 3.0)} |")
+    return "\n".join(lines + checks) + "\n"
+
+# End of the `--fix` rows.
+# ---------------------------------------------------------------------------------------
+
 # ---------------------------------------------------------------------------------------
 
 
@@ -376,6 +453,8 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true",
                         help="also count instructions with callgrind on the 5 MB stream (needs valgrind)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out"), help="output directory (bench/out)")
+    parser.add_argument("--only-fixes", action="store_true",
+                        help="only the `lint --fix` rows (built binary, no corpora, no checkov)")
     parser.add_argument("--update-benchmarks", metavar="LABEL",
                         help="also put the results into BENCHMARKS.md's results section, headed by LABEL")
     args = parser.parse_args()
@@ -389,6 +468,10 @@ def main() -> None:
         build()
     lint = os.path.join(ROOT, "target", "release", "kubectl-mesh_lifecycle")
     floor = os.path.join(ROOT, "target", "release", "examples", "parse_floor")
+    if args.only_fixes:
+        text = fix_section(lint, scratch, args.runs)
+        print(text)
+        return
     manifest = corpora(out)
     corpus = os.path.join(out, "corpus")
     checkov_bin = None if args.no_checkov else checkov(out)
@@ -470,6 +553,8 @@ def main() -> None:
                              f"see {os.path.join(scratch, cell.key + '.out.stderr')}")
 
     text = report(cells, manifest, determinism, info, (load_before, load_after), args)
+    text += lsp_latency(lint, paths["stream-5MB"], scratch, max(args.runs * 3, 20))
+    text += fix_section(lint, scratch, args.runs)
     if args.instructions:
         text += instruction_table(lint, floor, paths["stream-5MB"],
                                   manifest["corpora"]["stream-5MB"]["bytes"], scratch)
@@ -484,6 +569,128 @@ def main() -> None:
     log(f"written to {os.path.join(out, 'results.md')}")
     if args.update_benchmarks:
         update_benchmarks(args.update_benchmarks, text)
+
+# ---------------------------------------------------------------------------------------
+# The language server: diagnostics after a change to an open manifest.
+
+LSP_LINES = 2000
+LSP_LIMIT_MS = 100.0
+
+
+class LspClient:
+    """A minimal editor: `lsp` over pipes, JSON-RPC with Content-Length headers."""
+
+    def __init__(self, binary: str, cwd: str):
+        self.process = subprocess.Popen([os.path.abspath(binary), "lsp"], cwd=cwd, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def receive(self) -> dict:
+        length = 0
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise SystemExit("lsp: the server closed its output")
+            line = line.strip()
+            if not line:
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        return json.loads(self.process.stdout.read(length))
+
+    def request(self, method: str, params) -> dict:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        while True:
+            message = self.receive()
+            if message.get("id") == self.next_id and "method" not in message:
+                return message
+
+    def diagnostics(self, uri: str, version: int) -> list:
+        while True:
+            message = self.receive()
+            params = message.get("params") or {}
+            if (message.get("method") == "textDocument/publishDiagnostics"
+                    and params.get("uri") == uri and params.get("version") == version):
+                return params["diagnostics"]
+
+
+def lsp_manifest(stream: str) -> str:
+    """The first documents of a generated stream, cut at a document marker once they
+    reach LSP_LINES lines: a multi-document manifest of that size."""
+    lines: list[str] = []
+    with open(stream) as f:
+        for line in f:
+            if line.startswith("---") and len(lines) >= LSP_LINES:
+                break
+            lines.append(line)
+    return "".join(lines)
+
+
+def lsp_latency(binary: str, stream: str, scratch: str, runs: int) -> str:
+    """Opens a 2,000-line multi-document manifest in `lsp`, then changes one value in
+    its middle document `runs` times (an incremental change, as an editor sends it):
+    the time from sending each change to the diagnostics of its version. Returns the
+    Markdown rows of the result and its check."""
+    workspace = os.path.join(scratch, "lsp")
+    shutil.rmtree(workspace, ignore_errors=True)
+    os.makedirs(workspace)
+    text = lsp_manifest(stream)
+    path = os.path.join(workspace, "manifest.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    lines = text.split("\n")
+    documents = text.count("\n---") + 1
+    middle = len(lines) // 2
+    target = next(i for i in range(middle, len(lines)) if "terminationGracePeriodSeconds:" in lines[i])
+    column = lines[target].index(":") + 2
+    uri = "file://" + path
+    client = LspClient(binary, workspace)
+    client.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + workspace,
+                                  "capabilities": {}})
+    client.send({"method": "initialized", "params": {}})
+    client.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "yaml", "version": 1, "text": text}}})
+    found = len(client.diagnostics(uri, 1))
+    old = lines[target][column:]
+    latencies = []
+    for version in range(2, runs + 2):
+        new = str(31 + version % 2 * 30)
+        change = {"range": {"start": {"line": target, "character": column},
+                            "end": {"line": target, "character": column + len(old)}}, "text": new}
+        old = new
+        started = time.perf_counter()
+        client.send({"method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
+        client.diagnostics(uri, version)
+        latencies.append((time.perf_counter() - started) * 1000)
+    client.request("shutdown", None)
+    client.send({"method": "exit"})
+    client.process.wait(timeout=30)
+    latencies.sort()
+    median = statistics.median(latencies)
+    p90 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.9))]
+    return "\n".join([
+        "",
+        f"Language server (`lsp`): a {len(lines) - 1:,}-line manifest of {documents} documents "
+        f"({len(text) / 1000:.0f} KB, {found} diagnostics) open; one value of its middle document changed "
+        f"{runs} times, each change timed from sending it to its diagnostics.",
+        "",
+        "| target | measured | limit | |",
+        "|---|---|---|---|",
+        f"| diagnostics after a change: median (90th percentile, max) | {median:.1f} ms ({p90:.1f} ms, "
+        f"{latencies[-1]:.1f} ms) | < {LSP_LIMIT_MS:.0f} ms | {verdict(p90 < LSP_LIMIT_MS)} |",
+        "",
+    ])
+
+# The language server's section ends here.
+# ---------------------------------------------------------------------------------------
 
 
 def update_benchmarks(label: str, text: str) -> None:

@@ -26,8 +26,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Lint manifests and report every hazard at its YAML line, with a fix')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what changes between two sides of the same workloads: two profiles (--to istio=1.27), a git revision and the working tree (--base REF), two rendered trees (--base-dir), or what is deployed and the files that would replace it (--cluster)')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
+            [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server: findings, quick fixes and timelines in the editor')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -53,6 +55,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
             [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--node-version', '--node-version', [CompletionResultType]::ParameterName, 'The oldest kubelet version among the nodes, which Istio''s native-sidecar `auto` mode looks at (default: the Kubernetes version)')
             [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
             [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
             [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
@@ -66,6 +69,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Lowest severity that makes the exit status 1')
             [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Run only these rules (ids or names, comma-separated or repeated)')
             [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Report only the findings the baseline FILE does not hold: the ones it holds are counted in the summary and never fail the run, and its entries that match no finding any more are named')
+            [CompletionResult]::new('--write-baseline', '--write-baseline', [CompletionResultType]::ParameterName, 'Record every finding of this run in FILE as the baseline (sorted, one per line, by line-independent fingerprint) and exit 0; 2 without writing when an input could not be read')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set or TERM is dumb; always and never override them')
@@ -78,9 +83,69 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print findings only: no summary line, no notes')
             [CompletionResult]::new('--show-infos', '--show-infos', [CompletionResultType]::ParameterName, 'Print each info in full, like errors and warnings (the human format otherwise gives one line per rule; --fail-on info implies it)')
-            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the safe fixes in place, then report what remains (standard input: print the fixed stream instead)')
-            [CompletionResult]::new('--unsafe-fixes', '--unsafe-fixes', [CompletionResultType]::ParameterName, 'Also apply the unsafe fixes (a longer grace period, a different stop command): review them')
-            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Print a unified diff of what --fix would change, write nothing; exit 1 when there is something to change')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Apply the safe fixes in place, then report what remains (standard input: print the fixed stream, and report on stderr or to --output)')
+            [CompletionResult]::new('--unsafe-fixes', '--unsafe-fixes', [CompletionResultType]::ParameterName, 'Also apply the unsafe fixes (a longer grace period, a different stop command): review them. Without --fix, marks them fixable ([*])')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Print a unified diff of what --fix would change (to standard output, or --output), write nothing; exit 1 when there is something to change')
+            [CompletionResult]::new('--show-baselined', '--show-baselined', [CompletionResultType]::ParameterName, 'List the findings the baseline holds too, marked as such (human, JSON and SARIF reports)')
+            [CompletionResult]::new('--fix-only', '--fix-only', [CompletionResultType]::ParameterName, 'Apply the fixes as --fix does, but report nothing of what remains: exit 0, unless an input could not be read or written (2) or --exit-non-zero-on-fix')
+            [CompletionResult]::new('--show-fixes', '--show-fixes', [CompletionResultType]::ParameterName, 'With --fix, list the fixes made by file and rule; without it, show each finding''s fix as a diff under it (human format)')
+            [CompletionResult]::new('--exit-non-zero-on-fix', '--exit-non-zero-on-fix', [CompletionResultType]::ParameterName, 'Exit 1 when --fix made a fix, even if no finding remains')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mesh_lifecycle;diff' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (0: one per core). Reports are the same whatever the count: documents are analysed in parallel and reported in input order')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave paths matching GLOB out of directory searches (gitignore syntax, relative to the working directory; repeatable). Paths named on the command line are read')
+            [CompletionResult]::new('--stdin-filename', '--stdin-filename', [CompletionResultType]::ParameterName, 'The path that standard input stands for, to name it in every report (SARIF, GitHub annotations, JUnit, JSON, human)')
+            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, 'The most read from one input: a file, standard input, a pipe, an object read with --cluster')
+            [CompletionResult]::new('--max-document-size', '--max-document-size', [CompletionResultType]::ParameterName, 'The largest document parsed')
+            [CompletionResult]::new('--max-line-length', '--max-line-length', [CompletionResultType]::ParameterName, 'The longest line read')
+            [CompletionResult]::new('--max-config-size', '--max-config-size', [CompletionResultType]::ParameterName, 'The largest config or mesh-config file read')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace to read (default: the context''s, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace to read (default: the context''s, else `default`)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'The kubeconfig file to use')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The user to impersonate (kubectl --as)')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'A group to impersonate (kubectl --as-group; repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
+            [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
+            [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--node-version', '--node-version', [CompletionResultType]::ParameterName, 'The oldest kubelet version among the nodes, which Istio''s native-sidecar `auto` mode looks at (default: the Kubernetes version)')
+            [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
+            [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
+            [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
+            [CompletionResult]::new('--endpoint-propagation', '--endpoint-propagation', [CompletionResultType]::ParameterName, 'Time until no new requests are routed to a deleted pod (default 5s)')
+            [CompletionResult]::new('--app-shutdown', '--app-shutdown', [CompletionResultType]::ParameterName, 'An app container''s SIGTERM-to-exit time (default 5s)')
+            [CompletionResult]::new('--longest-request', '--longest-request', [CompletionResultType]::ParameterName, 'The longest request the apps serve (unset by default)')
+            [CompletionResult]::new('--deletion-grace-period', '--deletion-grace-period', [CompletionResultType]::ParameterName, 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod''s terminationGracePeriodSeconds; 0 is taken as 1, as kubectl sends it without --force (the kubelet gives a pod at least 1 s)')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Change today''s profile for the first side: KEY=VALUE, repeatable (kubernetes, nodes, istio, linkerd, preset, mesh-config, or any setting of the config file by its dotted path: istio.nativeSidecars=auto, scenario.appShutdown=20s)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Change today''s profile for the second side: KEY=VALUE, repeatable (as --from)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'The first side is the manifests at git revision REF (HEAD~1, origin/main), read with git; renamed files are followed and deleted ones compared too')
+            [CompletionResult]::new('--base-dir', '--base-dir', [CompletionResultType]::ParameterName, 'The first side is the manifests under PATH (a directory or file: `helm template` output of the other chart version), matched to the one PATH given by their paths below it')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--fail-on-new', '--fail-on-new', [CompletionResultType]::ParameterName, 'Lowest severity of an added finding that makes the exit status 1 (removed findings never do)')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Run only these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto colours a terminal unless NO_COLOR is set or TERM is dumb; always and never override them')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Search directories without ignoring anything: hidden files, .gitignore, .ignore and git''s exclude files (--exclude still applies)')
+            [CompletionResult]::new('--no-render', '--no-render', [CompletionResultType]::ParameterName, 'Read a directory holding a kustomization or a Helm chart as files, rather than lint what kubectl kustomize or helm template renders for it')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Read every namespace')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Read every namespace')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print the workloads only: no heading, no summary line, no notes')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print the workloads only: no heading, no summary line, no notes')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'Compare what is deployed (the workloads, their running pods and the environment, read with kubectl from the current context) with the files given, which would replace it')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -108,6 +173,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
             [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
             [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--node-version', '--node-version', [CompletionResultType]::ParameterName, 'The oldest kubelet version among the nodes, which Istio''s native-sidecar `auto` mode looks at (default: the Kubernetes version)')
             [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
             [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
             [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
@@ -118,6 +184,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Change today''s profile for the first side: KEY=VALUE, repeatable (kubernetes, nodes, istio, linkerd, preset, mesh-config, or any setting of the config file by its dotted path: istio.nativeSidecars=auto, scenario.appShutdown=20s)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Change today''s profile for the second side: KEY=VALUE, repeatable (as --from)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'The first side is the manifests at git revision REF (HEAD~1, origin/main), read with git; renamed files are followed and deleted ones compared too')
+            [CompletionResult]::new('--base-dir', '--base-dir', [CompletionResultType]::ParameterName, 'The first side is the manifests under PATH (a directory or file: `helm template` output of the other chart version), matched to the one PATH given by their paths below it')
             [CompletionResult]::new('--workload', '--workload', [CompletionResultType]::ParameterName, 'Only workloads with this name')
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only workloads of this kind (Deployment, Job, ...)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of standard output')
@@ -129,6 +199,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Read every namespace')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Read every namespace')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Draw each workload''s two timelines one above the other: the sides are given as for `diff` (--to, --from, --base, --base-dir, --cluster with files)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -145,6 +216,30 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-mesh_lifecycle;lsp' {
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Run only these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
+            [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--node-version', '--node-version', [CompletionResultType]::ParameterName, 'The oldest kubelet version among the nodes, which Istio''s native-sidecar `auto` mode looks at (default: the Kubernetes version)')
+            [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
+            [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
+            [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
+            [CompletionResult]::new('--endpoint-propagation', '--endpoint-propagation', [CompletionResultType]::ParameterName, 'Time until no new requests are routed to a deleted pod (default 5s)')
+            [CompletionResult]::new('--app-shutdown', '--app-shutdown', [CompletionResultType]::ParameterName, 'An app container''s SIGTERM-to-exit time (default 5s)')
+            [CompletionResult]::new('--longest-request', '--longest-request', [CompletionResultType]::ParameterName, 'The longest request the apps serve (unset by default)')
+            [CompletionResult]::new('--deletion-grace-period', '--deletion-grace-period', [CompletionResultType]::ParameterName, 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod''s terminationGracePeriodSeconds; 0 is taken as 1, as kubectl sends it without --force (the kubelet gives a pod at least 1 s)')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file for every document (default: each document''s nearest .mesh-lifecycle.yaml, at or above its directory)')
+            [CompletionResult]::new('--stdio', '--stdio', [CompletionResultType]::ParameterName, 'Talk over standard input and output, the only transport (accepted because some clients pass it)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-mesh_lifecycle;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -154,8 +249,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
         }
         'kubectl-mesh_lifecycle;help' {
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Lint manifests and report every hazard at its YAML line, with a fix')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show what changes between two sides of the same workloads: two profiles (--to istio=1.27), a git revision and the working tree (--base REF), two rendered trees (--base-dir), or what is deployed and the files that would replace it (--cluster)')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
+            [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server: findings, quick fixes and timelines in the editor')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -163,10 +260,16 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
         'kubectl-mesh_lifecycle;help;lint' {
             break
         }
+        'kubectl-mesh_lifecycle;help;diff' {
+            break
+        }
         'kubectl-mesh_lifecycle;help;explain' {
             break
         }
         'kubectl-mesh_lifecycle;help;rules' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;lsp' {
             break
         }
         'kubectl-mesh_lifecycle;help;completions' {

@@ -394,3 +394,75 @@ fn rendering_leaves_nothing_behind() {
     assert_eq!(status, 1, "{stderr}");
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
+
+/// Two versions of a kustomization: the app alone, then the app with the `meshed`
+/// overlay's patches (Istio injection, a 10 s grace period), both in namespace `shop`.
+fn two_kustomizations() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let app = root().join("testdata/kustomize/app/deployment.yaml");
+    let patches = "patches:\n- path: inject.yaml\n- path: grace.yaml\n  target: {kind: Deployment, name: web}\n";
+    for (tree, patches) in [("v1", ""), ("v2", patches)] {
+        let at = dir.path().join(tree);
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::copy(&app, at.join("deployment.yaml")).unwrap();
+        std::fs::write(
+            at.join("kustomization.yaml"),
+            format!("namespace: shop\nresources:\n- deployment.yaml\n{patches}"),
+        )
+        .unwrap();
+    }
+    for patch in ["inject.yaml", "grace.yaml"] {
+        std::fs::copy(
+            root().join("testdata/kustomize/meshed").join(patch),
+            dir.path().join("v2").join(patch),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+#[test]
+fn diff_compares_two_kustomizations_as_they_render() {
+    if kubectl_binary().is_none() {
+        return;
+    }
+    let dir = two_kustomizations();
+    let output = cli()
+        .current_dir(dir.path())
+        .args(["diff", "--no-config", "--format", "json"])
+        .args(["--base-dir", "v1", "v2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert_eq!(output.status.code(), Some(1), "{report:#}\n{stderr}");
+    // One workload, matched across the two renderings rather than added and removed.
+    let workloads = report["workloads"].as_array().unwrap();
+    assert_eq!(workloads.len(), 1, "{report:#}");
+    assert_eq!(workloads[0]["status"], "changed", "{report:#}");
+    assert_eq!(workloads[0]["workload"]["namespace"], "shop", "{report:#}");
+    // The proxy the overlay injects brings its findings; none goes away.
+    let added: Vec<&str> = workloads[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| {
+            assert_eq!(change["change"], "added", "{change:#}");
+            change["after"]["ruleId"].as_str().unwrap()
+        })
+        .collect();
+    assert!(
+        added.contains(&"ML101") && added.contains(&"ML202"),
+        "{added:?}"
+    );
+    // Read as files, neither side has a proxy: there is nothing to compare.
+    let output = cli()
+        .current_dir(dir.path())
+        .args(["diff", "--no-config", "--no-render", "--format", "json"])
+        .args(["--base-dir", "v1", "v2"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+}

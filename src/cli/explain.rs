@@ -1,16 +1,28 @@
 //! `explain`: each workload's timeline, drawn.
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
-use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
+use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, sides, usage_error};
 use crate::cluster::kinds::Resource;
-use crate::pipeline::{self, RunOptions};
+use crate::pipeline::{self, Analysis, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
 use crate::workload::kinds::ROWS;
 use crate::workload::{DeclaredKind, Kind};
 
 pub fn run(args: ExplainArgs) -> io::Result<u8> {
+    if args.compare {
+        return compare(&args);
+    }
+    let sides = &args.sides;
+    if !sides.from.is_empty()
+        || !sides.to.is_empty()
+        || sides.base.is_some()
+        || sides.base_dir.is_some()
+    {
+        return usage_error("--from, --to, --base and --base-dir give the sides of --compare");
+    }
     let kind = args.kind.as_deref();
     let prepared = match inputs::prepare(
         "explain",
@@ -23,15 +35,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let settings = &prepared.profile.settings;
-    let kinds = match kind.map(|text| selected_kinds(text, &settings.workload_kinds)) {
-        None => None,
-        Some(Some(kinds)) => Some(kinds),
-        Some(None) => {
-            return usage_error(format!(
-                "`{}` is not a workload kind this tool reads: give a kind (Deployment) or a name kubectl reads for it (deploy, deployments.apps)",
-                kind.unwrap_or_default()
-            ));
-        }
+    let kinds = match selected(kind, &settings.workload_kinds) {
+        Ok(kinds) => kinds,
+        Err(message) => return usage_error(message),
     };
     let stderr_style = args.output.stderr_style();
     let (mut out, closed) = args.output.writer()?;
@@ -43,9 +49,14 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     for note in &prepared.input_notes {
         diagnostic(&format!("note: {note}\n"));
     }
+    for note in crate::report::assumptions::beyond_model(settings) {
+        diagnostic(&format!("note: {}\n", note.message));
+    }
     let options = RunOptions {
         threads: args.input.threads,
         limits: prepared.limits,
+        // No drawing shows a fix: none is checked.
+        fixes: pipeline::FixMode::Unchecked,
         ..RunOptions::default()
     };
     let mut analyses = Vec::new();
@@ -118,6 +129,100 @@ fn selected_kinds(text: &str, declared: &[&'static DeclaredKind]) -> Option<Vec<
         return Some(named);
     }
     Resource::parse(text).map(|resource| vec![resource.kind])
+}
+
+/// The kinds `--kind` selects (`None`: all), or why `text` selects none.
+fn selected(
+    text: Option<&str>,
+    declared: &[&'static DeclaredKind],
+) -> Result<Option<Vec<Kind>>, String> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    selected_kinds(text, declared).map(Some).ok_or_else(|| {
+        format!(
+            "`{text}` is not a workload kind this tool reads: give a kind (Deployment) or a name kubectl reads for it (deploy, deployments.apps)"
+        )
+    })
+}
+
+/// `explain --compare`: each workload's two timelines, one above the other, drawn by
+/// the renderers of `explain` (each drawing's title names its side).
+fn compare(args: &ExplainArgs) -> io::Result<u8> {
+    let runs = match sides::run(
+        "explain --compare",
+        &args.input,
+        &args.cluster,
+        &args.profile,
+        &args.sides,
+        &args.output,
+        (&[], &[]),
+    )? {
+        Ok(runs) => runs,
+        Err(status) => return Ok(status),
+    };
+    let settings = runs.after.settings.clone();
+    let kinds = match selected(args.kind.as_deref(), &settings.workload_kinds) {
+        Ok(kinds) => kinds,
+        Err(message) => return usage_error(message),
+    };
+    let input_errors = runs.input_errors();
+    let labelled = |analysis: Option<Analysis>, side: &str| {
+        analysis.map(|mut analysis| {
+            analysis.file = Arc::from(format!("{side}: {}", analysis.file));
+            analysis
+        })
+    };
+    let (before_label, after_label) = (
+        format!("before ({})", runs.before.label),
+        format!("after ({})", runs.after.label),
+    );
+    let wanted = |analysis: &Analysis| {
+        args.workload
+            .as_ref()
+            .is_none_or(|name| &analysis.plan.workload.name == name)
+            && kinds
+                .as_ref()
+                .is_none_or(|kinds| kinds.contains(&analysis.plan.kind))
+    };
+    let mut drawn: Vec<Analysis> = Vec::new();
+    for (before, after) in crate::diff::pair_up(
+        runs.before.analyses,
+        runs.after.analyses,
+        runs.namespace.as_deref(),
+    ) {
+        let any = after.as_ref().or(before.as_ref());
+        if !any.is_some_and(wanted) {
+            continue;
+        }
+        drawn.extend(labelled(before, &before_label));
+        drawn.extend(labelled(after, &after_label));
+    }
+    let (mut out, closed) = args.output.writer()?;
+    let style = args.output.style();
+    let mut written: io::Result<()> = Ok(());
+    if args.format == ExplainFormat::Text {
+        for (index, analysis) in drawn.iter().enumerate() {
+            if written.is_ok() && index > 0 {
+                written = writeln!(out);
+            }
+            if written.is_ok() {
+                written = out.write_all(explain::text(analysis, style).as_bytes());
+            }
+        }
+    }
+    if written.is_ok() {
+        let analyses = if args.format == ExplainFormat::Text {
+            &[][..]
+        } else {
+            &drawn[..]
+        };
+        written = finish_drawing(&mut out, args.format, drawn.is_empty(), analyses, &settings);
+    }
+    match written {
+        Err(error) if !closed.get() => Err(error),
+        _ => Ok(if input_errors > 0 { 2 } else { 0 }),
+    }
 }
 
 /// Writes what comes after the last workload: the whole drawing for JSON and SVG.

@@ -160,13 +160,30 @@ pub fn prepare(
             (found, None)
         }
     };
+    complete(input, profile, output, layers, found, snapshot, None)
+}
+
+/// The inputs `found` ready to read, and the profile they complete over `layers`, with
+/// the cluster's profile (`snapshot`'s, else `cluster`) laid over the files'.
+fn complete(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    layers: crate::settings::layers::FileLayers,
+    found: discover::Discovered,
+    snapshot: Option<Snapshot>,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
         input.stdin_filename.as_deref(),
     );
     let limits = input.parse_limits();
-    let cluster_profile = snapshot.as_ref().map(|snapshot| &snapshot.profile);
+    let cluster_profile = snapshot
+        .as_ref()
+        .map(|snapshot| &snapshot.profile)
+        .or(cluster);
     match profile.load(layers, &inputs, limits, cluster_profile) {
         Ok(mut profile) => {
             let mut errors = found.errors;
@@ -184,11 +201,55 @@ pub fn prepare(
     }
 }
 
+/// What one side of a comparison reads.
+pub enum SideInputs<'a> {
+    /// Files and directories, found as `lint` finds them.
+    Paths(&'a [String]),
+    /// Inputs already read (a git revision, objects read from a cluster).
+    Given(Vec<Input>),
+}
+
+/// Prepares one side of a comparison: the config, `inputs`, and the profile they
+/// complete, with `cluster` the profile a live cluster states (both sides of `diff
+/// --cluster` run in the cluster's environment). `Err` is the exit status of a run that
+/// cannot start, its reason already printed.
+pub fn prepare_side(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    inputs: SideInputs,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
+    let layers = profile.read_files(input.max_config_size);
+    let found = match inputs {
+        SideInputs::Paths(paths) => {
+            let discovery = input.discovery(layers.exclude.clone());
+            let mut found = discover::discover(paths, &discovery);
+            for note in &found.notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            if let Some(path) = output.output.as_deref()
+                && let Some(message) =
+                    overwrites_an_input(path, &found.inputs, &layers.files, paths)
+            {
+                return usage_error(message).map(Err);
+            }
+            render(&mut found, &discovery);
+            found
+        }
+        SideInputs::Given(inputs) => discover::Discovered {
+            inputs,
+            ..discover::Discovered::default()
+        },
+    };
+    complete(input, profile, output, layers, found, None, cluster)
+}
+
 /// Renders the directories the search handed over whole (kustomizations, Helm charts)
 /// into inputs of their own, among the others in name order; a kustomization that
 /// cannot be rendered is searched as files. Files that a kustomization applies as
 /// patches are noted.
-fn render(found: &mut discover::Discovered, discovery: &Discovery) {
+pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery) {
     let targets = std::mem::take(&mut found.render);
     let rendered = crate::render::render(&targets);
     found.input_notes.extend(rendered.notes);

@@ -35,6 +35,8 @@ pub struct Parsed {
     pub documents: Vec<Document>,
     /// What is wrong in them (their mesh configuration).
     pub errors: Vec<InputError>,
+    /// How the piece's text was read, to read an edited version of it the same way.
+    pub framing: Framing,
 }
 
 /// One piece of work for the main pass.
@@ -105,6 +107,7 @@ impl Unit {
                     Parsed {
                         documents,
                         errors: Vec::new(),
+                        framing,
                     }
                 },
             ),
@@ -156,6 +159,18 @@ impl Inputs {
         let bytes: Arc<[u8]> = bytes.into();
         let limits = ReadLimits::default();
         Inputs::from_sources(vec![Source::stdin(None, &bytes[..], &limits)], limits)
+    }
+
+    /// The same inputs, without what a pass has parsed ahead: every unit of the main
+    /// pass is then text as read, which `lint --fix` edits. What is known of each input
+    /// (where it was rendered from, how many documents it holds) stays.
+    pub fn unparsed(&self) -> Inputs {
+        let mut inputs = Inputs::from_sources(self.sources.clone(), self.limits);
+        inputs.renderings.clone_from(&self.renderings);
+        if let (Ok(known), Ok(mut counts)) = (self.counts.lock(), inputs.counts.lock()) {
+            counts.clone_from(&known);
+        }
+        inputs
     }
 
     /// Inputs already taken.
@@ -241,7 +256,14 @@ impl Inputs {
                     .iter()
                     .flat_map(|document| visit(file, document))
                     .collect();
-                parsed.insert((input_index, index), Parsed { documents, errors });
+                parsed.insert(
+                    (input_index, index),
+                    Parsed {
+                        documents,
+                        errors,
+                        framing,
+                    },
+                );
             }
             counts.insert(input_index, pieces);
         }
@@ -258,6 +280,11 @@ impl Inputs {
 
     /// The main pass: every input in order, cut into units of work.
     pub fn read_all(&self, mut each: impl FnMut(Unit)) {
+        self.read_indexed(|_, unit| each(unit));
+    }
+
+    /// [`Inputs::read_all`], each unit with the index of its input.
+    pub fn read_indexed(&self, mut each: impl FnMut(usize, Unit)) {
         let mut parsed = self
             .parsed
             .lock()
@@ -274,31 +301,34 @@ impl Inputs {
                 .or_else(|| counts.get(&input_index).copied());
             let rendered = self.renderings.get(&input_index).cloned();
             for (index, piece) in input.pieces(&self.limits).enumerate() {
-                each(match piece {
-                    Piece::Text {
-                        first_line,
-                        text,
-                        framing,
-                    } => match parsed.remove(&(input_index, index)) {
-                        Some(mut parsed) => {
-                            for document in &mut parsed.documents {
-                                document.count = count;
-                                document.rendered.clone_from(&rendered);
-                            }
-                            Unit::Parsed(parsed)
-                        }
-                        None => Unit::Text {
-                            file: input.name().clone(),
-                            index,
+                each(
+                    input_index,
+                    match piece {
+                        Piece::Text {
                             first_line,
                             text,
                             framing,
-                            count,
-                            rendered: rendered.clone(),
+                        } => match parsed.remove(&(input_index, index)) {
+                            Some(mut parsed) => {
+                                for document in &mut parsed.documents {
+                                    document.count = count;
+                                    document.rendered.clone_from(&rendered);
+                                }
+                                Unit::Parsed(parsed)
+                            }
+                            None => Unit::Text {
+                                file: input.name().clone(),
+                                index,
+                                first_line,
+                                text,
+                                framing,
+                                count,
+                                rendered: rendered.clone(),
+                            },
                         },
+                        Piece::Failed(error) => Unit::Failed(error),
                     },
-                    Piece::Failed(error) => Unit::Failed(error),
-                });
+                );
             }
         }
     }

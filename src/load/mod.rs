@@ -12,6 +12,7 @@ pub mod json;
 pub mod parse;
 pub mod path;
 pub mod rendered;
+pub mod revision;
 pub mod scalar;
 pub mod source;
 pub mod split;

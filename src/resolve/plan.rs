@@ -162,6 +162,16 @@ pub enum RejectionCause {
     /// Linkerd before 2.20 cannot render a native sidecar proxy with
     /// `proxy-wait-before-exit-seconds`.
     NativeWithWaitBeforeExit,
+    /// A regular container's own `restartPolicy`, which validation forbids until
+    /// `ContainerRestartRules` is on (1.28 to 1.34). docs/lifecycle.md §2.7.
+    ContainerRestartPolicy {
+        /// The container.
+        container: String,
+        /// The policy as written (`Always`).
+        value: String,
+        /// The Kubernetes version that refuses it.
+        version: KubeVersion,
+    },
 }
 
 /// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).
@@ -585,6 +595,11 @@ pub struct PlannedContainer {
     pub exit_code_on_signal: i32,
     /// In a Job, the signal from the work this sidecar waits for before it exits.
     pub self_stop: Option<SelfStop>,
+    /// A regular container's own `restartPolicy: Always`, which this Kubernetes honours
+    /// (`ContainerRestartRules`, on from 1.35): the kubelet restarts it in place after
+    /// every exit, whatever the pod's policy, and it is no sidecar. Where it is set.
+    /// docs/lifecycle.md §2.7.
+    pub restart_in_place: Option<JsonPath>,
 }
 
 impl PlannedContainer {
@@ -619,6 +634,7 @@ impl PlannedContainer {
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),
+            restart_in_place: None,
             role,
         }
     }

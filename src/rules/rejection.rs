@@ -2,6 +2,7 @@
 //! rejection. Each cause is worded by the rule that judges it.
 
 use super::configuration::invalid_proxy_config;
+use super::jobs::container_restarts_in_place;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
 use crate::resolve::{RejectionCause, Rejector};
@@ -24,6 +25,11 @@ pub fn reason(cause: &RejectionCause) -> String {
             version,
         } => native_sidecar_unsupported::dropped_policy(container, field, *version),
         RejectionCause::UnreadableSetting(unreadable) => invalid_proxy_config::what(unreadable),
+        RejectionCause::ContainerRestartPolicy {
+            container, version, ..
+        } => {
+            container_restarts_in_place::refused(container, *version)
+        }
         RejectionCause::NativeWithWaitBeforeExit => "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".to_owned(),
     }
 }

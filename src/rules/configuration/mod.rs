@@ -4,7 +4,7 @@
 mod inject_annotation_ignored;
 mod injection_conflict;
 pub(super) mod invalid_proxy_config;
-mod redundant_gate;
+pub(super) mod redundant_gate;
 
 pub use inject_annotation_ignored::InjectAnnotationIgnored;
 pub use injection_conflict::InjectionConflict;

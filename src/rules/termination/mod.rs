@@ -2,7 +2,7 @@
 //! app, requests refused or cut during shutdown, hooks that cannot run.
 
 mod app_without_prestop_delay;
-mod drain_setting_ignored;
+pub(super) mod drain_setting_ignored;
 mod grace_period_exceeded;
 mod inbound_closed_before_endpoints_removed;
 mod long_requests_cut;
