@@ -238,7 +238,7 @@ fn assumed_only_when_something_was_linted() {
         "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
     ]);
     assert!(
-        something.contains("\nAssumed: Kubernetes 1.34 (default)"),
+        something.contains("\nAssumed: Kubernetes 1.36 (default)"),
         "{something}"
     );
 }
