@@ -336,7 +336,7 @@ impl<W: Write> HtmlReporter<W> {
         let place = explain::place(analysis);
         let section = &mut self.section;
         section.clear();
-        if number % SECTIONS_PER_BLOCK == 0 {
+        if number.is_multiple_of(SECTIONS_PER_BLOCK) {
             if number > 0 {
                 section.push_str("</div>\n");
             }

@@ -134,11 +134,7 @@ pub fn render(markdown: &str, style: Style) -> String {
                 out.push('\n');
                 inline = Inline::default();
             }
-            Event::Start(Tag::Paragraph) => {
-                if item.is_none() {
-                    blank(&mut out);
-                }
-            }
+            Event::Start(Tag::Paragraph) if item.is_none() => blank(&mut out),
             Event::End(TagEnd::Paragraph) => match &item {
                 Some(bullet) => {
                     let indent = format!("{BODY}{}", " ".repeat(bullet.chars().count()));
