@@ -156,6 +156,20 @@ pub struct Lane {
     pub hazard: Option<Hazard>,
 }
 
+impl Lane {
+    /// The pod's endpoints lane, with its `note` (`ready at 2 s`).
+    fn endpoints(note: String) -> Lane {
+        Lane {
+            label: "endpoints".into(),
+            tag: "pod".into(),
+            segments: Vec::new(),
+            marks: Vec::new(),
+            note: Some(note),
+            hazard: None,
+        }
+    }
+}
+
 /// The finding a hazard lane draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hazard {
@@ -370,17 +384,10 @@ fn startup(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
-    let mut endpoints = Lane {
-        label: "endpoints".into(),
-        tag: "pod".into(),
-        segments: Vec::new(),
-        marks: Vec::new(),
-        note: Some(match analysis.timeline.startup.pod_ready {
-            Some(at) => format!("ready at {at}"),
-            None => "never ready".into(),
-        }),
-        hazard: None,
-    };
+    let mut endpoints = Lane::endpoints(match analysis.timeline.startup.pod_ready {
+        Some(at) => format!("ready at {at}"),
+        None => "never ready".into(),
+    });
     if let Some(ready) = analysis.timeline.startup.pod_ready {
         segment(&mut endpoints, ready, end, State::Routed);
         mark(&mut endpoints, ready, MarkKind::Ready);
@@ -463,14 +470,7 @@ fn termination(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
-    let mut endpoints = Lane {
-        label: "endpoints".into(),
-        tag: "pod".into(),
-        segments: Vec::new(),
-        marks: Vec::new(),
-        note: Some(format!("removed at {}", t.endpoints_removed)),
-        hazard: None,
-    };
+    let mut endpoints = Lane::endpoints(format!("removed at {}", t.endpoints_removed));
     segment(
         &mut endpoints,
         Millis::ZERO,
