@@ -453,7 +453,8 @@ fn analyze(
             report.analyses.push(Analysis {
                 file: document.source.file.clone(),
                 document: document.index,
-                origin: document.origin.clone(),
+                documents: document.count,
+                origin: origin(document, &workload.reference()),
                 plan,
                 timeline,
                 findings: located,
@@ -590,8 +591,17 @@ fn input_of(report: &DocumentReport) -> Option<&Arc<str>> {
         .or_else(|| report.notes.first().map(|note| &note.error.file))
 }
 
-/// Resolves a finding's paths to positions while the document's tree is alive.
+/// Resolves a finding's paths to positions while the document's tree is alive. A
+/// finding of a rendered input points into the source file that says what the rendered
+/// document does, where one does ([`load::rendered`]), and names the files it came from
+/// otherwise.
 fn locate(finding: Finding, document: &load::Document, workload: &workload::Workload) -> Located {
+    let reference = workload.reference();
+    if let Some(rendering) = &document.rendered
+        && let Some(located) = relocate(&finding, document, &reference, rendering, workload)
+    {
+        return located;
+    }
     let place = |label: &rules::Label| {
         let found = document.locate(&label.path, label.part);
         Place {
@@ -615,8 +625,8 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
     Located {
         file: document.source.file.clone(),
         document: document.index,
-        workload: workload.reference(),
-        origin: document.origin.clone(),
+        origin: origin(document, &reference),
+        workload: reference,
         primary,
         related,
         source: document.source.clone(),
@@ -625,6 +635,77 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
         fix,
         finding,
     }
+}
+
+/// Where the workload `reference` of `document` was rendered from: its Helm template
+/// (`# Source:`), or the files a kustomization read it from.
+fn origin(document: &load::Document, reference: &WorkloadRef) -> Option<String> {
+    match &document.rendered {
+        Some(rendering) => rendering.origin(
+            reference.kind.as_str(),
+            reference.namespace.as_deref(),
+            &reference.name,
+            document.origin.as_deref(),
+        ),
+        None => document.origin.clone(),
+    }
+}
+
+/// A finding of a rendered document at its places in the source file that holds them
+/// all, when one does: its fix, made for the rendered text, is left to that file's
+/// owner.
+fn relocate(
+    finding: &Finding,
+    document: &load::Document,
+    reference: &WorkloadRef,
+    rendering: &load::rendered::Rendering,
+    workload: &workload::Workload,
+) -> Option<Located> {
+    let labels: Vec<&rules::Label> = std::iter::once(&finding.primary)
+        .chain(&finding.related)
+        .collect();
+    let paths: Vec<(&load::JsonPath, load::EntryPart)> = labels
+        .iter()
+        .map(|label| (&label.path, label.part))
+        .collect();
+    let moved = rendering.relocate(
+        document,
+        (
+            reference.kind.as_str(),
+            reference.namespace.as_deref(),
+            &reference.name,
+        ),
+        &paths,
+    )?;
+    let mut places = labels
+        .iter()
+        .zip(&moved.places)
+        .filter_map(|(label, place)| {
+            let (start, end) = (*place)?;
+            Some(Place {
+                start,
+                end,
+                text: label.text.clone(),
+                path: label.path.to_string(),
+            })
+        });
+    let primary = places.next()?;
+    Some(Located {
+        file: moved.source.file.clone(),
+        document: moved.document,
+        workload: reference.clone(),
+        origin: Some(format!("the kustomization {}", rendering.dir.display())),
+        primary,
+        related: places.collect(),
+        source: moved.source,
+        suppressed: suppression(workload, finding),
+        baselined: false,
+        fix: finding
+            .fix
+            .as_ref()
+            .map(|_| Err("the manifest is rendered by kustomize: change its source".to_owned())),
+        finding: finding.clone(),
+    })
 }
 
 #[cfg(test)]

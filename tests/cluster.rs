@@ -287,6 +287,43 @@ fn lint_reads_every_workload_and_reports_each_finding_once_under_its_owner() {
     assert_eq!(report["summary"]["inputErrors"], 0);
 }
 
+/// `lint --cluster --format html` is the same page as for files: its overview counts
+/// what the JSON report counts, and each workload's section names the object it was
+/// read from, as an object (no document number).
+#[test]
+fn the_html_report_of_a_cluster_counts_what_json_counts() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, code, _) = cluster.lint_json(&["-A"]);
+    let output = cluster.run(&["lint", "--cluster", "-A", "--format", "html"]);
+    assert_eq!(output.status.code(), Some(code));
+    let page = String::from_utf8(output.stdout).unwrap();
+    let summary = &report["summary"];
+    for key in ["errors", "warnings", "infos", "workloads", "suppressed"] {
+        let marker = format!("data-count=\"{key}\"><b>{}</b>", summary[key]);
+        assert!(page.contains(&marker), "{key}: {marker}");
+    }
+    assert_eq!(
+        page.matches("<details").count() as u64,
+        summary["workloads"].as_u64().unwrap()
+    );
+    assert!(
+        page.contains("<span class=\"origin\">Deployment/shop/web</span>"),
+        "the object, named as such"
+    );
+    if let Some(at) = page.find("(document ") {
+        panic!(
+            "objects are not documents: {}",
+            &page[at.saturating_sub(200)..at + 40]
+        );
+    }
+    assert!(
+        page.contains("objects checked"),
+        "the summary counts objects"
+    );
+}
+
 #[test]
 fn a_finding_points_into_the_object_as_kubectl_prints_it() {
     let Some(cluster) = Cluster::mesh() else {

@@ -21,7 +21,7 @@ pub struct ClusterArgs {
     /// Lint what is deployed: the workloads, their running pods and the environment
     /// (versions, namespaces, mesh config), read with kubectl from the current context.
     /// Arguments are then TYPE or TYPE/NAME (deploy/web), not paths.
-    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore"])]
+    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore", "no_render"])]
     pub cluster: bool,
 
     /// The namespace to read (default: the context's, else `default`).
@@ -29,33 +29,32 @@ pub struct ClusterArgs {
         short = 'n',
         long,
         value_name = "NAMESPACE",
-        requires = "cluster",
         conflicts_with = "all_namespaces"
     )]
     pub namespace: Option<String>,
 
     /// Read every namespace.
-    #[arg(short = 'A', long, requires = "cluster")]
+    #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
     /// Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them.
-    #[arg(short = 'l', long, value_name = "SELECTOR", requires = "cluster")]
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 
     /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", requires = "cluster")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
     /// The kubeconfig file to use.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "cluster")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<PathBuf>,
 
     /// The user to impersonate (kubectl --as).
-    #[arg(long = "as", value_name = "USER", requires = "cluster")]
+    #[arg(long = "as", value_name = "USER")]
     pub as_user: Option<String>,
 
     /// A group to impersonate (kubectl --as-group; repeatable).
-    #[arg(long = "as-group", value_name = "GROUP", requires = "cluster")]
+    #[arg(long = "as-group", value_name = "GROUP")]
     pub as_group: Vec<String>,
 
     /// How long each request to the API server may take (kubectl's own flag, passed
@@ -182,12 +181,18 @@ impl ClusterArgs {
     /// `max_output` is the most one call may print (`--max-input-size`).
     pub fn request(
         &self,
+        command: &str,
         arguments: &[String],
         declared: &[&'static DeclaredKind],
         max_output: u64,
     ) -> Result<Option<Request>, String> {
         if !self.cluster {
-            return Ok(None);
+            return match self.without_cluster() {
+                Some(flag) => Err(format!(
+                    "`{flag}` chooses what --cluster reads from a live cluster, and --cluster is not given: add it to lint what is deployed ({PLUGIN_NAME} {command} --cluster {flag}), or leave `{flag}` out to lint files, whose namespace is the one their manifests give"
+                )),
+                None => Ok(None),
+            };
         }
         let targets = targets(arguments, !declared.is_empty())?;
         if let Targets::Named(_) = targets {
@@ -219,6 +224,32 @@ impl ClusterArgs {
             },
             chunk_size: Some(self.chunk_size),
         }))
+    }
+}
+
+impl ClusterArgs {
+    /// The first flag given that only `--cluster` reads, as the user wrote it (`-n
+    /// shop`): clap's own message for a missing `--cluster` would not say why.
+    fn without_cluster(&self) -> Option<String> {
+        if let Some(namespace) = &self.namespace {
+            return Some(format!("-n {namespace}"));
+        }
+        if self.all_namespaces {
+            return Some("-A".to_owned());
+        }
+        if let Some(selector) = &self.selector {
+            return Some(format!("-l {selector}"));
+        }
+        let named = [
+            ("--context", self.context.is_some()),
+            ("--kubeconfig", self.kubeconfig.is_some()),
+            ("--as", self.as_user.is_some()),
+            ("--as-group", !self.as_group.is_empty()),
+        ];
+        named
+            .into_iter()
+            .find(|(_, given)| *given)
+            .map(|(flag, _)| flag.to_owned())
     }
 }
 

@@ -38,6 +38,9 @@ pub struct Prepared {
     /// The files the run reads (inputs, config, mesh config), which nothing it writes
     /// may be.
     read: Vec<identity::FileId>,
+    /// What every report names about the inputs: a directory not rendered and how to
+    /// render it, a file that is a kustomize patch.
+    pub input_notes: Vec<InputError>,
 }
 
 impl Prepared {
@@ -128,6 +131,7 @@ impl InputArgs {
         exclude.extend(config_exclude);
         Discovery {
             no_ignore: self.no_ignore,
+            render: !self.no_render,
             exclude,
         }
     }
@@ -148,8 +152,12 @@ pub fn prepare(
     for note in &config_notes {
         diagnostic(&format!("note: {note}\n"));
     }
-    let request = match cluster.request(&input.paths, layers.workload_kinds(), input.max_input_size)
-    {
+    let request = match cluster.request(
+        command,
+        &input.paths,
+        layers.workload_kinds(),
+        input.max_input_size,
+    ) {
         Ok(request) => request,
         Err(message) => return usage_error(message).map(Err),
     };
@@ -176,18 +184,20 @@ pub fn prepare(
             let found = discover::Discovered {
                 inputs: cluster::take_inputs(&mut snapshot),
                 errors: cluster::input_errors(&snapshot),
-                notes: Vec::new(),
+                ..discover::Discovered::default()
             };
             (found, Some(snapshot))
         }
         None => {
-            let found = discover::discover(&input.paths, &input.discovery(layers.exclude.clone()));
+            let discovery = input.discovery(layers.exclude.clone());
+            let mut found = discover::discover(&input.paths, &discovery);
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
             if let Some(message) = refuse(&found.inputs) {
                 return usage_error(message).map(Err);
             }
+            render(&mut found, &discovery);
             (found, None)
         }
     };
@@ -240,6 +250,7 @@ fn complete(
                 config,
                 strict,
                 read,
+                input_notes: found.input_notes,
             }))
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
@@ -272,7 +283,8 @@ pub fn prepare_side(
             for note in &config_notes {
                 diagnostic(&format!("note: {note}\n"));
             }
-            let found = discover::discover(paths, &input.discovery(layers.exclude.clone()));
+            let discovery = input.discovery(layers.exclude.clone());
+            let mut found = discover::discover(paths, &discovery);
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
@@ -282,6 +294,7 @@ pub fn prepare_side(
             {
                 return usage_error(message).map(Err);
             }
+            render(&mut found, &discovery);
             found
         }
         SideInputs::Given(inputs) => discover::Discovered {
@@ -290,6 +303,39 @@ pub fn prepare_side(
         },
     };
     complete(input, profile, output, layers, found, None, cluster)
+}
+
+/// Renders the directories the search handed over whole (kustomizations, Helm charts)
+/// into inputs of their own, among the others in name order; a kustomization that
+/// cannot be rendered is searched as files. Files that a kustomization applies as
+/// patches are noted.
+pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery) {
+    let targets = std::mem::take(&mut found.render);
+    let rendered = crate::render::render(&targets);
+    found.input_notes.extend(rendered.notes);
+    found
+        .input_notes
+        .extend(crate::render::patch_notes(&found.inputs));
+    found.errors.extend(rendered.errors);
+    found.inputs.extend(rendered.inputs);
+    if !rendered.unrendered.is_empty() {
+        let as_files = Discovery {
+            render: false,
+            ..discovery.clone()
+        };
+        let paths: Vec<String> = rendered
+            .unrendered
+            .iter()
+            .map(|dir| dir.to_string_lossy().into_owned())
+            .collect();
+        let files = discover::discover(&paths, &as_files);
+        found.errors.extend(files.errors);
+        found
+            .input_notes
+            .extend(crate::render::patch_notes(&files.inputs));
+        found.inputs.extend(files.inputs);
+    }
+    found.inputs.sort_by_key(Input::display_name);
 }
 
 /// Why writing the report to `output` would destroy an input (a manifest, standard input
@@ -317,7 +363,9 @@ fn overwrites_an_input(
         if input.identity().as_ref() == Some(&target) {
             let mut message = same(&match input {
                 Input::Stdin => "- (standard input)".to_owned(),
-                Input::File(_) | Input::Memory { .. } => input.display_name().to_string(),
+                Input::File(_) | Input::Memory { .. } | Input::Rendered { .. } => {
+                    input.display_name().to_string()
+                }
             });
             // A report from an earlier run, found again by a directory search: say how
             // to keep the two apart rather than leave the user guessing.

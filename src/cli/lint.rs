@@ -11,6 +11,7 @@ use crate::load::InputError;
 use crate::pipeline::{self, DocumentReport, FixMode, RunOptions};
 use crate::report::escape;
 use crate::report::github::GithubReporter;
+use crate::report::html::HtmlReporter;
 use crate::report::human::{FixView, HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
 use crate::report::junit::JunitReporter;
@@ -142,6 +143,10 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             )
             .with_sources(sources),
         ),
+        LintFormat::Html => Box::new(HtmlReporter::new(
+            out,
+            crate::report::assumptions::items(settings),
+        )),
     };
     let inputs = &prepared.inputs;
     let strict = args.strict || prepared.strict;
@@ -194,6 +199,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if !args.quiet {
         for note in prepared.notes() {
             diagnostic(&format!("note: {}\n", escape::controls(&note)));
+        }
+    }
+    for note in &prepared.input_notes {
+        if !args.quiet {
+            diagnostic(&format!("note: {note}\n"));
+        }
+        if report.is_ok() {
+            report = reporter.note(note);
         }
     }
     // A version newer than the model knows: every format says what it is checked as.

@@ -40,6 +40,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "When set and not empty, no colour with --color auto (the default); --color always still colours.",
     ),
     (
+        "TERM",
+        "When dumb, no colour with --color auto: a terminal that understands no escape sequences gets none.",
+    ),
+    (
         "COLUMNS",
         "The width text reports are laid out for: human and table reports, explain's drawings, the rule catalog. Without it, the terminal's width, or 100 columns when the output is not a terminal.",
     ),
@@ -170,6 +174,11 @@ pub struct InputArgs {
     /// and git's exclude files (--exclude still applies).
     #[arg(long, help_heading = "Inputs")]
     pub no_ignore: bool,
+
+    /// Read a directory holding a kustomization or a Helm chart as files, rather than
+    /// lint what kubectl kustomize or helm template renders for it.
+    #[arg(long, help_heading = "Inputs")]
+    pub no_render: bool,
 
     /// The path that standard input stands for, to name it in every report (SARIF,
     /// GitHub annotations, JUnit, JSON, human).
@@ -347,6 +356,9 @@ pub enum LintFormat {
     Junit,
     /// GitHub Actions annotations (workflow commands), and the job summary.
     Github,
+    /// One self-contained page for the whole run: an overview worst first, then each
+    /// workload's timeline with its findings, to publish from CI.
+    Html,
 }
 
 /// The `--fail-on` threshold.

@@ -236,7 +236,8 @@ impl<W: Write> Reporter for HumanReporter<W> {
                 writeln!(self.out, "{list}")?;
             }
             write!(self.out, "{}", summary_block(summary, self.style.columns()))?;
-            if !self.assumptions.is_empty() {
+            // What the verdict rests on, when there is a verdict.
+            if summary.workloads > 0 && !self.assumptions.is_empty() {
                 writeln!(
                     self.out,
                     "{}",

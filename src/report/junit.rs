@@ -285,7 +285,7 @@ fn unique_names(cases: &[Case]) -> Vec<String> {
         .map(|case| {
             let workload = case.workload.as_ref().map(|(workload, document)| {
                 if documents[workload.as_str()].len() > 1 {
-                    format!("{workload} (document {document})")
+                    format!("{workload} (document {})", document + 1)
                 } else {
                     workload.clone()
                 }

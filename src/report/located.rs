@@ -112,6 +112,8 @@ pub struct Analysis {
     pub file: Arc<str>,
     /// 0-based index of the document in its file.
     pub document: usize,
+    /// How many documents its input holds, when known.
+    pub documents: Option<usize>,
     /// Where Helm rendered the workload from.
     pub origin: Option<String>,
     /// What will run, configured how.

@@ -9,10 +9,12 @@ pub mod excerpt;
 pub mod explain;
 pub mod fingerprint;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod located;
+pub mod markdown;
 pub mod paths;
 pub mod sarif;
 pub mod style;
@@ -193,5 +195,16 @@ pub fn subject(workload: &WorkloadRef) -> String {
     match &workload.namespace {
         Some(namespace) => format!("{} {namespace}/{}", workload.kind, workload.name),
         None => format!("{} {}", workload.kind, workload.name),
+    }
+}
+
+/// Where a workload was read, as people count documents: `deploy/web.yaml`, alone in
+/// its file or an object read from a cluster; `all.yaml (document 2 of 5)`; or, when
+/// the run does not know how many its input holds, `- (document 2)`.
+pub fn document_place(file: &str, index: usize, count: Option<usize>) -> String {
+    match count {
+        Some(1) => file.to_owned(),
+        Some(count) => format!("{file} (document {} of {count})", index + 1),
+        None => format!("{file} (document {})", index + 1),
     }
 }

@@ -136,7 +136,7 @@ fn draw(rows: &[Row], style: Style) -> Table {
     let unbreakable = widest(
         &mut rows
             .iter()
-            .flat_map(|r| [chars(r.rule.name), wrap::longest_word(&r.finding)]),
+            .flat_map(|r| [chars(r.rule.name), wrap::longest_unbreakable(&r.finding)]),
         "Finding",
     );
     // Borders and a space of padding on each side of every cell.

@@ -68,6 +68,16 @@ pub fn longest_word(text: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// The width of the widest piece of `text` that [`wrap`] cannot break even at the
+/// narrowest width: a quote breaks at its spaces when it must.
+pub fn longest_unbreakable(text: &str) -> usize {
+    text.lines()
+        .flat_map(|line| words(line, 0))
+        .map(|word| word.word.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
 /// A path (`dir/file.yaml:12:3`, possibly with words around it) at `width`: lines
 /// break after a `/` or a space, and inside a name only when one is wider than a line.
 /// For a table cell that cannot be as wide as its paths.

@@ -21,14 +21,22 @@ declare_rule! {
     ///
     /// ## Example
     /// ```yaml
-    /// command: ["/bin/sh", "-c", "trap 'curl -X POST localhost:15020/quitquitquit' EXIT; exec ./work"]
+    /// command: ["/bin/sh", "-c"]
+    /// args:
+    /// - |
+    ///   trap 'curl -X POST localhost:15020/quitquitquit' EXIT
+    ///   exec ./work   # the shell is gone: its trap never runs
     /// ```
     ///
     /// ## Fix
     /// Keep the shell (no `exec`) and call the endpoint that stops the whole sidecar,
     /// with POST:
     /// ```yaml
-    /// command: ["/bin/sh", "-c", "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT; ./work"]
+    /// command: ["/bin/sh", "-c"]
+    /// args:
+    /// - |
+    ///   trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT
+    ///   ./work
     /// ```
     /// For Linkerd, enable the endpoint: `config.linkerd.io/proxy-admin-shutdown: enabled`.
     ///

@@ -23,7 +23,10 @@ declare_rule! {
     ///
     /// ## Example
     /// ```yaml
-    /// command: ["/bin/sh", "-c", "./migrate; curl -X POST localhost:15020/quitquitquit"]
+    /// command:
+    /// - /bin/sh
+    /// - -c
+    /// - ./migrate; curl -X POST localhost:15020/quitquitquit
     /// ```
     ///
     /// ## Fix

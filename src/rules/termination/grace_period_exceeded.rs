@@ -28,7 +28,8 @@ declare_rule! {
     /// - name: istio-proxy
     ///   lifecycle:
     ///     preStop:
-    ///       exec: {command: [sleep, "10"]}   # SIGTERM at 10 s, drain until 35 s, SIGKILL at 30 s
+    ///       # SIGTERM at 10 s, drain until 35 s, SIGKILL at 30 s
+    ///       exec: {command: [sleep, "10"]}
     /// ```
     ///
     /// ## Fix

@@ -21,10 +21,10 @@ declare_rule! {
     ///
     /// ## Example
     /// ```yaml
-    /// - name: app
-    ///   lifecycle: {preStop: {exec: {command: [sleep, "25"]}}}   # serves until 30 s
-    /// - name: istio-proxy
-    ///   lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}    # gone at 10 s
+    /// - name: app           # serves until 30 s
+    ///   lifecycle: {preStop: {exec: {command: [sleep, "25"]}}}
+    /// - name: istio-proxy   # gone at 10 s
+    ///   lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}
     /// ```
     ///
     /// ## Fix
