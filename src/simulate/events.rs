@@ -34,6 +34,12 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             };
             push(Phase::Startup, at, c, kind);
         }
+        if let Some(at) = entry.startup_probe_passed {
+            push(Phase::Startup, at, c, EventKind::StartupProbePassed);
+        }
+        if let Some(at) = entry.startup_probe_failed {
+            push(Phase::Startup, at, c, EventKind::StartupProbeFailed);
+        }
         if plan.containers[id].sidecar().is_some()
             && let Some(at) = entry.ready
         {
