@@ -57,9 +57,7 @@ fn events(report: &Value) -> &Vec<Value> {
 fn at(report: &Value, phase: &str, container: Option<&str>, kind: &str) -> Option<i64> {
     events(report)
         .iter()
-        .find(|e| {
-            e["phase"] == phase && e["kind"] == kind && e["container"].as_str() == container
-        })
+        .find(|e| e["phase"] == phase && e["kind"] == kind && e["container"].as_str() == container)
         .and_then(|e| e["atMs"].as_i64())
 }
 
@@ -123,7 +121,10 @@ fn native_agent(probe: &str, with_setup: bool) -> String {
 /// the first probe runs at 5 and passes there, not at 3; the app starts at 5.
 #[test]
 fn a_startup_probe_with_delay_3_and_period_5_first_passes_at_5() {
-    let yaml = native_agent("      initialDelaySeconds: 3\n      periodSeconds: 5\n", false);
+    let yaml = native_agent(
+        "      initialDelaySeconds: 3\n      periodSeconds: 5\n",
+        false,
+    );
     let report = explain(&yaml, &[]);
     assert_eq!(
         at(&report, "startup", Some("agent"), "startupProbePassed"),
@@ -144,7 +145,10 @@ fn a_startup_probe_with_delay_3_and_period_5_first_passes_at_5() {
 /// `worker.go`, `doProbe`, v1.29–v1.35.
 #[test]
 fn probe_ticks_stay_on_the_pods_clock_behind_init_containers() {
-    let yaml = native_agent("      initialDelaySeconds: 3\n      periodSeconds: 5\n", true);
+    let yaml = native_agent(
+        "      initialDelaySeconds: 3\n      periodSeconds: 5\n",
+        true,
+    );
     let yaml = yaml.replace(
         "metadata: {name: p}",
         "metadata:\n  name: p\n  annotations: {mesh-lifecycle.io/init-duration: 8s}",

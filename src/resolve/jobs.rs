@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Container;
 use super::istio::DEFAULT_STATUS_PORT;
 use super::plan::*;
 use super::shell::{self, Awaited, HttpMethod, StopCall, StopTarget};
-use super::{Builder, argv_of, command_path, kubexit};
+use super::{Builder, argv_of, command_path, kubexit, script_item};
 use crate::load::JsonPath;
 
 /// Linkerd's admin port, where `/shutdown` lives.
@@ -25,8 +25,9 @@ pub fn resolve(b: &mut Builder) {
     }
     sidecar_waits(b);
     for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
-        let argv = argv_of(container);
-        let calls = shell::stop_calls(&argv, &b.settings.stop_wrappers);
+        let command = b.readable_command(container);
+        let argv = &command.argv;
+        let calls = shell::stop_calls(argv, &b.settings.stop_wrappers);
         let work_user = b.run_as_user(container);
         let mut stops: Vec<SidecarStop> = calls
             .into_iter()
@@ -36,7 +37,12 @@ pub fn resolve(b: &mut Builder) {
                     effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
                 Some(SidecarStop {
-                    script: script_call(container, &path, &argv, &call),
+                    // A script from a ConfigMap is not the manifest's to rewrite.
+                    script: command
+                        .mounted
+                        .is_none()
+                        .then(|| script_call(container, &path, argv, &call))
+                        .flatten(),
                     path: call_path(container, &path, &call),
                     // pilot-agent's `/quitquitquit` disables draining and exits at once
                     // (`handleQuit`); Envoy's own exits at once too (docs/lifecycle.md §3.4).
@@ -53,18 +59,22 @@ pub fn resolve(b: &mut Builder) {
             .collect();
         stops.extend(kubexit_stops(b, container, &path));
         stops.extend(process_stops(b, container, &path));
+        let only_stops = !stops.is_empty()
+            && shell::only_stops_others(&shell::parse_argv(argv), &b.settings.stop_wrappers);
         b.regular[index].sidecar_stops = stops;
+        b.regular[index].only_stops = only_stops;
     }
     drop_misses_of_stopped_sidecars(b);
     controller_stop(b);
     b.stop_endpoints = stop_endpoints(b);
 }
 
-/// The call that stops each classic Istio or Linkerd proxy in `containers`, where the
-/// resolver judges it would work if the work made it, and the work's script to make it
-/// in. Istio: pilot-agent's `/quitquitquit` on the status port in use (none when the
-/// port is 0). Linkerd: the proxy's `/shutdown` on its admin port 4191, which answers
-/// only where it is enabled (`linkerd_shutdown_enabled`).
+/// The call that stops each classic Istio or Linkerd proxy or Cloud SQL proxy in
+/// `containers`, where the resolver judges it would work if the work made it, and the
+/// work's script to make it in. Istio: pilot-agent's `/quitquitquit` on the status port
+/// in use (none when the port is 0). Linkerd: the proxy's `/shutdown` on its admin port
+/// 4191, which answers only where it is enabled (`linkerd_shutdown_enabled`). Cloud SQL
+/// v2: its `/quitquitquit` on its admin port, served only with `--quitquitquit`.
 fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
     let work = written_regular(b, |c| c.role == Role::App);
     let work_script = match work.as_slice() {
@@ -83,6 +93,11 @@ fn stop_endpoints(b: &Builder) -> Vec<StopEndpoint> {
                 SidecarKind::LinkerdProxy => {
                     format!("curl -fsS -X POST http://localhost:{LINKERD_ADMIN_PORT}/shutdown")
                 }
+                // Served only when the proxy runs with `--quitquitquit` (`cloud_sql_quit`).
+                SidecarKind::CloudSqlProxy => format!(
+                    "curl -fsS -X POST http://localhost:{}/quitquitquit",
+                    cloud_sql_admin_port(b)
+                ),
                 _ => return None,
             };
             let argv = ["sh".to_owned(), "-c".to_owned(), call.clone()];
@@ -116,21 +131,11 @@ fn work_script(container: &Container, path: &JsonPath) -> Option<WorkScript> {
     })
 }
 
-/// The `command` or `args` item of `container` that is item `at` of its argv.
-fn script_item(container: &Container, path: &JsonPath, at: usize) -> JsonPath {
-    let commands = container.command.as_ref().map_or(0, Vec::len);
-    if at < commands {
-        path.key("command").index(at)
-    } else {
-        path.key("args").index(at - commands)
-    }
-}
-
 /// The signal each regular sidecar's own command waits for before it exits: a kubexit
 /// death dependency, or a wait in its script (`shell::awaited_signal`).
 fn sidecar_waits(b: &mut Builder) {
     for (index, container, path) in written_regular(b, |c| c.sidecar().is_some()) {
-        let argv = argv_of(container);
+        let argv = b.readable_command(container).argv;
         let self_stop = if kubexit::runs_under(&argv) {
             let graveyard = kubexit::graveyard(container);
             let deaths = kubexit::deps(container, "KUBEXIT_DEATH_DEPS");
@@ -377,7 +382,7 @@ fn kubexit_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) ->
 /// A sidecar that waits for a process to end, in a shared process namespace, stops
 /// once the work's process has exited, however it ends.
 fn process_stops(b: &Builder, work: &Container, path: &crate::load::JsonPath) -> Vec<SidecarStop> {
-    let argv = argv_of(work).join(" ");
+    let argv = b.readable_command(work).argv.join(" ");
     manifest_sidecars(b)
         .filter_map(|(sidecar, _)| match &sidecar.self_stop {
             Some(SelfStop {

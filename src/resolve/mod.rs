@@ -5,6 +5,7 @@
 //! injector will add. Mesh knowledge lives in one module per mesh; what comes out is
 //! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
 
+pub mod api_removals;
 pub mod assumption;
 pub mod decision;
 pub mod hooks;
@@ -12,10 +13,12 @@ pub mod images;
 pub mod jobs;
 pub mod kubexit;
 pub mod mesh;
+pub mod mounted_scripts;
 pub mod plan;
 pub mod problems;
 pub mod shell;
 pub mod sidecars;
+pub mod stop_signal;
 
 use k8s_openapi::api::core::v1::{Container, Probe};
 
@@ -30,6 +33,7 @@ use hooks::{HookKind, Owner};
 pub use mesh::{Mesh, Remedies, consul, dapr, istio, kuma, linkerd};
 pub use plan::*;
 pub use problems::*;
+pub use stop_signal::DroppedSignal;
 
 /// The annotation prefix for per-workload scenario values and suppressions.
 pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";
@@ -278,8 +282,9 @@ impl<'a> Builder<'a> {
         } else {
             Owner::App
         };
+        let command = self.readable_command(container);
         let network_use = (list == ContainerList::Init && !restart_always)
-            .then(|| shell::network_use(&argv_of(container)))
+            .then(|| shell::network_use(&command.argv))
             .flatten()
             .map(|(call, ports)| NetworkUse {
                 path: command_path(container, &path),
@@ -290,15 +295,25 @@ impl<'a> Builder<'a> {
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
             .then(|| {
-                let argv = argv_of(container);
-                shell::start_gate(&shell::parse_argv(&argv))
-                    .or_else(|| kubexit::birth_gate(container, &argv))
+                shell::start_gate(&shell::parse_argv(&command.argv))
+                    .or_else(|| kubexit::birth_gate(container, &command.argv))
             })
             .flatten()
             .map(|waits| StartGate {
                 path: command_path(container, &path),
                 waits,
             });
+        // A plain init container runs to its end; it is never stopped.
+        let dropped_signal = (list == ContainerList::Regular || restart_always)
+            .then(|| {
+                stop_signal::dropped(
+                    container,
+                    &path,
+                    &command,
+                    self.workload.pod_spec.share_process_namespace == Some(true),
+                )
+            })
+            .flatten();
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
             ContainerList::Regular if self.workload.runs_to_completion() => {
@@ -347,6 +362,8 @@ impl<'a> Builder<'a> {
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
             self_stop: None,
+            dropped_signal,
+            only_stops: false,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container
@@ -364,7 +381,7 @@ impl<'a> Builder<'a> {
     fn selecting_service(&self, container: &Container) -> Option<ServedBy> {
         // A command that only sleeps listens on nothing: a client pod a Service names
         // for its identity (Istio's `sleep` and `curl` samples).
-        let argv = argv_of(container);
+        let argv = self.readable_command(container).argv;
         if container.ports.as_ref().is_some_and(|p| !p.is_empty())
             || (!argv.is_empty() && shell::only_idles(&shell::parse_argv(&argv)))
         {
@@ -583,6 +600,7 @@ impl<'a> Builder<'a> {
             );
             grace_period.value = 1;
         }
+        self.check_api_version();
         self.check_sleep_actions(grace_period.value);
         self.check_dropped_restart_policies();
         self.fail_hooks_without_their_program();
@@ -731,6 +749,16 @@ pub fn command_path(container: &Container, path: &JsonPath) -> JsonPath {
         path.key("args")
     } else {
         path.clone()
+    }
+}
+
+/// The `command` or `args` item of `container` that is item `at` of its argv.
+pub fn script_item(container: &Container, path: &JsonPath, at: usize) -> JsonPath {
+    let commands = container.command.as_ref().map_or(0, Vec::len);
+    if at < commands {
+        path.key("command").index(at)
+    } else {
+        path.key("args").index(at - commands)
     }
 }
 

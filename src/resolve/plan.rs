@@ -162,6 +162,13 @@ pub enum RejectionCause {
     /// Linkerd before 2.20 cannot render a native sidecar proxy with
     /// `proxy-wait-before-exit-seconds`.
     NativeWithWaitBeforeExit,
+    /// The workload's API version is no longer served by this Kubernetes version.
+    RemovedApiVersion {
+        /// Which API version of which kind, since when, and what replaces it.
+        removal: super::api_removals::Removal,
+        /// The Kubernetes version in force.
+        version: KubeVersion,
+    },
 }
 
 /// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).
@@ -237,6 +244,21 @@ impl PodPlan {
     /// The application containers: regular containers that are not sidecars.
     pub fn apps(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.regular().filter(|(_, c)| c.role == Role::App)
+    }
+
+    /// The work: the application containers, without those whose only job is to
+    /// stop the others when the work ends.
+    pub fn work(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
+        self.apps().filter(|(_, c)| !c.only_stops)
+    }
+
+    /// Whether a Service or a port can reach the pod, so that it has endpoints to join
+    /// and leave: one of its regular containers other than a mesh proxy declares a
+    /// port or a readiness probe, or a Service of the input selects it (a proxy's own
+    /// ports are its admin and metrics ports).
+    pub fn reachable(&self) -> bool {
+        self.regular()
+            .any(|(_, container)| !container.is_proxy() && container.serves())
     }
 
     /// Sidecars that carry the pod's traffic (mesh proxies).
@@ -585,6 +607,12 @@ pub struct PlannedContainer {
     pub exit_code_on_signal: i32,
     /// In a Job, the signal from the work this sidecar waits for before it exits.
     pub self_stop: Option<SelfStop>,
+    /// PID 1 is a shell that drops the stop signal: the container runs until SIGKILL
+    /// (docs/lifecycle.md §2.7).
+    pub dropped_signal: Option<super::stop_signal::DroppedSignal>,
+    /// In a Job, the container does no work of its own: its command only waits for the
+    /// work to end and stops the sidecars (docs/lifecycle.md §2.8).
+    pub only_stops: bool,
 }
 
 impl PlannedContainer {
@@ -616,6 +644,8 @@ impl PlannedContainer {
             probe_grace: None,
             exit_code_on_signal: 0,
             self_stop: None,
+            dropped_signal: None,
+            only_stops: false,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

@@ -176,7 +176,9 @@ impl Rule for JobExitStatusLost {
         if !plan.runs_to_completion() {
             return;
         }
-        for (_, app) in plan.apps() {
+        // A container whose only job is to stop the sidecars exits with its own status,
+        // not the work's, which its stop calls cannot lose.
+        for (_, app) in plan.work() {
             // A call that cannot stop the sidecar (ML303, ML304) still decides what
             // becomes of the work's status once it is made to work, so both are
             // reported; only a call the shell never makes has no say in it.

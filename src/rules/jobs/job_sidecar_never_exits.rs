@@ -125,6 +125,36 @@ struct NeverStopped<'a> {
     workload: Kind,
     /// The cluster's version, which decides whether a native sidecar is an option.
     kubernetes: KubeVersion,
+    /// A call that would stop the sidecar in this pod as it is: nothing needs to be
+    /// enabled first (`plan.stop_endpoints`).
+    working_call: Option<&'a str>,
+    /// The pod already shares its process namespace.
+    shares_pids: bool,
+}
+
+impl NeverStopped<'_> {
+    /// How to stop the sidecar from what the pod already has, so that the advice never
+    /// asks for what is set: a call that works as the pod is, or, for the Cloud SQL
+    /// proxy v1, which only a signal stops, the signal in a pod that already shares its
+    /// process namespace. `None`: the sidecar's own advice.
+    fn from_what_is_there(&self) -> Option<String> {
+        let native = if self.kubernetes.runs_native_sidecars() {
+            "; or run it as a native sidecar, which the kubelet stops once the work is done"
+        } else {
+            ""
+        };
+        if let Some(call) = self.working_call {
+            return Some(format!(
+                "stop `{}` when the work ends, keeping the work's status: `trap '{call}' EXIT` before the work, a call that works in this pod as it is{native}",
+                self.sidecar.name
+            ));
+        }
+        (self.shares_pids && *self.kind == SidecarKind::CloudSqlProxyV1).then(|| {
+            format!(
+                "the pod already shares its process namespace, so the work can signal the proxy, which v1 needs: `trap 'pkill -TERM cloud_sql_proxy' EXIT` before the work{native}"
+            )
+        })
+    }
 }
 
 impl Violation for NeverStopped<'_> {
@@ -148,13 +178,20 @@ impl Violation for NeverStopped<'_> {
                 )
             })
             .unwrap_or_default();
+        let when = match work.len() {
+            0 => "the work is done".to_owned(),
+            1 => format!("{} finishes", work[0]),
+            _ => format!("{} finish", work.join(", ")),
+        };
+        let never = if self.workload == Kind::CronJob {
+            "its Jobs never complete".to_owned()
+        } else {
+            format!("the {} never completes", self.workload)
+        };
         format!(
-            "{} `{}` runs in `containers` and nothing stops it when {} finish{}{waits}: the pod stays Running and the {} never completes",
+            "{} `{}` runs in `containers` and nothing stops it when {when}{waits}: the pod stays Running and {never}",
             self.kind.label(),
             self.sidecar.name,
-            work.join(", "),
-            if work.len() == 1 { "es" } else { "" },
-            self.workload,
         )
     }
 
@@ -170,7 +207,9 @@ impl Violation for NeverStopped<'_> {
                 "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
                 quoted_list(deaths, " or ")
             ),
-            _ => stop_sidecar(self.sidecar, self.kubernetes),
+            _ => self
+                .from_what_is_there()
+                .unwrap_or_else(|| stop_sidecar(self.sidecar, self.kubernetes)),
         }
     }
 }
@@ -202,7 +241,7 @@ impl Rule for JobSidecarNeverExits {
             let violation = NeverStopped {
                 sidecar,
                 kind,
-                work: plan.apps().map(|(_, app)| app).collect(),
+                work: plan.work().map(|(_, app)| app).collect(),
                 // A pod that runs to completion was created by a Job.
                 workload: if plan.kind == Kind::Pod {
                     Kind::Job
@@ -210,6 +249,12 @@ impl Rule for JobSidecarNeverExits {
                     plan.kind
                 },
                 kubernetes: plan.kubernetes.value,
+                working_call: plan
+                    .stop_endpoints
+                    .iter()
+                    .find(|endpoint| endpoint.sidecar == sidecar.name)
+                    .map(|endpoint| endpoint.call.as_str()),
+                shares_pids: plan.share_process_namespace,
             };
             let primary = if is_in_manifest(sidecar) {
                 Label::value(container_label_path(sidecar), "never exits on its own")
@@ -232,7 +277,7 @@ impl Rule for JobSidecarNeverExits {
                     completion.work_done,
                     Some(&sidecar.name),
                 );
-            if let Some((_, app)) = plan.apps().next()
+            if let Some((_, app)) = plan.work().next()
                 && let Some(path) = app.manifest_path()
             {
                 finding = finding.related(Label::value(

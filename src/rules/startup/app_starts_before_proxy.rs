@@ -137,9 +137,10 @@ impl Rule for AppStartsBeforeProxy {
             let Some(ready) = timeline.start(proxy_index).ready else {
                 continue;
             };
-            // The app container that uses the network earliest before the proxy is ready.
+            // The work container that uses the network earliest before the proxy is
+            // ready (one that only stops the sidecars calls them on localhost).
             let exposed = plan
-                .apps()
+                .work()
                 .filter_map(|(i, app)| timeline.start(i).first_network_use.map(|at| (app, at)))
                 .filter(|(_, at)| *at < ready)
                 .min_by_key(|(_, at)| *at);

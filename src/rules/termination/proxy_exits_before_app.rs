@@ -147,9 +147,10 @@ impl Rule for ProxyExitsBeforeApp {
             let Some(gone) = proxy_stop.outbound_refused.or(Some(proxy_stop.exit)) else {
                 continue;
             };
-            // The app that runs longest after the proxy is gone.
+            // The app that runs longest after the proxy is gone (not one whose only job
+            // is to stop the sidecars).
             let late = plan
-                .apps()
+                .work()
                 .filter_map(|(i, app)| timeline.stop(i).map(|stop| (app, stop)))
                 .filter(|(_, stop)| stop.exit > gone)
                 .max_by_key(|(_, stop)| stop.exit);

@@ -1,0 +1,75 @@
+//! Whether a script's only job is to stop other containers' processes: it waits for
+//! the work to end (a loop on `pgrep` or on a file, `sleep`), logs, and stops the
+//! sidecars (`pkill envoy`, a quit call), and does no work of its own — the
+//! `wait-to-complete.sh` of a Job whose sidecars it stops.
+
+use super::hook_length::is_noop;
+use super::stop_targets::classify_call;
+use super::syntax::List;
+
+/// What a stopping script may do besides its stop calls: wait, test and log.
+const WAITING: [&str; 20] = [
+    "sleep",
+    "pgrep",
+    "pidof",
+    "ps",
+    "grep",
+    "test",
+    "[",
+    "[[",
+    "false",
+    "wait",
+    "trap",
+    "exit",
+    "cat",
+    "ls",
+    "stat",
+    "inotifywait",
+    "tail",
+    "head",
+    "wc",
+    "awk",
+];
+
+/// Whether `list` stops another container's process or tells a sidecar to quit, and
+/// does nothing else but wait and log.
+pub fn only_stops_others(list: &List, wrappers: &[String]) -> bool {
+    let commands = list.simple_commands();
+    let stop = |command| classify_call(command, wrappers).is_some();
+    commands.iter().any(|command| stop(command))
+        && commands.iter().all(|command| {
+            stop(command)
+                || is_noop(command)
+                || command.name().is_some_and(|name| WAITING.contains(&name))
+                || command.name() == Some("kill") && command.argv().iter().any(|w| w.0 == "-0")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::shell::parse;
+
+    #[test]
+    fn a_script_that_waits_and_stops() {
+        let wait_and_kill = "while pgrep -f main-process > /dev/null; do sleep 1; done\necho done\npkill -f cloud_sql_proxy\n";
+        assert!(only_stops_others(&parse(wait_and_kill), &[]));
+        assert!(only_stops_others(
+            &parse(
+                "until [ -f /shared/done ]; do sleep 1; done; curl -fsS -X POST localhost:15020/quitquitquit"
+            ),
+            &[]
+        ));
+        // Work of its own.
+        assert!(!only_stops_others(
+            &parse("./migrate; curl -X POST localhost:15020/quitquitquit"),
+            &[]
+        ));
+        assert!(!only_stops_others(
+            &parse("curl -fsS http://api/trigger && curl -X POST localhost:15020/quitquitquit"),
+            &[]
+        ));
+        // Nothing stopped.
+        assert!(!only_stops_others(&parse("sleep 3600"), &[]));
+    }
+}
