@@ -23,6 +23,11 @@ pub fn resolve(b: &mut Builder) {
     if !b.workload.runs_to_completion() {
         return;
     }
+    // A Job's work runs to its end: how its shell takes a deletion's SIGTERM is not
+    // what the Job rules judge (docs/lifecycle.md §2.7); its sidecars' is.
+    for container in b.regular.iter_mut().filter(|c| c.role == Role::App) {
+        container.dropped_signal = None;
+    }
     sidecar_waits(b);
     for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
         let command = b.readable_command(container);

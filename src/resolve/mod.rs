@@ -364,6 +364,8 @@ impl<'a> Builder<'a> {
             self_stop: None,
             dropped_signal,
             only_stops: false,
+            only_idles: !command.argv.is_empty()
+                && shell::only_idles(&shell::parse_argv(&command.argv)),
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container

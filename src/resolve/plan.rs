@@ -613,6 +613,9 @@ pub struct PlannedContainer {
     /// In a Job, the container does no work of its own: its command only waits for the
     /// work to end and stops the sidecars (docs/lifecycle.md §2.8).
     pub only_stops: bool,
+    /// Its command only waits (`sleep infinity`, `tail -f /dev/null`, a loop of
+    /// `sleep`): it has no work, and no shutdown, of its own.
+    pub only_idles: bool,
 }
 
 impl PlannedContainer {
@@ -646,6 +649,7 @@ impl PlannedContainer {
             self_stop: None,
             dropped_signal: None,
             only_stops: false,
+            only_idles: false,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

@@ -77,9 +77,9 @@ pub struct ShellPid1 {
     pub waits_on: Option<String>,
     /// Commands it started with `&`, which no signal reaches either.
     pub background: Vec<String>,
-    /// Whether BusyBox's ash would have replaced itself (so the verdict depends on the
-    /// image's `sh` when that is assumed).
-    pub ash_would_exec: bool,
+    /// Why BusyBox's ash would stay PID 1 too; `None` when it would replace itself, so
+    /// that a verdict on an `sh` taken as dash rests on that assumption.
+    pub ash_stays: Option<Stays>,
 }
 
 /// Why a shell stays PID 1.
@@ -169,7 +169,11 @@ pub fn stays_pid1(run: ShellRun, image_sh: Option<ShellFamily>) -> Option<ShellP
     Some(ShellPid1 {
         shell,
         family,
-        ash_would_exec: !run.file && verdict(ShellFamily::BusyboxAsh).is_ok(),
+        ash_stays: if run.file {
+            Some(Stays::ScriptFile)
+        } else {
+            verdict(ShellFamily::BusyboxAsh).err()
+        },
         stays,
         waits_on,
         background,
@@ -233,10 +237,12 @@ fn last_command<'a>(
     match &pipeline.commands[0] {
         Command::Simple(simple) => {
             let name = simple.name().unwrap_or_default();
-            if defines_function(list, name) {
+            // A program named by its path (`/app/export`) is no builtin.
+            let by_path = simple.argv().first().is_some_and(|w| w.0.contains('/'));
+            if !by_path && defines_function(list, name) {
                 return Err(Stays::LastCommand(Last::FunctionCall));
             }
-            if name.is_empty() || is_builtin(name) {
+            if name.is_empty() || !by_path && is_builtin(name) {
                 return Err(Stays::LastCommand(Last::Builtin));
             }
             Ok(simple)
@@ -395,7 +401,10 @@ fn foreground_and_background(list: &List) -> (Option<String>, Vec<String>) {
                 .pipelines()
                 .flat_map(|p| &p.commands)
                 .any(|command| match command {
-                    Command::Simple(simple) => !simple.name().is_none_or(is_builtin),
+                    Command::Simple(simple) => {
+                    simple.argv().first().is_some_and(|w| w.0.contains('/'))
+                        || !simple.name().is_none_or(is_builtin)
+                }
                     _ => true,
                 })
     };
@@ -491,7 +500,7 @@ mod tests {
     fn a_shell_in_an_unknown_image_is_taken_as_debian_dash() {
         let pid1 = run("sh", "java -jar app.jar").expect("stays");
         assert_eq!(pid1.family, (ShellFamily::DebianDash, FamilyKnown::Assumed));
-        assert!(pid1.ash_would_exec);
+        assert_eq!(pid1.ash_stays, None);
         assert_eq!(pid1.waits_on.as_deref(), Some("java -jar app.jar"));
         let alpine = stays_pid1(
             ShellRun {
@@ -510,7 +519,7 @@ mod tests {
         assert_eq!(pid1.stays, Stays::AfterBackground);
         assert_eq!(pid1.background, ["cloud_sql_proxy -instances=x"]);
         assert_eq!(pid1.waits_on.as_deref(), Some("./app --port 8080"));
-        assert!(pid1.ash_would_exec);
+        assert_eq!(pid1.ash_stays, None);
     }
 
     #[test]
@@ -528,6 +537,6 @@ mod tests {
         assert_eq!(file("./serve").map(|p| p.stays), Some(Stays::ScriptFile));
         assert_eq!(file("exec ./serve"), None);
         assert_eq!(file("trap 'kill $!' TERM\n./serve & wait"), None);
-        assert!(!file("./serve").unwrap().ash_would_exec);
+        assert_eq!(file("./serve").unwrap().ash_stays, Some(Stays::ScriptFile));
     }
 }

@@ -5,7 +5,7 @@
 
 use super::hook_length::is_noop;
 use super::stop_targets::classify_call;
-use super::syntax::List;
+use super::syntax::{List, SimpleCommand};
 
 /// What a stopping script may do besides its stop calls: wait, test and log.
 const WAITING: [&str; 20] = [
@@ -36,12 +36,21 @@ const WAITING: [&str; 20] = [
 pub fn only_stops_others(list: &List, wrappers: &[String]) -> bool {
     let commands = list.simple_commands();
     let stop = |command| classify_call(command, wrappers).is_some();
+    // A program named by its path (`/app/export`) is no builtin, whatever its name.
+    let by_name = |command: &SimpleCommand| {
+        command
+            .argv()
+            .first()
+            .is_none_or(|word| !word.0.contains('/'))
+    };
     commands.iter().any(|command| stop(command))
         && commands.iter().all(|command| {
             stop(command)
-                || is_noop(command)
-                || command.name().is_some_and(|name| WAITING.contains(&name))
-                || command.name() == Some("kill") && command.argv().iter().any(|w| w.0 == "-0")
+                || by_name(command)
+                    && (is_noop(command)
+                        || command.name().is_some_and(|name| WAITING.contains(&name))
+                        || command.name() == Some("kill")
+                            && command.argv().iter().any(|w| w.0 == "-0"))
         })
 }
 
@@ -60,7 +69,11 @@ mod tests {
             ),
             &[]
         ));
-        // Work of its own.
+        // Work of its own, even with a builtin's name.
+        assert!(!only_stops_others(
+            &parse("/app/export --db-host 127.0.0.1 && touch /shared/done"),
+            &[]
+        ));
         assert!(!only_stops_others(
             &parse("./migrate; curl -X POST localhost:15020/quitquitquit"),
             &[]

@@ -133,27 +133,30 @@ struct NeverStopped<'a> {
 }
 
 impl NeverStopped<'_> {
-    /// How to stop the sidecar from what the pod already has, so that the advice never
-    /// asks for what is set: a call that works as the pod is, or, for the Cloud SQL
-    /// proxy v1, which only a signal stops, the signal in a pod that already shares its
-    /// process namespace. `None`: the sidecar's own advice.
+    /// How to stop the sidecar from what the pod already has, where the sidecar's own
+    /// advice would ask to turn on what is on: Linkerd's `/shutdown` already enabled,
+    /// the Cloud SQL proxy already started with `--quitquitquit` (a call in
+    /// `plan.stop_endpoints` works as the pod is), or, for the Cloud SQL proxy v1, which
+    /// only a signal stops, a pod that already shares its process namespace. `None`:
+    /// the sidecar's own advice.
     fn from_what_is_there(&self) -> Option<String> {
         let native = if self.kubernetes.runs_native_sidecars() {
             "; or run it as a native sidecar, which the kubelet stops once the work is done"
         } else {
             ""
         };
-        if let Some(call) = self.working_call {
-            return Some(format!(
-                "stop `{}` when the work ends, keeping the work's status: `trap '{call}' EXIT` before the work, a call that works in this pod as it is{native}",
-                self.sidecar.name
-            ));
+        match (self.kind, self.working_call) {
+            (SidecarKind::LinkerdProxy, Some(call)) => Some(format!(
+                "the proxy's `/shutdown` already answers in this pod: wrap the work in `linkerd-await --shutdown -- <work>`, or `trap '{call}' EXIT` before it{native}"
+            )),
+            (SidecarKind::CloudSqlProxy, Some(call)) => Some(format!(
+                "the proxy already serves its quit endpoint (`--quitquitquit`): `trap '{call}' EXIT` before the work{native}"
+            )),
+            (SidecarKind::CloudSqlProxyV1, _) if self.shares_pids => Some(format!(
+                "the pod already shares its process namespace, so the work can signal the proxy, the only way to stop v1: `trap 'pkill -TERM cloud_sql_proxy' EXIT` before the work{native}"
+            )),
+            _ => None,
         }
-        (self.shares_pids && *self.kind == SidecarKind::CloudSqlProxyV1).then(|| {
-            format!(
-                "the pod already shares its process namespace, so the work can signal the proxy, which v1 needs: `trap 'pkill -TERM cloud_sql_proxy' EXIT` before the work{native}"
-            )
-        })
     }
 }
 

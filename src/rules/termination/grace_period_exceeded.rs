@@ -101,8 +101,11 @@ impl Violation for KilledBeforeExit<'_> {
             container.name,
             entry.natural_exit,
             lead,
-            self.requests
-                .map_or_else(|| exit_description(container), |r| r.to_string()),
+            match (self.requests, self.assumed_shutdown) {
+                (Some(requests), _) => requests.to_string(),
+                (None, Some(assumed)) => format!("app shutdown {assumed} (assumed)"),
+                (None, None) => exit_description(container),
+            },
             self.grace,
             entry.kill,
             entry.natural_exit - entry.kill,
@@ -115,7 +118,7 @@ impl Violation for KilledBeforeExit<'_> {
             .assumed_shutdown
             .map(|assumed| {
                 format!(
-                    "; this rests on the assumed app shutdown of {assumed}: set the app's own with the annotation `{ANNOTATION_PREFIX}app-shutdown` on the workload, or `--app-shutdown`"
+                    "; the verdict rests on that assumed {assumed}: set the app's own shutdown time with the annotation `{ANNOTATION_PREFIX}app-shutdown: <duration>` on the workload, or `--app-shutdown`"
                 )
             })
             .unwrap_or_default()
@@ -163,6 +166,13 @@ impl Rule for GracePeriodExceeded {
                 }
                 _ => None,
             };
+            // A container that only waits (`sleep infinity`) has no shutdown to cut:
+            // its assumed one is no verdict.
+            let exit_assumed = matches!(&container.exit,
+                ExitPolicy::After(length) if length.source == Source::Default);
+            if container.only_idles && exit_assumed && requests.is_none() {
+                continue;
+            }
             let violation = KilledBeforeExit {
                 container,
                 entry,

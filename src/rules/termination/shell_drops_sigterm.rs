@@ -4,7 +4,7 @@ use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::shell::{FamilyKnown, Last, ShellFamily, Stays, exec_last};
 use crate::resolve::{DroppedSignal, PlannedContainer, Role};
 use crate::rules::help::quoted_list;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::{Phase, StopEntry};
 use crate::time::Millis;
 
@@ -21,7 +21,10 @@ declare_rule! {
     /// reads `sh -c` scripts written in the manifest and scripts run from a ConfigMap of
     /// the input; `sh` in an image whose name does not tell its distribution is taken
     /// as Debian's dash, and the finding says so. Checked for long-running apps and for
-    /// sidecars; a Job's work runs to its end and is not checked.
+    /// sidecars; a Job's work runs to its end and is not checked. A container whose
+    /// command only waits (a loop of `sleep`, `tail -f`) is reported as information,
+    /// unless it holds a Job: it has nothing to shut down, and loses only the time its
+    /// deletion takes.
     ///
     /// ## Why it loses traffic
     /// The runtime sends the stop signal to PID 1 only, and the kernel drops a signal
@@ -67,7 +70,7 @@ declare_rule! {
         name: "shell-drops-sigterm",
         severity: Warning,
         group: Termination,
-        summary: "PID 1 is a shell that drops SIGTERM: the program never gets it and runs until SIGKILL",
+        summary: "PID 1 is a shell that drops SIGTERM: the program runs until SIGKILL",
     }
 }
 
@@ -96,38 +99,52 @@ impl Dropped<'_> {
     /// Why the shell stays PID 1.
     fn why(&self) -> String {
         let pid1 = &self.dropped.shell;
-        match &pid1.stays {
-            Stays::ScriptFile => "a shell running a script file never replaces itself with its last command".to_owned(),
-            Stays::NeverReplaces => match pid1.family.1 {
-                FamilyKnown::Assumed => format!(
-                    "`sh` is taken as Debian's dash (the image's name does not tell its distribution), which never replaces itself with its last command; BusyBox's `sh` (Alpine) would{}",
-                    if pid1.ash_would_exec { "" } else { " not either" }
-                ),
-                _ => "Debian's and Ubuntu's dash never replaces itself with its last command".to_owned(),
-            },
-            Stays::LastCommand(last) => format!(
-                "the script ends with {}, which it cannot replace itself with",
-                match last {
-                    Last::Nothing => "no command",
-                    Last::BackgroundJob => "a background job",
-                    Last::Pipeline => "a pipeline",
-                    Last::FunctionCall => "a call of one of its functions",
-                    Last::Builtin => "a shell builtin",
-                    Last::If => "an `if`",
-                    Last::Group => "a group",
-                    Last::Loop => "a loop",
-                    Last::FunctionDefinition => "a function definition",
-                    Last::Case => "a `case`",
-                }
+        match (&pid1.stays, pid1.family.1, &pid1.ash_stays) {
+            (Stays::NeverReplaces, FamilyKnown::Assumed, None) => "`sh` is taken as Debian's dash (the image's name does not tell its distribution), which never replaces itself with its last command; BusyBox's `sh` (Alpine) would".to_owned(),
+            (Stays::NeverReplaces, FamilyKnown::Assumed, Some(ash)) => format!(
+                "whichever `sh` the image has: Debian's dash never replaces itself with its last command, and BusyBox's (Alpine) does not here either: {}",
+                stays(ash)
             ),
-            Stays::Trap(conditions) => format!(
-                "it stays to run its trap on {}, and has none on TERM",
-                quoted_list(conditions, ", ")
-            ),
-            Stays::Redirection => "bash does not replace itself with a last command that has a redirection".to_owned(),
-            Stays::AfterBackground => "bash does not replace itself with a last command that follows `&`".to_owned(),
-            Stays::TrailingNewline => "BusyBox's `sh` does not replace itself with a last command the script goes on after (the newline a `|` block ends with)".to_owned(),
+            (reason, ..) => stays(reason),
         }
+    }
+}
+
+/// Why a shell stays PID 1, in words.
+fn stays(reason: &Stays) -> String {
+    match reason {
+        Stays::ScriptFile => {
+            "a shell running a script file never replaces itself with its last command".to_owned()
+        }
+        Stays::NeverReplaces => {
+            "Debian's and Ubuntu's dash never replaces itself with its last command".to_owned()
+        }
+        Stays::LastCommand(last) => format!(
+            "the script ends with {}, which it cannot replace itself with",
+            match last {
+                Last::Nothing => "no command",
+                Last::BackgroundJob => "a background job",
+                Last::Pipeline => "a pipeline",
+                Last::FunctionCall => "a call of one of its functions",
+                Last::Builtin => "a shell builtin",
+                Last::If => "an `if`",
+                Last::Group => "a group",
+                Last::Loop => "a loop",
+                Last::FunctionDefinition => "a function definition",
+                Last::Case => "a `case`",
+            }
+        ),
+        Stays::Trap(conditions) => format!(
+            "it stays to run its trap on {}, and has none on TERM",
+            quoted_list(conditions, ", ")
+        ),
+        Stays::Redirection => {
+            "bash does not replace itself with a last command that has a redirection".to_owned()
+        }
+        Stays::AfterBackground => {
+            "bash does not replace itself with a last command that follows `&`".to_owned()
+        }
+        Stays::TrailingNewline => "BusyBox's `sh` does not replace itself with a last command the script goes on after (the newline a `|` block ends with)".to_owned(),
     }
 }
 
@@ -190,8 +207,9 @@ impl Violation for Dropped<'_> {
             None => String::new(),
         };
         match (&self.dropped.shell.stays, &self.dropped.shell.waits_on) {
-            (Stays::LastCommand(_) | Stays::Trap(_), _) | (_, None) => format!(
-                "trap TERM{where_} and make the shell's wait one it can leave: a trap runs only once the foreground command has ended, so run it in the background and `wait` (`trap 'kill -TERM \"$pid\" 2>/dev/null; exit 143' TERM` first, then `sleep 3600 & pid=$!; wait \"$pid\"` in a loop, or `<program> & pid=$!; wait \"$pid\"`)"
+            (Stays::LastCommand(_) | Stays::Trap(_), program) | (_, program @ None) => format!(
+                "trap TERM{where_} and make the shell's wait one it can leave: a trap runs only once the foreground command has ended, so run it in the background and `wait` (`trap 'kill -TERM \"$pid\" 2>/dev/null; exit 143' TERM` first, then `{} & pid=$!; wait \"$pid\"`)",
+                program.as_deref().unwrap_or("sleep 3600")
             ),
             (_, Some(program)) => format!(
                 "make the program PID 1: `exec {program}` as the last command{where_}; or pass the signal on: `trap 'kill -TERM \"$pid\"; wait \"$pid\"' TERM; {program} & pid=$!; wait \"$pid\"`"
@@ -251,8 +269,16 @@ impl Rule for ShellDropsSigterm {
                 }
                 _ => format!("PID 1 `{}` drops SIGTERM", dropped.shell.shell),
             };
+            // A container that only waits loses nothing but the time its deletion takes
+            // (unless it holds a Job until its SIGKILL).
+            let severity = if container.only_idles && job_completes.is_none() {
+                Severity::Info
+            } else {
+                Self::META.severity
+            };
             findings.push(
                 Finding::new(&violation, Label::value(dropped.path.clone(), note))
+                    .severity(severity)
                     .with_fix(fix)
                     .container(&container.name)
                     .window(
