@@ -402,9 +402,9 @@ fn foreground_and_background(list: &List) -> (Option<String>, Vec<String>) {
                 .flat_map(|p| &p.commands)
                 .any(|command| match command {
                     Command::Simple(simple) => {
-                    simple.argv().first().is_some_and(|w| w.0.contains('/'))
-                        || !simple.name().is_none_or(is_builtin)
-                }
+                        simple.argv().first().is_some_and(|w| w.0.contains('/'))
+                            || !simple.name().is_none_or(is_builtin)
+                    }
                     _ => true,
                 })
     };

@@ -53,7 +53,7 @@ declare_rule! {
     /// flag or native mode is the user's choice).
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §7 F1, F4
+    /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §2.8 (a container that only stops the sidecars is not the work), §7 F1, F4
     /// - https://github.com/linkerd/linkerd2/issues/8033
     pub struct JobExitStatusLost {
         id: "ML302",

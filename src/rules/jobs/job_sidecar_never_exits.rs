@@ -101,7 +101,7 @@ declare_rule! {
     /// changes how it runs, which is the user's to decide.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
+    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.8 (stops written in ConfigMap scripts; a container that only stops the others is not the work), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
     /// - https://github.com/istio/istio/issues/11045
     /// - https://github.com/linkerd/linkerd2/issues/1869
     pub struct JobSidecarNeverExits {

@@ -61,7 +61,7 @@ declare_rule! {
     /// §3.2, §4.2).
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
+    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §2.8 (a container that only stops the sidecars is not the app)
     /// - https://github.com/istio/istio/issues/4341
     pub struct AppStartsBeforeProxy {
         id: "ML101",

@@ -51,7 +51,7 @@ declare_rule! {
     /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints)
+    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
     pub struct GracePeriodExceeded {
         id: "ML201",
