@@ -182,7 +182,7 @@ fn sidecar_waits(b: &mut Builder) {
 
 /// Where `path` lies in a pod volume, through the deepest of the container's
 /// `volumeMounts` that holds it; `None` when it is in the container's own filesystem.
-fn volume_path(container: &Container, path: &str) -> Option<VolumePath> {
+pub(super) fn volume_path(container: &Container, path: &str) -> Option<VolumePath> {
     let path = path.trim_end_matches('/');
     container
         .volume_mounts

@@ -143,25 +143,13 @@ fn file_text(
     config_maps: &[(ConfigMap, Source)],
     file: &str,
 ) -> Option<(String, String, String, i32, Source)> {
-    let (mount, below) = container
-        .volume_mounts
-        .iter()
-        .flatten()
-        .filter_map(|mount| {
-            let root = mount.mount_path.trim_end_matches('/');
-            let below = file.strip_prefix(root)?;
-            below.starts_with('/').then_some((mount, below))
-        })
-        .max_by_key(|(mount, _)| mount.mount_path.len())?;
-    let in_volume = match mount.sub_path.as_deref().map(|s| s.trim_matches('/')) {
-        Some(sub) if !sub.is_empty() => format!("{sub}{below}"),
-        _ => below.trim_start_matches('/').to_owned(),
-    };
+    let at = super::jobs::volume_path(container, file)?;
+    let in_volume = at.path;
     let volume = spec
         .volumes
         .iter()
         .flatten()
-        .find(|volume| volume.name == mount.name)?;
+        .find(|volume| volume.name == at.volume)?;
     sources(volume).find_map(|(name, items, mode)| {
         let (config_map, source) = config_maps
             .iter()

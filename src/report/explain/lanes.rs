@@ -216,6 +216,18 @@ fn lane(container: &PlannedContainer) -> Lane {
     }
 }
 
+/// The pod's endpoints lane, with its note.
+fn endpoints_lane(note: String) -> Lane {
+    Lane {
+        label: "endpoints".into(),
+        tag: "pod".into(),
+        segments: Vec::new(),
+        marks: Vec::new(),
+        note: Some(note),
+        hazard: None,
+    }
+}
+
 fn segment(lane: &mut Lane, from: Millis, to: Millis, state: State) {
     if to > from {
         lane.segments.push(Segment { from, to, state });
@@ -322,17 +334,10 @@ fn startup(analysis: &Analysis) -> Panel {
     }
     // A pod no Service or port can reach has no endpoints to join.
     if plan.reachable() {
-        let mut endpoints = Lane {
-            label: "endpoints".into(),
-            tag: "pod".into(),
-            segments: Vec::new(),
-            marks: Vec::new(),
-            note: Some(match analysis.timeline.startup.pod_ready {
-                Some(at) => format!("ready at {at}"),
-                None => "never ready".into(),
-            }),
-            hazard: None,
-        };
+        let mut endpoints = endpoints_lane(match analysis.timeline.startup.pod_ready {
+            Some(at) => format!("ready at {at}"),
+            None => "never ready".into(),
+        });
         if let Some(ready) = analysis.timeline.startup.pod_ready {
             segment(&mut endpoints, ready, end, State::Routed);
             mark(&mut endpoints, ready, MarkKind::Ready);
@@ -415,14 +420,7 @@ fn termination(analysis: &Analysis) -> Panel {
         lanes.push(lane);
     }
     if plan.reachable() {
-        let mut endpoints = Lane {
-            label: "endpoints".into(),
-            tag: "pod".into(),
-            segments: Vec::new(),
-            marks: Vec::new(),
-            note: Some(format!("removed at {}", t.endpoints_removed)),
-            hazard: None,
-        };
+        let mut endpoints = endpoints_lane(format!("removed at {}", t.endpoints_removed));
         segment(
             &mut endpoints,
             Millis::ZERO,

@@ -378,15 +378,8 @@ fn foreground_and_background(list: &List) -> (Option<String>, Vec<String>) {
         let pipeline = item.rest.last().map_or(&item.first, |(_, p)| p);
         match pipeline.commands.last()? {
             Command::Simple(simple) => Some(simple.text()),
-            other => List(vec![AndOr {
-                first: Pipeline {
-                    negated: false,
-                    commands: vec![other.clone()],
-                },
-                rest: Vec::new(),
-                background: false,
-            }])
-            .simple_commands()
+            other => List::of(other.clone())
+                .simple_commands()
             .into_iter()
             .find(|c| {
                 !c.name()
