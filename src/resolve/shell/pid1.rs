@@ -380,12 +380,12 @@ fn foreground_and_background(list: &List) -> (Option<String>, Vec<String>) {
             Command::Simple(simple) => Some(simple.text()),
             other => List::of(other.clone())
                 .simple_commands()
-            .into_iter()
-            .find(|c| {
-                !c.name()
-                    .is_none_or(|name| name == "sleep" || is_builtin(name))
-            })
-            .map(SimpleCommand::text),
+                .into_iter()
+                .find(|c| {
+                    !c.name()
+                        .is_none_or(|name| name == "sleep" || is_builtin(name))
+                })
+                .map(SimpleCommand::text),
         }
     };
     let does_work = |item: &&AndOr| {

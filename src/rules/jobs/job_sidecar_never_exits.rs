@@ -139,7 +139,7 @@ impl NeverStopped<'_> {
     /// `plan.stop_endpoints` works as the pod is), or, for the Cloud SQL proxy v1, which
     /// only a signal stops, a pod that already shares its process namespace. `None`:
     /// the sidecar's own advice.
-    fn from_what_is_there(&self) -> Option<String> {
+    fn advice_from_what_is_there(&self) -> Option<String> {
         let native = if self.kubernetes.runs_native_sidecars() {
             "; or run it as a native sidecar, which the kubelet stops once the work is done"
         } else {
@@ -211,7 +211,7 @@ impl Violation for NeverStopped<'_> {
                 quoted_list(deaths, " or ")
             ),
             _ => self
-                .from_what_is_there()
+                .advice_from_what_is_there()
                 .unwrap_or_else(|| stop_sidecar(self.sidecar, self.kubernetes)),
         }
     }
