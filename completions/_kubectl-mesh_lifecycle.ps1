@@ -28,6 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Lint manifests and report every hazard at its YAML line, with a fix')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
+            [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server: findings, quick fixes and timelines in the editor')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -143,6 +144,29 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-mesh_lifecycle;lsp' {
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Run only these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
+            [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
+            [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
+            [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
+            [CompletionResult]::new('--endpoint-propagation', '--endpoint-propagation', [CompletionResultType]::ParameterName, 'Time until no new requests are routed to a deleted pod (default 5s)')
+            [CompletionResult]::new('--app-shutdown', '--app-shutdown', [CompletionResultType]::ParameterName, 'An app container''s SIGTERM-to-exit time (default 5s)')
+            [CompletionResult]::new('--longest-request', '--longest-request', [CompletionResultType]::ParameterName, 'The longest request the apps serve (unset by default)')
+            [CompletionResult]::new('--deletion-grace-period', '--deletion-grace-period', [CompletionResultType]::ParameterName, 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod''s terminationGracePeriodSeconds; 0 is taken as 1, as kubectl sends it without --force (the kubelet gives a pod at least 1 s)')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file for every document (default: each document''s nearest .mesh-lifecycle.yaml, at or above its directory)')
+            [CompletionResult]::new('--stdio', '--stdio', [CompletionResultType]::ParameterName, 'Talk over standard input and output, the only transport (accepted because some clients pass it)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-mesh_lifecycle;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -154,6 +178,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Lint manifests and report every hazard at its YAML line, with a fix')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
+            [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server: findings, quick fixes and timelines in the editor')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -165,6 +190,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;help;rules' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;lsp' {
             break
         }
         'kubectl-mesh_lifecycle;help;completions' {

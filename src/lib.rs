@@ -6,6 +6,8 @@
 //! driven by [`pipeline`] and configured by [`settings`]. With `--cluster`, [`cluster`]
 //! reads the inputs and a layer of the settings from a live cluster, before the first
 //! stage; it knows the workload kinds of [`workload`] and nothing of the later stages.
+//! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
+//! that shows the same findings in an editor.
 
 #![warn(missing_docs)]
 pub mod cli;
@@ -13,6 +15,7 @@ pub mod cluster;
 pub mod documented;
 pub mod fix;
 pub mod load;
+pub mod lsp;
 pub mod pipeline;
 pub mod report;
 pub mod resolve;

@@ -30,7 +30,7 @@ const SHELLS: [Shell; 5] = [
     Shell::PowerShell,
     Shell::Elvish,
 ];
-const SUBCOMMANDS: [&str; 4] = ["lint", "explain", "rules", "completions"];
+const SUBCOMMANDS: [&str; 5] = ["lint", "explain", "rules", "lsp", "completions"];
 
 fn updating() -> bool {
     std::env::var_os(UPDATE).is_some_and(|v| v == "1")
@@ -100,10 +100,12 @@ fn man_pages_are_up_to_date() {
         names.contains(&"kubectl-mesh_lifecycle.1".to_owned()),
         "{names:?}"
     );
-    assert!(
-        names.contains(&"kubectl-mesh_lifecycle-lint.1".to_owned()),
-        "{names:?}"
-    );
+    for command in ["lint", "lsp"] {
+        assert!(
+            names.contains(&format!("kubectl-mesh_lifecycle-{command}.1")),
+            "{names:?}"
+        );
+    }
     if updating() && man.is_dir() {
         std::fs::remove_dir_all(&man).unwrap();
     }

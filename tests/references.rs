@@ -7,15 +7,18 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Directories that hold no project text: build output, fuzzing runs, and the corpus of
-/// third-party manifests copied verbatim (their own words are not ours to change).
-const SKIPPED: [&str; 6] = [
+/// Directories that hold no project text: build output, fuzzing runs, the corpus of
+/// third-party manifests copied verbatim (their own words are not ours to change), and
+/// the VS Code extension's npm packages and compiled output.
+const SKIPPED: [&str; 8] = [
     "target",
     ".git",
     "fuzz/target",
     "fuzz/corpus",
     "fuzz/artifacts",
     "testdata/corpus",
+    "editors/vscode/node_modules",
+    "editors/vscode/out",
 ];
 
 /// Every text file of the repository, with its path relative to the root.

@@ -338,7 +338,7 @@ mod tests {
     fn subcommands_with_their_descriptions() {
         let completion = complete_line("");
         let names = values_of(&completion);
-        for name in ["lint", "explain", "rules", "completions"] {
+        for name in ["lint", "explain", "rules", "lsp", "completions"] {
             assert!(names.contains(&name), "{names:?}");
         }
         assert_eq!(completion.directive, directive::NO_FILE_COMP);

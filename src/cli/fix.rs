@@ -67,7 +67,7 @@ fn selected(located: &Located, unsafe_fixes: bool) -> bool {
 }
 
 /// Fixes `text`, the content of the input `name`, with the selected fixes.
-fn fix_text(
+pub fn fix_text(
     name: &Arc<str>,
     text: &str,
     settings: &Settings,
@@ -168,6 +168,30 @@ fn fix_text(
         ));
     }
     fixed
+}
+
+/// The fix of one finding of `text`, the content of the input `name`, made alone and
+/// checked as a round of `--fix` checks its fixes, with `findings` the unsuppressed
+/// findings of `text`: its edits at offsets in the whole text, or why it is not made.
+pub fn verified_fix(
+    name: &Arc<str>,
+    text: &str,
+    settings: &Settings,
+    options: &RunOptions,
+    limits: ReadLimits,
+    located: &Located,
+    findings: &[Located],
+) -> Result<Fix, String> {
+    let fix = in_file(text, located)?;
+    let round = fix::apply_fixes(text, std::slice::from_ref(&fix), true);
+    match round.outcomes.first() {
+        Some(fix::Outcome::Applied) => {}
+        Some(fix::Outcome::Invalid(reason)) => return Err(reason.clone()),
+        _ => return Err("it has nothing to change".to_owned()),
+    }
+    let lint = |text: &str| lint_text(name, text, settings, options, limits).0;
+    check(text, &round.text, &[located], findings, &lint)?;
+    Ok(fix)
 }
 
 /// The finding's fix with its edits at offsets in the whole `text`.

@@ -1,13 +1,14 @@
-//! The command line: `kubectl mesh-lifecycle lint | explain | rules | completions`.
+//! The command line: `kubectl mesh-lifecycle lint | explain | rules | lsp | completions`.
 
 mod cluster;
 pub mod complete;
 pub mod completions;
 mod explain;
-mod fix;
+pub(crate) mod fix;
 mod github;
 mod inputs;
 mod lint;
+mod lsp;
 mod output;
 mod profile;
 mod rules;
@@ -69,7 +70,10 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
         "0",
         "Nothing at or above --fail-on (default error) was found; for the other commands, success.",
     ),
-    ("1", "lint found findings at or above --fail-on."),
+    (
+        "1",
+        "lint found findings at or above --fail-on; lsp ended without the editor's shutdown request.",
+    ),
     (
         "2",
         "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
@@ -106,6 +110,18 @@ pub enum Command {
     Explain(ExplainArgs),
     /// List the rules, or print one rule's documentation.
     Rules(RulesArgs),
+    /// Run the language server: findings, quick fixes and timelines in the editor.
+    ///
+    /// Speaks the Language Server Protocol on standard input and output. Each open
+    /// manifest is linted as you type, from the editor's buffer, with the settings
+    /// `lint` would use for it: the nearest .mesh-lifecycle.yaml at or above the file
+    /// (read again when it changes), and the Namespaces, Services and mesh
+    /// configuration of the workspace's other manifests. The README's "Editors" section
+    /// sets it up in Neovim, Helix and VS Code.
+    #[command(mut_arg("config", |arg| arg.help(
+        "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
+    )))]
+    Lsp(LspArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
 }
@@ -354,6 +370,27 @@ pub enum RulesFormat {
     Markdown,
 }
 
+/// `lsp`: the language server.
+#[derive(Debug, Args)]
+pub struct LspArgs {
+    /// Talk over standard input and output, the only transport (accepted because
+    /// some clients pass it).
+    #[arg(long)]
+    pub stdio: bool,
+
+    /// Run only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub select: Vec<String>,
+
+    /// Skip these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub ignore: Vec<String>,
+
+    /// The cluster and mesh the manifests run on.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
 /// `completions`: a script for the shell.
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -386,6 +423,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Rules(args) => rules::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Completions(args) => completions::run(args.shell),
     };
     finish(status)

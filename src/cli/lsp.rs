@@ -1,0 +1,35 @@
+//! `lsp`: the language server, on standard input and output.
+
+use std::io;
+
+use super::{LspArgs, diagnostic, usage_error};
+use crate::lsp::{ConfigChoice, Overrides};
+use crate::rules::selector::Policy;
+
+pub fn run(args: LspArgs) -> io::Result<u8> {
+    // Wrong rule names are refused here, where the editor's log shows them, rather
+    // than on every document.
+    if let Err(message) = Policy::from_flags(&args.select, &args.ignore) {
+        return usage_error(message);
+    }
+    let profile = &args.profile;
+    let overrides = Overrides {
+        config: match (&profile.config, profile.no_config) {
+            (_, true) => ConfigChoice::Without,
+            (Some(file), false) => ConfigChoice::File(file.clone()),
+            (None, false) => ConfigChoice::Nearest,
+        },
+        mesh_configs: profile.mesh_config.iter().cloned().collect(),
+        flags: profile.flags(),
+        select: args.select,
+        ignore: args.ignore,
+        ..Overrides::default()
+    };
+    match crate::lsp::run(overrides) {
+        Ok(status) => Ok(status),
+        Err(error) => {
+            diagnostic(&format!("error: language server: {error}\n"));
+            Ok(1)
+        }
+    }
+}

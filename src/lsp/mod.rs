@@ -1,0 +1,43 @@
+//! `kubectl mesh-lifecycle lsp`: the findings where the manifest is written, through
+//! the Language Server Protocol over standard input and output.
+//!
+//! A front end of the same library as `lint`: each open document's buffer goes through
+//! the same pipeline, with the settings `lint` would use for it ([`context`]), and the
+//! results become the editor's diagnostics ([`diagnostics`]), code actions whose edits
+//! are the fixes `lint --fix` makes ([`actions`], through [`fixes`]) and hovers that
+//! show a rule or a workload's timeline ([`hover`]). [`server`] is the loop that turns
+//! the editor's messages into lints and answers; nothing here decides what a finding is.
+//!
+//! Built on `lsp-server` and `lsp-types`, as rust-analyzer and ruff's server are: the
+//! protocol's plumbing (framing, the handshake, request bookkeeping) from a maintained
+//! crate, and a synchronous loop with worker threads, since linting is CPU work that an
+//! async runtime would only wrap.
+
+mod actions;
+mod analysis;
+mod context;
+mod diagnostics;
+mod document;
+mod fixes;
+mod hover;
+mod position;
+mod server;
+mod uri;
+
+pub use context::{ConfigChoice, Overrides};
+pub use server::{DEBOUNCE, Ending};
+
+/// Serves the editor on standard input and output until it exits: `Ok` with the
+/// process's exit status (0 after `shutdown` then `exit`, 1 when the editor left
+/// without `shutdown`), `Err` when the conversation broke down.
+pub fn run(overrides: Overrides) -> Result<u8, String> {
+    let (connection, io_threads) = lsp_server::Connection::stdio();
+    let ending = server::serve(&connection, overrides)?;
+    drop(connection);
+    // The reader has stopped at `exit`; the writer stops once every message is out.
+    io_threads.join().map_err(|error| error.to_string())?;
+    Ok(match ending {
+        Ending::Clean => 0,
+        Ending::Abrupt => 1,
+    })
+}
