@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The benchmark suite: `lint --format json` beside the bare parse floor and checkov.
+"""The benchmark suite: `lint --format json` beside the bare parse floor and checkov,
+and `lint --fix` beside `lint`.
 
-    python3 bench/run.py            # everything; writes bench/out/results.md
-    python3 bench/run.py --quick    # fewer runs, to check that the suite works
+    python3 bench/run.py                # everything; writes bench/out/results.md
+    python3 bench/run.py --quick        # fewer runs, to check that the suite works
+    python3 bench/run.py --only-fixes   # the `lint --fix` rows alone
 
 It builds the release binary and the parse floor example, generates the corpora
 (bench/gen.py, seeded) into bench/out/corpus, installs checkov 3.3.30 into
@@ -362,6 +364,81 @@ def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict
     return "\n".join(lines + checks + notes) + "\n"
 
 
+
+# ---------------------------------------------------------------------------------------
+# `lint --fix` against `lint` (BENCHMARKS.md, "Fixes"): N Istio Deployments in one
+# stream, each with one safe fix (ML101's hold annotation), at N = 50, 100, 200, 400.
+# Targets: `--fix` costs at most 3× `lint` at N = 400, and doubling N at most doubles
+# its time. Each `--fix` run gets a fresh copy of the file (the copy is not timed).
+
+FIX_SIZES = (50, 100, 200, 400)
+
+
+def fixable_stream(count: int) -> str:
+    """`count` Deployments that ask for Istio injection and hold nothing: ML101 each."""
+    documents = []
+    for index in range(count):
+        documents.append(
+            "apiVersion: apps/v1\nkind: Deployment\n"
+            f"metadata:\n  name: web-{index}\n  namespace: shop\n"
+            f"spec:\n  selector:\n    matchLabels: {{app: web-{index}}}\n"
+            "  template:\n    metadata:\n      labels:\n"
+            f"        app: web-{index}\n        sidecar.istio.io/inject: \"true\"\n"
+            "    spec:\n      containers:\n"
+            f"      - name: web\n        image: example/web:{index}\n"
+            "        ports:\n        - containerPort: 8080\n")
+    return "---\n".join(documents)
+
+
+def time_fix_rows(lint: str, scratch: str, runs: int) -> dict[int, tuple[float, float, int]]:
+    """Median wall times of `lint` and `lint --fix` (both `--format json`) at each size,
+    and how many findings one `--fix` fixed."""
+    results = {}
+    for count in FIX_SIZES:
+        source = os.path.join(scratch, f"fix-{count}.yaml")
+        with open(source, "w") as f:
+            f.write(fixable_stream(count))
+        target = os.path.join(scratch, f"fix-{count}-copy.yaml")
+        lint_walls, fix_walls, fixed = [], [], 0
+        for _ in range(runs + 1):  # the first of each is a warm-up
+            start = time.perf_counter()
+            subprocess.run([lint, "lint", "--format", "json", source], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+            lint_walls.append(time.perf_counter() - start)
+            shutil.copyfile(source, target)
+            start = time.perf_counter()
+            done = subprocess.run([lint, "lint", "--fix", "--format", "json", target],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+            fix_walls.append(time.perf_counter() - start)
+            fixed = json.loads(done.stdout)["summary"]["fixes"].get("fixed", 0)
+        results[count] = (statistics.median(lint_walls[1:]), statistics.median(fix_walls[1:]), fixed)
+    return results
+
+
+def fix_section(lint: str, scratch: str, runs: int) -> str:
+    """The `--fix` rows: times, ratio to `lint`, growth per doubling, with the targets."""
+    results = time_fix_rows(lint, scratch, runs)
+    lines = ["", f"`lint --fix` against `lint` (`--format json`), N Deployments with one safe fix each "
+             f"in one stream; median of {runs} runs:", "",
+             "| N | lint | lint --fix | fixed | --fix ÷ lint | --fix growth from N/2 |", "|---|---|---|---|---|---|"]
+    checks = ["", "| target | measured | limit | |", "|---|---|---|---|"]
+    previous = None
+    for count, (lint_wall, fix_wall, fixed) in results.items():
+        growth = f"{fix_wall / previous:.2f}×" if previous else ""
+        lines.append(f"| {count} | {ms(lint_wall)} | {ms(fix_wall)} | {fixed} | {fix_wall / lint_wall:.2f}× | {growth} |")
+        if previous:
+            ok = fix_wall / previous <= 2.0
+            checks.append(f"| --fix, N {count // 2} → {count}: time ratio | {fix_wall / previous:.2f}× | ≤ 2× | {verdict(ok)} |")
+        checks.append(f"| --fix fixes all N = {count} | {fixed} | {count} | {verdict(fixed == count)} |")
+        previous = fix_wall
+    lint_wall, fix_wall, _ = results[FIX_SIZES[-1]]
+    ratio = fix_wall / lint_wall
+    checks.append(f"| --fix ÷ lint at N = {FIX_SIZES[-1]} | {ratio:.2f}× | ≤ 3× | {verdict(ratio <= 3.0)} |")
+    return "\n".join(lines + checks) + "\n"
+
+# End of the `--fix` rows.
+# ---------------------------------------------------------------------------------------
+
 # ---------------------------------------------------------------------------------------
 
 
@@ -376,6 +453,8 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true",
                         help="also count instructions with callgrind on the 5 MB stream (needs valgrind)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out"), help="output directory (bench/out)")
+    parser.add_argument("--only-fixes", action="store_true",
+                        help="only the `lint --fix` rows (built binary, no corpora, no checkov)")
     parser.add_argument("--update-benchmarks", metavar="LABEL",
                         help="also put the results into BENCHMARKS.md's results section, headed by LABEL")
     args = parser.parse_args()
@@ -389,6 +468,10 @@ def main() -> None:
         build()
     lint = os.path.join(ROOT, "target", "release", "kubectl-mesh_lifecycle")
     floor = os.path.join(ROOT, "target", "release", "examples", "parse_floor")
+    if args.only_fixes:
+        text = fix_section(lint, scratch, args.runs)
+        print(text)
+        return
     manifest = corpora(out)
     corpus = os.path.join(out, "corpus")
     checkov_bin = None if args.no_checkov else checkov(out)
@@ -471,6 +554,7 @@ def main() -> None:
 
     text = report(cells, manifest, determinism, info, (load_before, load_after), args)
     text += lsp_latency(lint, paths["stream-5MB"], scratch, max(args.runs * 3, 20))
+    text += fix_section(lint, scratch, args.runs)
     if args.instructions:
         text += instruction_table(lint, floor, paths["stream-5MB"],
                                   manifest["corpora"]["stream-5MB"]["bytes"], scratch)

@@ -6,12 +6,16 @@
 //! driven by [`pipeline`] and configured by [`settings`]. With `--cluster`, [`cluster`]
 //! reads the inputs and a layer of the settings from a live cluster, before the first
 //! stage; it knows the workload kinds of [`workload`] and nothing of the later stages.
+//! After the last stage, [`baseline`] marks the findings a baseline accepts, and
+//! [`diff`] compares the results of two runs over two sides of the same workloads.
 //! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
 //! that shows the same findings in an editor.
 
 #![warn(missing_docs)]
+pub mod baseline;
 pub mod cli;
 pub mod cluster;
+pub mod diff;
 pub mod documented;
 pub mod fix;
 pub mod load;

@@ -13,8 +13,10 @@ use std::collections::HashMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::fix;
+use crate::fix::rounds::{self, Analysed, Analyze};
+use crate::fix::{self, Applicability, compare::Graded};
 use crate::load::inputs::Unit;
+use crate::load::split::Framing;
 use crate::load::{self, InputError, Inputs, Limits, Pos};
 pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
 use crate::resolve;
@@ -34,6 +36,22 @@ pub struct RunOptions {
     pub threads: usize,
     /// Which rules run and at what severity.
     pub policy: Policy,
+    /// What is done with the fixes findings carry.
+    pub fixes: FixMode,
+}
+
+/// What a run does with the fixes its findings carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FixMode {
+    /// Each is checked against the timeline ([`fix::rounds::verify`]); one that fails is
+    /// `Err(reason)`: what every report that shows fixes needs.
+    #[default]
+    Verify,
+    /// Built, not checked: for reports that never show them.
+    Unchecked,
+    /// Each piece's text fixed to a fixed point with the fixes at least this safe
+    /// ([`fix::rounds::fix`]); its [`DocumentReport::fixed`] says what was made.
+    Apply(Applicability),
 }
 
 /// Below this many input bytes the default is one thread: a few milliseconds of work
@@ -77,6 +95,16 @@ pub fn run(
     options: &RunOptions,
     mut sink: impl FnMut(DocumentReport),
 ) -> Workers {
+    run_indexed(inputs, settings, options, |_, report| sink(report))
+}
+
+/// [`run`], each report with the index of the input it is from.
+pub fn run_indexed(
+    inputs: &Inputs,
+    settings: &Settings,
+    options: &RunOptions,
+    mut sink: impl FnMut(usize, DocumentReport),
+) -> Workers {
     let threads = match options.threads {
         0 if inputs.smaller_than(PARALLEL_FROM_BYTES) => 1,
         0 => std::thread::available_parallelism().map_or(1, usize::from),
@@ -87,14 +115,15 @@ pub fn run(
         running: 1,
         failure: None,
     };
+    let work = |unit: Unit| process_contained(unit, settings, options);
     if threads <= 1 {
-        inputs.read_all(|unit| sink(process_contained(unit, settings, options)));
+        inputs.read_indexed(|input, unit| sink(input, work(unit)));
         return workers;
     }
     // Documents in flight: queued, being processed, or waiting for their turn.
     let in_flight = threads * 4;
-    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Unit)>(in_flight);
-    let (done_tx, done_rx) = mpsc::channel::<(u64, DocumentReport)>();
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, usize, Unit)>(in_flight);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, usize, DocumentReport)>();
     let (token_tx, token_rx) = mpsc::sync_channel::<()>(in_flight);
     for _ in 0..in_flight {
         token_tx
@@ -107,18 +136,18 @@ pub fn run(
             .name("reader".into())
             .spawn_scoped(scope, move || {
                 let mut seq = 0u64;
-                inputs.read_all(|unit| {
+                inputs.read_indexed(|input, unit| {
                     if token_rx.recv().is_err() {
                         return;
                     }
-                    let _ = work_tx.send((seq, unit));
+                    let _ = work_tx.send((seq, input, unit));
                     seq += 1;
                 });
             });
         if let Err(error) = reader {
             // Nothing was started: this thread reads and checks every document itself.
             workers.failure = Some(load::discover::describe_io(&error));
-            inputs.read_all(|unit| sink(process_contained(unit, settings, options)));
+            inputs.read_indexed(|input, unit| sink(input, work(unit)));
             return;
         }
         let mut started = 0;
@@ -130,11 +159,10 @@ pub fn run(
                 .spawn_scoped(scope, move || {
                     loop {
                         let next = work_rx.lock().map(|rx| rx.recv());
-                        let Ok(Ok((seq, unit))) = next else { break };
-                        if done_tx
-                            .send((seq, process_contained(unit, settings, options)))
-                            .is_err()
-                        {
+                        let Ok(Ok((seq, input, unit))) = next else {
+                            break;
+                        };
+                        if done_tx.send((seq, input, work(unit))).is_err() {
                             break;
                         }
                     }
@@ -153,8 +181,10 @@ pub fn run(
             // arrive in order.
             loop {
                 let next = work_rx.lock().map(|rx| rx.recv());
-                let Ok(Ok((_, unit))) = next else { break };
-                sink(process_contained(unit, settings, options));
+                let Ok(Ok((_, input, unit))) = next else {
+                    break;
+                };
+                sink(input, work(unit));
                 let _ = token_tx.send(());
             }
             return;
@@ -162,10 +192,10 @@ pub fn run(
         workers.running = started;
         let mut waiting = BTreeMap::new();
         let mut next = 0u64;
-        for (seq, report) in done_rx {
-            waiting.insert(seq, report);
-            while let Some(report) = waiting.remove(&next) {
-                sink(report);
+        for (seq, input, report) in done_rx {
+            waiting.insert(seq, (input, report));
+            while let Some((input, report)) = waiting.remove(&next) {
+                sink(input, report);
                 next += 1;
                 let _ = token_tx.send(());
             }
@@ -206,18 +236,166 @@ fn contained(
     })
 }
 
-/// Runs every stage over one document.
+/// Runs every stage over one piece of an input, then checks or makes the fixes as
+/// `options.fixes` says.
 fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
-    let mut report = DocumentReport::default();
+    // A piece's text as read, kept to be written back with its fixes.
+    let read = match (&unit, options.fixes) {
+        (Unit::Text { text, .. }, FixMode::Apply(_)) => Some(text.clone()),
+        _ => None,
+    };
+    let piece_of = |unit: &Unit| match unit {
+        Unit::Text {
+            file,
+            index,
+            first_line,
+            framing,
+            ..
+        } => Some(Piece {
+            file: file.clone(),
+            first_index: *index,
+            first_line: *first_line,
+            framing: framing.clone(),
+        }),
+        _ => None,
+    };
+    let mut piece = piece_of(&unit);
     let parsed = match unit.documents(&options.limits) {
         Ok(parsed) => parsed,
         Err(error) => {
+            let mut report = DocumentReport::default();
             report.errors.push(error);
+            report.fixed = read.map(|text| unchanged(text, piece.map_or(1, |p| p.first_line)));
             return report;
         }
     };
-    report.errors.extend(parsed.errors);
-    for document in &parsed.documents {
+    let text = match parsed.documents.first() {
+        Some(document) => {
+            piece.get_or_insert_with(|| Piece {
+                file: document.source.file.clone(),
+                first_index: document.index,
+                first_line: document.source.first_line,
+                framing: parsed.framing.clone(),
+            });
+            document.source.text.clone()
+        }
+        None => {
+            let mut report = DocumentReport::default();
+            report.errors.extend(parsed.errors);
+            report.fixed = read.map(|text| unchanged(text, piece.map_or(1, |p| p.first_line)));
+            return report;
+        }
+    };
+    let piece = piece.expect("a piece with documents has its place");
+    let state = analyze(
+        &parsed.documents,
+        parsed.errors,
+        text,
+        &piece,
+        settings,
+        options,
+    );
+    let stages = Stages {
+        piece: &piece,
+        settings,
+        options,
+    };
+    match options.fixes {
+        FixMode::Unchecked => state.report,
+        FixMode::Verify => {
+            let mut state = state;
+            rounds::verify(&mut state, &stages);
+            state.report
+        }
+        FixMode::Apply(at_least) => {
+            let (state, fixed) = rounds::fix(state, &stages, at_least);
+            let mut report = state.report;
+            report.fixed = Some(fixed);
+            report
+        }
+    }
+}
+
+/// Where a piece is in its input and how its text is read: what reading an edited
+/// version of it again needs.
+struct Piece {
+    file: Arc<str>,
+    first_index: usize,
+    first_line: u32,
+    framing: Framing,
+}
+
+/// A piece no fix could be made in, as its text was read.
+fn unchanged(text: Arc<str>, first_line: u32) -> rounds::FixedPiece {
+    rounds::FixedPiece {
+        original: text.clone(),
+        text,
+        first_line,
+        made: Vec::new(),
+        refused: Vec::new(),
+        rendered_from: None,
+        unfinished: false,
+    }
+}
+
+/// The stages over a piece's edited text, for the fix loop.
+struct Stages<'a> {
+    piece: &'a Piece,
+    settings: &'a Settings,
+    options: &'a RunOptions,
+}
+
+impl Analyze for Stages<'_> {
+    fn analyze(&self, text: Arc<str>) -> Analysed {
+        let piece = self.piece;
+        match load::parse_text(
+            &piece.file,
+            piece.first_line,
+            text.clone(),
+            &piece.framing,
+            piece.first_index,
+            &self.options.limits,
+        ) {
+            Ok(documents) => analyze(
+                &documents,
+                Vec::new(),
+                text,
+                piece,
+                self.settings,
+                self.options,
+            ),
+            Err(error) => Analysed {
+                text,
+                first_index: piece.first_index,
+                first_line: piece.first_line,
+                report: DocumentReport {
+                    errors: vec![error],
+                    ..DocumentReport::default()
+                },
+                graded: Vec::new(),
+            },
+        }
+    }
+}
+
+/// Every workload of `documents`, the parsed `text` of one piece, analysed: plan,
+/// timeline, the findings the policy reports with their fixes built, and every rule's
+/// findings graded for the fix loop's comparison.
+fn analyze(
+    documents: &[load::Document],
+    errors: Vec<InputError>,
+    text: Arc<str>,
+    piece: &Piece,
+    settings: &Settings,
+    options: &RunOptions,
+) -> Analysed {
+    let mut report = DocumentReport {
+        errors,
+        ..DocumentReport::default()
+    };
+    let mut graded = Vec::new();
+    let grade = options.fixes != FixMode::Unchecked;
+    for document in documents {
         let context = workload::Context {
             declared: &settings.workload_kinds,
             templates: Some(&settings.templates),
@@ -233,6 +411,17 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
                 plan: &plan,
                 timeline: &timeline,
             });
+            if grade {
+                let reference = workload.reference();
+                graded.extend(findings.iter().map(|finding| {
+                    Graded::new(
+                        finding,
+                        document.index,
+                        &reference,
+                        options.policy.grade(finding),
+                    )
+                }));
+            }
             let mut located: Vec<Located> = findings
                 .into_iter()
                 .filter_map(|finding| options.policy.judge(finding))
@@ -251,7 +440,13 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
             });
         }
     }
-    report
+    Analysed {
+        text,
+        first_index: piece.first_index,
+        first_line: piece.first_line,
+        report,
+        graded,
+    }
 }
 
 /// Attributes the findings of owned inputs to their owners: `owners` names, by input,
@@ -329,7 +524,7 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
             document.source.first_line,
             &document.root,
         );
-        remedy.build(&editor).map_err(|error| error.reason)
+        editor.plan(remedy).map_err(|error| error.reason)
     });
     Located {
         file: document.source.file.clone(),
@@ -340,6 +535,7 @@ fn locate(finding: Finding, document: &load::Document, workload: &workload::Work
         related,
         source: document.source.clone(),
         suppressed,
+        baselined: false,
         fix,
         finding,
     }

@@ -1449,3 +1449,114 @@ fn explain_draws_the_knative_pod_with_queue_proxy() {
     );
     assert_eq!(running, template);
 }
+
+#[test]
+fn diff_compares_what_is_deployed_with_the_files_that_would_replace_it() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // `shop/web` as deployed, with a preStop that outlives a shorter grace period: the
+    // file names no namespace, so it replaces the object in the context's namespace.
+    let workloads: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::testdata("cluster/mesh/workloads.json")).unwrap(),
+    )
+    .unwrap();
+    let mut web = workloads["items"][0].clone();
+    assert_eq!(web["metadata"]["name"], "web");
+    web["metadata"] = serde_json::json!({"name": "web"});
+    web.as_object_mut().unwrap().remove("status");
+    let pod = &mut web["spec"]["template"]["spec"];
+    pod["terminationGracePeriodSeconds"] = Value::from(5);
+    pod["containers"][0]["lifecycle"] =
+        serde_json::json!({"preStop": {"exec": {"command": ["sleep", "10"]}}});
+    let file = cluster.home.path().join("web.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&web).unwrap()).unwrap();
+    let output = cluster.run(&[
+        "diff",
+        "--cluster",
+        "--format",
+        "json",
+        file.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "an error is added: {report:#}\n{stderr}"
+    );
+    // Only the workload the file replaces is compared: the cluster's others are not
+    // going away.
+    let workloads = report["workloads"].as_array().unwrap();
+    assert_eq!(workloads.len(), 1, "{report:#}");
+    assert_eq!(workloads[0]["workload"]["name"], "web");
+    assert_eq!(workloads[0]["status"], "changed");
+    let added: Vec<(&str, &str)> = workloads[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["change"] == "added")
+        .map(|f| {
+            (
+                f["after"]["ruleId"].as_str().unwrap(),
+                f["after"]["container"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert!(added.contains(&("ML206", "hello")), "{added:?}");
+    assert!(
+        report["before"]["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("deployed ("),
+        "{report:#}"
+    );
+    // Both sides run in the cluster's environment: no assumption tells them apart.
+    assert_eq!(report["before"]["assumptions"], serde_json::json!([]));
+    assert_eq!(report["after"]["assumptions"], serde_json::json!([]));
+}
+
+#[test]
+fn a_kubernetes_newer_than_the_model_is_checked_as_the_newest_with_a_note() {
+    let mut fixture = Fixture::load("mesh");
+    fixture.version["minor"] = Value::from("37");
+    fixture.version["gitVersion"] = Value::from("v1.37.0");
+    for object in &mut fixture.objects {
+        if object["kind"] == "Node" {
+            object["status"]["nodeInfo"]["kubeletVersion"] = Value::from("v1.37.0");
+        }
+    }
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, _, stderr) = cluster.lint_json(&[]);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("Kubernetes 1.37 (") && n.ends_with("is newer than the releases the linter models: it is checked as Kubernetes 1.36, the newest it knows")),
+        "{notes:#?}\n{stderr}"
+    );
+    assert!(stderr.contains("note: Kubernetes 1.37"), "{stderr}");
+    // The same findings as the newest modelled release, given as a flag.
+    let (newest, _, _) = cluster.lint_json(&["--kubernetes-version", "1.36"]);
+    assert_eq!(findings(&report), findings(&newest));
+    // Offline, the same version given as a flag is taken the same way.
+    let (offline, _) = common::lint_json(
+        &common::testdata(ISTIO_HELLO),
+        &["--no-config", "--kubernetes-version", "1.37"],
+    );
+    let (offline_newest, _) = common::lint_json(
+        &common::testdata(ISTIO_HELLO),
+        &["--no-config", "--kubernetes-version", "1.36"],
+    );
+    assert_eq!(offline["findings"], offline_newest["findings"]);
+    assert_eq!(offline["notes"][0]["file"], "--kubernetes-version");
+}
+
+/// An Istio workload before injection.
+const ISTIO_HELLO: &str = "diff/istio-classic.yaml";

@@ -574,7 +574,8 @@ fn man_pages_have_options_environment_and_exit_status() {
             "Scenario",
             "Report",
             "Rules",
-            "Fixes"
+            "Fixes",
+            "Baseline"
         ]
     );
     let threads = lint.find("\\-\\-threads").unwrap();

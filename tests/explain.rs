@@ -173,7 +173,7 @@ fn assumption_block(report: &str) -> String {
 fn the_assumptions_line_follows_mesh_config_and_config_files() {
     let defaults = assumptions(&["--no-config"]);
     assert!(
-        defaults.starts_with("Assumed: Kubernetes 1.34 (default) · Istio version unknown"),
+        defaults.starts_with("Assumed: Kubernetes 1.36 (default) · Istio version unknown"),
         "{defaults}"
     );
     let mesh = assumptions(&[

@@ -269,7 +269,8 @@ fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
 #[test]
 fn ml205_removes_the_ignored_drain_setting() {
     for name in [
-        // The only key of the annotation's YAML: an empty mapping is left.
+        // The only key of the annotation's YAML: the annotation goes, and
+        // `annotations:`, which held nothing else; no empty mapping is left.
         "ml205-fire-drain-on-native.yaml",
         "ml205-fire-drain-with-exit-on-zero.yaml",
         // Two findings, two keys removed in one round.
@@ -384,7 +385,7 @@ fn ml302_offers_no_fix_for_an_exit_code_or_a_script_with_its_own_trap() {
 
 #[test]
 fn ml207_adds_or_lengthens_a_prestop_sleep() {
-    // Kubernetes 1.34 (the default) runs the `sleep` action; 1.29 does not, so the
+    // Kubernetes 1.36 (the default) runs the `sleep` action; 1.29 does not, so the
     // image's own `sleep` runs it.
     for (name, snapshot, flags) in [
         (
@@ -556,7 +557,11 @@ fn ml301_makes_the_injected_proxy_a_native_sidecar() {
     if let Some(object) = read {
         let annotations = template_annotations(&object, "CronJob");
         assert_eq!(annotations["sidecar.istio.io/nativeSidecar"], "true");
-        assert_eq!(annotations["proxy.istio.io/config"], "{}");
+        assert_eq!(
+            annotations.get("proxy.istio.io/config"),
+            None,
+            "the hold was its only key: no empty annotation is left"
+        );
     }
 }
 
@@ -789,9 +794,10 @@ fn json_and_sarif_carry_the_edits_that_fix_writes() {
             )
         })
         .collect();
-    // ML207's preStop delay is unsafe: carried, but not made by `--fix`.
+    // ML207's preStop delay alone would leave the app serving after `istio-proxy` has
+    // exited (a new ML202): refused, so carried by no format.
     let ml207 = findings.iter().find(|f| f["ruleId"] == "ML207").unwrap();
-    assert_eq!(ml207["fix"]["applicability"], "unsafe", "{ml207}");
+    assert_eq!(ml207.get("fix"), None, "{ml207}");
 
     let output = common::cli()
         .current_dir(path.parent().unwrap())
@@ -835,11 +841,8 @@ fn json_and_sarif_carry_the_edits_that_fix_writes() {
         })
         .collect();
     assert_eq!(sarif_edits, json_edits);
-    let unsafe_fix = results.iter().find(|r| r["ruleId"] == "ML207").unwrap();
-    assert_eq!(
-        unsafe_fix["fixes"][0]["properties"]["applicability"],
-        "unsafe"
-    );
+    let refused = results.iter().find(|r| r["ruleId"] == "ML207").unwrap();
+    assert_eq!(refused.get("fixes"), None, "{refused}");
 
     // Made by hand, the edits give exactly the file `--fix` writes.
     let by_hand = apply_positioned(&original, json_edits);
@@ -928,11 +931,12 @@ fn ml403_removes_the_redundant_gate() {
     let (fixed, read) = fix_fixture(name, "ML403", &[]);
     insta::assert_snapshot!(name, fixed);
     if let Some(object) = read {
-        // The annotation's only key is gone (the fixture's comment is part of the
-        // literal block); `{}` overrides nothing, as no annotation.
+        // The annotation's only key is gone, and with it the annotation and the
+        // `annotations:` that held nothing else.
         assert_eq!(
-            object["spec"]["template"]["metadata"]["annotations"]["proxy.istio.io/config"],
-            "{}  # expect: ML403\n"
+            object["spec"]["template"]["metadata"].get("annotations"),
+            None,
+            "{object}"
         );
     }
     let name = "ml403-fire-linkerd-await-on-native.yaml";
@@ -941,7 +945,7 @@ fn ml403_removes_the_redundant_gate() {
     if let Some(object) = read {
         let proxy = &pod_spec(&object)["initContainers"][1];
         assert_eq!(proxy["name"], "linkerd-proxy");
-        assert_eq!(proxy["lifecycle"], serde_json::json!({}));
+        assert_eq!(proxy.get("lifecycle"), None, "no `lifecycle: {{}}` is left");
         assert!(
             proxy["startupProbe"].is_object(),
             "the probe still holds the app"
@@ -1123,5 +1127,183 @@ fn diff_headers_name_the_file_relative_to_the_current_directory() {
             Some(text)
         ),
         "--- a/deploy/web.yaml\n+++ b/deploy/web.yaml"
+    );
+}
+
+// Fixes that never make the pod worse, and edits that drop nothing.
+
+/// The operator's comments inside the hook ML209 rewrites are kept, every line of
+/// them.
+#[test]
+fn ml209_keeps_the_comments_inside_the_hook_it_rewrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("consumer.yaml");
+    let original =
+        std::fs::read_to_string(common::testdata("fixes/ml209-comments-inside.yaml")).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    common::cli()
+        .args(["lint", "--fix", "--kubernetes-version", "1.28"])
+        .arg(&path)
+        .assert()
+        .code(0);
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    for line in original.lines().filter(|line| line.contains('#')) {
+        let comment = &line[line.find('#').unwrap()..];
+        assert!(fixed.contains(comment), "`{comment}` was lost:\n{fixed}");
+    }
+    insta::assert_snapshot!("ml209-comments-inside.yaml", fixed);
+    if let Some(object) = kubectl_reads(&path) {
+        assert_eq!(
+            pod_spec(&object)["containers"][0]["lifecycle"]["preStop"],
+            serde_json::json!({"exec": {"command": ["sleep", "10"]}})
+        );
+    }
+}
+
+/// ML207's delay on a Linkerd pod, whose proxy stops on SIGTERM, would double the
+/// time the app serves without it (ML202): the fix is refused, with or without
+/// `--select ML207` (rules outside the selection are weighed all the same), and JSON
+/// carries no fix for it.
+#[test]
+fn ml207_is_not_offered_where_it_would_make_ml202_longer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("api.yaml");
+    let original = std::fs::read_to_string(common::testdata("fixes/linkerd-ml207.yaml")).unwrap();
+    let (report, _) = common::lint_json(&common::testdata("fixes/linkerd-ml207.yaml"), &[]);
+    let ml207 = findings_of(&report, "ML207");
+    assert_eq!(ml207.len(), 1, "{report}");
+    assert_eq!(ml207[0].get("fix"), None, "{report}");
+    assert_eq!(findings_of(&report, "ML202").len(), 1, "{report}");
+    for select in [&[][..], &["--select", "ML207"][..]] {
+        std::fs::write(&path, &original).unwrap();
+        let output = common::cli()
+            .args(["lint", "--fix", "--unsafe-fixes"])
+            .args(select)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "{select:?}"
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("the fix for ML207 was not made: it would make ML202 worse"),
+            "{select:?}: {stderr}"
+        );
+    }
+}
+
+/// `--select` limits what is reported and fixed, not what is weighed: with
+/// `--select ML101`, ML101 is fixed and ML207, outside the selection, is neither
+/// reported nor fixed.
+#[test]
+fn select_with_fix_fixes_the_selected_rules_only() {
+    let (_dir, path) = copy("ml101-fire-inject-label.yaml");
+    let output = common::cli()
+        .args([
+            "lint",
+            "--fix",
+            "--unsafe-fixes",
+            "--select",
+            "ML101",
+            "--format",
+            "json",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["summary"]["fixes"]["fixed"], 1, "{report}");
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    let all = rules_of(&path, &[]);
+    assert!(all.contains(&"ML207".to_owned()), "{all:?}");
+    assert!(!all.contains(&"ML101".to_owned()), "{all:?}");
+}
+
+/// `fixable:` and `unfixable:` in the config file, as ruff's: an unfixable rule is
+/// reported without a fix, and `--fix` leaves it.
+#[test]
+fn unfixable_rules_are_reported_without_a_fix() {
+    let (dir, path) = copy("ml101-fire-inject-label.yaml");
+    let config = dir.path().join(".mesh-lifecycle.yaml");
+    std::fs::write(&config, "unfixable: [app-starts-before-proxy]\n").unwrap();
+    let config_flag = ["--config".to_owned(), config.display().to_string()];
+    let flags: Vec<&str> = config_flag.iter().map(String::as_str).collect();
+    let (report, _) = common::lint_json(&path, &flags);
+    assert_eq!(
+        findings_of(&report, "ML101")[0].get("fix"),
+        None,
+        "{report}"
+    );
+    let before = std::fs::read_to_string(&path).unwrap();
+    common::cli()
+        .args(["lint", "--fix"])
+        .args(&flags)
+        .arg(&path)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    std::fs::write(&config, "fixable: [ML207]\n").unwrap();
+    let (report, _) = common::lint_json(&path, &flags);
+    assert_eq!(
+        findings_of(&report, "ML101")[0].get("fix"),
+        None,
+        "{report}"
+    );
+    std::fs::write(&config, "fixable: [ALL]\nunfixable: [ML999]\n").unwrap();
+    let output = common::cli()
+        .args(["lint"])
+        .args(&flags)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("unknown rule `ML999`"),
+        "{output:?}"
+    );
+}
+
+/// ruff's marks and summary: `[*]` on a finding `--fix` fixes, and how many it would
+/// fix with and without `--unsafe-fixes`; `--show-fixes` shows each fix under its
+/// finding.
+#[test]
+fn fixable_findings_are_marked_and_counted() {
+    let path = common::testdata("rules/ml201-fire-prestop-plus-drain.yaml");
+    let human = |flags: &[&str]| {
+        let output = common::cli()
+            .env("COLUMNS", "120")
+            .args(["lint", "--color", "never"])
+            .args(flags)
+            .arg(&path)
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let plain = human(&[]);
+    assert!(plain.contains("ML201(grace-period-exceeded)\n"), "{plain}");
+    assert!(
+        plain.contains("No fixes available with `--fix` (1 with `--unsafe-fixes`)."),
+        "{plain}"
+    );
+    let with_unsafe = human(&["--unsafe-fixes", "--show-fixes"]);
+    assert!(
+        with_unsafe.contains("ML201(grace-period-exceeded) [*]"),
+        "{with_unsafe}"
+    );
+    assert!(
+        with_unsafe.contains("[*] 1 fixable with `--fix`."),
+        "{with_unsafe}"
+    );
+    assert!(
+        with_unsafe.contains("Unsafe fix: raise `terminationGracePeriodSeconds` to 35")
+            && with_unsafe.contains("20       │ -       terminationGracePeriodSeconds: 30")
+            && with_unsafe.contains("20 │ +       terminationGracePeriodSeconds: 35"),
+        "{with_unsafe}"
     );
 }

@@ -860,8 +860,8 @@ fn corpus_manifests_take_every_builder_exactly() {
 fn remedied(text: &str, document: usize, changes: Vec<Change>) -> String {
     let docs = documents(text);
     let editor = Editor::new(text, &docs[document].root);
-    let planned = Remedy::new(Applicability::Safe, "test", changes.clone())
-        .build(&editor)
+    let planned = editor
+        .plan(&Remedy::new(Applicability::Safe, "test", changes.clone()))
         .unwrap_or_else(|error| panic!("no edit: {error}"));
     let round = apply_fixes(text, &[planned.fix], false);
     assert_eq!(round.outcomes, [Outcome::Applied]);
@@ -895,15 +895,30 @@ fn a_replaced_mapping_keeps_its_place_indentation_and_the_comments_around_it() {
     let flow =
         "spec:\n  containers:\n  - {name: app, lifecycle: {preStop: {sleep: {seconds: 5}}}}\n";
     assert_eq!(
-        set(flow, &at, exec),
+        set(flow, &at, exec.clone()),
         "spec:\n  containers:\n  - {name: app, lifecycle: {preStop: {exec: {command: [sleep, \"5\"]}}}}\n"
     );
-    // A sequence replaced whole, as the file writes sequence items.
+    // A sequence replaced whole, as the file writes sequence items; the comment after
+    // an item inside it is kept, on a line of its own.
     let args = "args:\n    - a # first\n    - b\nnext: 1\n";
     assert_eq!(
         set(args, &path("args"), json!(["x", {"k": "v"}])),
-        "args:\n    - x\n    - k: v\nnext: 1\n"
+        "args:\n    # first\n    - x\n    - k: v\nnext: 1\n"
     );
+    // Comment lines inside a replaced mapping stay, above the new content, in order;
+    // a `#` inside a quoted value is text, not a comment.
+    let inside = "spec:\n  containers:\n  - name: app\n    lifecycle:\n      preStop:\n        # drain first\n        sleep:\n          # the lease is 8 s\n          # and 2 s for the LB\n          seconds: 5\n        note: \"a # b\"\n    image: app:1\n";
+    assert_eq!(
+        set(inside, &at, exec.clone()),
+        "spec:\n  containers:\n  - name: app\n    lifecycle:\n      preStop:\n        # drain first\n        # the lease is 8 s\n        # and 2 s for the LB\n        exec:\n          command:\n          - sleep\n          - \"5\"\n    image: app:1\n"
+    );
+    // In flow style there is no line to keep them on: refused.
+    let flow_comment = "spec:\n  containers:\n  - {name: app, lifecycle: {preStop: {sleep: # why\n      {seconds: 5}}}}\n";
+    let docs = documents(flow_comment);
+    let error = Editor::new(flow_comment, &docs[0].root)
+        .set(&at, &exec)
+        .unwrap_err();
+    assert!(error.reason.contains("holds comments"), "{error}");
     // A different kind is refused rather than guessed.
     let docs = documents(args);
     let error = Editor::new(args, &docs[0].root)
@@ -1021,5 +1036,116 @@ fn changes_compose_in_one_mapping_and_after_a_move() {
             ]
         ),
         "hook: {exec: {command: [sleep, \"5\"]}}\n"
+    );
+}
+
+/// A remedy that removes the last keys of a mapping the user wrote non-empty removes
+/// the mapping too, up the path, rather than leave `lifecycle: {}`, an empty
+/// `proxy.istio.io/config` or `annotations: {}`; a mapping that keeps a key, or gets
+/// one from the same remedy, stays.
+#[test]
+fn a_remedy_leaves_no_empty_mapping_behind() {
+    let hold = path("metadata.annotations")
+        .key("proxy.istio.io/config")
+        .embedded()
+        .key("holdApplicationUntilProxyStarts");
+    let only = "metadata:\n  name: web\n  annotations:\n    proxy.istio.io/config: |\n      holdApplicationUntilProxyStarts: true\nspec: {}\n";
+    assert_eq!(
+        remedied_as(
+            only,
+            vec![Change::Remove(hold.clone())],
+            &[Change::Remove(path("metadata.annotations"))]
+        ),
+        "metadata:\n  name: web\nspec: {}\n"
+    );
+    let beside = "metadata:\n  name: web\n  annotations:\n    proxy.istio.io/config: |\n      holdApplicationUntilProxyStarts: true\n    team: payments\nspec: {}\n";
+    assert_eq!(
+        remedied_as(
+            beside,
+            vec![Change::Remove(hold.clone())],
+            &[Change::Remove(
+                path("metadata.annotations").key("proxy.istio.io/config")
+            )]
+        ),
+        "metadata:\n  name: web\n  annotations:\n    team: payments\nspec: {}\n"
+    );
+    let kept = "metadata:\n  annotations:\n    proxy.istio.io/config: |\n      holdApplicationUntilProxyStarts: true\n      terminationDrainDuration: 20s\n";
+    assert_eq!(
+        remedied_as(
+            kept,
+            vec![Change::Remove(hold.clone())],
+            &[Change::Remove(hold)]
+        ),
+        "metadata:\n  annotations:\n    proxy.istio.io/config: |\n      terminationDrainDuration: 20s\n"
+    );
+    let hook = "spec:\n  containers:\n  - name: app\n    lifecycle:\n      preStop:\n        exec: {command: [sleep, '5']}\n    image: app\n";
+    let pre_stop = JsonPath::parse("spec.containers")
+        .index(0)
+        .key("lifecycle")
+        .key("preStop");
+    assert_eq!(
+        remedied_as(
+            hook,
+            vec![Change::Remove(pre_stop)],
+            &[Change::Remove(
+                JsonPath::parse("spec.containers").index(0).key("lifecycle")
+            )]
+        ),
+        "spec:\n  containers:\n  - name: app\n    image: app\n"
+    );
+}
+
+/// [`remedied`], also checking the changes the plan makes (`planned`).
+fn remedied_as(text: &str, changes: Vec<Change>, planned: &[Change]) -> String {
+    let docs = documents(text);
+    let editor = Editor::new(text, &docs[0].root);
+    let plan = editor
+        .plan(&Remedy::new(Applicability::Safe, "test", changes))
+        .unwrap_or_else(|error| panic!("no edit: {error}"));
+    assert_eq!(plan.changes, planned);
+    let round = apply_fixes(text, &[plan.fix], false);
+    assert_eq!(round.outcomes, [Outcome::Applied]);
+    if let Err(rejection) = verify(text, &round.text, 0, planned) {
+        panic!("{rejection}\n--- fixed:\n{}", round.text);
+    }
+    round.text
+}
+
+/// A key a remedy moves to another mapping (ML404's annotation to a label) takes its
+/// comments with it: the lines above it and the one after its value.
+#[test]
+fn a_moved_key_keeps_its_comments() {
+    let annotation = path("metadata.annotations").key("sidecar.istio.io/inject");
+    let label = path("metadata.labels").key("sidecar.istio.io/inject");
+    let moved = |text: &str| {
+        remedied(
+            text,
+            0,
+            vec![
+                Change::Remove(annotation.clone()),
+                Change::Set(label.clone(), json!("true")),
+            ],
+        )
+    };
+    let beside = "metadata:\n  labels:\n    app: web\n  annotations:\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n    team: payments\n";
+    assert_eq!(
+        moved(beside),
+        "metadata:\n  labels:\n    app: web\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n  annotations:\n    team: payments\n"
+    );
+    // The only annotation: `annotations:` goes, the comments move.
+    let alone = "metadata:\n  labels:\n    app: web\n  annotations:\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n";
+    assert_eq!(
+        remedied_as(
+            alone,
+            vec![
+                Change::Remove(annotation.clone()),
+                Change::Set(label.clone(), json!("true")),
+            ],
+            &[
+                Change::Remove(path("metadata.annotations")),
+                Change::Set(label.clone(), json!("true")),
+            ]
+        ),
+        "metadata:\n  labels:\n    app: web\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n"
     );
 }

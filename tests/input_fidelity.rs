@@ -205,18 +205,26 @@ fn config_versions_outside_the_model_are_errors_with_the_range() {
         (
             1,
             20,
-            "kubernetesVersion: Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34); give the nearest of those it behaves like".to_owned()
+            "kubernetesVersion: Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.36); give the nearest of those it behaves like".to_owned()
         )
     );
-    let (_, stderr, status) = with_config("istio:\n  version: 1.30\n", &manifest);
+    let (_, stderr, status) = with_config("istio:\n  version: 1.2\n", &manifest);
     assert_eq!(status, 2);
     let (line, column, message) = first_error(&stderr, ".mesh-lifecycle.yaml");
     assert_eq!((line, column), (2, 12));
     assert!(
         message.starts_with(
-            "istio.version: Istio 1.30 is outside the releases the linter models (1.3 to 1.29)"
+            "istio.version: Istio 1.2 is outside the releases the linter models (1.3 to 1.29)"
         ),
         "{message}"
+    );
+    // A newer release than the model knows is taken, checked as the newest, and noted.
+    let (_, stderr, status) = with_config("istio:\n  version: 1.30\n", &manifest);
+    assert_eq!(status, 1, "{stderr}");
+    assert!(
+        stderr.contains("note: Istio 1.30 (config ")
+            && stderr.contains("it is checked as Istio 1.29"),
+        "{stderr}"
     );
 }
 
@@ -230,7 +238,7 @@ fn version_flags_outside_the_model_are_usage_errors_with_the_range() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34)"),
+        stderr.contains("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.36)"),
         "{stderr}"
     );
 }

@@ -342,8 +342,9 @@ fn hovers_name_the_rule_and_draw_the_workloads_timeline() {
         timeline.contains(&explain),
         "hover:\n{timeline}\nexplain:\n{explain}"
     );
+    let newest = mesh_lifecycle::settings::version::KubeVersion::NEWEST_KNOWN;
     assert!(
-        timeline.contains("Assumed: Kubernetes 1.34 (default)"),
+        timeline.contains(&format!("Assumed: Kubernetes {newest} (default)")),
         "{timeline}"
     );
     // Over `metadata.name` too; elsewhere, nothing.

@@ -353,7 +353,13 @@ mod tests {
         let flags = complete_line("lint --f");
         assert_eq!(
             values_of(&flags),
-            ["--feature-gates", "--format", "--fail-on", "--fix"]
+            [
+                "--feature-gates",
+                "--format",
+                "--fail-on",
+                "--fix",
+                "--fix-only"
+            ]
         );
         let formats = complete_line("lint --format ");
         assert_eq!(

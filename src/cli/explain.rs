@@ -2,13 +2,26 @@
 
 use std::io::{self, Write};
 
-use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, usage_error};
-use crate::pipeline::{self, RunOptions};
+use std::sync::Arc;
+
+use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, sides, usage_error};
+use crate::pipeline::{self, Analysis, RunOptions};
 use crate::report::explain;
 use crate::report::human::render_input_error;
 use crate::workload::kinds::ROWS;
 
 pub fn run(args: ExplainArgs) -> io::Result<u8> {
+    if args.compare {
+        return compare(&args);
+    }
+    let sides = &args.sides;
+    if !sides.from.is_empty()
+        || !sides.to.is_empty()
+        || sides.base.is_some()
+        || sides.base_dir.is_some()
+    {
+        return usage_error("--from, --to, --base and --base-dir give the sides of --compare");
+    }
     // A kind name may be two kinds (`StatefulSet` of `apps` and of OpenKruise): both.
     let kind = args.kind.as_deref();
     let prepared = match inputs::prepare(
@@ -22,19 +35,10 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let settings = &prepared.profile.settings;
-    if let Some(text) = kind {
-        let known = ROWS.iter().map(|row| row.name).chain(
-            settings
-                .workload_kinds
-                .iter()
-                .map(|declared| declared.kind.as_str()),
-        );
-        if !known
-            .into_iter()
-            .any(|name| name.eq_ignore_ascii_case(text))
-        {
-            return usage_error(format!("`{text}` is not a workload kind this tool reads"));
-        }
+    if let Some(text) = kind
+        && !known_kind(text, settings)
+    {
+        return usage_error(format!("`{text}` is not a workload kind this tool reads"));
     }
     let stderr_style = args.output.stderr_style();
     let (mut out, closed) = args.output.writer()?;
@@ -43,9 +47,14 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     for note in prepared.notes() {
         diagnostic(&format!("note: {note}\n"));
     }
+    for note in crate::report::assumptions::beyond_model(settings) {
+        diagnostic(&format!("note: {}\n", note.message));
+    }
     let options = RunOptions {
         threads: args.input.threads,
         limits: prepared.limits,
+        // No drawing shows a fix: none is checked.
+        fixes: pipeline::FixMode::Unchecked,
         ..RunOptions::default()
     };
     let mut analyses = Vec::new();
@@ -89,6 +98,96 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     }
     if written.is_ok() {
         written = finish_drawing(&mut out, args.format, first, &analyses, settings);
+    }
+    match written {
+        Err(error) if !closed.get() => Err(error),
+        _ => Ok(if input_errors > 0 { 2 } else { 0 }),
+    }
+}
+
+/// Whether `text` names a workload kind: a built-in one, or one `workloadKinds`
+/// declares.
+fn known_kind(text: &str, settings: &crate::settings::Settings) -> bool {
+    ROWS.iter()
+        .map(|row| row.name)
+        .chain(settings.workload_kinds.iter().map(|d| d.kind.as_str()))
+        .any(|name| name.eq_ignore_ascii_case(text))
+}
+
+/// `explain --compare`: each workload's two timelines, one above the other, drawn by
+/// the renderers of `explain` (each drawing's title names its side).
+fn compare(args: &ExplainArgs) -> io::Result<u8> {
+    let runs = match sides::run(
+        "explain --compare",
+        &args.input,
+        &args.cluster,
+        &args.profile,
+        &args.sides,
+        &args.output,
+        (&[], &[]),
+    )? {
+        Ok(runs) => runs,
+        Err(status) => return Ok(status),
+    };
+    let settings = runs.after.settings.clone();
+    if let Some(text) = args.kind.as_deref()
+        && !known_kind(text, &settings)
+    {
+        return usage_error(format!("`{text}` is not a workload kind this tool reads"));
+    }
+    let input_errors = runs.input_errors();
+    let labelled = |analysis: Option<Analysis>, side: &str| {
+        analysis.map(|mut analysis| {
+            analysis.file = Arc::from(format!("{side}: {}", analysis.file));
+            analysis
+        })
+    };
+    let (before_label, after_label) = (
+        format!("before ({})", runs.before.label),
+        format!("after ({})", runs.after.label),
+    );
+    let wanted = |analysis: &Analysis| {
+        args.workload
+            .as_ref()
+            .is_none_or(|name| &analysis.plan.workload.name == name)
+            && args
+                .kind
+                .as_deref()
+                .is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind))
+    };
+    let mut drawn: Vec<Analysis> = Vec::new();
+    for (before, after) in crate::diff::pair_up(
+        runs.before.analyses,
+        runs.after.analyses,
+        runs.namespace.as_deref(),
+    ) {
+        let any = after.as_ref().or(before.as_ref());
+        if !any.is_some_and(wanted) {
+            continue;
+        }
+        drawn.extend(labelled(before, &before_label));
+        drawn.extend(labelled(after, &after_label));
+    }
+    let (mut out, closed) = args.output.writer()?;
+    let style = args.output.style();
+    let mut written: io::Result<()> = Ok(());
+    if args.format == ExplainFormat::Text {
+        for (index, analysis) in drawn.iter().enumerate() {
+            if written.is_ok() && index > 0 {
+                written = writeln!(out);
+            }
+            if written.is_ok() {
+                written = out.write_all(explain::text(analysis, style).as_bytes());
+            }
+        }
+    }
+    if written.is_ok() {
+        let analyses = if args.format == ExplainFormat::Text {
+            &[][..]
+        } else {
+            &drawn[..]
+        };
+        written = finish_drawing(&mut out, args.format, drawn.is_empty(), analyses, &settings);
     }
     match written {
         Err(error) if !closed.get() => Err(error),

@@ -1,460 +1,368 @@
-//! `lint --fix` and `--diff`: each input's text fixed in verified rounds, then written
-//! back, printed (standard input) or shown as a diff.
+//! `lint --fix`, `--fix-only` and `--diff`: the library's fix loop
+//! ([`crate::fix::rounds`]) over every input at once, each input's result then
+//! written back ([`crate::fix::write`]), printed (standard input) or shown as a diff.
 //!
-//! A round, as in ruff, makes every selected fix whose edits do not conflict with an
-//! earlier one's, all together, then lints the text once: the findings it shows give
-//! the next round fresh positions, so a deferred fix is made on the new text. A round's
-//! fixes are kept only when they pass every check together: the result reads as the
-//! original with exactly their changes ([`fix::verify_all`]), and the lint shows each
-//! of their findings gone and no finding that was not there before. When a round
-//! fails, its first fix is tried alone: kept if it passes, else dropped with a note;
-//! the next round goes on with the others.
-//!
-//! Every lint of a fixed text uses the run's settings, which hold the context the other
-//! inputs give (Namespaces whose labels decide injection, mesh configuration): an input
-//! is fixed as the run judged it, not as it would be judged alone.
+//! Each input is taken on its own terms. A file is fixed in place, except its
+//! documents Helm rendered (`# Source: chart/templates/…`), whose fixes belong in the
+//! chart and are shown as a diff. Standard input is printed back, fixed, on standard
+//! output (the report then goes to `--output`, or standard error). A stream (`<(…)`)
+//! and an object read with `--cluster` cannot be written back: they get the diff. A
+//! file that cannot be written is an error of that file alone: the others are fixed,
+//! the report is printed, the status is 2. The report that follows is that of the
+//! inputs as they now stand, so the exit status of an input that was not written back
+//! is that of the findings it still has.
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::io::{self, Write};
 
-use crate::fix::{self, Fix};
-use crate::load::{self, InputError, Inputs, ReadLimits, Source};
-use crate::pipeline::{self, Located, RunOptions};
+use super::LintArgs;
+use crate::fix::{self, Applicability, FixedText, InputFix};
+use crate::load::{InputError, Source};
+use crate::pipeline::{self, FixMode, RunOptions};
 use crate::report::paths::{Artifact, PathBase};
-use crate::settings::Settings;
-use crate::workload::WorkloadRef;
+use crate::rules::RuleMeta;
 
-/// At most this many rounds are made on one input (ruff's limit too): each lints the
-/// whole text, and rules whose fixes kept producing new findings must not loop.
-const MAX_ROUNDS: usize = 100;
-
-/// What fixing one input's text came to.
-pub struct Fixed {
-    /// The text with every fix that passed its checks.
-    pub text: String,
-    /// How many findings were fixed.
-    pub applied: usize,
-    /// Fixes dropped, with why, as notes for the user.
-    pub notes: Vec<String>,
-    /// The findings the fixed text still has.
-    pub remaining: Vec<Located>,
-    /// How many rounds linted the text after a fix.
-    pub rounds: usize,
-    /// What in the text could not be read: it is the same before and after the fixes,
-    /// whose results must read as the original does.
-    pub errors: Vec<InputError>,
+/// What the fixes came to, for the report that follows them.
+#[derive(Debug, Default)]
+pub struct Done {
+    /// Findings whose fix was written back to a file.
+    pub fixed: usize,
+    /// Those fixes, by file and rule, for `--show-fixes`.
+    pub by_file: Vec<(String, Vec<(&'static RuleMeta, usize)>)>,
+    /// Files that could not be written, as errors of those files.
+    pub unwritten: Vec<InputError>,
+    /// Whether the fixed standard input took standard output, so the report goes
+    /// elsewhere.
+    pub stdout_taken: bool,
 }
 
-/// What identifies a finding across edits of its text: positions move, paths do not.
-type Key = (&'static str, usize, WorkloadRef, Option<String>, String);
-
-fn key(located: &Located) -> Key {
-    (
-        located.finding.rule.id,
-        located.document,
-        located.workload.clone(),
-        located.finding.container.clone(),
-        located.primary.path.clone(),
-    )
+/// How the run goes on.
+pub enum Next {
+    /// Report the inputs as they now stand.
+    Report(Done),
+    /// Nothing more: exit with this status.
+    Exit(u8),
 }
 
-/// Whether the finding has a fix with edits that `--unsafe-fixes` (or its absence)
-/// selects.
-fn selected(located: &Located, unsafe_fixes: bool) -> bool {
-    located.finding.fix.as_ref().is_some_and(|remedy| {
-        remedy.applicability.is_applied(unsafe_fixes) && !remedy.changes.is_empty()
-    })
-}
-
-/// Fixes `text`, the content of the input `name`, with the selected fixes.
-pub fn fix_text(
-    name: &Arc<str>,
-    text: &str,
-    settings: &Settings,
-    options: &RunOptions,
-    limits: ReadLimits,
-    unsafe_fixes: bool,
-) -> Fixed {
-    let lint = |text: &str| lint_text(name, text, settings, options, limits).0;
-    let (remaining, errors) = lint_text(name, text, settings, options, limits);
-    let mut fixed = Fixed {
-        text: text.to_owned(),
-        applied: 0,
-        notes: Vec::new(),
-        remaining,
-        rounds: 0,
-        errors,
-    };
-    let mut dropped: HashSet<Key> = HashSet::new();
-    let note = |located: &Located, reason: &str| {
-        format!(
-            "{}:{}: the fix for {} was not made: {reason}",
-            name, located.primary.start.line, located.finding.rule.id
-        )
-    };
-    let drop = |fixed: &mut Fixed, dropped: &mut HashSet<Key>, located: &Located, reason: &str| {
-        fixed.notes.push(note(located, reason));
-        dropped.insert(key(located));
-    };
-    let mut converged = false;
-    for _ in 0..MAX_ROUNDS {
-        let mut candidates: Vec<(Located, Fix)> = Vec::new();
-        for located in fixed.remaining.clone() {
-            if !selected(&located, unsafe_fixes) || dropped.contains(&key(&located)) {
-                continue;
-            }
-            match in_file(&fixed.text, &located) {
-                Ok(fix) => candidates.push((located, fix)),
-                Err(reason) => drop(&mut fixed, &mut dropped, &located, &reason),
-            }
-        }
-        if candidates.is_empty() {
-            converged = true;
-            break;
-        }
-        let fixes: Vec<Fix> = candidates.iter().map(|(_, fix)| fix.clone()).collect();
-        let round = fix::apply_fixes(&fixed.text, &fixes, unsafe_fixes);
-        let mut made: Vec<usize> = Vec::new();
-        for (index, outcome) in round.outcomes.iter().enumerate() {
-            match outcome {
-                fix::Outcome::Applied => made.push(index),
-                fix::Outcome::Invalid(reason) => {
-                    drop(&mut fixed, &mut dropped, &candidates[index].0, reason)
-                }
-                fix::Outcome::Deferred | fix::Outcome::NotSelected => {}
-            }
-        }
-        let Some(&first) = made.first() else {
-            continue;
-        };
-        let of = |indices: &[usize]| -> Vec<&Located> {
-            indices.iter().map(|&index| &candidates[index].0).collect()
-        };
-        fixed.rounds += 1;
-        let mut outcome = check(
-            &fixed.text,
-            &round.text,
-            &of(&made),
-            &fixed.remaining,
-            &lint,
-        )
-        .map(|after| (round.text, after));
-        if outcome.is_err() && made.len() > 1 {
-            // One of them is at fault, or their combination: the first, alone.
-            made = vec![first];
-            let alone = fix::apply_fixes(&fixed.text, &fixes[first..=first], unsafe_fixes);
-            fixed.rounds += 1;
-            outcome = check(
-                &fixed.text,
-                &alone.text,
-                &of(&made),
-                &fixed.remaining,
-                &lint,
-            )
-            .map(|after| (alone.text, after));
-        }
-        match outcome {
-            Ok((text, after)) => {
-                fixed.text = text;
-                fixed.remaining = after;
-                fixed.applied += made.len();
-            }
-            Err(reason) => drop(&mut fixed, &mut dropped, &candidates[first].0, &reason),
-        }
-    }
-    if !converged {
-        fixed.notes.push(format!(
-            "{name}: fixes still due after {MAX_ROUNDS} rounds; not every fix was made"
-        ));
-    }
-    fixed
-}
-
-/// The fix of one finding of `text`, the content of the input `name`, made alone and
-/// checked as a round of `--fix` checks its fixes, with `findings` the unsuppressed
-/// findings of `text`: its edits at offsets in the whole text, or why it is not made.
-pub fn verified_fix(
-    name: &Arc<str>,
-    text: &str,
-    settings: &Settings,
-    options: &RunOptions,
-    limits: ReadLimits,
-    located: &Located,
-    findings: &[Located],
-) -> Result<Fix, String> {
-    let fix = in_file(text, located)?;
-    let round = fix::apply_fixes(text, std::slice::from_ref(&fix), true);
-    match round.outcomes.first() {
-        Some(fix::Outcome::Applied) => {}
-        Some(fix::Outcome::Invalid(reason)) => return Err(reason.clone()),
-        _ => return Err("it has nothing to change".to_owned()),
-    }
-    let lint = |text: &str| lint_text(name, text, settings, options, limits).0;
-    check(text, &round.text, &[located], findings, &lint)?;
-    Ok(fix)
-}
-
-/// The finding's fix with its edits at offsets in the whole `text`.
-fn in_file(text: &str, located: &Located) -> Result<Fix, String> {
-    let planned = match &located.fix {
-        Some(Ok(planned)) => planned,
-        Some(Err(reason)) => return Err(reason.clone()),
-        None => return Err("the fix could not be built".to_owned()),
-    };
-    let base = document_offset(text, located)
-        .ok_or("the document's text is not where the finding places it")?;
-    let mut shifted = planned.fix.clone();
-    for edit in &mut shifted.edits {
-        edit.range = edit.range.start + base..edit.range.end + base;
-    }
-    Ok(shifted)
-}
-
-/// Checks the fixes of `made`, whose edits turned `text` into `new_text`: it must read
-/// as `text` with their changes, and its lint must show their findings gone and no
-/// finding not in `before`. `Ok` holds the new text's findings.
-fn check(
-    text: &str,
-    new_text: &str,
-    made: &[&Located],
-    before: &[Located],
-    lint: &dyn Fn(&str) -> Vec<Located>,
-) -> Result<Vec<Located>, String> {
-    let changes: Vec<(usize, &[fix::Change])> = made
-        .iter()
-        .filter_map(|located| match &located.fix {
-            Some(Ok(planned)) => Some((located.document, &planned.changes[..])),
-            _ => None,
-        })
-        .collect();
-    fix::verify_all(text, new_text, &changes).map_err(|rejection| rejection.reason)?;
-    let after = lint(new_text);
-    let fixed: HashSet<Key> = made.iter().map(|located| key(located)).collect();
-    if let Some(still) = after.iter().find(|other| fixed.contains(&key(other))) {
-        return Err(format!(
-            "the finding is still there after it ({}: {})",
-            still.finding.rule.id, still.finding.message
-        ));
-    }
-    let known: HashSet<Key> = before.iter().map(key).collect();
-    if let Some(new) = after.iter().find(|other| !known.contains(&key(other))) {
-        return Err(format!(
-            "it would bring a new finding ({}: {})",
-            new.finding.rule.id, new.finding.message
-        ));
-    }
-    Ok(after)
-}
-
-/// The byte offset in `text` where the document the finding is in starts: the start
-/// of its first line, checked to hold the document's text.
-fn document_offset(text: &str, located: &Located) -> Option<usize> {
-    let mut at = 0;
-    for _ in 1..located.source.first_line {
-        at = load::next_line(text, at)?;
-    }
-    text[at..]
-        .starts_with(located.source.text.as_ref())
-        .then_some(at)
-}
-
-/// The unsuppressed findings of `text`, read as the input `name`, and what in it
-/// could not be read.
-fn lint_text(
-    name: &Arc<str>,
-    text: &str,
-    settings: &Settings,
-    options: &RunOptions,
-    limits: ReadLimits,
-) -> (Vec<Located>, Vec<InputError>) {
-    let inputs = Inputs::from_sources(
-        vec![Source::stream(name.clone(), text.as_bytes(), &limits)],
-        limits,
-    );
-    let options = RunOptions {
-        threads: 1,
-        ..options.clone()
-    };
-    let mut found = Vec::new();
-    let mut errors = Vec::new();
-    pipeline::run(&inputs, settings, &options, |report| {
-        found.extend(report.analyses.into_iter().flat_map(|a| a.findings));
-        errors.extend(report.errors);
-    });
-    found.retain(|located| located.suppressed.is_none());
-    (found, errors)
-}
-
-/// Where a fixed text goes.
+/// Where one input's fixed text goes.
 enum Target<'a> {
-    /// Written back to the file.
+    /// Written back to the file, but for its Helm-rendered documents.
     File(&'a std::path::Path),
-    /// Printed on standard output (standard input, as ruff does).
+    /// Printed on standard output.
     Stdout,
-    /// Nowhere: the input cannot be written back, so it gets the diff, and why.
+    /// Nowhere: it gets the diff, and why.
     DiffOnly(&'static str),
 }
 
-/// `lint --fix`, `--diff`, `--unsafe-fixes` over every input. `Ok(None)` when the
-/// fixes were written back to files only: the caller then reports what remains, as a
-/// run without `--fix` would. Otherwise the exit status: for `--diff`, 1 when there is
-/// something to change; with standard input fixed onto standard output, that of the
-/// findings that remain.
+/// Fixes every input for `lint --fix`/`--fix-only`, or prints the diff for `--diff`.
 pub fn run(
-    args: &super::LintArgs,
+    args: &LintArgs,
     prepared: &super::inputs::Prepared,
     options: &RunOptions,
-) -> std::io::Result<Option<u8>> {
-    use std::io::Write;
-    let settings = &prepared.profile.settings;
-    let limits = args.input.read_limits();
-    let mut out = std::io::stdout().lock();
-    let mut changed = false;
-    let mut printed = false;
-    let mut remaining = crate::report::Summary {
-        input_errors: prepared.errors.len(),
-        ..crate::report::Summary::default()
+) -> io::Result<Next> {
+    let at_least = if args.unsafe_fixes {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
     };
-    // What could not be read, reported here when this run's status is decided here.
-    let mut unread: Vec<InputError> = Vec::new();
-    let note = |text: &str| {
-        if !args.quiet {
+    let options = RunOptions {
+        fixes: FixMode::Apply(at_least),
+        ..options.clone()
+    };
+    let mut session = Session::new(args, prepared)?;
+    if session.reports_nothing() {
+        // No report follows to name what could not be read: said here.
+        prepared.print_errors(args.output.stderr_style());
+    }
+    // The inputs as read, not what the context pass parsed: every piece's text is
+    // fixed, and written back whole.
+    let inputs = prepared.inputs.unparsed();
+    let sources = inputs.sources();
+    let mut current: Option<(usize, InputFix)> = None;
+    let workers = pipeline::run_indexed(
+        &inputs,
+        &prepared.profile.settings,
+        &options,
+        |input, report| {
+            if current.as_ref().is_some_and(|(at, _)| *at != input)
+                && let Some((at, done)) = current.take()
+            {
+                session.input(&sources[at], done.finish());
+            }
+            current
+                .get_or_insert_with(|| (input, InputFix::default()))
+                .1
+                .add(&report);
+        },
+    );
+    if let Some((at, done)) = current.take() {
+        session.input(&sources[at], done.finish());
+    }
+    if let Some(shortfall) = workers.shortfall() {
+        session.note(&shortfall);
+    }
+    session.finish()
+}
+
+/// The state of a fix run across its inputs.
+struct Session<'a> {
+    args: &'a LintArgs,
+    from_cluster: bool,
+    /// Where `--diff` writes: `--output`, or standard output.
+    diff_out: Option<Box<dyn Write>>,
+    stdout: io::StdoutLock<'static>,
+    /// Whether standard output (or the diff's file) went away.
+    closed: bool,
+    /// Findings `--diff` would fix, and whether any file would change.
+    would_fix: usize,
+    changed: bool,
+    /// What could not be read, for `--diff` and `--fix-only`, which print no report.
+    errors: usize,
+    base: Option<PathBase>,
+    done: Done,
+}
+
+impl<'a> Session<'a> {
+    fn new(args: &'a LintArgs, prepared: &super::inputs::Prepared) -> io::Result<Session<'a>> {
+        let diff_out = if args.diff {
+            Some(args.output.writer()?.0)
+        } else {
+            None
+        };
+        Ok(Session {
+            args,
+            from_cluster: prepared.cluster.is_some(),
+            diff_out,
+            stdout: io::stdout().lock(),
+            closed: false,
+            would_fix: 0,
+            changed: false,
+            errors: prepared.errors.len(),
+            base: PathBase::current_dir().ok(),
+            done: Done::default(),
+        })
+    }
+
+    /// Whether the run ends here, without the report of what stands: `--diff` and
+    /// `--fix-only`.
+    fn reports_nothing(&self) -> bool {
+        self.args.diff || self.args.fix_only
+    }
+
+    fn note(&self, text: &str) {
+        if !self.args.quiet {
             super::diagnostic(&format!("note: {text}\n"));
         }
-    };
-    for source in prepared.inputs.sources() {
+    }
+
+    /// Handles one input once every piece of it is fixed.
+    fn input(&mut self, source: &Source, fixed: FixedText) {
         let name = source.name();
-        let (text, target) = match source {
-            Source::File { path, .. } => match std::fs::read_to_string(path) {
-                Ok(text) => (text, Target::File(path)),
-                Err(error) => {
-                    super::diagnostic(&format!(
-                        "error: {name}: cannot be read to fix it: {}\n",
-                        load::discover::describe_io(&error)
-                    ));
-                    remaining.input_errors += 1;
-                    continue;
-                }
-            },
-            Source::Stdin { pieces, .. } | Source::Stream { pieces, .. } => {
-                let target = match source {
-                    Source::Stdin { .. } => Target::Stdout,
-                    _ => Target::DiffOnly("it is a stream, not a file it can be written back to"),
-                };
-                match joined(pieces) {
-                    Ok(text) => (text, target),
-                    Err(error) => {
-                        // Its text is not all there to print back: nothing is fixed.
-                        unread.push(error.clone());
-                        printed |= matches!(target, Target::Stdout);
-                        continue;
-                    }
-                }
-            }
-        };
-        let target = if prepared.cluster.is_some() {
-            Target::DiffOnly("it was read from the cluster; change its manifest instead")
-        } else {
-            target
-        };
-        let fixed = fix_text(name, &text, settings, options, limits, args.unsafe_fixes);
-        for text in &fixed.notes {
-            note(text);
-        }
-        unread.extend(fixed.errors.iter().cloned());
-        let target =
-            if fixed.remaining.iter().any(|l| l.origin.is_some()) || text.contains("# Source: ") {
-                Target::DiffOnly("it was rendered by Helm; change the chart's templates instead")
-            } else {
-                target
-            };
-        for located in &fixed.remaining {
-            match located.finding.severity {
-                crate::rules::Severity::Error => remaining.errors += 1,
-                crate::rules::Severity::Warning => remaining.warnings += 1,
-                crate::rules::Severity::Info => remaining.infos += 1,
+        self.errors += fixed.errors.len();
+        if self.reports_nothing() {
+            let style = self.args.output.stderr_style();
+            for error in &fixed.errors {
+                super::diagnostic(&crate::report::human::render_input_error(error, style));
             }
         }
-        let differs = fixed.text != text;
-        changed |= differs;
-        match target {
-            Target::File(path) if args.fix && !args.diff && differs => {
-                std::fs::write(path, &fixed.text).map_err(|error| {
-                    std::io::Error::new(error.kind(), format!("cannot write {name}: {error}"))
-                })?;
-                note(&format!("{name}: {}", count(fixed.applied)));
+        for refused in &fixed.refused {
+            self.note(&format!(
+                "{name}:{}: the fix for {} was not made: {}",
+                refused.line, refused.rule, refused.reason
+            ));
+        }
+        if fixed.unfinished {
+            self.note(&format!(
+                "{name}: fixes still due after {} rounds; not every fix was made",
+                fix::rounds::MAX_ROUNDS
+            ));
+        }
+        let path = self.diff_path(name);
+        let all_made = fixed.made.len() + fixed.made_rendered.len();
+        if self.args.diff {
+            self.would_fix += all_made;
+            if fixed.fixed != fixed.original {
+                self.changed = true;
+                let diff = fix::unified_diff(&path, &fixed.original, &fixed.fixed);
+                self.emit_diff(&diff);
             }
-            Target::File(_) if !args.diff => {}
-            Target::Stdout if args.fix && !args.diff => {
-                out.write_all(fixed.text.as_bytes())?;
-                printed = true;
-                note(&format!(
-                    "{name}: {}, {} remaining",
-                    count(fixed.applied),
-                    fixed.remaining.len()
+            return;
+        }
+        let target = match source {
+            _ if self.from_cluster => {
+                Target::DiffOnly("it was read from the cluster; change its manifest instead")
+            }
+            Source::File { path, .. } => Target::File(path),
+            Source::Stdin { .. } => Target::Stdout,
+            Source::Stream { .. } => {
+                Target::DiffOnly("it is a stream, not a file it can be written back to")
+            }
+        };
+        if matches!(target, Target::Stdout) {
+            // Standard output holds the fixed stream, or nothing rather than half of it.
+            self.done.stdout_taken = true;
+        }
+        if fixed.incomplete {
+            // Part of its text could not be read: writing it back would lose that part.
+            if all_made > 0 {
+                self.note(&format!(
+                    "{name}: not fixed: a part of it could not be read, so it is not written back"
                 ));
             }
-            Target::DiffOnly(why) if differs && !args.diff => {
-                note(&format!("{name}: not fixed in place, {why}; the diff:"));
-                out.write_all(fix::unified_diff(&diff_path(name), &text, &fixed.text).as_bytes())?;
-                printed = true;
+            return;
+        }
+        match target {
+            Target::File(file) => {
+                if fixed.in_place != fixed.original {
+                    match fix::write::replace(file, &fixed.original, &fixed.in_place) {
+                        Ok(()) => {
+                            self.done.fixed += fixed.made.len();
+                            self.done
+                                .by_file
+                                .push((name.to_string(), by_rule(&fixed.made)));
+                        }
+                        Err(error) => {
+                            let error = InputError::whole(
+                                name.clone(),
+                                format!(
+                                    "{} not written: {error}; the file is as it was",
+                                    count(fixed.made.len())
+                                ),
+                            );
+                            super::diagnostic(&format!("error: {error}\n"));
+                            self.done.unwritten.push(error);
+                        }
+                    }
+                }
+                if !fixed.made_rendered.is_empty() {
+                    let why = format!(
+                        "rendered by Helm from {}; change the chart's templates instead",
+                        fixed.rendered_from.join(", ")
+                    );
+                    self.diff_only(name, &path, &fixed.in_place, &fixed.fixed, &why);
+                }
             }
-            _ if differs && args.diff => {
-                out.write_all(fix::unified_diff(&diff_path(name), &text, &fixed.text).as_bytes())?;
+            Target::Stdout => {
+                if !self.closed {
+                    let written = self
+                        .stdout
+                        .write_all(fixed.fixed.as_bytes())
+                        .and_then(|()| self.stdout.flush());
+                    self.closed |= written.is_err();
+                }
+                if all_made > 0 {
+                    self.note(&format!(
+                        "{name}: {} made in the stream printed on standard output; the input keeps its findings",
+                        count(all_made)
+                    ));
+                }
             }
-            _ => {}
+            Target::DiffOnly(why) => {
+                if fixed.fixed != fixed.original {
+                    self.diff_only(name, &path, &fixed.original, &fixed.fixed, why);
+                }
+            }
         }
     }
-    out.flush()?;
-    remaining.input_errors += unread.len();
-    if args.diff || printed {
-        let style = args.output.stderr_style();
-        for error in &unread {
-            super::diagnostic(&crate::report::human::render_input_error(error, style));
+
+    /// Shows, on standard error, the fixes of an input that is not written back.
+    fn diff_only(&self, name: &str, path: &str, from: &str, to: &str, why: &str) {
+        if self.args.quiet {
+            return;
+        }
+        super::diagnostic(&format!(
+            "note: {name}: not written back, {why}; the fixes as a diff:\n{}",
+            fix::unified_diff(path, from, to)
+        ));
+    }
+
+    /// Writes a diff of `--diff`, unless its reader went away.
+    fn emit_diff(&mut self, diff: &str) {
+        if self.closed {
+            return;
+        }
+        let out = self.diff_out.as_mut().expect("--diff has its output");
+        if let Err(error) = out.write_all(diff.as_bytes()) {
+            self.closed = true;
+            if error.kind() != io::ErrorKind::BrokenPipe {
+                super::diagnostic(&format!("error: {error}\n"));
+                self.errors += 1;
+            }
         }
     }
-    if args.diff {
-        return Ok(Some(if remaining.input_errors > 0 {
-            2
-        } else {
-            u8::from(changed)
-        }));
-    }
-    Ok(printed.then(|| super::lint::exit_status(&remaining, args.fail_on)))
-}
 
-/// "1 fix made", "3 fixes made".
-fn count(applied: usize) -> String {
-    match applied {
-        1 => "1 fix made".to_owned(),
-        n => format!("{n} fixes made"),
+    fn finish(mut self) -> io::Result<Next> {
+        if self.args.diff {
+            if let Some(out) = self.diff_out.as_mut()
+                && !self.closed
+                && let Err(error) = out.flush()
+                && error.kind() != io::ErrorKind::BrokenPipe
+            {
+                return Err(error);
+            }
+            if !self.args.quiet {
+                super::diagnostic(&format!("Would fix {}.\n", findings(self.would_fix)));
+            }
+            return Ok(Next::Exit(if self.errors > 0 {
+                2
+            } else {
+                u8::from(self.changed)
+            }));
+        }
+        if self.args.fix_only {
+            let line = format!("Fixed {}.\n", findings(self.done.fixed));
+            if !self.args.quiet || self.done.fixed > 0 {
+                super::diagnostic(&line);
+            }
+            let status = if self.errors > 0 || !self.done.unwritten.is_empty() {
+                2
+            } else {
+                u8::from(self.args.exit_non_zero_on_fix && self.done.fixed > 0)
+            };
+            return Ok(Next::Exit(status));
+        }
+        Ok(Next::Report(self.done))
     }
-}
 
-/// A stream's text again, from the pieces it was cut into; `Err` with the error of a
-/// piece that could not be read, whose text is gone.
-fn joined(pieces: &[load::Piece]) -> Result<String, &InputError> {
-    let mut text = String::new();
-    for piece in pieces {
-        match piece {
-            load::Piece::Text { text: piece, .. } => text.push_str(piece),
-            load::Piece::Failed(error) => return Err(error),
+    /// The path the headers of an input's diff name: relative to the current directory
+    /// when the file lies under it (`./deploy/x.yaml` and `$PWD/deploy/x.yaml` are both
+    /// `deploy/x.yaml`), so that `git apply` takes the diff there; else absolute;
+    /// standard input by its `--stdin-filename`, or `-`.
+    fn diff_path(&self, name: &str) -> String {
+        let Some(base) = &self.base else {
+            return name.to_owned();
+        };
+        match base.artifact(name) {
+            Artifact::Stdin => name.to_owned(),
+            Artifact::Relative(path) => path,
+            Artifact::Absolute(path) => path.to_string_lossy().into_owned(),
         }
     }
-    Ok(text)
 }
 
-/// The path the headers of an input's diff name: relative to the current directory
-/// when the file lies under it (`./deploy/x.yaml` and `$PWD/deploy/x.yaml` are both
-/// `deploy/x.yaml`), so that `git apply` takes the diff there; else absolute; standard
-/// input by its `--stdin-filename`, or `-`.
-fn diff_path(name: &str) -> String {
-    let Ok(base) = PathBase::current_dir() else {
-        return name.to_owned();
-    };
-    match base.artifact(name) {
-        Artifact::Stdin => name.to_owned(),
-        Artifact::Relative(path) => path,
-        Artifact::Absolute(path) => path.to_string_lossy().into_owned(),
+/// Fixes made, by rule in the order first made.
+fn by_rule(made: &[fix::rounds::Made]) -> Vec<(&'static RuleMeta, usize)> {
+    let mut rules: Vec<(&'static RuleMeta, usize)> = Vec::new();
+    for made in made {
+        match rules.iter_mut().find(|(rule, _)| rule.id == made.rule.id) {
+            Some((_, n)) => *n += 1,
+            None => rules.push((made.rule, 1)),
+        }
+    }
+    rules
+}
+
+/// "1 fix", "3 fixes".
+fn count(n: usize) -> String {
+    match n {
+        1 => "1 fix".to_owned(),
+        n => format!("{n} fixes"),
+    }
+}
+
+/// "1 finding", "3 findings".
+pub fn findings(n: usize) -> String {
+    match n {
+        1 => "1 finding".to_owned(),
+        n => format!("{n} findings"),
     }
 }

@@ -154,13 +154,30 @@ pub fn prepare(
             (found, None)
         }
     };
+    complete(input, profile, output, layers, found, snapshot, None)
+}
+
+/// The inputs `found` ready to read, and the profile they complete over `layers`, with
+/// the cluster's profile (`snapshot`'s, else `cluster`) laid over the files'.
+fn complete(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    layers: crate::settings::layers::FileLayers,
+    found: discover::Discovered,
+    snapshot: Option<Snapshot>,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
         input.stdin_filename.as_deref(),
     );
     let limits = input.parse_limits();
-    let cluster_profile = snapshot.as_ref().map(|snapshot| &snapshot.profile);
+    let cluster_profile = snapshot
+        .as_ref()
+        .map(|snapshot| &snapshot.profile)
+        .or(cluster);
     match profile.load(layers, &inputs, limits, cluster_profile) {
         Ok(mut profile) => {
             let mut errors = found.errors;
@@ -175,6 +192,48 @@ pub fn prepare(
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
     }
+}
+
+/// What one side of a comparison reads.
+pub enum SideInputs<'a> {
+    /// Files and directories, found as `lint` finds them.
+    Paths(&'a [String]),
+    /// Inputs already read (a git revision, objects read from a cluster).
+    Given(Vec<Input>),
+}
+
+/// Prepares one side of a comparison: the config, `inputs`, and the profile they
+/// complete, with `cluster` the profile a live cluster states (both sides of `diff
+/// --cluster` run in the cluster's environment). `Err` is the exit status of a run that
+/// cannot start, its reason already printed.
+pub fn prepare_side(
+    input: &InputArgs,
+    profile: &ProfileArgs,
+    output: &Output,
+    inputs: SideInputs,
+    cluster: Option<&crate::cluster::profile::Profile>,
+) -> std::io::Result<Result<Prepared, u8>> {
+    let layers = profile.read_files(input.max_config_size);
+    let found = match inputs {
+        SideInputs::Paths(paths) => {
+            let found = discover::discover(paths, &input.discovery(layers.exclude.clone()));
+            for note in &found.notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            if let Some(path) = output.output.as_deref()
+                && let Some(message) =
+                    overwrites_an_input(path, &found.inputs, &layers.files, paths)
+            {
+                return usage_error(message).map(Err);
+            }
+            found
+        }
+        SideInputs::Given(inputs) => discover::Discovered {
+            inputs,
+            ..discover::Discovered::default()
+        },
+    };
+    complete(input, profile, output, layers, found, None, cluster)
 }
 
 /// Why writing the report to `output` would destroy an input (a manifest, standard input

@@ -3,6 +3,7 @@
 mod cluster;
 pub mod complete;
 pub mod completions;
+mod diff;
 mod explain;
 pub(crate) mod fix;
 mod github;
@@ -12,6 +13,7 @@ mod lsp;
 mod output;
 mod profile;
 mod rules;
+mod sides;
 mod values;
 
 use std::ffi::OsString;
@@ -22,6 +24,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 pub use cluster::ClusterArgs;
 pub use output::Output;
 pub use profile::ProfileArgs;
+pub use sides::SideArgs;
 
 pub use crate::PLUGIN_NAME;
 /// The executable's name, which makes it a kubectl plugin.
@@ -72,11 +75,11 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "1",
-        "lint found findings at or above --fail-on; lsp ended without the editor's shutdown request.",
+        "lint found findings at or above --fail-on; diff found an added finding at or above --fail-on-new; lsp ended without the editor's shutdown request.",
     ),
     (
         "2",
-        "A usage error, or an input that could not be read or parsed (everything else is still linted and reported). Input errors win over findings and over --fail-on never.",
+        "A usage error, an input that could not be read or parsed, or a file --fix could not write back (everything else is still linted, fixed and reported). These errors win over findings and over --fail-on never.",
     ),
 ];
 
@@ -106,6 +109,14 @@ pub enum Command {
     /// Settings: every key of .mesh-lifecycle.yaml is listed in the README, section
     /// "Settings of .mesh-lifecycle.yaml".
     Lint(LintArgs),
+    /// Show what changes between two sides of the same workloads: two profiles
+    /// (--to istio=1.27), a git revision and the working tree (--base REF), two
+    /// rendered trees (--base-dir), or what is deployed and the files that would
+    /// replace it (--cluster).
+    ///
+    /// Exit status: 0 when no finding at or above --fail-on-new is added, 1 when one
+    /// is, 2 when an input could not be read.
+    Diff(DiffArgs),
     /// Draw the simulated start-up and shutdown timeline of each workload.
     Explain(ExplainArgs),
     /// List the rules, or print one rule's documentation.
@@ -248,19 +259,49 @@ pub struct LintArgs {
     pub show_infos: bool,
 
     /// Apply the safe fixes in place, then report what remains (standard input: print
-    /// the fixed stream instead).
+    /// the fixed stream, and report on stderr or to --output).
     #[arg(long, help_heading = "Fixes")]
     pub fix: bool,
 
     /// Also apply the unsafe fixes (a longer grace period, a different stop command):
-    /// review them.
+    /// review them. Without --fix, marks them fixable ([*]).
     #[arg(long, help_heading = "Fixes")]
     pub unsafe_fixes: bool,
 
-    /// Print a unified diff of what --fix would change, write nothing; exit 1 when
-    /// there is something to change.
+    /// Print a unified diff of what --fix would change (to standard output, or
+    /// --output), write nothing; exit 1 when there is something to change.
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
+
+    /// Report only the findings the baseline FILE does not hold: the ones it holds are
+    /// counted in the summary and never fail the run, and its entries that match no
+    /// finding any more are named.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["write_baseline", "fix", "fix_only", "diff"], help_heading = "Baseline")]
+    pub baseline: Option<std::path::PathBuf>,
+
+    /// Record every finding of this run in FILE as the baseline (sorted, one per line,
+    /// by line-independent fingerprint) and exit 0; 2 without writing when an input
+    /// could not be read.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with_all = ["fix", "fix_only", "diff"], help_heading = "Baseline")]
+    pub write_baseline: Option<std::path::PathBuf>,
+
+    /// List the findings the baseline holds too, marked as such (human, JSON and SARIF
+    /// reports).
+    #[arg(long, requires = "baseline", help_heading = "Baseline")]
+    pub show_baselined: bool,
+    /// Apply the fixes as --fix does, but report nothing of what remains: exit 0,
+    /// unless an input could not be read or written (2) or --exit-non-zero-on-fix.
+    #[arg(long, help_heading = "Fixes")]
+    pub fix_only: bool,
+
+    /// With --fix, list the fixes made by file and rule; without it, show each
+    /// finding's fix as a diff under it (human format).
+    #[arg(long, help_heading = "Fixes")]
+    pub show_fixes: bool,
+
+    /// Exit 1 when --fix made a fix, even if no finding remains.
+    #[arg(long, help_heading = "Fixes")]
+    pub exit_non_zero_on_fix: bool,
 
     /// Where the report goes.
     #[command(flatten)]
@@ -297,6 +338,85 @@ pub enum FailOn {
     Never,
 }
 
+/// `diff`: what changes between two sides of the same workloads.
+#[derive(Debug, Args)]
+#[command(mut_arg("paths", |arg| arg.help(
+    "The second side's files or directories (directories recursively: *.yaml, *.yml, *.json, except hidden and ignored files); with --base, the current directory when none is given; `-` reads standard input (profiles only)"
+)))]
+#[command(mut_arg("cluster", |arg| arg.help(
+    "Compare what is deployed (the workloads, their running pods and the environment, read with kubectl from the current context) with the files given, which would replace it"
+)))]
+pub struct DiffArgs {
+    /// What to read: the second side's files (with --base, --base-dir and --cluster;
+    /// default the current directory with --base).
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The first side is what a live cluster runs.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    /// The cluster and mesh the manifests run on: today's profile, which --from and
+    /// --to change.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+
+    /// The two sides.
+    #[command(flatten)]
+    pub sides: SideArgs,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormat::Human, help_heading = "Report")]
+    pub format: DiffFormat,
+
+    /// Lowest severity of an added finding that makes the exit status 1 (removed
+    /// findings never do).
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY", help_heading = "Rules")]
+    pub fail_on_new: FailOn,
+
+    /// Run only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub select: Vec<String>,
+
+    /// Skip these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub ignore: Vec<String>,
+
+    /// Print the workloads only: no heading, no summary line, no notes.
+    #[arg(long, short = 'q', help_heading = "Report")]
+    pub quiet: bool,
+
+    /// Where the report goes.
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// Formats of `diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Grouped by workload: findings added and removed, timeline moves, settings.
+    Human,
+    /// The JSON contract of docs/diff-output.schema.json.
+    Json,
+    /// A pull-request comment, within GitHub's 65,536 characters.
+    Markdown,
+    /// SARIF 2.1.0 with the added findings only.
+    Sarif,
+}
+
+impl FailOn {
+    /// The lowest severity that fails the run; `None` for `never`.
+    pub fn threshold(self) -> Option<crate::rules::Severity> {
+        use crate::rules::Severity;
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+}
+
 /// `explain`: the simulated timelines.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
@@ -315,6 +435,15 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text, help_heading = "Report")]
     pub format: ExplainFormat,
+
+    /// Draw each workload's two timelines one above the other: the sides are given as
+    /// for `diff` (--to, --from, --base, --base-dir, --cluster with files).
+    #[arg(long, help_heading = "Compare")]
+    pub compare: bool,
+
+    /// The two sides of --compare.
+    #[command(flatten)]
+    pub sides: SideArgs,
 
     /// Only workloads with this name.
     #[arg(long, value_name = "NAME", help_heading = "Workloads")]
@@ -421,6 +550,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let status = match cli.command {
         Command::Lint(args) => lint::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Rules(args) => rules::run(args),
         Command::Lsp(args) => lsp::run(args),

@@ -164,6 +164,17 @@ impl Output {
         Ok((Box::new(watched), closed))
     }
 
+    /// A writer to standard error, for the report when standard output holds the fixed
+    /// standard input.
+    pub fn stderr_writer(&self) -> (Box<dyn Write>, Closed) {
+        let closed = Closed::default();
+        let watched = Watched {
+            inner: BufWriter::new(io::stderr().lock()),
+            closed: closed.clone(),
+        };
+        (Box::new(watched), closed)
+    }
+
     /// The style of the report itself: colour only on a terminal.
     pub fn style(&self) -> Style {
         let stream = self.output.is_none().then_some(Stream::Stdout);

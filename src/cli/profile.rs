@@ -39,6 +39,11 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "1.x", value_parser = KubeVersion::parse_known)]
     pub kubernetes_version: Option<KubeVersion>,
 
+    /// The oldest kubelet version among the nodes, which Istio's native-sidecar `auto`
+    /// mode looks at (default: the Kubernetes version).
+    #[arg(long, value_name = "1.x", value_parser = KubeVersion::parse_known)]
+    pub node_version: Option<KubeVersion>,
+
     /// Istio version (unknown by default: classic sidecars assumed).
     #[arg(long, value_name = "1.x", value_parser = IstioVersion::parse_known)]
     pub istio_version: Option<IstioVersion>,
@@ -127,6 +132,7 @@ impl ProfileArgs {
         Flags {
             preset: self.preset.clone(),
             kubernetes_version: self.kubernetes_version,
+            node_version: self.node_version,
             istio_version: self.istio_version,
             linkerd_version: self.linkerd_version,
             scenario: scenario

@@ -141,6 +141,9 @@ pub struct Snapshot {
     pub errors: Vec<KubectlError>,
     /// What the profile could not read, and what is assumed instead.
     pub notes: Vec<String>,
+    /// The namespace read (`-n`, else the context's, else `default`): where `kubectl
+    /// apply` puts an object that names none. `None` when the context was not read.
+    pub namespace: Option<String>,
 }
 
 /// The cluster objects of a run, by the name reports give them, for the formats that

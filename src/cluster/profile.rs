@@ -32,6 +32,8 @@ pub struct Profile {
     /// The version whose rules the pods run under: the oldest of the server and the
     /// nodes' kubelets.
     pub kubernetes: Option<Sourced<KubeVersion>>,
+    /// The oldest of the nodes' kubelets, when they could be read.
+    pub nodes: Option<Sourced<KubeVersion>>,
     /// The labels and annotations of the namespaces read.
     pub namespaces: BTreeMap<String, NamespaceInfo>,
     /// Istio's revisions, by name.
@@ -103,6 +105,9 @@ impl Layer for Profile {
         let mut errors = Vec::new();
         if let Some(version) = &self.kubernetes {
             settings.kubernetes = version.clone();
+        }
+        if let Some(version) = &self.nodes {
+            settings.nodes = Some(version.clone());
         }
         for (name, info) in &self.namespaces {
             settings.namespaces.insert(name.clone(), info.clone());
@@ -202,6 +207,20 @@ pub fn kubernetes(server: &str, kubelets: Option<&[String]>) -> Option<Sourced<K
         (*kubelet).min(server_version)
     });
     Some(Sourced::new(oldest, Source::Cluster(Arc::from(described))))
+}
+
+/// The oldest kubelet of the nodes, which Istio's `auto` native-sidecar mode looks at
+/// (istiod's `DetectNativeSidecar`); `None` when the nodes could not be read or there
+/// are none.
+pub fn nodes(kubelets: Option<&[String]>) -> Option<Sourced<KubeVersion>> {
+    let (version, text) = kubelets?
+        .iter()
+        .filter_map(|text| Some((KubeVersion::parse(text)?, text)))
+        .min()?;
+    Some(Sourced::new(
+        version,
+        Source::Cluster(Arc::from(format!("oldest kubelet {text}"))),
+    ))
 }
 
 /// A Namespace's labels and annotations.

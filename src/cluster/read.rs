@@ -41,6 +41,7 @@ pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) ->
     let Some((served, namespace)) = reader.context_and_resources() else {
         return reader.snapshot;
     };
+    reader.snapshot.namespace = Some(namespace.clone());
     let Some(targets) = reader.resolve(&served) else {
         return reader.snapshot;
     };
@@ -301,6 +302,7 @@ impl Reader<'_> {
             }
         };
         profile.kubernetes = profile::kubernetes(server, kubelets.as_deref());
+        profile.nodes = profile::nodes(kubelets.as_deref());
         match self.objects(namespaces) {
             Ok(found) => {
                 for object in found {

@@ -1,6 +1,10 @@
 //! The unified diff `lint --diff` prints: `--- a/PATH` and `+++ b/PATH` headers and
 //! hunks with three lines of context, as git prints them, so `git apply` (and
-//! `patch -p1`) take it as it is.
+//! `patch -p1`) take it as it is. A path git would quote is quoted as git quotes it
+//! (`core.quotePath`, git's `quote_c_style`): in double quotes, with C escapes for
+//! control characters, `"` and `\`, and every byte outside ASCII in octal
+//! (`"a/\303\274.yaml"`); a path with a space but nothing to quote is followed by a
+//! tab, as git writes it, so `patch` finds where the name ends.
 
 use similar::TextDiff;
 
@@ -18,8 +22,46 @@ pub fn unified_diff(path: &str, original: &str, fixed: &str) -> String {
     TextDiff::from_lines(original, fixed)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .header(&header("a/", path), &header("b/", path))
         .to_string()
+}
+
+/// `prefix` and `path` as a header names them, quoted as git quotes them.
+fn header(prefix: &str, path: &str) -> String {
+    let name = format!("{prefix}{path}");
+    let quoted =
+        |byte: u8| byte < 0x20 || byte == 0x7f || byte >= 0x80 || byte == b'"' || byte == b'\\';
+    let mut out = if name.bytes().any(quoted) {
+        c_quoted(&name, quoted)
+    } else {
+        name
+    };
+    if out.contains(' ') {
+        out.push('\t');
+    }
+    out
+}
+
+/// `name` in double quotes with C escapes, the bytes `quoted` picks in octal.
+fn c_quoted(name: &str, quoted: impl Fn(u8) -> bool) -> String {
+    let mut out = String::from("\"");
+    for byte in name.bytes() {
+        match byte {
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            b'\r' => out.push_str("\\r"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            byte if quoted(byte) => out.push_str(&format!("\\{byte:03o}")),
+            byte => out.push(char::from(byte)),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]
@@ -43,6 +85,34 @@ mod tests {
         assert!(
             diff.starts_with("--- a/tmp/deploy.yaml\n+++ b/tmp/deploy.yaml\n"),
             "{diff}"
+        );
+    }
+
+    #[test]
+    fn paths_are_quoted_as_git_quotes_them() {
+        // As `git diff --no-index` prints these names (git 2.47).
+        let header_of = |path: &str| {
+            unified_diff(path, "a\n", "b\n")
+                .lines()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(
+            header_of("sp ace.yaml"),
+            "--- a/sp ace.yaml\t\n+++ b/sp ace.yaml\t"
+        );
+        assert_eq!(
+            header_of("ü.yaml"),
+            "--- \"a/\\303\\274.yaml\"\n+++ \"b/\\303\\274.yaml\""
+        );
+        assert_eq!(
+            header_of("q\"t\\.yaml"),
+            "--- \"a/q\\\"t\\\\.yaml\"\n+++ \"b/q\\\"t\\\\.yaml\""
+        );
+        assert_eq!(
+            header_of("tab\there.yaml"),
+            "--- \"a/tab\\there.yaml\"\n+++ \"b/tab\\there.yaml\""
         );
     }
 

@@ -56,6 +56,20 @@ pub struct Editor<'t> {
     layout: Layout,
 }
 
+/// The comments of a mapping key ([`Editor::key_comments`]): what a key moved to
+/// another mapping takes with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct KeyComments {
+    /// The comment lines just above the key, in order, without their indentation.
+    pub leading: Vec<String>,
+    /// Where the first of them starts (the key's line start without any).
+    pub leading_start: usize,
+    /// Where the key's line starts.
+    pub key_line: usize,
+    /// The comment after the key's value on its line.
+    pub trailing: Option<String>,
+}
+
 /// A node found by walking a path, with how it was reached.
 struct Found<'t> {
     node: &'t Node,
@@ -110,9 +124,14 @@ impl<'t> Editor<'t> {
         }
     }
 
-    /// The edits of `text` that make `changes` in turn, each built by `make` on an
-    /// editor of the text the changes before it made, read again.
-    pub(super) fn in_steps(&self, changes: &[Change]) -> Result<Vec<Edit>, EditError> {
+    /// The edits of `text` that make `changes` in turn, each built on an editor of the
+    /// text the changes before it made, read again, then given to `decorate` with
+    /// whether its offsets are still the original text's.
+    pub(super) fn in_steps(
+        &self,
+        changes: &[Change],
+        decorate: &dyn Fn(&Change, &mut Vec<Edit>, bool),
+    ) -> Result<Vec<Edit>, EditError> {
         let limits = Limits::default();
         let unreadable = || EditError::new("the document cannot be read again between its changes");
         let roots =
@@ -127,7 +146,9 @@ impl<'t> Editor<'t> {
             let roots =
                 parse_documents(&text, self.first_line, &limits).map_err(|_| unreadable())?;
             let root = roots.get(document).ok_or_else(unreadable)?;
-            let step = Editor::starting_at(&text, self.first_line, root).change(change)?;
+            let mut step = Editor::starting_at(&text, self.first_line, root).change(change)?;
+            // Offsets of the step are the original text's while no change came before.
+            decorate(change, &mut step, edits.is_empty());
             edits = compose(self.text, &edits, &step);
             text = apply_edits(self.text, &edits);
         }
@@ -148,6 +169,70 @@ impl<'t> Editor<'t> {
                 .char_indices()
                 .nth(pos.column.saturating_sub(1) as usize)
                 .map_or(line.len(), |(at, _)| at)
+    }
+
+    /// The comments that belong to the block mapping key at `path`: the comment lines
+    /// just above it at its column (they describe it), with the offset their first line
+    /// starts at, and the comment after its value on its line. `None` when it has none,
+    /// or is not a key of a block mapping written on its own line.
+    pub(super) fn key_comments(&self, path: &JsonPath) -> Option<KeyComments> {
+        let found = self.existing(path).ok()?;
+        let entry = found.entry?;
+        if found.in_flow {
+            return None;
+        }
+        let key_line = self.line_start(entry.key_span.start);
+        let key_start = self.offset(entry.key_span.start);
+        if !self.text[key_line..key_start].trim().is_empty() {
+            return None;
+        }
+        let column = key_start - key_line;
+        let mut leading = Vec::new();
+        let mut start = key_line;
+        while start > 0 {
+            let above = self.text[..start - 1]
+                .rfind(['\n', '\r'])
+                .map_or(0, |at| at + 1);
+            let line = self.text[above..start].trim_end_matches(['\n', '\r']);
+            let code = line.trim_start();
+            if !code.starts_with('#') || line.len() - code.len() != column {
+                break;
+            }
+            leading.insert(0, code.to_owned());
+            start = above;
+        }
+        let value_end = self.node_end(&entry.value);
+        let rest = &self.text[value_end..line_end(self.text, value_end)];
+        let trailing = match entry.value.value {
+            Value::Map(_) | Value::Seq(_) => None,
+            _ => {
+                let comment = rest.trim_start();
+                comment
+                    .starts_with('#')
+                    .then(|| comment.trim_end().to_owned())
+            }
+        };
+        (!leading.is_empty() || trailing.is_some()).then_some(KeyComments {
+            leading,
+            leading_start: start,
+            key_line,
+            trailing,
+        })
+    }
+
+    /// The line break the text uses.
+    pub(super) fn newline(&self) -> &'static str {
+        self.layout.newline
+    }
+
+    /// How many keys the block or flow mapping written at `path` has; `None` when the
+    /// path leads to no mapping.
+    pub(super) fn mapping_len(&self, path: &JsonPath) -> Option<usize> {
+        let found = self.existing(path).ok()?;
+        match &found.node.value {
+            Value::Map(entries) => Some(entries.len()),
+            _ => None,
+        }
     }
 
     /// Whether the node at `path` is written in the document (through an embedded
@@ -177,14 +262,21 @@ impl<'t> Editor<'t> {
     /// Replaces the mapping or sequence at `path` whole with `value`, of the same kind:
     /// a block collection keeps its place, its indentation and the lines around it (the
     /// `key: # comment` line above, a comment after its last value); its new content is
-    /// written as the file writes blocks. A flow collection is replaced in flow style.
-    /// Comments inside the old value go with it.
+    /// written as the file writes blocks. The comments inside the old value are kept,
+    /// in their order, on lines of their own above the new content (a comment after a
+    /// value moves to a line of its own). A flow collection is replaced in flow style;
+    /// one with a comment inside is refused.
     pub fn replace_node(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
         let found = self.existing(path)?;
         let node = found.node;
         let end = self.node_end(node);
         if found.in_flow || self.is_flow(node) {
             let start = self.after_properties(self.offset(node.span.start), end);
+            if !self.comments_within(node, start..end).is_empty() {
+                return Err(EditError::new(format!(
+                    "`{path}` holds comments that replacing it in flow style would lose; edit it by hand"
+                )));
+            }
             let json = self.text[start..].starts_with("{\"");
             return Ok(vec![Edit::replace(start..end, render::flow(value, json))]);
         }
@@ -214,11 +306,65 @@ impl<'t> Editor<'t> {
                 )));
             }
         };
-        let mut text = lines.join(nl)[indent..].to_owned();
+        let pad = " ".repeat(indent);
+        let kept: Vec<String> = self
+            .comments_within(node, start..end)
+            .into_iter()
+            .map(|comment| format!("{pad}{comment}"))
+            .collect();
+        let mut text =
+            kept.into_iter().chain(lines).collect::<Vec<_>>().join(nl)[indent..].to_owned();
         if self.text[..end].ends_with(['\n', '\r']) {
             text.push_str(nl);
         }
         Ok(vec![Edit::replace(start..end, text)])
+    }
+
+    /// The comments (`# …` to the end of their line) written in `range` of the text,
+    /// which holds `node`, in order: every `#` at the start of a line or after a space
+    /// that is not inside one of the node's scalars or keys (a `#` in a quoted string
+    /// or a literal block is text, not a comment).
+    fn comments_within(&self, node: &Node, range: std::ops::Range<usize>) -> Vec<String> {
+        let mut scalars = Vec::new();
+        self.scalar_ranges(node, &mut scalars);
+        let mut comments = Vec::new();
+        let mut at = range.start;
+        while let Some(found) = self.text[at..range.end].find('#') {
+            let hash = at + found;
+            let after_space = hash == 0 || self.text[..hash].ends_with([' ', '\t', '\n', '\r']);
+            let in_scalar = scalars
+                .iter()
+                .any(|r: &std::ops::Range<usize>| r.contains(&hash));
+            if after_space && !in_scalar {
+                let stop = line_end(self.text, hash);
+                comments.push(self.text[hash..stop].trim_end().to_owned());
+                at = stop;
+            } else {
+                at = hash + 1;
+            }
+        }
+        comments
+    }
+
+    /// The text ranges of the scalars and keys written in `node`.
+    fn scalar_ranges(&self, node: &Node, out: &mut Vec<std::ops::Range<usize>>) {
+        match &node.value {
+            Value::Map(entries) => {
+                for entry in entries {
+                    out.push(self.offset(entry.key_span.start)..self.offset(entry.key_span.end));
+                    self.scalar_ranges(&entry.value, out);
+                }
+            }
+            Value::Seq(items) => {
+                for item in items {
+                    self.scalar_ranges(item, out);
+                }
+            }
+            _ => {
+                let start = self.offset(node.span.start);
+                out.push(start..self.scalar_end(node).max(start));
+            }
+        }
     }
 
     /// Replaces the scalar at `path` with `value`, a scalar, written in the old

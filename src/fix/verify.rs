@@ -9,36 +9,9 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::Change;
 use crate::load::path::{JsonPath, Segment};
 use crate::load::{self, Limits, split};
-
-/// One intended change to a document's decoded object.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Change {
-    /// The value at the path becomes this one (created with the mappings on its way).
-    Set(JsonPath, Json),
-    /// The key or sequence item at the path is removed.
-    Remove(JsonPath),
-    /// The sequence item at `from` is taken out of its sequence and put at `to`, an
-    /// index in another sequence (created as the value of a missing key when needed).
-    /// Changes listed after it see the item at `to`.
-    Move {
-        /// The item's path before the move.
-        from: JsonPath,
-        /// Its path after the move.
-        to: JsonPath,
-    },
-}
-
-impl Change {
-    /// The paths the change reads or writes.
-    fn paths(&self) -> Vec<&JsonPath> {
-        match self {
-            Change::Set(path, _) | Change::Remove(path) => vec![path],
-            Change::Move { from, to } => vec![from, to],
-        }
-    }
-}
 
 /// Why a fix is dropped.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,9 @@
 //! is ripgrep's walker), and what `--exclude` and the config file's `exclude:` name;
 //! `--no-ignore` reads all of it. A path named explicitly is always read, whatever its
 //! extension and whatever the ignore rules say; `-` is standard input. A file named twice,
-//! through any path or link, is read once, and every path is written without `./`.
+//! through any path or link, is read once, and every path is written without `./`. A
+//! directory search follows symbolic links that stay inside the directory, and no
+//! other.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -154,6 +156,13 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
     let errors_before = found.errors.len();
     let cwd = std::env::current_dir().unwrap_or_default();
     let excludes = Arc::clone(excludes);
+    // Links are followed within the tree searched, never out of it (ripgrep follows
+    // none without --follow): a search must not read, and `--fix` must not write,
+    // files the tree only points at. A link whose target is missing is kept, for the
+    // walk to report.
+    let root = dir.canonicalize().ok();
+    let outside = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let left_out = Arc::clone(&outside);
     let walker = ignore::WalkBuilder::new(dir)
         .standard_filters(!discovery.no_ignore)
         .follow_links(true)
@@ -161,6 +170,15 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
         .filter_entry(move |entry| {
             if entry.depth() == 0 {
                 return true;
+            }
+            if entry.path_is_symlink()
+                && let (Some(root), Ok(target)) = (&root, entry.path().canonicalize())
+                && !target.starts_with(root)
+            {
+                if let Ok(mut outside) = left_out.lock() {
+                    outside.push(clean(entry.path()));
+                }
+                return false;
             }
             let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
             let path = cwd.join(clean(entry.path()));
@@ -184,6 +202,17 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
             }
             Err(error) => found.errors.push(walk_error(dir, &error)),
         }
+    }
+    for link in outside
+        .lock()
+        .map(|links| links.clone())
+        .unwrap_or_default()
+    {
+        found.notes.push(format!(
+            "{}: a symbolic link out of {}; not followed (name it to read it)",
+            link.display(),
+            dir.display()
+        ));
     }
     if found.inputs.len() == before && found.errors.len() == errors_before {
         let name = dir.to_string_lossy();

@@ -29,6 +29,8 @@ pub struct Parsed {
     pub documents: Vec<Document>,
     /// What is wrong in them (their mesh configuration).
     pub errors: Vec<InputError>,
+    /// How the piece's text was read, to read an edited version of it the same way.
+    pub framing: Framing,
 }
 
 /// One piece of work for the main pass.
@@ -88,6 +90,7 @@ impl Unit {
                 |documents| Parsed {
                     documents,
                     errors: Vec::new(),
+                    framing,
                 },
             ),
         }
@@ -126,6 +129,12 @@ impl Inputs {
         let bytes: Arc<[u8]> = bytes.into();
         let limits = ReadLimits::default();
         Inputs::from_sources(vec![Source::stdin(None, &bytes[..], &limits)], limits)
+    }
+
+    /// The same inputs, without what a pass has parsed ahead: every unit of the main
+    /// pass is then text as read, which `lint --fix` edits.
+    pub fn unparsed(&self) -> Inputs {
+        Inputs::from_sources(self.sources.clone(), self.limits)
     }
 
     /// Inputs already taken.
@@ -201,7 +210,14 @@ impl Inputs {
                     .iter()
                     .flat_map(|document| visit(file, document))
                     .collect();
-                parsed.insert((input_index, index), Parsed { documents, errors });
+                parsed.insert(
+                    (input_index, index),
+                    Parsed {
+                        documents,
+                        errors,
+                        framing,
+                    },
+                );
             }
         }
         // A later pass adds to what an earlier one parsed, whose errors stay.
@@ -214,6 +230,11 @@ impl Inputs {
 
     /// The main pass: every input in order, cut into units of work.
     pub fn read_all(&self, mut each: impl FnMut(Unit)) {
+        self.read_indexed(|_, unit| each(unit));
+    }
+
+    /// [`Inputs::read_all`], each unit with the index of its input.
+    pub fn read_indexed(&self, mut each: impl FnMut(usize, Unit)) {
         let mut parsed = self
             .parsed
             .lock()
@@ -221,23 +242,26 @@ impl Inputs {
             .unwrap_or_default();
         for (input_index, input) in self.sources.iter().enumerate() {
             for (index, piece) in input.pieces(&self.limits).enumerate() {
-                each(match piece {
-                    Piece::Text {
-                        first_line,
-                        text,
-                        framing,
-                    } => match parsed.remove(&(input_index, index)) {
-                        Some(parsed) => Unit::Parsed(parsed),
-                        None => Unit::Text {
-                            file: input.name().clone(),
-                            index,
+                each(
+                    input_index,
+                    match piece {
+                        Piece::Text {
                             first_line,
                             text,
                             framing,
+                        } => match parsed.remove(&(input_index, index)) {
+                            Some(parsed) => Unit::Parsed(parsed),
+                            None => Unit::Text {
+                                file: input.name().clone(),
+                                index,
+                                first_line,
+                                text,
+                                framing,
+                            },
                         },
+                        Piece::Failed(error) => Unit::Failed(error),
                     },
-                    Piece::Failed(error) => Unit::Failed(error),
-                });
+                );
             }
         }
     }

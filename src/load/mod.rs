@@ -11,6 +11,7 @@ pub mod inputs;
 pub mod json;
 pub mod parse;
 pub mod path;
+pub mod revision;
 pub mod scalar;
 pub mod source;
 pub mod split;

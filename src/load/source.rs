@@ -73,7 +73,7 @@ impl Piece {
 pub const STDIN_NAME: &str = "-";
 
 /// An input, ready to be read as many times as the run needs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Source {
     /// A regular file, opened again for each pass.
     File {

@@ -53,13 +53,6 @@ pub fn code_actions(
     };
     let mut actions = Vec::new();
     if wanted(&CodeActionKind::QUICKFIX) {
-        let findings: Vec<Located> = linted
-            .analyses
-            .iter()
-            .flat_map(|analysis| &analysis.findings)
-            .filter(|located| located.suppressed.is_none())
-            .cloned()
-            .collect();
         let mut fixes = Vec::new();
         let mut suppressions = Vec::new();
         for analysis in &linted.analyses {
@@ -71,7 +64,7 @@ pub fn code_actions(
                 if !overlaps(diagnostic.range, params.range) {
                     continue;
                 }
-                if let Some(action) = fix_action(snapshot, linted, located, &findings, support) {
+                if let Some(action) = fix_action(snapshot, located, support) {
                     fixes.push((
                         action,
                         located.finding.fix.as_ref().map(|r| r.applicability),
@@ -109,18 +102,12 @@ fn overlaps(a: Range, b: Range) -> bool {
 }
 
 /// The quick fix of a finding, when it has a fix that passes `--fix`'s checks.
-fn fix_action(
-    snapshot: &Snapshot,
-    linted: &Linted,
-    located: &Located,
-    findings: &[Located],
-    support: EditSupport,
-) -> Option<CodeAction> {
+fn fix_action(snapshot: &Snapshot, located: &Located, support: EditSupport) -> Option<CodeAction> {
     let remedy = located.finding.fix.as_ref()?;
     if remedy.applicability == Applicability::DisplayOnly {
         return None;
     }
-    let fix = fixes::verified(&linted.context, &snapshot.text, located, findings).ok()?;
+    let fix = fixes::verified(&snapshot.text, located).ok()?;
     let id = located.finding.rule.id;
     let title = match fix.applicability {
         Applicability::Unsafe => {
@@ -161,7 +148,7 @@ fn suppression(
     linted.each_document(|document| {
         if document.index == analysis.document && fix.is_none() {
             let editor = Editor::new(&snapshot.text, &document.root);
-            fix = remedy.build(&editor).ok().map(|planned| planned.fix);
+            fix = editor.plan(&remedy).ok().map(|planned| planned.fix);
         }
     });
     let fix = fix?;

@@ -1,44 +1,34 @@
 //! The fix engine as the server uses it, and the one place that calls it: the fixes
-//! offered are those `lint --fix` would make, checked the same way, on the buffer's
-//! text with the document's context.
+//! offered are those `lint --fix` would make, checked the same way (against the
+//! timeline: [`crate::fix::session`]), on the buffer's text with the document's
+//! context.
 
-use crate::cli::fix as engine;
-use crate::fix::Fix;
+use crate::fix::{self as engine, Applicability, Fix};
 use crate::pipeline::Located;
 
 use super::context::Context;
 
-/// The fix of `located`, a finding of `text`, made alone and verified as `--fix`
-/// verifies a round: the result reads as `text` with exactly the fix's changes, and
-/// linting it shows the finding gone and no new one. `findings` are the text's
-/// unsuppressed findings. Its edits are offsets in the whole text.
-pub fn verified(
-    context: &Context,
-    text: &str,
-    located: &Located,
-    findings: &[Located],
-) -> Result<Fix, String> {
-    engine::verified_fix(
-        &context.name,
-        text,
-        &context.settings,
-        &context.options,
-        context.limits,
-        located,
-        findings,
-    )
+/// The fix of `located`, a finding of `text` linted with the context's options (which
+/// check every fix against the timeline), with its edits at offsets in the whole text;
+/// `Err` says why it is not offered.
+pub fn verified(text: &str, located: &Located) -> Result<Fix, String> {
+    engine::fix_in_text(text, located)
 }
 
 /// `text` with every safe fix made (and the unsafe ones too with `unsafe_fixes`), in
 /// verified rounds until none is left, as `lint --fix` writes it.
 pub fn fix_all(context: &Context, text: &str, unsafe_fixes: bool) -> String {
-    engine::fix_text(
+    let at_least = if unsafe_fixes {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    };
+    engine::fix_all(
         &context.name,
         text,
         &context.settings,
         &context.options,
-        context.limits,
-        unsafe_fixes,
+        at_least,
     )
-    .text
+    .fixed
 }

@@ -21,12 +21,93 @@ fn value<T: std::fmt::Display>(name: &str, value: &Sourced<T>) -> String {
     format!("{name} {} ({})", value.value, from(&value.source))
 }
 
+/// A version as [`value`] names it, and what it is checked as when it is newer than
+/// the model knows: `Kubernetes 1.37 (--kubernetes-version; checked as 1.36)`.
+fn version<T: std::fmt::Display>(
+    name: &str,
+    value: &Sourced<T>,
+    beyond: Option<crate::settings::version::Beyond>,
+) -> String {
+    match beyond {
+        None => self::value(name, value),
+        Some(beyond) => format!(
+            "{name} {} ({}; checked as {}, the newest modelled)",
+            value.value,
+            from(&value.source),
+            beyond.newest
+        ),
+    }
+}
+
+/// A note for each version newer than the model knows, wherever it came from (a flag,
+/// the config file, the cluster): it is checked as the newest the model knows. Each
+/// note's file is where the version came from.
+pub fn beyond_model(settings: &Settings) -> Vec<crate::load::InputError> {
+    let mut found = Vec::new();
+    found.extend(
+        settings
+            .kubernetes
+            .value
+            .beyond()
+            .map(|b| (b, &settings.kubernetes.source)),
+    );
+    if let Some(nodes) = &settings.nodes {
+        found.extend(nodes.value.beyond().map(|b| (b, &nodes.source)));
+    }
+    for istio in std::iter::once(&settings.istio).chain(settings.istio_revisions.values()) {
+        if let Some(v) = &istio.version {
+            found.extend(v.value.beyond().map(|b| (b, &v.source)));
+        }
+    }
+    if let Some(v) = &settings.linkerd.version {
+        found.extend(v.value.beyond().map(|b| (b, &v.source)));
+    }
+    let mut notes: Vec<crate::load::InputError> = Vec::new();
+    for (beyond, source) in found {
+        let file: std::sync::Arc<str> = match source {
+            Source::ConfigFile(path) | Source::MeshConfig(path) | Source::Input(path) => {
+                path.clone()
+            }
+            Source::Flag(flag) => std::sync::Arc::from(*flag),
+            Source::Cluster(_) => std::sync::Arc::from("cluster"),
+            other => std::sync::Arc::from(other.to_string()),
+        };
+        let note = crate::load::InputError::whole(
+            file,
+            format!(
+                "{} {} ({}) is newer than the releases the linter models: it is checked as {} {}, the newest it knows",
+                beyond.product,
+                beyond.version,
+                from(source),
+                beyond.product,
+                beyond.newest
+            ),
+        );
+        if !notes.iter().any(|n| n.message == note.message) {
+            notes.push(note);
+        }
+    }
+    notes
+}
+
 /// Each assumption as a phrase.
 pub fn items(settings: &Settings) -> Vec<String> {
-    let mut items = vec![value("Kubernetes", &settings.kubernetes)];
+    let mut items = vec![version(
+        "Kubernetes",
+        &settings.kubernetes,
+        settings.kubernetes.value.beyond(),
+    )];
+    // The nodes' own version, where it differs from the one simulated.
+    if let Some(nodes) = settings
+        .nodes
+        .as_ref()
+        .filter(|nodes| nodes.value != settings.kubernetes.value)
+    {
+        items.push(version("oldest kubelet", nodes, nodes.value.beyond()));
+    }
     let istio = &settings.istio;
     items.push(match &istio.version {
-        Some(version) => value("Istio", version),
+        Some(v) => version("Istio", v, v.value.beyond()),
         None => "Istio version unknown (classic sidecars)".to_owned(),
     });
     if let Some(native) = &istio.native_sidecars {
@@ -76,7 +157,7 @@ pub fn items(settings: &Settings) -> Vec<String> {
     }
     let linkerd = &settings.linkerd;
     items.push(match &linkerd.version {
-        Some(version) => value("Linkerd", version),
+        Some(v) => version("Linkerd", v, v.value.beyond()),
         None => "Linkerd version unknown (classic proxy)".to_owned(),
     });
     if let Some(grace) = &settings.deletion_grace_period {

@@ -420,6 +420,11 @@ impl<W: Write> Reporter for GithubReporter<W> {
         Ok(())
     }
 
+    fn run_note(&mut self, note: &InputError) -> io::Result<()> {
+        self.annotate(note, Level::Notice, crate::PLUGIN_NAME);
+        Ok(())
+    }
+
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.write_annotations()?;
         if !self.quiet {

@@ -58,6 +58,22 @@ pub struct HumanReporter<W: Write> {
     handler: GraphicalReportHandler,
     /// The text of the finding being written, its buffer kept between findings.
     rendered: String,
+    /// Findings the baseline holds (`--show-baselined`), one line each, for the end.
+    baselined: Vec<String>,
+    /// How fixes are shown.
+    fixes: FixView,
+}
+
+/// How the report shows fixes.
+#[derive(Clone, Debug, Default)]
+pub struct FixView {
+    /// `--unsafe-fixes`: `--fix` makes the unsafe fixes too, so they are marked `[*]`.
+    pub unsafe_fixes: bool,
+    /// `--show-fixes`: each finding's fix as a diff under it.
+    pub show_diffs: bool,
+    /// `--fix --show-fixes`: the fixes made, by file and rule, listed before the
+    /// summary.
+    pub made: Vec<(String, Vec<(&'static RuleMeta, usize)>)>,
 }
 
 /// The infos of one rule, for its line at the end of the report.
@@ -85,7 +101,15 @@ impl<W: Write> HumanReporter<W> {
             infos: Vec::new(),
             handler: style.handler(),
             rendered: String::new(),
+            baselined: Vec::new(),
+            fixes: FixView::default(),
         }
+    }
+
+    /// Shows fixes as `view` says.
+    pub fn fixes(mut self, view: FixView) -> Self {
+        self.fixes = view;
+        self
     }
 
     /// Prints every info in full, as errors and warnings are, instead of one line per
@@ -167,14 +191,24 @@ impl InfoGroup {
 impl<W: Write> Reporter for HumanReporter<W> {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()> {
         for located in findings.iter().filter(|f| f.suppressed.is_none()) {
+            if located.baselined {
+                self.baselined.push(baselined_line(located));
+                continue;
+            }
             if located.finding.severity == Severity::Info && !self.show_infos {
                 self.group(located);
                 continue;
             }
             let excerpts = self.excerpts(located);
-            let diagnostic = FindingDiagnostic::new(located, &excerpts);
+            let marked = located.fixable(self.fixes.unsafe_fixes);
+            let diagnostic = FindingDiagnostic::new(located, &excerpts, marked);
             self.rendered.clear();
             let _ = self.handler.render_report(&mut self.rendered, &diagnostic);
+            if self.fixes.show_diffs
+                && let Some(block) = fix_diff(located, self.style)
+            {
+                self.rendered.push_str(&block);
+            }
             self.rendered.push('\n');
             self.out.write_all(self.rendered.as_bytes())?;
         }
@@ -188,8 +222,22 @@ impl<W: Write> Reporter for HumanReporter<W> {
 
     fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         self.write_info_groups()?;
+        if !self.baselined.is_empty() {
+            let heading = format!("Baselined ({}, not failing):", self.baselined.len());
+            writeln!(self.out, "{}", self.style.paint(&heading, Tone::Dim))?;
+            for line in &self.baselined {
+                writeln!(self.out, "  {line}")?;
+            }
+            writeln!(self.out)?;
+        }
         if !self.quiet {
+            if let Some(list) = made_list(&self.fixes.made) {
+                writeln!(self.out, "{list}")?;
+            }
             writeln!(self.out, "{}", summary_line(summary))?;
+            for line in fix_lines(&summary.fixes, summary.findings()) {
+                writeln!(self.out, "{line}")?;
+            }
             if !self.assumptions.is_empty() {
                 writeln!(
                     self.out,
@@ -274,6 +322,9 @@ pub fn summary_line(summary: &Summary) -> String {
     if summary.suppressed > 0 {
         line.push_str(&format!("; {} suppressed", summary.suppressed));
     }
+    if let Some(baselined) = summary.baselined {
+        line.push_str(&format!("; {baselined} baselined"));
+    }
     if summary.input_errors > 0 {
         line.push_str(&format!(
             "; {} could not be read",
@@ -296,6 +347,122 @@ pub fn summary_line(summary: &Summary) -> String {
     line
 }
 
+/// `ML201 grace-period-exceeded error: Deployment web (istio-proxy) at web.yaml:18:37`.
+fn baselined_line(located: &Located) -> String {
+    let finding = &located.finding;
+    let container = finding
+        .container
+        .as_ref()
+        .map(|c| format!(" (`{c}`)"))
+        .unwrap_or_default();
+    format!(
+        "{} {} {}: {}{container} at {}:{}:{}",
+        finding.rule.id,
+        finding.rule.name,
+        finding.severity,
+        subject(&located.workload),
+        located.file,
+        located.primary.start.line,
+        located.primary.start.column
+    )
+}
+
+/// The fix lines after the summary: after `--fix`, "Found 5 findings (3 fixed, 2
+/// remaining)."; then, when findings have fixes that passed their check, how many
+/// `--fix` makes ("[*] 2 fixable with `--fix` (1 more with `--unsafe-fixes`).").
+/// `remaining` is the count of findings the report shows.
+pub fn fix_lines(fixes: &crate::report::FixCounts, remaining: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(fixed) = fixes.fixed {
+        let found = remaining + fixed;
+        lines.push(format!(
+            "Found {found} finding{} ({fixed} fixed, {remaining} remaining).",
+            if found == 1 { "" } else { "s" }
+        ));
+    }
+    let fixable = fixes.fixable();
+    let more = if fixes.unsafe_fixes { 0 } else { fixes.unsafe_ };
+    match (fixable, more) {
+        (0, 0) => {}
+        (0, more) => lines.push(format!(
+            "No fixes available with `--fix` ({more} with `--unsafe-fixes`)."
+        )),
+        (n, 0) => lines.push(format!("[*] {n} fixable with `--fix`.")),
+        (n, more) => lines.push(format!(
+            "[*] {n} fixable with `--fix` ({more} more with `--unsafe-fixes`)."
+        )),
+    }
+    lines
+}
+
+/// `--fix --show-fixes`: "Fixed 3 findings:", then each file and its fixes by rule.
+fn made_list(made: &[(String, Vec<(&'static RuleMeta, usize)>)]) -> Option<String> {
+    let total: usize = made
+        .iter()
+        .flat_map(|(_, rules)| rules)
+        .map(|(_, n)| n)
+        .sum();
+    if total == 0 {
+        return None;
+    }
+    let mut text = format!(
+        "Fixed {total} finding{}:\n",
+        if total == 1 { "" } else { "s" }
+    );
+    for (file, rules) in made {
+        text.push_str(&format!("- {file}:\n"));
+        for (rule, n) in rules {
+            text.push_str(&format!("    {n} × {} ({})\n", rule.id, rule.name));
+        }
+    }
+    Some(text)
+}
+
+/// `--show-fixes`: the finding's checked fix as the lines it changes, with their line
+/// numbers before and after, under its diagnostic.
+fn fix_diff(located: &Located, style: Style) -> Option<String> {
+    let fix = located.checked_fix()?;
+    let text = located.source.text.as_ref();
+    let fixed = crate::fix::apply_fixes(text, std::slice::from_ref(fix), true).text;
+    let diff = similar::TextDiff::from_lines(text, fixed.as_str());
+    let first = located.source.first_line as usize;
+    let mut out = format!(
+        "  {} {} fix: {}\n",
+        style.paint("ℹ", Tone::Cyan),
+        match fix.applicability {
+            crate::fix::Applicability::Safe => "Safe",
+            crate::fix::Applicability::Unsafe => "Unsafe",
+            crate::fix::Applicability::DisplayOnly => "Display-only",
+        },
+        fix.description
+    );
+    for group in diff.grouped_ops(1) {
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let number = |index: Option<usize>| {
+                    index.map_or_else(|| " ".repeat(5), |i| format!("{:>5}", first + i))
+                };
+                let (sign, tone) = match change.tag() {
+                    similar::ChangeTag::Delete => ("-", Some(Tone::Red)),
+                    similar::ChangeTag::Insert => ("+", Some(Tone::Green)),
+                    similar::ChangeTag::Equal => (" ", None),
+                };
+                let line = format!("{sign} {}", change.value().trim_end_matches(['\n', '\r']));
+                out.push_str(&format!(
+                    "  {} {} │ {}\n",
+                    number(change.old_index()),
+                    number(change.new_index()),
+                    match tone {
+                        Some(tone) => style.paint(&line, tone),
+                        None => line,
+                    }
+                ));
+            }
+        }
+    }
+    Some(out)
+}
+
 /// One input error, rendered.
 pub fn render_input_error(error: &InputError, style: Style) -> String {
     let diagnostic = InputDiagnostic::new(error);
@@ -306,6 +473,8 @@ pub fn render_input_error(error: &InputError, style: Style) -> String {
 
 struct FindingDiagnostic<'a> {
     located: &'a Located,
+    /// Whether `--fix` makes its fix: `[*]` after the rule.
+    marked: bool,
     headline: String,
     excerpts: &'a Excerpts,
     /// `None` when a line to quote is too long: the headline says where instead.
@@ -313,7 +482,7 @@ struct FindingDiagnostic<'a> {
 }
 
 impl<'a> FindingDiagnostic<'a> {
-    fn new(located: &'a Located, excerpts: &'a Arc<Excerpts>) -> Self {
+    fn new(located: &'a Located, excerpts: &'a Arc<Excerpts>, marked: bool) -> Self {
         let subject = subject(&located.workload);
         let name = match &located.origin {
             Some(origin) => format!("{} (from {origin})", located.file),
@@ -330,6 +499,7 @@ impl<'a> FindingDiagnostic<'a> {
                 excerpts,
                 code: None,
                 located,
+                marked,
             };
         }
         FindingDiagnostic {
@@ -337,6 +507,7 @@ impl<'a> FindingDiagnostic<'a> {
             excerpts,
             code: Some(excerpts.code(name)),
             located,
+            marked,
         }
     }
 
@@ -368,7 +539,8 @@ impl std::error::Error for FindingDiagnostic<'_> {}
 impl Diagnostic for FindingDiagnostic<'_> {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
         let rule = self.located.finding.rule;
-        Some(Box::new(format!("{}({})", rule.id, rule.name)))
+        let mark = if self.marked { " [*]" } else { "" };
+        Some(Box::new(format!("{}({}){mark}", rule.id, rule.name)))
     }
 
     fn severity(&self) -> Option<miette::Severity> {

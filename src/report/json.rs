@@ -40,6 +40,9 @@ struct FindingJson<'a> {
     /// The finding's fix, when it has one the manifest is shaped for.
     #[serde(skip_serializing_if = "Option::is_none")]
     fix: Option<FixJson<'a>>,
+    /// The baseline in use holds it (listed with `--show-baselined` only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    baselined: bool,
 }
 
 /// A fix: how safe it is, what it does, and its edits (none when display-only).
@@ -173,6 +176,7 @@ fn finding_json<'a>(located: &'a Located, sources: &'a Sources) -> FindingJson<'
                 })
                 .collect(),
         }),
+        baselined: located.baselined,
     }
 }
 

@@ -31,12 +31,33 @@ pub struct Located {
     pub source: SourceText,
     /// The reason given in a suppression annotation, when one applies.
     pub suppressed: Option<String>,
+    /// Whether the baseline in use (`lint --baseline`) holds it: it is counted, and
+    /// listed with `--show-baselined`, but never fails the run.
+    pub baselined: bool,
     /// The finding's remedy as edits to `source.text` (offsets in the document's own
     /// text), or why the manifest is not shaped for it.
     pub fix: Option<Result<Planned, String>>,
 }
 
 impl Located {
+    /// The finding's fix, when it has edits to make and passed its check against the
+    /// timeline (a run that checks fixes turns one that fails into `Err`).
+    pub fn checked_fix(&self) -> Option<&Fix> {
+        match &self.fix {
+            Some(Ok(planned)) if !planned.fix.edits.is_empty() => Some(&planned.fix),
+            _ => None,
+        }
+    }
+
+    /// Whether `--fix` makes the finding's fix (`unsafe_fixes`: with `--unsafe-fixes`):
+    /// the `[*]` mark.
+    pub fn fixable(&self, unsafe_fixes: bool) -> bool {
+        self.suppressed.is_none()
+            && self
+                .checked_fix()
+                .is_some_and(|fix| fix.applicability.is_applied(unsafe_fixes))
+    }
+
     /// The finding's fix with its edits at positions in the file, sorted, for the
     /// machine formats; `None` when the rule has no remedy or the manifest is not shaped
     /// for it. A display-only fix has no edits.
@@ -113,4 +134,8 @@ pub struct DocumentReport {
     /// What every report names: objects holding a pod the linter does not lint, with
     /// why and what to do.
     pub notes: Vec<crate::workload::Note>,
+    /// With `lint --fix`: the piece's text as read and as fixed, and what was made; `None`
+    /// for a part of an input that could not be read (its text is not there to write
+    /// back).
+    pub fixed: Option<crate::fix::rounds::FixedPiece>,
 }

@@ -3,8 +3,10 @@
 
 pub mod assumptions;
 pub mod catalog;
+pub mod diff;
 pub mod excerpt;
 pub mod explain;
+pub mod fingerprint;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -43,6 +45,9 @@ pub struct Summary {
     pub input_errors: usize,
     /// Findings silenced by a suppression annotation.
     pub suppressed: usize,
+    /// Findings the baseline in use holds (`lint --baseline`); absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baselined: Option<usize>,
     /// Objects holding a pod of a kind the linter does not read, named in notes; they
     /// do not change the exit status.
     #[serde(skip)]
@@ -55,6 +60,36 @@ pub struct Summary {
     /// files.
     #[serde(skip)]
     pub from_cluster: bool,
+    /// Findings with a fix, and those `lint --fix` made.
+    pub fixes: FixCounts,
+    /// Files `lint --fix` could not write back (exit status 2; each is also an error of
+    /// its file).
+    #[serde(skip)]
+    pub unwritten: usize,
+}
+
+/// Fixes, counted for the summary: "3 fixable with `--fix` (1 more with
+/// `--unsafe-fixes`)", "Found 5 findings (3 fixed, 2 remaining)".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FixCounts {
+    /// Unsuppressed findings with a safe fix that passed its check.
+    pub safe: usize,
+    /// Unsuppressed findings with an unsafe fix that passed its check.
+    #[serde(rename = "unsafe")]
+    pub unsafe_: usize,
+    /// With `lint --fix`: findings whose fix was written back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<usize>,
+    /// Whether `--unsafe-fixes` makes the unsafe fixes too.
+    #[serde(skip)]
+    pub unsafe_fixes: bool,
+}
+
+impl FixCounts {
+    /// Findings `--fix` would fix with the flags given.
+    pub fn fixable(&self) -> usize {
+        self.safe + if self.unsafe_fixes { self.unsafe_ } else { 0 }
+    }
 }
 
 impl Summary {
@@ -73,12 +108,26 @@ impl Summary {
                 self.suppressed += 1;
                 continue;
             }
+            if finding.baselined {
+                *self.baselined.get_or_insert(0) += 1;
+                continue;
+            }
             match finding.finding.severity {
                 Severity::Error => self.errors += 1,
                 Severity::Warning => self.warnings += 1,
                 Severity::Info => self.infos += 1,
             }
+            match finding.checked_fix().map(|fix| fix.applicability) {
+                Some(crate::fix::Applicability::Safe) => self.fixes.safe += 1,
+                Some(crate::fix::Applicability::Unsafe) => self.fixes.unsafe_ += 1,
+                _ => {}
+            }
         }
+    }
+
+    /// All unsuppressed findings.
+    pub fn findings(&self) -> usize {
+        self.errors + self.warnings + self.infos
     }
 
     /// Counts an input that failed before any document was read.
@@ -115,6 +164,12 @@ pub trait Reporter {
     /// for notes count them in the summary only.
     fn note(&mut self, _note: &InputError) -> io::Result<()> {
         Ok(())
+    }
+    /// Takes a note about the run itself rather than an object: a version newer than
+    /// the model knows, a baseline entry that matches nothing. The formats that title
+    /// their notes override it; the others take it as [`Reporter::note`].
+    fn run_note(&mut self, note: &InputError) -> io::Result<()> {
+        self.note(note)
     }
     /// Ends the report.
     fn finish(&mut self, summary: &Summary) -> io::Result<()>;

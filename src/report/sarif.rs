@@ -21,12 +21,13 @@
 //!   logical locations only, the object read and the workload it belongs to, named
 //!   `cluster/namespace/Kind/name`, and `properties.source` describes it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::catalog::capitalize;
+use super::fingerprint;
 use super::paths::{Artifact, PathBase, file_uri};
 use super::{Reporter, Summary, subject};
 use crate::cluster::{ObjectSource, Sources};
@@ -46,8 +47,10 @@ pub struct SarifReporter<W: Write> {
     base: PathBase,
     results: Vec<SarifResult>,
     notifications: Vec<Notification>,
-    fingerprints: HashMap<u64, usize>,
+    fingerprints: fingerprint::Occurrences,
     sources: Sources,
+    /// Whether a baseline is in use: each result then says whether it is new.
+    baseline: bool,
 }
 
 impl<W: Write> SarifReporter<W> {
@@ -96,9 +99,17 @@ impl<W: Write> SarifReporter<W> {
             base,
             results: Vec::new(),
             notifications: Vec::new(),
-            fingerprints: HashMap::new(),
+            fingerprints: fingerprint::Occurrences::default(),
             sources: Sources::default(),
+            baseline: false,
         }
+    }
+
+    /// Marks each result `new`, or `unchanged` when the baseline in use holds it
+    /// (SARIF's `baselineState`).
+    pub fn with_baseline(mut self, in_use: bool) -> Self {
+        self.baseline = in_use;
+        self
     }
 
     /// Describes the objects read from a cluster by `sources`.
@@ -205,6 +216,11 @@ impl<W: Write> SarifReporter<W> {
             }],
             related_locations: related,
             partial_fingerprints: BTreeMap::from([("primaryLocationLineHash", fingerprint)]),
+            baseline_state: self.baseline.then_some(if located.baselined {
+                "unchanged"
+            } else {
+                "new"
+            }),
             suppressions: located
                 .suppressed
                 .iter()
@@ -224,23 +240,10 @@ impl<W: Write> SarifReporter<W> {
         }
     }
 
-    /// A hash of what identifies the finding regardless of where lines fall, with the
-    /// 1-based count of earlier results with the same hash appended (`…:2`).
+    /// What identifies the finding regardless of where lines fall, numbered among the
+    /// earlier results with the same hash (`…:2`): [`fingerprint`].
     fn fingerprint(&mut self, located: &Located, uri: &str) -> String {
-        let workload = &located.workload;
-        let key = [
-            located.finding.rule.id,
-            uri,
-            workload.kind.as_str(),
-            workload.namespace.as_deref().unwrap_or(""),
-            &workload.name,
-            located.finding.container.as_deref().unwrap_or(""),
-            &located.primary.path,
-        ];
-        let hash = fnv1a(key.join("\u{0}").as_bytes());
-        let count = self.fingerprints.entry(hash).or_default();
-        *count += 1;
-        format!("{hash:016x}:{count}")
+        self.fingerprints.next(fingerprint::hash(located, uri))
     }
 }
 
@@ -270,17 +273,6 @@ fn qualified_name(
         .flatten()
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// FNV-1a, 64 bits: stable across platforms and releases, unlike the standard
-/// library's hashers.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 fn rule_index(meta: &RuleMeta) -> usize {
@@ -537,6 +529,8 @@ struct SarifResult {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<Location>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline_state: Option<&'static str>,
     /// Empty when the finding is not suppressed: SARIF reads an empty array as "checked,
     /// none apply" and an absent one as "not checked".
     suppressions: Vec<Suppression>,
@@ -668,13 +662,6 @@ struct LogicalLocation {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnv1a_matches_the_reference_vectors() {
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
-    }
 
     #[test]
     fn every_rule_has_a_descriptor_with_its_docs() {

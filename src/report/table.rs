@@ -85,6 +85,9 @@ impl<W: Write> Reporter for TableReporter<W> {
         }
         if !self.quiet {
             writeln!(self.out, "{}", summary_line(summary))?;
+            for line in super::human::fix_lines(&summary.fixes, summary.findings()) {
+                writeln!(self.out, "{line}")?;
+            }
         }
         self.out.flush()
     }

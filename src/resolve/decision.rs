@@ -238,7 +238,8 @@ pub enum NativeReason {
         from: AutoFrom,
         /// The first Kubernetes version it makes native sidecars on.
         native_from: KubeVersion,
-        /// The Kubernetes version simulated.
+        /// The oldest kubelet of the nodes (the Kubernetes version simulated, unless
+        /// the nodes' own is known).
         kubernetes: KubeVersion,
     },
     /// What this release injects when nothing asks otherwise.

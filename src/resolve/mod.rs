@@ -230,6 +230,31 @@ impl<'a> Builder<'a> {
         self.rejections.append(&mut rejections);
     }
 
+    /// From 1.28 (when `restartPolicy` joined the container type, for init containers)
+    /// to 1.34, validation refuses it on a regular container (`validateContainers`:
+    /// "may not be set for non-init containers") unless `ContainerRestartRules` is on:
+    /// alpha and off in 1.34, on from 1.35 (docs/lifecycle.md §2.9).
+    fn check_container_restart_policies(&mut self) {
+        let version = self.settings.kubernetes.value;
+        if !version.forbids_container_restart_policy() {
+            return;
+        }
+        let spec = &self.workload.pod_spec;
+        for (container, path) in spec.containers.iter().zip(&self.workload.paths.containers) {
+            if let Some(value) = &container.restart_policy {
+                self.rejections.push(Rejection {
+                    path: path.key("restartPolicy"),
+                    by: Rejector::ApiServer,
+                    cause: RejectionCause::ContainerRestartPolicy {
+                        container: container.name.clone(),
+                        value: value.clone(),
+                        version,
+                    },
+                });
+            }
+        }
+    }
+
     /// `mesh-lifecycle.io/app-shutdown: 20s` and friends on the workload.
     fn read_scenario_annotations(&mut self) {
         for key in crate::settings::ScenarioKey::ALL {
@@ -314,6 +339,15 @@ impl<'a> Builder<'a> {
                 )
             })
             .flatten();
+        // Its own `restartPolicy: Always`, honoured from 1.35 (docs/lifecycle.md §2.9).
+        let restart_in_place = (list == ContainerList::Regular
+            && container.restart_policy.as_deref() == Some("Always")
+            && self
+                .settings
+                .kubernetes
+                .value
+                .honours_container_restart_policy())
+        .then(|| path.key("restartPolicy"));
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),
             ContainerList::Regular if self.workload.runs_to_completion() => {
@@ -366,6 +400,7 @@ impl<'a> Builder<'a> {
             only_stops: false,
             only_idles: !command.argv.is_empty()
                 && shell::only_idles(&shell::parse_argv(&command.argv)),
+            restart_in_place,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container
@@ -605,6 +640,7 @@ impl<'a> Builder<'a> {
         self.check_api_version();
         self.check_sleep_actions(grace_period.value);
         self.check_dropped_restart_policies();
+        self.check_container_restart_policies();
         self.fail_hooks_without_their_program();
         self.note_unknown_hook_lengths();
         let restart_policy = match spec.restart_policy.as_deref() {

@@ -169,6 +169,16 @@ pub enum RejectionCause {
         /// The Kubernetes version in force.
         version: KubeVersion,
     },
+    /// A regular container's own `restartPolicy`, which validation forbids until
+    /// `ContainerRestartRules` is on (1.28 to 1.34). docs/lifecycle.md §2.9.
+    ContainerRestartPolicy {
+        /// The container.
+        container: String,
+        /// The policy as written (`Always`).
+        value: String,
+        /// The Kubernetes version that refuses it.
+        version: KubeVersion,
+    },
 }
 
 /// Why the API server rejects a `sleep` hook action (docs/lifecycle.md §2.3).
@@ -616,6 +626,11 @@ pub struct PlannedContainer {
     /// Its command only waits (`sleep infinity`, `tail -f /dev/null`, a loop of
     /// `sleep`): it has no work, and no shutdown, of its own.
     pub only_idles: bool,
+    /// A regular container's own `restartPolicy: Always`, which this Kubernetes honours
+    /// (`ContainerRestartRules`, on from 1.35): the kubelet restarts it in place after
+    /// every exit, whatever the pod's policy, and it is no sidecar. Where it is set.
+    /// docs/lifecycle.md §2.9.
+    pub restart_in_place: Option<JsonPath>,
 }
 
 impl PlannedContainer {
@@ -653,6 +668,7 @@ impl PlannedContainer {
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),
+            restart_in_place: None,
             role,
         }
     }

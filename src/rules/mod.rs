@@ -333,6 +333,7 @@ pub static RULES: &[&dyn Rule] = &[
     &jobs::JobExitStatusLost,
     &jobs::JobKillNeedsSharedPid,
     &jobs::JobExitCallIneffective,
+    &jobs::ContainerRestartsInPlace,
     &configuration::InvalidProxyConfig,
     &configuration::InjectionConflict,
     &configuration::RedundantGate,

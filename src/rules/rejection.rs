@@ -2,6 +2,7 @@
 //! rejection. Each cause is worded by the rule that judges it.
 
 use super::configuration::{api_version_removed, invalid_proxy_config};
+use super::jobs::container_restarts_in_place;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
 use crate::resolve::{RejectionCause, Rejector};
@@ -26,6 +27,11 @@ pub fn reason(cause: &RejectionCause) -> String {
         RejectionCause::UnreadableSetting(unreadable) => invalid_proxy_config::what(unreadable),
         RejectionCause::RemovedApiVersion { removal, version } => {
             api_version_removed::not_served(removal, *version)
+        }
+        RejectionCause::ContainerRestartPolicy {
+            container, version, ..
+        } => {
+            container_restarts_in_place::refused(container, *version)
         }
         RejectionCause::NativeWithWaitBeforeExit => "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".to_owned(),
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{Finding, Severity};
 use crate::load::InputError;
-use crate::settings::config::{RuleLevel, RuleSetting};
+use crate::settings::config::{Fixable, RuleLevel, RuleName, RuleSetting};
 
 /// Which rules are on, and severities users changed.
 #[derive(Clone, Debug, Default)]
@@ -16,6 +16,9 @@ pub struct Policy {
     pub selected: Vec<&'static str>,
     /// Severity overrides by rule id.
     pub severities: BTreeMap<&'static str, Severity>,
+    /// Rules whose findings carry no fix (`fixable:`/`unfixable:` of the config file):
+    /// shown, never fixed.
+    pub unfixable: Vec<&'static str>,
 }
 
 impl Policy {
@@ -81,19 +84,74 @@ impl Policy {
         }
     }
 
+    /// Adds the config file's `fixable:` and `unfixable:`: a rule outside `fixable`
+    /// (when given; `ALL` names every rule) or in `unfixable` has its findings reported
+    /// without a fix, as ruff's lists do. An unknown rule is an error at its place.
+    pub fn with_fixable(mut self, lists: &Fixable) -> Result<Policy, Vec<InputError>> {
+        let mut errors = Vec::new();
+        let mut ids = |names: &[RuleName]| -> Vec<&'static str> {
+            let mut ids = Vec::new();
+            for name in names {
+                if name.rule.eq_ignore_ascii_case("all") {
+                    ids.extend(super::RULES.iter().map(|rule| rule.meta().id));
+                    continue;
+                }
+                match super::find(&name.rule) {
+                    Some(rule) => ids.push(rule.meta().id),
+                    None => errors.push(InputError {
+                        file: name.file.clone(),
+                        pos: Some(name.pos),
+                        message: format!(
+                            "unknown rule `{}` (see `kubectl mesh-lifecycle rules`, or ALL)",
+                            name.rule
+                        ),
+                        related: None,
+                        source: Some(name.source.clone()),
+                    }),
+                }
+            }
+            ids
+        };
+        let fixable = lists.fixable.as_deref().map(&mut ids);
+        let unfixable = ids(&lists.unfixable);
+        self.unfixable = super::RULES
+            .iter()
+            .map(|rule| rule.meta().id)
+            .filter(|id| {
+                unfixable.contains(id) || fixable.as_ref().is_some_and(|list| !list.contains(id))
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(self)
+        } else {
+            Err(errors)
+        }
+    }
+
     /// Whether the rule `id` runs.
     pub fn applies(&self, id: &str) -> bool {
         (self.selected.is_empty() || self.selected.contains(&id)) && !self.disabled.contains(&id)
     }
 
-    /// `finding` if its rule runs, at the severity the policy gives it.
+    /// `finding` if its rule runs, at the severity the policy gives it, without its fix
+    /// when the rule is not fixable.
     pub fn judge(&self, mut finding: Finding) -> Option<Finding> {
         if !self.applies(finding.rule.id) {
             return None;
         }
-        if let Some(severity) = self.severities.get(finding.rule.id) {
-            finding.severity = *severity;
+        finding.severity = self.grade(&finding);
+        if self.unfixable.contains(&finding.rule.id) {
+            finding.fix = None;
         }
         Some(finding)
+    }
+
+    /// The severity the policy gives `finding`, whether its rule runs or not: what the
+    /// fix loop weighs findings by.
+    pub fn grade(&self, finding: &Finding) -> Severity {
+        self.severities
+            .get(finding.rule.id)
+            .copied()
+            .unwrap_or(finding.severity)
     }
 }

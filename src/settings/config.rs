@@ -108,14 +108,47 @@ pub fn apply_file(
     base: &Path,
     settings: &mut Settings,
 ) -> Result<ConfigExtras, Vec<InputError>> {
+    apply_with_origin(file, base, settings, &Source::ConfigFile(file.name.clone()))
+}
+
+/// Applies an already read file in the config file's format, each value it sets
+/// sourced from `origin` (`diff --to KEY=VALUE` writes its changes this way).
+pub fn apply_with_origin(
+    file: &SettingsFile,
+    base: &Path,
+    settings: &mut Settings,
+    origin: &Source,
+) -> Result<ConfigExtras, Vec<InputError>> {
     let Some((root, source)) = file.documents.first() else {
         return Ok(ConfigExtras::default());
     };
     let config: ConfigFile = file.decode(root, source).map_err(|e| vec![e])?;
-    let origin = Source::ConfigFile(file.name.clone());
     config
-        .apply(root, source, file, base, &origin, settings)
+        .apply(root, source, file, base, origin, settings)
         .map_err(|e| vec![e])
+}
+
+/// A rule named in a list of the config file (`fixable:`, `unfixable:`), checked
+/// against the catalog by the caller.
+#[derive(Clone, Debug)]
+pub struct RuleName {
+    /// The id or name as written, or `ALL`.
+    pub rule: String,
+    /// The config file, for errors about it.
+    pub file: Arc<str>,
+    /// Where it is in it.
+    pub pos: Pos,
+    /// The file's text, for the excerpt in those errors.
+    pub source: SourceText,
+}
+
+/// `fixable:` and `unfixable:`: which rules' findings carry their fix.
+#[derive(Clone, Debug, Default)]
+pub struct Fixable {
+    /// The rules whose fixes are made (`None`: all).
+    pub fixable: Option<Vec<RuleName>>,
+    /// Rules whose fixes are not, whatever `fixable` says.
+    pub unfixable: Vec<RuleName>,
 }
 
 /// What a config file holds beyond `Settings`.
@@ -123,6 +156,8 @@ pub fn apply_file(
 pub struct ConfigExtras {
     /// `rules:`: severities and `off`, by rule.
     pub rules: Vec<RuleSetting>,
+    /// `fixable:` and `unfixable:`.
+    pub fixable: Fixable,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,
     /// `exclude:`: globs of paths that directory searches leave out, relative to the
@@ -140,8 +175,11 @@ crate::documented! {
         /// file's directory.
         exclude: Option<Vec<String>> = "none",
         /// The kubelet's version, which decides native sidecars and the `sleep` action
-        /// (1.22 to 1.34; quote it or not, `1.30` is read as written).
-        kubernetes_version: Option<KubeVersion> = "1.34, the newest modelled",
+        /// (1.22 or later; quote it or not, `1.30` is read as written).
+        kubernetes_version: Option<KubeVersion> = "1.36, the newest modelled",
+        /// The oldest kubelet version among the nodes, which Istio's
+        /// `nativeSidecars: auto` looks at (every node 1.33 or newer).
+        node_version: Option<KubeVersion> = "the Kubernetes version",
         /// The Istio control plane's version and mesh-wide values.
         istio: Option<IstioConfig> = "upstream defaults",
         /// The values of Linkerd's control-plane chart.
@@ -153,6 +191,12 @@ crate::documented! {
         scenario: Option<ScenarioConfig> = "each value's default",
         /// Levels of rules, by id or name; a later line for the same rule wins.
         rules: Option<InOrder<RuleLevel>> = "each rule's own level",
+        /// Rules whose fixes `--fix` makes and reports offer (ids or names, or `ALL`);
+        /// the others' findings are reported without a fix.
+        fixable: Option<Vec<String>> = "ALL",
+        /// Rules whose findings are reported without a fix, even if `fixable` names
+        /// them.
+        unfixable: Option<Vec<String>> = "none",
         /// Sidecars the linter should know by container name, with their timings.
         sidecars: Option<Vec<SidecarConfig>> = "none",
         /// Commands that stop the sidecar when a Job's work ends
@@ -176,7 +220,7 @@ crate::documented! {
     #[derive(Debug, Default, Deserialize)]
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
     struct IstioConfig {
-        /// Istio's version (1.3 to 1.29), which decides the injector's defaults.
+        /// Istio's version (1.3 or later), which decides the injector's defaults.
         version: Option<IstioVersion> = "unknown: classic sidecars assumed",
         /// The cluster's mesh configuration, relative to this file: an `istio`
         /// ConfigMap, an IstioOperator or Helm values.
@@ -558,6 +602,9 @@ impl ConfigFile {
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, origin.clone());
         }
+        if let Some(version) = self.node_version {
+            settings.nodes = Some(Sourced::new(version, origin.clone()));
+        }
         if let Some(istio) = self.istio {
             if let Some(version) = istio.version {
                 settings.istio.version = Some(Sourced::new(version, origin.clone()));
@@ -655,6 +702,25 @@ impl ConfigFile {
                 source: source.clone(),
             });
         }
+        let names = |key: &str, rules: Vec<String>| -> Vec<RuleName> {
+            rules
+                .into_iter()
+                .enumerate()
+                .map(|(index, rule)| RuleName {
+                    rule,
+                    file: file.name.clone(),
+                    pos: root
+                        .locate(&JsonPath::parse(key).index(index), EntryPart::Value)
+                        .span
+                        .start,
+                    source: source.clone(),
+                })
+                .collect()
+        };
+        extras.fixable = Fixable {
+            fixable: self.fixable.map(|rules| names("fixable", rules)),
+            unfixable: names("unfixable", self.unfixable.unwrap_or_default()),
+        };
         for sidecar in self.sidecars.unwrap_or_default() {
             settings.declared_sidecars.push(DeclaredSidecar {
                 name: sidecar.name,
@@ -806,7 +872,7 @@ mod tests {
                 column: 20
             })
         );
-        assert!(errors[0].message.contains("(1.22 to 1.34)"), "{errors:?}");
+        assert!(errors[0].message.contains("(1.22 to 1.36)"), "{errors:?}");
     }
 
     #[test]

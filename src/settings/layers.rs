@@ -33,6 +33,8 @@ pub struct Profile {
     pub settings: Settings,
     /// The config file's `rules:`, for the rule selector.
     pub rules: Vec<RuleSetting>,
+    /// The config file's `fixable:` and `unfixable:`, for the rule selector.
+    pub fixable: config::Fixable,
     /// What is wrong in the mesh configuration read from the cluster: input errors of
     /// the run, which goes on with the rest of it.
     pub cluster_errors: Vec<InputError>,
@@ -43,6 +45,7 @@ pub struct Profile {
 pub struct FileLayers {
     settings: Settings,
     rules: Vec<RuleSetting>,
+    fixable: config::Fixable,
     errors: Vec<InputError>,
     /// The config file's `exclude:` globs, relative to its directory.
     pub exclude: Option<Exclude>,
@@ -57,6 +60,8 @@ pub struct Flags {
     pub preset: Option<String>,
     /// `--kubernetes-version`.
     pub kubernetes_version: Option<KubeVersion>,
+    /// `--node-version`.
+    pub node_version: Option<KubeVersion>,
     /// `--istio-version`, for every Istio revision.
     pub istio_version: Option<IstioVersion>,
     /// `--linkerd-version`.
@@ -76,6 +81,7 @@ impl FileLayers {
         let mut layers = FileLayers {
             settings: Settings::default(),
             rules: Vec::new(),
+            fixable: config::Fixable::default(),
             errors: Vec::new(),
             exclude: None,
             files: Vec::new(),
@@ -89,6 +95,7 @@ impl FileLayers {
             match applied {
                 Ok(extras) => {
                     layers.rules = extras.rules;
+                    layers.fixable = extras.fixable;
                     mesh_paths.extend(extras.mesh_config);
                     if !extras.exclude.is_empty() {
                         layers.exclude = Some(Exclude {
@@ -133,6 +140,7 @@ impl FileLayers {
         let FileLayers {
             mut settings,
             rules,
+            fixable,
             mut errors,
             ..
         } = self;
@@ -150,6 +158,7 @@ impl FileLayers {
             Ok(Profile {
                 settings,
                 rules,
+                fixable,
                 cluster_errors,
             })
         } else {
@@ -259,6 +268,9 @@ impl Flags {
     pub fn apply(&self, settings: &mut Settings) -> Result<(), String> {
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, Source::Flag("--kubernetes-version"));
+        }
+        if let Some(version) = self.node_version {
+            settings.nodes = Some(Sourced::new(version, Source::Flag("--node-version")));
         }
         if let Some(version) = self.istio_version {
             let version = Sourced::new(version, Source::Flag("--istio-version"));

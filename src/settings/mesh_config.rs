@@ -901,7 +901,10 @@ mod tests {
         // A tag that is no version says nothing.
         let settings = read("global:\n  tag: latest\n");
         assert!(settings.istio.version.is_none());
-        let errors = problems("global:\n  tag: 1.30.1\n");
+        // Older than the model knows: refused; newer: taken, and checked as the newest.
+        let errors = problems("global:\n  tag: 1.2.1\n");
         assert!(errors[0].message.contains("(1.3 to 1.29)"), "{errors:?}");
+        let settings = read("global:\n  tag: 1.30.1\n");
+        assert_eq!(settings.istio.version.unwrap().value, IstioVersion::new(30));
     }
 }

@@ -10,6 +10,7 @@ pub mod istio;
 pub mod layers;
 pub mod linkerd;
 pub mod mesh_config;
+pub mod overlay;
 pub mod preset;
 pub mod version;
 
@@ -268,6 +269,10 @@ pub struct DeclaredSidecar {
 pub struct Settings {
     /// The kubelet's version, which decides native sidecars and the sleep action.
     pub kubernetes: Sourced<KubeVersion>,
+    /// The oldest kubelet among the nodes, when it is known apart from
+    /// [`Settings::kubernetes`] (`--node-version`, `nodeVersion`, the nodes a cluster
+    /// reports): what Istio's `ENABLE_NATIVE_SIDECARS=auto` looks at.
+    pub nodes: Option<Sourced<KubeVersion>>,
     /// Istio's version and mesh-wide configuration: the default revision's.
     pub istio: IstioSettings,
     /// The other Istio revisions and revision tags, by name: the control plane a pod
@@ -303,10 +308,19 @@ pub struct Settings {
     pub restartable_sidecars_during_termination: Sourced<bool>,
 }
 
+impl Settings {
+    /// The oldest kubelet of the nodes: [`Settings::nodes`] when known, else the
+    /// Kubernetes version.
+    pub fn node_version(&self) -> &Sourced<KubeVersion> {
+        self.nodes.as_ref().unwrap_or(&self.kubernetes)
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             kubernetes: Sourced::default_value(KubeVersion::NEWEST_KNOWN),
+            nodes: None,
             istio: IstioSettings::default(),
             istio_revisions: BTreeMap::new(),
             linkerd: LinkerdSettings::default(),

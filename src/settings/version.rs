@@ -1,8 +1,11 @@
 //! Release versions of Kubernetes, Istio and Linkerd, and the boundaries the model uses.
 //!
 //! Each has the range of releases the model knows: the facts it encodes
-//! (`docs/lifecycle.md`) were read at these releases only, so a version outside the range
-//! is refused rather than read as its nearest neighbour.
+//! (`docs/lifecycle.md`) were read at these releases. A version older than the range is
+//! refused rather than read as its nearest neighbour; a newer one is taken as it is and
+//! behaves as the newest the model knows (every boundary below is a "from this release
+//! on"), with a note in every report naming both ([`Beyond`]), whether it was given
+//! offline or read from a cluster.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -17,9 +20,10 @@ pub struct KubeVersion {
 }
 
 impl KubeVersion {
-    /// The newest release whose behaviour the model encodes (the sleep action went GA
-    /// in 1.34); newer releases behave the same for everything modelled.
-    pub const NEWEST_KNOWN: KubeVersion = KubeVersion { minor: 34 };
+    /// The newest release whose behaviour the model encodes (per-container restart
+    /// policy on by default from 1.35; 1.36 changes nothing modelled,
+    /// docs/lifecycle.md §2.9).
+    pub const NEWEST_KNOWN: KubeVersion = KubeVersion { minor: 36 };
 
     /// The oldest release the model covers: the kubelet's grace accounting holds from
     /// 1.22 (docs/lifecycle.md §2.2), and every later boundary is modelled.
@@ -83,6 +87,20 @@ impl KubeVersion {
     /// beta, on, from 1.33). docs/lifecycle.md §2.3.
     pub fn allows_zero_sleep(self) -> bool {
         self.minor >= 33
+    }
+
+    /// Whether a regular container's own `restartPolicy` is honoured
+    /// (`ContainerRestartRules`: alpha and off in 1.34, beta and on from 1.35): the
+    /// kubelet restarts it in place. docs/lifecycle.md §2.9.
+    pub fn honours_container_restart_policy(self) -> bool {
+        self.minor >= 35
+    }
+
+    /// Whether the API server refuses `restartPolicy` on a regular container: the field
+    /// exists from 1.28 (for init containers) and validation forbids it elsewhere until
+    /// `ContainerRestartRules` is on. docs/lifecycle.md §2.9.
+    pub fn forbids_container_restart_policy(self) -> bool {
+        (28..35).contains(&self.minor)
     }
 }
 
@@ -237,19 +255,69 @@ impl fmt::Display for LinkerdVersion {
     }
 }
 
-/// `version` when it lies between `oldest` and `newest`, else the error with the range.
+/// `version` unless it is older than `oldest`: then the error with the range. A version
+/// newer than `newest` is taken, to behave as `newest` does ([`Beyond`]).
 fn known<V: Copy + fmt::Display + KnownOrder>(
     product: &str,
     version: V,
     oldest: V,
     newest: V,
 ) -> Result<V, String> {
-    if (oldest.order()..=newest.order()).contains(&version.order()) {
+    if version.order() >= oldest.order() {
         return Ok(version);
     }
     Err(format!(
         "{product} {version} is outside the releases the linter models ({oldest} to {newest}); give the nearest of those it behaves like"
     ))
+}
+
+/// A version newer than the newest the model knows: it behaves as that one, and the
+/// reports say so, naming both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Beyond {
+    /// `Kubernetes`, `Istio`, `Linkerd`.
+    pub product: &'static str,
+    /// The version given or read.
+    pub version: String,
+    /// The newest the model knows, whose behaviour it gets.
+    pub newest: String,
+}
+
+impl KubeVersion {
+    /// When newer than the model knows, what it is taken as.
+    pub fn beyond(self) -> Option<Beyond> {
+        beyond("Kubernetes", self, Self::NEWEST_KNOWN)
+    }
+}
+
+impl IstioVersion {
+    /// When newer than the model knows, what it is taken as.
+    pub fn beyond(self) -> Option<Beyond> {
+        beyond("Istio", self, Self::NEWEST_KNOWN)
+    }
+}
+
+impl LinkerdVersion {
+    /// When newer than the model knows (in its channel), what it is taken as.
+    pub fn beyond(self) -> Option<Beyond> {
+        let newest = match self {
+            LinkerdVersion::Stable { .. } => Self::NEWEST_STABLE,
+            LinkerdVersion::Edge { .. } => Self::NEWEST_EDGE,
+        };
+        beyond("Linkerd", self, newest)
+    }
+}
+
+fn beyond<V: Copy + fmt::Display + KnownOrder>(
+    product: &'static str,
+    version: V,
+    newest: V,
+) -> Option<Beyond> {
+    (version.order() > newest.order()).then(|| Beyond {
+        product,
+        version: version.to_string(),
+        newest: newest.to_string(),
+    })
 }
 
 /// How versions of one kind compare, for [`known`].
@@ -426,27 +494,75 @@ mod tests {
         );
         assert_eq!(
             KubeVersion::parse_known("1.3"),
-            Err("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.34); give the nearest of those it behaves like".into())
+            Err("Kubernetes 1.3 is outside the releases the linter models (1.22 to 1.36); give the nearest of those it behaves like".into())
         );
-        assert!(KubeVersion::parse_known("1.35").is_err());
         assert_eq!(IstioVersion::parse_known("1.20"), Ok(IstioVersion::new(20)));
         assert!(
             IstioVersion::parse_known("1.2")
                 .unwrap_err()
                 .contains("(1.3 to 1.29)")
         );
-        assert!(IstioVersion::parse_known("1.30").is_err());
         assert!(
-            LinkerdVersion::parse_known("2.21")
+            LinkerdVersion::parse_known("2.6")
                 .unwrap_err()
                 .contains("(2.7 to 2.20)")
         );
         assert!(
-            LinkerdVersion::parse_known("edge-26.6.1")
+            LinkerdVersion::parse_known("edge-19.12.1")
                 .unwrap_err()
                 .contains("(edge-20.1.1 to edge-26.5.2)")
         );
         assert!(LinkerdVersion::parse_known("edge-24.6.2").is_ok());
+    }
+
+    #[test]
+    fn newer_versions_are_taken_and_named_beyond_the_model() {
+        let kube = KubeVersion::parse_known("1.37").unwrap();
+        assert_eq!(
+            kube.beyond(),
+            Some(Beyond {
+                product: "Kubernetes",
+                version: "1.37".into(),
+                newest: "1.36".into()
+            })
+        );
+        assert_eq!(KubeVersion::NEWEST_KNOWN.beyond(), None);
+        // Every boundary is "from this release on": a newer version behaves as the newest.
+        let newest = KubeVersion::NEWEST_KNOWN;
+        assert_eq!(kube.runs_native_sidecars(), newest.runs_native_sidecars());
+        assert_eq!(kube.drops_sleep_action(), newest.drops_sleep_action());
+        assert_eq!(
+            kube.honours_container_restart_policy(),
+            newest.honours_container_restart_policy()
+        );
+        assert_eq!(
+            kube.forbids_container_restart_policy(),
+            newest.forbids_container_restart_policy()
+        );
+        let istio = IstioVersion::parse_known("1.31").unwrap();
+        assert_eq!(istio.beyond().unwrap().newest, "1.29");
+        let edge = LinkerdVersion::parse_known("edge-26.9.1").unwrap();
+        assert_eq!(edge.beyond().unwrap().newest, "edge-26.5.2");
+        assert!(edge.native_by_default());
+        assert_eq!(
+            LinkerdVersion::parse_known("2.21")
+                .unwrap()
+                .beyond()
+                .unwrap()
+                .newest,
+            "2.20"
+        );
+    }
+
+    #[test]
+    fn s2_7_container_restart_policy_boundaries_1_28_1_35() {
+        let v = |minor| KubeVersion { minor };
+        assert!(!v(27).forbids_container_restart_policy());
+        assert!(v(28).forbids_container_restart_policy());
+        assert!(v(34).forbids_container_restart_policy());
+        assert!(!v(34).honours_container_restart_policy());
+        assert!(!v(35).forbids_container_restart_policy());
+        assert!(v(35).honours_container_restart_policy());
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub fn simulate(
     for (id, container) in plan.apps() {
         let started = timeline[id].start.started?;
         let done = started + container.runs_for.unwrap_or(Millis::ZERO);
-        timeline[id].job.exit = Some(done);
+        // Its own `restartPolicy: Always`: the kubelet starts it again (§2.9).
+        timeline[id].job.exit = container.restart_in_place.is_none().then_some(done);
         work_done = work_done.max(done);
     }
     // Regular-container sidecars: stopped by a working call from the work, by their own
@@ -41,6 +42,10 @@ pub fn simulate(
             .flat_map(|(_, app)| &app.sidecar_stops)
             .find(|stop| stop.effective.is_ok() && stop.method.reaches_container(container));
         let Some(stop) = stop else { continue };
+        if container.restart_in_place.is_some() {
+            // Stopped, and started again in place.
+            continue;
+        }
         let takes = if stop.exits_at_once {
             Millis::ZERO
         } else {

@@ -248,16 +248,44 @@ pub fn which(program: &str) -> Option<PathBuf> {
 
 /// Asserts that `report` follows the contract of docs/lint-output.schema.json.
 pub fn validate_lint_json(report: &serde_json::Value) {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("docs/lint-output.schema.json")).unwrap(),
-    )
-    .unwrap();
+    validate_against("docs/lint-output.schema.json", report);
+}
+
+/// Asserts that `report` follows the JSON schema at `schema` (from the repository root).
+pub fn validate_against(schema: &str, report: &serde_json::Value) {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join(schema)).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema is valid");
     let errors: Vec<String> = validator
         .iter_errors(report)
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "contract violations: {errors:#?}");
+}
+
+/// A Deployment named `name` (in `namespace`, when given); with `hazard`, its
+/// container's preStop (10 s) outlives its grace period (5 s): ML206, an error.
+pub fn deployment(name: &str, namespace: Option<&str>, hazard: bool) -> String {
+    let (grace, hook) = if hazard {
+        (
+            "      terminationGracePeriodSeconds: 5\n",
+            "        lifecycle: {preStop: {exec: {command: [sleep, '10']}}}\n",
+        )
+    } else {
+        ("", "")
+    };
+    let namespace = namespace
+        .map(|ns| format!("  namespace: {ns}\n"))
+        .unwrap_or_default();
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n{namespace}spec:\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n{grace}      containers:\n      - name: {name}\n        image: example/{name}:1.0\n{hook}"
+    )
+}
+
+/// `text` with its lines joined and every run of whitespace made one space: what it
+/// says, whatever the width it was wrapped to.
+pub fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Asserts that `log` is valid against the official SARIF 2.1.0 schema.

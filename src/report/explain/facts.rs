@@ -37,8 +37,14 @@ pub fn header(plan: &PodPlan, timeline: &Timeline) -> Vec<String> {
             ));
         }
     }
+    let checked_as = plan
+        .kubernetes
+        .value
+        .beyond()
+        .map(|beyond| format!("; checked as {}, the newest modelled", beyond.newest))
+        .unwrap_or_default();
     lines.push(format!(
-        "Kubernetes {} ({}) · grace period {} s ({})",
+        "Kubernetes {} ({}{checked_as}) · grace period {} s ({})",
         plan.kubernetes.value,
         plan.kubernetes.source,
         timeline.termination.grace.value,

@@ -179,7 +179,9 @@ fn native(mesh: Mesh, reason: &NativeReason) -> String {
                     format!("{mesh} {release} defaults {name} to auto")
                 }
             };
-            format!("{context} (native on Kubernetes ≥ {native_from}, here {kubernetes})")
+            format!(
+                "{context} (native when every node's kubelet is ≥ {native_from}; the oldest here is {kubernetes})"
+            )
         }
         NativeReason::ReleaseDefault { release, native } => format!(
             "{mesh} {release} injects {} sidecars by default",

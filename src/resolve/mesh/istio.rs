@@ -732,7 +732,8 @@ fn looks_true(value: &str) -> bool {
 /// 1.33 or later (docs/lifecycle.md §3.3).
 fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
     const SETTING: &str = "ENABLE_NATIVE_SIDECARS";
-    let kubernetes = b.settings.kubernetes.value;
+    // `auto` looks at the nodes' kubelets, not the API server.
+    let kubernetes = b.settings.node_version().value;
     let auto = |from: AutoFrom| {
         let reason = NativeReason::Auto {
             name: SETTING,

@@ -5,7 +5,7 @@ pub(super) mod api_version_removed;
 mod inject_annotation_ignored;
 mod injection_conflict;
 pub(super) mod invalid_proxy_config;
-mod redundant_gate;
+pub(super) mod redundant_gate;
 
 pub use api_version_removed::ApiVersionRemoved;
 pub use inject_annotation_ignored::InjectAnnotationIgnored;

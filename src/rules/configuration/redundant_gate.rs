@@ -53,6 +53,12 @@ declare_rule! {
 /// A start gate that adds nothing to what already holds the app.
 struct RedundantSetting<'a>(&'a GateMoot);
 
+/// Why the gate adds nothing, in the rule's words (`diff` says it of a setting that
+/// becomes moot).
+pub fn why(moot: &GateMoot) -> String {
+    RedundantSetting(moot).message()
+}
+
 impl Violation for RedundantSetting<'_> {
     const RULE: &'static RuleMeta = &RedundantGate::META;
 

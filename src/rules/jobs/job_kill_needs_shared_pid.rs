@@ -167,7 +167,7 @@ fn share_process_namespace(plan: &PodPlan, failure: &StopFailure) -> Option<Reme
     }
     Some(Remedy::new(
         Applicability::Unsafe,
-        "set `spec.shareProcessNamespace: true`, so the work's signal reaches the sidecar's process"
+        "set `spec.shareProcessNamespace: true`, so the work's signal reaches the sidecar's process (risk: every container can then see, signal and read the processes of the others, their environment and files through /proc, and the pause container becomes PID 1)"
             .to_owned(),
         vec![Change::Set(
             plan.pod_spec_path().key("shareProcessNamespace"),

@@ -229,6 +229,10 @@ impl Rule for JobSidecarNeverExits {
         };
         for &index in &completion.blocking {
             let sidecar = &plan.containers[index];
+            // Its own `restartPolicy: Always` brings it back whatever stops it: ML305's.
+            if sidecar.restart_in_place.is_some() {
+                continue;
+            }
             let Some(kind) = sidecar.sidecar().map(|s| &s.kind) else {
                 continue;
             };
@@ -325,8 +329,8 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(
-            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done",
-            sidecar.name, switch.annotation, switch.value
+            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done (risk: assumes the mesh release in force, whose injector reads that annotation, and Kubernetes {}; the proxy then starts before every other container and stops after them)",
+            sidecar.name, switch.annotation, switch.value, plan.kubernetes.value
         ),
         changes,
     ))
@@ -346,7 +350,17 @@ fn move_to_init(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     // writes it in native mode (a startup probe, no hold), not as the classic container
     // moved: injecting it again in native mode is the remedy.
     let is_mesh_proxy = sidecar.sidecar()?.kind.mesh().is_some();
-    if is_mesh_proxy || !plan.kubernetes.value.runs_native_sidecars() {
+    if is_mesh_proxy {
+        return None;
+    }
+    native_move(sidecar, plan)
+}
+
+/// A container of the pod's `containers` moved to the end of `initContainers` with
+/// `restartPolicy: Always` ([`move_to_init`]), where the Kubernetes version runs
+/// native sidecars.
+pub(super) fn native_move(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    if !plan.kubernetes.value.runs_native_sidecars() {
         return None;
     }
     let from = sidecar.manifest_path()?;

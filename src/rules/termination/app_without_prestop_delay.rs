@@ -45,9 +45,13 @@ declare_rule! {
     /// has propagated, in whole seconds: the `sleep` action where the Kubernetes version
     /// runs it (1.30+), else `exec: {command: [sleep, "N"]}` where the image has `sleep`
     /// (not a distroless one); an existing `sleep` action or `[sleep, "N"]` command is
-    /// lengthened. Unsafe because every termination then takes that much longer; where
-    /// the proxy would not outlive the delay (a new ML202), the fix is dropped with a
-    /// note. Another kind of hook is left to the user.
+    /// lengthened. Unsafe because every termination then takes that much longer. Where
+    /// the proxy would not outlive the delay (Linkerd, Dapr, the Cloud SQL proxy without
+    /// their own exit delay, Istio's classic proxy draining its default 5 s), the delay
+    /// alone lengthens the time the app serves without it (ML202): the check against
+    /// the timeline refuses the fix, it is offered in no format, and the proxy's delay
+    /// and the app's are to be set together by hand. Another kind of hook is left to
+    /// the user.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11

@@ -52,6 +52,12 @@ declare_rule! {
 /// A drain setting the proxy does not use.
 struct IgnoredDrainSetting<'a>(&'a DrainMoot);
 
+/// Why the proxy does not use the setting, in the rule's words (`diff` says it of a
+/// setting that becomes moot).
+pub fn why(moot: &DrainMoot) -> String {
+    IgnoredDrainSetting(moot).message()
+}
+
 impl Violation for IgnoredDrainSetting<'_> {
     const RULE: &'static RuleMeta = &DrainSettingIgnored::META;
 

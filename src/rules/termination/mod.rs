@@ -3,7 +3,7 @@
 //! never reach the program.
 
 mod app_without_prestop_delay;
-mod drain_setting_ignored;
+pub(super) mod drain_setting_ignored;
 mod grace_period_exceeded;
 mod inbound_closed_before_endpoints_removed;
 mod long_requests_cut;
