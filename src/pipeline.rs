@@ -19,7 +19,7 @@ use crate::load::inputs::Unit;
 use crate::load::split::Framing;
 use crate::load::{self, InputError, Inputs, Limits, Pos};
 pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
-use crate::resolve;
+use crate::resolve::{self, Registry};
 use crate::rules::selector::Policy;
 use crate::rules::suppression::suppression;
 use crate::rules::{self, Finding};
@@ -28,7 +28,7 @@ use crate::simulate;
 use crate::workload::{self, WorkloadRef};
 
 /// Options of a run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Bounds on hostile input.
     pub limits: Limits,
@@ -38,6 +38,21 @@ pub struct RunOptions {
     pub policy: Policy,
     /// What is done with the fixes findings carry.
     pub fixes: FixMode,
+    /// The sidecar models resolve runs: the standard ones unless a caller brings its
+    /// own.
+    pub models: &'static Registry,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            limits: Limits::default(),
+            threads: 0,
+            policy: Policy::default(),
+            fixes: FixMode::default(),
+            models: Registry::standard(),
+        }
+    }
 }
 
 /// What a run does with the fixes its findings carry.
@@ -405,7 +420,7 @@ fn analyze(
         report.skipped.extend(objects.skipped);
         report.notes.extend(objects.notes);
         for workload in &objects.workloads {
-            let plan = resolve::resolve(workload, settings);
+            let plan = resolve::resolve_with(workload, settings, options.models);
             let timeline = simulate::simulate(&plan);
             let findings = rules::check(&rules::Pod {
                 plan: &plan,

@@ -554,7 +554,7 @@ fn explain_draws_endpoints_only_for_a_pod_something_can_reach() {
 #[test]
 fn a_removed_workload_api_is_rejected_by_the_version_in_force() {
     let deployment = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: legacy}\nspec:\n  template:\n    metadata:\n      labels: {app: legacy}\n    spec:\n      containers:\n      - name: legacy\n        image: example/legacy:0.9\n";
-    let (report, status) = lint(deployment, &[]);
+    let (report, status) = lint(deployment, &["--kubernetes-version", "1.34"]);
     assert_eq!(rule_ids(&report), ["ML405"]);
     assert_eq!(report["findings"][0]["line"], 1);
     assert!(

@@ -60,6 +60,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         } else {
             FixMode::Unchecked
         },
+        ..RunOptions::default()
     };
     let mut fixed = None;
     if args.fix || args.fix_only || args.diff {

@@ -169,6 +169,7 @@ pub fn run(
         limits: after.limits,
         // A diff never shows fixes: building them is enough, checking them is wasted work.
         fixes: FixMode::Unchecked,
+        ..RunOptions::default()
     };
     // The first side's inputs and profile, when they are not the second's.
     let mut before_label = Vec::new();

@@ -117,11 +117,12 @@ pub fn text(meta: &RuleMeta, style: Style) -> String {
 /// One rule's full documentation as Markdown.
 pub fn markdown(meta: &RuleMeta) -> String {
     format!(
-        "# {} `{}`\n\nDefault severity: **{}** · Group: {}\n\n{}\n\n{}",
+        "# {} `{}`\n\nDefault severity: **{}** · Group: {} · Since: {}\n\n{}\n\n{}",
         meta.id,
         meta.name,
         meta.severity,
         meta.group.title(),
+        meta.since,
         capitalize(meta.summary),
         meta.doc()
     )
@@ -144,6 +145,7 @@ pub fn rule_json(meta: &RuleMeta) -> serde_json::Value {
         "severity": meta.severity,
         "group": meta.group,
         "summary": meta.summary,
+        "since": meta.since,
         "doc": meta.doc(),
     })
 }

@@ -6,7 +6,6 @@
 //! the request fails (`no matches for kind "Deployment" in version
 //! "extensions/v1beta1"`) and the pod never exists (docs/lifecycle.md §1.4).
 
-use super::{Builder, Rejection, RejectionCause, Rejector};
 use crate::settings::KubeVersion;
 
 /// An API version of a workload kind that is no longer served.
@@ -59,24 +58,6 @@ pub fn removed_by(api_version: &str, kind: &str, version: KubeVersion) -> Option
         .iter()
         .find(|r| r.api_version == api_version && r.kind == kind && version >= r.removed_in)
         .copied()
-}
-
-impl Builder<'_> {
-    /// A workload in an API version the Kubernetes version in force no longer serves
-    /// is rejected at its `apiVersion`: there is no pod to start or stop.
-    pub(super) fn check_api_version(&mut self) {
-        let workload = self.workload;
-        let version = self.settings.kubernetes.value;
-        let Some(removal) = removed_by(&workload.api_version, workload.kind.as_str(), version)
-        else {
-            return;
-        };
-        self.rejections.push(Rejection {
-            path: workload.paths.object.key("apiVersion"),
-            by: Rejector::ApiServer,
-            cause: RejectionCause::RemovedApiVersion { removal, version },
-        });
-    }
 }
 
 #[cfg(test)]

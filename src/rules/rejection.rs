@@ -30,9 +30,14 @@ pub fn reason(cause: &RejectionCause) -> String {
         }
         RejectionCause::ContainerRestartPolicy {
             container, version, ..
-        } => {
-            container_restarts_in_place::refused(container, *version)
-        }
-        RejectionCause::NativeWithWaitBeforeExit => "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".to_owned(),
+        } => container_restarts_in_place::refused(container, *version),
+        RejectionCause::NativeWith {
+            mesh,
+            setting,
+            until,
+            error,
+        } => format!(
+            "{mesh} before {until} cannot render a native sidecar proxy with {setting} (\"{error}\")"
+        ),
     }
 }

@@ -210,6 +210,20 @@ fn pre_stop_length(
     })
 }
 
+/// The preStop's length (as [`pre_stop_length`]), and how long the kubelet waits for
+/// it: no longer than the grace period.
+fn pre_stop_wait(
+    container: &PlannedContainer,
+    budget: Budget,
+    apps_exit: Millis,
+) -> (Option<Millis>, Millis) {
+    let hook = pre_stop_length(container, budget, apps_exit);
+    let waited = hook.map_or(Millis::ZERO, |length| {
+        length.min(Millis::secs(budget.grace))
+    });
+    (hook, waited)
+}
+
 /// A container that does not wait for others: signal after its preStop.
 fn stop_unordered(
     container: &PlannedContainer,
@@ -217,9 +231,7 @@ fn stop_unordered(
     apps_exit: Millis,
     load: Load,
 ) -> StopEntry {
-    let grace_ms = Millis::secs(budget.grace);
-    let hook = pre_stop_length(container, budget, apps_exit);
-    let waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
+    let (hook, waited) = pre_stop_wait(container, budget, apps_exit);
     let remaining = (budget.grace - waited.whole_secs()).max(budget.floor);
     finish(
         container, budget, hook, waited, waited, remaining, apps_exit, load,
@@ -234,9 +246,7 @@ fn stop_in_turn(
     later_done: Millis,
     load: Load,
 ) -> StopEntry {
-    let grace_ms = Millis::secs(budget.grace);
-    let hook = pre_stop_length(container, budget, regular_done);
-    let hook_waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
+    let (hook, hook_waited) = pre_stop_wait(container, budget, regular_done);
     let mut remaining = budget.grace - hook_waited.whole_secs();
     let mut signal = hook_waited;
     if remaining > 0 {

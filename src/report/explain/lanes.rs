@@ -122,6 +122,20 @@ pub struct Lane {
     pub hazard: Option<Hazard>,
 }
 
+impl Lane {
+    /// The pod's endpoints lane, with its `note` (`ready at 2 s`).
+    fn endpoints(note: String) -> Lane {
+        Lane {
+            label: "endpoints".into(),
+            tag: "pod".into(),
+            segments: Vec::new(),
+            marks: Vec::new(),
+            note: Some(note),
+            hazard: None,
+        }
+    }
+}
+
 /// The finding a hazard lane draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hazard {
@@ -212,18 +226,6 @@ fn lane(container: &PlannedContainer) -> Lane {
         segments: Vec::new(),
         marks: Vec::new(),
         note: None,
-        hazard: None,
-    }
-}
-
-/// The pod's endpoints lane, with its note.
-fn endpoints_lane(note: String) -> Lane {
-    Lane {
-        label: "endpoints".into(),
-        tag: "pod".into(),
-        segments: Vec::new(),
-        marks: Vec::new(),
-        note: Some(note),
         hazard: None,
     }
 }
@@ -334,7 +336,7 @@ fn startup(analysis: &Analysis) -> Panel {
     }
     // A pod no Service or port can reach has no endpoints to join.
     if plan.reachable() {
-        let mut endpoints = endpoints_lane(match analysis.timeline.startup.pod_ready {
+        let mut endpoints = Lane::endpoints(match analysis.timeline.startup.pod_ready {
             Some(at) => format!("ready at {at}"),
             None => "never ready".into(),
         });
@@ -420,7 +422,7 @@ fn termination(analysis: &Analysis) -> Panel {
         lanes.push(lane);
     }
     if plan.reachable() {
-        let mut endpoints = endpoints_lane(format!("removed at {}", t.endpoints_removed));
+        let mut endpoints = Lane::endpoints(format!("removed at {}", t.endpoints_removed));
         segment(
             &mut endpoints,
             Millis::ZERO,

@@ -39,7 +39,7 @@ pub use rewrite::{exec_last, takes_exit_trap, trap_stop_call, with_exit_trap};
 pub use self_stop::{Awaited, SelfStopWait, awaited_signal};
 pub use start_gate::{GateWait, start_gate};
 pub use stop_calls::{StopCall, stop_calls};
-pub use stop_targets::{HttpMethod, StopTarget};
+pub use stop_targets::{HttpMethod, Known, StopTarget};
 pub use stopper::only_stops_others;
 pub use syntax::{
     AndOr, Command, Connector, List, LoopKind, Pipeline, SimpleCommand, Word, basename,

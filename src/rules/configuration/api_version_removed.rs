@@ -47,6 +47,7 @@ declare_rule! {
         severity: Error,
         group: Configuration,
         summary: "a workload API version the Kubernetes version in force no longer serves",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -86,10 +87,6 @@ impl Violation for NotServed {
 }
 
 impl Rule for ApiVersionRemoved {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         for rejection in &pod.plan.rejections {
             let RejectionCause::RemovedApiVersion { removal, version } = rejection.cause else {

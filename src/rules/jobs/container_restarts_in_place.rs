@@ -66,6 +66,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "a regular container's own restartPolicy restarts it in place, so the Job never completes",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -120,10 +121,6 @@ impl Violation for RestartInPlace<'_> {
 }
 
 impl Rule for ContainerRestartsInPlace {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for rejection in &plan.rejections {

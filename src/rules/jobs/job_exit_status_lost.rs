@@ -61,6 +61,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "the sidecar is stopped in a way that loses the work's result",
+        since: "0.1.0",
     }
 }
 
@@ -167,10 +168,6 @@ impl Violation for SidecarExitFails<'_> {
 }
 
 impl Rule for JobExitStatusLost {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if !plan.runs_to_completion() {

@@ -5,7 +5,6 @@ use crate::resolve::shell::with_exit_trap;
 use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
-use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
 use crate::workload::Kind;
 
@@ -110,6 +109,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "a Job's sidecar is never stopped, so the Job never completes",
+        since: "0.1.0",
     }
 }
 
@@ -123,41 +123,8 @@ struct NeverStopped<'a> {
     work: Vec<&'a PlannedContainer>,
     /// The kind of workload that never completes.
     workload: Kind,
-    /// The cluster's version, which decides whether a native sidecar is an option.
-    kubernetes: KubeVersion,
-    /// A call that would stop the sidecar in this pod as it is: nothing needs to be
-    /// enabled first (`plan.stop_endpoints`).
-    working_call: Option<&'a str>,
-    /// The pod already shares its process namespace.
-    shares_pids: bool,
-}
-
-impl NeverStopped<'_> {
-    /// How to stop the sidecar from what the pod already has, where the sidecar's own
-    /// advice would ask to turn on what is on: Linkerd's `/shutdown` already enabled,
-    /// the Cloud SQL proxy already started with `--quitquitquit` (a call in
-    /// `plan.stop_endpoints` works as the pod is), or, for the Cloud SQL proxy v1, which
-    /// only a signal stops, a pod that already shares its process namespace. `None`:
-    /// the sidecar's own advice.
-    fn advice_from_what_is_there(&self) -> Option<String> {
-        let native = if self.kubernetes.runs_native_sidecars() {
-            "; or run it as a native sidecar, which the kubelet stops once the work is done"
-        } else {
-            ""
-        };
-        match (self.kind, self.working_call) {
-            (SidecarKind::LinkerdProxy, Some(call)) => Some(format!(
-                "the proxy's `/shutdown` already answers in this pod: wrap the work in `linkerd-await --shutdown -- <work>`, or `trap '{call}' EXIT` before it{native}"
-            )),
-            (SidecarKind::CloudSqlProxy, Some(call)) => Some(format!(
-                "the proxy already serves its quit endpoint (`--quitquitquit`): `trap '{call}' EXIT` before the work{native}"
-            )),
-            (SidecarKind::CloudSqlProxyV1, _) if self.shares_pids => Some(format!(
-                "the pod already shares its process namespace, so the work can signal the proxy, the only way to stop v1: `trap 'pkill -TERM cloud_sql_proxy' EXIT` before the work{native}"
-            )),
-            _ => None,
-        }
-    }
+    /// The pod: the versions in force and the stop calls that work in it.
+    plan: &'a PodPlan,
 }
 
 impl Violation for NeverStopped<'_> {
@@ -210,18 +177,12 @@ impl Violation for NeverStopped<'_> {
                 "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
                 quoted_list(deaths, " or ")
             ),
-            _ => self
-                .advice_from_what_is_there()
-                .unwrap_or_else(|| stop_sidecar(self.sidecar, self.kubernetes)),
+            _ => stop_sidecar(self.sidecar, self.plan),
         }
     }
 }
 
 impl Rule for JobSidecarNeverExits {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let Some(completion) = &pod.timeline.completion else {
@@ -255,13 +216,7 @@ impl Rule for JobSidecarNeverExits {
                 } else {
                     plan.kind
                 },
-                kubernetes: plan.kubernetes.value,
-                working_call: plan
-                    .stop_endpoints
-                    .iter()
-                    .find(|endpoint| endpoint.sidecar == sidecar.name)
-                    .map(|endpoint| endpoint.call.as_str()),
-                shares_pids: plan.share_process_namespace,
+                plan,
             };
             let primary = if is_in_manifest(sidecar) {
                 Label::value(container_label_path(sidecar), "never exits on its own")
@@ -317,7 +272,11 @@ fn awaited(trigger: &SelfStopTrigger) -> String {
 /// which the startup probe replaces) is removed with it, else the fix would trade the
 /// finding for ML403's. A sidecar written in the manifest is [`move_to_init`]'s.
 fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    let switch = sidecar.shaped_by()?.native_switch.as_ref()?;
+    // Only an injector reads the switch: a proxy written in the manifest is not moved.
+    if !sidecar.is_injected() {
+        return None;
+    }
+    let switch = sidecar.native_switch.as_ref()?;
     let mut changes = vec![Change::Set(
         plan.paths
             .pod_metadata
@@ -404,9 +363,7 @@ pub(super) fn native_move(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<
 /// script can take it ([`crate::resolve::StopEndpoint`]). Unsafe: it changes the
 /// Job's command.
 fn stop_on_exit(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    let native_route = sidecar
-        .shaped_by()
-        .is_none_or(|shaped| shaped.native_switch.is_some());
+    let native_route = !sidecar.is_injected() || sidecar.native_switch.is_some();
     if plan.kubernetes.value.runs_native_sidecars() && native_route {
         return None;
     }

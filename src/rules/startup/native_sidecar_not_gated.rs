@@ -47,6 +47,7 @@ declare_rule! {
         severity: Warning,
         group: Startup,
         summary: "a native sidecar proxy has no startupProbe, so nothing waits for it",
+        since: "0.1.0",
     }
 }
 
@@ -82,10 +83,6 @@ impl Violation for StartsBeforeReady<'_> {
 }
 
 impl Rule for NativeSidecarNotGated {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;

@@ -59,6 +59,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "preStop plus drain or shutdown runs past the grace period: SIGKILL cuts it off",
+        since: "0.1.0",
     }
 }
 
@@ -138,10 +139,6 @@ impl Violation for KilledBeforeExit<'_> {
 }
 
 impl Rule for GracePeriodExceeded {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for (id, record) in pod.timeline.containers.with_ids() {

@@ -52,6 +52,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "the proxy is gone while the app still serves or calls out",
+        since: "0.1.0",
     }
 }
 
@@ -133,10 +134,6 @@ impl GoneBeforeApp<'_> {
 }
 
 impl Rule for ProxyExitsBeforeApp {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;

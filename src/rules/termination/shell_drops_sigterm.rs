@@ -71,6 +71,7 @@ declare_rule! {
         severity: Warning,
         group: Termination,
         summary: "PID 1 is a shell that drops SIGTERM: the program runs until SIGKILL",
+        since: "0.1.0",
     }
 }
 
@@ -219,10 +220,6 @@ impl Violation for Dropped<'_> {
 }
 
 impl Rule for ShellDropsSigterm {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for (id, container) in plan.containers.with_ids() {
