@@ -341,9 +341,10 @@ fn catalogue() -> Vec<Case> {
             "Deployment no-containers has no containers at `spec.template.spec.containers`; not linted",
         ),
         // A negative grace period is read (the kubelet floors it at 1 s) and reported as
-        // a configuration problem (ML401) at the value.
+        // a configuration problem (ML401) at the value; the app's assumed 5 s shutdown is
+        // then cut by the SIGKILL at 2 s, a verdict on that assumption (ML201).
         case("negative grace period", File("negative-grace-period.yaml"))
-            .findings(&[("ML401", 6, 34)]),
+            .findings(&[("ML201", 8, 11), ("ML401", 6, 34)]),
         // A proxy.istio.io/config that is not YAML: the injector denies the pod, so only
         // that is reported (ML401 at the annotation's value), not the sidecar it would get.
         case("malformed proxy.istio.io/config", File("malformed-proxy-config.yaml"))

@@ -1,10 +1,11 @@
-//! What admission does to the pod: fields this Kubernetes version drops or rejects
-//! (a `sleep` hook action, `restartPolicy` on an init container), and hooks that fail at
+//! What admission does to the pod: API versions and fields this Kubernetes version
+//! drops or rejects (a removed `apiVersion`, a `sleep` hook action, `restartPolicy` on
+//! an init container), and hooks that fail at
 //! once because the image lacks their program.
 
 use super::{
     Assumed, Builder, DroppedHook, HookAction, HookDuration, HookEffect, Rejection, RejectionCause,
-    Rejector, SleepActionProblem,
+    Rejector, SleepActionProblem, api_removals,
 };
 use crate::settings::Source;
 use crate::settings::version::KubeVersion;
@@ -69,10 +70,27 @@ impl<'a> Builder<'a> {
         self.rejections.append(&mut rejections);
     }
 
+    /// A workload in an API version the Kubernetes version in force no longer serves
+    /// is rejected at its `apiVersion`: there is no pod to start or stop.
+    pub(super) fn check_api_version(&mut self) {
+        let workload = self.workload;
+        let version = self.settings.kubernetes.value;
+        let Some(removal) =
+            api_removals::removed_by(&workload.api_version, workload.kind.as_str(), version)
+        else {
+            return;
+        };
+        self.rejections.push(Rejection {
+            path: workload.paths.object.key("apiVersion"),
+            by: Rejector::ApiServer,
+            cause: RejectionCause::RemovedApiVersion { removal, version },
+        });
+    }
+
     /// From 1.28 (when `restartPolicy` joined the container type, for init containers)
     /// to 1.34, validation refuses it on a regular container (`validateContainers`:
     /// "may not be set for non-init containers") unless `ContainerRestartRules` is on:
-    /// alpha and off in 1.34, on from 1.35 (docs/lifecycle.md §2.7).
+    /// alpha and off in 1.34, on from 1.35 (docs/lifecycle.md §2.9).
     pub(super) fn check_container_restart_policies(&mut self) {
         let version = self.settings.kubernetes.value;
         if !version.forbids_container_restart_policy() {

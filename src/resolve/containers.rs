@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::{Container, Probe};
 use super::hooks::{self, HookKind, Owner};
 use super::{
     Builder, ContainerList, ExitPolicy, NetworkUse, PlannedContainer, ProbeTiming, Provenance,
-    Role, ServedBy, StartGate, images, kubexit, shell,
+    Role, ServedBy, StartGate, images, kubexit, shell, stop_signal,
 };
 use crate::load::JsonPath;
 use crate::time::Millis;
@@ -32,8 +32,9 @@ impl<'a> Builder<'a> {
         } else {
             Owner::App
         };
+        let command = self.readable_command(container);
         let network_use = (list == ContainerList::Init && !restart_always)
-            .then(|| shell::network_use(&argv_of(container)))
+            .then(|| shell::network_use(&command.argv))
             .flatten()
             .map(|(call, ports)| NetworkUse {
                 path: command_path(container, &path),
@@ -44,16 +45,26 @@ impl<'a> Builder<'a> {
         // An app whose own command waits for the proxy before starting its process.
         let start_gate = (list == ContainerList::Regular)
             .then(|| {
-                let argv = argv_of(container);
-                shell::start_gate(&shell::parse_argv(&argv), self.lexicon)
-                    .or_else(|| kubexit::birth_gate(container, &argv))
+                shell::start_gate(&shell::parse_argv(&command.argv), self.lexicon)
+                    .or_else(|| kubexit::birth_gate(container, &command.argv))
             })
             .flatten()
             .map(|waits| StartGate {
                 path: command_path(container, &path),
                 waits,
             });
-        // Its own `restartPolicy: Always`, honoured from 1.35 (docs/lifecycle.md §2.7).
+        // A plain init container runs to its end; it is never stopped.
+        let dropped_signal = (list == ContainerList::Regular || restart_always)
+            .then(|| {
+                stop_signal::dropped(
+                    container,
+                    &path,
+                    &command,
+                    self.workload.pod_spec.share_process_namespace == Some(true),
+                )
+            })
+            .flatten();
+        // Its own `restartPolicy: Always`, honoured from 1.35 (docs/lifecycle.md §2.9).
         let restart_in_place = (list == ContainerList::Regular
             && container.restart_policy.as_deref() == Some("Always")
             && self
@@ -101,6 +112,10 @@ impl<'a> Builder<'a> {
                 .and_then(|probe| probe.termination_grace_period_seconds),
             exit_code_on_signal: 0,
             self_stop: None,
+            dropped_signal,
+            only_stops: false,
+            only_idles: !command.argv.is_empty()
+                && shell::only_idles(&shell::parse_argv(&command.argv)),
             restart_in_place,
             native_switch: None,
             network_use,
@@ -120,7 +135,7 @@ impl<'a> Builder<'a> {
     fn selecting_service(&self, container: &Container) -> Option<ServedBy> {
         // A command that only sleeps listens on nothing: a client pod a Service names
         // for its identity (Istio's `sleep` and `curl` samples).
-        let argv = argv_of(container);
+        let argv = self.readable_command(container).argv;
         if container.ports.as_ref().is_some_and(|p| !p.is_empty())
             || (!argv.is_empty() && shell::only_idles(&shell::parse_argv(&argv)))
         {
@@ -189,6 +204,16 @@ pub fn argv_of(container: &Container) -> Vec<String> {
         .chain(container.args.iter().flatten())
         .cloned()
         .collect()
+}
+
+/// The `command` or `args` item of `container` that is item `at` of its argv.
+pub fn script_item(container: &Container, path: &JsonPath, at: usize) -> JsonPath {
+    let commands = container.command.as_ref().map_or(0, Vec::len);
+    if at < commands {
+        path.key("command").index(at)
+    } else {
+        path.key("args").index(at - commands)
+    }
 }
 
 /// The path of a container's command, or of its args when it has no command.

@@ -6,6 +6,7 @@
 //! mesh-neutral (hooks with durations, exit policies, traffic cuts) for the simulator.
 
 mod admission;
+pub mod api_removals;
 pub mod assumption;
 mod builder;
 mod containers;
@@ -15,10 +16,12 @@ pub mod images;
 pub mod jobs;
 pub mod kubexit;
 pub mod mesh;
+pub mod mounted_scripts;
 pub mod plan;
 pub mod problems;
 pub mod reading;
 pub mod shell;
+pub mod stop_signal;
 pub mod vocabulary;
 
 use crate::settings::Settings;
@@ -26,12 +29,13 @@ use crate::workload::Workload;
 pub use admission::sleep_action_problem;
 pub use assumption::{Assumed, Assumption};
 pub use builder::Builder;
-pub use containers::{argv_of, command_path, probe_timing};
+pub use containers::{argv_of, command_path, probe_timing, script_item};
 pub use decision::*;
 pub use mesh::{Mesh, Registry, Remedies, SidecarModel};
 pub use plan::*;
 pub use problems::*;
 pub use reading::{Reading, parse_go_bool};
+pub use stop_signal::DroppedSignal;
 
 /// The annotation prefix for per-workload scenario values and suppressions.
 pub const ANNOTATION_PREFIX: &str = "mesh-lifecycle.io/";

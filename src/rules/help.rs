@@ -93,6 +93,7 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
         call,
         native_switch: sidecar.native_switch.as_ref(),
         native,
+        shares_pids: plan.share_process_namespace,
     };
     match (sidecar.remedies().stop_after_work, &sidecar.native_switch) {
         (Some(stop_after_work), _) => stop_after_work(&stop),

@@ -345,6 +345,7 @@ pub static RULES: &[&dyn Rule] = &[
     &termination::AppWithoutPrestopDelay,
     &termination::PrestopNeedsShell,
     &termination::SleepActionUnsupported,
+    &termination::ShellDropsSigterm,
     &jobs::JobSidecarNeverExits,
     &jobs::JobExitStatusLost,
     &jobs::JobKillNeedsSharedPid,
@@ -354,6 +355,7 @@ pub static RULES: &[&dyn Rule] = &[
     &configuration::InjectionConflict,
     &configuration::RedundantGate,
     &configuration::InjectAnnotationIgnored,
+    &configuration::ApiVersionRemoved,
 ];
 
 /// Looks a rule up by id (`ML201`, any case) or name (`grace-period-exceeded`).

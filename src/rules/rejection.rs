@@ -1,7 +1,7 @@
 //! Why a pod is not admitted, in words: for `explain` and for the rules that report the
 //! rejection. Each cause is worded by the rule that judges it.
 
-use super::configuration::invalid_proxy_config;
+use super::configuration::{api_version_removed, invalid_proxy_config};
 use super::jobs::container_restarts_in_place;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
@@ -25,6 +25,9 @@ pub fn reason(cause: &RejectionCause) -> String {
             version,
         } => native_sidecar_unsupported::dropped_policy(container, field, *version),
         RejectionCause::UnreadableSetting(unreadable) => invalid_proxy_config::what(unreadable),
+        RejectionCause::RemovedApiVersion { removal, version } => {
+            api_version_removed::not_served(removal, *version)
+        }
         RejectionCause::ContainerRestartPolicy {
             container, version, ..
         } => container_restarts_in_place::refused(container, *version),

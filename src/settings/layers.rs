@@ -176,7 +176,8 @@ impl FileLayers {
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
 /// whose labels decide injection, `Service` objects, whose selectors make the pods
-/// they select serve, and mesh configuration (an `istio` ConfigMap, an
+/// they select serve, `ConfigMap` objects that may hold scripts a pod runs from a
+/// volume (those with a `#!` line or a `.sh` key), and mesh configuration (an `istio` ConfigMap, an
 /// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
 /// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
 /// in it is reported by the main pass, with the document.
@@ -187,10 +188,14 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                 && (text.contains("istio") || text.contains("linkerd-config")))
     };
     let refers = |text: &str| declares_kind(text, "Rollout") && text.contains("workloadRef");
+    let scripts = |text: &str| {
+        declares_kind(text, "ConfigMap") && workload::config_map::may_hold_scripts(text)
+    };
     let wanted = |text: &str| {
         mesh_config(text)
             || declares_kind(text, "Namespace")
             || declares_kind(text, "Service")
+            || scripts(text)
             || refers(text)
     };
     let mut references = std::collections::BTreeSet::new();
@@ -207,6 +212,12 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                 .services
                 .into_iter()
                 .map(|service| (service, Source::Input(file.clone()))),
+        );
+        settings.config_maps.extend(
+            objects
+                .config_maps
+                .into_iter()
+                .map(|config_map| (config_map, Source::Input(file.clone()))),
         );
         for namespace in objects.namespaces {
             settings.namespaces.insert(

@@ -6,11 +6,13 @@
 //! [`list_items`]), and decodes their object metadata, pod template metadata and pod
 //! spec through k8s-openapi. Only those parts are decoded, so a manifest from an older
 //! API version (`batch/v1beta1` CronJob, `extensions/v1beta1` Deployment) is linted like
-//! its current form. `Namespace` objects are kept because their labels decide sidecar
+//! its current form (whether the Kubernetes version in force still serves it is
+//! `resolve::api_removals`'s). `Namespace` objects are kept because their labels decide sidecar
 //! injection. Any other document that holds something shaped like a pod is named in a
 //! note ([`unlinted`]), never skipped without a word.
 
 mod argo;
+pub mod config_map;
 pub mod declared;
 pub mod kinds;
 pub mod knative;
@@ -18,6 +20,7 @@ pub mod reference;
 mod service;
 mod unlinted;
 
+pub use config_map::ConfigMap;
 pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
 pub use reference::Templates;
 pub use service::{Service, TargetPort};
@@ -158,6 +161,8 @@ pub struct Objects {
     pub namespaces: Vec<Namespace>,
     /// Services with a selector found.
     pub services: Vec<Service>,
+    /// ConfigMaps found, whose files a pod may run as scripts.
+    pub config_maps: Vec<ConfigMap>,
     /// Workloads that could not be decoded.
     pub errors: Vec<InputError>,
     /// What every report names: objects of a kind the linter does not read that hold a
@@ -260,6 +265,10 @@ fn classify(
     }
     if kind_name == "Service" && api_version == "v1" {
         found.services.extend(service::read(document, node));
+        return;
+    }
+    if kind_name == "ConfigMap" && api_version == "v1" {
+        found.config_maps.extend(config_map::read(document, node));
         return;
     }
     let Some(kind) = Kind::of(api_version, kind_name, context.declared) else {

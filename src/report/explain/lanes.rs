@@ -384,15 +384,18 @@ fn startup(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
-    let mut endpoints = Lane::endpoints(match analysis.timeline.startup.pod_ready {
-        Some(at) => format!("ready at {at}"),
-        None => "never ready".into(),
-    });
-    if let Some(ready) = analysis.timeline.startup.pod_ready {
-        segment(&mut endpoints, ready, end, State::Routed);
-        mark(&mut endpoints, ready, MarkKind::Ready);
+    // A pod no Service or port can reach has no endpoints to join.
+    if plan.reachable() {
+        let mut endpoints = Lane::endpoints(match analysis.timeline.startup.pod_ready {
+            Some(at) => format!("ready at {at}"),
+            None => "never ready".into(),
+        });
+        if let Some(ready) = analysis.timeline.startup.pod_ready {
+            segment(&mut endpoints, ready, end, State::Routed);
+            mark(&mut endpoints, ready, MarkKind::Ready);
+        }
+        lanes.push(endpoints);
     }
-    lanes.push(endpoints);
     Panel {
         phase: Phase::Startup,
         title: "Start-up (0 = pod scheduled)".into(),
@@ -447,13 +450,22 @@ fn termination(analysis: &Analysis) -> Panel {
             }
             None => segment(&mut lane, hook_end, running_until, State::Running),
         }
-        segment(&mut lane, entry.signal, entry.exit, State::Stopping);
+        // A dropped signal changes nothing: it runs on as before.
+        let after_signal = if entry.signal_dropped {
+            State::Running
+        } else {
+            State::Stopping
+        };
+        segment(&mut lane, entry.signal, entry.exit, after_signal);
         if entry.signal < entry.exit || entry.signal == entry.natural_exit {
             mark(&mut lane, entry.signal, MarkKind::Sigterm);
         }
+        if entry.signal_dropped {
+            note(&mut lane, "SIGTERM dropped by its PID 1 shell".into());
+        }
         if entry.killed {
             mark(&mut lane, entry.kill, MarkKind::Sigkill);
-            lane.note = Some(format!("SIGKILL at {}", entry.kill));
+            note(&mut lane, format!("SIGKILL at {}", entry.kill));
         } else {
             mark(&mut lane, entry.exit, MarkKind::Exit);
             if entry.exit == entry.signal {
@@ -470,15 +482,17 @@ fn termination(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
-    let mut endpoints = Lane::endpoints(format!("removed at {}", t.endpoints_removed));
-    segment(
-        &mut endpoints,
-        Millis::ZERO,
-        t.endpoints_removed,
-        State::Routed,
-    );
-    mark(&mut endpoints, t.endpoints_removed, MarkKind::Removed);
-    lanes.push(endpoints);
+    if plan.reachable() {
+        let mut endpoints = Lane::endpoints(format!("removed at {}", t.endpoints_removed));
+        segment(
+            &mut endpoints,
+            Millis::ZERO,
+            t.endpoints_removed,
+            State::Routed,
+        );
+        mark(&mut endpoints, t.endpoints_removed, MarkKind::Removed);
+        lanes.push(endpoints);
+    }
     Panel {
         phase: Phase::Termination,
         title: format!(
@@ -525,7 +539,12 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
         lanes.push(lane);
     }
     let mut job = Lane {
-        label: plan.kind.as_str().to_owned(),
+        // A CronJob's pods are its Jobs': what completes (or not) is each Job.
+        label: if plan.kind == crate::workload::Kind::CronJob {
+            "Job".to_owned()
+        } else {
+            plan.kind.as_str().to_owned()
+        },
         tag: "pod".into(),
         segments: Vec::new(),
         marks: Vec::new(),

@@ -389,7 +389,10 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
         }
         EventKind::Ready => "ready".to_owned(),
         EventKind::Exited => "exits".to_owned(),
-        EventKind::PodReady => "pod ready: joins the endpoints".to_owned(),
+        EventKind::PodReady if analysis.plan.reachable() => {
+            "pod ready: joins the endpoints".to_owned()
+        }
+        EventKind::PodReady => "pod ready (nothing routes to it: no port, no Service)".to_owned(),
         EventKind::PreStopStarted => format!(
             "preStop `{}` starts",
             container
@@ -407,6 +410,17 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             "the kubelet stops waiting for preStop (grace period used up)".to_owned()
         }
         EventKind::Sigterm => "SIGTERM".to_owned(),
+        EventKind::SigtermDropped => match container.and_then(|c| c.dropped_signal.as_ref()) {
+            Some(dropped) if dropped.shared_pids => format!(
+                "SIGTERM ends `{}`, which is not its namespace's init, and its program dies with it: no shutdown",
+                dropped.shell.shell
+            ),
+            Some(dropped) => format!(
+                "SIGTERM, dropped: PID 1 is `{}`, with no handler for it; runs until SIGKILL",
+                dropped.shell.shell
+            ),
+            None => "SIGTERM, dropped".to_owned(),
+        },
         EventKind::Sigkill => "SIGKILL".to_owned(),
         EventKind::InboundDrained => {
             "drains inbound connections (GOAWAY / Connection: close)".to_owned()

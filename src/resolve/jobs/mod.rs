@@ -11,12 +11,13 @@ mod self_stop;
 use k8s_openapi::api::core::v1::Container;
 
 use argo::*;
+pub(super) use self_stop::volume_path;
 use self_stop::*;
 
 use super::mesh::{Registry, StopRequest, StopVerdict};
 use super::plan::*;
 use super::shell::{self, Awaited, Known, StopCall, StopTarget};
-use super::{Builder, argv_of, command_path, kubexit};
+use super::{Builder, argv_of, command_path, kubexit, script_item};
 use crate::load::JsonPath;
 
 /// Finds the stop calls of every work container of a Job pod; `models` judge the calls
@@ -26,10 +27,16 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
         return;
     }
     endless::mark_endless_job_containers(b);
+    // A Job's work runs to its end: how its shell takes a deletion's SIGTERM is not
+    // what the Job rules judge (docs/lifecycle.md §2.7); its sidecars' is.
+    for container in b.regular.iter_mut().filter(|c| c.role == Role::App) {
+        container.dropped_signal = None;
+    }
     sidecar_waits(b);
     for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
-        let argv = argv_of(container);
-        let calls = shell::stop_calls(&argv, known(b));
+        let command = b.readable_command(container);
+        let argv = &command.argv;
+        let calls = shell::stop_calls(argv, known(b));
         let work_user = b.run_as_user(container);
         let mut stops: Vec<SidecarStop> = calls
             .into_iter()
@@ -39,7 +46,12 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
                     verdict.effective = Err(StopFailure::ReplacedByExec { exec: exec.clone() });
                 }
                 Some(SidecarStop {
-                    script: script_call(container, &path, &argv, &call),
+                    // A script from a ConfigMap is not the manifest's to rewrite.
+                    script: command
+                        .mounted
+                        .is_none()
+                        .then(|| script_call(container, &path, argv, &call))
+                        .flatten(),
                     path: call_path(container, &path, &call),
                     exits_at_once: verdict.exits_at_once,
                     method: verdict.method,
@@ -51,7 +63,10 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
             .collect();
         stops.extend(kubexit_stops(b, container, &path));
         stops.extend(process_stops(b, container, &path));
+        let only_stops =
+            !stops.is_empty() && shell::only_stops_others(&shell::parse_argv(argv), known(b));
         b.regular[index].sidecar_stops = stops;
+        b.regular[index].only_stops = only_stops;
     }
     drop_misses_of_stopped_sidecars(b);
     controller_stop(b);
@@ -70,7 +85,8 @@ fn known<'b>(b: &'b Builder) -> Known<'b> {
 /// The call that stops each classic sidecar in `containers` whose model knows one, where
 /// the resolver judges it would work if the work made it, and the work's script to make
 /// it in (Istio's `/quitquitquit` on the status port in use, none when the port is 0;
-/// Linkerd's `/shutdown`, which answers only where it is enabled).
+/// Linkerd's `/shutdown`, which answers only where it is enabled; the Cloud SQL proxy
+/// v2's `/quitquitquit`, served only with `--quitquitquit`).
 fn stop_endpoints(b: &Builder, models: &Registry) -> Vec<StopEndpoint> {
     let work = written_regular(b, |c| c.role == Role::App);
     let work_script = match work.as_slice() {
@@ -113,16 +129,6 @@ fn work_script(container: &Container, path: &JsonPath) -> Option<WorkScript> {
         item: script_item(container, path, at),
         script: script.clone(),
     })
-}
-
-/// The `command` or `args` item of `container` that is item `at` of its argv.
-fn script_item(container: &Container, path: &JsonPath, at: usize) -> JsonPath {
-    let commands = container.command.as_ref().map_or(0, Vec::len);
-    if at < commands {
-        path.key("command").index(at)
-    } else {
-        path.key("args").index(at - commands)
-    }
 }
 
 /// The regular containers written in the manifest that `keep` selects: their index,

@@ -8,7 +8,7 @@ use super::*;
 /// death dependency, or a wait in its script (`shell::awaited_signal`).
 pub(super) fn sidecar_waits(b: &mut Builder) {
     for (index, container, path) in written_regular(b, |c| c.sidecar().is_some()) {
-        let argv = argv_of(container);
+        let argv = b.readable_command(container).argv;
         let self_stop = if kubexit::runs_under(&argv) {
             let graveyard = kubexit::graveyard(container);
             let deaths = kubexit::deps(container, "KUBEXIT_DEATH_DEPS");
@@ -50,7 +50,7 @@ pub(super) fn sidecar_waits(b: &mut Builder) {
 
 /// Where `path` lies in a pod volume, through the deepest of the container's
 /// `volumeMounts` that holds it; `None` when it is in the container's own filesystem.
-pub(super) fn volume_path(container: &Container, path: &str) -> Option<VolumePath> {
+pub(in crate::resolve) fn volume_path(container: &Container, path: &str) -> Option<VolumePath> {
     let path = path.trim_end_matches('/');
     container
         .volume_mounts
@@ -243,7 +243,7 @@ pub(super) fn process_stops(
     work: &Container,
     path: &crate::load::JsonPath,
 ) -> Vec<SidecarStop> {
-    let argv = argv_of(work).join(" ");
+    let argv = b.readable_command(work).argv.join(" ");
     manifest_sidecars(b)
         .filter_map(|(sidecar, _)| match &sidecar.self_stop {
             Some(SelfStop {

@@ -95,6 +95,12 @@ impl SidecarModel for CloudSqlProxy {
         }
     }
 
+    /// v2's quit endpoint on its admin port, served only with `--quitquitquit`; v1
+    /// has none.
+    fn stop_command(&self, b: &Builder) -> Option<String> {
+        (!self.v1).then(|| format!("curl -fsS -X POST http://localhost:{}{QUIT}", admin_port(b)))
+    }
+
     fn answers_signal(&self, target: &str) -> bool {
         target.contains("cloud-sql") || target.contains("cloud_sql")
     }
@@ -367,11 +373,16 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
 
 /// What the Cloud SQL Auth Proxy's own flags offer against each hazard.
 pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
-    stop_after_work: Some(|stop| {
-        format!(
+    // Where the proxy already serves its quit endpoint, nothing needs turning on first.
+    stop_after_work: Some(|stop| match stop.call {
+        Some(call) => format!(
+            "the proxy already serves its quit endpoint (`--quitquitquit`): `trap '{call}' EXIT` before the work{}",
+            stop.native
+        ),
+        None => format!(
             "start the proxy with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{}",
             stop.native
-        )
+        ),
     }),
     working_stop_call: Some("start the Cloud SQL proxy with --quitquitquit"),
     stop_api: Some("POST :9091/quitquitquit, after starting it with `--quitquitquit`"),
@@ -386,7 +397,15 @@ pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
 /// What Cloud SQL Proxy v1 offers: `-term_timeout`, and no way to be told to quit but a
 /// signal, which it answers by exiting 0 once the work's connections are closed.
 pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
+    // A signal is the only way to stop v1; a pod that shares its process namespace
+    // already lets the work send it.
     stop_after_work: Some(|stop| {
+        if stop.shares_pids {
+            return format!(
+                "the pod already shares its process namespace, so the work can signal the proxy, the only way to stop v1: `trap 'pkill -TERM cloud_sql_proxy' EXIT` before the work{}",
+                stop.native
+            );
+        }
         format!(
             "v1 has no quit endpoint, only SIGTERM stops it: set `shareProcessNamespace: true` and `trap 'pkill -TERM cloud_sql_proxy' EXIT` in the work, or move to v2 (`gcr.io/cloud-sql-connectors/cloud-sql-proxy`) started with `--quitquitquit` and call `curl -fsS -X POST localhost:9091/quitquitquit` when the work ends{}",
             stop.native

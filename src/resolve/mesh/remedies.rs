@@ -84,4 +84,7 @@ pub struct StopAfterWork<'a> {
     /// The clause that offers a native sidecar instead, empty where the sidecar cannot
     /// be one.
     pub native: &'a str,
+    /// The pod already shares its process namespace, so the work can signal the
+    /// sidecar.
+    pub shares_pids: bool,
 }

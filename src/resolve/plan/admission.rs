@@ -54,8 +54,15 @@ pub enum RejectionCause {
         /// The injector's error, as it words it.
         error: &'static str,
     },
+    /// The workload's API version is no longer served by this Kubernetes version.
+    RemovedApiVersion {
+        /// Which API version of which kind, since when, and what replaces it.
+        removal: crate::resolve::api_removals::Removal,
+        /// The Kubernetes version in force.
+        version: KubeVersion,
+    },
     /// A regular container's own `restartPolicy`, which validation forbids until
-    /// `ContainerRestartRules` is on (1.28 to 1.34). docs/lifecycle.md §2.7.
+    /// `ContainerRestartRules` is on (1.28 to 1.34). docs/lifecycle.md §2.9.
     ContainerRestartPolicy {
         /// The container.
         container: String,

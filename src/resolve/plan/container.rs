@@ -93,10 +93,19 @@ pub struct PlannedContainer {
     pub exit_code_on_signal: i32,
     /// In a Job, the signal from the work this sidecar waits for before it exits.
     pub self_stop: Option<SelfStop>,
+    /// PID 1 is a shell that drops the stop signal: the container runs until SIGKILL
+    /// (docs/lifecycle.md §2.7).
+    pub dropped_signal: Option<crate::resolve::stop_signal::DroppedSignal>,
+    /// In a Job, the container does no work of its own: its command only waits for the
+    /// work to end and stops the sidecars (docs/lifecycle.md §2.8).
+    pub only_stops: bool,
+    /// Its command only waits (`sleep infinity`, `tail -f /dev/null`, a loop of
+    /// `sleep`): it has no work, and no shutdown, of its own.
+    pub only_idles: bool,
     /// A regular container's own `restartPolicy: Always`, which this Kubernetes honours
     /// (`ContainerRestartRules`, on from 1.35): the kubelet restarts it in place after
     /// every exit, whatever the pod's policy, and it is no sidecar. Where it is set.
-    /// docs/lifecycle.md §2.7.
+    /// docs/lifecycle.md §2.9.
     pub restart_in_place: Option<JsonPath>,
     /// For a classic mesh proxy, the pod annotation that has its injector add it as a
     /// native sidecar, where the mesh's and the cluster's versions both run native
@@ -133,6 +142,9 @@ impl PlannedContainer {
             probe_grace: None,
             exit_code_on_signal: 0,
             self_stop: None,
+            dropped_signal: None,
+            only_stops: false,
+            only_idles: false,
             native_switch: None,
             network_use: None,
             run_as_user: None,

@@ -172,6 +172,21 @@ impl PodPlan {
         self.regular().filter(|(_, c)| c.role == Role::App)
     }
 
+    /// The work: the application containers, without those whose only job is to
+    /// stop the others when the work ends.
+    pub fn work(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
+        self.apps().filter(|(_, c)| !c.only_stops)
+    }
+
+    /// Whether a Service or a port can reach the pod, so that it has endpoints to join
+    /// and leave: one of its regular containers other than a mesh proxy declares a
+    /// port or a readiness probe, or a Service of the input selects it (a proxy's own
+    /// ports are its admin and metrics ports).
+    pub fn reachable(&self) -> bool {
+        self.regular()
+            .any(|(_, container)| !container.is_proxy() && container.serves())
+    }
+
     /// The stop calls of a Job's work, with the work container that makes each; none in
     /// a pod that does not run to completion.
     pub fn work_stops(&self) -> impl Iterator<Item = (&PlannedContainer, &SidecarStop)> {

@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::invocation::{parse_argv, shell_script};
 use super::parse::parse;
 use super::stop_targets::{HttpMethod, Known, StopTarget, classify_call};
-use super::syntax::{AndOr, Command, Connector, List, Pipeline, SimpleCommand, basename};
+use super::syntax::{Command, Connector, List, Pipeline, SimpleCommand, basename};
 use crate::resolve::plan::ExitStatus;
 
 /// A call in a Job's command that asks a sidecar to stop.
@@ -138,14 +138,7 @@ fn functions(list: &List) -> BTreeMap<String, List> {
             if let Command::Function { name, body } = command {
                 let body = match body.as_ref() {
                     Command::Group(list) => list.clone(),
-                    other => List(vec![AndOr {
-                        first: Pipeline {
-                            negated: false,
-                            commands: vec![other.clone()],
-                        },
-                        rest: Vec::new(),
-                        background: false,
-                    }]),
+                    other => List::of(other.clone()),
                 };
                 found.insert(name.clone(), body);
             }

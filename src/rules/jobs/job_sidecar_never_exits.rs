@@ -100,7 +100,7 @@ declare_rule! {
     /// changes how it runs, which is the user's to decide.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
+    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.8 (stops written in ConfigMap scripts; a container that only stops the others is not the work), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
     /// - https://github.com/istio/istio/issues/11045
     /// - https://github.com/linkerd/linkerd2/issues/1869
     pub struct JobSidecarNeverExits {
@@ -148,13 +148,20 @@ impl Violation for NeverStopped<'_> {
                 )
             })
             .unwrap_or_default();
+        let when = match work.len() {
+            0 => "the work is done".to_owned(),
+            1 => format!("{} finishes", work[0]),
+            _ => format!("{} finish", work.join(", ")),
+        };
+        let never = if self.workload == Kind::CronJob {
+            "its Jobs never complete".to_owned()
+        } else {
+            format!("the {} never completes", self.workload)
+        };
         format!(
-            "{} `{}` runs in `containers` and nothing stops it when {} finish{}{waits}: the pod stays Running and the {} never completes",
+            "{} `{}` runs in `containers` and nothing stops it when {when}{waits}: the pod stays Running and {never}",
             self.kind.label(),
             self.sidecar.name,
-            work.join(", "),
-            if work.len() == 1 { "es" } else { "" },
-            self.workload,
         )
     }
 
@@ -202,7 +209,7 @@ impl Rule for JobSidecarNeverExits {
             let violation = NeverStopped {
                 sidecar,
                 kind,
-                work: plan.apps().map(|(_, app)| app).collect(),
+                work: plan.work().map(|(_, app)| app).collect(),
                 // A pod that runs to completion was created by a Job.
                 workload: if plan.kind == Kind::Pod {
                     Kind::Job
@@ -232,7 +239,7 @@ impl Rule for JobSidecarNeverExits {
                     completion.work_done,
                     Some(&sidecar.name),
                 );
-            if let Some((_, app)) = plan.apps().next()
+            if let Some((_, app)) = plan.work().next()
                 && let Some(path) = app.manifest_path()
             {
                 finding = finding.related(Label::value(

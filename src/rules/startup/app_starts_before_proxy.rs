@@ -57,7 +57,7 @@ declare_rule! {
     /// §3.2, §4.2).
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
+    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §2.8 (a container that only stops the sidecars is not the app)
     /// - https://github.com/istio/istio/issues/4341
     pub struct AppStartsBeforeProxy {
         id: "ML101",
@@ -130,9 +130,10 @@ impl Rule for AppStartsBeforeProxy {
             let Some(ready) = timeline.start(proxy_index).ready else {
                 continue;
             };
-            // The app container that uses the network earliest before the proxy is ready.
+            // The work container that uses the network earliest before the proxy is
+            // ready (one that only stops the sidecars calls them on localhost).
             let exposed = plan
-                .apps()
+                .work()
                 .filter_map(|(i, app)| timeline.start(i).first_network_use.map(|at| (app, at)))
                 .filter(|(_, at)| *at < ready)
                 .min_by_key(|(_, at)| *at);

@@ -39,7 +39,7 @@ declare_rule! {
     /// with a failure threshold that fits how long it really takes to start.
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
+    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
     pub struct NativeSidecarNotGated {
         id: "ML104",

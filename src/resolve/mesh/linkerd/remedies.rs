@@ -13,11 +13,16 @@ pub const REMEDIES: Remedies = Remedies {
     restore_gate: Some(
         "re-inject the pod so that the injector adds the `linkerd-await` postStart (it does while `config.linkerd.io/proxy-await` is enabled, the default)",
     ),
-    stop_after_work: Some(|stop| {
-        format!(
+    // Where `/shutdown` already answers in the pod, nothing needs enabling first.
+    stop_after_work: Some(|stop| match stop.call {
+        Some(call) => format!(
+            "the proxy's `/shutdown` already answers in this pod: wrap the work in `linkerd-await --shutdown -- <work>`, or `trap '{call}' EXIT` before it{}",
+            stop.native
+        ),
+        None => format!(
             "wrap the work in `linkerd-await --shutdown -- <work>` and enable the endpoint with the annotation `{SHUTDOWN_ANNOTATION}: enabled`{}",
             stop.native
-        )
+        ),
     }),
     working_stop_call: Some(
         "enable the endpoint on the pod template: config.linkerd.io/proxy-admin-shutdown: enabled",
