@@ -50,7 +50,9 @@ declare_rule! {
     /// Make the program PID 1 with `exec`, or trap TERM and pass it on:
     /// ```yaml
     /// command: ["sh", "-c", "./migrate && exec ./serve --port 8080"]
-    /// # or: trap 'kill -TERM "$pid"; wait "$pid"' TERM; ./serve & pid=$!; wait "$pid"
+    /// # or pass it on:
+    /// #   trap 'kill -TERM "$pid"; wait "$pid"' TERM
+    /// #   ./serve & pid=$!; wait "$pid"
     /// ```
     ///
     /// `lint --fix --unsafe-fixes` (unsafe) writes `exec` before the last command of
