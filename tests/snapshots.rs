@@ -6,12 +6,12 @@ mod common;
 use common::{cli, root};
 
 fn run(args: &[&str]) -> String {
-    let output = cli()
-        .current_dir(root())
-        .args(args)
-        .args(["--color", "never"])
-        .output()
-        .unwrap();
+    transcript(cli().current_dir(root()).args(args))
+}
+
+/// What the command printed, stdout then stderr, and its exit status, with no colour.
+fn transcript(command: &mut assert_cmd::Command) -> String {
+    let output = command.args(["--color", "never"]).output().unwrap();
     let mut text = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     if !stderr.is_empty() {
@@ -140,24 +140,7 @@ fn lint_github() {
 /// What a terminal of 80 columns shows of each terminal detail, run as `run` runs
 /// (`COLUMNS=80`, no colour).
 fn at_80(args: &[&str]) -> String {
-    let output = cli()
-        .current_dir(root())
-        .env("COLUMNS", "80")
-        .args(args)
-        .args(["--color", "never"])
-        .output()
-        .unwrap();
-    let mut text = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    if !stderr.is_empty() {
-        text.push_str("\n--- stderr ---\n");
-        text.push_str(&stderr);
-    }
-    text.push_str(&format!(
-        "\n--- exit status: {:?} ---\n",
-        output.status.code()
-    ));
-    text
+    transcript(cli().current_dir(root()).env("COLUMNS", "80").args(args))
 }
 
 /// Lines wider than 80 columns, but for a line that is one URL or path (never cut).

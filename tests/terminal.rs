@@ -241,19 +241,21 @@ fn colour_follows_no_color_and_the_flag() {
     assert!(text.contains("\x1b["), "--color always wins over NO_COLOR");
 }
 
+/// One run of each command that draws for the terminal.
+const EVERY_COMMAND: [&[&str]; 5] = [
+    &["lint", "--no-config", FIXTURES[0]],
+    &["lint", "--no-config", "--format", "table", FIXTURES[0]],
+    &["explain", "--no-config", FIXTURES[0]],
+    &["rules"],
+    &["rules", "ML201"],
+];
+
 /// A terminal that says it understands no escape sequences (`TERM=dumb`, Emacs' shell)
 /// gets none under `--color auto`, from every command, on standard output and error;
 /// `--color always` still colours.
 #[test]
 fn a_dumb_terminal_gets_no_escapes() {
-    let runs: [&[&str]; 5] = [
-        &["lint", "--no-config", FIXTURES[0]],
-        &["lint", "--no-config", "--format", "table", FIXTURES[0]],
-        &["explain", "--no-config", FIXTURES[0]],
-        &["rules"],
-        &["rules", "ML201"],
-    ];
-    for args in runs {
+    for args in EVERY_COMMAND {
         let (text, _) = on_terminal(80, args, &[("TERM", "dumb")]);
         assert!(!text.contains('\x1b'), "{args:?} with TERM=dumb: {text}");
         assert!(too_wide(&text, 80).is_empty(), "{args:?}");
@@ -279,14 +281,7 @@ fn a_dumb_terminal_gets_no_escapes() {
 /// width from COLUMNS (100 without it).
 #[test]
 fn off_a_terminal_columns_and_the_flag_decide() {
-    let runs: [&[&str]; 5] = [
-        &["lint", "--no-config", FIXTURES[0]],
-        &["lint", "--no-config", "--format", "table", FIXTURES[0]],
-        &["explain", "--no-config", FIXTURES[0]],
-        &["rules"],
-        &["rules", "ML201"],
-    ];
-    for args in runs {
+    for args in EVERY_COMMAND {
         let piped = cli().current_dir(root()).args(args).output().unwrap();
         let text = String::from_utf8(piped.stdout).unwrap();
         assert!(!text.contains('\x1b'), "{args:?} piped: colour");
