@@ -2,9 +2,10 @@
 """The benchmark suite: `lint --format json` beside the bare parse floor and checkov,
 and `lint --fix` beside `lint`.
 
-    python3 bench/run.py                # everything; writes bench/out/results.md
-    python3 bench/run.py --quick        # fewer runs, to check that the suite works
-    python3 bench/run.py --only-fixes   # the `lint --fix` rows alone
+    python3 bench/run.py                  # everything; writes bench/out/results.md
+    python3 bench/run.py --quick          # fewer runs, to check that the suite works
+    python3 bench/run.py --cluster-only   # only `lint --cluster -A` against 400,000 pods
+    python3 bench/run.py --only-fixes     # the `lint --fix` rows alone
 
 It builds the release binary and the parse floor example, generates the corpora
 (bench/gen.py, seeded) into bench/out/corpus, installs checkov 3.3.30 into
@@ -504,6 +505,70 @@ def fix_section(lint: str, scratch: str, runs: int) -> str:
 # ---------------------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------------------
+# `lint --cluster -A` against a stand-in API server of many pods (bench/apiserver.py):
+# memory bounded by a page of the list, not by the cluster, or a clear limit error.
+
+
+def cluster_rows(lint: str, scratch: str, sizes: list[tuple[str, int]]) -> str:
+    """Runs `lint --cluster -A --format json` through the real kubectl against the
+    stand-in, once per (shape, pods), under `/usr/bin/time -v` (whose peak RSS is the
+    largest of the linter and the kubectl calls it runs), and returns the Markdown table
+    and its checks."""
+    rows = ["", "`lint --cluster -A --format json` against bench/apiserver.py (pages of 500, "
+                "default limits; peak RSS is the largest process: the linter or one kubectl call):", "",
+            "| pods | shape | wall | peak RSS | exit | linted | errors |", "|---|---|---|---|---|---|---|"]
+    checks = []
+    results = {}
+    for shape, pods in sizes:
+        home = os.path.join(scratch, f"cluster-{shape}-{pods}")
+        shutil.rmtree(home, ignore_errors=True)
+        os.makedirs(home)
+        port_file = os.path.join(home, "port")
+        server = subprocess.Popen([sys.executable, os.path.join(ROOT, "bench", "apiserver.py"),
+                                   "--pods", str(pods), "--shape", shape, "--port-file", port_file])
+        try:
+            while not os.path.exists(port_file):
+                time.sleep(0.1)
+            with open(port_file) as f:
+                port = f.read().strip()
+            kubeconfig = os.path.join(home, "kubeconfig")
+            with open(kubeconfig, "w") as f:
+                f.write("apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster: {server: "
+                        f"'http://127.0.0.1:{port}'}}\ncontexts:\n- name: bench\n  context: {{cluster: bench, "
+                        "user: u}\ncurrent-context: bench\nusers:\n- name: u\n  user: {token: x}\n")
+            report_path, time_v = os.path.join(home, "report.json"), os.path.join(home, "time-v")
+            env = dict(os.environ, HOME=home, KUBECONFIG=kubeconfig)
+            env.pop("KUBECTL", None)
+            log(f"lint --cluster -A: {pods:,} pods, {shape}")
+            start = time.monotonic()
+            with open(report_path, "wb") as out, open(os.path.join(home, "stderr"), "wb") as err:
+                status = subprocess.run(["/usr/bin/time", "-v", "-o", time_v, lint, "lint", "--cluster", "-A",
+                                         "--no-config", "--format", "json"], stdout=out, stderr=err, env=env,
+                                        cwd=home).returncode
+            wall = time.monotonic() - start
+        finally:
+            server.terminate()
+            server.wait()
+        rss = read_time_v(time_v) / 1024
+        with open(report_path) as f:
+            report = json.load(f)
+        errors = [e["message"] for e in report["errors"]]
+        results[(shape, pods)] = (status, rss, errors)
+        rows.append(f"| {pods:,} | {shape} | {wall:.0f} s | {rss:.1f} MiB | {status} | "
+                    f"{report['summary']['files']:,} objects | {'; '.join(errors) or 'none'} |")
+    for (shape, pods), (status, rss, errors) in results.items():
+        if shape == "owned":
+            checks.append(f"| {pods:,} pods of Deployments: completes, memory bounded by a page | exit {status}, "
+                          f"{rss:.1f} MiB | exit 0 or 1, < 100 MiB | {verdict(status in (0, 1) and rss < 100)} |")
+        else:
+            limit_error = status == 2 and any("--max-input-size" in e for e in errors)
+            ok = (status in (0, 1) or limit_error) and rss < 1024
+            checks.append(f"| {pods:,} pods linted one by one: completes or a clear limit error, never swaps | "
+                          f"exit {status}, {rss:.1f} MiB | the limit error, < 1 GiB | {verdict(ok)} |")
+    return "\n".join(rows + ["", "| target | measured | limit | |", "|---|---|---|---|"] + checks) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
 
 
 def main() -> None:
@@ -517,6 +582,10 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true",
                         help="also count instructions with callgrind on the 5 MB stream (needs valgrind)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out"), help="output directory (bench/out)")
+    parser.add_argument("--cluster-pods", type=int, default=400_000,
+                        help="pods of the stand-in cluster for `lint --cluster -A` (400,000; 0 leaves it out)")
+    parser.add_argument("--cluster-only", action="store_true",
+                        help="only the `lint --cluster` rows (needs kubectl)")
     parser.add_argument("--only-fixes", action="store_true",
                         help="only the `lint --fix` rows (built binary, no corpora, no checkov)")
     parser.add_argument("--update-benchmarks", metavar="LABEL",
@@ -532,8 +601,16 @@ def main() -> None:
         build()
     lint = os.path.join(ROOT, "target", "release", "kubectl-mesh_lifecycle")
     floor = os.path.join(ROOT, "target", "release", "examples", "parse_floor")
-    if args.only_fixes:
-        text = fix_section(lint, scratch, args.runs)
+    cluster_sizes = [("owned", args.cluster_pods // 10), ("owned", args.cluster_pods),
+                     ("standalone", args.cluster_pods)] if args.cluster_pods else []
+    if args.quick:
+        cluster_sizes = cluster_sizes[:1]
+    if args.cluster_only or args.only_fixes:
+        text = ""
+        if args.cluster_only:
+            text += cluster_rows(lint, scratch, cluster_sizes)
+        if args.only_fixes:
+            text += fix_section(lint, scratch, args.runs)
         print(text)
         return
     manifest = corpora(out)
@@ -624,6 +701,8 @@ def main() -> None:
     text = report(cells, manifest, determinism, info, (load_before, load_after), args)
     text += lsp_latency(lint, paths["stream-5MB"], scratch, max(args.runs * 3, 20))
     text += fix_section(lint, scratch, args.runs)
+    if cluster_sizes and shutil.which("kubectl"):
+        text += cluster_rows(lint, scratch, cluster_sizes)
     if args.instructions:
         text += instruction_table(lint, floor, paths["stream-5MB"],
                                   manifest["corpora"]["stream-5MB"]["bytes"], scratch)

@@ -21,6 +21,7 @@ pub mod fix;
 pub mod load;
 pub mod lsp;
 pub mod pipeline;
+pub mod render;
 pub mod report;
 pub mod resolve;
 pub mod rules;

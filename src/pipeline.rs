@@ -19,7 +19,7 @@ use crate::load::inputs::Unit;
 use crate::load::split::Framing;
 use crate::load::{self, InputError, Inputs, Limits, Pos};
 pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
-use crate::resolve;
+use crate::resolve::{self, Registry};
 use crate::rules::selector::Policy;
 use crate::rules::suppression::suppression;
 use crate::rules::{self, Finding};
@@ -28,7 +28,7 @@ use crate::simulate;
 use crate::workload::{self, WorkloadRef};
 
 /// Options of a run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Bounds on hostile input.
     pub limits: Limits,
@@ -38,6 +38,21 @@ pub struct RunOptions {
     pub policy: Policy,
     /// What is done with the fixes findings carry.
     pub fixes: FixMode,
+    /// The sidecar models resolve runs: the standard ones unless a caller brings its
+    /// own.
+    pub models: &'static Registry,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            limits: Limits::default(),
+            threads: 0,
+            policy: Policy::default(),
+            fixes: FixMode::default(),
+            models: Registry::standard(),
+        }
+    }
 }
 
 /// What a run does with the fixes its findings carry.
@@ -58,6 +73,11 @@ pub enum FixMode {
 /// gain less from a second core than starting the workers costs (BENCHMARKS.md, the
 /// single file).
 const PARALLEL_FROM_BYTES: u64 = 64 * 1024;
+
+/// The most worker threads a run starts (`-j`): more than any machine has cores. Each
+/// holds documents in flight, so a larger count would only exhaust memory or the
+/// system's threads.
+pub const MAX_THREADS: usize = 1024;
 
 /// How many worker threads a run used, and why fewer than it wanted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -109,7 +129,8 @@ pub fn run_indexed(
         0 if inputs.smaller_than(PARALLEL_FROM_BYTES) => 1,
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
-    };
+    }
+    .min(MAX_THREADS);
     let mut workers = Workers {
         wanted: threads,
         running: 1,
@@ -445,7 +466,6 @@ fn analyse_document(
         let mut objects = workload::Objects::default();
         workload::objects_at(document, item, &context, &mut objects);
         report.errors.extend(objects.errors);
-        report.skipped.extend(objects.skipped);
         report.notes.extend(objects.notes);
         for workload in &objects.workloads {
             report.analyses.push(analysis(
@@ -493,7 +513,6 @@ fn analyse_document(
             });
             for (part, part_graded) in parts {
                 whole.0.errors.extend(part.errors);
-                whole.0.skipped.extend(part.skipped);
                 whole.0.notes.extend(part.notes);
                 whole.0.analyses.extend(part.analyses);
                 whole.1.extend(part_graded);
@@ -513,14 +532,14 @@ fn analysis<'d>(
     editor: &OnceLock<fix::Editor<'d>>,
     graded: &mut Vec<Graded>,
 ) -> Analysis {
-    let plan = resolve::resolve(workload, settings);
+    let plan = resolve::resolve_with(workload, settings, options.models);
     let timeline = simulate::simulate(&plan);
     let findings = rules::check(&rules::Pod {
         plan: &plan,
         timeline: &timeline,
     });
+    let reference = workload.reference();
     if options.fixes != FixMode::Unchecked {
-        let reference = workload.reference();
         graded.extend(findings.iter().map(|finding| {
             Graded::new(
                 finding,
@@ -541,7 +560,8 @@ fn analysis<'d>(
     Analysis {
         file: document.source.file.clone(),
         document: document.index,
-        origin: document.origin.clone(),
+        documents: document.count,
+        origin: origin(document, &reference),
         plan,
         timeline,
         findings: located,
@@ -623,16 +643,90 @@ pub fn attribute(
     reports
 }
 
+/// [`attribute`] as reports arrive, for a run whose inputs that own or are owned come
+/// first (a cluster's workloads and the pods linted on their behalf): their reports are
+/// held until the first report of another input (a pod linted as itself), then
+/// attributed and handed to the sink; every later report goes to the sink as it comes.
+/// So a cluster of many pods without owners is reported as it is checked, not held.
+pub struct Attributing<'a, F: FnMut(DocumentReport)> {
+    owners: &'a HashMap<Arc<str>, WorkloadRef>,
+    /// The inputs whose reports are held: owners and what they own.
+    held_inputs: &'a std::collections::HashSet<Arc<str>>,
+    /// The reports held so far; `None` once they went to the sink.
+    held: Option<Vec<DocumentReport>>,
+    sink: F,
+}
+
+impl<'a, F: FnMut(DocumentReport)> Attributing<'a, F> {
+    /// Attributes with `owners`, holding the reports of `held_inputs`.
+    pub fn new(
+        owners: &'a HashMap<Arc<str>, WorkloadRef>,
+        held_inputs: &'a std::collections::HashSet<Arc<str>>,
+        sink: F,
+    ) -> Self {
+        Attributing {
+            owners,
+            held_inputs,
+            held: Some(Vec::new()),
+            sink,
+        }
+    }
+
+    /// Takes the next report, in input order.
+    pub fn push(&mut self, report: DocumentReport) {
+        let held = input_of(&report).is_none_or(|input| self.held_inputs.contains(input));
+        match &mut self.held {
+            Some(reports) if held => reports.push(report),
+            Some(_) => {
+                self.release();
+                (self.sink)(report);
+            }
+            None => (self.sink)(report),
+        }
+    }
+
+    /// Hands on what is still held, once every report has come.
+    pub fn finish(mut self) {
+        self.release();
+    }
+
+    fn release(&mut self) {
+        if let Some(reports) = self.held.take() {
+            attribute(reports, self.owners)
+                .into_iter()
+                .for_each(&mut self.sink);
+        }
+    }
+}
+
+/// The input a report is about; `None` for a report without anything in it.
+fn input_of(report: &DocumentReport) -> Option<&Arc<str>> {
+    report
+        .analyses
+        .first()
+        .map(|analysis| &analysis.file)
+        .or_else(|| report.errors.first().map(|error| &error.file))
+        .or_else(|| report.notes.first().map(|note| &note.error.file))
+}
+
 /// Resolves a finding's paths to positions while the document's tree is alive, and
 /// builds its fix with the document's `editor`. Nothing here reads the document beyond
 /// the nodes the finding names: a `List` of a thousand workloads costs per finding what
-/// a single workload does.
+/// a single workload does. A finding of a rendered input points into the source file
+/// that says what the rendered document does, where one does ([`load::rendered`]), and
+/// names the files it came from otherwise.
 fn locate<'d>(
     finding: Finding,
     document: &'d load::Document,
     workload: &workload::Workload,
     editor: &OnceLock<fix::Editor<'d>>,
 ) -> Located {
+    let reference = workload.reference();
+    if let Some(rendering) = &document.rendered
+        && let Some(located) = relocate(&finding, document, &reference, rendering, workload)
+    {
+        return located;
+    }
     let place = |label: &rules::Label| {
         let found = document.locate(&label.path, label.part);
         Place {
@@ -653,8 +747,8 @@ fn locate<'d>(
     Located {
         file: document.source.file.clone(),
         document: document.index,
-        workload: workload.reference(),
-        origin: document.origin.clone(),
+        origin: origin(document, &reference),
+        workload: reference,
         primary,
         related,
         source: document.source.clone(),
@@ -663,6 +757,77 @@ fn locate<'d>(
         fix,
         finding,
     }
+}
+
+/// Where the workload `reference` of `document` was rendered from: its Helm template
+/// (`# Source:`), or the files a kustomization read it from.
+fn origin(document: &load::Document, reference: &WorkloadRef) -> Option<String> {
+    match &document.rendered {
+        Some(rendering) => rendering.origin(
+            reference.kind.as_str(),
+            reference.namespace.as_deref(),
+            &reference.name,
+            document.origin.as_deref(),
+        ),
+        None => document.origin.clone(),
+    }
+}
+
+/// A finding of a rendered document at its places in the source file that holds them
+/// all, when one does: its fix, made for the rendered text, is left to that file's
+/// owner.
+fn relocate(
+    finding: &Finding,
+    document: &load::Document,
+    reference: &WorkloadRef,
+    rendering: &load::rendered::Rendering,
+    workload: &workload::Workload,
+) -> Option<Located> {
+    let labels: Vec<&rules::Label> = std::iter::once(&finding.primary)
+        .chain(&finding.related)
+        .collect();
+    let paths: Vec<(&load::JsonPath, load::EntryPart)> = labels
+        .iter()
+        .map(|label| (&label.path, label.part))
+        .collect();
+    let moved = rendering.relocate(
+        document,
+        (
+            reference.kind.as_str(),
+            reference.namespace.as_deref(),
+            &reference.name,
+        ),
+        &paths,
+    )?;
+    let mut places = labels
+        .iter()
+        .zip(&moved.places)
+        .filter_map(|(label, place)| {
+            let (start, end) = (*place)?;
+            Some(Place {
+                start,
+                end,
+                text: label.text.clone(),
+                path: label.path.to_string(),
+            })
+        });
+    let primary = places.next()?;
+    Some(Located {
+        file: moved.source.file.clone(),
+        document: moved.document,
+        workload: reference.clone(),
+        origin: Some(format!("the kustomization {}", rendering.dir.display())),
+        primary,
+        related: places.collect(),
+        source: moved.source,
+        suppressed: suppression(workload, finding),
+        baselined: false,
+        fix: finding
+            .fix
+            .as_ref()
+            .map(|_| Err("the manifest is rendered by kustomize: change its source".to_owned())),
+        finding: finding.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -744,6 +909,65 @@ mod tests {
             error.message.contains("internal error") && error.message.contains("multiply"),
             "{}",
             error.message
+        );
+    }
+
+    #[test]
+    fn attributing_holds_only_the_owners_and_what_they_own() {
+        let pod = |name: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: app\n    lifecycle: {{preStop: {{exec: {{command: [sleep, '10']}}}}}}\n"
+            )
+        };
+        let inputs = Inputs::new(
+            ["Pod/shop/web-1", "Pod/shop/alone-1", "Pod/shop/alone-2"]
+                .into_iter()
+                .map(|name| load::Input::Memory {
+                    name: Arc::from(name),
+                    bytes: Arc::from(pod(name.rsplit('/').next().unwrap()).into_bytes()),
+                })
+                .collect(),
+            load::ReadLimits::default(),
+            None,
+        );
+        let web = WorkloadRef {
+            kind: crate::workload::Kind::Deployment,
+            name: "web".into(),
+            namespace: Some("shop".into()),
+        };
+        let owners = HashMap::from([(Arc::from("Pod/shop/web-1"), web.clone())]);
+        let held = std::collections::HashSet::from([Arc::from("Pod/shop/web-1")]);
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut attributing = Attributing::new(&owners, &held, |report: DocumentReport| {
+            for analysis in report.analyses {
+                let workload = analysis.findings[0].workload.name.clone();
+                seen.push((analysis.file.to_string(), workload));
+            }
+        });
+        let mut fed = 0;
+        run(
+            &inputs,
+            &Settings::default(),
+            &RunOptions::default(),
+            |report| {
+                fed += 1;
+                attributing.push(report);
+            },
+        );
+        attributing.finish();
+        assert_eq!(fed, 3);
+        let seen: Vec<(&str, &str)> = seen
+            .iter()
+            .map(|(file, workload)| (file.as_str(), workload.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("Pod/shop/web-1", "web"),
+                ("Pod/shop/alone-1", "alone-1"),
+                ("Pod/shop/alone-2", "alone-2")
+            ],
+            "the held report attributed to its owner, then the others as they came"
         );
     }
 

@@ -226,6 +226,36 @@ fn catalogue() -> Vec<Case> {
         case("JSON stream broken after two objects", File("json-broken-after-two.json"))
             .error("invalid JSON: invalid character 'P' looking for beginning of value", 3, 30)
             .findings(&[("ML206", 1, 186), ("ML206", 2, 187)]),
+        // Raw control characters: go-yaml refuses them anywhere in the text, before
+        // parsing ("yaml: control characters are not allowed"), so kubectl refuses the
+        // file; written raw to a terminal, they would act on it.
+        case(
+            "a raw escape character in a plain scalar",
+            Stdin(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\x1b]0;owned\x07\nspec:\n  containers: [{name: a, image: b}]\n"),
+        )
+        .error("control characters are not allowed: U+001B, which kubectl refuses in YAML", 4, 12),
+        case(
+            "a raw escape character in a comment",
+            Stdin(b"apiVersion: v1\nkind: Pod\n# \x1b[2J\nmetadata: {name: web}\nspec:\n  containers: [{name: a, image: b}]\n"),
+        )
+        .error("control characters are not allowed: U+001B", 3, 3),
+        case(
+            "a raw C1 control in a quoted scalar",
+            Stdin("apiVersion: v1\nkind: Pod\nmetadata: {name: \"web\u{9b}2J\"}\nspec:\n  containers: [{name: a, image: b}]\n".as_bytes()),
+        )
+        .error("control characters are not allowed: U+009B", 3, 22),
+        // Written as an escape, the character is the object's, as kubectl reads it: no
+        // error (reports show it escaped).
+        case(
+            "an escape character written as an escape",
+            Stdin(b"apiVersion: v1\nkind: Pod\nmetadata: {name: \"web\\e[2J\"}\nspec:\n  containers: [{name: a, image: b}]\n"),
+        ),
+        // In a JSON string a raw control character is Go's JSON error.
+        case(
+            "a raw escape character in a JSON string",
+            Stdin(b"{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"web\x1b\"}}\n"),
+        )
+        .error("invalid JSON: invalid character '\\x1b' in string literal", 1, 62),
         // Neither JSON nor YAML: kubectl reports the JSON error, and so does the linter.
         case("JSON that is no YAML either", File("json-not-yaml-either.json"))
             .error("invalid JSON: invalid character '\\n' in string literal", 1, 65),
@@ -311,9 +341,10 @@ fn catalogue() -> Vec<Case> {
             "Deployment no-containers has no containers at `spec.template.spec.containers`; not linted",
         ),
         // A negative grace period is read (the kubelet floors it at 1 s) and reported as
-        // a configuration problem (ML401) at the value.
+        // a configuration problem (ML401) at the value; the app's assumed 5 s shutdown is
+        // then cut by the SIGKILL at 2 s, a verdict on that assumption (ML201).
         case("negative grace period", File("negative-grace-period.yaml"))
-            .findings(&[("ML401", 6, 34)]),
+            .findings(&[("ML201", 8, 11), ("ML401", 6, 34)]),
         // A proxy.istio.io/config that is not YAML: the injector denies the pod, so only
         // that is reported (ML401 at the annotation's value), not the sidecar it would get.
         case("malformed proxy.istio.io/config", File("malformed-proxy-config.yaml"))

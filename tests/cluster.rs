@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Output;
 
-use common::apiserver::{ApiServer, Fixture, Request};
+use common::apiserver::{ApiServer, Fixture, Hostile, Request};
 use serde_json::Value;
 
 /// A cluster for one test: the server, and a home and kubeconfig for kubectl.
@@ -65,6 +65,33 @@ impl Cluster {
 
     fn requests(&self) -> Vec<Request> {
         self.server.requests()
+    }
+
+    /// `lint --cluster --format json` with `args`, through a `$KUBECTL` that runs
+    /// `script` (sh) first, then the real kubectl unless the script ended the call:
+    /// the report, the exit status and standard error.
+    #[cfg(unix)]
+    fn through(&self, script: &str, args: &[&str]) -> (Value, i32, String) {
+        use std::os::unix::fs::PermissionsExt;
+        let wrapper = self.home.path().join("kubectl-stand-in");
+        std::fs::write(
+            &wrapper,
+            format!("#!/bin/sh\n{script}\nexec kubectl \"$@\"\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let output = common::cli()
+            .args(["lint", "--cluster", "--format", "json"])
+            .args(args)
+            .env("HOME", self.home.path())
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("KUBECTL", &wrapper)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let report = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{error}: {stderr}"));
+        (report, output.status.code().unwrap_or(-1), stderr)
     }
 
     /// `lint --cluster --format json` with `args`, through a `$KUBECTL` that logs each
@@ -260,6 +287,43 @@ fn lint_reads_every_workload_and_reports_each_finding_once_under_its_owner() {
     assert_eq!(report["summary"]["inputErrors"], 0);
 }
 
+/// `lint --cluster --format html` is the same page as for files: its overview counts
+/// what the JSON report counts, and each workload's section names the object it was
+/// read from, as an object (no document number).
+#[test]
+fn the_html_report_of_a_cluster_counts_what_json_counts() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (report, code, _) = cluster.lint_json(&["-A"]);
+    let output = cluster.run(&["lint", "--cluster", "-A", "--format", "html"]);
+    assert_eq!(output.status.code(), Some(code));
+    let page = String::from_utf8(output.stdout).unwrap();
+    let summary = &report["summary"];
+    for key in ["errors", "warnings", "infos", "workloads", "suppressed"] {
+        let marker = format!("data-count=\"{key}\"><b>{}</b>", summary[key]);
+        assert!(page.contains(&marker), "{key}: {marker}");
+    }
+    assert_eq!(
+        page.matches("<details").count() as u64,
+        summary["workloads"].as_u64().unwrap()
+    );
+    assert!(
+        page.contains("<span class=\"origin\">Deployment/shop/web</span>"),
+        "the object, named as such"
+    );
+    if let Some(at) = page.find("(document ") {
+        panic!(
+            "objects are not documents: {}",
+            &page[at.saturating_sub(200)..at + 40]
+        );
+    }
+    assert!(
+        page.contains("objects checked"),
+        "the summary counts objects"
+    );
+}
+
 #[test]
 fn a_finding_points_into_the_object_as_kubectl_prints_it() {
     let Some(cluster) = Cluster::mesh() else {
@@ -453,14 +517,65 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
         paths.contains(&"/api/v1/namespaces/default/pods".to_owned()),
         "{paths:?}"
     );
-    // An empty namespace is no error, as `kubectl get` finds "No resources"; one that
-    // does not exist is said so.
-    let (_, code, stderr) = cluster.lint_json(&["-n", "typo"]);
-    assert_eq!(code, 0);
+    // An empty namespace is no error, as `kubectl get` finds "No resources", but a
+    // note that survives --quiet says so; one that does not exist is an error, in
+    // kubectl's words.
+    let (report, code, stderr) = cluster.lint_json(&["-n", "default", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "note: no workloads found in namespace default\n");
     assert_eq!(
-        stderr,
-        "note: namespace typo does not exist\nnote: no workloads found\n"
+        report["notes"][0]["message"],
+        "no workloads found in namespace default"
     );
+    // The note is in every format, and --strict fails the gate on it.
+    let empty = "no workloads found in namespace default";
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "sarif"]);
+    assert_eq!(output.status.code(), Some(0));
+    let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
+    common::validate_sarif(&sarif);
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    let notification = &invocation["toolExecutionNotifications"][0];
+    assert_eq!(notification["level"], "warning", "{invocation}");
+    assert!(
+        notification["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(empty),
+        "{invocation}"
+    );
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "github", "-q"]);
+    assert_eq!(output.status.code(), Some(0));
+    let github = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        github.lines().any(|line| line.starts_with("::warning ")
+            && line.contains("title=not linted::")
+            && line.contains(empty)),
+        "{github}"
+    );
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "junit"]);
+    assert_eq!(output.status.code(), Some(0));
+    let junit = String::from_utf8(output.stdout).unwrap();
+    roxmltree::Document::parse(&junit).unwrap();
+    assert!(
+        junit.contains("<skipped") && junit.contains(empty),
+        "{junit}"
+    );
+    let (report, code, stderr) = cluster.lint_json(&["-n", "default", "--strict"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(report["notes"], serde_json::json!([]));
+    let message = report["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(empty) && message.contains("--strict"),
+        "{message}"
+    );
+    let (report, code, stderr) = cluster.lint_json(&["-n", "typo"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with("Error from server (NotFound): namespaces \"typo\" not found\nerror: `kubectl get namespace typo -o json` failed"),
+        "{stderr}"
+    );
+    assert_eq!(report["summary"]["inputErrors"], 1);
+    assert!(!stderr.contains("no workloads found"), "{stderr}");
 }
 
 #[test]
@@ -539,8 +654,9 @@ fn selectors_go_to_the_api_server() {
     let (report, _, _) = cluster.lint_json(&["-A", "-l", "app=hello"]);
     let targets: Vec<String> = cluster.requests().into_iter().map(|r| r.target).collect();
     assert!(
-        targets
-            .contains(&"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500".to_owned()),
+        targets.contains(
+            &"/apis/apps/v1/deployments?labelSelector=app%3Dhello&limit=500&timeout=30s".to_owned()
+        ),
         "{targets:?}"
     );
     // The Deployment, and the pods that carry the label; the ReplicaSets lack it, so
@@ -844,8 +960,9 @@ fn a_run_makes_the_same_calls_however_much_the_cluster_holds() {
     }
     let (calls, requests, paths) = &counts[0];
     assert_eq!(
-        *calls, 10,
-        "version, context, resources, 6 reads side by side, ConfigMaps"
+        *calls,
+        3 + 5 + 8 + 1,
+        "version, context, resources; 5 reads of the environment and one page of each of the 8 kinds, side by side; ConfigMaps"
     );
     assert_eq!(counts[1].0, *calls, "kubectl calls");
     assert_eq!(counts[1].1, *requests, "HTTP requests");
@@ -1033,6 +1150,33 @@ fn sarif_names_cluster_objects_by_logical_location() {
 }
 
 #[test]
+fn github_annotations_of_cluster_objects_name_no_file() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // An object's name is no path of the checkout: GitHub would attach the annotation
+    // to whatever file it named.
+    let output = cluster.run(&["lint", "--cluster", "--format", "github"]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let annotations: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("::") && line.contains(" title=ML"))
+        .collect();
+    assert_eq!(annotations.len(), 4, "{stdout}");
+    for annotation in &annotations {
+        assert!(!annotation.contains("file="), "{annotation}");
+    }
+    // Each names its object, and the place in it, in its message.
+    assert!(
+        annotations
+            .iter()
+            .any(|annotation| annotation.contains("::Pod/shop/web-58f7d9c6b4-h2w8n:189:25: ")),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn the_first_calls_messages_reach_a_terminal_as_kubectl_writes_them() {
     // kubectl prints the API server's warnings on standard error, as it prints what a
     // credential plugin asks the user while the first call authenticates.
@@ -1066,7 +1210,8 @@ fn objects_are_read_within_the_read_limits() {
     let Some(cluster) = Cluster::mesh() else {
         return;
     };
-    // web's Deployment, as kubectl prints it, is larger than 2 KiB; so is each pod.
+    // web's Deployment, as kubectl prints it, is larger than 2 KiB: kubectl is
+    // stopped once it has printed that much.
     let (report, code, stderr) = cluster.lint_json(&["deploy/web", "--max-input-size", "2KiB"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
@@ -1075,16 +1220,29 @@ fn objects_are_read_within_the_read_limits() {
     );
     let errors = report["errors"].as_array().unwrap();
     assert!(
-        errors.iter().any(|e| e["file"] == "Deployment/shop/web"),
+        errors
+            .iter()
+            .any(|e| e["file"] == "kubectl get deployments.apps/web -n shop -o json"),
         "{errors:?}"
     );
-    for error in errors {
-        let message = error["message"].as_str().unwrap();
-        assert!(message.contains("--max-input-size"), "{message}");
-    }
     assert!(
-        stderr.contains("Deployment/shop/web") && stderr.contains("--max-input-size"),
+        stderr.contains(
+            "kubectl was stopped: it printed more than 2 KiB (--max-input-size raises the limit)"
+        ),
         "{stderr}"
+    );
+    // An object larger than the document limit, within the input limit: an input
+    // error naming the object and its flag.
+    let (report, code, stderr) = cluster.lint_json(&["deploy/web", "--max-document-size", "1KiB"]);
+    assert_eq!(code, 2, "{stderr}");
+    let errors = report["errors"].as_array().unwrap();
+    assert!(
+        errors.iter().any(|e| e["file"] == "Deployment/shop/web"
+            && e["message"]
+                .as_str()
+                .unwrap()
+                .contains("--max-document-size")),
+        "{errors:?}"
     );
     // The same objects within the default limits.
     let (report, code, stderr) = cluster.lint_json(&["deploy/web"]);
@@ -1273,40 +1431,49 @@ fn declare_webapp(cluster: &Cluster) -> String {
 
 #[cfg(unix)]
 #[test]
-fn the_crd_kinds_cost_no_more_calls() {
+fn each_kind_served_is_listed_page_by_page() {
     let Some(cluster) = with_crds() else {
         return;
     };
     let config = declare_webapp(&cluster);
     let (report, calls) = cluster.logged(&["-A", "--config", &config]);
     assert!(report["summary"]["workloads"].as_u64().unwrap() > 8);
-    assert_eq!(calls.len(), 10, "{calls:#?}");
-    // One listing for every kind served, Kubernetes' own and the custom ones.
-    let listing = calls
+    // One page of each kind served, Kubernetes' own and the custom ones (the first
+    // pages side by side, so in no set order).
+    let mut listings: Vec<&str> = calls
         .iter()
-        .find(|call| call.starts_with("get deployments.apps,"))
-        .expect("the listing call");
-    for resource in [
-        "rollouts.argoproj.io",
-        "workflows.argoproj.io",
-        "cronworkflows.argoproj.io",
-        "workflowtemplates.argoproj.io",
-        "clusterworkflowtemplates.argoproj.io",
-        "services.serving.knative.dev",
-        "configurations.serving.knative.dev",
-        "revisions.serving.knative.dev",
-        "scaledjobs.keda.sh",
-        "clonesets.apps.kruise.io",
-        "statefulsets.apps.kruise.io",
-        "daemonsets.apps.kruise.io",
-        "broadcastjobs.apps.kruise.io",
-        "webapps.v1.platform.example.com",
-    ] {
-        assert!(
-            listing.split([' ', ',']).any(|part| part == resource),
-            "{resource} not in {listing}"
-        );
-    }
+        .filter_map(|call| call.split_once(" get --raw ").map(|(_, path)| path))
+        .collect();
+    listings.sort();
+    let mut expected = vec![
+        "/apis/platform.example.com/v1/webapps?limit=500",
+        "/apis/serving.knative.dev/v1/services?limit=500",
+        "/apis/serving.knative.dev/v1/configurations?limit=500",
+        "/apis/serving.knative.dev/v1/revisions?limit=500",
+        "/apis/argoproj.io/v1alpha1/cronworkflows?limit=500",
+        "/apis/argoproj.io/v1alpha1/workflows?limit=500",
+        "/apis/argoproj.io/v1alpha1/workflowtemplates?limit=500",
+        "/apis/argoproj.io/v1alpha1/clusterworkflowtemplates?limit=500",
+        "/apis/batch/v1/cronjobs?limit=500",
+        "/apis/argoproj.io/v1alpha1/rollouts?limit=500",
+        "/apis/keda.sh/v1alpha1/scaledjobs?limit=500",
+        "/apis/apps/v1/deployments?limit=500",
+        "/apis/apps.kruise.io/v1alpha1/clonesets?limit=500",
+        "/apis/apps.kruise.io/v1beta1/statefulsets?limit=500",
+        "/apis/apps.kruise.io/v1alpha1/daemonsets?limit=500",
+        "/apis/apps.kruise.io/v1alpha1/broadcastjobs?limit=500",
+        "/apis/apps/v1/statefulsets?limit=500",
+        "/apis/apps/v1/daemonsets?limit=500",
+        "/api/v1/replicationcontrollers?limit=500",
+        "/apis/apps/v1/replicasets?limit=500",
+        "/apis/batch/v1/jobs?limit=500",
+        "/api/v1/pods?limit=500",
+    ];
+    expected.sort();
+    assert_eq!(listings, expected, "{calls:#?}");
+    // Version, context, resources; five reads of the environment; the listings; the
+    // ConfigMaps.
+    assert_eq!(calls.len(), 3 + 5 + listings.len() + 1, "{calls:#?}");
 }
 
 #[test]
@@ -1391,9 +1558,28 @@ fn a_crd_the_user_may_not_list_is_left_out_with_a_note() {
     // Not an input error: what could be listed is linted.
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(report["summary"]["inputErrors"], 0);
+    let note = "cannot list rollouts.argoproj.io (Error from server (Forbidden): rollouts.argoproj.io is forbidden: User \"tester\" cannot list resource \"rollouts\" in API group \"argoproj.io\" in the namespace \"apps\"): no Rollout is linted";
+    assert!(stderr.contains(&format!("note: {note}")), "{stderr}");
+    // In every format: a note of JSON, naming the call.
+    assert_eq!(
+        report["notes"][0]["file"],
+        "kubectl get --raw '/apis/argoproj.io/v1alpha1/namespaces/apps/rollouts?limit=500'"
+    );
     assert!(
-        stderr.contains("note: cannot list rollouts.argoproj.io (Error from server (Forbidden): rollouts.argoproj.io is forbidden: User \"tester\" cannot list resource \"rollouts\" in API group \"argoproj.io\" in the namespace \"apps\"): no Rollout is linted"),
-        "{stderr}"
+        report["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(note)
+    );
+    // --strict makes it fail the run, as an input error.
+    let (report, code, stderr) = cluster.lint_json(&["--strict"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(report["notes"], serde_json::json!([]));
+    assert!(
+        report["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--strict")
     );
     let found = findings(&report);
     // The Rollout's ReplicaSet, whose owner could not be read, speaks for it.
@@ -1450,6 +1636,224 @@ fn explain_draws_the_knative_pod_with_queue_proxy() {
     assert_eq!(running, template);
 }
 
+// Hostile clusters: a gate must end, within its bounds, with exit 2 and the call that
+// failed named, whatever the API server or kubectl does.
+
+/// The errors of a report, as `(file, message)`.
+fn errors(report: &Value) -> Vec<(String, String)> {
+    report["errors"]
+        .as_array()
+        .expect("errors is an array")
+        .iter()
+        .map(|e| {
+            (
+                e["file"].as_str().unwrap().to_owned(),
+                e["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The one error of a report about the call that lists `path`.
+fn error_of_call(report: &Value, path: &str) -> String {
+    let found: Vec<(String, String)> = errors(report)
+        .into_iter()
+        .filter(|(file, _)| file.starts_with(&format!("kubectl get --raw '{path}?")))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one error for {path}: {:#?}",
+        errors(report)
+    );
+    found[0].1.clone()
+}
+
+#[test]
+fn a_list_that_never_answers_ends_at_the_request_timeout() {
+    let fixture = Fixture::load("mesh").hostile("/api/v1/namespaces/shop/pods", Hostile::Stall);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    // Long enough for the other calls on a loaded machine.
+    let (report, code, stderr) = cluster.lint_json(&["--request-timeout", "5s"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+    // kubectl's own words for its timeout.
+    assert!(
+        message.contains("Timeout")
+            || message.contains("deadline")
+            || message.contains("timed out"),
+        "{message}"
+    );
+    // Never "no workloads": the workloads that could be read are linted.
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f.1 == "Deployment/shop/web"),
+        "{report}"
+    );
+    assert!(!stderr.contains("no workloads found"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_kubectl_that_outlives_its_timeout_is_stopped_with_what_it_started() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    // The listing of pods hangs in a child of the stand-in, which ignores its timeout.
+    let pid = cluster.home.path().join("child.pid");
+    let script = format!(
+        "case \"$*\" in *--raw*/pods*) sleep 600 & echo $! > '{}'; wait; exit 0;; esac",
+        pid.display()
+    );
+    let started = std::time::Instant::now();
+    let (report, code, stderr) = cluster.through(&script, &["--request-timeout", "3s"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+    assert_eq!(
+        message,
+        "kubectl was stopped after running twice its request timeout (--request-timeout 3s) without finishing"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    // Its whole process group was stopped: the `sleep` is gone too.
+    let child = std::fs::read_to_string(&pid).unwrap();
+    let proc = std::path::Path::new("/proc").join(child.trim());
+    if std::path::Path::new("/proc/self").exists() {
+        let gone = (0..50).any(|_| {
+            let status = std::fs::read_to_string(proc.join("status")).unwrap_or_default();
+            let dead = status.is_empty() || status.contains("State:\tZ");
+            if !dead {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            dead
+        });
+        assert!(gone, "the stand-in's child {} still runs", child.trim());
+    }
+}
+
+#[test]
+fn the_whole_read_has_a_deadline() {
+    let fixture = Fixture::load("mesh").hostile("/api/v1/namespaces/shop/pods", Hostile::Stall);
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    // No request timeout at all: the deadline of the read still ends it.
+    let (report, code, stderr) =
+        cluster.lint_json(&["--request-timeout", "0", "--cluster-timeout", "8s"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+    assert_eq!(
+        message,
+        "kubectl was stopped: the cluster read ran out of time (--cluster-timeout 8s)"
+    );
+}
+
+#[test]
+fn endless_output_is_read_to_the_input_limit_and_no_further() {
+    let fixture = Fixture::load("mesh").hostile(
+        "/apis/apps/v1/namespaces/shop/replicasets",
+        Hostile::Endless,
+    );
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&["--max-input-size", "1MiB"]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/apis/apps/v1/namespaces/shop/replicasets");
+    assert_eq!(
+        message,
+        "kubectl was stopped: it printed more than 1 MiB (--max-input-size raises the limit)"
+    );
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f.1 == "Deployment/shop/web"),
+        "the rest is linted: {report}"
+    );
+}
+
+#[test]
+fn a_body_that_is_not_json_is_an_error_naming_the_call() {
+    let fixture = Fixture::load("mesh").hostile(
+        "/apis/apps/v1/namespaces/shop/deployments",
+        Hostile::Garbage,
+    );
+    let Some(cluster) = Cluster::start(fixture, Some("shop")) else {
+        return;
+    };
+    let (report, code, stderr) = cluster.lint_json(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    let message = error_of_call(&report, "/apis/apps/v1/namespaces/shop/deployments");
+    assert!(
+        message.starts_with("kubectl printed something that is not JSON"),
+        "{message}"
+    );
+    // The pods are still read and linted, as themselves now.
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f.1.starts_with("Pod/shop/")),
+        "{report}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_kubectl_killed_or_failing_without_a_word_is_an_error() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    for (script, expected) in [
+        (
+            "case \"$*\" in *--raw*/pods*) kill -9 $$;; esac",
+            "kubectl was killed by signal 9 (SIGKILL: out of memory, or killed by a supervisor)",
+        ),
+        (
+            "case \"$*\" in *--raw*/pods*) exit 1;; esac",
+            "kubectl exited with status 1 without saying why",
+        ),
+        (
+            "case \"$*\" in *--raw*/pods*) printf 'Error from server: \\033]0;owned\\007\\033[2J' >&2; exit 1;; esac",
+            "Error from server: \u{1b}]0;owned\u{7}\u{1b}[2J",
+        ),
+    ] {
+        let (report, code, stderr) = cluster.through(script, &[]);
+        assert_eq!(code, 2, "{script}: {stderr}");
+        let message = error_of_call(&report, "/api/v1/namespaces/shop/pods");
+        assert_eq!(message, expected, "{script}");
+        assert!(!stderr.contains("no workloads found"), "{stderr}");
+        // What kubectl said reaches the terminal with its control characters shown.
+        assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+        if expected.contains("owned") {
+            assert!(
+                stderr.contains("Error from server: \\x1b]0;owned\\x07\\x1b[2J"),
+                "{stderr:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pages_are_read_one_after_the_other_with_the_same_result() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let (whole, code, stderr) = cluster.lint_json(&["-A"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (paged, code, stderr) = cluster.lint_json(&["-A", "--chunk-size", "2"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(findings(&paged), findings(&whole));
+    assert_eq!(paged["summary"], whole["summary"]);
+    let targets: Vec<String> = cluster.requests().into_iter().map(|r| r.target).collect();
+    assert!(
+        targets
+            .iter()
+            .any(|t| t.starts_with("/api/v1/pods?continue=2&limit=2")),
+        "{targets:?}"
+    );
+}
 #[test]
 fn diff_compares_what_is_deployed_with_the_files_that_would_replace_it() {
     let Some(cluster) = Cluster::mesh() else {

@@ -215,7 +215,7 @@ fn assert_offers(offered: &[String], expected: &[&str], what: &str) {
     }
 }
 
-const FORMATS: [&str; 6] = ["human", "table", "json", "sarif", "junit", "github"];
+const FORMATS: [&str; 7] = ["human", "table", "json", "sarif", "junit", "github", "html"];
 
 /// Sources the bash script and calls its completion function as bash's `complete -F`
 /// would, for the words of `line` (a trailing space starts a new, empty word).

@@ -433,6 +433,28 @@ fn a_diff_without_two_sides_is_a_usage_error() {
     assert!(stderr.contains("unknown setting `versoin`"), "{stderr}");
 }
 
+#[test]
+fn a_flag_of_cluster_without_it_is_a_usage_error_saying_so() {
+    let path = common::testdata(ISTIO_CLASSIC);
+    let (_, stderr, code) = run_in(
+        &common::root(),
+        &[
+            "diff",
+            "-n",
+            "shop",
+            "--to",
+            "istio=1.27",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`-n shop` chooses what --cluster reads from a live cluster")
+            && stderr.contains("diff --cluster -n shop"),
+        "{stderr}"
+    );
+}
+
 /// `count` Istio Deployments written for classic sidecars, one file.
 fn many_workloads(count: usize) -> String {
     let one = std::fs::read_to_string(common::testdata(ISTIO_CLASSIC)).unwrap();

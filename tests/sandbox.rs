@@ -26,7 +26,10 @@ fn binary() -> PathBuf {
 }
 
 /// Every command the linter has, over every input in `testdata/` (rule fixtures, the
-/// corpus of real manifests, the bad-input catalogue) and over standard input.
+/// corpus of real manifests, the bad-input catalogue) and over standard input. The
+/// directories of `testdata/` that hold a kustomization or a Helm chart are read as
+/// files (`--no-render`): rendering runs kubectl and helm, other programs, and writes a
+/// temporary kustomization (see [`nothing_is_left_behind`]).
 fn commands() -> Vec<(Vec<OsString>, Option<Vec<u8>>)> {
     let all: OsString = testdata("").into();
     let rules: OsString = testdata("rules").into();
@@ -40,8 +43,12 @@ fn commands() -> Vec<(Vec<OsString>, Option<Vec<u8>>)> {
             .collect()
     };
     vec![
-        (args(&["lint"], &[&all]), None),
-        (args(&["lint", "--format", "json"], &[&all]), None),
+        (args(&["lint", "--no-render"], &[&all]), None),
+        (
+            args(&["lint", "--no-render", "--format", "json"], &[&all]),
+            None,
+        ),
+        (args(&["lint", "--format", "html"], &[&rules]), None),
         (args(&["explain"], &[&rules]), None),
         (
             args(&["explain", "--format", "json"], &[&rules, &corpus]),
@@ -320,6 +327,17 @@ fn nothing_is_left_behind() {
         assert!(output.status.code().is_some());
         for dir in [work.path(), home.path(), tmp.path()] {
             assert_eq!(entries(dir), Vec::<PathBuf>::new(), "{args:?} left files");
+        }
+    }
+    // Rendering a kustomization writes a temporary one, in TMPDIR, and removes it.
+    if common::kubectl_binary().is_some() {
+        let mut command = Command::new(binary());
+        command.arg("lint").arg(testdata("kustomize"));
+        isolate(&mut command);
+        let output = run(command, None);
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        for dir in [work.path(), home.path(), tmp.path()] {
+            assert_eq!(entries(dir), Vec::<PathBuf>::new(), "rendering left files");
         }
     }
     // `--output` writes exactly the file it names, relative to the working directory.

@@ -133,8 +133,10 @@ fn s1_3_probe_termination_grace_period_applies_to_probe_kills() {
             .set(ScenarioKey::ProxyStartup, Millis::secs(10), Source::Default);
     });
     let agent = start(&a, "agent");
-    // Ticks at 0, 1, 2 fail: the third failure is final.
-    assert_eq!(agent.startup_probe_failed, Some(s(2.0)));
+    // The worker's first run, at the pod's add (0), finds no running container; the
+    // probes at 1, 2 and 3 fail, and the third failure is final (`worker.go`,
+    // `doProbe`, v1.29–v1.35: only probes run count; this test expected 2).
+    assert_eq!(agent.startup_probe_failed, Some(s(3.0)));
     assert_eq!(agent.probe_kill_grace, Some(5));
     assert_eq!(
         start(&a, "app").started,
@@ -350,7 +352,8 @@ fn s1_3_probe_defaults_are_0_10_1_1_3() {
         (probe.initial_delay, probe.period, probe.failure_threshold),
         (s(0.0), s(10.0), 3)
     );
-    // Ready at 2 s, but the probe ticks at 0 and 10: the app starts at 10.
+    // Ready at 2 s, but the worker ticks at 0 (nothing running yet) and 10: the app
+    // starts at 10.
     assert_eq!(start(&a, "app").started, Some(s(10.0)));
 }
 
@@ -644,9 +647,11 @@ fn s3_2_startup_probe_1_s_600_tries_since_istio_1_20() {
             Source::Default,
         );
     });
+    // Probes run at 1, 2, …, 600 (none at the pod's add, before the proxy runs): the
+    // 600th failure is at 600 (`worker.go`, `doProbe`; this test expected 599).
     assert_eq!(
         start(&a, "istio-proxy").startup_probe_failed,
-        Some(s(599.0))
+        Some(s(600.0))
     );
     // Istio 1.19 classic: no startup probe (native mode is in tests/fidelity.rs).
     let a = analyze_one(&injected_istio(), istio(19));
@@ -664,10 +669,13 @@ fn s3_2_readiness_probe_0_15_4_since_1_20_and_1_2_30_before() {
     // 1.20+: readiness probing starts when the startup probe passes (2 s).
     let a = analyze_one(&injected_istio(), istio(20));
     assert_eq!(start(&a, "istio-proxy").serving, Some(s(2.0)));
-    // 1.19: no startup probe; readiness ticks at 1, 3, …: the first after 2 s is 3.
+    // 1.19: no startup probe; the readiness worker ticks at 0, 2, 4, … from the pod's
+    // add, and the initial delay of 1 s only skips ticks while the proxy is younger:
+    // ready at 2, probed at 2 (`worker.go`, `run`/`doProbe`, v1.29–v1.35; this test
+    // expected 3, from ticks at start + delay + k × period).
     let a = analyze_one(&injected_istio(), istio(19));
-    assert_eq!(start(&a, "istio-proxy").serving, Some(s(3.0)));
-    assert_eq!(a.timeline.startup.pod_ready, Some(s(3.0)));
+    assert_eq!(start(&a, "istio-proxy").serving, Some(s(2.0)));
+    assert_eq!(a.timeline.startup.pod_ready, Some(s(2.0)));
 }
 
 #[test]

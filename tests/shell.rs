@@ -508,9 +508,15 @@ proptest! {
 fn read_everything(text: &str) {
     let list = shell::parse(text);
     let _ = shell::length(&list, &shell::Env::new());
-    let _ = shell::start_gate(&list);
+    let lexicon = &mesh_lifecycle::resolve::Registry::standard().lexicon;
+    let _ = shell::start_gate(&list, lexicon);
     let argv = ["sh".to_owned(), "-ec".to_owned(), text.to_owned()];
-    let _ = shell::stop_calls(&argv, &["wait-and-quit".to_owned()]);
+    let wrappers = ["wait-and-quit".to_owned()];
+    let known = shell::Known {
+        wrappers: &wrappers,
+        lexicon,
+    };
+    let _ = shell::stop_calls(&argv, known);
     let _ = shell::network_use(&argv);
 }
 

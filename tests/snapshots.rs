@@ -6,12 +6,12 @@ mod common;
 use common::{cli, root};
 
 fn run(args: &[&str]) -> String {
-    let output = cli()
-        .current_dir(root())
-        .args(args)
-        .args(["--color", "never"])
-        .output()
-        .unwrap();
+    transcript(cli().current_dir(root()).args(args))
+}
+
+/// What the command printed, stdout then stderr, and its exit status, with no colour.
+fn transcript(command: &mut assert_cmd::Command) -> String {
+    let output = command.args(["--color", "never"]).output().unwrap();
     let mut text = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     if !stderr.is_empty() {
@@ -135,4 +135,151 @@ fn lint_github() {
         "testdata/suppressions/partly-suppressed.yaml",
         "testdata/bad/unclosed-flow.yaml",
     ]));
+}
+
+/// What a terminal of 80 columns shows of each terminal detail, run as `run` runs
+/// (`COLUMNS=80`, no colour).
+fn at_80(args: &[&str]) -> String {
+    transcript(cli().current_dir(root()).env("COLUMNS", "80").args(args))
+}
+
+/// Lines wider than 80 columns, but for a line that is one URL or path (never cut).
+fn wider_than_80(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|line| line.chars().count() > 80)
+        .filter(|line| {
+            let words: Vec<&str> = line
+                .split(|c: char| c.is_whitespace() || c == '•')
+                .filter(|w| !w.is_empty())
+                .collect();
+            !(words.len() == 1 && words[0].contains('/'))
+        })
+        .collect()
+}
+
+/// The table keeps to 80 columns even where a finding quotes a long command: the quote
+/// breaks at its spaces.
+#[test]
+fn table_at_80_columns() {
+    let text = at_80(&[
+        "lint",
+        "--no-config",
+        "--format",
+        "table",
+        "testdata/rules/ml103-fire-istio-migration.yaml",
+        "testdata/rules/ml401-fire-linkerd-durations.yaml",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ]);
+    assert_eq!(wider_than_80(&text), Vec::<&str>::new());
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn rules_catalog_at_80_columns() {
+    let text = at_80(&["rules"]);
+    assert_eq!(wider_than_80(&text), Vec::<&str>::new());
+    insta::assert_snapshot!(text);
+}
+
+/// A rule's documentation laid out for the terminal: headings flush left, prose
+/// wrapped under them, examples indented and written to fit 80 columns. Every rule's
+/// does.
+#[test]
+fn rules_doc_at_80_columns() {
+    let catalog = cli().args(["rules", "--format", "json"]).output().unwrap();
+    let catalog: serde_json::Value = serde_json::from_slice(&catalog.stdout).unwrap();
+    for rule in catalog.as_array().unwrap() {
+        let id = rule["id"].as_str().unwrap();
+        let text = at_80(&["rules", id]);
+        assert_eq!(wider_than_80(&text), Vec::<&str>::new(), "{id}");
+        assert!(
+            !text.contains("```") && !text.contains("## "),
+            "{id}: {text}"
+        );
+    }
+    insta::assert_snapshot!(at_80(&["rules", "ML304"]));
+}
+
+/// `--format markdown` prints the Markdown itself, as docs/rules holds it.
+#[test]
+fn rules_doc_as_markdown() {
+    let text = at_80(&["rules", "ML304", "--format", "markdown"]);
+    assert!(text.starts_with("# ML304 `job-exit-call-ineffective`\n"));
+    insta::assert_snapshot!(text);
+}
+
+/// The assumptions close a report that has a verdict; with nothing linted there is
+/// nothing they bear on.
+#[test]
+fn assumed_only_when_something_was_linted() {
+    let nothing = at_80(&["lint", "--no-config", "testdata/mixed/renovate.json"]);
+    assert!(!nothing.contains("Assumed:"), "{nothing}");
+    insta::assert_snapshot!(nothing);
+    let something = at_80(&[
+        "lint",
+        "--no-config",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ]);
+    assert!(
+        something.contains("\nAssumed: Kubernetes 1.36 (default)"),
+        "{something}"
+    );
+}
+
+/// Documents are numbered from 1, with how many the file holds; a file of one is
+/// named alone.
+#[test]
+fn documents_are_numbered_as_people_count_them() {
+    let text = at_80(&[
+        "explain",
+        "--no-config",
+        "testdata/rules/ml301-fire-cronjob.yaml",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ]);
+    let titles: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" · testdata/"))
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Deployment api · testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+            "CronJob batch/nightly · testdata/rules/ml301-fire-cronjob.yaml (document 2 of 2)"
+        ]
+    );
+    insta::assert_snapshot!(titles.join("\n"));
+}
+
+/// `--kind` takes what kubectl takes: a kind, its resource, its short name.
+#[test]
+fn kind_takes_kubectls_names() {
+    let fixtures = [
+        "testdata/rules/ml301-fire-cronjob.yaml",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ];
+    let explain = |kind: &str| {
+        let mut args = vec!["explain", "--no-config", "--kind", kind];
+        args.extend(fixtures);
+        at_80(&args)
+    };
+    let by_kind = explain("CronJob");
+    assert!(by_kind.starts_with("CronJob batch/nightly"), "{by_kind}");
+    for name in ["cj", "cronjobs", "cronjob.batch", "CJ"] {
+        assert_eq!(explain(name), by_kind, "{name}");
+    }
+    assert_eq!(explain("deploy"), explain("Deployment"));
+    insta::assert_snapshot!(explain("rollout-ish"));
+}
+
+/// `-n` without `--cluster` says what it is for and what to do, in the tool's words.
+#[test]
+fn namespace_without_cluster_says_what_to_do() {
+    let text = at_80(&[
+        "lint",
+        "-n",
+        "shop",
+        "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
+    ]);
+    assert!(text.ends_with("--- exit status: Some(2) ---\n"), "{text}");
+    insta::assert_snapshot!(text);
 }

@@ -1,6 +1,7 @@
 //! The stages keep to their part: `resolve` states facts about what will run and never
 //! which rule judges them, so no file under `src/resolve` mentions a rule id or declares
-//! a type named after a rule (docs/architecture.md).
+//! a type named after a rule; and what one sidecar is (its annotations, ports, binaries,
+//! its model) is named only by its model under `src/resolve/mesh` (docs/architecture.md).
 
 mod common;
 
@@ -164,12 +165,25 @@ fn worded_fields_are_found() {
     assert!(worded_fields("    /// message: String\n    fix: Remedy,\n").is_empty());
 }
 
+/// The files under `src/resolve` but the models' remedies (`resolve/mesh/**/remedies.rs`):
+/// a remedy is a fix with its description, which a rule shows as its help, so the
+/// description and the fix come from one place and cannot disagree.
+fn resolve_without_remedies() -> Vec<PathBuf> {
+    let mesh = common::root().join("src/resolve/mesh");
+    let files: Vec<_> = rust_files(&common::root().join("src/resolve"))
+        .into_iter()
+        .filter(|file| !(file.starts_with(&mesh) && file.ends_with("remedies.rs")))
+        .collect();
+    assert!(files.len() > 10, "{files:?}");
+    files
+}
+
 #[test]
 fn resolve_holds_no_wording() {
     // Messages, help and fix texts are the rules' (each rule's violation words its
     // facts); resolve hands on facts only.
     let mut offences = Vec::new();
-    for file in rust_files(&common::root().join("src/resolve")) {
+    for file in resolve_without_remedies() {
         let text = std::fs::read_to_string(&file).unwrap();
         for field in worded_fields(&text) {
             offences.push(format!("{}: a `{field}` text", file.display()));
@@ -217,7 +231,7 @@ fn resolve_holds_no_prose() {
     // What resolve hands on to explain and the assumptions block is facts, worded in
     // `report`: a field named for a sentence holds a typed value, not text.
     let mut offences = Vec::new();
-    for file in rust_files(&common::root().join("src/resolve")) {
+    for file in resolve_without_remedies() {
         let text = std::fs::read_to_string(&file).unwrap();
         for field in text_fields(&text) {
             let prose = PROSE_FIELDS.contains(&field.as_str());
@@ -228,4 +242,159 @@ fn resolve_holds_no_prose() {
         }
     }
     assert!(offences.is_empty(), "{}", offences.join("\n"));
+}
+
+/// What names one sidecar in code: its annotations' and labels' domains, its
+/// containers and binaries, its ports, its model's module, and its mesh's id compared
+/// as a string.
+const MESH_WORDS: [&str; 39] = [
+    "istio.io",
+    "istio-injection",
+    "linkerd.io",
+    "kuma.io",
+    "consul.hashicorp.com",
+    "dapr.io",
+    "pilot-agent",
+    "envoy",
+    "istio-proxy",
+    "linkerd-proxy",
+    "linkerd2-proxy",
+    "linkerd-await",
+    "kuma-dp",
+    "kuma-sidecar",
+    "daprd",
+    "consul-dataplane",
+    "cloud-sql-proxy",
+    "queue-proxy",
+    "15000",
+    "15020",
+    "15021",
+    "4191",
+    "3500",
+    "19000",
+    "8012",
+    "8022",
+    "istio::",
+    "linkerd::",
+    "kuma::",
+    "consul::",
+    "dapr::",
+    "cloud_sql::",
+    "knative::",
+    "\"istio\"",
+    "\"linkerd\"",
+    "\"kuma\"",
+    "\"consul\"",
+    "\"dapr\"",
+    "\"knative\"",
+];
+
+/// The folders and files outside `src/resolve/mesh` that name a sidecar by its nature,
+/// each with why. Anything else that names one is a model's knowledge in the wrong home.
+const MESH_AWARE: [(&str, &str); 5] = [
+    (
+        "src/settings",
+        "the profile's mesh sections: the config file's `istio:` and `linkerd:` and the mesh config are each mesh's own settings",
+    ),
+    (
+        "src/cluster",
+        "reads each mesh's control-plane objects (ConfigMaps, install values) from a cluster",
+    ),
+    (
+        "src/workload/knative.rs",
+        "a Knative Service's pod, with the queue-proxy Knative's controller adds, is a workload kind",
+    ),
+    (
+        "src/workload/mod.rs",
+        "the workload reader hands a Knative Service to its own module",
+    ),
+    (
+        "src/resolve/images.rs",
+        "what an image lacks, by its name (a proxy's distroless image among others), for every container",
+    ),
+];
+
+/// The lines of `text` that name a sidecar in code: comments and `#[cfg(test)]`
+/// modules (unit tests feed the readers real commands) are left out.
+fn mesh_mentions(text: &str) -> Vec<(usize, String)> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            let code = match line.trim_start() {
+                comment if comment.starts_with("//") => "",
+                _ => line.split(" //").next().unwrap_or_default(),
+            };
+            // A mesh's id compared as a string is lower case; its title in prose is not.
+            let lower = code.to_ascii_lowercase();
+            let word = MESH_WORDS.iter().find(|word| {
+                let haystack = if word.starts_with('"') { code } else { &lower };
+                haystack.match_indices(**word).any(|(at, _)| {
+                    let before = haystack[..at].chars().next_back();
+                    let after = haystack[at + word.len()..].chars().next();
+                    let digits = word.chars().all(|c| c.is_ascii_digit());
+                    let bounded = |c: Option<char>| {
+                        c.is_none_or(|c| !c.is_ascii_alphanumeric() && (!digits || c != '.'))
+                    };
+                    bounded(before) && (word.ends_with("::") || bounded(after))
+                })
+            })?;
+            Some((index + 1, format!("`{word}` in {}", code.trim())))
+        })
+        .collect()
+}
+
+#[test]
+fn mesh_mentions_are_found() {
+    // The checker itself: code, not comments or unit tests; whole words and ports.
+    let text = "const PORT: u16 = 15020;\n// pilot-agent waits\nlet kind = istio::KIND; // envoy\nlet x = 150201;\n#[cfg(test)]\nmod tests { \"kuma-dp\" }\n";
+    let found: Vec<_> = mesh_mentions(text)
+        .into_iter()
+        .map(|(line, _)| line)
+        .collect();
+    assert_eq!(found, [1, 3]);
+    assert!(mesh_mentions("let envoyproxy = 1; let s = \"1.15020\";").is_empty());
+}
+
+#[test]
+fn only_the_models_name_a_sidecar() {
+    // A mesh's annotation, label, port or binary, and a match on one model, belong to
+    // its model under src/resolve/mesh: the driver, the plan, the simulator, the rules
+    // and the reports work with what the models state (docs/architecture.md, "Adding a
+    // sidecar").
+    let root = common::root();
+    let mut offences = Vec::new();
+    for file in rust_files(&root.join("src")) {
+        let relative = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if relative.starts_with("src/resolve/mesh/")
+            || MESH_AWARE.iter().any(|(allowed, _)| {
+                relative == *allowed || relative.starts_with(&format!("{allowed}/"))
+            })
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line, mention) in mesh_mentions(&text) {
+            offences.push(format!("{relative}:{line}: {mention}"));
+        }
+    }
+    assert!(offences.is_empty(), "{}", offences.join("\n"));
+    // Every exception still holds something to excuse.
+    for (allowed, why) in MESH_AWARE {
+        let files = match root.join(allowed) {
+            dir if dir.is_dir() => rust_files(&dir),
+            file => vec![file],
+        };
+        let named = files
+            .iter()
+            .any(|file| !mesh_mentions(&std::fs::read_to_string(file).unwrap()).is_empty());
+        assert!(
+            named,
+            "{allowed} names no sidecar any more ({why}): drop it from MESH_AWARE"
+        );
+    }
 }

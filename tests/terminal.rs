@@ -44,6 +44,8 @@ fn on_terminal(columns: u16, args: &[&str], env: &[(&str, &str)]) -> (String, i3
         .args(args)
         .env_remove("COLUMNS")
         .env_remove("NO_COLOR")
+        // A terminal that draws colour, whatever the test runner's is (CI's may be dumb).
+        .env("TERM", "xterm-256color")
         .envs(env.iter().copied())
         .stdin(Stdio::from(terminal.try_clone().unwrap()))
         .stdout(Stdio::from(terminal.try_clone().unwrap()))
@@ -105,7 +107,7 @@ fn plain(text: &str) -> String {
 fn too_wide(text: &str, columns: usize) -> Vec<String> {
     let one_path = |line: &str| {
         let words: Vec<&str> = line
-            .split(|c: char| c.is_whitespace() || "│┆╭─[]".contains(c))
+            .split(|c: char| c.is_whitespace() || "│┆╭─[]•".contains(c))
             .filter(|w| !w.is_empty())
             .collect();
         words.len() == 1 && words[0].contains('/')
@@ -183,7 +185,12 @@ fn every_text_report_fits_the_terminal() {
         for args in &runs {
             let (text, status) = on_terminal(columns, args, &[]);
             assert!(status == 0 || status == 1, "{args:?}: {status}\n{text}");
-            let wide = too_wide(&text, width);
+            let mut wide = too_wide(&text, width);
+            // A rule's examples are written for 80 columns (code cannot wrap): below
+            // that, their lines (indented by four) may run past the edge.
+            if args[0] == "rules" && width < 80 {
+                wide.retain(|line| !line.starts_with("    "));
+            }
             assert!(
                 wide.is_empty(),
                 "{args:?} at {columns} columns:\n{}",
@@ -234,18 +241,47 @@ fn colour_follows_no_color_and_the_flag() {
     assert!(text.contains("\x1b["), "--color always wins over NO_COLOR");
 }
 
+/// One run of each command that draws for the terminal.
+const EVERY_COMMAND: [&[&str]; 5] = [
+    &["lint", "--no-config", FIXTURES[0]],
+    &["lint", "--no-config", "--format", "table", FIXTURES[0]],
+    &["explain", "--no-config", FIXTURES[0]],
+    &["rules"],
+    &["rules", "ML201"],
+];
+
+/// A terminal that says it understands no escape sequences (`TERM=dumb`, Emacs' shell)
+/// gets none under `--color auto`, from every command, on standard output and error;
+/// `--color always` still colours.
+#[test]
+fn a_dumb_terminal_gets_no_escapes() {
+    for args in EVERY_COMMAND {
+        let (text, _) = on_terminal(80, args, &[("TERM", "dumb")]);
+        assert!(!text.contains('\x1b'), "{args:?} with TERM=dumb: {text}");
+        assert!(too_wide(&text, 80).is_empty(), "{args:?}");
+    }
+    let (error, status) = on_terminal(80, &["lint", "no-such-file.yaml"], &[("TERM", "dumb")]);
+    assert_eq!(status, 2);
+    assert!(
+        !error.contains('\x1b') && error.contains("no-such-file.yaml"),
+        "{error}"
+    );
+    let (text, _) = on_terminal(
+        80,
+        &["rules", "ML201", "--color", "always"],
+        &[("TERM", "dumb")],
+    );
+    assert!(text.contains("\x1b["), "--color always wins over TERM=dumb");
+    // What a dumb terminal of 80 columns shows of a rule.
+    let (text, _) = on_terminal(80, &["rules", "ML201"], &[("TERM", "dumb")]);
+    insta::assert_snapshot!(text);
+}
+
 /// Off a terminal: colour only when asked for, in every format that colours, and the
 /// width from COLUMNS (100 without it).
 #[test]
 fn off_a_terminal_columns_and_the_flag_decide() {
-    let runs: [&[&str]; 5] = [
-        &["lint", "--no-config", FIXTURES[0]],
-        &["lint", "--no-config", "--format", "table", FIXTURES[0]],
-        &["explain", "--no-config", FIXTURES[0]],
-        &["rules"],
-        &["rules", "ML201"],
-    ];
-    for args in runs {
+    for args in EVERY_COMMAND {
         let piped = cli().current_dir(root()).args(args).output().unwrap();
         let text = String::from_utf8(piped.stdout).unwrap();
         assert!(!text.contains('\x1b'), "{args:?} piped: colour");
@@ -276,9 +312,10 @@ fn off_a_terminal_columns_and_the_flag_decide() {
         .output()
         .unwrap();
     let text = String::from_utf8(unset.stdout).unwrap();
+    // Prose is indented by two under its heading; code blocks by four.
     let widest = plain(&text)
         .lines()
-        .filter(|line| !line.starts_with(' '))
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
         .map(|l| l.chars().count())
         .max()
         .unwrap();

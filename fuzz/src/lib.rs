@@ -1,5 +1,7 @@
 //! What the fuzz targets run: the whole pipeline over one input — load, workload,
-//! resolve, simulate, rules — and then every output format over the result.
+//! resolve, simulate, rules — and then every output format over the result; and the
+//! other readers of untrusted text: a page of a list as the cluster reader gets it
+//! from kubectl ([`cluster_page`]), and the config file ([`config_file`]).
 //!
 //! A format added to the linter is added here with one line in [`LINT_FORMATS`] or
 //! [`EXPLAIN_FORMATS`]; each names what its output must satisfy.
@@ -41,12 +43,12 @@ pub const LINT_FORMATS: &[LintFormat] = &[
         reporter: |out| {
             Box::new(HumanReporter::new(out, Style::plain(), false, Vec::new()).show_infos(true))
         },
-        check: utf8,
+        check: terminal_text,
     },
     LintFormat {
         name: "table",
         reporter: |out| Box::new(TableReporter::new(out, Style::plain(), false)),
-        check: utf8,
+        check: terminal_text,
     },
     LintFormat {
         name: "json",
@@ -80,7 +82,7 @@ pub const EXPLAIN_FORMATS: &[ExplainFormat] = &[
                 .collect::<String>()
                 .into_bytes()
         },
-        check: utf8,
+        check: terminal_text,
     },
     ExplainFormat {
         name: "json",
@@ -92,21 +94,41 @@ pub const EXPLAIN_FORMATS: &[ExplainFormat] = &[
     ExplainFormat {
         name: "svg",
         render: |analyses, _| explain::svg(analyses).into_bytes(),
-        check: utf8,
+        check: xml_text,
     },
     ExplainFormat {
         name: "html",
         render: |analyses, settings| explain::html(analyses, settings).into_bytes(),
-        check: utf8,
+        check: xml_text,
     },
 ];
 
-fn utf8(out: &[u8]) {
-    assert!(std::str::from_utf8(out).is_ok(), "output is not UTF-8");
+/// Text for a terminal: UTF-8 without a control character but line feeds and tabs
+/// (no colour here), whatever the input held.
+fn terminal_text(out: &[u8]) {
+    let text = std::str::from_utf8(out).expect("output is not UTF-8");
+    if let Some(c) = text
+        .chars()
+        .find(|&c| mesh_lifecycle::report::escape::is_unsafe(c))
+    {
+        panic!("a control character reaches the terminal: {c:?} in {text:?}");
+    }
+}
+
+/// SVG or HTML: UTF-8 holding no character XML 1.0 forbids, whatever the input held.
+fn xml_text(out: &[u8]) {
+    let text = std::str::from_utf8(out).expect("output is not UTF-8");
+    if let Some(c) = text
+        .chars()
+        .find(|&c| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}'))
+    {
+        panic!("a character XML cannot hold: {c:?}");
+    }
 }
 
 /// A JUnit report: text that starts as XML and closes its outermost element.
 fn xml(out: &[u8]) {
+    xml_text(out);
     let text = std::str::from_utf8(out).expect("output is not UTF-8");
     assert!(text.starts_with("<?xml"), "not XML: {text}");
     assert!(
@@ -118,6 +140,7 @@ fn xml(out: &[u8]) {
 /// GitHub workflow commands: one annotation per line (a message cannot break out of
 /// its line or start another command: the format escapes newlines), then the summary.
 fn workflow_commands(out: &[u8]) {
+    terminal_text(out);
     let text = std::str::from_utf8(out).expect("output is not UTF-8");
     let lines: Vec<&str> = text.lines().collect();
     let Some((summary, commands)) = lines.split_last() else {
@@ -207,4 +230,93 @@ fn check_input_error(error: &InputError) {
         );
     }
     human::render_input_error(error, Style::plain());
+}
+
+/// A pod for the settings a fuzzed config file makes to judge: an Istio-injected
+/// Deployment with a preStop hook, a Job's shape aside.
+const POD: &[u8] = b"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    metadata:
+      labels: {sidecar.istio.io/inject: \"true\", app: web}
+      annotations: {proxy.istio.io/config: \"terminationDrainDuration: 20s\"}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers:
+      - name: app
+        image: example/web:1.0
+        ports: [{containerPort: 8080}]
+        lifecycle: {preStop: {exec: {command: [sleep, \"10\"]}}}
+";
+
+/// `bytes` as one page of a list kubectl printed for `--cluster` (`kubectl get --raw
+/// …?limit=500`, or `kubectl get -o json`): read as the cluster reader reads it, each
+/// object handed to the environment's readers and to the selection of what is linted,
+/// and the first objects selected run through the pipeline and every format, as the
+/// run would lint them.
+pub fn cluster_page(bytes: &[u8]) {
+    use mesh_lifecycle::cluster::Identity;
+    use mesh_lifecycle::cluster::objects::{self, Selection, Wanted};
+    use mesh_lifecycle::cluster::profile::{self, MeshObject};
+    let Ok(page) = objects::parse_page(bytes) else {
+        return;
+    };
+    // The environment the objects state, as the cluster reader gathers it.
+    let identity = Identity::default();
+    let mut cluster = profile::Profile::default();
+    for object in &page.objects {
+        let (name, namespace) = profile::namespace(object);
+        cluster.namespaces.insert(name, namespace);
+        let (name, revision) = profile::istiod(object);
+        cluster.revisions.insert(name, revision);
+        cluster.tags.extend(profile::tag(object));
+        if object.name == profile::LINKERD_CONFIG {
+            cluster.linkerd = MeshObject::new(object, &identity);
+        }
+        if let (Some(revision), Some(mesh)) = (
+            profile::configmap_revision(&object.name),
+            MeshObject::new(object, &identity),
+        ) {
+            let revision = cluster.revisions.entry(revision.to_owned()).or_default();
+            revision.configmaps.push(mesh);
+        }
+    }
+    let mut settings = Settings::default();
+    for error in mesh_lifecycle::settings::layers::Layer::apply(&cluster, &mut settings) {
+        check_input_error(&error);
+    }
+    let (pods, workloads): (Vec<_>, Vec<_>) = page
+        .objects
+        .into_iter()
+        .partition(|object| object.kind == "Pod");
+    let mut selection = Selection::new(Wanted::Listed(&[]), &[]);
+    for object in workloads {
+        selection.workload(object, 0);
+    }
+    selection.close_workloads();
+    for pod in pods {
+        selection.pod(pod);
+    }
+    for linted in selection.finish().into_iter().take(3) {
+        exercise(linted.text.as_bytes(), settings.clone());
+    }
+}
+
+/// `bytes` as `.mesh-lifecycle.yaml`: read and applied to the settings as a run applies
+/// it; when it is valid, the settings it makes judge a pod in every format.
+pub fn config_file(bytes: &[u8]) {
+    use mesh_lifecycle::settings::config;
+    use mesh_lifecycle::settings::file::SettingsFile;
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let Ok(file) = SettingsFile::parse(".mesh-lifecycle.yaml".into(), text.to_owned()) else {
+        return;
+    };
+    let mut settings = Settings::default();
+    if config::apply_file(&file, std::path::Path::new("/nonexistent"), &mut settings).is_ok() {
+        exercise(POD, settings);
+    }
 }

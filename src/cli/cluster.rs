@@ -8,19 +8,20 @@ use clap::{Args, ValueHint};
 
 use super::PLUGIN_NAME;
 use crate::cluster::kinds::{RESOURCES, Resource};
-use crate::cluster::kubectl::Connection;
+use crate::cluster::kubectl::{self, Bounds, Connection, Timeout};
 use crate::cluster::{self, KubectlError, Request, Snapshot, Targets, Type};
 use crate::load::{Input, InputError};
+use crate::report::escape;
 use crate::workload::DeclaredKind;
 
 /// Reading what is deployed instead of files, with kubectl's flags.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args)]
 #[command(next_help_heading = "Live cluster")]
 pub struct ClusterArgs {
     /// Lint what is deployed: the workloads, their running pods and the environment
     /// (versions, namespaces, mesh config), read with kubectl from the current context.
     /// Arguments are then TYPE or TYPE/NAME (deploy/web), not paths.
-    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore"])]
+    #[arg(long, conflicts_with_all = ["stdin_filename", "exclude", "no_ignore", "no_render"])]
     pub cluster: bool,
 
     /// The namespace to read (default: the context's, else `default`).
@@ -28,34 +29,69 @@ pub struct ClusterArgs {
         short = 'n',
         long,
         value_name = "NAMESPACE",
-        requires = "cluster",
         conflicts_with = "all_namespaces"
     )]
     pub namespace: Option<String>,
 
     /// Read every namespace.
-    #[arg(short = 'A', long, requires = "cluster")]
+    #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
     /// Only objects whose labels match (`app=web,tier!=db`), as kubectl selects them.
-    #[arg(short = 'l', long, value_name = "SELECTOR", requires = "cluster")]
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 
     /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", requires = "cluster")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
     /// The kubeconfig file to use.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "cluster")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<PathBuf>,
 
     /// The user to impersonate (kubectl --as).
-    #[arg(long = "as", value_name = "USER", requires = "cluster")]
+    #[arg(long = "as", value_name = "USER")]
     pub as_user: Option<String>,
 
     /// A group to impersonate (kubectl --as-group; repeatable).
-    #[arg(long = "as-group", value_name = "GROUP", requires = "cluster")]
+    #[arg(long = "as-group", value_name = "GROUP")]
     pub as_group: Vec<String>,
+
+    /// How long each request to the API server may take (kubectl's own flag, passed
+    /// through): 30s, 2m, or 0 for no limit. A kubectl call still running at twice
+    /// this is stopped.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = kubectl::DEFAULT_REQUEST_TIMEOUT,
+        value_parser = |text: &str| Timeout::parse("--request-timeout", text),
+        requires = "cluster",
+        hide_short_help = true
+    )]
+    pub request_timeout: Timeout,
+
+    /// How long the whole read of the cluster may take (0: no limit); then every
+    /// kubectl call still running is stopped, and the run exits 2.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = kubectl::DEFAULT_CLUSTER_TIMEOUT,
+        value_parser = |text: &str| Timeout::parse("--cluster-timeout", text),
+        requires = "cluster",
+        hide_short_help = true
+    )]
+    pub cluster_timeout: Timeout,
+
+    /// Objects per page when listing (kubectl's own flag; 0 reads each list in one
+    /// request): memory holds a page, not the cluster.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 500,
+        requires = "cluster",
+        hide_short_help = true
+    )]
+    pub chunk_size: u64,
 }
 
 /// Reads the cluster `request` names. On a terminal, a line on standard error
@@ -99,41 +135,64 @@ pub fn input_errors(snapshot: &Snapshot) -> Vec<InputError> {
 pub fn describe_failure(error: &KubectlError, snapshot: &Snapshot) -> String {
     let mut text = String::new();
     if !error.shown {
-        text.push_str(&error.message);
+        text.push_str(&escape::controls(&error.message));
         text.push('\n');
     }
-    text.push_str(&format!(
-        "error: `{}` failed{}\n",
-        error.command,
-        if snapshot.objects.is_empty() {
-            "; nothing was linted"
-        } else {
-            "; the objects it did print are linted"
-        }
-    ));
+    let command = escape::controls(&error.command);
+    text.push_str(&if error.limit {
+        format!("error: the cluster read stopped at `{command}`; what was read before is linted\n")
+    } else {
+        format!(
+            "error: `{command}` failed{}\n",
+            if snapshot.objects.is_empty() {
+                "; nothing was linted"
+            } else {
+                "; the objects it did print are linted"
+            }
+        )
+    });
     text
 }
 
-/// The notes of the cluster read: what could not be read, and what is assumed.
-pub fn notes(snapshot: &Snapshot) -> Vec<String> {
-    let mut notes = snapshot.notes.clone();
-    if snapshot.objects.is_empty() && snapshot.errors.is_empty() {
-        notes.push("no workloads found".to_owned());
-    }
-    notes
+/// What may have left workloads unlinted, as notes of the run: a kind that could not
+/// be listed, named by its call, or a scope without workloads, named by the context.
+pub fn hidden(snapshot: &Snapshot) -> Vec<InputError> {
+    let context = snapshot
+        .identity
+        .context
+        .as_deref()
+        .unwrap_or("the current context");
+    snapshot
+        .hidden
+        .iter()
+        .map(|hidden| {
+            InputError::whole(
+                hidden.subject.as_deref().unwrap_or(context),
+                hidden.message.as_str(),
+            )
+        })
+        .collect()
 }
 
 impl ClusterArgs {
     /// What a run asks of the cluster, `arguments` being kubectl's `TYPE[,TYPE…]
     /// [NAME…]` or `TYPE/NAME…`; `None` without `--cluster`. `Err` is a usage error.
     /// `declared` are the kinds of `workloadKinds`, whose names the server knows.
+    /// `max_output` is the most one call may print (`--max-input-size`).
     pub fn request(
         &self,
+        command: &str,
         arguments: &[String],
         declared: &[&'static DeclaredKind],
+        max_output: u64,
     ) -> Result<Option<Request>, String> {
         if !self.cluster {
-            return Ok(None);
+            return match self.without_cluster() {
+                Some(flag) => Err(format!(
+                    "`{flag}` chooses what --cluster reads from a live cluster, and --cluster is not given: add it to lint what is deployed ({PLUGIN_NAME} {command} --cluster {flag}), or leave `{flag}` out to lint files, whose namespace is the one their manifests give"
+                )),
+                None => Ok(None),
+            };
         }
         let targets = targets(arguments, !declared.is_empty())?;
         if let Targets::Named(_) = targets {
@@ -157,7 +216,40 @@ impl ClusterArgs {
             selector: self.selector.clone(),
             targets,
             declared: declared.to_vec(),
+            bounds: Bounds {
+                request_timeout: self.request_timeout.clone(),
+                total: self.cluster_timeout.clone(),
+                started: std::time::Instant::now(),
+                max_output,
+            },
+            chunk_size: Some(self.chunk_size),
         }))
+    }
+}
+
+impl ClusterArgs {
+    /// The first flag given that only `--cluster` reads, as the user wrote it (`-n
+    /// shop`): clap's own message for a missing `--cluster` would not say why.
+    fn without_cluster(&self) -> Option<String> {
+        if let Some(namespace) = &self.namespace {
+            return Some(format!("-n {namespace}"));
+        }
+        if self.all_namespaces {
+            return Some("-A".to_owned());
+        }
+        if let Some(selector) = &self.selector {
+            return Some(format!("-l {selector}"));
+        }
+        let named = [
+            ("--context", self.context.is_some()),
+            ("--kubeconfig", self.kubeconfig.is_some()),
+            ("--as", self.as_user.is_some()),
+            ("--as-group", !self.as_group.is_empty()),
+        ];
+        named
+            .into_iter()
+            .find(|(_, given)| *given)
+            .map(|(flag, _)| flag.to_owned())
     }
 }
 

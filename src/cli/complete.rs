@@ -364,7 +364,7 @@ mod tests {
         let formats = complete_line("lint --format ");
         assert_eq!(
             values_of(&formats),
-            ["human", "table", "json", "sarif", "junit", "github"]
+            ["human", "table", "json", "sarif", "junit", "github", "html"]
         );
         assert_eq!(values_of(&complete_line("lint -f s")), ["sarif"]);
         assert_eq!(

@@ -1,14 +1,15 @@
 //! `explain`: each workload's timeline, drawn.
 
 use std::io::{self, Write};
-
 use std::sync::Arc;
 
 use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, sides, usage_error};
+use crate::cluster::kinds::Resource;
 use crate::pipeline::{self, Analysis, DocumentReport, RunOptions};
-use crate::report::explain;
 use crate::report::human::render_input_error;
+use crate::report::{escape, explain};
 use crate::workload::kinds::ROWS;
+use crate::workload::{DeclaredKind, Kind};
 
 pub fn run(args: ExplainArgs) -> io::Result<u8> {
     if args.compare {
@@ -22,7 +23,6 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     {
         return usage_error("--from, --to, --base and --base-dir give the sides of --compare");
     }
-    // A kind name may be two kinds (`StatefulSet` of `apps` and of OpenKruise): both.
     let kind = args.kind.as_deref();
     let prepared = match inputs::prepare(
         "explain",
@@ -35,20 +35,25 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let settings = &prepared.profile.settings;
-    if let Some(text) = kind
-        && !known_kind(text, settings)
-    {
-        return usage_error(format!("`{text}` is not a workload kind this tool reads"));
-    }
+    let kinds = match selected(kind, &settings.workload_kinds) {
+        Ok(kinds) => kinds,
+        Err(message) => return usage_error(message),
+    };
     let stderr_style = args.output.stderr_style();
     let (mut out, closed) = args.output.writer()?;
     let mut input_errors = prepared.errors.len();
     prepared.print_errors(stderr_style);
     for note in prepared.notes() {
+        diagnostic(&format!("note: {}\n", escape::controls(&note)));
+    }
+    for note in prepared.hidden() {
+        diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
+    }
+    for note in &prepared.input_notes {
         diagnostic(&format!("note: {note}\n"));
     }
     for note in crate::report::assumptions::beyond_model(settings) {
-        diagnostic(&format!("note: {}\n", note.message));
+        diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
     }
     let options = RunOptions {
         threads: args.input.threads,
@@ -61,7 +66,9 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         args.workload
             .as_ref()
             .is_none_or(|name| &analysis.plan.workload.name == name)
-            && kind.is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind))
+            && kinds
+                .as_ref()
+                .is_none_or(|kinds| kinds.contains(&analysis.plan.kind))
     };
     // Every document is read once to be drawn; the SVG picture and the HTML page say
     // first what they hold (the picture's size, the page's counts), so they read the
@@ -71,6 +78,12 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         input_errors += report.errors.len();
         for error in &report.errors {
             diagnostic(&render_input_error(error, stderr_style));
+        }
+        for note in &report.notes {
+            diagnostic(&format!(
+                "note: {}\n",
+                escape::controls(&note.error.to_string())
+            ));
         }
     };
     let run = |sink: &mut dyn FnMut(DocumentReport)| {
@@ -184,13 +197,41 @@ impl<W: Write> Drawing<'_, W> {
     }
 }
 
-/// Whether `text` names a workload kind: a built-in one, or one `workloadKinds`
-/// declares.
-fn known_kind(text: &str, settings: &crate::settings::Settings) -> bool {
-    ROWS.iter()
-        .map(|row| row.name)
-        .chain(settings.workload_kinds.iter().map(|d| d.kind.as_str()))
-        .any(|name| name.eq_ignore_ascii_case(text))
+/// The kinds `--kind` selects: a kind's name every kind of that name (`StatefulSet` of
+/// `apps` and of OpenKruise), in any case; else what kubectl reads as that TYPE, its
+/// resource, singular or short name (`deploy`, `sts`, `deployments.apps`, `ksvc`), as
+/// `kubectl get` reads them. `None` when `text` names no kind the tool reads.
+fn selected_kinds(text: &str, declared: &[&'static DeclaredKind]) -> Option<Vec<Kind>> {
+    let named: Vec<Kind> = ROWS
+        .iter()
+        .filter(|row| row.name.eq_ignore_ascii_case(text))
+        .map(|row| row.kind)
+        .chain(
+            declared
+                .iter()
+                .filter(|d| d.kind.eq_ignore_ascii_case(text))
+                .map(|d| Kind::Declared(d)),
+        )
+        .collect();
+    if !named.is_empty() {
+        return Some(named);
+    }
+    Resource::parse(text).map(|resource| vec![resource.kind])
+}
+
+/// The kinds `--kind` selects (`None`: all), or why `text` selects none.
+fn selected(
+    text: Option<&str>,
+    declared: &[&'static DeclaredKind],
+) -> Result<Option<Vec<Kind>>, String> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    selected_kinds(text, declared).map(Some).ok_or_else(|| {
+        format!(
+            "`{text}` is not a workload kind this tool reads: give a kind (Deployment) or a name kubectl reads for it (deploy, deployments.apps)"
+        )
+    })
 }
 
 /// `explain --compare`: each workload's two timelines, one above the other, drawn by
@@ -209,11 +250,10 @@ fn compare(args: &ExplainArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let settings = runs.after.settings.clone();
-    if let Some(text) = args.kind.as_deref()
-        && !known_kind(text, &settings)
-    {
-        return usage_error(format!("`{text}` is not a workload kind this tool reads"));
-    }
+    let kinds = match selected(args.kind.as_deref(), &settings.workload_kinds) {
+        Ok(kinds) => kinds,
+        Err(message) => return usage_error(message),
+    };
     let input_errors = runs.input_errors();
     let labelled = |analysis: Option<Analysis>, side: &str| {
         analysis.map(|mut analysis| {
@@ -229,10 +269,9 @@ fn compare(args: &ExplainArgs) -> io::Result<u8> {
         args.workload
             .as_ref()
             .is_none_or(|name| &analysis.plan.workload.name == name)
-            && args
-                .kind
-                .as_deref()
-                .is_none_or(|kind| analysis.plan.kind.as_str().eq_ignore_ascii_case(kind))
+            && kinds
+                .as_ref()
+                .is_none_or(|kinds| kinds.contains(&analysis.plan.kind))
     };
     let mut drawn: Vec<Analysis> = Vec::new();
     for (before, after) in crate::diff::pair_up(

@@ -5,8 +5,9 @@
 //! Each input is taken on its own terms. A file is fixed in place, except its
 //! documents Helm rendered (`# Source: chart/templates/…`), whose fixes belong in the
 //! chart and are shown as a diff. Standard input is printed back, fixed, on standard
-//! output (the report then goes to `--output`, or standard error). A stream (`<(…)`)
-//! and an object read with `--cluster` cannot be written back: they get the diff. A
+//! output (the report then goes to `--output`, or standard error). A stream (`<(…)`),
+//! the output of a kustomization or a chart the run rendered, and an object read with
+//! `--cluster` cannot be written back: they get the diff. A
 //! file that cannot be written is an error of that file alone: the others are fixed,
 //! the report is printed, the status is 2. The report that follows is that of the
 //! inputs as they now stand, so the exit status of an input that was not written back
@@ -16,6 +17,7 @@ use std::io::{self, Write};
 
 use super::LintArgs;
 use crate::fix::{self, Applicability, FixedText, InputFix};
+use crate::load::rendered::{Renderer, Rendering};
 use crate::load::{InputError, Source};
 use crate::pipeline::{self, FixMode, RunOptions};
 use crate::report::paths::{Artifact, PathBase};
@@ -86,7 +88,7 @@ pub fn run(
             if current.as_ref().is_some_and(|(at, _)| *at != input)
                 && let Some((at, done)) = current.take()
             {
-                session.input(&sources[at], done.finish());
+                session.input(&sources[at], inputs.rendering(at), done.finish());
             }
             current
                 .get_or_insert_with(|| (input, InputFix::default()))
@@ -95,7 +97,7 @@ pub fn run(
         },
     );
     if let Some((at, done)) = current.take() {
-        session.input(&sources[at], done.finish());
+        session.input(&sources[at], inputs.rendering(at), done.finish());
     }
     if let Some(shortfall) = workers.shortfall() {
         session.note(&shortfall);
@@ -154,8 +156,9 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Handles one input once every piece of it is fixed.
-    fn input(&mut self, source: &Source, fixed: FixedText) {
+    /// Handles one input once every piece of it is fixed; `rendering` says where it was
+    /// rendered from, when the run rendered it.
+    fn input(&mut self, source: &Source, rendering: Option<&Rendering>, fixed: FixedText) {
         let name = source.name();
         self.errors += fixed.errors.len();
         if self.reports_nothing() {
@@ -187,14 +190,23 @@ impl<'a> Session<'a> {
             }
             return;
         }
-        let target = match source {
-            _ if self.from_cluster => {
-                Target::DiffOnly("it was read from the cluster; change its manifest instead")
+        let rendered_by = rendering.map(|rendering| match rendering.renderer {
+            Renderer::Kustomize => {
+                "it was rendered by kubectl kustomize; change the kustomization's files instead"
             }
-            Source::File { path, .. } => Target::File(path),
-            Source::Stdin { .. } => Target::Stdout,
-            Source::Stream { .. } => {
-                Target::DiffOnly("it is a stream, not a file it can be written back to")
+            Renderer::Helm => "it was rendered by Helm; change the chart's templates instead",
+        });
+        let target = if self.from_cluster {
+            Target::DiffOnly("it was read from the cluster; change its manifest instead")
+        } else if let Some(why) = rendered_by {
+            Target::DiffOnly(why)
+        } else {
+            match source {
+                Source::File { path, .. } => Target::File(path),
+                Source::Stdin { .. } => Target::Stdout,
+                Source::Stream { .. } => {
+                    Target::DiffOnly("it is a stream, not a file it can be written back to")
+                }
             }
         };
         if matches!(target, Target::Stdout) {

@@ -19,16 +19,24 @@ pub fn workspace() -> io::Result<PathBase> {
 /// The job summary file (`$GITHUB_STEP_SUMMARY`), opened for appending, with the URL
 /// that links a file at the commit under test; `output` is where the annotations go
 /// (`--output`), named in the summary when its table is cut short. A summary that
-/// cannot be opened is reported and left out: the annotations still go out.
-pub fn step_summary(output: Option<&Path>) -> Option<StepSummary> {
+/// cannot be opened, or that is one of the files the run reads (`reads`), is reported
+/// and left out: the annotations still go out.
+pub fn step_summary(output: Option<&Path>, reads: impl Fn(&Path) -> bool) -> Option<StepSummary> {
     let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
+    if reads(Path::new(&path)) {
+        super::diagnostic(&format!(
+            "warning: the job summary is not written: $GITHUB_STEP_SUMMARY ({}) is a file this run reads\n",
+            crate::report::escape::controls(&Path::new(&path).display().to_string())
+        ));
+        return None;
+    }
     let file = match OpenOptions::new().create(true).append(true).open(&path) {
         Ok(file) => file,
         Err(error) => {
-            eprintln!(
-                "warning: cannot write the job summary to {}: {error}",
-                Path::new(&path).display()
-            );
+            super::diagnostic(&format!(
+                "warning: cannot write the job summary to {}: {error}\n",
+                crate::report::escape::controls(&Path::new(&path).display().to_string())
+            ));
             return None;
         }
     };

@@ -30,6 +30,17 @@ pub struct Prepared {
     pub limits: Limits,
     /// What was read from the cluster, with `--cluster`.
     pub cluster: Option<Snapshot>,
+    /// The config file in force, if any.
+    pub config: Option<PathBuf>,
+    /// Whether the config file makes notes that hide a workload fail the run
+    /// (`strict: true`).
+    pub strict: bool,
+    /// The files the run reads (inputs, config, mesh config), which nothing it writes
+    /// may be.
+    read: Vec<identity::FileId>,
+    /// What every report names about the inputs: a directory not rendered and how to
+    /// render it, a file that is a kustomize patch.
+    pub input_notes: Vec<InputError>,
 }
 
 impl Prepared {
@@ -52,8 +63,33 @@ impl Prepared {
     pub fn notes(&self) -> Vec<String> {
         self.cluster
             .as_ref()
-            .map(cluster::notes)
+            .map(|snapshot| snapshot.notes.clone())
             .unwrap_or_default()
+    }
+
+    /// What may have left workloads of the cluster unlinted, as notes every report
+    /// names; nothing without `--cluster`.
+    pub fn hidden(&self) -> Vec<InputError> {
+        self.cluster
+            .as_ref()
+            .map(cluster::hidden)
+            .unwrap_or_default()
+    }
+
+    /// Whether `path` is, through any path or link, a file the run reads.
+    pub fn reads(&self, path: &Path) -> bool {
+        path.is_file() && identity::of_path(path).is_some_and(|target| self.read.contains(&target))
+    }
+
+    /// The config file in force as reports name it: relative to the working
+    /// directory when it lies under it.
+    pub fn config_name(&self) -> Option<String> {
+        let path = self.config.as_deref()?;
+        let shown = std::env::current_dir()
+            .ok()
+            .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+            .unwrap_or_else(|| path.to_path_buf());
+        Some(shown.to_string_lossy().into_owned())
     }
 
     /// The objects read from the cluster, for the reports that describe them.
@@ -95,6 +131,7 @@ impl InputArgs {
         exclude.extend(config_exclude);
         Discovery {
             no_ignore: self.no_ignore,
+            render: !self.no_render,
             exclude,
         }
     }
@@ -111,8 +148,16 @@ pub fn prepare(
     output: &Output,
 ) -> std::io::Result<Result<Prepared, u8>> {
     // The config first: the kinds it declares are TYPEs of a cluster run.
-    let layers = profile.read_files(input.max_config_size);
-    let request = match cluster.request(&input.paths, layers.workload_kinds()) {
+    let (layers, config_notes) = profile.read_files(input.max_config_size);
+    for note in &config_notes {
+        diagnostic(&format!("note: {note}\n"));
+    }
+    let request = match cluster.request(
+        command,
+        &input.paths,
+        layers.workload_kinds(),
+        input.max_input_size,
+    ) {
         Ok(request) => request,
         Err(message) => return usage_error(message).map(Err),
     };
@@ -139,18 +184,20 @@ pub fn prepare(
             let found = discover::Discovered {
                 inputs: cluster::take_inputs(&mut snapshot),
                 errors: cluster::input_errors(&snapshot),
-                notes: Vec::new(),
+                ..discover::Discovered::default()
             };
             (found, Some(snapshot))
         }
         None => {
-            let found = discover::discover(&input.paths, &input.discovery(layers.exclude.clone()));
+            let discovery = input.discovery(layers.exclude.clone());
+            let mut found = discover::discover(&input.paths, &discovery);
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
             if let Some(message) = refuse(&found.inputs) {
                 return usage_error(message).map(Err);
             }
+            render(&mut found, &discovery);
             (found, None)
         }
     };
@@ -168,6 +215,18 @@ fn complete(
     snapshot: Option<Snapshot>,
     cluster: Option<&crate::cluster::profile::Profile>,
 ) -> std::io::Result<Result<Prepared, u8>> {
+    let read: Vec<identity::FileId> = found
+        .inputs
+        .iter()
+        .filter_map(Input::identity)
+        .chain(
+            layers
+                .files
+                .iter()
+                .filter_map(|file| identity::of_path(file)),
+        )
+        .collect();
+    let (config, strict) = (layers.config.clone(), layers.strict);
     let inputs = Inputs::new(
         found.inputs,
         input.read_limits(),
@@ -188,6 +247,10 @@ fn complete(
                 profile,
                 limits,
                 cluster: snapshot,
+                config,
+                strict,
+                read,
+                input_notes: found.input_notes,
             }))
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
@@ -213,10 +276,15 @@ pub fn prepare_side(
     inputs: SideInputs,
     cluster: Option<&crate::cluster::profile::Profile>,
 ) -> std::io::Result<Result<Prepared, u8>> {
-    let layers = profile.read_files(input.max_config_size);
+    let (layers, config_notes) = profile.read_files(input.max_config_size);
     let found = match inputs {
         SideInputs::Paths(paths) => {
-            let found = discover::discover(paths, &input.discovery(layers.exclude.clone()));
+            // Said once, by the side read from the paths given.
+            for note in &config_notes {
+                diagnostic(&format!("note: {note}\n"));
+            }
+            let discovery = input.discovery(layers.exclude.clone());
+            let mut found = discover::discover(paths, &discovery);
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
@@ -226,6 +294,7 @@ pub fn prepare_side(
             {
                 return usage_error(message).map(Err);
             }
+            render(&mut found, &discovery);
             found
         }
         SideInputs::Given(inputs) => discover::Discovered {
@@ -234,6 +303,39 @@ pub fn prepare_side(
         },
     };
     complete(input, profile, output, layers, found, None, cluster)
+}
+
+/// Renders the directories the search handed over whole (kustomizations, Helm charts)
+/// into inputs of their own, among the others in name order; a kustomization that
+/// cannot be rendered is searched as files. Files that a kustomization applies as
+/// patches are noted.
+pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery) {
+    let targets = std::mem::take(&mut found.render);
+    let rendered = crate::render::render(&targets);
+    found.input_notes.extend(rendered.notes);
+    found
+        .input_notes
+        .extend(crate::render::patch_notes(&found.inputs));
+    found.errors.extend(rendered.errors);
+    found.inputs.extend(rendered.inputs);
+    if !rendered.unrendered.is_empty() {
+        let as_files = Discovery {
+            render: false,
+            ..discovery.clone()
+        };
+        let paths: Vec<String> = rendered
+            .unrendered
+            .iter()
+            .map(|dir| dir.to_string_lossy().into_owned())
+            .collect();
+        let files = discover::discover(&paths, &as_files);
+        found.errors.extend(files.errors);
+        found
+            .input_notes
+            .extend(crate::render::patch_notes(&files.inputs));
+        found.inputs.extend(files.inputs);
+    }
+    found.inputs.sort_by_key(Input::display_name);
 }
 
 /// Why writing the report to `output` would destroy an input (a manifest, standard input
@@ -261,7 +363,9 @@ fn overwrites_an_input(
         if input.identity().as_ref() == Some(&target) {
             let mut message = same(&match input {
                 Input::Stdin => "- (standard input)".to_owned(),
-                Input::File(_) | Input::Memory { .. } => input.display_name().to_string(),
+                Input::File(_) | Input::Memory { .. } | Input::Rendered { .. } => {
+                    input.display_name().to_string()
+                }
             });
             // A report from an earlier run, found again by a directory search: say how
             // to keep the two apart rather than leave the user guessing.

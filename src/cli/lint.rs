@@ -7,8 +7,11 @@ use super::{
     FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
 };
 use crate::baseline::{self, Baseline};
+use crate::load::InputError;
 use crate::pipeline::{self, DocumentReport, FixMode, RunOptions};
+use crate::report::escape;
 use crate::report::github::GithubReporter;
+use crate::report::html::HtmlReporter;
 use crate::report::human::{FixView, HumanReporter, render_input_error};
 use crate::report::json::JsonReporter;
 use crate::report::junit::JunitReporter;
@@ -60,6 +63,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         } else {
             FixMode::Unchecked
         },
+        ..RunOptions::default()
     };
     let mut fixed = None;
     if args.fix || args.fix_only || args.diff {
@@ -130,17 +134,26 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 .with_baseline(baseline.is_some()),
         ),
         LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
-        LintFormat::Github => Box::new(GithubReporter::new(
+        LintFormat::Github => Box::new(
+            GithubReporter::new(
+                out,
+                github::workspace()?,
+                args.quiet,
+                github::step_summary(args.output.output.as_deref(), |path| prepared.reads(path)),
+            )
+            .with_sources(sources),
+        ),
+        LintFormat::Html => Box::new(HtmlReporter::new(
             out,
-            github::workspace()?,
-            args.quiet,
-            github::step_summary(args.output.output.as_deref()),
+            crate::report::assumptions::items(settings),
         )),
     };
     let inputs = &prepared.inputs;
+    let strict = args.strict || prepared.strict;
     let mut summary = Summary {
         files: inputs.len(),
         from_cluster: prepared.cluster.is_some(),
+        config: prepared.config_name(),
         baselined: baseline.as_ref().map(|_| 0),
         ..Summary::default()
     };
@@ -165,21 +178,53 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             report = reporter.input_error(error);
         }
     }
+    // What may hide a workload is said whatever `--quiet` says, and fails the run
+    // under `--strict`.
+    for note in prepared.hidden() {
+        if strict {
+            let error = strict_error(note);
+            diagnostic(&render_input_error(&error, stderr_style));
+            if report.is_ok() {
+                report = reporter.input_error(&error);
+            }
+            summary.add_input_error();
+        } else {
+            diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
+            if report.is_ok() {
+                report = reporter.note(&note);
+            }
+            summary.cluster_notes += 1;
+        }
+    }
     if !args.quiet {
         for note in prepared.notes() {
+            diagnostic(&format!("note: {}\n", escape::controls(&note)));
+        }
+    }
+    for note in &prepared.input_notes {
+        if !args.quiet {
             diagnostic(&format!("note: {note}\n"));
+        }
+        if report.is_ok() {
+            report = reporter.note(note);
         }
     }
     // A version newer than the model knows: every format says what it is checked as.
     for note in crate::report::assumptions::beyond_model(settings) {
         if !args.quiet {
-            diagnostic(&format!("note: {}\n", note.message));
+            diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
         }
         if report.is_ok() {
             report = reporter.run_note(&note);
         }
     }
     let mut document = |mut document: DocumentReport| {
+        if strict {
+            let notes = std::mem::take(&mut document.notes);
+            document
+                .errors
+                .extend(notes.into_iter().map(|note| strict_error(note.error)));
+        }
         if let Some(baseline) = &mut baseline {
             baseline.mark(&mut document);
         }
@@ -192,11 +237,11 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         for error in &document.errors {
             diagnostic(&render_input_error(error, stderr_style));
         }
-        if !args.quiet {
-            let notes = document.notes.iter().map(|note| &note.error);
-            for note in document.skipped.iter().chain(notes) {
-                diagnostic(&format!("note: {note}\n"));
-            }
+        for note in &document.notes {
+            diagnostic(&format!(
+                "note: {}\n",
+                escape::controls(&note.error.to_string())
+            ));
         }
         if report.is_ok() {
             report = document
@@ -214,14 +259,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     let workers = match &prepared.cluster {
         None => pipeline::run(inputs, settings, &options, &mut document),
-        // Findings of running pods belong to their workloads, so the whole run is
-        // gathered before anything is reported.
+        // Findings of running pods belong to their workloads: the workloads and their
+        // pods, which come first, are gathered before they are reported.
         Some(snapshot) => {
-            let mut documents = Vec::new();
-            let workers = pipeline::run(inputs, settings, &options, |d| documents.push(d));
-            pipeline::attribute(documents, &snapshot.owners())
-                .into_iter()
-                .for_each(&mut document);
+            let owners = snapshot.owners();
+            let held = snapshot.owning();
+            let mut attributing = pipeline::Attributing::new(&owners, &held, &mut document);
+            let workers = pipeline::run(inputs, settings, &options, |d| attributing.push(d));
+            attributing.finish();
             workers
         }
     };
@@ -262,6 +307,13 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     }
 }
 
+/// A note that a workload was not linted, made an input error by `--strict`.
+fn strict_error(mut note: InputError) -> InputError {
+    note.message
+        .push_str(" (--strict: what is not linted fails the run)");
+    note
+}
+
 /// `lint --write-baseline FILE`: records every unsuppressed finding of the run in
 /// `path` and exits 0, or 2 without writing when an input could not be read (a
 /// baseline of part of the inputs would drop the findings of the rest).
@@ -297,11 +349,11 @@ fn write_baseline(
             pipeline::run(&prepared.inputs, settings, options, &mut take);
         }
         Some(snapshot) => {
-            let mut documents = Vec::new();
-            pipeline::run(&prepared.inputs, settings, options, |d| documents.push(d));
-            pipeline::attribute(documents, &snapshot.owners())
-                .into_iter()
-                .for_each(&mut take);
+            let owners = snapshot.owners();
+            let held = snapshot.owning();
+            let mut attributing = pipeline::Attributing::new(&owners, &held, &mut take);
+            pipeline::run(&prepared.inputs, settings, options, |d| attributing.push(d));
+            attributing.finish();
         }
     }
     if input_errors > 0 {

@@ -21,6 +21,8 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 
+use crate::pipeline::MAX_THREADS;
+
 pub use cluster::ClusterArgs;
 pub use output::Output;
 pub use profile::ProfileArgs;
@@ -36,6 +38,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "NO_COLOR",
         "When set and not empty, no colour with --color auto (the default); --color always still colours.",
+    ),
+    (
+        "TERM",
+        "When dumb, no colour with --color auto: a terminal that understands no escape sequences gets none.",
     ),
     (
         "COLUMNS",
@@ -79,7 +85,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "2",
-        "A usage error, an input that could not be read or parsed, or a file --fix could not write back (everything else is still linted, fixed and reported). These errors win over findings and over --fail-on never.",
+        "A usage error, an input that could not be read or parsed, a kubectl call of --cluster that failed, timed out or printed too much, a workload not linted under --strict, a file --fix could not write back, or a report that could not be written (everything else is still linted, fixed and reported). These errors win over findings and over --fail-on never. A reader of the report that goes away (| head) does not change the status: every input is still checked.",
     ),
 ];
 
@@ -147,13 +153,14 @@ pub struct InputArgs {
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
-    /// Worker threads (0: one per core). Reports are the same whatever the count:
-    /// documents are analysed in parallel and reported in input order.
+    /// Worker threads (0: one per core; at most 1024). Reports are the same whatever
+    /// the count: documents are analysed in parallel and reported in input order.
     #[arg(
         short = 'j',
         long,
         value_name = "N",
         default_value_t = 0,
+        value_parser = parse_threads,
         hide_short_help = true
     )]
     pub threads: usize,
@@ -167,6 +174,11 @@ pub struct InputArgs {
     /// and git's exclude files (--exclude still applies).
     #[arg(long, help_heading = "Inputs")]
     pub no_ignore: bool,
+
+    /// Read a directory holding a kustomization or a Helm chart as files, rather than
+    /// lint what kubectl kustomize or helm template renders for it.
+    #[arg(long, help_heading = "Inputs")]
+    pub no_render: bool,
 
     /// The path that standard input stands for, to name it in every report (SARIF,
     /// GitHub annotations, JUnit, JSON, human).
@@ -189,6 +201,19 @@ pub struct InputArgs {
     /// The largest config or mesh-config file read.
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
     pub max_config_size: u64,
+}
+
+/// A `-j` count: 0 (one per core) to [`MAX_THREADS`].
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_THREADS as u64 => Ok(n as usize),
+        Ok(_) => Err(format!(
+            "at most {MAX_THREADS} worker threads (0 runs one per core)"
+        )),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of threads from 0 to {MAX_THREADS}"
+        )),
+    }
 }
 
 /// A size in bytes: `1048576`, `512KiB`, `16MiB`, `1GiB` (or `K`, `M`, `G`: powers of
@@ -249,9 +274,17 @@ pub struct LintArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
     pub ignore: Vec<String>,
 
-    /// Print findings only: no summary line, no notes.
+    /// Print findings only: no summary line, and no notes but those that say a workload
+    /// was not linted.
     #[arg(long, short = 'q', help_heading = "Report")]
     pub quiet: bool,
+
+    /// Fail (exit 2) when a workload may have gone unlinted: a kind without containers
+    /// at its pod's path, an object of a kind the linter does not read that holds a
+    /// pod, a Rollout whose template is elsewhere, a kind the cluster does not let it
+    /// list, no workload at all. Also `strict: true` in .mesh-lifecycle.yaml.
+    #[arg(long, help_heading = "Rules")]
+    pub strict: bool,
 
     /// Print each info in full, like errors and warnings (the human format otherwise
     /// gives one line per rule; --fail-on info implies it).
@@ -323,6 +356,9 @@ pub enum LintFormat {
     Junit,
     /// GitHub Actions annotations (workflow commands), and the job summary.
     Github,
+    /// One self-contained page for the whole run: an overview worst first, then each
+    /// workload's timeline with its findings, to publish from CI.
+    Html,
 }
 
 /// The `--fail-on` threshold.
@@ -539,7 +575,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             .iter()
             .map(|word| word.to_string_lossy().into_owned())
             .collect();
-        return finish(complete::run(&words, first == complete::COMPLETE));
+        return finish(printed(complete::run(&words, first == complete::COMPLETE)));
     }
     let cli = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
@@ -552,22 +588,36 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Explain(args) => explain::run(args),
-        Command::Rules(args) => rules::run(args),
+        Command::Rules(args) => printed(rules::run(args)),
         Command::Lsp(args) => lsp::run(args),
-        Command::Completions(args) => completions::run(args.shell),
+        Command::Completions(args) => printed(completions::run(args.shell)),
     };
     finish(status)
 }
 
-/// The exit status of a command's result; a closed pipe (`… | head`) is not an error.
+/// The exit status of a command's result. A command whose output can be cut short
+/// (`… | head`) decides what that means itself: `lint` and `explain` still exit with
+/// the whole run's status, `rules` and `completions` with 0. Any error left, a closed
+/// pipe included, is a report that could not be written: exit 2, never a pass.
 fn finish(status: std::io::Result<u8>) -> ExitCode {
     match status {
         Ok(code) => ExitCode::from(code),
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
-            diagnostic(&format!("error: {error}\n"));
+            diagnostic(&format!(
+                "error: {}\n",
+                crate::report::escape::controls(&error.to_string())
+            ));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The status of a command that only prints (`rules`, `completions`): a reader that
+/// went away (`| head`) has what it wanted, and there is nothing to gate.
+fn printed(status: std::io::Result<u8>) -> std::io::Result<u8> {
+    match status {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        other => other,
     }
 }
 

@@ -27,8 +27,8 @@ pub struct Output {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Report")]
 pub struct Color {
-    /// When to use colour: auto colours a terminal unless NO_COLOR is set; always and
-    /// never override both.
+    /// When to use colour: auto colours a terminal unless NO_COLOR is set or TERM is
+    /// dumb; always and never override them.
     #[arg(long = "color", value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub choice: ColorChoice,
 }
@@ -36,7 +36,7 @@ pub struct Color {
 /// `--color`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// Colour on a terminal, unless NO_COLOR is set.
+    /// Colour on a terminal, unless NO_COLOR is set or TERM is dumb.
     Auto,
     /// Colour, wherever the output goes.
     Always,
@@ -117,10 +117,12 @@ impl Color {
     pub fn style(&self, stream: Option<Stream>) -> Style {
         let terminal = stream.is_some_and(Stream::is_terminal);
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        // A terminal that says it understands no escape sequences gets none.
+        let dumb = std::env::var_os("TERM").is_some_and(|term| term == "dumb");
         let color = match self.choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => terminal && !no_color,
+            ColorChoice::Auto => terminal && !no_color && !dumb,
         };
         // COLUMNS wins, as for ls and clap; then the terminal's own width.
         let width = columns()

@@ -92,19 +92,25 @@ fn parse_duration(text: &str) -> Result<Millis, String> {
 
 impl ProfileArgs {
     /// Reads the config file (`--config`, else the nearest one, unless `--no-config`)
-    /// and the mesh config files, each at most `max_bytes`.
-    pub fn read_files(&self, max_bytes: u64) -> FileLayers {
-        let config_path = if self.no_config {
-            None
-        } else {
-            self.config.clone().or_else(|| {
-                std::env::current_dir()
-                    .ok()
-                    .and_then(|dir| config::find_upward(&dir))
-            })
+    /// and the mesh config files, each at most `max_bytes`; with the notes of the
+    /// search for the config file (files it passed over, and why).
+    pub fn read_files(&self, max_bytes: u64) -> (FileLayers, Vec<String>) {
+        let found = match (&self.config, self.no_config) {
+            (_, true) => config::Found::default(),
+            (Some(path), false) => config::Found {
+                path: Some(path.clone()),
+                notes: Vec::new(),
+            },
+            (None, false) => std::env::current_dir()
+                .map(|dir| config::find_upward(&dir))
+                .unwrap_or_default(),
         };
+        let config_path = found.path;
         let mesh_configs: Vec<PathBuf> = self.mesh_config.iter().cloned().collect();
-        FileLayers::read(config_path.as_deref(), &mesh_configs, max_bytes)
+        (
+            FileLayers::read(config_path.as_deref(), &mesh_configs, max_bytes),
+            found.notes,
+        )
     }
 
     /// Builds the profile for a run over `inputs` on top of the file layers, with

@@ -17,6 +17,7 @@ use crate::load::discover::{self, Discovery, Input};
 use crate::load::revision::{Change, Revision};
 use crate::load::source::Source;
 use crate::pipeline::{self, Analysis, DocumentReport, FixMode, RunOptions};
+use crate::report::escape;
 use crate::report::human::render_input_error;
 use crate::rules::selector::Policy;
 use crate::settings::Settings;
@@ -101,6 +102,10 @@ pub fn run(
         ))
         .map(Err);
     }
+    if !live && let Err(message) = cluster_args.request(command, &[], &[], input.max_input_size) {
+        // A flag of --cluster (-n, -l, --context) given without it.
+        return usage_error(message).map(Err);
+    }
     if live && revision {
         return usage_error("--cluster compares what is deployed with the files given; it does not take --base or --base-dir").map(Err);
     }
@@ -132,12 +137,14 @@ pub fn run(
     // The second side: the files given, in the cluster's environment with --cluster.
     let mut snapshot = None;
     let after = if live {
-        let layers = profile.read_files(max_config);
-        let request = match cluster_args.request(&[], layers.workload_kinds()) {
-            Ok(Some(request)) => request,
-            Ok(None) => unreachable!("--cluster makes a request"),
-            Err(message) => return usage_error(message).map(Err),
-        };
+        let (layers, _) = profile.read_files(max_config);
+        let request =
+            match cluster_args.request(command, &[], layers.workload_kinds(), input.max_input_size)
+            {
+                Ok(Some(request)) => request,
+                Ok(None) => unreachable!("--cluster makes a request"),
+                Err(message) => return usage_error(message).map(Err),
+            };
         let read = cluster::read(&request, stderr_style.width);
         let prepared = inputs::prepare_side(
             input,
@@ -169,6 +176,7 @@ pub fn run(
         limits: after.limits,
         // A diff never shows fixes: building them is enough, checking them is wasted work.
         fixes: FixMode::Unchecked,
+        ..RunOptions::default()
     };
     // The first side's inputs and profile, when they are not the second's.
     let mut before_label = Vec::new();
@@ -211,8 +219,9 @@ pub fn run(
         for error in &read.errors {
             diagnostic(&cluster::describe_failure(error, read));
         }
-        for note in cluster::notes(read) {
-            diagnostic(&format!("note: {note}\n"));
+        let hidden = read.hidden.iter().map(|hidden| &hidden.message);
+        for note in read.notes.iter().chain(hidden) {
+            diagnostic(&format!("note: {}\n", escape::controls(note)));
         }
         let context = read
             .identity
@@ -354,6 +363,13 @@ fn one_side(
     for note in &run.notes {
         diagnostic(&format!("note: {} ({})\n", note.message, run.label));
     }
+    if own_errors {
+        // What rendering said of the side's inputs: a directory not rendered, a patch.
+        for note in &prepared.input_notes {
+            diagnostic(&format!("note: {note}\n"));
+        }
+        run.notes.extend(prepared.input_notes.iter().cloned());
+    }
     for document in documents {
         if own_errors {
             for error in &document.errors {
@@ -389,7 +405,15 @@ fn revision_inputs(name: &str, after: &Prepared, paths: &[String]) -> Result<Vec
     // The second side's files, by their path from the top of the repository.
     let mut wanted: Vec<(Arc<str>, String)> = Vec::new();
     let mut searched: Vec<String> = Vec::new();
-    for source in after.inputs.sources() {
+    for (index, source) in after.inputs.sources().iter().enumerate() {
+        if after.inputs.rendering(index).is_some() {
+            // The revision's tree is not written out to render it there.
+            diagnostic(&format!(
+                "note: {}: rendered from the working tree only, so its workloads have no side at {name}; to compare renderings, check {name} out into another directory and give it with --base-dir\n",
+                source.name()
+            ));
+            continue;
+        }
         let Source::File { name, path } = source else {
             continue;
         };
@@ -446,16 +470,21 @@ fn revision_inputs(name: &str, after: &Prepared, paths: &[String]) -> Result<Vec
 
 /// The first side of `--base-dir BASE`: the files under `base`, each named as the file
 /// at the same path under `head` is (or would be).
+/// Kustomizations and charts under `base` are rendered as they are on the second side,
+/// each named as the directory at the same path under `head`.
 fn base_dir_inputs(base: &Path, head: &Path, after: &Prepared, input: &InputArgs) -> Vec<Input> {
-    let found = discover::discover(
-        &[base.to_string_lossy().into_owned()],
-        &Discovery {
-            no_ignore: input.no_ignore,
-            exclude: Vec::new(),
-        },
-    );
+    let discovery = Discovery {
+        no_ignore: input.no_ignore,
+        render: !input.no_render,
+        exclude: Vec::new(),
+    };
+    let mut found = discover::discover(&[base.to_string_lossy().into_owned()], &discovery);
+    inputs::render(&mut found, &discovery);
     for error in &found.errors {
         diagnostic(&format!("error: {error}\n"));
+    }
+    for note in &found.input_notes {
+        diagnostic(&format!("note: {note}\n"));
     }
     let head_names: Vec<Arc<str>> = after
         .inputs
@@ -467,26 +496,37 @@ fn base_dir_inputs(base: &Path, head: &Path, after: &Prepared, input: &InputArgs
         .inputs
         .into_iter()
         .filter_map(|input| {
-            let Input::File(path) = &input else {
-                return None;
-            };
-            let bytes = std::fs::read(path).ok()?;
-            let name: Arc<str> = if base.is_file() {
-                Arc::from(head.to_string_lossy().as_ref())
-            } else {
+            let name_at = |path: &Path| -> Option<Arc<str>> {
+                if base.is_file() {
+                    return Some(Arc::from(head.to_string_lossy().as_ref()));
+                }
                 let below = path.strip_prefix(base).ok()?;
                 let joined = head.join(below);
                 let joined = joined.to_string_lossy();
-                head_names
-                    .iter()
-                    .find(|name| Path::new(name.as_ref()) == Path::new(joined.as_ref()))
-                    .cloned()
-                    .unwrap_or_else(|| Arc::from(joined.as_ref()))
+                Some(
+                    head_names
+                        .iter()
+                        .find(|name| Path::new(name.as_ref()) == Path::new(joined.as_ref()))
+                        .cloned()
+                        .unwrap_or_else(|| Arc::from(joined.as_ref())),
+                )
             };
-            Some(Input::Memory {
-                name,
-                bytes: Arc::from(bytes),
-            })
+            match input {
+                Input::File(path) => Some(Input::Memory {
+                    name: name_at(&path)?,
+                    bytes: Arc::from(std::fs::read(&path).ok()?),
+                }),
+                Input::Rendered {
+                    name,
+                    bytes,
+                    rendering,
+                } => Some(Input::Rendered {
+                    name: name_at(Path::new(name.as_ref())).unwrap_or(name),
+                    bytes,
+                    rendering,
+                }),
+                Input::Stdin | Input::Memory { .. } => None,
+            }
         })
         .collect()
 }

@@ -34,10 +34,14 @@ pub const PRESET: Known = Known(|| {
         .collect()
 });
 
-/// The workload kinds the tool reads.
+/// The workload kinds the tool reads, then kubectl's short names for them (`deploy`).
 pub const KIND: Known = Known(|| {
     let mut names: Vec<&str> = ROWS.iter().map(|row| row.name).collect();
-    names.dedup();
+    names.extend(
+        crate::cluster::kinds::RESOURCES
+            .iter()
+            .flat_map(|resource| resource.short_names.iter().copied()),
+    );
     let mut seen = std::collections::BTreeSet::new();
     names.retain(|name| seen.insert(*name));
     names.into_iter().map(PossibleValue::new).collect()

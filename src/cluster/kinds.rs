@@ -179,9 +179,32 @@ pub struct Served {
     pub plural: String,
     /// The short names discovery lists.
     pub short_names: Vec<String>,
+    /// The version it is read at: a declared kind's own, else the one discovery
+    /// prefers.
+    pub version: String,
+    /// Whether its objects live in namespaces.
+    pub namespaced: bool,
 }
 
 impl Served {
+    /// The API path that lists it (`/apis/apps/v1/namespaces/shop/deployments`), in
+    /// `namespace`, or in every namespace (and for a cluster-scoped resource) with
+    /// `None`.
+    pub fn list_path(&self, namespace: Option<&str>) -> String {
+        let mut path = if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        };
+        if let (true, Some(namespace)) = (self.namespaced, namespace) {
+            path.push_str("/namespaces/");
+            path.push_str(&percent_encode(namespace));
+        }
+        path.push('/');
+        path.push_str(&self.plural);
+        path
+    }
+
     /// The TYPE that reads this resource with `kubectl get`: `rollouts.argoproj.io`, or
     /// `webapps.v1.platform.example.com` for a kind declared at one version.
     pub fn qualified(&self) -> String {
@@ -205,13 +228,25 @@ impl Served {
 /// declared ones in the order of their declarations. A server that does not serve a
 /// group has no row of it.
 pub fn served(table: &str, declared: &[&'static DeclaredKind]) -> Vec<Served> {
-    let rows: Vec<(&str, Vec<String>, &str, &str)> = table
+    struct Row<'a> {
+        plural: &'a str,
+        short: Vec<String>,
+        group: &'a str,
+        version: &'a str,
+        namespaced: bool,
+        kind: &'a str,
+    }
+    let rows: Vec<Row> = table
         .lines()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let (name, short, api_version, kind) = match fields.as_slice() {
-                [name, short, api_version, _, kind] => (*name, *short, *api_version, *kind),
-                [name, api_version, _, kind] => (*name, "", *api_version, *kind),
+            let (plural, short, api_version, namespaced, kind) = match fields.as_slice() {
+                [name, short, api_version, namespaced, kind] => {
+                    (*name, *short, *api_version, *namespaced, *kind)
+                }
+                [name, api_version, namespaced, kind] => {
+                    (*name, "", *api_version, *namespaced, *kind)
+                }
                 _ => return None,
             };
             let short = short
@@ -219,32 +254,55 @@ pub fn served(table: &str, declared: &[&'static DeclaredKind]) -> Vec<Served> {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
                 .collect();
-            Some((name, short, group_of(api_version), kind))
+            Some(Row {
+                plural,
+                short,
+                group: group_of(api_version),
+                version: api_version.rsplit('/').next().unwrap_or(api_version),
+                namespaced: namespaced == "true",
+                kind,
+            })
         })
         .collect();
+    let served = |kind: Kind, row: &Row, version: Option<&str>| Served {
+        kind,
+        group: row.group.to_owned(),
+        plural: row.plural.to_owned(),
+        short_names: row.short.clone(),
+        version: version.unwrap_or(row.version).to_owned(),
+        namespaced: row.namespaced,
+    };
     let builtin = RESOURCES.iter().filter_map(|resource| {
-        let (plural, short, group, _) = rows
+        let row = rows
             .iter()
-            .find(|(plural, _, group, _)| *plural == resource.plural && *group == resource.group)?;
-        Some(Served {
-            kind: resource.kind,
-            group: (*group).to_owned(),
-            plural: (*plural).to_owned(),
-            short_names: short.clone(),
-        })
+            .find(|row| row.plural == resource.plural && row.group == resource.group)?;
+        Some(served(resource.kind, row, None))
     });
     let declared = declared.iter().filter_map(|declared| {
-        let (plural, short, group, _) = rows
+        let row = rows
             .iter()
-            .find(|(_, _, group, kind)| *group == declared.group && *kind == declared.kind)?;
-        Some(Served {
-            kind: Kind::Declared(declared),
-            group: (*group).to_owned(),
-            plural: (*plural).to_owned(),
-            short_names: short.clone(),
-        })
+            .find(|row| row.group == declared.group && row.kind == declared.kind)?;
+        Some(served(
+            Kind::Declared(declared),
+            row,
+            declared.version.as_deref(),
+        ))
     });
     builtin.chain(declared).collect()
+}
+
+/// `text` as a URL's path segment or query value: everything but the unreserved
+/// characters percent-encoded (RFC 3986).
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 fn qualified(plural: &str, version: Option<&str>, group: &str) -> String {
@@ -400,6 +458,16 @@ webapps           wa         platform.example.com/v2       true    WebApp
             ]
         );
         assert_eq!(served[4].short_names, ["kservice", "ksvc"]);
+        assert_eq!(
+            served[0].list_path(Some("shop")),
+            "/apis/apps/v1/namespaces/shop/deployments"
+        );
+        assert_eq!(served[2].list_path(None), "/api/v1/pods");
+        assert_eq!(
+            served[5].list_path(Some("a b")),
+            "/apis/platform.example.com/v1/namespaces/a%20b/webapps",
+            "a declared version wins over the one discovery prefers"
+        );
         assert!(served[1].short_names.is_empty());
         let webapps = &served[5];
         assert!(webapps.is_named("wa"));

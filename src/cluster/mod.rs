@@ -1,10 +1,10 @@
 //! Before the pipeline, for `--cluster`: what is deployed, read from a live cluster.
 //!
-//! Everything is read through the user's own kubectl ([`kubectl`]) in a fixed number of
-//! calls, whatever the cluster holds: the server version, the context, the resources the
-//! API serves, then side by side the workloads and pods in scope, the namespaces, the
-//! nodes' kubelet versions, istiod, Istio's revision tags and Linkerd's config, and last
-//! the ConfigMaps of the Istio revisions in use. The objects become the inputs of the
+//! Everything is read through the user's own kubectl ([`kubectl`]), every call bounded
+//! in time and size: the server version, the context, the resources the API serves,
+//! then side by side the workloads and pods in scope (page by page, one listing per
+//! kind), the namespaces, the nodes' kubelet versions, istiod, Istio's revision tags
+//! and Linkerd's config, and last the ConfigMaps of the Istio revisions in use. The objects become the inputs of the
 //! loader, each named `Kind/namespace/name` ([`objects`]); what the cluster says about
 //! its environment becomes a layer of the settings ([`profile`]). What cannot be read
 //! for the profile (RBAC) falls back to the offline default with a note; workloads that
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::workload::{DeclaredKind, Kind, WorkloadRef};
-use kubectl::Connection;
+use kubectl::{Bounds, Connection};
 use profile::Profile;
 
 pub use read::read;
@@ -42,6 +42,10 @@ pub struct Request {
     pub targets: Targets,
     /// The kinds `workloadKinds` declares: read too where the server serves them.
     pub declared: Vec<&'static DeclaredKind>,
+    /// The time and size every kubectl call is bounded by.
+    pub bounds: Bounds,
+    /// Objects per page of a list (`--chunk-size`); `None` or 0 reads each list whole.
+    pub chunk_size: Option<u64>,
 }
 
 /// The objects a run asks for.
@@ -126,6 +130,9 @@ pub struct KubectlError {
     pub message: String,
     /// Whether the user saw it already, as kubectl printed it.
     pub shown: bool,
+    /// Whether the read stopped after this call because what it held reached the
+    /// input limit, rather than because the call failed.
+    pub limit: bool,
 }
 
 /// Everything read from the cluster.
@@ -144,6 +151,18 @@ pub struct Snapshot {
     /// The namespace read (`-n`, else the context's, else `default`): where `kubectl
     /// apply` puts an object that names none. `None` when the context was not read.
     pub namespace: Option<String>,
+    /// What may have left workloads unlinted: a kind the user may not list, a scope
+    /// with no workload at all.
+    pub hidden: Vec<Hidden>,
+}
+
+/// A note that workloads may have gone unlinted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hidden {
+    /// The call it concerns; `None` for the whole read.
+    pub subject: Option<String>,
+    /// What happened.
+    pub message: String,
 }
 
 /// The cluster objects of a run, by the name reports give them, for the formats that
@@ -183,6 +202,16 @@ impl Snapshot {
             objects: linted.chain(profile).collect(),
             commands: self.errors.iter().map(|e| e.command.clone()).collect(),
         }
+    }
+
+    /// The objects whose reports are attributed together: the workloads and the pods
+    /// linted on their behalf (all but the pods linted as themselves).
+    pub fn owning(&self) -> HashSet<Arc<str>> {
+        self.objects
+            .iter()
+            .filter(|object| object.owner.is_some() || object.source.kind != "Pod")
+            .map(|object| object.name.clone())
+            .collect()
     }
 
     /// The workload each object's findings belong to, for those that have one.

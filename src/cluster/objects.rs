@@ -127,28 +127,127 @@ fn owner_of(pod: &ApiObject, kind: Kind, name: &str) -> WorkloadRef {
 /// The objects of a `kubectl get -o json`: a `List`'s items, the object itself when one
 /// was named, nothing for empty output (`--ignore-not-found` that found nothing).
 pub fn parse_list(stdout: &[u8]) -> Result<Vec<ApiObject>, String> {
+    Ok(parse_page(stdout)?.objects)
+}
+
+/// One page of a list, as the API server sends it (`kubectl get --raw
+/// '/api/v1/pods?limit=500'`), or the output of `kubectl get -o json`.
+#[derive(Debug, Default)]
+pub struct Page {
+    /// The items, each with the `kind` and `apiVersion` the API server leaves out of a
+    /// list's items (the list's own, `PodList` giving `Pod`), as kubectl restores them.
+    pub objects: Vec<ApiObject>,
+    /// `metadata.continue`: where the next page starts, when there is one.
+    pub next: Option<String>,
+}
+
+/// Reads a page of a list, or a single object; empty output is an empty page.
+pub fn parse_page(stdout: &[u8]) -> Result<Page, String> {
     if stdout.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Vec::new());
+        return Ok(Page::default());
     }
     let value: Value = serde_json::from_slice(stdout)
         .map_err(|error| format!("kubectl printed something that is not JSON: {error}"))?;
-    let items = match value {
-        Value::Object(mut map) if map.contains_key("items") => match map.remove("items") {
-            Some(Value::Array(items)) => items,
-            _ => Vec::new(),
-        },
-        other => vec![other],
+    let Value::Object(mut map) = value else {
+        return Err(format!(
+            "kubectl printed JSON that is not an object, but {}",
+            type_name(&value)
+        ));
     };
-    Ok(items.into_iter().filter_map(ApiObject::new).collect())
+    if !map.contains_key("items") {
+        return Ok(Page {
+            objects: ApiObject::new(Value::Object(map)).into_iter().collect(),
+            next: None,
+        });
+    }
+    let items = match map.remove("items") {
+        Some(Value::Array(items)) => items,
+        Some(Value::Null) => Vec::new(),
+        Some(other) => {
+            return Err(format!(
+                "kubectl printed a list whose `items` is not a list, but {}",
+                type_name(&other)
+            ));
+        }
+        None => Vec::new(),
+    };
+    let text = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_owned);
+    let item_kind = text("kind").and_then(|kind| kind.strip_suffix("List").map(str::to_owned));
+    let api_version = text("apiVersion");
+    let next = map
+        .get("metadata")
+        .and_then(|metadata| metadata.get("continue"))
+        .and_then(Value::as_str)
+        .filter(|token| !token.is_empty())
+        .map(str::to_owned);
+    let objects = items
+        .into_iter()
+        .filter_map(|mut item| {
+            if let Value::Object(fields) = &mut item {
+                for (key, value) in [("kind", &item_kind), ("apiVersion", &api_version)] {
+                    if let (false, Some(value)) = (fields.contains_key(key), value) {
+                        fields.insert(key.to_owned(), Value::String(value.clone()));
+                    }
+                }
+            }
+            ApiObject::new(item)
+        })
+        .collect();
+    Ok(Page { objects, next })
+}
+
+/// `a string`, `an array`: what a JSON value is, for messages.
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// An object to lint, and the workload its findings belong to when that is another.
 #[derive(Debug)]
 pub struct Linted {
-    /// The object.
-    pub object: ApiObject,
+    /// `Kind/namespace/name`, the name reports give it.
+    pub name: String,
+    /// Its kind, namespace and name.
+    pub kind: String,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// `metadata.name`.
+    pub object_name: String,
+    /// Its JSON as `kubectl get -o json` prints it ([`json_text`]).
+    pub text: String,
     /// The workload that owns it, for a pod that is not linted as itself.
     pub owner: Option<WorkloadRef>,
+    /// The Istio revision its pod asks for (`istio.io/rev` on the pod or its template).
+    pub istio_revision: Option<String>,
+}
+
+impl Linted {
+    fn new(object: &ApiObject, owner: Option<WorkloadRef>) -> Linted {
+        let label = if object.kind == "Pod" {
+            "/metadata/labels/istio.io~1rev"
+        } else {
+            "/spec/template/metadata/labels/istio.io~1rev"
+        };
+        Linted {
+            name: display_name(object),
+            kind: object.kind.clone(),
+            namespace: object.namespace.clone(),
+            object_name: object.name.clone(),
+            text: json_text(object),
+            owner,
+            istio_revision: object
+                .json
+                .pointer(label)
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        }
+    }
 }
 
 /// What a run reads: everything in its scope, or named objects and what they own.
@@ -160,109 +259,279 @@ pub enum Wanted<'a> {
     Named(&'a HashSet<String>),
 }
 
-/// Chooses what to lint among `objects` and attributes each pod to its owner: the
-/// workloads first (in kubectl's order), then one pod per controller revision (per
-/// template, for a workflow's pods). Kinds are read by `apiVersion` and `kind`, with
-/// the kinds `declared`.
-pub fn select(
-    objects: Vec<ApiObject>,
-    wanted: &Wanted,
-    declared: &[&'static DeclaredKind],
-) -> Vec<Linted> {
-    let by_uid: HashMap<&str, &ApiObject> = objects
-        .iter()
-        .filter_map(|object| Some((object.uid.as_deref()?, object)))
-        .collect();
-    let is_root = |object: &ApiObject| match wanted {
-        Wanted::Named(named) => object.uid.as_ref().is_some_and(|uid| named.contains(uid)),
-        Wanted::Listed(_) => !object
-            .controller
-            .as_ref()
-            .is_some_and(|owner| by_uid.contains_key(owner.uid.as_str())),
-    };
-    // The root a pod's chain of controllers leads to.
-    let root_of = |pod: &ApiObject| -> Option<&ApiObject> {
-        let mut current = pod;
-        let mut seen = HashSet::new();
-        while let Some(owner) = &current.controller {
-            let next = by_uid.get(owner.uid.as_str())?;
-            if !seen.insert(owner.uid.as_str()) {
+/// What is kept of an object that chains of controllers pass through: a few names,
+/// not the object.
+#[derive(Debug)]
+struct Link {
+    kind: Kind,
+    name: String,
+    controller: Option<String>,
+}
+
+/// A workload that is linted unless its controller turns up.
+#[derive(Debug)]
+struct Candidate {
+    /// Its place in the order reports list workloads.
+    rank: usize,
+    /// The order it was read in.
+    seq: usize,
+    controller: Option<String>,
+    linted: Linted,
+}
+
+/// Chooses what to lint among the objects of a cluster as they are read, keeping only
+/// what it lints and a few names per object that it does not: workloads first, each
+/// offered with [`Selection::workload`] (a kind's owners before it, so that what a
+/// Deployment owns is dropped as it comes), then, once [`Selection::close_workloads`]
+/// has settled which are linted, the pods, each offered with [`Selection::pod`], of
+/// which one per controller revision is kept (per template, for a workflow's pods) and
+/// attributed to the workload at the top of its chain. Kinds are read by `apiVersion`
+/// and `kind`, with the kinds `declared`. [`Selection::kept_bytes`] is what the kept
+/// objects weigh, for the run's bound on what it holds.
+#[derive(Debug)]
+pub struct Selection<'a> {
+    wanted: Wanted<'a>,
+    declared: &'a [&'static DeclaredKind],
+    /// Every workload read (not the pods), by uid.
+    links: HashMap<String, Link>,
+    candidates: Vec<Candidate>,
+    seq: usize,
+    /// The uids of the workloads linted, once settled.
+    roots: HashSet<String>,
+    pods: Vec<Linted>,
+    revisions: HashSet<(WorkloadRef, Option<String>, Option<String>)>,
+    /// The objects named on the command line, by kind and uid.
+    named: HashSet<(String, String)>,
+    kept_bytes: u64,
+}
+
+impl<'a> Selection<'a> {
+    /// An empty selection for `wanted`.
+    pub fn new(wanted: Wanted<'a>, declared: &'a [&'static DeclaredKind]) -> Selection<'a> {
+        Selection {
+            wanted,
+            declared,
+            links: HashMap::new(),
+            candidates: Vec::new(),
+            seq: 0,
+            roots: HashSet::new(),
+            pods: Vec::new(),
+            revisions: HashSet::new(),
+            named: HashSet::new(),
+            kept_bytes: 0,
+        }
+    }
+
+    /// The bytes of the objects kept to lint so far.
+    pub fn kept_bytes(&self) -> u64 {
+        self.kept_bytes
+    }
+
+    /// Offers an object named on the command line (`deploy/web`, `pod/debug`), before
+    /// the listing of its namespace, which holds it again: linted as a workload, a
+    /// named pod too.
+    pub fn named(&mut self, object: ApiObject) {
+        if let Some(uid) = &object.uid {
+            self.named.insert((object.kind.clone(), uid.clone()));
+        }
+        self.add_workload(object, 0);
+    }
+
+    /// Whether an object is not one offered already as named. Nothing else is offered
+    /// twice: a list holds each object once, so only the named are remembered.
+    fn first_time(&self, object: &ApiObject) -> bool {
+        object.uid.as_ref().is_none_or(|uid| {
+            self.named.is_empty() || !self.named.contains(&(object.kind.clone(), uid.clone()))
+        })
+    }
+
+    fn kind_wanted(&self, kind: Kind) -> bool {
+        match self.wanted {
+            Wanted::Listed(kinds) => kinds.is_empty() || kinds.contains(&kind),
+            Wanted::Named(_) => true,
+        }
+    }
+
+    /// Offers a workload (any kind but Pod) at `rank`, the place of its kind in the
+    /// order reports list workloads.
+    pub fn workload(&mut self, object: ApiObject, rank: usize) {
+        if self.first_time(&object) {
+            self.add_workload(object, rank);
+        }
+    }
+
+    fn add_workload(&mut self, object: ApiObject, rank: usize) {
+        let Some(kind) = object.workload_kind(self.declared) else {
+            return;
+        };
+        let controller = object.controller.as_ref().map(|owner| owner.uid.clone());
+        if let Some(uid) = &object.uid {
+            self.links.insert(
+                uid.clone(),
+                Link {
+                    kind,
+                    name: object.name.clone(),
+                    controller: controller.clone(),
+                },
+            );
+        }
+        let linted = match self.wanted {
+            Wanted::Named(named) => object.uid.as_ref().is_some_and(|uid| named.contains(uid)),
+            // Its controller read already: what a Deployment owns is not linted again.
+            Wanted::Listed(_) => {
+                self.kind_wanted(kind)
+                    && !controller
+                        .as_ref()
+                        .is_some_and(|uid| self.links.contains_key(uid))
+            }
+        };
+        if linted {
+            let linted = Linted::new(&object, None);
+            self.kept_bytes += linted.text.len() as u64;
+            self.candidates.push(Candidate {
+                rank,
+                seq: self.seq,
+                controller,
+                linted,
+            });
+            self.seq += 1;
+        }
+    }
+
+    /// Settles which workloads are linted: those whose controller was not read at all
+    /// (a selector left it out, or it is not a workload).
+    pub fn close_workloads(&mut self) {
+        let links = &self.links;
+        let named = matches!(self.wanted, Wanted::Named(_));
+        let mut dropped = 0u64;
+        self.candidates.retain(|candidate| {
+            let owned = !named
+                && candidate
+                    .controller
+                    .as_ref()
+                    .is_some_and(|uid| links.contains_key(uid));
+            if owned {
+                dropped += candidate.linted.text.len() as u64;
+            }
+            !owned
+        });
+        self.kept_bytes -= dropped;
+        self.candidates
+            .sort_by_key(|candidate| (candidate.rank, candidate.seq));
+        self.roots = match self.wanted {
+            Wanted::Named(named) => named.clone(),
+            Wanted::Listed(_) => links
+                .iter()
+                .filter(|(_, link)| {
+                    !link
+                        .controller
+                        .as_ref()
+                        .is_some_and(|uid| links.contains_key(uid))
+                })
+                .map(|(uid, _)| uid.clone())
+                .collect(),
+        };
+    }
+
+    /// The workload at the top of a pod's chain of controllers, among those read.
+    fn root_of(&self, pod: &ApiObject) -> Option<&Link> {
+        let mut next = pod.controller.as_ref()?.uid.as_str();
+        let mut steps = 0;
+        loop {
+            let link = self.links.get(next)?;
+            if self.roots.contains(next) {
+                return Some(link);
+            }
+            // A chain longer than there are objects loops.
+            steps += 1;
+            if steps > self.links.len() {
                 return None;
             }
-            if is_root(next) {
-                return Some(next);
-            }
-            current = next;
+            next = link.controller.as_deref()?;
         }
-        None
-    };
-    let kind_wanted = |kind: Kind| match wanted {
-        Wanted::Listed(kinds) => kinds.is_empty() || kinds.contains(&kind),
-        Wanted::Named(_) => true,
-    };
-    let mut workloads = Vec::new();
-    let mut pods = Vec::new();
-    let mut revisions = HashSet::new();
-    for (index, object) in objects.iter().enumerate() {
-        let Some(kind) = object.workload_kind(declared) else {
-            continue;
-        };
-        if kind != Kind::Pod {
-            if is_root(object) && kind_wanted(kind) {
-                workloads.push((index, None));
-            }
-            continue;
+    }
+
+    /// Offers a pod, after [`Selection::close_workloads`].
+    pub fn pod(&mut self, pod: ApiObject) {
+        if !self.first_time(&pod) || pod.workload_kind(self.declared) != Some(Kind::Pod) {
+            return;
         }
-        let owner = match (wanted, root_of(object)) {
-            (Wanted::Named(_), _) if is_root(object) => None,
-            (_, Some(root)) => match root.workload_kind(declared) {
-                Some(kind) if kind_wanted(kind) || kind_wanted(Kind::Pod) => {
-                    Some(owner_of(object, kind, &root.name))
-                }
-                // Owned by what the linter does not read (another group's kind): the
-                // pod is itself.
-                None if kind_wanted(Kind::Pod) => None,
-                _ => continue,
-            },
-            (Wanted::Named(_), None) => continue,
+        let named = matches!(self.wanted, Wanted::Named(_));
+        let owner = match (
+            self.root_of(&pod)
+                .map(|root| (root.kind, root.name.clone())),
+            named,
+        ) {
+            _ if named && pod.uid.as_ref().is_some_and(|uid| self.roots.contains(uid)) => None,
+            (Some((kind, name)), _) if self.kind_wanted(kind) || self.kind_wanted(Kind::Pod) => {
+                Some(owner_of(&pod, kind, &name))
+            }
+            (Some(_), _) => return,
+            (None, true) => return,
             // Its controller was not read (a selector left it out): name it from the
             // reference. A pod without one, or owned by what the linter does not read
             // (a Node, for a static pod), is linted as itself.
-            (Wanted::Listed(_), None) => {
-                match object.controller.as_ref().and_then(|owner| {
-                    let kind = Kind::of(&owner.api_version, &owner.kind, declared)?;
-                    Some(owner_of(object, kind, &owner.name))
-                }) {
-                    Some(owner) if kind_wanted(owner.kind) || kind_wanted(Kind::Pod) => Some(owner),
-                    Some(_) => continue,
-                    None if kind_wanted(Kind::Pod) => None,
-                    None => continue,
+            (None, false) => match pod.controller.as_ref().and_then(|owner| {
+                let kind = Kind::of(&owner.api_version, &owner.kind, self.declared)?;
+                Some(owner_of(&pod, kind, &owner.name))
+            }) {
+                Some(owner) if self.kind_wanted(owner.kind) || self.kind_wanted(Kind::Pod) => {
+                    Some(owner)
                 }
-            }
+                None if self.kind_wanted(Kind::Pod) => None,
+                _ => return,
+            },
         };
         if let Some(owner) = &owner {
-            let revision = object
+            let revision = pod
                 .label("pod-template-hash")
-                .or_else(|| object.label("rollouts-pod-template-hash"))
-                .or_else(|| object.label("controller-revision-hash"));
-            let controller = object.controller.as_ref().map(|owner| owner.uid.as_str());
-            if !revisions.insert((owner.clone(), controller, revision)) {
-                continue;
+                .or_else(|| pod.label("rollouts-pod-template-hash"))
+                .or_else(|| pod.label("controller-revision-hash"))
+                .map(str::to_owned);
+            let controller = pod.controller.as_ref().map(|owner| owner.uid.clone());
+            if !self.revisions.insert((owner.clone(), controller, revision)) {
+                return;
             }
         }
-        pods.push((index, owner));
+        let linted = Linted::new(&pod, owner);
+        self.kept_bytes += linted.text.len() as u64;
+        self.pods.push(linted);
     }
-    let mut objects: Vec<Option<ApiObject>> = objects.into_iter().map(Some).collect();
-    workloads
+
+    /// What is linted: the workloads (in the order of their kinds, then as read), then
+    /// the pods linted on a workload's behalf, then the pods linted as themselves; so
+    /// that what the report holds back to attribute findings to owners comes first.
+    pub fn finish(self) -> Vec<Linted> {
+        let (owned, standalone): (Vec<Linted>, Vec<Linted>) =
+            self.pods.into_iter().partition(|pod| pod.owner.is_some());
+        self.candidates
+            .into_iter()
+            .map(|candidate| candidate.linted)
+            .chain(owned)
+            .chain(standalone)
+            .collect()
+    }
+}
+
+/// Chooses what to lint among `objects`, read all at once: [`Selection`] fed with the
+/// workloads in order, then the pods.
+pub fn select(
+    objects: Vec<ApiObject>,
+    wanted: Wanted,
+    declared: &[&'static DeclaredKind],
+) -> Vec<Linted> {
+    let mut selection = Selection::new(wanted, declared);
+    let (pods, workloads): (Vec<ApiObject>, Vec<ApiObject>) = objects
         .into_iter()
-        .chain(pods)
-        .filter_map(|(index, owner)| {
-            Some(Linted {
-                object: objects[index].take()?,
-                owner,
-            })
-        })
-        .collect()
+        .partition(|object| object.workload_kind(declared) == Some(Kind::Pod));
+    for object in workloads {
+        selection.workload(object, 0);
+    }
+    selection.close_workloads();
+    for pod in pods {
+        selection.pod(pod);
+    }
+    selection.finish()
 }
 
 /// The name reports give an object in place of a file: `Deployment/shop/web`.
@@ -309,7 +578,7 @@ mod tests {
             .iter()
             .map(|l| {
                 (
-                    display_name(&l.object),
+                    l.name.clone(),
                     l.owner.as_ref().map(|o| format!("{}/{}", o.kind, o.name)),
                 )
             })
@@ -355,7 +624,7 @@ mod tests {
             object("Pod", "debug", "p5", None),
             object("Pod", "kube-proxy-x", "p6", Some(("Node", "node-1", "n1"))),
         ];
-        let linted = select(objects, &Wanted::Listed(&[]), &[]);
+        let linted = select(objects, Wanted::Listed(&[]), &[]);
         let owner = |kind: &str, name: &str| Some(format!("{kind}/{name}"));
         assert_eq!(
             names(&linted),
@@ -419,7 +688,7 @@ mod tests {
                 Some(("example.com/v1", "Deployment", "odd", "odd")),
             ),
         ];
-        let linted = select(objects, &Wanted::Listed(&[]), &[]);
+        let linted = select(objects, Wanted::Listed(&[]), &[]);
         assert_eq!(
             names(&linted),
             [
@@ -440,7 +709,7 @@ mod tests {
             "p1",
             Some(("ReplicaSet", "web-1", "r1")),
         )];
-        let linted = select(objects, &Wanted::Listed(&[]), &[]);
+        let linted = select(objects, Wanted::Listed(&[]), &[]);
         assert_eq!(
             names(&linted),
             [("Pod/shop/web-1-a".into(), Some("ReplicaSet/web-1".into()))]
@@ -469,7 +738,7 @@ mod tests {
             object("Pod", "debug", "p3", None),
         ];
         let named = HashSet::from(["d1".to_owned()]);
-        let linted = select(objects, &Wanted::Named(&named), &[]);
+        let linted = select(objects, Wanted::Named(&named), &[]);
         assert_eq!(
             names(&linted),
             [
@@ -487,7 +756,7 @@ mod tests {
             object("Pod", "db-0", "p1", Some(("StatefulSet", "db", "s1"))),
             object("Pod", "web-x", "p2", Some(("ReplicaSet", "web-1", "r9"))),
         ];
-        let linted = select(objects, &Wanted::Listed(&[Kind::StatefulSet]), &[]);
+        let linted = select(objects, Wanted::Listed(&[Kind::StatefulSet]), &[]);
         assert_eq!(
             names(&linted),
             [
@@ -508,6 +777,24 @@ mod tests {
         .unwrap();
         assert_eq!(list.len(), 2);
         assert!(parse_list(b"error").is_err());
+        assert!(parse_list(b"[1, 2]").is_err());
+        assert!(parse_list(br#"{"kind": "List", "items": 3}"#).is_err());
+    }
+
+    #[test]
+    fn a_page_gets_its_items_kind_back_and_says_where_the_next_starts() {
+        let page = parse_page(
+            br#"{"kind": "DeploymentList", "apiVersion": "apps/v1",
+                "metadata": {"continue": "eyJ2IjoxfQ"},
+                "items": [{"metadata": {"name": "web", "uid": "1"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(page.next.as_deref(), Some("eyJ2IjoxfQ"));
+        assert_eq!(page.objects[0].kind, "Deployment");
+        assert_eq!(page.objects[0].api_version, "apps/v1");
+        let last = parse_page(br#"{"kind": "PodList", "apiVersion": "v1", "metadata": {"continue": ""}, "items": []}"#)
+            .unwrap();
+        assert_eq!(last.next, None);
     }
 
     #[test]

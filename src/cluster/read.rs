@@ -1,11 +1,19 @@
-//! The kubectl calls of one run, in four steps, each a fixed number of calls whatever
-//! the cluster holds:
+//! The kubectl calls of one run, in four steps:
 //!
 //! 1. `kubectl version`: the server's version, and whether the cluster answers at all;
 //! 2. the context (`config view --minify`) and the resources served (`api-resources`);
-//! 3. side by side: the workloads and pods in scope, the namespaces, the nodes, istiod,
-//!    Istio's revision tags and Linkerd's `linkerd-config`;
+//! 3. side by side: the namespaces, the nodes, istiod, Istio's revision tags and
+//!    Linkerd's `linkerd-config`; and meanwhile the workloads in scope, kind by kind
+//!    and page by page, then the pods;
 //! 4. the ConfigMaps of the Istio revisions found in step 3.
+//!
+//! Lists are read a page at a time (`kubectl get --raw` with `limit` and `continue`,
+//! as `kubectl get --chunk-size` pages them), because `kubectl get -o json` gathers
+//! every page into one `List` before it prints anything: for a cluster of 400,000 pods
+//! that is gigabytes held by kubectl, then by the linter. Page by page, each object is
+//! kept or dropped as it arrives ([`Selection`]): what a Deployment owns is dropped at
+//! once, and of its pods one per revision is kept. So memory is bounded by a page and
+//! by what is linted, which is itself bounded by `--max-input-size`.
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -13,13 +21,13 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::kinds::{self, Resource, Served};
-use super::kubectl::{Kubectl, Reply};
-use super::objects::{self, ApiObject, Linted, Wanted};
+use super::kubectl::{End, Kubectl, Reply};
+use super::objects::{self, ApiObject, Linted, Selection, Wanted};
 use super::profile::{
     self, ISTIO_NAMESPACE, LINKERD_CONFIG, LINKERD_NAMESPACE, MeshObject, Profile,
 };
 use super::{
-    ClusterObject, Identity, KubectlError, ObjectSource, Request, Snapshot, Targets, Type,
+    ClusterObject, Hidden, Identity, KubectlError, ObjectSource, Request, Snapshot, Targets, Type,
 };
 use crate::workload::Kind;
 
@@ -27,7 +35,7 @@ use crate::workload::Kind;
 /// call's standard error on as it comes (on a terminal, where a credential plugin may
 /// ask the user something).
 pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) -> Snapshot {
-    let kubectl = Kubectl::new(&request.connection);
+    let kubectl = Kubectl::new(&request.connection, request.bounds.clone());
     let mut reader = Reader {
         kubectl,
         request,
@@ -45,16 +53,8 @@ pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) ->
     let Some(targets) = reader.resolve(&served) else {
         return reader.snapshot;
     };
-    let scope = if request.all_namespaces {
-        "all namespaces".to_owned()
-    } else {
-        format!("namespace {namespace}")
-    };
-    progress(&format!(
-        "reading workloads and pods in {scope}, and the environment"
-    ));
     let (linted, mut profile, tags_unread) =
-        reader.workloads_and_environment(&served, &targets, &namespace, &server);
+        reader.workloads_and_environment(&served, &targets, &namespace, &server, progress);
     progress("reading Istio's ConfigMaps");
     reader.istio_configmaps(&mut profile, &linted, tags_unread);
     reader.snapshot.profile = profile;
@@ -63,6 +63,14 @@ pub fn read(request: &Request, progress: &mut dyn FnMut(&str), forward: bool) ->
         .into_iter()
         .map(|linted| cluster_object(linted, &identity))
         .collect();
+    if reader.snapshot.objects.is_empty() && reader.snapshot.errors.is_empty() {
+        let scope = if request.all_namespaces {
+            "in any namespace".to_owned()
+        } else {
+            format!("in namespace {namespace}")
+        };
+        reader.hide(None, format!("no workloads found {scope}"));
+    }
     reader.snapshot
 }
 
@@ -81,14 +89,12 @@ impl Reader<'_> {
                 self.fail("kubectl version -o json", message, false);
                 None
             }
-            Ok(reply) => match server_version(&reply) {
-                Some(version) if reply.success => Some(version),
-                _ => {
+            Ok(reply) => match (reply.failure(), server_version(&reply)) {
+                (None, Some(version)) => Some(version),
+                (failure, _) => {
                     let shown = reply.shown && !reply.stderr.trim().is_empty();
-                    let message = match reply.stderr.trim_end() {
-                        "" => "kubectl printed no server version".to_owned(),
-                        stderr => stderr.to_owned(),
-                    };
+                    let message =
+                        failure.unwrap_or_else(|| "kubectl printed no server version".to_owned());
                     self.fail(&reply.command, message, shown);
                     None
                 }
@@ -112,9 +118,13 @@ impl Reader<'_> {
                 return None;
             }
             // Discovery of one aggregated API can fail while the rest answers: kubectl
-            // then prints what it found and exits 1.
-            Ok(reply) if reply.stdout.is_empty() && !reply.success => {
-                let message = reply.stderr.trim_end().to_owned();
+            // then prints what it found and exits 1. Cut short any other way, what it
+            // printed may lack any kind.
+            Ok(reply)
+                if !reply.success()
+                    && (reply.stdout.is_empty() || !matches!(reply.end, End::Exited(_))) =>
+            {
+                let message = reply.failure().unwrap_or_default();
                 self.fail(&reply.command, message, false);
                 return None;
             }
@@ -197,38 +207,17 @@ impl Reader<'_> {
     }
 
     /// Step 3: what to lint, the profile so far, and why the revision tags could not be
-    /// read, if they could not.
+    /// read, if they could not. The environment is read side by side with the
+    /// workloads, which are listed kind by kind, owners first, then the pods.
     fn workloads_and_environment(
         &mut self,
         served: &[Served],
         targets: &Resolved,
         namespace: &str,
         server: &str,
+        progress: &mut dyn FnMut(&str),
     ) -> (Vec<Linted>, Profile, Option<String>) {
         let request = self.request;
-        let listed: Vec<String> = served.iter().map(Served::qualified).collect();
-        let mut workload_calls = Vec::new();
-        if let Resolved::Named(names) = targets {
-            let mut call = args(&["get"]);
-            call.extend(
-                names
-                    .iter()
-                    .map(|(resource, name)| format!("{resource}/{name}")),
-            );
-            call.extend(args(&["-n", namespace, "-o", "json"]));
-            workload_calls.push(call);
-        }
-        let mut listing = args(&["get", &listed.join(",")]);
-        if request.all_namespaces {
-            listing.push("--all-namespaces".to_owned());
-        } else {
-            listing.extend(args(&["-n", namespace]));
-        }
-        if let Some(selector) = &request.selector {
-            listing.extend(args(&["-l", selector]));
-        }
-        listing.extend(args(&["-o", "json"]));
-        workload_calls.push(listing);
         let namespaces = if request.all_namespaces {
             args(&["get", "namespaces", "-o", "json"])
         } else {
@@ -271,21 +260,55 @@ impl Reader<'_> {
                 "json",
             ]),
         ];
-        let calls: Vec<Vec<String>> = workload_calls
+        // The first page of every listing goes side by side with the environment's
+        // reads: most lists fit in one page, so a run waits for one round of calls.
+        let scope = (!request.all_namespaces).then_some(namespace);
+        let mut order: Vec<(usize, &Served)> = served.iter().enumerate().collect();
+        order.sort_by_key(|(rank, served)| (owner_rank(served.kind), *rank));
+        let named_call = match targets {
+            Resolved::Named(names) => {
+                let mut call = args(&["get"]);
+                call.extend(
+                    names
+                        .iter()
+                        .map(|(resource, name)| format!("{resource}/{name}")),
+                );
+                call.extend(args(&["-n", namespace, "-o", "json"]));
+                Some(call)
+            }
+            _ => None,
+        };
+        let first_pages = order
             .iter()
-            .chain(&environment_calls)
+            .map(|(_, resource)| self.page_call(resource, scope, None));
+        let calls: Vec<Vec<String>> = environment_calls
+            .iter()
             .cloned()
+            .chain(named_call)
+            .chain(first_pages)
             .collect();
+        progress(&format!(
+            "reading workloads and pods in {}, and the environment",
+            scope_text(scope)
+        ));
         let mut replies = self.kubectl.run_all(&calls).into_iter();
-        let workloads: Vec<_> = replies.by_ref().take(workload_calls.len()).collect();
-        let [namespaces, nodes, istiods, tags, linkerd]: [Result<Reply, String>; 5] = replies
-            .collect::<Vec<_>>()
+        let environment: Vec<_> = replies.by_ref().take(environment_calls.len()).collect();
+        let named = match targets {
+            Resolved::Named(_) => Some(replies.next().expect("one reply per call")),
+            _ => None,
+        };
+        let listings: Vec<(usize, &Served, Result<Reply, String>)> = order
+            .into_iter()
+            .zip(replies)
+            .map(|((rank, resource), reply)| (rank, resource, reply))
+            .collect();
+        let linted = self.workloads(targets, scope, named, listings, progress);
+        let [namespaces, nodes, istiods, tags, linkerd]: [Result<Reply, String>; 5] = environment
             .try_into()
             .unwrap_or_else(|_| unreachable!("one reply per call"));
-        let linted = self.workloads(workloads, targets, served);
         let mut profile = Profile::default();
         let kubelets = match nodes {
-            Ok(reply) if reply.success => Some(
+            Ok(reply) if reply.success() => Some(
                 String::from_utf8_lossy(&reply.stdout)
                     .lines()
                     .map(str::trim)
@@ -303,25 +326,38 @@ impl Reader<'_> {
         };
         profile.kubernetes = profile::kubernetes(server, kubelets.as_deref());
         profile.nodes = profile::nodes(kubelets.as_deref());
-        match self.objects(namespaces) {
-            Ok(found) => {
-                for object in found {
-                    let (name, info) = profile::namespace(&object);
-                    profile.namespaces.insert(name, info);
+        let missing_namespace = |reply: &Result<Reply, String>| {
+            !request.all_namespaces
+                && reply.as_ref().is_ok_and(|reply| {
+                    !reply.success()
+                        && matches!(reply.end, End::Exited(_))
+                        && reply.stderr.contains("(NotFound)")
+                })
+        };
+        if missing_namespace(&namespaces) {
+            // kubectl lists an empty result for a namespace that does not exist; the
+            // namespace's own read says why, in kubectl's words.
+            let reply = namespaces.expect("checked above");
+            let message = reply.failure().unwrap_or_default();
+            self.fail(&reply.command, message, false);
+        } else {
+            match self.objects(namespaces) {
+                Ok(found) => {
+                    for object in found {
+                        let (name, info) = profile::namespace(&object);
+                        profile.namespaces.insert(name, info);
+                    }
                 }
-            }
-            Err(reason) if !request.all_namespaces && reason.contains("(NotFound)") => {
-                self.note(format!("namespace {namespace} does not exist"));
-            }
-            Err(reason) => {
-                let (which, whose) = if request.all_namespaces {
-                    ("the namespaces".to_owned(), "their")
-                } else {
-                    (format!("namespace {namespace}"), "its")
-                };
-                self.note(format!(
-                    "cannot read {which} ({reason}): {whose} labels are unknown, so a pod that asks for injection is taken to get it"
-                ));
+                Err(reason) => {
+                    let (which, whose) = if request.all_namespaces {
+                        ("the namespaces".to_owned(), "their")
+                    } else {
+                        (format!("namespace {namespace}"), "its")
+                    };
+                    self.note(format!(
+                        "cannot read {which} ({reason}): {whose} labels are unknown, so a pod that asks for injection is taken to get it"
+                    ));
+                }
             }
         }
         match self.objects(istiods) {
@@ -351,57 +387,68 @@ impl Reader<'_> {
         (linted, profile, tags_unread)
     }
 
-    /// The objects to lint, from the replies of the workload calls: for named objects,
-    /// theirs and then the listing of their namespace, else the listing alone.
+    /// The objects to lint: for named objects, theirs (`named`, the reply of
+    /// `kubectl get TYPE/NAME…`) and then the listing of their namespace, for their
+    /// pods; else the listing alone. `listings` are the first page of each kind's
+    /// listing, each kind's owners before it and the pods last; the pages after the
+    /// first are read as the kind is.
     fn workloads(
         &mut self,
-        mut replies: Vec<Result<Reply, String>>,
         targets: &Resolved,
-        served: &[Served],
+        scope: Option<&str>,
+        named: Option<Result<Reply, String>>,
+        listings: Vec<(usize, &Served, Result<Reply, String>)>,
+        progress: &mut dyn FnMut(&str),
     ) -> Vec<Linted> {
-        let mut found = Vec::new();
-        let named: HashSet<String>;
+        let request = self.request;
+        let named_uids: HashSet<String>;
         let kinds;
-        let wanted = match targets {
-            Resolved::Named(_) => {
-                // What kubectl cannot get of the named objects is an input error.
-                let objects = self.listing(replies.remove(0), &[], false);
-                named = objects.iter().filter_map(|o| o.uid.clone()).collect();
-                found.extend(objects);
-                // Without the listing, the named objects are still linted.
-                found.extend(self.listing(replies.remove(0), served, true));
-                Wanted::Named(&named)
+        let first = named.map(|reply| self.named_objects(reply));
+        let wanted = match (targets, &first) {
+            (Resolved::Named(_), Some(objects)) => {
+                named_uids = objects.iter().filter_map(|o| o.uid.clone()).collect();
+                Wanted::Named(&named_uids)
             }
-            targets => {
+            (targets, _) => {
                 kinds = match targets {
                     Resolved::Kinds(kinds) => kinds.clone(),
                     _ => Vec::new(),
                 };
-                found.extend(self.listing(replies.remove(0), served, false));
                 Wanted::Listed(&kinds)
             }
         };
-        let mut seen = HashSet::new();
-        found.retain(|object| {
-            object
-                .uid
-                .as_ref()
-                .is_none_or(|uid| seen.insert(uid.clone()))
-        });
-        objects::select(found, &wanted, &self.request.declared)
+        let for_named = matches!(wanted, Wanted::Named(_));
+        let mut selection = Selection::new(wanted, &request.declared);
+        for object in first.into_iter().flatten() {
+            selection.named(object);
+        }
+        let (pods, workloads): (Vec<_>, Vec<_>) = listings
+            .into_iter()
+            .partition(|(_, served, _)| served.kind == Kind::Pod);
+        let mut within_bounds = true;
+        for (rank, resource, reply) in workloads {
+            if within_bounds {
+                within_bounds = self.list(resource, scope, for_named, reply, &mut |object| {
+                    selection.workload(object, rank);
+                    selection.kept_bytes()
+                });
+            }
+        }
+        selection.close_workloads();
+        for (_, resource, reply) in pods {
+            if within_bounds {
+                progress(&format!("reading the pods in {}", scope_text(scope)));
+                within_bounds = self.list(resource, scope, for_named, reply, &mut |object| {
+                    selection.pod(object);
+                    selection.kept_bytes()
+                });
+            }
+        }
+        selection.finish()
     }
 
-    /// The objects of a workload call, and what it printed before failing. A custom
-    /// resource of `served` the user may not list (RBAC grants Kubernetes' kinds more
-    /// often than a controller's) is left out with a note, as kubectl lists the rest;
-    /// any other failure is an input error in kubectl's words, or a note where the
-    /// listing only brings the pods of `named` objects.
-    fn listing(
-        &mut self,
-        reply: Result<Reply, String>,
-        served: &[Served],
-        named: bool,
-    ) -> Vec<ApiObject> {
+    /// The objects `kubectl get TYPE/NAME…` printed, and what it could not get.
+    fn named_objects(&mut self, reply: Result<Reply, String>) -> Vec<ApiObject> {
         let reply = match reply {
             Ok(reply) => reply,
             Err(message) => {
@@ -409,37 +456,135 @@ impl Reader<'_> {
                 return Vec::new();
             }
         };
-        if !reply.success {
-            let mut other = Vec::new();
-            for line in reply.stderr.lines() {
-                match forbidden_custom(line, served) {
-                    Some(resource) => self.note(format!(
-                        "cannot list {}.{} ({}): no {} is linted, and what one owns is linted under its own name",
-                        resource.plural,
-                        resource.group,
-                        line.trim(),
-                        resource.kind
-                    )),
-                    None if line.trim().is_empty() => {}
-                    None => other.push(line),
-                }
-            }
-            if !other.is_empty() {
-                let message = other.join("\n");
-                if named {
-                    self.note(format!(
-                        "cannot read the pods of what was named ({}): only the workloads themselves are linted",
-                        first_lines(&message)
-                    ));
-                } else {
-                    self.fail(&reply.command, message, false);
-                }
+        if let Some(failure) = reply.failure() {
+            self.fail(&reply.command, failure, false);
+            if !matches!(reply.end, End::Exited(_)) {
+                return Vec::new();
             }
         }
         objects::parse_list(&reply.stdout).unwrap_or_else(|message| {
             self.fail(&reply.command, message, false);
             Vec::new()
         })
+    }
+
+    /// The call that reads one page of `resource` in `namespace` (every namespace with
+    /// `None`), from `token` on: the query kubectl's own paging sends, keys in order.
+    fn page_call(
+        &self,
+        resource: &Served,
+        namespace: Option<&str>,
+        token: Option<&str>,
+    ) -> Vec<String> {
+        let mut query = Vec::new();
+        if let Some(token) = token {
+            query.push(format!("continue={}", kinds::percent_encode(token)));
+        }
+        if let Some(selector) = &self.request.selector {
+            query.push(format!("labelSelector={}", kinds::percent_encode(selector)));
+        }
+        if let Some(size) = self.request.chunk_size.filter(|size| *size > 0) {
+            query.push(format!("limit={size}"));
+        }
+        let path = resource.list_path(namespace);
+        let target = if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{}", query.join("&"))
+        };
+        args(&["get", "--raw", &target])
+    }
+
+    /// Lists `resource` in `namespace` (every namespace with `None`) page by page from
+    /// the reply to the first page, handing each object to `offer`, which says how
+    /// many bytes the run now holds to lint. `false` when that passed the input limit:
+    /// the listing stops there, with an error. A custom resource the user may not
+    /// list (RBAC grants Kubernetes' kinds more often than a controller's) is left out
+    /// with a note that workloads may hide there; any other failure is an input error
+    /// in kubectl's words, or a note when the listing only brings the pods of named
+    /// objects.
+    fn list(
+        &mut self,
+        resource: &Served,
+        namespace: Option<&str>,
+        for_named: bool,
+        first: Result<Reply, String>,
+        offer: &mut dyn FnMut(ApiObject) -> u64,
+    ) -> bool {
+        let mut reply = first;
+        let mut token: Option<String> = None;
+        loop {
+            let reply_now = match reply {
+                Ok(reply) => reply,
+                Err(message) => {
+                    self.fail("kubectl", message, false);
+                    return true;
+                }
+            };
+            if let Some(failure) = reply_now.failure() {
+                let forbidden = resource.kind.is_custom()
+                    && matches!(reply_now.end, End::Exited(_))
+                    && reply_now.stderr.contains("(Forbidden)");
+                if forbidden {
+                    self.hide(Some(&reply_now.command), format!(
+                        "cannot list {}.{} ({}): no {} is linted, and what one owns is linted under its own name",
+                        resource.plural,
+                        resource.group,
+                        first_lines(&reply_now.stderr),
+                        resource.kind
+                    ));
+                } else if for_named {
+                    self.note(format!(
+                        "cannot read {} for the pods of what was named ({}): only the workloads themselves are linted",
+                        resource.plural,
+                        first_lines(&failure)
+                    ));
+                } else {
+                    self.fail(&reply_now.command, failure, false);
+                }
+                return true;
+            }
+            let page = match objects::parse_page(&reply_now.stdout) {
+                Ok(page) => page,
+                Err(message) => {
+                    self.fail(&reply_now.command, message, false);
+                    return true;
+                }
+            };
+            let limit = self.kubectl.bounds().max_output;
+            for object in page.objects {
+                if offer(object) > limit {
+                    self.snapshot.errors.push(KubectlError {
+                        command: reply_now.command.clone(),
+                        message: format!(
+                            "the objects to lint read from the cluster take more than {} (--max-input-size raises the limit; -n, -l or TYPE read less): the rest is not read",
+                            crate::load::size(limit)
+                        ),
+                        shown: false,
+                        limit: true,
+                    });
+                    return false;
+                }
+            }
+            match page.next {
+                Some(next) if token.as_ref() == Some(&next) => {
+                    self.fail(
+                        &reply_now.command,
+                        "the API server gave the same continue token twice: the list would never end"
+                            .to_owned(),
+                        false,
+                    );
+                    return true;
+                }
+                Some(next) => {
+                    reply = self
+                        .kubectl
+                        .run_one(&self.page_call(resource, namespace, Some(&next)));
+                    token = Some(next);
+                }
+                None => return true,
+            }
+        }
     }
 
     /// Step 4: the ConfigMaps of every revision istiod runs, tags name, or namespaces
@@ -455,14 +600,11 @@ impl Reader<'_> {
             .values()
             .filter_map(|ns| ns.labels.get("istio.io/rev").cloned())
             .collect();
-        selected.extend(linted.iter().filter_map(|linted| {
-            let label = if linted.object.kind == "Pod" {
-                "/metadata/labels/istio.io~1rev"
-            } else {
-                "/spec/template/metadata/labels/istio.io~1rev"
-            };
-            Some(linted.object.json.pointer(label)?.as_str()?.to_owned())
-        }));
+        selected.extend(
+            linted
+                .iter()
+                .filter_map(|linted| linted.istio_revision.clone()),
+        );
         if let Some(reason) = tags_unread {
             let unknown: Vec<&str> = selected
                 .iter()
@@ -557,8 +699,8 @@ impl Reader<'_> {
     /// The objects of a call that reads the environment, or why there are none.
     fn objects(&self, reply: Result<Reply, String>) -> Result<Vec<ApiObject>, String> {
         let reply = reply?;
-        if !reply.success {
-            return Err(first_lines(&reply.stderr));
+        if let Some(failure) = reply.failure() {
+            return Err(first_lines(&failure));
         }
         objects::parse_list(&reply.stdout)
     }
@@ -568,11 +710,21 @@ impl Reader<'_> {
             command: command.to_owned(),
             message,
             shown,
+            limit: false,
         });
     }
 
     fn note(&mut self, note: String) {
         self.snapshot.notes.push(note);
+    }
+
+    /// A note that workloads may have gone unlinted, about `subject` (a call), or
+    /// the whole read.
+    fn hide(&mut self, subject: Option<&str>, message: String) {
+        self.snapshot.hidden.push(Hidden {
+            subject: subject.map(str::to_owned),
+            message,
+        });
     }
 }
 
@@ -610,19 +762,6 @@ fn identity(reply: Reply) -> (Identity, Option<String>) {
     )
 }
 
-/// The custom resource a line of kubectl's standard error says the user may not list
-/// (`Error from server (Forbidden): rollouts.argoproj.io is forbidden: …`).
-fn forbidden_custom<'a>(line: &str, served: &'a [Served]) -> Option<&'a Served> {
-    let resource = line
-        .trim()
-        .strip_prefix("Error from server (Forbidden): ")?
-        .split_once(" is forbidden: ")?
-        .0;
-    served.iter().find(|served| {
-        served.kind.is_custom() && format!("{}.{}", served.plural, served.group) == resource
-    })
-}
-
 /// The TYPEs of the command line, resolved against what the server serves.
 enum Resolved {
     /// Every workload.
@@ -636,8 +775,41 @@ enum Resolved {
 /// Why an environment read failed, in kubectl's words.
 fn why(reply: Result<Reply, String>) -> String {
     match reply {
-        Ok(reply) => first_lines(&reply.stderr),
+        Ok(reply) => first_lines(&reply.failure().unwrap_or_default()),
         Err(message) => message,
+    }
+}
+
+/// `namespace shop`, or `all namespaces`.
+fn scope_text(namespace: Option<&str>) -> String {
+    match namespace {
+        Some(namespace) => format!("namespace {namespace}"),
+        None => "all namespaces".to_owned(),
+    }
+}
+
+/// Where a kind is listed: after every kind whose objects may own its objects, so
+/// that an owned object is known as such when it arrives (a Knative Service owns a
+/// Configuration, which owns Revisions, which own Deployments, which own ReplicaSets;
+/// a CronJob or a ScaledJob owns Jobs). Declared kinds come first: an operator's
+/// resource owns Kubernetes' objects, not the other way round. Pods come last.
+fn owner_rank(kind: Kind) -> u8 {
+    match kind {
+        Kind::Declared(_) => 0,
+        Kind::KnativeService => 1,
+        Kind::KnativeConfiguration => 2,
+        Kind::KnativeRevision => 3,
+        Kind::CronWorkflow => 4,
+        Kind::Workflow | Kind::WorkflowTemplate | Kind::ClusterWorkflowTemplate => 5,
+        Kind::Rollout | Kind::CronJob | Kind::ScaledJob => 6,
+        Kind::Deployment
+        | Kind::CloneSet
+        | Kind::KruiseStatefulSet
+        | Kind::KruiseDaemonSet
+        | Kind::BroadcastJob => 7,
+        Kind::StatefulSet | Kind::DaemonSet | Kind::ReplicationController => 8,
+        Kind::ReplicaSet | Kind::Job => 9,
+        Kind::Pod => 10,
     }
 }
 
@@ -658,9 +830,15 @@ fn first_lines(stderr: &str) -> String {
 /// A linted object as the loader's input.
 fn cluster_object(linted: Linted, identity: &Identity) -> ClusterObject {
     ClusterObject {
-        name: Arc::from(objects::display_name(&linted.object)),
-        text: objects::json_text(&linted.object),
-        source: ObjectSource::of(&linted.object, identity),
+        name: Arc::from(linted.name),
+        text: linted.text,
+        source: ObjectSource {
+            cluster: identity.cluster.clone(),
+            context: identity.context.clone(),
+            namespace: linted.namespace,
+            kind: linted.kind,
+            name: linted.object_name,
+        },
         owner: linted.owner,
     }
 }
@@ -670,13 +848,7 @@ mod tests {
     use super::*;
 
     fn reply(stdout: &str) -> Reply {
-        Reply {
-            command: "kubectl".into(),
-            success: true,
-            stdout: stdout.as_bytes().to_vec(),
-            stderr: String::new(),
-            shown: false,
-        }
+        Reply::printed(End::Exited(0), stdout.as_bytes().to_vec(), "")
     }
 
     #[test]

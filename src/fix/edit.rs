@@ -254,21 +254,13 @@ impl<'t> Editor<'t> {
         if !self.text[key_line..key_start].trim().is_empty() {
             return None;
         }
-        let column = key_start - key_line;
-        let mut leading = Vec::new();
-        let mut start = key_line;
-        while start > 0 {
-            let above = self.text[..start - 1]
-                .rfind(['\n', '\r'])
-                .map_or(0, |at| at + 1);
-            let line = self.text[above..start].trim_end_matches(['\n', '\r']);
-            let code = line.trim_start();
-            if !code.starts_with('#') || line.len() - code.len() != column {
-                break;
-            }
-            leading.insert(0, code.to_owned());
-            start = above;
-        }
+        let start = self.comments_above(key_line, key_start - key_line);
+        // Comment lines are never empty: the empty pieces are those of a `\r\n`.
+        let leading: Vec<String> = self.text[start..key_line]
+            .split(['\n', '\r'])
+            .filter(|line| !line.is_empty())
+            .map(|line| line.trim_start().to_owned())
+            .collect();
         let value_end = self.node_end(&entry.value);
         let rest = &self.text[value_end..line_end(self.text, value_end)];
         let trailing = match entry.value.value {
@@ -834,7 +826,14 @@ impl<'t> Editor<'t> {
     /// above its `-` (at its column) through the line break after its last value.
     fn item_lines(&self, item: &Node) -> Result<std::ops::Range<usize>, EditError> {
         let (_, column) = self.dash(item)?;
-        let mut start = self.line_start(item.span.start);
+        let start = self.comments_above(self.line_start(item.span.start), column);
+        Ok(start..self.through_line(self.node_end(item)))
+    }
+
+    /// Where the comment lines just above the line starting at `line` begin: those
+    /// indented to `column`, which belong to the node written on that line.
+    fn comments_above(&self, line: usize, column: usize) -> usize {
+        let mut start = line;
         while start > 0 {
             let above = self.text[..start - 1]
                 .rfind(['\n', '\r'])
@@ -846,7 +845,7 @@ impl<'t> Editor<'t> {
             }
             start = above;
         }
-        Ok(start..self.through_line(self.node_end(item)))
+        start
     }
 
     /// Edits inside the YAML or JSON held by the string at `path` (an annotation such as

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::InputError;
+use super::rendered::Renderer;
 
 /// Where an input's bytes come from.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -32,6 +33,16 @@ pub enum Input {
         /// Its content.
         bytes: Arc<[u8]>,
     },
+    /// What `kubectl kustomize` or `helm template` printed for a directory, named by the
+    /// directory, with where its documents came from.
+    Rendered {
+        /// The directory rendered.
+        name: Arc<str>,
+        /// What the tool printed.
+        bytes: Arc<[u8]>,
+        /// Where each document came from.
+        rendering: Arc<super::rendered::Rendering>,
+    },
 }
 
 impl Input {
@@ -40,7 +51,7 @@ impl Input {
         match self {
             Input::Stdin => Arc::from(super::STDIN_NAME),
             Input::File(path) => Arc::from(path.to_string_lossy().as_ref()),
-            Input::Memory { name, .. } => name.clone(),
+            Input::Memory { name, .. } | Input::Rendered { name, .. } => name.clone(),
         }
     }
 
@@ -50,7 +61,7 @@ impl Input {
         match self {
             Input::Stdin => identity::of_stdin(),
             Input::File(path) => identity::of_path(path),
-            Input::Memory { .. } => None,
+            Input::Memory { .. } | Input::Rendered { .. } => None,
         }
     }
 }
@@ -60,6 +71,9 @@ impl Input {
 pub struct Discovery {
     /// Read hidden and ignored files too (`--no-ignore`); `exclude` still applies.
     pub no_ignore: bool,
+    /// Take a directory holding a kustomization or a Helm chart as one input to render,
+    /// rather than search it (off with `--no-render`).
+    pub render: bool,
     /// Paths to leave out of directory searches.
     pub exclude: Vec<Exclude>,
 }
@@ -87,6 +101,29 @@ pub struct Discovered {
     /// Problems in ignore files (a bad glob in a `.gitignore`), reported and passed over
     /// as git does.
     pub notes: Vec<String>,
+    /// Directories to render in place of their files, sorted.
+    pub render: Vec<(PathBuf, Renderer)>,
+    /// What every report names about the inputs (filled in once they are rendered).
+    pub input_notes: Vec<InputError>,
+}
+
+/// The files that make a directory a kustomization, as kustomize looks for them.
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// What renders `dir`, when it holds a kustomization or a Helm chart (`Chart.yaml`); a
+/// kustomization wins, as `kubectl apply -k` would read it.
+pub fn renderer(dir: &Path) -> Option<Renderer> {
+    if KUSTOMIZATION_FILES
+        .iter()
+        .any(|file| dir.join(file).is_file())
+    {
+        Some(Renderer::Kustomize)
+    } else if dir.join("Chart.yaml").is_file() {
+        Some(Renderer::Helm)
+    } else {
+        None
+    }
 }
 
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
@@ -116,11 +153,16 @@ pub fn discover(paths: &[String], discovery: &Discovery) -> Discovered {
                 arg.as_str(),
                 describe_path_error(&path, &error),
             )),
-            Ok(meta) if meta.is_dir() => walk(&path, discovery, &excludes, &mut found),
+            Ok(meta) if meta.is_dir() => match renderer(&path).filter(|_| discovery.render) {
+                Some(renderer) => found.render.push((path, renderer)),
+                None => walk(&path, discovery, &excludes, &mut found),
+            },
             Ok(_) => found.inputs.push(Input::File(path)),
         }
     }
     found.inputs.sort_by_key(Input::display_name);
+    found.render.sort();
+    found.render.dedup();
     let mut seen = std::collections::HashSet::new();
     found.inputs.retain(|input| {
         let id = input.identity();
@@ -152,10 +194,14 @@ fn compile(excludes: &[Exclude]) -> Result<Vec<Gitignore>, InputError> {
 }
 
 fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found: &mut Discovered) {
-    let before = found.inputs.len();
+    let before = found.inputs.len() + found.render.len();
     let errors_before = found.errors.len();
     let cwd = std::env::current_dir().unwrap_or_default();
     let excludes = Arc::clone(excludes);
+    // Directories to render are taken whole: the walk does not enter them.
+    let rendered = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let taken = Arc::clone(&rendered);
+    let render = discovery.render;
     // Links are followed within the tree searched, never out of it (ripgrep follows
     // none without --follow): a search must not read, and `--fix` must not write,
     // files the tree only points at. A link whose target is missing is kept, for the
@@ -182,9 +228,20 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
             }
             let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
             let path = cwd.join(clean(entry.path()));
-            !excludes
+            let excluded = excludes
                 .iter()
-                .any(|exclude| exclude.matched(&path, is_dir).is_ignore())
+                .any(|exclude| exclude.matched(&path, is_dir).is_ignore());
+            if !excluded
+                && is_dir
+                && render
+                && let Some(renderer) = renderer(entry.path())
+            {
+                if let Ok(mut taken) = taken.lock() {
+                    taken.push((clean(entry.path()), renderer));
+                }
+                return false;
+            }
+            !excluded
         })
         .build();
     for entry in walker {
@@ -203,6 +260,9 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
             Err(error) => found.errors.push(walk_error(dir, &error)),
         }
     }
+    if let Ok(mut taken) = rendered.lock() {
+        found.render.append(&mut taken);
+    }
     for link in outside
         .lock()
         .map(|links| links.clone())
@@ -214,7 +274,7 @@ fn walk(dir: &Path, discovery: &Discovery, excludes: &Arc<Vec<Gitignore>>, found
             dir.display()
         ));
     }
-    if found.inputs.len() == before && found.errors.len() == errors_before {
+    if found.inputs.len() + found.render.len() == before && found.errors.len() == errors_before {
         let name = dir.to_string_lossy();
         let message = if discovery.no_ignore {
             "directory contains no .yaml, .yml or .json files".to_owned()

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::rendered::Rendering;
 use super::source::STDIN_NAME;
 use super::split::Framing;
 use super::{Document, Input, InputError, Limits, Piece, Pos, ReadLimits, Source, discover};
@@ -17,6 +18,11 @@ use super::{Document, Input, InputError, Limits, Piece, Pos, ReadLimits, Source,
 pub struct Inputs {
     sources: Vec<Source>,
     limits: ReadLimits,
+    /// Where the documents of rendered inputs came from, by input index.
+    renderings: HashMap<usize, Arc<Rendering>>,
+    /// How many pieces each file holds, by input index, counted when a pass read it
+    /// whole (the context pass reads every file before the main pass).
+    counts: Mutex<HashMap<usize, usize>>,
     /// Documents [`Inputs::parse_ahead`] already parsed, by input and piece index.
     parsed: Mutex<HashMap<(usize, usize), Parsed>>,
 }
@@ -48,6 +54,10 @@ pub enum Unit {
         text: Arc<str>,
         /// How kubectl reads it.
         framing: Framing,
+        /// How many documents the input holds, when known.
+        count: Option<usize>,
+        /// Where the input was rendered from, when it was.
+        rendered: Option<Arc<Rendering>>,
     },
     /// An input, or part of one, that could not be read.
     Failed(InputError),
@@ -87,11 +97,19 @@ impl Unit {
                 first_line,
                 text,
                 framing,
+                count,
+                rendered,
             } => super::parse_text_on(&file, first_line, text, &framing, index, limits, threads)
-                .map(|documents| Parsed {
-                    documents,
-                    errors: Vec::new(),
-                    framing,
+                .map(|mut documents| {
+                    for document in &mut documents {
+                        document.count = count;
+                        document.rendered.clone_from(&rendered);
+                    }
+                    Parsed {
+                        documents,
+                        errors: Vec::new(),
+                        framing,
+                    }
                 }),
         }
     }
@@ -110,17 +128,29 @@ impl Inputs {
                     .as_ref(),
             )
         });
+        let mut renderings = HashMap::new();
         let sources = inputs
             .into_iter()
-            .map(|input| match input {
+            .enumerate()
+            .map(|(index, input)| match input {
                 Input::Stdin => Source::stdin(stdin_name.clone(), std::io::stdin().lock(), &limits),
                 Input::File(path) => {
                     Source::open(Arc::from(path.to_string_lossy().as_ref()), path, &limits)
                 }
                 Input::Memory { name, bytes } => Source::stream(name, &bytes[..], &limits),
+                Input::Rendered {
+                    name,
+                    bytes,
+                    rendering,
+                } => {
+                    renderings.insert(index, rendering);
+                    Source::stream(name, &bytes[..], &limits)
+                }
             })
             .collect();
-        Inputs::from_sources(sources, limits)
+        let mut inputs = Inputs::from_sources(sources, limits);
+        inputs.renderings = renderings;
+        inputs
     }
 
     /// One input held in memory, read as standard input: for tests, fuzzing and
@@ -132,9 +162,15 @@ impl Inputs {
     }
 
     /// The same inputs, without what a pass has parsed ahead: every unit of the main
-    /// pass is then text as read, which `lint --fix` edits.
+    /// pass is then text as read, which `lint --fix` edits. What is known of each input
+    /// (where it was rendered from, how many documents it holds) stays.
     pub fn unparsed(&self) -> Inputs {
-        Inputs::from_sources(self.sources.clone(), self.limits)
+        let mut inputs = Inputs::from_sources(self.sources.clone(), self.limits);
+        inputs.renderings.clone_from(&self.renderings);
+        if let (Ok(known), Ok(mut counts)) = (self.counts.lock(), inputs.counts.lock()) {
+            counts.clone_from(&known);
+        }
+        inputs
     }
 
     /// Inputs already taken.
@@ -142,6 +178,8 @@ impl Inputs {
         Inputs {
             sources,
             limits,
+            renderings: HashMap::new(),
+            counts: Mutex::default(),
             parsed: Mutex::default(),
         }
     }
@@ -149,6 +187,11 @@ impl Inputs {
     /// The inputs, in order: what `lint --fix` reads again to write back.
     pub fn sources(&self) -> &[Source] {
         &self.sources
+    }
+
+    /// Where input `index` was rendered from, when the run rendered it.
+    pub fn rendering(&self, index: usize) -> Option<&Rendering> {
+        self.renderings.get(&index).map(Arc::as_ref)
     }
 
     /// How many inputs there are.
@@ -187,9 +230,12 @@ impl Inputs {
         mut visit: impl FnMut(&Arc<str>, &Document) -> Vec<InputError>,
     ) {
         let mut parsed = HashMap::new();
+        let mut counts = HashMap::new();
         for (input_index, input) in self.sources.iter().enumerate() {
             let file = input.name();
+            let mut pieces = 0;
             for (index, piece) in input.pieces(&self.limits).enumerate() {
+                pieces = index + 1;
                 let Piece::Text {
                     first_line,
                     text,
@@ -219,6 +265,10 @@ impl Inputs {
                     },
                 );
             }
+            counts.insert(input_index, pieces);
+        }
+        if let Ok(mut known) = self.counts.lock() {
+            known.extend(counts);
         }
         // A later pass adds to what an earlier one parsed, whose errors stay.
         if let Ok(mut cache) = self.parsed.lock() {
@@ -240,7 +290,16 @@ impl Inputs {
             .lock()
             .map(|mut cache| std::mem::take(&mut *cache))
             .unwrap_or_default();
+        let counts = self
+            .counts
+            .lock()
+            .map(|counts| counts.clone())
+            .unwrap_or_default();
         for (input_index, input) in self.sources.iter().enumerate() {
+            let count = input
+                .piece_count()
+                .or_else(|| counts.get(&input_index).copied());
+            let rendered = self.renderings.get(&input_index).cloned();
             for (index, piece) in input.pieces(&self.limits).enumerate() {
                 each(
                     input_index,
@@ -250,13 +309,21 @@ impl Inputs {
                             text,
                             framing,
                         } => match parsed.remove(&(input_index, index)) {
-                            Some(parsed) => Unit::Parsed(parsed),
+                            Some(mut parsed) => {
+                                for document in &mut parsed.documents {
+                                    document.count = count;
+                                    document.rendered.clone_from(&rendered);
+                                }
+                                Unit::Parsed(parsed)
+                            }
                             None => Unit::Text {
                                 file: input.name().clone(),
                                 index,
                                 first_line,
                                 text,
                                 framing,
+                                count,
+                                rendered: rendered.clone(),
                             },
                         },
                         Piece::Failed(error) => Unit::Failed(error),

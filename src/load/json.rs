@@ -312,6 +312,15 @@ fn error(c: u8, context: &str) -> Step {
     let quoted = match c {
         b'\'' => "'\\''".to_owned(),
         b'"' => "'\"'".to_owned(),
+        // strconv.Quote's escapes: `\x1b`, not Rust's `\u{1b}`.
+        0x07 => "'\\a'".to_owned(),
+        0x08 => "'\\b'".to_owned(),
+        0x0c => "'\\f'".to_owned(),
+        0x0b => "'\\v'".to_owned(),
+        b'\t' => "'\\t'".to_owned(),
+        b'\n' => "'\\n'".to_owned(),
+        b'\r' => "'\\r'".to_owned(),
+        0..0x20 | 0x7f => format!("'\\x{c:02x}'"),
         _ => {
             let text: String = char::from(c).escape_debug().collect();
             format!("'{text}'")

@@ -13,6 +13,7 @@ pub mod lines;
 pub mod list;
 pub mod parse;
 pub mod path;
+pub mod rendered;
 pub mod revision;
 pub mod scalar;
 pub mod skim;
@@ -99,12 +100,18 @@ pub fn next_line(text: &str, from: usize) -> Option<usize> {
 pub struct Document {
     /// 0-based index of the document in its file.
     pub index: usize,
+    /// How many documents its input holds, when the run knows it (reports number a
+    /// document only when there are several: `document 2 of 5`).
+    pub count: Option<usize>,
     /// The text the tree was parsed from, for excerpts.
     pub source: SourceText,
     /// The document's tree, every node with its position.
     pub root: Node,
     /// The template a Helm-rendered document came from (`# Source: chart/templates/x.yaml`).
     pub origin: Option<String>,
+    /// Where its input was rendered from, when the run rendered it (a kustomization, a
+    /// Helm chart).
+    pub rendered: Option<Arc<rendered::Rendering>>,
 }
 
 impl Document {
@@ -261,6 +268,8 @@ pub fn parse_text_on(
         .enumerate()
         .map(|(offset, root)| Document {
             index: first_index + offset,
+            count: None,
+            rendered: None,
             source: source.clone(),
             root,
             origin: origin.clone(),
@@ -367,6 +376,24 @@ pub fn size(bytes: u64) -> String {
         }
     }
     format!("{bytes} bytes")
+}
+
+/// Every document of a small file read whole (a kustomization, a patch, a
+/// `Chart.yaml`), as far as it parses; `None` when it cannot be read as text.
+pub fn parse_file(file: &std::path::Path) -> Option<Vec<Document>> {
+    let bytes = std::fs::read(file).ok()?;
+    let name: Arc<str> = Arc::from(file.to_string_lossy().as_ref());
+    let mut documents = Vec::new();
+    for (index, chunk) in split::split_all(&bytes[..], usize::MAX)
+        .into_iter()
+        .enumerate()
+    {
+        let parsed = chunk
+            .ok()
+            .and_then(|chunk| parse_chunk(&name, chunk, index, &Limits::default()).ok());
+        documents.extend(parsed.into_iter().flatten());
+    }
+    Some(documents)
 }
 
 /// Helm marks each rendered document with `# Source: <template>` before its content.

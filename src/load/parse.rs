@@ -78,6 +78,7 @@ pub(super) fn parse_counting_aliases(
     first_line: u32,
     limits: &Limits,
 ) -> Result<(Vec<Node>, usize), SyntaxError> {
+    check_printable(text, first_line)?;
     let mut padded = Padded::new(text);
     loop {
         match parse_padded(&padded, first_line, limits) {
@@ -93,6 +94,45 @@ pub(super) fn parse_counting_aliases(
             Ok(roots) => return Ok(roots),
         }
     }
+}
+
+/// Refuses a text holding a character YAML does not allow, anywhere, even in a
+/// comment, as go-yaml does before it parses anything (go-yaml v2 `readerc.go`,
+/// `yaml_parser_update_buffer`: "control characters are not allowed"): allowed are
+/// tab, LF, CR, U+0020–U+007E, U+0085, U+00A0–U+D7FF, U+E000–U+FFFD and above; so the
+/// C0 controls but those three, DEL, the C1 controls but NEL, U+FFFE and U+FFFF are
+/// not. Such a character would reach a terminal as it is; kubectl refuses the file.
+fn check_printable(text: &str, first_line: u32) -> Result<(), SyntaxError> {
+    let bytes = text.as_bytes();
+    let found = bytes.iter().enumerate().position(|(at, &byte)| match byte {
+        b'\t' | b'\n' | b'\r' => false,
+        0..0x20 | 0x7f => true,
+        // U+0080–U+009F but U+0085.
+        0xc2 => bytes
+            .get(at + 1)
+            .is_some_and(|next| (0x80..=0x9f).contains(next) && *next != 0x85),
+        // U+FFFE, U+FFFF.
+        0xef => bytes.get(at + 1) == Some(&0xbf) && matches!(bytes.get(at + 2), Some(0xbe | 0xbf)),
+        _ => false,
+    });
+    let Some(at) = found else {
+        return Ok(());
+    };
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let character = text[at..].chars().next().unwrap_or_default();
+    Err(SyntaxError {
+        message: format!(
+            "control characters are not allowed: U+{:04X}, which kubectl refuses in YAML (in a double-quoted string, write it as an escape: \"\\u{:04X}\")",
+            u32::from(character),
+            u32::from(character)
+        ),
+        pos: Pos {
+            line: first_line + before.matches('\n').count() as u32,
+            column: before[line_start..].chars().count() as u32 + 1,
+        },
+        related: None,
+    })
 }
 
 /// Parses a chunk of a manifest stream: [`parse_documents`], plus what kubectl's

@@ -169,6 +169,15 @@ impl Source {
         }
     }
 
+    /// How many pieces it holds, when they were read already (a stream, standard input);
+    /// `None` for a file, which is read when its pieces are asked for.
+    pub fn piece_count(&self) -> Option<usize> {
+        match self {
+            Source::Stdin { pieces, .. } | Source::Stream { pieces, .. } => Some(pieces.len()),
+            Source::File { .. } => None,
+        }
+    }
+
     /// The input's documents, in order.
     pub fn pieces(&self, limits: &ReadLimits) -> Box<dyn Iterator<Item = Piece> + '_> {
         let path = match self {

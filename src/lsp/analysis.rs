@@ -167,10 +167,12 @@ fn lint(context: Context, text: &str, previous: Option<&Snapshot>) -> Linted {
         |report| {
             linted.analyses.extend(report.analyses);
             linted.errors.extend(report.errors);
-            linted
-                .notes
-                .extend(report.notes.into_iter().map(|note| note.error));
-            linted.skipped.extend(report.skipped);
+            for note in report.notes {
+                match note.why {
+                    crate::workload::Unlinted::NoContainers => linted.skipped.push(note.error),
+                    _ => linted.notes.push(note.error),
+                }
+            }
         },
     );
     if let Some(previous) = previous

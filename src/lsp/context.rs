@@ -180,7 +180,7 @@ impl Workspace {
             ConfigChoice::Nearest => path
                 .and_then(Path::parent)
                 .or(folder.as_deref())
-                .and_then(config::find_upward),
+                .and_then(|dir| config::find_upward(dir).path),
         };
         let layers = FileLayers::read(
             config.as_deref(),
@@ -319,8 +319,11 @@ impl Workspace {
 /// Reads the manifest files under `root` a directory run would read, reusing the bytes
 /// of `before` for every file whose stamp has not changed.
 fn scan(root: &Path, exclude: Option<&Exclude>, before: Option<Scan>) -> Scan {
+    // The files as they stand, kustomizations' and charts' too: what an editor has open
+    // is a file, and rendering on every scan would run kustomize or Helm per keystroke.
     let discovery = Discovery {
         no_ignore: false,
+        render: false,
         exclude: exclude.cloned().into_iter().collect(),
     };
     let found = discover::discover(&[root.to_string_lossy().into_owned()], &discovery);

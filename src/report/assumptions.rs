@@ -2,7 +2,7 @@
 //! manifests do not say, and where each value came from; and, for `explain`, what each
 //! plan assumes ([`Assumed`]), in words.
 
-use crate::resolve::{Assumed, Mesh};
+use crate::resolve::Assumed;
 use crate::rules::describe;
 use crate::settings::ScenarioKey;
 use crate::settings::{Settings, Source, Sourced};
@@ -250,10 +250,7 @@ pub fn assumed(assumed: &Assumed) -> String {
             native_nodes,
             flag,
         } => {
-            let proxy = match mesh {
-                Mesh::Istio => "sidecar injection",
-                _ => "proxy",
-            };
+            let (_, proxy) = mesh.words().classic;
             let nodes = native_nodes
                 .map(|nodes| format!(" on Kubernetes ≥ {nodes}"))
                 .unwrap_or_default();

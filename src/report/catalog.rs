@@ -67,61 +67,21 @@ pub fn table(rules: &[&dyn Rule], style: Style) -> String {
     format!("{table}\n")
 }
 
-/// One rule's documentation for a terminal: the Markdown of [`markdown`] with its
-/// paragraphs and list items wrapped at the style's width, code blocks as they are, and
-/// headings in bold.
+/// One rule's documentation for a terminal: the Markdown of [`markdown`] laid out as a
+/// man page ([`super::markdown`]), at the style's width.
 pub fn text(meta: &RuleMeta, style: Style) -> String {
-    let width = style.columns();
-    let doc = markdown(meta);
-    let mut out = String::new();
-    let mut paragraph: Vec<&str> = Vec::new();
-    let mut code = false;
-    let flush = |out: &mut String, paragraph: &mut Vec<&str>| {
-        if paragraph.is_empty() {
-            return;
-        }
-        let text = paragraph.join(" ");
-        let indent = if text.starts_with("- ") { "  " } else { "" };
-        out.push_str(&wrap::wrap(&text, width, "", indent));
-        out.push('\n');
-        paragraph.clear();
-    };
-    for line in doc.lines() {
-        if line.starts_with("```") {
-            flush(&mut out, &mut paragraph);
-            code = !code;
-            out.push_str(line);
-            out.push('\n');
-        } else if code {
-            out.push_str(line);
-            out.push('\n');
-        } else if line.is_empty() {
-            flush(&mut out, &mut paragraph);
-            out.push('\n');
-        } else if line.starts_with('#') {
-            flush(&mut out, &mut paragraph);
-            out.push_str(&style.paint(line, Tone::Bold));
-            out.push('\n');
-        } else if line.starts_with("- ") {
-            // Each item wraps on its own, continuation lines under its text.
-            flush(&mut out, &mut paragraph);
-            paragraph.push(line);
-        } else {
-            paragraph.push(line.trim_start());
-        }
-    }
-    flush(&mut out, &mut paragraph);
-    out
+    super::markdown::render(&markdown(meta), style)
 }
 
 /// One rule's full documentation as Markdown.
 pub fn markdown(meta: &RuleMeta) -> String {
     format!(
-        "# {} `{}`\n\nDefault severity: **{}** · Group: {}\n\n{}\n\n{}",
+        "# {} `{}`\n\nDefault severity: **{}** · Group: {} · Since: {}\n\n{}\n\n{}",
         meta.id,
         meta.name,
         meta.severity,
         meta.group.title(),
+        meta.since,
         capitalize(meta.summary),
         meta.doc()
     )
@@ -144,6 +104,7 @@ pub fn rule_json(meta: &RuleMeta) -> serde_json::Value {
         "severity": meta.severity,
         "group": meta.group,
         "summary": meta.summary,
+        "since": meta.since,
         "doc": meta.doc(),
     })
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
+use super::escape;
 use crate::load::{self, Pos, SourceText};
 
 /// The longest line an excerpt quotes, in characters. miette pads its labels with
@@ -24,8 +25,12 @@ pub struct Excerpts {
     source: SourceText,
     /// The text miette reads: `source.text` with each CR that ends a line alone made an
     /// LF (the same length, so offsets hold), since miette's renderer starts lines at
-    /// LF only.
+    /// LF only, and its control characters shown as escapes.
     quoted: Arc<str>,
+    /// Where offsets of `source.text` land in `quoted`, when escapes made it longer.
+    escapes: Option<escape::OffsetMap>,
+    /// [`Excerpts::line_starts`] in `quoted`, when escapes moved them.
+    escaped_starts: Option<Vec<usize>>,
 }
 
 impl Excerpts {
@@ -51,15 +56,38 @@ impl Excerpts {
         } else {
             Arc::clone(&source.text)
         };
+        // A line that holds a control character is quoted with it escaped, as every
+        // text report shows it; the offsets labels point at move with the escapes.
+        let (quoted, escapes) = match escape::controls_mapped(&quoted) {
+            Some((escaped, map)) => (Arc::from(escaped), Some(map)),
+            None => (quoted, None),
+        };
+        let escaped_starts = escapes
+            .as_ref()
+            .map(|map| lines.starts().iter().map(|&start| map.map(start)).collect());
         Excerpts {
             source: source.clone(),
             quoted,
+            escapes,
+            escaped_starts,
         }
     }
 
     /// Where each line of the document starts.
     fn line_starts(&self) -> &[usize] {
         self.source.lines().starts()
+    }
+
+    /// Where each line starts in the quoted text.
+    fn quoted_starts(&self) -> &[usize] {
+        self.escaped_starts
+            .as_deref()
+            .unwrap_or_else(|| self.line_starts())
+    }
+
+    /// The offset in the quoted text of `offset` in the source text.
+    fn quoted_offset(&self, offset: usize) -> usize {
+        self.escapes.as_ref().map_or(offset, |map| map.map(offset))
     }
 
     /// Whether this indexes `source`'s text (the same document).
@@ -100,7 +128,7 @@ impl Excerpts {
         let from = self.offset(start);
         if from >= text.len() {
             // A position at the end of the input (an unclosed bracket): mark the last token.
-            let last = text.trim_end().len().saturating_sub(1);
+            let last = self.quoted_offset(text.trim_end().len().saturating_sub(1));
             return SourceSpan::from((last, 1));
         }
         let to = if end.line == start.line {
@@ -114,6 +142,7 @@ impl Excerpts {
         } else {
             to
         };
+        let (from, to) = (self.quoted_offset(from), self.quoted_offset(to));
         SourceSpan::from((from, to.saturating_sub(from).max(1)))
     }
 
@@ -126,9 +155,9 @@ impl Excerpts {
         }
     }
 
-    /// The 0-based line holding byte `offset`.
+    /// The 0-based line holding byte `offset` of the quoted text.
     fn line_at(&self, offset: usize) -> usize {
-        self.source.lines().line_at(offset)
+        self.quoted_starts().partition_point(|start| *start <= offset) - 1
     }
 }
 
@@ -155,9 +184,9 @@ impl SourceCode for DocumentCode {
         let first = excerpts.line_at(span.offset().min(text.len()));
         let last = excerpts.line_at((span.offset() + span.len()).min(text.len()));
         let window_line = first.saturating_sub(context_before + 1);
-        let window_start = excerpts.line_starts()[window_line];
+        let window_start = excerpts.quoted_starts()[window_line];
         let window_end = excerpts
-            .line_starts()
+            .quoted_starts()
             .get(last + context_after + 2)
             .copied()
             .unwrap_or(text.len());
@@ -169,7 +198,7 @@ impl SourceCode for DocumentCode {
         // bytes; every other report counts characters, so this one must too.
         let column = if context_before == 0 {
             let offset = span.offset().min(text.len());
-            text.get(excerpts.line_starts()[first]..offset)
+            text.get(excerpts.quoted_starts()[first]..offset)
                 .map_or(0, |before| before.chars().count())
         } else {
             inner.column()
@@ -239,6 +268,32 @@ mod tests {
                 "in {text:?}"
             );
         }
+    }
+
+    #[test]
+    fn control_characters_are_quoted_as_escapes_and_labels_follow() {
+        let text = "a: 1\nb: \"\x1b]0;x\x07\" # c\nc: 3\n";
+        let excerpts = Arc::new(Excerpts::new(&source(text, 1)));
+        let code = excerpts.code("f.yaml".into());
+        // The `#` after the escaped characters, in characters of the line as written.
+        let span = excerpts.span(
+            Pos {
+                line: 2,
+                column: 13,
+            },
+            Pos {
+                line: 2,
+                column: 14,
+            },
+        );
+        let quoted = code.read_span(&span, 1, 1).unwrap();
+        let quoted = std::str::from_utf8(quoted.data()).unwrap();
+        assert_eq!(
+            quoted.lines().collect::<Vec<_>>(),
+            ["a: 1", "b: \"\\x1b]0;x\\x07\" # c", "c: 3"]
+        );
+        let whole = excerpts.quoted.as_ref();
+        assert_eq!(&whole[span.offset()..span.offset() + span.len()], "#");
     }
 
     #[test]

@@ -20,7 +20,8 @@ use std::io::{self, Write};
 
 use super::human::summary_line;
 use super::paths::{Artifact, PathBase};
-use super::{Reporter, Summary, subject};
+use super::{Reporter, Summary, escape, subject};
+use crate::cluster::Sources;
 use crate::load::InputError;
 use crate::report::located::Located;
 use crate::rules::Severity;
@@ -75,6 +76,7 @@ pub struct GithubReporter<W: Write> {
     step_summary: Option<StepSummary>,
     annotations: Vec<Annotation>,
     suppressed: Vec<Annotation>,
+    sources: Sources,
 }
 
 /// One finding or input error, ready to print.
@@ -146,10 +148,23 @@ impl<W: Write> GithubReporter<W> {
             step_summary,
             annotations: Vec::new(),
             suppressed: Vec::new(),
+            sources: Sources::default(),
         }
     }
 
+    /// The objects of a cluster run, which are named, not attached to files.
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
+    }
+
+    /// The `file=` of an input: its path relative to the checkout; `None` for
+    /// standard input and for what was read from a cluster, which is no file of the
+    /// repository (an object's name could be anything, `../../etc/passwd` too).
     fn file(&self, file: &str) -> Option<String> {
+        if self.sources.object(file).is_some() || self.sources.is_command(file) {
+            return None;
+        }
         match self.base.artifact(file) {
             Artifact::Stdin => None,
             Artifact::Relative(path) => Some(path),
@@ -281,7 +296,7 @@ fn location_link(row: &Annotation, blob_url: Option<&str>) -> String {
             text.push_str(&format!(":{column}"));
         }
     }
-    let text = format!("`{}`", text.replace('`', "'"));
+    let text = format!("`{}`", escape::controls(&text).replace('`', "'"));
     match (blob_url, &row.file, row.line) {
         (Some(url), Some(file), Some(line)) if !file.starts_with('/') => {
             format!("[{text}]({url}{}#L{line})", super::paths::encode_path(file))
@@ -290,10 +305,11 @@ fn location_link(row: &Annotation, blob_url: Option<&str>) -> String {
     }
 }
 
-/// A table cell: pipes escaped, HTML neutralised, line breaks as `<br>` with each
-/// line's indentation kept (fixes carry YAML snippets).
+/// A table cell: pipes escaped, HTML neutralised, control characters shown as
+/// escapes, line breaks as `<br>` with each line's indentation kept (fixes carry YAML
+/// snippets).
 fn markdown_cell(text: &str) -> String {
-    let lines: Vec<String> = text
+    let lines: Vec<String> = escape::controls(text)
         .lines()
         .map(|line| {
             let body = line.trim_start_matches(' ');
@@ -367,11 +383,14 @@ fn command(annotation: &Annotation) -> String {
     )
 }
 
-/// Escapes a command's message (GitHub's `escapeData`).
+/// Escapes a command's message (GitHub's `escapeData`), its control characters
+/// shown as escapes first: the runner would act on them as a terminal does.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    let encoded = text
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    escape::controls(&encoded).into_owned()
 }
 
 /// Escapes a property value (GitHub's `escapeProperty`).
@@ -416,7 +435,7 @@ impl<W: Write> Reporter for GithubReporter<W> {
     }
 
     fn note(&mut self, note: &InputError) -> io::Result<()> {
-        self.annotate(note, Level::Notice, "not linted");
+        self.annotate(note, Level::Warning, "not linted");
         Ok(())
     }
 

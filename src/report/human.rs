@@ -17,6 +17,7 @@ pub use super::style::Style;
 use super::style::Tone;
 use super::{Reporter, Summary, subject, wrap};
 use crate::load::{InputError, Pos};
+use crate::report::escape;
 use crate::report::located::{Located, Place};
 use crate::rules::{RuleMeta, Severity};
 
@@ -164,7 +165,7 @@ impl<W: Write> HumanReporter<W> {
         writeln!(self.out, "{}", self.style.paint(heading, Tone::Cyan))?;
         let width = self.style.columns();
         for group in &self.infos {
-            let line = group.line();
+            let line = escape::controls(&group.line()).into_owned();
             writeln!(self.out, "{}", wrap::wrap(&line, width, "  ", "    "))?;
         }
         writeln!(self.out)
@@ -234,11 +235,9 @@ impl<W: Write> Reporter for HumanReporter<W> {
             if let Some(list) = made_list(&self.fixes.made) {
                 writeln!(self.out, "{list}")?;
             }
-            writeln!(self.out, "{}", summary_line(summary))?;
-            for line in fix_lines(&summary.fixes, summary.findings()) {
-                writeln!(self.out, "{line}")?;
-            }
-            if !self.assumptions.is_empty() {
+            write!(self.out, "{}", summary_block(summary, self.style.columns()))?;
+            // What the verdict rests on, when there is a verdict.
+            if summary.workloads > 0 && !self.assumptions.is_empty() {
                 writeln!(
                     self.out,
                     "{}",
@@ -257,8 +256,9 @@ fn assumptions_block(items: &[String], width: usize) -> String {
     let indent = " ".repeat(LEAD.len());
     let mut lines = vec![LEAD.to_owned()];
     for (index, item) in items.iter().enumerate() {
+        let item = escape::controls(item);
         let piece = if index + 1 == items.len() {
-            item.clone()
+            item.into_owned()
         } else {
             format!("{item} ·")
         };
@@ -344,6 +344,27 @@ pub fn summary_line(summary: &Summary) -> String {
             if summary.unfollowed_references == 1 { "note" } else { "notes" }
         ));
     }
+    if summary.no_containers > 0 {
+        line.push_str(&format!(
+            "; {} without containers not linted (see the {})",
+            plural(summary.no_containers, "workload"),
+            if summary.no_containers == 1 {
+                "note"
+            } else {
+                "notes"
+            }
+        ));
+    }
+    if summary.cluster_notes > 0 {
+        line.push_str(&format!(
+            "; {} of workloads not read from the cluster",
+            plural(summary.cluster_notes, "note")
+        ));
+    }
+    match &summary.config {
+        Some(config) => line.push_str(&format!("; config {}", escape::controls(config))),
+        None => line.push_str("; no config file"),
+    }
     line
 }
 
@@ -365,6 +386,18 @@ fn baselined_line(located: &Located) -> String {
         located.primary.start.line,
         located.primary.start.column
     )
+}
+
+/// The end of a text report: the summary line wrapped to `width`, then what became of
+/// the fixes, each line ending in a newline.
+pub fn summary_block(summary: &Summary, width: usize) -> String {
+    let mut block = wrap::wrap(&summary_line(summary), width, "", "  ");
+    block.push('\n');
+    for line in fix_lines(&summary.fixes, summary.findings()) {
+        block.push_str(&line);
+        block.push('\n');
+    }
+    block
 }
 
 /// The fix lines after the summary: after `--fix`, "Found 5 findings (3 fixed, 2
@@ -492,10 +525,11 @@ impl<'a> FindingDiagnostic<'a> {
         if !excerpts.quotable(places.map(|place| place.start)) {
             let start = located.primary.start;
             return FindingDiagnostic {
-                headline: format!(
+                headline: escape::controls(&format!(
                     "{name}:{}:{}: {subject}: {}",
                     start.line, start.column, located.finding.message
-                ),
+                ))
+                .into_owned(),
                 excerpts,
                 code: None,
                 located,
@@ -503,9 +537,10 @@ impl<'a> FindingDiagnostic<'a> {
             };
         }
         FindingDiagnostic {
-            headline: format!("{subject}: {}", located.finding.message),
+            headline: escape::controls(&format!("{subject}: {}", located.finding.message))
+                .into_owned(),
             excerpts,
-            code: Some(excerpts.code(name)),
+            code: Some(excerpts.code(escape::controls(&name).into_owned())),
             located,
             marked,
         }
@@ -513,7 +548,7 @@ impl<'a> FindingDiagnostic<'a> {
 
     fn label(&self, place: &Place, primary: bool) -> LabeledSpan {
         let span = self.excerpts.span(place.start, place.end);
-        let text = Some(place.text.clone()).filter(|t| !t.is_empty());
+        let text = Some(escape::controls(&place.text).into_owned()).filter(|t| !t.is_empty());
         if primary {
             LabeledSpan::new_primary_with_span(text, span)
         } else {
@@ -552,7 +587,7 @@ impl Diagnostic for FindingDiagnostic<'_> {
     }
 
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(&self.located.finding.help))
+        Some(Box::new(escape::controls(&self.located.finding.help)))
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -588,6 +623,7 @@ impl<'a> InputDiagnostic<'a> {
             ),
             None => format!("{}: {}", error.file, error.message),
         };
+        let headline = escape::controls(&headline).into_owned();
         let positions = error
             .pos
             .into_iter()
@@ -599,7 +635,7 @@ impl<'a> InputDiagnostic<'a> {
                 .map(|source| Arc::new(Excerpts::new(source)))
                 .filter(|excerpts| excerpts.quotable(positions))
                 .map(|excerpts| {
-                    let code = excerpts.code(error.file.to_string());
+                    let code = excerpts.code(escape::controls(&error.file).into_owned());
                     (excerpts, code)
                 }),
             headline,
@@ -640,7 +676,7 @@ impl Diagnostic for InputDiagnostic<'_> {
         )];
         if let Some((related, text)) = self.error.related.as_deref() {
             labels.push(LabeledSpan::new_with_span(
-                Some(text.clone()),
+                Some(escape::controls(text).into_owned()),
                 excerpts.span(*related, *related),
             ));
         }

@@ -215,6 +215,8 @@ impl<W: Write> Reporter for JsonReporter<W> {
         write_items(&mut self.out, &self.errors)?;
         self.out.write_all(b",\n  \"notes\": [")?;
         write_items(&mut self.out, &self.notes)?;
+        self.out.write_all(b",\n  \"config\": ")?;
+        serde_json::to_writer(&mut self.out, &summary.config).map_err(io::Error::other)?;
         self.out.write_all(b",\n  \"summary\": ")?;
         write_indented(&mut self.out, summary, 2)?;
         self.out.write_all(b"\n}\n")?;

@@ -12,6 +12,9 @@
 //! - A workload with no unsuppressed finding is one passing test case named after the
 //!   workload, so a clean run still reports what was checked.
 //! - An input that could not be read or parsed is a test case with an `<error>`.
+//! - A workload that was not linted (a note) is a skipped test case saying why.
+//! - Each suite has the property `mesh-lifecycle.config`: the config file in force, or
+//!   `none`.
 //!
 //! Names are unique within a suite: a workload that appears in several documents of a
 //! file is told apart by its document index.
@@ -116,6 +119,32 @@ impl<W: Write> JunitReporter<W> {
     }
 }
 
+impl<W: Write> JunitReporter<W> {
+    /// A test case in `error`'s file, in `status`, saying `what` happened (`input
+    /// error at line 3, column 1`) with its message, typed `kind`.
+    fn about_input(
+        &mut self,
+        error: &InputError,
+        mut status: TestCaseStatus,
+        what: &str,
+        kind: &'static str,
+    ) {
+        let detail = match error.pos {
+            Some(pos) => format!("{what} at line {}, column {}", pos.line, pos.column),
+            None => what.to_owned(),
+        };
+        status
+            .set_message(error.message.clone())
+            .set_type(kind)
+            .set_description(format!("{error}\n"));
+        self.suite(&error.file).cases.push(Case {
+            workload: None,
+            detail: Some(detail),
+            status,
+        });
+    }
+}
+
 /// The test case of one workload × rule × container: failing, or skipped when the
 /// findings are suppressed.
 fn finding_case(workload: &str, document: usize, members: &[&Located]) -> Case {
@@ -207,28 +236,23 @@ impl<W: Write> Reporter for JunitReporter<W> {
     }
 
     fn input_error(&mut self, error: &InputError) -> io::Result<()> {
-        let detail = match error.pos {
-            Some(pos) => format!("input error at line {}, column {}", pos.line, pos.column),
-            None => "input error".to_owned(),
-        };
-        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-        status
-            .set_message(error.message.clone())
-            .set_type("input")
-            .set_description(format!("{error}\n"));
-        self.suite(&error.file).cases.push(Case {
-            workload: None,
-            detail: Some(detail),
-            status,
-        });
+        let status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        self.about_input(error, status, "input error", "input");
         Ok(())
     }
 
-    fn finish(&mut self, _: &Summary) -> io::Result<()> {
+    fn note(&mut self, note: &InputError) -> io::Result<()> {
+        self.about_input(note, TestCaseStatus::skipped(), "not linted", "not-linted");
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> io::Result<()> {
         let mut report = Report::new(crate::PLUGIN_NAME);
+        let config = summary.config.as_deref().unwrap_or("none");
         for suite in std::mem::take(&mut self.suites) {
             let file = self.file_attribute(&suite.file);
             let mut test_suite = TestSuite::new(suite.file.as_str());
+            test_suite.add_property(("mesh-lifecycle.config", config));
             for (name, case) in unique_names(&suite.cases).into_iter().zip(suite.cases) {
                 let mut test_case = TestCase::new(name, case.status);
                 if let Some((workload, _)) = &case.workload {
@@ -261,7 +285,7 @@ fn unique_names(cases: &[Case]) -> Vec<String> {
         .map(|case| {
             let workload = case.workload.as_ref().map(|(workload, document)| {
                 if documents[workload.as_str()].len() > 1 {
-                    format!("{workload} (document {document})")
+                    format!("{workload} (document {})", document + 1)
                 } else {
                     workload.clone()
                 }

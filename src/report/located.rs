@@ -112,6 +112,8 @@ pub struct Analysis {
     pub file: Arc<str>,
     /// 0-based index of the document in its file.
     pub document: usize,
+    /// How many documents its input holds, when known.
+    pub documents: Option<usize>,
     /// Where Helm rendered the workload from.
     pub origin: Option<String>,
     /// What will run, configured how.
@@ -129,8 +131,6 @@ pub struct DocumentReport {
     pub analyses: Vec<Analysis>,
     /// Why (part of) the document could not be checked.
     pub errors: Vec<InputError>,
-    /// Workloads left out on purpose, with why.
-    pub skipped: Vec<InputError>,
     /// What every report names: objects holding a pod the linter does not lint, with
     /// why and what to do.
     pub notes: Vec<crate::workload::Note>,

@@ -4,14 +4,17 @@
 pub mod assumptions;
 pub mod catalog;
 pub mod diff;
+pub mod escape;
 pub mod excerpt;
 pub mod explain;
 pub mod fingerprint;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod located;
+pub mod markdown;
 pub mod paths;
 pub mod sarif;
 pub mod style;
@@ -56,6 +59,16 @@ pub struct Summary {
     /// notes; they do not change the exit status.
     #[serde(skip)]
     pub unfollowed_references: usize,
+    /// Workloads with no containers at their pod's path, named in notes.
+    #[serde(skip)]
+    pub no_containers: usize,
+    /// Notes of a cluster read that workloads may have gone unlinted (a kind it may
+    /// not list, no workload at all).
+    #[serde(skip)]
+    pub cluster_notes: usize,
+    /// The config file in force, as reports name it; `None` without one.
+    #[serde(skip)]
+    pub config: Option<String>,
     /// Whether the inputs are objects read from a cluster (`files` counts them), not
     /// files.
     #[serde(skip)]
@@ -101,6 +114,7 @@ impl Summary {
             match note.why {
                 Unlinted::UnknownKind => self.unknown_kinds += 1,
                 Unlinted::UnfollowedReference => self.unfollowed_references += 1,
+                Unlinted::NoContainers => self.no_containers += 1,
             }
         }
         for finding in report.analyses.iter().flat_map(|a| &a.findings) {
@@ -159,9 +173,9 @@ pub trait Reporter {
     fn findings(&mut self, findings: &[&Located]) -> io::Result<()>;
     /// Notes an input error (it is also printed to stderr by the caller).
     fn input_error(&mut self, error: &InputError) -> io::Result<()>;
-    /// Takes a note every report names: an object holding a pod of a kind the linter
-    /// does not read (it is also printed to stderr by the caller). Formats with no place
-    /// for notes count them in the summary only.
+    /// Takes a note every report names: a workload that was not linted, and why (it is
+    /// also printed to stderr by the caller). Formats with no place for notes count
+    /// them in the summary only.
     fn note(&mut self, _note: &InputError) -> io::Result<()> {
         Ok(())
     }
@@ -181,5 +195,16 @@ pub fn subject(workload: &WorkloadRef) -> String {
     match &workload.namespace {
         Some(namespace) => format!("{} {namespace}/{}", workload.kind, workload.name),
         None => format!("{} {}", workload.kind, workload.name),
+    }
+}
+
+/// Where a workload was read, as people count documents: `deploy/web.yaml`, alone in
+/// its file or an object read from a cluster; `all.yaml (document 2 of 5)`; or, when
+/// the run does not know how many its input holds, `- (document 2)`.
+pub fn document_place(file: &str, index: usize, count: Option<usize>) -> String {
+    match count {
+        Some(1) => file.to_owned(),
+        Some(count) => format!("{file} (document {} of {count})", index + 1),
+        None => format!("{file} (document {})", index + 1),
     }
 }

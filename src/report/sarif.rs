@@ -404,7 +404,8 @@ impl<W: Write> Reporter for SarifReporter<W> {
     }
 
     fn note(&mut self, note: &InputError) -> io::Result<()> {
-        self.notify(note, "note");
+        // A workload not linted: worth a warning, though the run goes on.
+        self.notify(note, "warning");
         Ok(())
     }
 
@@ -431,6 +432,9 @@ impl<W: Write> Reporter for SarifReporter<W> {
                 invocations: [Invocation {
                     execution_successful: summary.input_errors == 0,
                     tool_execution_notifications: std::mem::take(&mut self.notifications),
+                    properties: InvocationProperties {
+                        config_file: summary.config.clone(),
+                    },
                 }],
                 results: std::mem::take(&mut self.results),
                 column_kind: "unicodeCodePoints",
@@ -508,6 +512,15 @@ struct Invocation {
     execution_successful: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_execution_notifications: Vec<Notification>,
+    properties: InvocationProperties,
+}
+
+/// What else a run's invocation says: the config file in force.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InvocationProperties {
+    /// The config file, as reports name it; `null` without one.
+    config_file: Option<String>,
 }
 
 #[derive(Serialize)]

@@ -5,9 +5,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Attribute, Cell, Table};
 
-use super::human::summary_line;
 use super::style::{Style, Tone};
-use super::{Reporter, Summary, subject, wrap};
+use super::{Reporter, Summary, escape, subject, wrap};
 use crate::load::InputError;
 use crate::report::located::Located;
 use crate::rules::{RuleMeta, Severity};
@@ -43,21 +42,27 @@ impl<W: Write> TableReporter<W> {
     }
 }
 
-/// Location, severity, rule, and the finding as the human format heads it.
+/// Location, severity, rule, and the finding as the human format heads it, their
+/// control characters shown as escapes.
 fn row(located: &Located) -> Row {
     let finding = &located.finding;
-    let mut location = vec![format!(
+    let shown = |text: String| escape::controls(&text).into_owned();
+    let mut location = vec![shown(format!(
         "{}:{}:{}",
         located.file, located.primary.start.line, located.primary.start.column
-    )];
+    ))];
     if let Some(origin) = &located.origin {
-        location.push(format!("(from {origin})"));
+        location.push(shown(format!("(from {origin})")));
     }
     Row {
         location,
         severity: finding.severity,
         rule: finding.rule,
-        finding: format!("{}: {}", subject(&located.workload), finding.message),
+        finding: shown(format!(
+            "{}: {}",
+            subject(&located.workload),
+            finding.message
+        )),
     }
 }
 
@@ -84,10 +89,8 @@ impl<W: Write> Reporter for TableReporter<W> {
             self.rows.clear();
         }
         if !self.quiet {
-            writeln!(self.out, "{}", summary_line(summary))?;
-            for line in super::human::fix_lines(&summary.fixes, summary.findings()) {
-                writeln!(self.out, "{line}")?;
-            }
+            let block = super::human::summary_block(summary, self.style.columns());
+            write!(self.out, "{block}")?;
         }
         self.out.flush()
     }
@@ -133,7 +136,7 @@ fn draw(rows: &[Row], style: Style) -> Table {
     let unbreakable = widest(
         &mut rows
             .iter()
-            .flat_map(|r| [chars(r.rule.name), wrap::longest_word(&r.finding)]),
+            .flat_map(|r| [chars(r.rule.name), wrap::longest_unbreakable(&r.finding)]),
         "Finding",
     );
     // Borders and a space of padding on each side of every cell.

@@ -36,8 +36,12 @@ pub fn separator() -> WordSeparator {
 }
 
 /// `text` wrapped at `width`, continuation lines indented by `indent`; line breaks in
-/// `text` are kept. A quote stays whole unless that makes a line too wide.
+/// `text` are kept. A quote stays whole unless that makes a line too wide. Control
+/// characters, which a terminal would obey, are shown as escapes
+/// ([`super::escape::controls`]).
 pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> String {
+    let text = &*super::escape::controls(text);
+    let first = &*super::escape::controls(first);
     let fill = |separator| {
         let options = options(width, separator)
             .initial_indent(first)
@@ -59,6 +63,16 @@ pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> String {
 pub fn longest_word(text: &str) -> usize {
     text.lines()
         .flat_map(|line| words(line, usize::MAX))
+        .map(|word| word.word.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// The width of the widest piece of `text` that [`wrap`] cannot break even at the
+/// narrowest width: a quote breaks at its spaces when it must.
+pub fn longest_unbreakable(text: &str) -> usize {
+    text.lines()
+        .flat_map(|line| words(line, 0))
         .map(|word| word.word.chars().count())
         .max()
         .unwrap_or(0)

@@ -4,9 +4,9 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler};
 
 use super::plan::{Hook, HookAction, HookDuration, HookEffect};
 use super::shell::{self, Env, Length};
+use super::vocabulary::{KnownHook, Lexicon};
 use crate::load::JsonPath;
 use crate::time::Millis;
-use crate::workload::knative;
 
 /// Which hook is being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,12 +50,27 @@ pub fn env_of(container: &Container) -> Env {
         .collect()
 }
 
+/// How a hook is read: which one, whose, the environment its command sees, and the
+/// hooks the sidecars' injectors add, known by what they run.
+#[derive(Clone, Copy)]
+pub struct HookReading<'a> {
+    /// Which hook.
+    pub kind: HookKind,
+    /// Whose hook it is.
+    pub owner: Owner,
+    /// The container's environment, for the lengths its command reads from it.
+    pub env: &'a Env,
+    /// The sidecars' words.
+    pub lexicon: &'a Lexicon,
+}
+
 /// Reads one hook of a manifest container at `container_path`.
 pub fn read(
     container: &Container,
     container_path: &JsonPath,
     kind: HookKind,
     owner: Owner,
+    lexicon: &Lexicon,
 ) -> Option<Hook> {
     let lifecycle = container.lifecycle.as_ref()?;
     let handler = match kind {
@@ -63,23 +78,21 @@ pub fn read(
         HookKind::PreStop => lifecycle.pre_stop.as_ref()?,
     };
     let path = container_path.key("lifecycle").key(kind.field());
-    Some(from_handler(
-        handler,
-        Some(path),
+    let env = env_of(container);
+    let how = HookReading {
         kind,
         owner,
-        &env_of(container),
-    ))
+        env: &env,
+        lexicon,
+    };
+    Some(from_handler(handler, Some(path), how))
 }
 
 /// Interprets a handler.
-pub fn from_handler(
-    handler: &LifecycleHandler,
-    path: Option<JsonPath>,
-    kind: HookKind,
-    owner: Owner,
-    env: &Env,
-) -> Hook {
+pub fn from_handler(handler: &LifecycleHandler, path: Option<JsonPath>, how: HookReading) -> Hook {
+    let HookReading {
+        kind: _, lexicon, ..
+    } = how;
     if let Some(sleep) = &handler.sleep {
         return Hook {
             path,
@@ -92,7 +105,7 @@ pub fn from_handler(
     }
     if let Some(exec) = &handler.exec {
         let argv = exec.command.clone().unwrap_or_default();
-        return from_argv(argv, path, kind, owner, env);
+        return from_argv(argv, path, how);
     }
     if let Some(http) = &handler.http_get {
         let port = match &http.port {
@@ -102,17 +115,25 @@ pub fn from_handler(
             k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String(name) => name.clone(),
         };
         let request_path = http.path.clone().unwrap_or_else(|| "/".to_owned());
-        // The hook Knative gives its user containers answers once queue-proxy has
-        // drained: no sooner than its quiet period after the deletion.
-        let drain =
-            port == knative::QUEUE_ADMIN_PORT.to_string() && request_path == knative::DRAIN_PATH;
-        let (duration, effect) = if drain {
-            (
-                HookDuration::Fixed(knative::DRAIN_QUIET_PERIOD),
-                HookEffect::AwaitsQueueProxyDrain,
-            )
-        } else {
-            (HookDuration::Unknown, HookEffect::None)
+        // A hook that answers once a sidecar has drained (the one Knative gives its
+        // user containers): no sooner than the drain's least length after the deletion.
+        let drain = lexicon.hooks().find_map(|hook| match *hook {
+            KnownHook::AwaitsDrain {
+                port: drain_port,
+                path: drain_path,
+                of,
+                at_least,
+            } if port == drain_port.to_string() && request_path == drain_path => {
+                Some((of, at_least))
+            }
+            _ => None,
+        });
+        let (duration, effect) = match drain {
+            Some((of, at_least)) => (
+                HookDuration::Fixed(at_least),
+                HookEffect::AwaitsDrain { of, at_least },
+            ),
+            None => (HookDuration::Unknown, HookEffect::None),
         };
         return Hook {
             rendered_from: None,
@@ -137,13 +158,13 @@ pub fn from_handler(
 }
 
 /// Interprets an exec hook's argv.
-pub fn from_argv(
-    argv: Vec<String>,
-    path: Option<JsonPath>,
-    kind: HookKind,
-    owner: Owner,
-    env: &Env,
-) -> Hook {
+pub fn from_argv(argv: Vec<String>, path: Option<JsonPath>, how: HookReading) -> Hook {
+    let HookReading {
+        kind,
+        owner,
+        env,
+        lexicon,
+    } = how;
     let list = shell::parse_argv(&argv);
     let name = list
         .simple_commands()
@@ -151,42 +172,40 @@ pub fn from_argv(
         .and_then(|c| c.name())
         .unwrap_or("");
     let has_arg = |arg: &str| argv.iter().any(|a| a == arg);
-    // Hooks the meshes inject, recognised by what they run.
-    let (duration, effect) =
-        if kind == HookKind::PostStart && name == "pilot-agent" && has_arg("wait") {
-            (
-                wait_timeout(&argv, "--timeoutSeconds", Millis::secs(60), Millis(500)),
-                HookEffect::None,
-            )
-        } else if kind == HookKind::PostStart && name == "linkerd-await" {
-            (
-                wait_timeout(&argv, "--timeout", Millis::secs(120), Millis::secs(1)),
-                HookEffect::None,
-            )
-        } else if kind == HookKind::PostStart && name == "cloud-sql-proxy" && has_arg("wait") {
-            // Polls `/startup` until it answers, for at most `--max` (30 s); the retry
-            // interval is taken as 1 s (docs/lifecycle.md §5).
-            (
-                wait_timeout(&argv, "--max", Millis::secs(30), Millis::secs(1)),
-                HookEffect::None,
-            )
-        } else if kind == HookKind::PreStop
-            && name == "pilot-agent"
-            && argv.iter().any(|a| a.eq_ignore_ascii_case("drain"))
+    // Hooks the sidecars' injectors add, recognised by what they run.
+    let known = lexicon.hooks().find_map(|hook| match *hook {
+        KnownHook::WaitsUntilReady {
+            program,
+            argument,
+            timeout_flag,
+            timeout,
+            poll,
+            poll_flag,
+        } if kind == HookKind::PostStart && name == program && argument.is_none_or(&has_arg) => {
+            let waits = wait_timeout(&argv, timeout_flag, timeout, poll, poll_flag);
+            Some((waits, HookEffect::None))
+        }
+        KnownHook::StartsDrain { program, argument }
+            if kind == HookKind::PreStop
+                && name == program
+                && argv.iter().any(|a| a.eq_ignore_ascii_case(argument)) =>
         {
-            (HookDuration::Fixed(Millis::ZERO), HookEffect::DrainsInbound)
-        } else {
-            let duration = match shell::length(&list, env) {
-                Length::Known { total, .. } => HookDuration::Fixed(total),
-                Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
-                Length::WaitsForExit => match owner {
-                    Owner::App => HookDuration::UntilSelfExits,
-                    Owner::Sidecar => HookDuration::UntilAppsExit,
-                },
-                Length::Unknown => HookDuration::Unknown,
-            };
-            (duration, HookEffect::None)
+            Some((HookDuration::Fixed(Millis::ZERO), HookEffect::DrainsInbound))
+        }
+        _ => None,
+    });
+    let (duration, effect) = known.unwrap_or_else(|| {
+        let duration = match shell::length(&list, env) {
+            Length::Known { total, .. } => HookDuration::Fixed(total),
+            Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
+            Length::WaitsForExit => match owner {
+                Owner::App => HookDuration::UntilSelfExits,
+                Owner::Sidecar => HookDuration::UntilAppsExit,
+            },
+            Length::Unknown => HookDuration::Unknown,
         };
+        (duration, HookEffect::None)
+    });
     Hook {
         path,
         asked_by: None,
@@ -198,7 +217,13 @@ pub fn from_argv(
 }
 
 /// `--timeoutSeconds=90`, `--timeout=2m`, `--timeout 2m`.
-fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> HookDuration {
+fn wait_timeout(
+    argv: &[String],
+    flag: &str,
+    default: Millis,
+    poll: Millis,
+    poll_flag: Option<&str>,
+) -> HookDuration {
     let value = argv.iter().enumerate().find_map(|(i, arg)| {
         arg.strip_prefix(flag)
             .and_then(|rest| rest.strip_prefix('='))
@@ -210,10 +235,8 @@ fn wait_timeout(argv: &[String], flag: &str, default: Millis, poll: Millis) -> H
             crate::time::parse_go_duration(&v).or_else(|| v.parse::<i64>().ok().map(Millis::secs))
         })
         .unwrap_or(default);
-    // pilot-agent also takes --periodMillis.
-    let poll = argv
-        .iter()
-        .find_map(|arg| arg.strip_prefix("--periodMillis="))
+    let poll = poll_flag
+        .and_then(|flag| argv.iter().find_map(|arg| arg.strip_prefix(flag)))
         .and_then(|v| v.parse::<i64>().ok())
         .map_or(poll, Millis);
     HookDuration::UntilReady { timeout, poll }
@@ -224,69 +247,40 @@ mod tests {
     use super::*;
 
     fn exec(argv: &[&str], kind: HookKind, owner: Owner) -> Hook {
-        from_argv(
-            argv.iter().map(|s| s.to_string()).collect(),
-            None,
+        let how = HookReading {
             kind,
             owner,
-            &Env::new(),
-        )
+            env: &Env::new(),
+            lexicon: &crate::resolve::Registry::standard().lexicon,
+        };
+        from_argv(argv.iter().map(|s| s.to_string()).collect(), None, how)
     }
 
     #[test]
     fn recognises_injected_hooks() {
-        let hold = exec(
-            &["pilot-agent", "wait"],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            hold.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(60),
-                poll: Millis(500)
-            }
-        );
-        let hold = exec(
-            &["pilot-agent", "wait", "--timeoutSeconds=90"],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            hold.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(90),
-                poll: Millis(500)
-            }
-        );
-        let await_ = exec(
-            &[
-                "/usr/lib/linkerd/linkerd-await",
-                "--timeout=2m",
-                "--port=4191",
-            ],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            await_.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(120),
-                poll: Millis::secs(1)
-            }
-        );
-        let wait = exec(
-            &["/cloud-sql-proxy", "wait", "--max", "1m"],
-            HookKind::PostStart,
-            Owner::Sidecar,
-        );
-        assert_eq!(
-            wait.duration,
-            HookDuration::UntilReady {
-                timeout: Millis::secs(60),
-                poll: Millis::secs(1)
-            }
-        );
+        // The postStart waits, with their timeouts and polls.
+        let waits: [(&[&str], i64, i64); 4] = [
+            (&["pilot-agent", "wait"], 60, 500),
+            (&["pilot-agent", "wait", "--timeoutSeconds=90"], 90, 500),
+            (
+                &[
+                    "/usr/lib/linkerd/linkerd-await",
+                    "--timeout=2m",
+                    "--port=4191",
+                ],
+                120,
+                1000,
+            ),
+            (&["/cloud-sql-proxy", "wait", "--max", "1m"], 60, 1000),
+        ];
+        for (argv, timeout, poll) in waits {
+            let hook = exec(argv, HookKind::PostStart, Owner::Sidecar);
+            let until = HookDuration::UntilReady {
+                timeout: Millis::secs(timeout),
+                poll: Millis(poll),
+            };
+            assert_eq!(hook.duration, until, "{argv:?}");
+        }
         let drain = exec(
             &[
                 "pilot-agent",

@@ -1,5 +1,7 @@
 //! What can be told about a container image from its name alone.
 
+use super::shell::ShellFamily;
+
 /// Marks of images built without a shell or coreutils (distroless, scratch-based,
 /// static), where an exec hook running `sh` or `sleep` fails.
 const MINIMAL_MARKS: [&str; 6] = [
@@ -78,6 +80,43 @@ pub fn missing_tools(image: &str) -> MissingTools {
     }
 }
 
+/// Marks of an image's distribution in its name, with what its `sh` is: BusyBox's ash
+/// in Alpine and BusyBox images, Debian's dash in Debian and Ubuntu ones (the official
+/// images' `-slim` and release-named tags), bash in Red Hat's family.
+const SH_MARKS: [(&str, ShellFamily); 22] = [
+    ("alpine", ShellFamily::BusyboxAsh),
+    ("busybox", ShellFamily::BusyboxAsh),
+    ("curlimages/curl", ShellFamily::BusyboxAsh),
+    ("debian", ShellFamily::DebianDash),
+    ("ubuntu", ShellFamily::DebianDash),
+    ("-slim", ShellFamily::DebianDash),
+    ("bookworm", ShellFamily::DebianDash),
+    ("bullseye", ShellFamily::DebianDash),
+    ("buster", ShellFamily::DebianDash),
+    ("trixie", ShellFamily::DebianDash),
+    ("jammy", ShellFamily::DebianDash),
+    ("focal", ShellFamily::DebianDash),
+    ("noble", ShellFamily::DebianDash),
+    ("/ubi8", ShellFamily::Bash),
+    ("/ubi9", ShellFamily::Bash),
+    ("ubi-minimal", ShellFamily::Bash),
+    ("centos", ShellFamily::Bash),
+    ("rhel", ShellFamily::Bash),
+    ("fedora", ShellFamily::Bash),
+    ("rockylinux", ShellFamily::Bash),
+    ("almalinux", ShellFamily::Bash),
+    ("amazonlinux", ShellFamily::Bash),
+];
+
+/// What `sh` is in `image`, when its name tells (docs/lifecycle.md §2.7).
+pub fn sh_family(image: &str) -> Option<ShellFamily> {
+    let image = image.to_ascii_lowercase();
+    SH_MARKS
+        .iter()
+        .find(|(mark, _)| image.contains(mark))
+        .map(|(_, family)| *family)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +159,20 @@ mod tests {
         assert!(!lacks_shell(
             "gcr.io/cloudsql-docker/gce-proxy:1.33.2-alpine"
         ));
+    }
+
+    #[test]
+    fn the_sh_of_an_image_by_its_distribution() {
+        assert_eq!(sh_family("alpine:3.20"), Some(ShellFamily::BusyboxAsh));
+        assert_eq!(sh_family("python:3.12-slim"), Some(ShellFamily::DebianDash));
+        assert_eq!(
+            sh_family("eclipse-temurin:21-jammy"),
+            Some(ShellFamily::DebianDash)
+        );
+        assert_eq!(
+            sh_family("registry.access.redhat.com/ubi9/ubi-minimal"),
+            Some(ShellFamily::Bash)
+        );
+        assert_eq!(sh_family("example/api:1.0"), None);
     }
 }

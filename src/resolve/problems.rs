@@ -101,13 +101,6 @@ pub enum Conflict {
 pub enum OptInIgnored {
     /// An annotation-only setting written as a label (Linkerd's `linkerd.io/inject`).
     LabelNotRead {
-        /// The setting.
-        setting: &'static str,
-        /// Its value.
-        value: String,
-    },
-    /// An injection value the injector does not know, so it skips the pod.
-    UnknownInjectValue {
         /// The mesh whose injector reads it.
         mesh: Mesh,
         /// The setting.
@@ -115,15 +108,26 @@ pub enum OptInIgnored {
         /// Its value.
         value: String,
     },
-    /// Istio's opt-in in a form the webhook is not called for: an annotation, or a
-    /// label value other than exactly "true".
+    /// An injection value the injector does not know, so it skips the pod.
+    UnknownInjectValue {
+        /// The opt-in.
+        opt_in: OptIn,
+        /// Its value.
+        value: String,
+    },
+    /// An opt-in in a form the webhook is not called for: an annotation, or a label
+    /// value other than exactly the one its selector matches (Istio's
+    /// `sidecar.istio.io/inject: "true"`).
     NotCalledFor {
-        /// The setting.
-        setting: &'static str,
+        /// The opt-in.
+        opt_in: OptIn,
         /// Its value, when it is a label; `None` for an annotation.
         label_value: Option<String>,
         /// Whether the namespace is known not to inject (rather than unknown).
         namespace_known: bool,
+        /// The namespace label that has the webhook called for every pod
+        /// (`istio-injection`, `enabled`).
+        namespace_label: (&'static str, &'static str),
     },
     /// A native-sidecar key this release of the mesh does not read.
     KeyTooNew {
@@ -147,25 +151,68 @@ pub enum OptInIgnored {
         /// Whether the default it keeps is a native sidecar.
         default_native: bool,
     },
-    /// Istio's native-sidecar annotation before the release that reads it.
+    /// A native-sidecar annotation before the release that reads it, with the control
+    /// plane's setting that makes native sidecars instead.
     NativeAnnotationTooNew {
+        /// The mesh.
+        mesh: Mesh,
         /// The annotation.
         setting: &'static str,
-        /// The Istio release.
+        /// The first release that reads it (`1.24`).
+        since: String,
+        /// The release.
         release: String,
         /// Whether the proxy is native anyway.
         native_anyway: bool,
+        /// The control plane's setting to use instead (`ENABLE_NATIVE_SIDECARS on
+        /// istiod`).
+        instead: &'static str,
     },
-    /// Istio's native-sidecar annotation with a value that does not mean what it looks
-    /// like: 1.24–1.26 enable only for exactly "true", 1.27+ disable only for exactly
-    /// "false".
+    /// A native-sidecar annotation with a value that does not mean what it looks like.
     NativeValueMisread {
+        /// The mesh.
+        mesh: Mesh,
         /// The annotation.
         setting: &'static str,
         /// Its value.
         value: String,
-        /// The Istio release, when it decides (1.24–1.26); `None` for 1.27 and later.
-        release: Option<String>,
+        /// How the release compares it.
+        reading: ExactValue,
+    },
+}
+
+/// An injection opt-in and the values its injector reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptIn {
+    /// The mesh whose injector reads it.
+    pub mesh: Mesh,
+    /// The label or annotation (`sidecar.istio.io/inject`).
+    pub setting: &'static str,
+    /// The values that the injector reads: those that inject, for a mesh that skips any
+    /// other (Istio's `y`, `yes`, `true`, `on`); all of them for one that knows a few
+    /// keywords (Linkerd's `enabled`, `ingress`, `disabled`).
+    pub known: &'static [&'static str],
+    /// The value that injects (`true`, `enabled`).
+    pub on: &'static str,
+    /// The value that keeps the pod out (`false`, `disabled`).
+    pub off: &'static str,
+    /// The form whose `on` value the webhook is called for, when it is a label:
+    /// `lint --fix` may then write it.
+    pub label_is_read: bool,
+}
+
+/// How a release compares a native-sidecar annotation's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExactValue {
+    /// Only exactly `"true"` enables native sidecars in this release.
+    OnlyTrueEnables {
+        /// The release.
+        release: String,
+    },
+    /// From `since`, only exactly `"false"` disables them.
+    OnlyFalseDisables {
+        /// The first release that reads it so (`1.27`).
+        since: String,
     },
 }
 

@@ -3,7 +3,6 @@
 
 use crate::resolve::shell::{self, GateWait};
 use crate::resolve::{Hook, HookAction, HookEffect};
-use crate::workload::knative;
 
 /// The longest hook text quoted whole; a longer one is cut with `…`.
 const MAX_HOOK_CHARS: usize = 60;
@@ -29,9 +28,9 @@ pub fn hook(hook: &Hook) -> String {
             }),
         },
         HookAction::HttpGet { port, path } => match hook.effect {
-            HookEffect::AwaitsQueueProxyDrain => format!(
-                "HTTP GET :{port}{path}: Knative's queue-proxy answers once it has drained, at least {} s",
-                knative::DRAIN_QUIET_PERIOD.0 / 1000
+            HookEffect::AwaitsDrain { of, at_least } => format!(
+                "HTTP GET :{port}{path}: {of} answers once it has drained, at least {} s",
+                at_least.0 / 1000
             ),
             _ => format!("HTTP GET :{port}{path}"),
         },
@@ -79,13 +78,13 @@ mod tests {
     use crate::resolve::hooks::{self, HookKind, Owner};
 
     fn exec(argv: &[&str]) -> Hook {
-        hooks::from_argv(
-            argv.iter().map(|s| s.to_string()).collect(),
-            None,
-            HookKind::PreStop,
-            Owner::App,
-            &shell::Env::new(),
-        )
+        let how = hooks::HookReading {
+            kind: HookKind::PreStop,
+            owner: Owner::App,
+            env: &shell::Env::new(),
+            lexicon: &crate::resolve::Registry::standard().lexicon,
+        };
+        hooks::from_argv(argv.iter().map(|s| s.to_string()).collect(), None, how)
     }
 
     #[test]

@@ -4,7 +4,9 @@
 
 use std::fmt;
 
+use crate::fix::Remedy;
 use crate::load::JsonPath;
+use crate::resolve::mesh::StopAfterWork;
 use crate::resolve::{PlannedContainer, PodPlan};
 use crate::settings::Sourced;
 use crate::settings::version::KubeVersion;
@@ -34,38 +36,86 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
     container.manifest_path().is_some()
 }
 
-/// How to hold the app until this proxy is ready, on Kubernetes `kubernetes`.
-pub fn hold_app(proxy: &PlannedContainer, kubernetes: KubeVersion) -> String {
-    let remedies = proxy.remedies();
-    match remedies.hold_app {
+/// How to hold the app until this proxy is ready: its mesh's hold, as help and as the
+/// fix, with the native sidecar where the versions in force let the pod ask for one
+/// (the same switch every native remedy names); else, for a sidecar of no mesh, a
+/// native sidecar where this Kubernetes runs them.
+pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Remedy>) {
+    match proxy.remedies().hold_app {
         Some(hold) => {
-            let native = match remedies.native_opt_in {
-                Some(opt_in) if kubernetes.runs_native_sidecars() => {
-                    format!("or run the proxy as a native sidecar (`{opt_in}`)")
-                }
-                _ => String::new(),
+            let advice = hold(&plan.paths.pod_metadata.key("annotations"));
+            let native = match &proxy.native_switch {
+                Some(switch) => format!(
+                    "or run the proxy as a native sidecar (`{}: \"{}\"`)",
+                    switch.annotation, switch.value
+                ),
+                None => String::new(),
             };
-            format!("{hold}{native}")
+            (format!("{}{native}", advice.help), Some(advice.fix))
         }
-        None => format!(
-            "run `{}` as a native sidecar (an init container with `restartPolicy: Always` and a startupProbe), so the app starts once it is ready",
-            proxy.name
+        None if plan.kubernetes.value.runs_native_sidecars() => (
+            format!(
+                "run `{}` as a native sidecar (an init container with `restartPolicy: Always` and a startupProbe), so the app starts once it is ready",
+                proxy.name
+            ),
+            None,
+        ),
+        None => (
+            format!(
+                "hold the app until `{}` is ready: poll its readiness in the app's command before starting the app (native sidecars, whose startupProbe holds the app, need Kubernetes 1.29 or later; this is {})",
+                proxy.name, plan.kubernetes.value
+            ),
+            None,
         ),
     }
 }
 
-/// How a Job's work should stop this sidecar when it is done, on Kubernetes `kubernetes`.
-pub fn stop_sidecar(sidecar: &PlannedContainer, kubernetes: KubeVersion) -> String {
-    let native = if kubernetes.runs_native_sidecars() {
+/// How a Job's work should stop this sidecar when it is done: its model's stop call in
+/// this pod, and the native sidecar the versions in force allow (the mesh's switch for
+/// an injected proxy, a move to `initContainers` for a sidecar written in the
+/// manifest); the same facts ML301's fixes use.
+pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
+    let native_route = match sidecar.shaped_by() {
+        Some(_) => sidecar.native_switch.is_some(),
+        None => plan.kubernetes.value.runs_native_sidecars(),
+    };
+    let native = if native_route {
         "; or avoid the problem: the kubelet stops a native sidecar once the work is done"
     } else {
         ""
     };
-    match sidecar.remedies().stop_after_work {
-        Some(stop) => stop(native),
-        None => format!(
+    let call = plan
+        .stop_endpoints
+        .iter()
+        .find(|endpoint| endpoint.sidecar == sidecar.name)
+        .map(|endpoint| endpoint.call.as_str());
+    let stop = StopAfterWork {
+        call,
+        native_switch: sidecar.native_switch.as_ref(),
+        native,
+        shares_pids: plan.share_process_namespace,
+    };
+    match (sidecar.remedies().stop_after_work, &sidecar.native_switch) {
+        (Some(stop_after_work), _) => stop_after_work(&stop),
+        (None, Some(switch)) => format!(
+            "run `{}` as a native sidecar (`{}: \"{}\"` on the pod template), so the kubelet stops it once the work is done",
+            sidecar.name, switch.annotation, switch.value
+        ),
+        (None, None) if native_route => format!(
             "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
             sidecar.name
+        ),
+        (None, None) => format!(
+            "make `{}` exit once the work is done: a stop call or a signal from the work, or its command waiting for a file the work leaves{}",
+            sidecar.name,
+            if plan.kubernetes.value.runs_native_sidecars() {
+                String::new()
+            } else {
+                format!(
+                    " (native sidecars, which the kubelet stops after the work, need Kubernetes 1.29 or later; this is {})",
+                    plan.kubernetes.value
+                )
+            }
         ),
     }
 }

@@ -105,6 +105,10 @@ pub struct RuleMeta {
     pub group: Group,
     /// One line, for tables.
     pub summary: &'static str,
+    /// The release that first ships the rule, as clippy keeps its lints' versions: a
+    /// new rule takes the version in `Cargo.toml` when it lands, the release it will
+    /// first ship in. Every rule so far ships in 0.1.0, the first release.
+    pub since: &'static str,
     /// Whether the rule speaks about a pod that is not admitted (the manifest itself).
     /// The others need the pod to run, and stay silent when it would be rejected.
     pub admission: bool,
@@ -134,10 +138,14 @@ impl RuleMeta {
     }
 }
 
-/// A check over one pod.
-pub trait Rule: Sync {
+/// A rule's identity and documentation, from its declaration ([`declare_rule!`]).
+pub trait Declared {
     /// The rule's identity and documentation.
     fn meta(&self) -> &'static RuleMeta;
+}
+
+/// A check over one pod; its identity comes from its declaration.
+pub trait Rule: Declared + Sync {
     /// Adds a finding for each hazard in `pod`.
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>);
 }
@@ -279,8 +287,9 @@ impl Finding {
     }
 }
 
-/// Declares a rule: a unit struct whose doc comment is the rule's documentation, and
-/// its [`RuleMeta`].
+/// Declares a rule: a unit struct whose doc comment is the rule's documentation, its
+/// [`RuleMeta`], and the [`Declared`] that hands it on, so a rule file writes only its
+/// check.
 macro_rules! declare_rule {
     (
         $(#[doc = $doc:literal])*
@@ -289,7 +298,8 @@ macro_rules! declare_rule {
             name: $rule_name:literal,
             severity: $severity:ident,
             group: $group:ident,
-            summary: $summary:literal
+            summary: $summary:literal,
+            since: $since:literal
             $(, admission: $admission:literal)? $(,)?
         }
     ) => {
@@ -304,9 +314,16 @@ macro_rules! declare_rule {
                 severity: $crate::rules::Severity::$severity,
                 group: $crate::rules::Group::$group,
                 summary: $summary,
+                since: $since,
                 admission: false $(|| $admission)?,
                 raw_doc: concat!($($doc, "\n"),*),
             };
+        }
+
+        impl $crate::rules::Declared for $name {
+            fn meta(&self) -> &'static $crate::rules::RuleMeta {
+                &Self::META
+            }
         }
     };
 }
@@ -328,6 +345,7 @@ pub static RULES: &[&dyn Rule] = &[
     &termination::AppWithoutPrestopDelay,
     &termination::PrestopNeedsShell,
     &termination::SleepActionUnsupported,
+    &termination::ShellDropsSigterm,
     &jobs::JobSidecarNeverExits,
     &jobs::JobExitStatusLost,
     &jobs::JobKillNeedsSharedPid,
@@ -337,6 +355,7 @@ pub static RULES: &[&dyn Rule] = &[
     &configuration::InjectionConflict,
     &configuration::RedundantGate,
     &configuration::InjectAnnotationIgnored,
+    &configuration::ApiVersionRemoved,
 ];
 
 /// Looks a rule up by id (`ML201`, any case) or name (`grace-period-exceeded`).

@@ -1,7 +1,7 @@
 //! Why a pod is not admitted, in words: for `explain` and for the rules that report the
 //! rejection. Each cause is worded by the rule that judges it.
 
-use super::configuration::invalid_proxy_config;
+use super::configuration::{api_version_removed, invalid_proxy_config};
 use super::jobs::container_restarts_in_place;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
@@ -25,11 +25,19 @@ pub fn reason(cause: &RejectionCause) -> String {
             version,
         } => native_sidecar_unsupported::dropped_policy(container, field, *version),
         RejectionCause::UnreadableSetting(unreadable) => invalid_proxy_config::what(unreadable),
+        RejectionCause::RemovedApiVersion { removal, version } => {
+            api_version_removed::not_served(removal, *version)
+        }
         RejectionCause::ContainerRestartPolicy {
             container, version, ..
-        } => {
-            container_restarts_in_place::refused(container, *version)
-        }
-        RejectionCause::NativeWithWaitBeforeExit => "Linkerd before 2.20 cannot render a native sidecar proxy with proxy-wait-before-exit-seconds (\"proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously\")".to_owned(),
+        } => container_restarts_in_place::refused(container, *version),
+        RejectionCause::NativeWith {
+            mesh,
+            setting,
+            until,
+            error,
+        } => format!(
+            "{mesh} before {until} cannot render a native sidecar proxy with {setting} (\"{error}\")"
+        ),
     }
 }

@@ -85,6 +85,79 @@ impl IstioSettings {
     }
 }
 
+/// What one layer of the profile (the config file, a mesh config, the cluster) says of
+/// Istio's control plane, all from one place: each value it sets replaces the one below
+/// ([`IstioOverlay::lay`]), except `defaultConfig`, which is merged field by field.
+#[derive(Clone, Debug, Default)]
+pub struct IstioOverlay {
+    /// Istio's version.
+    pub version: Option<IstioVersion>,
+    /// `meshConfig.defaultConfig`, merged over the layers below.
+    pub default_config: Option<ProxyConfig>,
+    /// Helm `global.proxy.holdApplicationUntilProxyStarts`.
+    pub hold_helm_global: Option<bool>,
+    /// istiod `ENABLE_NATIVE_SIDECARS`.
+    pub native_sidecars: Option<NativeSidecars>,
+    /// Helm `global.proxy.lifecycle`.
+    pub lifecycle: Option<Lifecycle>,
+    /// Helm `global.proxy.startupProbe.enabled`.
+    pub startup_probe: Option<bool>,
+    /// Helm `global.proxy.autoInject`.
+    pub auto_inject: Option<bool>,
+    /// Helm `sidecarInjectorWebhook.enableNamespacesByDefault`.
+    pub enable_namespaces_by_default: Option<bool>,
+    /// Helm `sidecarInjectorWebhook.neverInjectSelector`.
+    pub never_inject_selector: Option<Vec<LabelSelector>>,
+    /// Helm `sidecarInjectorWebhook.alwaysInjectSelector`.
+    pub always_inject_selector: Option<Vec<LabelSelector>>,
+}
+
+impl IstioOverlay {
+    /// Lays this layer, read from `source`, over `istio`.
+    pub fn lay(self, istio: &mut IstioSettings, source: &Source) {
+        let sourced = |value| Sourced::new(value, source.clone());
+        if let Some(version) = self.version {
+            istio.version = Some(Sourced::new(version, source.clone()));
+        }
+        if let Some(config) = &self.default_config {
+            istio.mesh_default_config = istio.mesh_default_config.overlay(config);
+        }
+        if let Some(hold) = self.hold_helm_global {
+            istio.hold_helm_global = Some(sourced(hold));
+        }
+        if let Some(mode) = self.native_sidecars {
+            istio.native_sidecars = Some(Sourced::new(mode, source.clone()));
+        }
+        if let Some(lifecycle) = self.lifecycle {
+            istio.set_lifecycle(lifecycle, source.clone());
+        }
+        if let Some(on) = self.startup_probe {
+            istio.startup_probe = Some(sourced(on));
+        }
+        if let Some(on) = self.auto_inject {
+            istio.auto_inject = sourced(on);
+        }
+        if let Some(on) = self.enable_namespaces_by_default {
+            istio.enable_namespaces_by_default = sourced(on);
+        }
+        if let Some(selectors) = self.never_inject_selector {
+            istio.never_inject_selector = selectors;
+        }
+        if let Some(selectors) = self.always_inject_selector {
+            istio.always_inject_selector = selectors;
+        }
+    }
+}
+
+#[cfg(test)]
+impl IstioSettings {
+    /// The mesh-wide `terminationDrainDuration`, when a layer sets it.
+    pub(crate) fn termination_drain(&self) -> Option<Millis> {
+        let drain = self.mesh_default_config.termination_drain_duration.as_ref();
+        drain.map(|drain| drain.value)
+    }
+}
+
 impl Default for IstioSettings {
     fn default() -> Self {
         IstioSettings {

@@ -51,6 +51,10 @@ pub struct FileLayers {
     pub exclude: Option<Exclude>,
     /// Every file read, so that `--output` cannot overwrite one.
     pub files: Vec<PathBuf>,
+    /// The config file in force, if any.
+    pub config: Option<PathBuf>,
+    /// `strict:` of the config file.
+    pub strict: bool,
 }
 
 /// What the command line sets, the last layers: a preset, then flags.
@@ -85,6 +89,8 @@ impl FileLayers {
             errors: Vec::new(),
             exclude: None,
             files: Vec::new(),
+            config: config.map(Path::to_path_buf),
+            strict: false,
         };
         let mut mesh_paths = Vec::new();
         if let Some(path) = config {
@@ -95,6 +101,7 @@ impl FileLayers {
             match applied {
                 Ok(extras) => {
                     layers.rules = extras.rules;
+                    layers.strict = extras.strict;
                     layers.fixable = extras.fixable;
                     mesh_paths.extend(extras.mesh_config);
                     if !extras.exclude.is_empty() {
@@ -169,7 +176,8 @@ impl FileLayers {
 
 /// Objects in the input that change how other documents are read: `Namespace` objects,
 /// whose labels decide injection, `Service` objects, whose selectors make the pods
-/// they select serve, and mesh configuration (an `istio` ConfigMap, an
+/// they select serve, `ConfigMap` objects that may hold scripts a pod runs from a
+/// volume (those with a `#!` line or a `.sh` key), and mesh configuration (an `istio` ConfigMap, an
 /// IstioOperator, Linkerd's `linkerd-config`). Only documents that mention them are
 /// parsed here. Mesh configuration is checked as `--mesh-config` checks it; what is wrong
 /// in it is reported by the main pass, with the document.
@@ -191,7 +199,10 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
             }
         }
         wanted
-            || (config_map && (text.contains("istio") || text.contains("linkerd-config")))
+            || (config_map
+                && (text.contains("istio")
+                    || text.contains("linkerd-config")
+                    || workload::config_map::may_hold_scripts(text)))
             || (rollout && text.contains("workloadRef"))
     };
     let mut references = std::collections::BTreeSet::new();
@@ -208,6 +219,12 @@ pub fn gather_context(inputs: &Inputs, limits: Limits, settings: &mut Settings) 
                 .services
                 .into_iter()
                 .map(|service| (service, Source::Input(file.clone()))),
+        );
+        settings.config_maps.extend(
+            objects
+                .config_maps
+                .into_iter()
+                .map(|config_map| (config_map, Source::Input(file.clone()))),
         );
         for namespace in objects.namespaces {
             settings.namespaces.insert(

@@ -286,6 +286,8 @@ pub struct Settings {
     /// `Service` objects in the input, with the file each is in: the pods they select
     /// serve on their target ports.
     pub services: Vec<(crate::workload::Service, Source)>,
+    /// The ConfigMaps of the input that may hold scripts a pod mounts and runs.
+    pub config_maps: Vec<(crate::workload::ConfigMap, Source)>,
     /// The timings the manifest cannot state (proxy start-up, app shutdown…).
     pub scenario: Scenario,
     /// Sidecars the user described in config.
@@ -324,6 +326,7 @@ impl Default for Settings {
             linkerd: LinkerdSettings::default(),
             namespaces: BTreeMap::new(),
             services: Vec::new(),
+            config_maps: Vec::new(),
             scenario: Scenario::default(),
             declared_sidecars: Vec::new(),
             stop_wrappers: Vec::new(),

@@ -22,7 +22,7 @@ pub struct KubeVersion {
 impl KubeVersion {
     /// The newest release whose behaviour the model encodes (per-container restart
     /// policy on by default from 1.35; 1.36 changes nothing modelled,
-    /// docs/lifecycle.md §2.7).
+    /// docs/lifecycle.md §2.9).
     pub const NEWEST_KNOWN: KubeVersion = KubeVersion { minor: 36 };
 
     /// The oldest release the model covers: the kubelet's grace accounting holds from
@@ -91,14 +91,14 @@ impl KubeVersion {
 
     /// Whether a regular container's own `restartPolicy` is honoured
     /// (`ContainerRestartRules`: alpha and off in 1.34, beta and on from 1.35): the
-    /// kubelet restarts it in place. docs/lifecycle.md §2.7.
+    /// kubelet restarts it in place. docs/lifecycle.md §2.9.
     pub fn honours_container_restart_policy(self) -> bool {
         self.minor >= 35
     }
 
     /// Whether the API server refuses `restartPolicy` on a regular container: the field
     /// exists from 1.28 (for init containers) and validation forbids it elsewhere until
-    /// `ContainerRestartRules` is on. docs/lifecycle.md §2.7.
+    /// `ContainerRestartRules` is on. docs/lifecycle.md §2.9.
     pub fn forbids_container_restart_policy(self) -> bool {
         (28..35).contains(&self.minor)
     }

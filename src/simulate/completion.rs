@@ -25,7 +25,7 @@ pub fn simulate(
     for (id, container) in plan.apps() {
         let started = timeline[id].start.started?;
         let done = started + container.runs_for.unwrap_or(Millis::ZERO);
-        // Its own `restartPolicy: Always`: the kubelet starts it again (§2.7).
+        // Its own `restartPolicy: Always`: the kubelet starts it again (§2.9).
         timeline[id].job.exit = container.restart_in_place.is_none().then_some(done);
         work_done = work_done.max(done);
     }

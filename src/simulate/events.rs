@@ -34,6 +34,12 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             };
             push(Phase::Startup, at, c, kind);
         }
+        if let Some(at) = entry.startup_probe_passed {
+            push(Phase::Startup, at, c, EventKind::StartupProbePassed);
+        }
+        if let Some(at) = entry.startup_probe_failed {
+            push(Phase::Startup, at, c, EventKind::StartupProbeFailed);
+        }
         if plan.containers[id].sidecar().is_some()
             && let Some(at) = entry.ready
         {
@@ -52,12 +58,15 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             stop_events(Phase::Termination, Millis::ZERO, id, entry, &mut push);
         }
     }
-    push(
-        Phase::Termination,
-        t.endpoints_removed,
-        None,
-        EventKind::EndpointsRemoved,
-    );
+    // A pod nothing can reach has no endpoints to leave.
+    if plan.reachable() {
+        push(
+            Phase::Termination,
+            t.endpoints_removed,
+            None,
+            EventKind::EndpointsRemoved,
+        );
+    }
     if let Some(completion) = &timeline.completion {
         push(
             Phase::Completion,
@@ -113,7 +122,12 @@ fn stop_events(
         push(phase, end, c, kind);
     }
     if entry.signal < entry.exit || entry.signal == entry.natural_exit {
-        push(phase, entry.signal, c, EventKind::Sigterm);
+        let kind = if entry.signal_dropped {
+            EventKind::SigtermDropped
+        } else {
+            EventKind::Sigterm
+        };
+        push(phase, entry.signal, c, kind);
     }
     if let Some(at) = entry.inbound_drained.filter(|at| *at < entry.exit) {
         push(phase, at, c, EventKind::InboundDrained);

@@ -1,7 +1,9 @@
 //! Start-up (docs/lifecycle.md §1.1–1.3): init containers one at a time; a native sidecar lets
 //! the next container start once it runs and its startupProbe passes; regular containers
 //! start in order, each postStart hook blocking the next container; readiness probes
-//! decide when the pod joins the endpoints.
+//! decide when the pod joins the endpoints. Probes tick as the kubelet's prober workers
+//! run them ([`probe_ticks`]): from the moment the pod is added, not from each
+//! container's start.
 
 use super::timeline::{ContainerTimeline, StartEntry, Startup};
 use crate::resolve::{
@@ -100,9 +102,10 @@ fn start_regular(
     post_start(container, now, ready, entry)
 }
 
-/// When the startupProbe passes: its first tick at or after `ready`. If `ready` comes
-/// after the last tick it may fail, the probe fails, the kubelet kills the container with
-/// the probe's own grace period if it has one (docs/lifecycle.md §1.3), and it never gets ready.
+/// When the startupProbe passes: its first executed probe at or after `ready`. If
+/// `ready` comes after the last probe it may fail (the `failureThreshold`-th executed
+/// one), the probe fails, the kubelet kills the container with the probe's own grace
+/// period if it has one (docs/lifecycle.md §1.3), and it never gets ready.
 fn startup_probe(
     container: &PlannedContainer,
     probe: ProbeTiming,
@@ -111,9 +114,9 @@ fn startup_probe(
     entry: &mut StartEntry,
     plan: &PodPlan,
 ) -> Option<Millis> {
-    let passed = first_tick(probe, started, ready);
-    let last_chance =
-        started + probe.initial_delay + probe.period.times((probe.failure_threshold - 1).max(0));
+    let ticks = ProbeTicks::from_pod_add(probe, started);
+    let passed = ticks.first_at_or_after(ready);
+    let last_chance = ticks.nth(probe.failure_threshold);
     if passed > last_chance {
         entry.ready = None;
         entry.startup_probe_failed = Some(last_chance);
@@ -153,8 +156,11 @@ fn post_start(
     done
 }
 
-/// When the kubelet first counts the container ready: readiness probing starts after the
-/// initial delay and after any startup probe has passed (§1.3); no probe means ready.
+/// When the kubelet first counts the container ready (§1.3): a container without a
+/// readiness probe once it runs (and its startup probe, if any, has passed); one with a
+/// probe at its first executed probe that finds it ready. Readiness is not probed before
+/// the startup probe has passed; the moment it passes, the kubelet's status sync
+/// triggers a readiness run at once and restarts the worker's ticker from there.
 fn serving(container: &PlannedContainer, entry: &StartEntry) -> Option<Millis> {
     let started = entry.started?;
     let ready = match container.sidecar() {
@@ -164,41 +170,107 @@ fn serving(container: &PlannedContainer, entry: &StartEntry) -> Option<Millis> {
     let Some(probe) = container.readiness_probe else {
         return Some(ready.max(entry.startup_probe_passed.unwrap_or(started)));
     };
-    let probing_from =
-        (started + probe.initial_delay).max(entry.startup_probe_passed.unwrap_or(started));
-    Some(ready.round_up_from(probing_from, probe.period))
+    let ticks = match entry.startup_probe_passed {
+        Some(passed) => ProbeTicks::triggered_at(probe, started, passed),
+        None => ProbeTicks::from_pod_add(probe, started),
+    };
+    Some(ticks.first_at_or_after(ready))
 }
 
-/// The first probe tick at or after `ready` (ticks at start + delay + k·period).
-fn first_tick(probe: ProbeTiming, started: Millis, ready: Millis) -> Millis {
-    ready.round_up_from(started + probe.initial_delay, probe.period)
+/// The moments one prober worker runs a probe against a container (kubernetes
+/// `pkg/kubelet/prober/worker.go`, `run` and `doProbe`, v1.29–v1.35): the worker is
+/// started when the pod is added to the probe manager, before any container starts
+/// (0 on the start-up timeline; `prober_manager.go`, `AddPod`), runs `doProbe` at once
+/// and then on every tick of a ticker of `periodSeconds`. `doProbe` does not probe a
+/// container that is not running yet, nor one whose age in whole seconds is below
+/// `initialDelaySeconds`: the delay skips ticks, it does not move them. A manual run
+/// (readiness only: `UpdatePodStatus` when the startup probe has passed) probes at once
+/// and resets the ticker (`probeTicker.Reset`, v1.29+). The random start-up jitter
+/// applies only to a kubelet that started less than a period ago, and is left out.
+#[derive(Clone, Copy, Debug)]
+struct ProbeTicks {
+    /// The first moment a probe is run.
+    first: Millis,
+    /// The period after it.
+    period: Millis,
+}
+
+impl ProbeTicks {
+    /// The ticks of a worker started with the pod, against a container started at
+    /// `started`: the first tick after the start, and old enough.
+    fn from_pod_add(probe: ProbeTiming, started: Millis) -> Self {
+        // At the start itself the container is not in the pod's status yet.
+        let earliest = (started + probe.initial_delay).max(started + Millis(1));
+        ProbeTicks {
+            first: earliest.round_up_from(Millis::ZERO, probe.period),
+            period: probe.period,
+        }
+    }
+
+    /// The runs of a worker triggered by hand at `trigger`: then, if the container is
+    /// old enough, and every period after it.
+    fn triggered_at(probe: ProbeTiming, started: Millis, trigger: Millis) -> Self {
+        ProbeTicks {
+            first: (started + probe.initial_delay).round_up_from(trigger, probe.period),
+            period: probe.period,
+        }
+    }
+
+    /// The first probe run at or after `at`.
+    fn first_at_or_after(self, at: Millis) -> Millis {
+        at.round_up_from(self.first, self.period)
+    }
+
+    /// The `n`-th probe run (from 1).
+    fn nth(self, n: i64) -> Millis {
+        self.first + self.period.times((n - 1).max(0))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn probe_ticks_round_up_to_the_period() {
-        let probe = ProbeTiming {
-            initial_delay: Millis::ZERO,
-            period: Millis::secs(1),
-            failure_threshold: 600,
-        };
-        assert_eq!(first_tick(probe, Millis::ZERO, Millis(2000)), Millis(2000));
-        assert_eq!(first_tick(probe, Millis::ZERO, Millis(2100)), Millis(3000));
-        let slow = ProbeTiming {
-            initial_delay: Millis::secs(5),
-            period: Millis::secs(10),
+    fn probe(delay: i64, period: i64) -> ProbeTiming {
+        ProbeTiming {
+            initial_delay: Millis::secs(delay),
+            period: Millis::secs(period),
             failure_threshold: 3,
-        };
-        assert_eq!(
-            first_tick(slow, Millis::ZERO, Millis(2000)),
-            Millis::secs(5)
-        );
-        assert_eq!(
-            first_tick(slow, Millis::ZERO, Millis::secs(6)),
-            Millis::secs(15)
-        );
+        }
+    }
+
+    /// Ticks from the pod's add, a probe only when the container is old enough
+    /// (docs/lifecycle.md §1.3): delay 3, period 5 first probes at 5, not 3.
+    #[test]
+    fn the_initial_delay_skips_ticks_and_does_not_move_them() {
+        let ticks = ProbeTicks::from_pod_add(probe(3, 5), Millis::ZERO);
+        assert_eq!(ticks.first_at_or_after(Millis::ZERO), Millis::secs(5));
+        assert_eq!(ticks.first_at_or_after(Millis::secs(6)), Millis::secs(10));
+        assert_eq!(ticks.nth(3), Millis::secs(15));
+        // Started at 8 behind init containers: 10 is too young (2 < 3), 15 probes.
+        let late = ProbeTicks::from_pod_add(probe(3, 5), Millis::secs(8));
+        assert_eq!(late.first_at_or_after(Millis::secs(8)), Millis::secs(15));
+        // Delay 5, period 10, ready at 2: the tick at 10 (was 5 with ticks from the start).
+        let slow = ProbeTicks::from_pod_add(probe(5, 10), Millis::ZERO);
+        assert_eq!(slow.first_at_or_after(Millis(2000)), Millis::secs(10));
+    }
+
+    #[test]
+    fn a_container_started_on_a_tick_is_probed_on_the_next() {
+        let ticks = ProbeTicks::from_pod_add(probe(0, 1), Millis::ZERO);
+        assert_eq!(ticks.first_at_or_after(Millis::ZERO), Millis::secs(1));
+        assert_eq!(ticks.first_at_or_after(Millis(2000)), Millis(2000));
+        assert_eq!(ticks.first_at_or_after(Millis(2100)), Millis(3000));
+    }
+
+    /// A manual run probes at once and restarts the ticker there.
+    #[test]
+    fn a_manual_run_resets_the_ticker() {
+        let ticks = ProbeTicks::triggered_at(probe(0, 15), Millis::ZERO, Millis(2300));
+        assert_eq!(ticks.first_at_or_after(Millis(2000)), Millis(2300));
+        assert_eq!(ticks.first_at_or_after(Millis(2400)), Millis(17_300));
+        // Too young at the trigger: the next run is a period after it.
+        let young = ProbeTicks::triggered_at(probe(5, 10), Millis::ZERO, Millis::secs(2));
+        assert_eq!(young.first_at_or_after(Millis::ZERO), Millis::secs(12));
     }
 }

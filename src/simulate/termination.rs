@@ -210,6 +210,20 @@ fn pre_stop_length(
     })
 }
 
+/// The preStop's length (as [`pre_stop_length`]), and how long the kubelet waits for
+/// it: no longer than the grace period.
+fn pre_stop_wait(
+    container: &PlannedContainer,
+    budget: Budget,
+    apps_exit: Millis,
+) -> (Option<Millis>, Millis) {
+    let hook = pre_stop_length(container, budget, apps_exit);
+    let waited = hook.map_or(Millis::ZERO, |length| {
+        length.min(Millis::secs(budget.grace))
+    });
+    (hook, waited)
+}
+
 /// A container that does not wait for others: signal after its preStop.
 fn stop_unordered(
     container: &PlannedContainer,
@@ -217,9 +231,7 @@ fn stop_unordered(
     apps_exit: Millis,
     load: Load,
 ) -> StopEntry {
-    let grace_ms = Millis::secs(budget.grace);
-    let hook = pre_stop_length(container, budget, apps_exit);
-    let waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
+    let (hook, waited) = pre_stop_wait(container, budget, apps_exit);
     let remaining = (budget.grace - waited.whole_secs()).max(budget.floor);
     finish(
         container, budget, hook, waited, waited, remaining, apps_exit, load,
@@ -234,9 +246,7 @@ fn stop_in_turn(
     later_done: Millis,
     load: Load,
 ) -> StopEntry {
-    let grace_ms = Millis::secs(budget.grace);
-    let hook = pre_stop_length(container, budget, regular_done);
-    let hook_waited = hook.map_or(Millis::ZERO, |length| length.min(grace_ms));
+    let (hook, hook_waited) = pre_stop_wait(container, budget, regular_done);
     let mut remaining = budget.grace - hook_waited.whole_secs();
     let mut signal = hook_waited;
     if remaining > 0 {
@@ -284,14 +294,25 @@ fn finish(
             .as_ref()
             .is_some_and(|h| h.duration == HookDuration::UntilSelfExits);
     let requests_done = match &container.exit {
-        ExitPolicy::After(length) if container.role == Role::App && !self_exiting => load
-            .in_flight_done(signal)
-            .filter(|done| *done > signal + length.value),
+        ExitPolicy::After(length)
+            if container.role == Role::App
+                && !self_exiting
+                && container.dropped_signal.is_none() =>
+        {
+            load.in_flight_done(signal)
+                .filter(|done| *done > signal + length.value)
+        }
         _ => None,
     };
+    let dropped = container.dropped_signal.as_ref().filter(|_| !self_exiting);
     let natural = if self_exiting {
         // The hook stopped the process itself; it is gone when the hook ends.
         hook.unwrap_or(Millis::ZERO)
+    } else if let Some(dropped) = dropped {
+        // PID 1 is a shell without a TERM handler (§2.7): the kernel drops the signal
+        // and the container runs until SIGKILL. In a shared process namespace the shell
+        // is no namespace init: the signal ends it at once, and its program with it.
+        if dropped.shared_pids { signal } else { kill }
     } else {
         match &container.exit {
             // An app that finishes its requests cannot be done before they are.
@@ -338,7 +359,8 @@ fn finish(
         signal,
         kill,
         exit,
-        killed: natural > kill,
+        killed: natural > kill || dropped.is_some_and(|d| !d.shared_pids),
+        signal_dropped: dropped.is_some(),
         natural_exit: natural,
         requests_done,
         inbound_refused: container.traffic.and_then(|t| cut_at(t.inbound_refused)),

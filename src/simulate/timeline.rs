@@ -114,7 +114,12 @@ pub struct StopEntry {
     pub exit: Millis,
     /// Exited by SIGKILL rather than on its own.
     pub killed: bool,
-    /// When it would have exited without SIGKILL, when that is later than `kill`.
+    /// The stop signal never reached its program: PID 1 is a shell that drops it
+    /// (docs/lifecycle.md §2.7). It runs until SIGKILL, or, in a shared process
+    /// namespace, the shell dies at the signal and takes its program with it.
+    pub signal_dropped: bool,
+    /// When it would have exited without SIGKILL, when that is later than `kill`
+    /// (`kill` itself when the signal was dropped: it would never exit).
     pub natural_exit: Millis,
     /// Apps: when the requests taken before the signal are done, if that (rather than
     /// the shutdown time) decides the exit (`longest-request`).
@@ -231,6 +236,9 @@ pub enum EventKind {
     PreStopCut,
     /// It gets the stop signal.
     Sigterm,
+    /// It gets the stop signal, which never reaches its program: PID 1 is a shell
+    /// without a handler for it (docs/lifecycle.md §2.7).
+    SigtermDropped,
     /// It refuses new inbound connections.
     InboundRefused,
     /// New outbound calls through it fail.

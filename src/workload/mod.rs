@@ -6,11 +6,13 @@
 //! [`list_items`]), and decodes their object metadata, pod template metadata and pod
 //! spec through k8s-openapi. Only those parts are decoded, so a manifest from an older
 //! API version (`batch/v1beta1` CronJob, `extensions/v1beta1` Deployment) is linted like
-//! its current form. `Namespace` objects are kept because their labels decide sidecar
+//! its current form (whether the Kubernetes version in force still serves it is
+//! `resolve::api_removals`'s). `Namespace` objects are kept because their labels decide sidecar
 //! injection. Any other document that holds something shaped like a pod is named in a
 //! note ([`unlinted`]), never skipped without a word.
 
 mod argo;
+pub mod config_map;
 pub mod declared;
 pub mod kinds;
 pub mod knative;
@@ -18,6 +20,7 @@ pub mod reference;
 mod service;
 mod unlinted;
 
+pub use config_map::ConfigMap;
 pub use kinds::{DeclaredKind, Kind, Layout, PodPath};
 pub use reference::Templates;
 pub use service::{Service, TargetPort};
@@ -158,17 +161,18 @@ pub struct Objects {
     pub namespaces: Vec<Namespace>,
     /// Services with a selector found.
     pub services: Vec<Service>,
+    /// ConfigMaps found, whose files a pod may run as scripts.
+    pub config_maps: Vec<ConfigMap>,
     /// Workloads that could not be decoded.
     pub errors: Vec<InputError>,
-    /// Workloads left out on purpose (no containers: a kustomize patch, say).
-    pub skipped: Vec<InputError>,
     /// What every report names: objects of a kind the linter does not read that hold a
-    /// pod, and what a controller does that the linter cannot follow.
+    /// pod, workloads without containers, and what a controller does that the linter
+    /// cannot follow.
     pub notes: Vec<Note>,
 }
 
 /// An object that holds or runs a pod the linter does not lint, and why: a note every
-/// report names, without changing the exit status.
+/// report names, which changes the exit status only under `--strict`.
 #[derive(Clone, Debug)]
 pub struct Note {
     /// Why the pod is not linted, which decides what the user can do about it.
@@ -184,6 +188,9 @@ pub enum Unlinted {
     UnknownKind,
     /// A Rollout whose `spec.workloadRef` names no pod template of the input.
     UnfollowedReference,
+    /// A workload kind with no containers where its pod should be (a kustomize patch,
+    /// a partial object, or a `workloadKinds` entry that names the wrong path).
+    NoContainers,
 }
 
 /// Finds the workloads and namespaces of a document, with Kubernetes' kinds and the
@@ -307,6 +314,10 @@ fn classify(
         found.services.extend(service::read(document, node));
         return;
     }
+    if kind_name == "ConfigMap" && api_version == "v1" {
+        found.config_maps.extend(config_map::read(document, node));
+        return;
+    }
     let Some(kind) = Kind::of(api_version, kind_name, context.declared) else {
         if let Some(error) = unlinted::note(document, node, &path, api_version, kind_name) {
             found.notes.push(Note {
@@ -340,7 +351,10 @@ fn push(decoded: Result<Workload, Rejected>, found: &mut Objects) {
     match decoded {
         Ok(workload) => found.workloads.push(workload),
         Err(Rejected::Invalid(error)) => found.errors.push(error),
-        Err(Rejected::Skipped(note)) => found.skipped.push(note),
+        Err(Rejected::Skipped(error)) => found.notes.push(Note {
+            why: Unlinted::NoContainers,
+            error,
+        }),
         Err(Rejected::Noted(error)) => found.notes.push(Note {
             why: Unlinted::UnfollowedReference,
             error,
@@ -528,10 +542,15 @@ fn decode_workload(
     };
     let name = name_of(&metadata);
     if has_no_containers(node.at(&pod_spec_path)) {
+        let why = if kind.is_declared() {
+            "the `workloadKinds` entry's path is not where its objects keep their pod, or a partial object?"
+        } else {
+            "a kustomize patch or a partial object?"
+        };
         return Err(Rejected::Skipped(at.error(
             &pod_spec_path,
             format!(
-                "{kind} {name} has no containers at `{}.containers`; not linted (a kustomize patch or a partial object?)",
+                "{kind} {name} has no containers at `{}.containers`; not linted ({why})",
                 object.join(&pod_spec_path)
             ),
         )));

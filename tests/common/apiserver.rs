@@ -23,7 +23,12 @@
 //!   404 kubectl also gets the namespace, to say whether that is what is missing.
 //!
 //! Failures are `Status` objects as the API server writes them (apimachinery
-//! `NewNotFound`, `NewForbidden`; apiserver `forbiddenMessage`).
+//! `NewNotFound`, `NewForbidden`; apiserver `forbiddenMessage`). Lists are paged as
+//! the API server pages them: `limit` items, and a `continue` token in the list's
+//! metadata while more remain (here, the offset of the next item).
+//!
+//! For the hostile cases a fixture may make a path misbehave ([`Hostile`]): never
+//! answer, answer forever, or answer with something that is not JSON.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -65,9 +70,22 @@ pub struct Forbidden {
     pub namespace: Option<&'static str>,
 }
 
+/// How a path misbehaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hostile {
+    /// The request is read and never answered; the connection stays open.
+    Stall,
+    /// A list whose body never ends.
+    Endless,
+    /// A 200 answer whose body is not JSON.
+    Garbage,
+}
+
 /// What the server holds.
 #[derive(Clone, Debug)]
 pub struct Fixture {
+    /// Paths (without the query) that misbehave, and how.
+    pub hostile: Vec<(String, Hostile)>,
     /// The objects, each as the API server stores it (with `kind` and `apiVersion`).
     pub objects: Vec<Value>,
     /// What `/version` answers.
@@ -89,6 +107,7 @@ impl Fixture {
     pub fn load(scenario: &str) -> Fixture {
         let (objects, version, groups) = Fixture::read(scenario);
         Fixture {
+            hostile: Vec::new(),
             objects,
             version: version.expect("a version.json in the scenario"),
             forbidden: Vec::new(),
@@ -147,6 +166,12 @@ impl Fixture {
             resource,
             namespace,
         });
+        self
+    }
+
+    /// The same, with requests for `path` answered as `how` says.
+    pub fn hostile(mut self, path: &str, how: Hostile) -> Fixture {
+        self.hostile.push((path.to_owned(), how));
         self
     }
 
@@ -230,7 +255,8 @@ impl ApiServer {
                     }
                     let Ok(stream) = stream else { continue };
                     let (state, log) = (Arc::clone(&state), Arc::clone(&log));
-                    std::thread::spawn(move || serve(stream, &state, &log));
+                    let stop = Arc::clone(&stop);
+                    std::thread::spawn(move || serve(stream, &state, &log, &stop));
                 }
             })
         };
@@ -305,7 +331,7 @@ fn resources(document: &Value) -> Vec<Resource> {
     found
 }
 
-fn serve(stream: TcpStream, state: &State, log: &Mutex<Vec<Request>>) {
+fn serve(stream: TcpStream, state: &State, log: &Mutex<Vec<Request>>, stop: &AtomicBool) {
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(stream) => stream,
         Err(_) => return,
@@ -339,6 +365,16 @@ fn serve(stream: TcpStream, state: &State, log: &Mutex<Vec<Request>>) {
         groups: header("impersonate-group"),
     };
     log.lock().unwrap().push(request.clone());
+    let hostile = state
+        .fixture
+        .hostile
+        .iter()
+        .find(|(path, _)| path == request.path())
+        .map(|(_, how)| *how);
+    if let Some(how) = hostile {
+        misbehave(reader.into_inner(), how, stop);
+        return;
+    }
     let accept = header("accept").join(",");
     let warning = match &state.fixture.version_warning {
         Some(text) if request.path() == "/version" => format!("Warning: 299 - {text:?}\r\n"),
@@ -371,6 +407,38 @@ fn serve(stream: TcpStream, state: &State, log: &Mutex<Vec<Request>>) {
     // Reading what is left lets the client see a clean close.
     let _ = stream.set_read_timeout(Some(std::time::Duration::from_millis(50)));
     let _ = stream.read(&mut [0u8; 64]);
+}
+
+/// Answers as `how` says, until the client goes away or the server stops.
+fn misbehave(mut stream: TcpStream, how: Hostile, stop: &AtomicBool) {
+    let wait = std::time::Duration::from_millis(20);
+    match how {
+        Hostile::Stall => {
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(wait);
+            }
+        }
+        Hostile::Garbage => {
+            let body = "<html><body>502 Bad Gateway</body></html>\x1b]0;owned\x07";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+        Hostile::Endless => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":["
+            );
+            let item = "{\"metadata\":{\"name\":\"endless\",\"namespace\":\"shop\"}},".repeat(1000);
+            while !stop.load(Ordering::SeqCst) {
+                if stream.write_all(item.as_bytes()).is_err() {
+                    break;
+                }
+            }
+        }
+    }
 }
 
 fn status_body(code: u16, reason: &str, message: &str, details: Value) -> String {
@@ -543,11 +611,25 @@ fn answer(state: &State, request: &Request, accept: &str) -> (u16, &'static str,
             } else {
                 format!("{group}/{version}")
             };
+            let parameter = |name: &str| {
+                query
+                    .split('&')
+                    .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+                    .and_then(|value| value.parse::<usize>().ok())
+            };
+            let from = parameter("continue").unwrap_or(0).min(items.len());
+            let to = parameter("limit")
+                .filter(|limit| *limit > 0)
+                .map_or(items.len(), |limit| (from + limit).min(items.len()));
+            let mut metadata = json!({"resourceVersion": "4242"});
+            if to < items.len() {
+                metadata["continue"] = json!(to.to_string());
+            }
             let list = json!({
                 "kind": format!("{}List", resource.kind),
                 "apiVersion": api_version,
-                "metadata": {"resourceVersion": "4242"},
-                "items": items,
+                "metadata": metadata,
+                "items": items[from..to],
             });
             (200, "application/json", list.to_string())
         }

@@ -177,12 +177,12 @@ fn finding_line(change: &FindingChange) -> String {
     )
 }
 
-/// Text made safe in Markdown outside code: HTML's characters as entities and the
-/// characters that would start a table cell or a link; code spans written by the
-/// messages (`` `istio-proxy` ``) stay code.
+/// Text made safe in Markdown outside code: control characters shown as escapes,
+/// HTML's characters as entities and the characters that would start a table cell or a
+/// link; code spans written by the messages (`` `istio-proxy` ``) stay code.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in crate::report::escape::controls(text).chars() {
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -197,15 +197,18 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Text inside HTML (a `<summary>`).
+/// Text inside HTML (a `<summary>`), control characters shown as escapes.
 fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
+    crate::report::escape::controls(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
-/// `text` as a code span, with a fence longer than any run of backticks in it.
+/// `text` as a code span, with a fence longer than any run of backticks in it and
+/// control characters shown as escapes.
 fn code(text: &str) -> String {
+    let text = crate::report::escape::controls(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
@@ -230,5 +233,8 @@ mod tests {
     #[test]
     fn escapes_what_markdown_would_read() {
         assert_eq!(escape("a <b> | c"), "a &lt;b&gt; \\| c");
+        assert_eq!(escape("a\u{1b}[2J"), "a\\\\x1b\\[2J");
+        assert_eq!(code("a\u{7}"), "`a\\x07`");
+        assert_eq!(html("<a\r>"), "&lt;a\\x0d&gt;");
     }
 }

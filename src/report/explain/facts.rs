@@ -8,21 +8,24 @@ use crate::report::located::Analysis;
 use crate::resolve::PodPlan;
 use crate::simulate::Timeline;
 
-/// `Deployment shop/api · deploy/api.yaml (document 0) from chart/templates/api.yaml`.
+/// `Deployment shop/api · deploy/all.yaml (document 2 of 5) from chart/templates/api.yaml`.
 pub fn title(analysis: &Analysis) -> String {
-    let w = &analysis.plan.workload;
-    let name = match &w.namespace {
-        Some(ns) => format!("{ns}/{}", w.name),
-        None => w.name.clone(),
-    };
-    let mut title = format!(
-        "{} {name} · {} (document {})",
-        w.kind, analysis.file, analysis.document
-    );
+    format!(
+        "{} · {}",
+        crate::report::subject(&analysis.plan.workload),
+        place(analysis)
+    )
+}
+
+/// Where the workload was read: `deploy/all.yaml (document 2 of 5) from
+/// chart/templates/api.yaml`.
+pub(crate) fn place(analysis: &Analysis) -> String {
+    let mut place =
+        crate::report::document_place(&analysis.file, analysis.document, analysis.documents);
     if let Some(origin) = &analysis.origin {
-        title.push_str(&format!(" from {origin}"));
+        place.push_str(&format!(" from {origin}"));
     }
-    title
+    place
 }
 
 /// The lines under the title: each mesh, the version and the grace period the

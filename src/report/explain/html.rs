@@ -4,14 +4,16 @@
 //!
 //! Nothing is fetched: the styles are inline, the drawings are inline SVG, there is no
 //! script (the filter is checkboxes and CSS `:has()`), and the fonts are the reader's.
+//! A workload's drawings and findings ([`workload_body`]) are drawn the same way in
+//! `lint --format html`'s page.
 
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::sync::Arc;
 
 use super::facts;
-use super::lanes::{MarkKind, Panel, State, panels};
-use super::svg::{self, Geometry, escape};
+use super::lanes::{Panel, panels};
+use super::svg::{self, Geometry, Legend, escape};
 use crate::report::assumptions;
 use crate::report::located::{Analysis, Located};
 use crate::rules::Severity;
@@ -21,19 +23,8 @@ use crate::settings::Settings;
 /// leave room beside it for the findings.
 const AXIS_WIDTH: f64 = 440.0;
 
-const PAGE_STYLE: &str = r#"
-:root{color-scheme:light;--error:#c62828;--warning:#b26a00;--info:#1565c0;--muted:#5f6368}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;color:#1f2328;background:#f6f8fa}
-header{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #d0d7de;padding:12px 24px}
-h1{font-size:18px;margin:0 0 4px}
-h2{font-size:16px;margin:0}
-.run,.origin,.facts{color:var(--muted);margin:2px 0}
-.filter{display:flex;flex-wrap:wrap;gap:14px;align-items:center;margin-top:8px}
-.filter label{cursor:pointer;user-select:none}
-.legend svg{display:block;max-width:100%;height:auto;margin-top:6px}
-main{padding:16px 24px;display:flex;flex-direction:column;gap:16px}
-.workload{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 18px}
+/// The styles of a workload's drawings and findings, on any page that shows them.
+pub(crate) const WORKLOAD_STYLE: &str = r#"
 .panel-row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start;margin-top:10px}
 .drawing{flex:0 1 auto;max-width:100%;overflow-x:auto}
 .drawing svg{display:block}
@@ -48,10 +39,29 @@ main{padding:16px 24px;display:flex;flex-direction:column;gap:16px}
 .finding pre{white-space:pre-wrap;margin:4px 0;font-size:12px}
 .badge{display:inline-block;border-radius:10px;padding:0 7px;font-size:12px;color:#fff;background:var(--muted)}
 .badge.error{background:var(--error)}.badge.warning{background:var(--warning)}.badge.info{background:var(--info)}
-.assumptions{margin-top:10px;color:var(--muted);font-size:13px}
-.assumptions ul{margin:4px 0;padding-left:20px}
+.assumptions{margin:10px 0 0;color:var(--muted);font-size:13px}
+.origin,.facts{color:var(--muted);margin:2px 0}
 g.lane:target rect{stroke:#000;stroke-width:2}
 .empty{color:var(--muted)}
+"#;
+
+/// The page's colours: the severities' as the drawings' hazard bars have them, dark
+/// enough for white text on a badge.
+pub(crate) const ROOT_STYLE: &str =
+    ":root{color-scheme:light;--error:#b3261e;--warning:#8a5a00;--info:#4f4f9a;--muted:#57606a}";
+
+const PAGE_STYLE: &str = r#"
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;color:#1f2328;background:#f6f8fa}
+header{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #d0d7de;padding:12px 24px}
+h1{font-size:18px;margin:0 0 4px}
+h2{font-size:16px;margin:0}
+.run{color:var(--muted);margin:2px 0}
+.filter{display:flex;flex-wrap:wrap;gap:14px;align-items:center;margin-top:8px}
+.filter label{cursor:pointer;user-select:none}
+.legend svg{display:block;max-width:100%;height:auto;margin-top:6px}
+main{padding:16px 24px;display:flex;flex-direction:column;gap:16px}
+.workload{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 18px}
 body:has(#show-error:not(:checked)) .sev-error,
 body:has(#show-warning:not(:checked)) .sev-warning,
 body:has(#show-info:not(:checked)) .sev-info,
@@ -69,25 +79,25 @@ pub fn html(analyses: &[Analysis], settings: &Settings) -> String {
     for analysis in analyses {
         page.push_str(&index.workload(analysis));
     }
-    page.push_str(&index.end());
+    page.push_str(index.end());
     page
 }
 
 /// What the page's header says of the whole run — how many workloads from how many
-/// files, the findings counted by severity, the legend — taken one workload at a time
+/// inputs, the findings counted by severity, the legend — taken one workload at a time
 /// ([`HtmlIndex::add`]), so that the page can then be written one workload at a time
 /// ([`HtmlIndex::start`], [`HtmlIndex::workload`], [`HtmlIndex::end`]) without holding
 /// the run: the page holds its index, never every drawing.
 #[derive(Debug, Default)]
 pub struct HtmlIndex {
     workloads: usize,
-    files: HashSet<Arc<str>>,
+    /// Files, streams, renderings or objects read from a cluster.
+    inputs: HashSet<Arc<str>>,
     /// Unsuppressed findings by severity: errors, warnings, infos.
     counts: [usize; 3],
     suppressed: usize,
     clean: usize,
-    states: Vec<State>,
-    marks: Vec<MarkKind>,
+    legend: Legend,
     /// The index of the next workload written.
     next: usize,
 }
@@ -96,8 +106,8 @@ impl HtmlIndex {
     /// Counts one workload in.
     pub fn add(&mut self, analysis: &Analysis) {
         self.workloads += 1;
-        if !self.files.contains(&analysis.file) {
-            self.files.insert(Arc::clone(&analysis.file));
+        if !self.inputs.contains(&analysis.file) {
+            self.inputs.insert(Arc::clone(&analysis.file));
         }
         for located in &analysis.findings {
             if located.suppressed.is_some() {
@@ -107,18 +117,9 @@ impl HtmlIndex {
             }
         }
         self.clean += usize::from(is_clean(analysis));
-        for panel in panels(analysis) {
-            for state in panel.states() {
-                if !self.states.contains(&state) {
-                    self.states.push(state);
-                }
-            }
-            for mark in panel.marks() {
-                if !self.marks.contains(&mark) {
-                    self.marks.push(mark);
-                }
-            }
-        }
+        panels(analysis)
+            .iter()
+            .for_each(|panel| self.legend.add(panel));
     }
 
     /// The page's head and header: counts, filter and legend.
@@ -135,13 +136,14 @@ impl HtmlIndex {
         );
         let _ = writeln!(
             page,
-            "<style>{PAGE_STYLE}</style>\n</head>\n<body>\n<header>"
+            "<style>{ROOT_STYLE}{PAGE_STYLE}{WORKLOAD_STYLE}{}</style>\n</head>\n<body>\n<header>",
+            svg::STYLE
         );
         let _ = writeln!(
             page,
             "<h1>Start-up and shutdown timelines</h1>\n<p class=\"run\">{} from {} · {} {}</p>",
             plural(self.workloads, "workload"),
-            plural(self.files.len(), "file"),
+            plural(self.inputs.len(), "input"),
             crate::PLUGIN_NAME,
             env!("CARGO_PKG_VERSION")
         );
@@ -169,9 +171,9 @@ impl HtmlIndex {
         page.push_str("</form>\n<div class=\"legend\">");
         let legend_width = 900.0;
         let mut legend = String::new();
-        let height = svg::legend(&mut legend, &self.states, &self.marks, legend_width, 0.0);
+        let height = self.legend.draw(&mut legend, legend_width, 0.0);
         if height > 0.0 {
-            page.push_str(&svg::document(legend_width, height, &legend));
+            page.push_str(&svg::element(legend_width, height, &legend));
         }
         page.push_str("</div>\n</header>\n<main>\n");
         if self.workloads == 0 {
@@ -189,30 +191,48 @@ impl HtmlIndex {
     }
 
     /// What closes the page.
-    pub fn end(&self) -> String {
-        "</main>\n</body>\n</html>\n".to_owned()
+    pub fn end(&self) -> &'static str {
+        "</main>\n</body>\n</html>\n"
     }
 }
 
 fn workload(page: &mut String, index: usize, analysis: &Analysis, panels: &[Panel]) {
-    let plan = &analysis.plan;
-    let w = &plan.workload;
-    let name = match &w.namespace {
-        Some(ns) => format!("{ns}/{}", w.name),
-        None => w.name.clone(),
-    };
     let clean = if is_clean(analysis) { " clean" } else { "" };
     let _ = writeln!(
         page,
-        "<section class=\"workload{clean}\" id=\"w{index}\">\n<h2>{} {}</h2>",
-        escape(w.kind.as_str()),
-        escape(&name)
+        "<section class=\"workload{clean}\" id=\"w{index}\">\n<h2>{}</h2>",
+        escape(&crate::report::subject(&analysis.plan.workload))
     );
-    let mut origin = format!("{} (document {})", analysis.file, analysis.document);
-    if let Some(from) = &analysis.origin {
-        let _ = write!(origin, " from {from}");
-    }
-    let _ = writeln!(page, "<p class=\"origin\">{}</p>", escape(&origin));
+    let _ = writeln!(
+        page,
+        "<p class=\"origin\">{}</p>",
+        escape(&facts::place(analysis))
+    );
+    let ids = format!("w{index}-f");
+    let mut draw = |page: &mut String, panel: &Panel, geometry: &Geometry| {
+        let drawing = svg::panel_drawing(panel, geometry, Some(&ids));
+        page.push_str(&svg::element(drawing.width, drawing.height, &drawing.body));
+        true
+    };
+    workload_body(page, &format!("w{index}"), analysis, panels, &mut draw);
+    page.push_str("</section>\n");
+}
+
+/// Draws one panel of a workload into a page; true when its hazard lanes have the ids
+/// a finding's card can link to.
+pub(crate) type DrawPanel<'a> = dyn FnMut(&mut String, &Panel, &Geometry) -> bool + 'a;
+
+/// A workload's facts, each panel's drawing (by `draw`) with the findings whose hazard
+/// bars it shows beside it, the other findings, and the assumptions. Its findings link
+/// to hazard lanes with ids after `id`.
+pub(crate) fn workload_body(
+    page: &mut String,
+    id: &str,
+    analysis: &Analysis,
+    panels: &[Panel],
+    draw: &mut DrawPanel<'_>,
+) {
+    let plan = &analysis.plan;
     for fact in facts::header(plan, &analysis.timeline) {
         let _ = writeln!(page, "<p class=\"facts\">{}</p>", escape(&fact));
     }
@@ -220,11 +240,7 @@ fn workload(page: &mut String, index: usize, analysis: &Analysis, panels: &[Pane
     let mut placed = vec![false; analysis.findings.len()];
     for panel in panels {
         page.push_str("<div class=\"panel-row\">\n<div class=\"drawing\">");
-        page.push_str(&svg::workload_svg(
-            std::slice::from_ref(panel),
-            &geometry,
-            &format!("w{index}-f"),
-        ));
+        let linked = draw(page, panel, &geometry);
         page.push_str("</div>\n<div class=\"findings\">\n");
         for finding in panel
             .lanes
@@ -233,7 +249,7 @@ fn workload(page: &mut String, index: usize, analysis: &Analysis, panels: &[Pane
             .map(|h| h.finding)
         {
             placed[finding] = true;
-            card(page, index, finding, &analysis.findings[finding], true);
+            card(page, id, finding, &analysis.findings[finding], linked);
         }
         page.push_str("</div>\n</div>\n");
     }
@@ -243,22 +259,23 @@ fn workload(page: &mut String, index: usize, analysis: &Analysis, panels: &[Pane
     if !others.is_empty() {
         page.push_str("<div class=\"panel-row\"><div class=\"findings\">\n");
         for finding in others {
-            card(page, index, finding, &analysis.findings[finding], false);
+            card(page, id, finding, &analysis.findings[finding], false);
         }
         page.push_str("</div></div>\n");
     }
     if analysis.findings.is_empty() {
         page.push_str("<p class=\"empty\">No hazards found.</p>\n");
     }
-    page.push_str("<div class=\"assumptions\"><strong>Assumptions</strong><ul>\n");
-    for assumption in facts::assumptions(plan) {
-        let _ = writeln!(page, "<li>{}</li>", escape(&assumption));
-    }
-    page.push_str("</ul></div>\n</section>\n");
+    // One paragraph: a page may hold thousands of workloads.
+    let _ = writeln!(
+        page,
+        "<p class=\"assumptions\"><strong>Assumptions:</strong> {}</p>",
+        escape(&facts::assumptions(plan).join(" · "))
+    );
 }
 
 /// One finding beside the drawing; `on_timeline` when a hazard bar shows it.
-fn card(page: &mut String, workload: usize, index: usize, located: &Located, on_timeline: bool) {
+fn card(page: &mut String, workload: &str, index: usize, located: &Located, on_timeline: bool) {
     let finding = &located.finding;
     let severity = finding.severity.as_str();
     let suppressed = if located.suppressed.is_some() {
@@ -271,7 +288,7 @@ fn card(page: &mut String, workload: usize, index: usize, located: &Located, on_
         "<article class=\"finding sev-{severity}{suppressed}\" data-finding=\"{index}\">"
     );
     let link = if on_timeline {
-        format!(" <a href=\"#w{workload}-f{index}\">on the timeline</a>")
+        format!(" <a href=\"#{workload}-f{index}\">on the timeline</a>")
     } else {
         String::new()
     };
@@ -281,13 +298,14 @@ fn card(page: &mut String, workload: usize, index: usize, located: &Located, on_
         finding.rule.id, finding.rule.name
     );
     let _ = writeln!(page, "<p>{}</p>", escape(&finding.message));
-    let _ = writeln!(
-        page,
-        "<p class=\"where\">{}:{}:{}</p>",
-        escape(&located.file),
-        located.primary.start.line,
-        located.primary.start.column
+    let mut place = format!(
+        "{}:{}:{}",
+        located.file, located.primary.start.line, located.primary.start.column
     );
+    if let Some(origin) = &located.origin {
+        let _ = write!(place, " (from {origin})");
+    }
+    let _ = writeln!(page, "<p class=\"where\">{}</p>", escape(&place));
     if !finding.help.is_empty() {
         let _ = writeln!(page, "<pre>Fix: {}</pre>", escape(&finding.help));
     }

@@ -1,6 +1,7 @@
 //! Turns a Timeline into lanes: one per container, one for the endpoints, one per
-//! hazard, for each phase.
+//! hazard, for each phase, on a time axis that fits them all.
 
+use super::scale::Scale;
 use crate::report::located::Analysis;
 use crate::resolve::{ContainerList, Hook, HookDuration, InitRun, PlannedContainer, Role};
 use crate::rules::Severity;
@@ -22,25 +23,13 @@ pub enum State {
     Stopping,
     /// Endpoints still route new requests to the pod.
     Routed,
-    /// Traffic can be lost here.
+    /// Traffic can be lost here; drawn in the colour of the finding's severity.
     Hazard,
     /// Blocked forever (never starts, never exits).
     Stuck,
 }
 
 impl State {
-    /// Every state, in the order legends list them.
-    pub const ALL: [State; 8] = [
-        State::Starting,
-        State::Running,
-        State::Hook,
-        State::Draining,
-        State::Stopping,
-        State::Routed,
-        State::Hazard,
-        State::Stuck,
-    ];
-
     /// What the state means, for legends.
     pub fn meaning(self) -> &'static str {
         match self {
@@ -52,6 +41,51 @@ impl State {
             State::Routed => "routed",
             State::Hazard => "hazard",
             State::Stuck => "stuck",
+        }
+    }
+}
+
+/// A colour of a legend: a state, or a hazard of one severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swatch {
+    /// A state of a container or of the endpoints.
+    State(State),
+    /// The hazard bar of a finding of this severity.
+    Hazard(Severity),
+}
+
+impl Swatch {
+    /// Every swatch, in the order legends list them.
+    pub const ALL: [Swatch; 10] = [
+        Swatch::State(State::Starting),
+        Swatch::State(State::Running),
+        Swatch::State(State::Hook),
+        Swatch::State(State::Draining),
+        Swatch::State(State::Stopping),
+        Swatch::State(State::Routed),
+        Swatch::State(State::Stuck),
+        Swatch::Hazard(Severity::Error),
+        Swatch::Hazard(Severity::Warning),
+        Swatch::Hazard(Severity::Info),
+    ];
+
+    /// What the swatch means, for legends.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Swatch::State(state) => state.meaning(),
+            Swatch::Hazard(Severity::Error) => "error hazard",
+            Swatch::Hazard(Severity::Warning) => "warning hazard",
+            Swatch::Hazard(Severity::Info) => "info hazard",
+        }
+    }
+
+    /// The class of its colour in pictures: the state's meaning, `hazard error`.
+    pub fn class(self) -> &'static str {
+        match self {
+            Swatch::State(state) => state.meaning(),
+            Swatch::Hazard(Severity::Error) => "hazard error",
+            Swatch::Hazard(Severity::Warning) => "hazard warning",
+            Swatch::Hazard(Severity::Info) => "hazard info",
         }
     }
 }
@@ -88,7 +122,7 @@ impl MarkKind {
             MarkKind::Ready => "ready",
             MarkKind::Sigterm => "SIGTERM",
             MarkKind::Sigkill => "SIGKILL",
-            MarkKind::Exit => "exit (or endpoints removed)",
+            MarkKind::Exit => "exit",
             MarkKind::Removed => "endpoints removed",
             MarkKind::UnknownLength => "hook of unknown length",
         }
@@ -112,7 +146,7 @@ pub struct Mark {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lane {
     pub label: String,
-    /// Short role tag: app, init, proxy, sidecar, pod, hazard id.
+    /// Short role tag: app, init, proxy, sidecar, pod; a hazard's severity.
     pub tag: String,
     pub segments: Vec<Segment>,
     pub marks: Vec<Mark>,
@@ -120,6 +154,20 @@ pub struct Lane {
     pub note: Option<String>,
     /// For a hazard lane, the finding it draws.
     pub hazard: Option<Hazard>,
+}
+
+impl Lane {
+    /// The pod's endpoints lane, with its `note` (`ready at 2 s`).
+    fn endpoints(note: String) -> Lane {
+        Lane {
+            label: "endpoints".into(),
+            tag: "pod".into(),
+            segments: Vec::new(),
+            marks: Vec::new(),
+            note: Some(note),
+            hazard: None,
+        }
+    }
 }
 
 /// The finding a hazard lane draws.
@@ -131,37 +179,47 @@ pub struct Hazard {
     pub suppressed: bool,
 }
 
-/// The lanes of one phase, and the time it spans.
+impl Lane {
+    /// The colour of `segment` of this lane.
+    pub fn swatch(&self, segment: &Segment) -> Swatch {
+        match (segment.state, self.hazard) {
+            (State::Hazard, Some(hazard)) => Swatch::Hazard(hazard.severity),
+            (State::Hazard, None) => Swatch::Hazard(Severity::Error),
+            (state, _) => Swatch::State(state),
+        }
+    }
+}
+
+/// The lanes of one phase, and the axis they are drawn on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Panel {
     pub phase: Phase,
     pub title: String,
-    pub end: Millis,
+    /// The time axis: linear, or cut where a long stretch holds no event.
+    pub scale: Scale,
+    /// When the grace period ends and the kubelet sends SIGKILL (termination only).
+    pub deadline: Option<Millis>,
     pub lanes: Vec<Lane>,
 }
 
 impl Panel {
-    /// The states drawn in this panel, in legend order.
-    pub fn states(&self) -> Vec<State> {
-        let drawn = |state| {
+    /// The end of the axis.
+    pub fn end(&self) -> Millis {
+        self.scale.end()
+    }
+
+    /// The colours drawn in this panel, in legend order.
+    pub fn swatches(&self) -> Vec<Swatch> {
+        let drawn = |swatch| {
             self.lanes
                 .iter()
-                .any(|lane| lane.segments.iter().any(|s| s.state == state))
+                .any(|lane| lane.segments.iter().any(|s| lane.swatch(s) == swatch))
         };
-        State::ALL.into_iter().filter(|s| drawn(*s)).collect()
+        Swatch::ALL.into_iter().filter(|s| drawn(*s)).collect()
     }
 
     /// The marks drawn in this panel, in legend order.
     pub fn marks(&self) -> Vec<MarkKind> {
-        let mut marks = self.all_marks();
-        // One mark for both: the legend names it once.
-        if marks.contains(&MarkKind::Exit) {
-            marks.retain(|m| *m != MarkKind::Removed);
-        }
-        marks
-    }
-
-    fn all_marks(&self) -> Vec<MarkKind> {
         let drawn = |kind| {
             self.lanes
                 .iter()
@@ -207,7 +265,7 @@ fn tag(container: &PlannedContainer) -> String {
 
 fn lane(container: &PlannedContainer) -> Lane {
     Lane {
-        label: container.name.clone(),
+        label: crate::report::escape::controls(&container.name).into_owned(),
         tag: tag(container),
         segments: Vec::new(),
         marks: Vec::new(),
@@ -226,11 +284,16 @@ fn mark(lane: &mut Lane, at: Millis, kind: MarkKind) {
     lane.marks.push(Mark { at, kind });
 }
 
-/// Rounds a phase's end up to leave room after the last event. Capped at half the
-/// range of `Millis`, so that stepping past the end to draw ticks cannot saturate.
-fn span_end(last: Millis) -> Millis {
-    let padded = last.0.saturating_add(last.0 / 8).saturating_add(500);
-    Millis(padded.clamp(2000, i64::MAX / 2))
+/// The times where the hazards of `phase` start and end: the axis must reach them, so
+/// that no bar is cut short. A window open at its end (length 0) runs to the axis end.
+fn hazard_times(analysis: &Analysis, phase: Phase) -> Vec<Millis> {
+    analysis
+        .findings
+        .iter()
+        .filter_map(|located| located.finding.window.as_ref())
+        .filter(|window| window.phase == phase)
+        .flat_map(|window| [window.from, window.to.max(window.from)])
+        .collect()
 }
 
 /// All panels of one analysis.
@@ -252,21 +315,22 @@ pub fn panels(analysis: &Analysis) -> Vec<Panel> {
 fn startup(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let records = &analysis.timeline.containers;
-    let mut last = analysis.timeline.startup.pod_ready.unwrap_or_default();
+    let mut times = hazard_times(analysis, Phase::Startup);
+    times.extend(analysis.timeline.startup.pod_ready);
     for entry in records.iter().map(|c| &c.start) {
-        for at in [
-            entry.started,
-            entry.ready,
-            entry.post_start_done,
-            entry.exited,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            last = last.max(at);
-        }
+        times.extend(
+            [
+                entry.started,
+                entry.ready,
+                entry.post_start_done,
+                entry.exited,
+            ]
+            .into_iter()
+            .flatten(),
+        );
     }
-    let end = span_end(last);
+    let scale = Scale::fit(times);
+    let end = scale.end();
     let mut lanes = Vec::new();
     for (id, container) in plan.containers.with_ids() {
         let record = &records[id];
@@ -320,26 +384,23 @@ fn startup(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
-    let mut endpoints = Lane {
-        label: "endpoints".into(),
-        tag: "pod".into(),
-        segments: Vec::new(),
-        marks: Vec::new(),
-        note: Some(match analysis.timeline.startup.pod_ready {
+    // A pod no Service or port can reach has no endpoints to join.
+    if plan.reachable() {
+        let mut endpoints = Lane::endpoints(match analysis.timeline.startup.pod_ready {
             Some(at) => format!("ready at {at}"),
             None => "never ready".into(),
-        }),
-        hazard: None,
-    };
-    if let Some(ready) = analysis.timeline.startup.pod_ready {
-        segment(&mut endpoints, ready, end, State::Routed);
-        mark(&mut endpoints, ready, MarkKind::Ready);
+        });
+        if let Some(ready) = analysis.timeline.startup.pod_ready {
+            segment(&mut endpoints, ready, end, State::Routed);
+            mark(&mut endpoints, ready, MarkKind::Ready);
+        }
+        lanes.push(endpoints);
     }
-    lanes.push(endpoints);
     Panel {
         phase: Phase::Startup,
         title: "Start-up (0 = pod scheduled)".into(),
-        end,
+        scale,
+        deadline: None,
         lanes,
     }
 }
@@ -347,14 +408,20 @@ fn startup(analysis: &Analysis) -> Panel {
 fn termination(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let t = &analysis.timeline.termination;
-    let mut last = t.endpoints_removed.max(Millis::secs(t.grace.value));
+    let deadline = Millis::secs(t.grace.value);
+    let mut times = hazard_times(analysis, Phase::Termination);
+    times.extend([t.endpoints_removed, deadline]);
     let records = &analysis.timeline.containers;
     for entry in records.iter().filter_map(|c| c.stop.as_ref()) {
-        last = last
-            .max(entry.exit)
-            .max(entry.kill.min(entry.natural_exit.max(entry.exit)));
+        times.extend([
+            entry.signal,
+            entry.exit,
+            entry.kill.min(entry.natural_exit.max(entry.exit)),
+        ]);
+        times.extend(entry.pre_stop_end);
+        times.extend(entry.inbound_drained);
     }
-    let end = span_end(last);
+    let scale = Scale::fit(times);
     let mut lanes = Vec::new();
     for (id, container) in plan.containers.with_ids() {
         let record = &records[id];
@@ -383,15 +450,28 @@ fn termination(analysis: &Analysis) -> Panel {
             }
             None => segment(&mut lane, hook_end, running_until, State::Running),
         }
-        segment(&mut lane, entry.signal, entry.exit, State::Stopping);
+        // A dropped signal changes nothing: it runs on as before.
+        let after_signal = if entry.signal_dropped {
+            State::Running
+        } else {
+            State::Stopping
+        };
+        segment(&mut lane, entry.signal, entry.exit, after_signal);
         if entry.signal < entry.exit || entry.signal == entry.natural_exit {
             mark(&mut lane, entry.signal, MarkKind::Sigterm);
         }
+        if entry.signal_dropped {
+            note(&mut lane, "SIGTERM dropped by its PID 1 shell".into());
+        }
         if entry.killed {
             mark(&mut lane, entry.kill, MarkKind::Sigkill);
-            lane.note = Some(format!("SIGKILL at {}", entry.kill));
+            note(&mut lane, format!("SIGKILL at {}", entry.kill));
         } else {
             mark(&mut lane, entry.exit, MarkKind::Exit);
+            if entry.exit == entry.signal {
+                // Its exit mark falls on its SIGTERM: say so in words too.
+                note(&mut lane, format!("exits on SIGTERM at {}", entry.exit));
+            }
         }
         if entry.pre_stop_end.is_some() && of_unknown_length(container.pre_stop.as_ref()) {
             mark(&mut lane, Millis::ZERO, MarkKind::UnknownLength);
@@ -402,29 +482,25 @@ fn termination(analysis: &Analysis) -> Panel {
         }
         lanes.push(lane);
     }
-    let mut endpoints = Lane {
-        label: "endpoints".into(),
-        tag: "pod".into(),
-        segments: Vec::new(),
-        marks: Vec::new(),
-        note: Some(format!("removed at {}", t.endpoints_removed)),
-        hazard: None,
-    };
-    segment(
-        &mut endpoints,
-        Millis::ZERO,
-        t.endpoints_removed,
-        State::Routed,
-    );
-    mark(&mut endpoints, t.endpoints_removed, MarkKind::Removed);
-    lanes.push(endpoints);
+    if plan.reachable() {
+        let mut endpoints = Lane::endpoints(format!("removed at {}", t.endpoints_removed));
+        segment(
+            &mut endpoints,
+            Millis::ZERO,
+            t.endpoints_removed,
+            State::Routed,
+        );
+        mark(&mut endpoints, t.endpoints_removed, MarkKind::Removed);
+        lanes.push(endpoints);
+    }
     Panel {
         phase: Phase::Termination,
         title: format!(
             "Termination (0 = deletion; grace period {} s)",
             t.grace.value
         ),
-        end,
+        scale,
+        deadline: Some(deadline),
         lanes,
     }
 }
@@ -433,13 +509,13 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
     let plan = &analysis.plan;
     let completion = analysis.timeline.completion.as_ref()?;
     let records = &analysis.timeline.containers;
-    let last = records
-        .iter()
-        .filter_map(|c| c.job.exit)
-        .chain([completion.work_done])
-        .max()
-        .unwrap_or_default();
-    let end = span_end(last + Millis::secs(2));
+    let mut times = hazard_times(analysis, Phase::Completion);
+    times.extend(records.iter().filter_map(|c| c.job.exit));
+    times.extend(records.iter().filter_map(|c| c.start.started));
+    times.extend([completion.work_done, completion.work_done + Millis::secs(2)]);
+    times.extend(completion.completes);
+    let scale = Scale::fit(times);
+    let end = scale.end();
     let mut lanes = Vec::new();
     for (id, container) in plan.containers.with_ids() {
         let record = &records[id];
@@ -463,7 +539,12 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
         lanes.push(lane);
     }
     let mut job = Lane {
-        label: plan.kind.as_str().to_owned(),
+        // A CronJob's pods are its Jobs': what completes (or not) is each Job.
+        label: if plan.kind == crate::workload::Kind::CronJob {
+            "Job".to_owned()
+        } else {
+            plan.kind.as_str().to_owned()
+        },
         tag: "pod".into(),
         segments: Vec::new(),
         marks: Vec::new(),
@@ -480,7 +561,8 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
     Some(Panel {
         phase: Phase::Completion,
         title: format!("Completion (work ends at {})", completion.work_done),
-        end,
+        scale,
+        deadline: None,
         lanes,
     })
 }
@@ -496,9 +578,15 @@ fn add_hazards(panel: &mut Panel, analysis: &Analysis) {
         }
         let length = window.to - window.from;
         let rule = located.finding.rule;
+        let suppressed = located.suppressed.is_some();
         let mut lane = Lane {
             label: rule.id.to_owned(),
-            tag: "hazard".to_owned(),
+            // The severity in words, beside its colour.
+            tag: if suppressed {
+                "suppressed".to_owned()
+            } else {
+                located.finding.severity.to_string()
+            },
             segments: Vec::new(),
             marks: Vec::new(),
             note: Some(if length.0 > 0 {
@@ -509,29 +597,14 @@ fn add_hazards(panel: &mut Panel, analysis: &Analysis) {
             hazard: Some(Hazard {
                 finding: index,
                 severity: located.finding.severity,
-                suppressed: located.suppressed.is_some(),
+                suppressed,
             }),
         };
-        // Inside the axis, whatever the window says: an open window runs to its end.
-        let to = if length.0 > 0 { window.to } else { panel.end };
-        let from = window.from.clamp(Millis::ZERO, panel.end);
-        segment(&mut lane, from, to.min(panel.end), State::Hazard);
+        // The axis reaches every window's end; an open window runs to the axis's end.
+        let end = panel.end();
+        let to = if length.0 > 0 { window.to } else { end };
+        let from = window.from.clamp(Millis::ZERO, end);
+        segment(&mut lane, from, to.min(end), State::Hazard);
         panel.lanes.push(lane);
     }
-}
-
-/// A tick interval that puts at most `max_ticks` labelled ticks on `end`.
-pub fn tick_interval(end: Millis, max_ticks: i64) -> Millis {
-    const STEPS: [i64; 12] = [
-        500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000,
-    ];
-    STEPS
-        .iter()
-        .copied()
-        .find(|step| end.0 / step <= max_ticks)
-        .map_or_else(
-            // Beyond the steps (an absurd grace period): whole hours, still few ticks.
-            || Millis((end.0 / max_ticks.max(1) / 3_600_000 + 1).saturating_mul(3_600_000)),
-            Millis,
-        )
 }

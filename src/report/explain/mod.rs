@@ -4,12 +4,20 @@
 mod facts;
 mod html;
 mod json;
-mod lanes;
+pub(crate) mod lanes;
 mod reasons;
+mod scale;
 mod svg;
 mod text;
 
+pub(crate) use facts::place;
 pub use html::{HtmlIndex, html};
+pub(crate) use html::{ROOT_STYLE, WORKLOAD_STYLE, workload_body};
 pub use json::{JsonStream, json};
+pub(crate) use lanes::panels;
 pub use svg::{SvgIndex, svg};
+pub(crate) use svg::{
+    Geometry, Legend, STYLE as DRAWING_STYLE, document as svg_document, element as svg_element,
+    escape, panel_drawing,
+};
 pub use text::text;

@@ -2,6 +2,7 @@
 //! why it is not injected, from the facts `resolve` states ([`DecisionReason`],
 //! [`NotInjectedCause`]). The text and JSON explanations give the same sentences.
 
+use crate::resolve::mesh::{InManifestWords, OptInWords};
 use crate::resolve::{
     AutoFrom, DecisionReason, Enrollment, Injection, LabelOwner, Mesh, MeshDecision, MetadataKind,
     NativeReason, NotInjectedCause, ProxyMode,
@@ -46,11 +47,12 @@ pub fn mode(decision: &MeshDecision) -> String {
         ProxyMode::None => "none".to_owned(),
         ProxyMode::Ambient => "ambient".to_owned(),
         ProxyMode::Classic => "classic".to_owned(),
-        // Kuma's `kuma-dp wait` is known by what it waits for.
-        ProxyMode::Held { .. } if decision.mesh == Mesh::Kuma => {
-            "classic, held (waits for the dataplane)".to_owned()
-        }
         ProxyMode::Held { first, command } => {
+            // A hold known by what it waits for rather than its command (Kuma's
+            // `kuma-dp wait`).
+            if let Some(awaited) = decision.mesh.words().held_waits_for {
+                return format!("classic, held (waits for {awaited})");
+            }
             let first = if first { "proxy first, " } else { "" };
             format!("classic, held ({first}postStart {command})")
         }
@@ -72,8 +74,8 @@ fn not_injected(mesh: Mesh, cause: &NotInjectedCause, ambient: Option<&Enrollmen
             format!("namespace has {key}={value}")
         }
         NotInjectedCause::WebhookNotCalled => "the webhook is not called for this pod".to_owned(),
-        // Istio's values are strings compared as such; Linkerd's a keyword.
-        NotInjectedCause::PodOptOut { key, value } if mesh == Mesh::Istio => {
+        // Values compared as strings are quoted; keywords are not.
+        NotInjectedCause::PodOptOut { key, value } if mesh.words().quoted_values => {
             format!("`{key}: \"{value}\"`")
         }
         NotInjectedCause::PodOptOut { key, value } => format!("`{key}: {value}`"),
@@ -91,22 +93,20 @@ fn not_injected(mesh: Mesh, cause: &NotInjectedCause, ambient: Option<&Enrollmen
 
 fn reason(mesh: Mesh, reason: &DecisionReason) -> String {
     match reason {
-        DecisionReason::InManifest { container } => match mesh {
-            Mesh::Istio | Mesh::Linkerd => {
+        DecisionReason::InManifest { container } => match mesh.words().in_manifest {
+            InManifestWords::InjectedAlready => {
                 format!("`{container}` is in the manifest: it was injected already")
             }
-            Mesh::Consul => "the Consul dataplane is in the manifest".to_owned(),
-            Mesh::Kuma | Mesh::Dapr => format!("`{container}` is in the manifest"),
+            InManifestWords::Named(name) => format!("{name} is in the manifest"),
+            InManifestWords::Container => format!("`{container}` is in the manifest"),
         },
         DecisionReason::PodOptIn(setting) => {
             let kind = metadata_kind(setting.kind);
             let (key, value) = (setting.key, &setting.value);
-            match mesh {
-                Mesh::Linkerd => format!("pod {kind} `{key}`"),
-                Mesh::Kuma => format!("`{key}: {value}` on the pod"),
-                Mesh::Istio | Mesh::Consul | Mesh::Dapr => {
-                    format!("pod {kind} `{key}: \"{value}\"`")
-                }
+            match mesh.words().pod_opt_in {
+                OptInWords::KindKey => format!("pod {kind} `{key}`"),
+                OptInWords::KeyValueOnPod => format!("`{key}: {value}` on the pod"),
+                OptInWords::KindKeyValue => format!("pod {kind} `{key}: \"{value}\"`"),
             }
         }
         DecisionReason::RevisionLabel(label) => format!(
@@ -124,9 +124,10 @@ fn reason(mesh: Mesh, reason: &DecisionReason) -> String {
             value,
         } => {
             let namespace = namespace.as_deref().unwrap_or("?");
-            match mesh {
-                Mesh::Istio => format!("namespace {namespace} has injection enabled"),
-                _ => format!("namespace {namespace} has `{key}: {value}`"),
+            if mesh.words().namespace_opt_in_by_meaning {
+                format!("namespace {namespace} has injection enabled")
+            } else {
+                format!("namespace {namespace} has `{key}: {value}`")
             }
         }
         DecisionReason::Revision { name } => format!("{mesh} revision {name}"),
@@ -145,9 +146,9 @@ fn reason(mesh: Mesh, reason: &DecisionReason) -> String {
 
 fn native(mesh: Mesh, reason: &NativeReason) -> String {
     match reason {
-        // Istio reads the annotation on the pod only; Linkerd's may come from the
-        // namespace, so the source is named.
-        NativeReason::Annotation { key, value, .. } if mesh == Mesh::Istio => {
+        // An annotation read on the pod only needs no source; one that may come from
+        // the namespace (Linkerd's) is named with it.
+        NativeReason::Annotation { key, value, .. } if mesh.words().native_on_pod_only => {
             format!("pod annotation `{key}: \"{value}\"`")
         }
         NativeReason::Annotation { key, value, source } => {
@@ -157,7 +158,7 @@ fn native(mesh: Mesh, reason: &NativeReason) -> String {
             name,
             native,
             source,
-        } if mesh == Mesh::Istio => format!("{name}={native} from {source}"),
+        } if mesh.words().native_on_pod_only => format!("{name}={native} from {source}"),
         NativeReason::Setting { name, source, .. } => format!("{name} ({source})"),
         NativeReason::AutoUnknown {
             name,
@@ -188,10 +189,7 @@ fn native(mesh: Mesh, reason: &NativeReason) -> String {
             if *native { "native" } else { "classic" }
         ),
         NativeReason::UnknownRelease => {
-            let proxy = match mesh {
-                Mesh::Istio => "sidecar",
-                _ => "proxy",
-            };
+            let (proxy, _) = mesh.words().classic;
             format!("{mesh} version unknown: classic {proxy} assumed")
         }
     }

@@ -4,17 +4,24 @@
 use std::fmt::Write;
 
 use super::facts;
-use super::lanes::{Lane, MarkKind, Panel, State, panels, tick_interval};
+use super::lanes::{Lane, MarkKind, Panel, State, Swatch, panels};
+use super::scale::Scale;
 use crate::report::located::Analysis;
 use crate::report::style::{Style, Tone};
 use crate::report::wrap;
 use crate::resolve::HookDuration;
-use crate::rules::describe;
+use crate::rules::{Severity, describe};
 use crate::simulate::{Event, EventKind, Phase, events};
 use crate::time::Millis;
 
 /// The narrowest time axis drawn, in columns.
 const MIN_AXIS: usize = 20;
+/// The columns a cut in the time axis takes.
+const CUT_CELLS: usize = 3;
+/// What a cut in the axis is drawn with, on the tick line and across the lanes.
+const CUT_GLYPH: char = '≈';
+/// What marks the end of the grace period in a lane where nothing else is drawn.
+const DEADLINE_GLYPH: char = '┊';
 /// Columns kept after a lane for its note; a longer note goes on the line below.
 const NOTE_ROOM: usize = 24;
 
@@ -94,35 +101,50 @@ impl Layout {
         }
     }
 
-    /// The cell of time `at` on an axis that ends at `end`.
-    fn column(&self, at: Millis, end: Millis) -> usize {
-        let end = i128::from(end.0.max(1));
-        (i128::from(at.0).clamp(0, end) * self.axis as i128 / end) as usize
+    /// The cell of time `at` on the axis of `scale`.
+    fn column(&self, at: Millis, scale: &Scale) -> usize {
+        let at = scale.position(at, self.axis as f64, CUT_CELLS as f64);
+        (at.max(0.0).floor() as usize).min(self.axis)
+    }
+
+    /// The cells of each cut of `scale`: where its break starts, and its cells.
+    fn cuts(&self, scale: &Scale) -> Vec<std::ops::Range<usize>> {
+        (0..scale.cuts().count())
+            .map(|index| {
+                let (start, _) = scale.break_at(index, self.axis as f64, CUT_CELLS as f64);
+                let start = (start.round().max(0.0) as usize).min(self.axis);
+                start..(start + CUT_CELLS).min(self.axis + 1)
+            })
+            .collect()
     }
 }
 
-fn glyph(state: State) -> char {
-    match state {
-        State::Starting => '░',
-        State::Running => '━',
-        State::Hook => '▒',
-        State::Draining => '┄',
-        State::Stopping => '─',
-        State::Routed => '═',
-        State::Hazard => '▓',
-        State::Stuck => '┅',
+/// The glyph of a colour: each its own, so that the drawing reads without colour.
+fn glyph(swatch: Swatch) -> char {
+    match swatch {
+        Swatch::State(State::Starting) => '░',
+        Swatch::State(State::Running) => '━',
+        Swatch::State(State::Hook) => '▒',
+        Swatch::State(State::Draining) => '┄',
+        Swatch::State(State::Stopping) => '─',
+        Swatch::State(State::Routed) => '═',
+        Swatch::State(State::Stuck) => '┅',
+        Swatch::Hazard(Severity::Error) | Swatch::State(State::Hazard) => '█',
+        Swatch::Hazard(Severity::Warning) => '▓',
+        Swatch::Hazard(Severity::Info) => '▚',
     }
 }
 
-fn tone(state: State) -> Tone {
-    match state {
-        State::Starting => Tone::Yellow,
-        State::Running => Tone::Blue,
-        State::Hook => Tone::Magenta,
-        State::Draining => Tone::Cyan,
-        State::Stopping | State::Stuck => Tone::Dim,
-        State::Routed => Tone::Green,
-        State::Hazard => Tone::Red,
+fn tone(swatch: Swatch) -> Tone {
+    match swatch {
+        Swatch::State(State::Starting) => Tone::Yellow,
+        Swatch::State(State::Running) => Tone::Blue,
+        Swatch::State(State::Hook) => Tone::Magenta,
+        Swatch::State(State::Draining) => Tone::Cyan,
+        Swatch::State(State::Stopping | State::Stuck) => Tone::Dim,
+        Swatch::State(State::Routed) => Tone::Green,
+        Swatch::State(State::Hazard) => Tone::Red,
+        Swatch::Hazard(severity) => Tone::of(severity),
     }
 }
 
@@ -132,7 +154,8 @@ fn mark_glyph(kind: MarkKind) -> char {
         MarkKind::Ready => '◆',
         MarkKind::Sigterm => '▼',
         MarkKind::Sigkill => '✕',
-        MarkKind::Exit | MarkKind::Removed => '┤',
+        MarkKind::Exit => '┤',
+        MarkKind::Removed => '◇',
         MarkKind::UnknownLength => '?',
     }
 }
@@ -148,20 +171,30 @@ fn mark_tone(kind: MarkKind) -> Tone {
 
 fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
     let layout = Layout::of(panel, style);
+    let scale = &panel.scale;
     let _ = writeln!(out, "{}", style.paint(&panel.title, Tone::Bold));
+    if let Some(caption) = super::svg::cut_caption(scale) {
+        line(out, style, "", "  ", &caption);
+    }
     // Tick labels on the axis, as many as fit with room between them.
-    let interval = tick_interval(panel.end, (layout.axis / 10).max(1) as i64);
+    let cuts = layout.cuts(scale);
     let mut axis = vec![' '; layout.axis + 12];
-    let mut tick = Millis::ZERO;
-    while tick <= panel.end {
+    for cut in &cuts {
+        let middle = (cut.start + cut.len() / 2).min(axis.len() - 1);
+        axis[middle] = CUT_GLYPH;
+    }
+    let mut free = 0;
+    for tick in scale.ticks((layout.axis / 10).max(1) as i64) {
         let label = tick.to_string();
-        let at = layout.column(tick, panel.end);
-        if at + label.len() <= axis.len() {
+        let at = layout.column(tick, scale);
+        let fits =
+            at + label.len() <= axis.len() && axis[at..at + label.len()].iter().all(|c| *c == ' ');
+        if at >= free && fits {
             for (i, c) in label.chars().enumerate() {
                 axis[at + i] = c;
             }
+            free = at + label.len() + 2;
         }
-        tick = tick + interval;
     }
     let axis: String = axis.iter().collect();
     let _ = writeln!(
@@ -170,26 +203,53 @@ fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
         " ".repeat(layout.indent),
         style.paint(axis.trim_end(), Tone::Dim)
     );
+    let deadline = panel.deadline.map(|at| layout.column(at, scale));
     for lane in &panel.lanes {
-        draw_lane(out, lane, panel.end, &layout, style);
+        draw_lane(out, lane, scale, &layout, &cuts, deadline, style);
     }
     legend(out, panel, &layout, style);
 }
 
-fn draw_lane(out: &mut String, lane: &Lane, end: Millis, layout: &Layout, style: Style) {
+fn draw_lane(
+    out: &mut String,
+    lane: &Lane,
+    scale: &Scale,
+    layout: &Layout,
+    cuts: &[std::ops::Range<usize>],
+    deadline: Option<usize>,
+    style: Style,
+) {
     let mut cells: Vec<Option<(char, Tone)>> = vec![None; layout.axis + 1];
     for segment in &lane.segments {
-        let from = layout.column(segment.from, end);
+        let swatch = lane.swatch(segment);
+        let from = layout.column(segment.from, scale);
         let to = layout
-            .column(segment.to, end)
+            .column(segment.to, scale)
             .max(from + 1)
             .min(cells.len());
         for cell in &mut cells[from..to] {
-            *cell = Some((glyph(segment.state), tone(segment.state)));
+            *cell = Some((glyph(swatch), tone(swatch)));
         }
     }
+    // A bar through a cut is drawn through its break.
+    for cut in cuts {
+        let middle = cut.start + cut.len() / 2;
+        if middle < cells.len() && cells[middle].is_some() {
+            cells[middle] = Some((CUT_GLYPH, Tone::Dim));
+        }
+    }
+    if let Some(at) = deadline.filter(|at| *at < cells.len() && cells[*at].is_none()) {
+        cells[at] = Some((DEADLINE_GLYPH, Tone::Red));
+    }
+    // Marks of the same moment side by side, in time order, so that none hides
+    // another: an exit at once on SIGTERM shows both.
+    let mut marked = vec![false; cells.len()];
     for mark in &lane.marks {
-        let at = layout.column(mark.at, end).min(cells.len() - 1);
+        let mut at = layout.column(mark.at, scale).min(cells.len() - 1);
+        while marked[at] && at + 1 < cells.len() {
+            at += 1;
+        }
+        marked[at] = true;
         cells[at] = Some((mark_glyph(mark.kind), mark_tone(mark.kind)));
     }
     let drawn = cells
@@ -247,30 +307,52 @@ fn legend(out: &mut String, panel: &Panel, layout: &Layout, style: Style) {
             kind.meaning().to_owned(),
         ));
     }
-    for state in panel.states() {
+    for swatch in panel.swatches() {
         items.push((
-            style.paint(&glyph(state).to_string(), tone(state)),
-            state.meaning().to_owned(),
+            style.paint(&glyph(swatch).to_string(), tone(swatch)),
+            swatch.meaning().to_owned(),
         ));
     }
-    let indent = " ".repeat(layout.indent);
+    if panel.deadline.is_some() {
+        items.push((
+            style.paint(&DEADLINE_GLYPH.to_string(), Tone::Red),
+            "grace period ends: SIGKILL".to_owned(),
+        ));
+    }
+    if panel.scale.cuts().next().is_some() {
+        items.push((
+            style.paint(&CUT_GLYPH.to_string(), Tone::Dim),
+            "axis cut".to_owned(),
+        ));
+    }
+    // Under the axis, or further left when the longest item would not fit there.
+    let longest = items
+        .iter()
+        .map(|(_, meaning)| 2 + meaning.chars().count())
+        .max()
+        .unwrap_or(0);
+    let start = layout
+        .indent
+        .min(layout.width.saturating_sub(longest))
+        .max(2);
+    let indent = " ".repeat(start);
     let mut line = indent.clone();
-    let mut column = layout.indent;
+    let mut column = start;
     for (glyph, meaning) in items {
         let length = 1 + 1 + meaning.chars().count();
-        if column > layout.indent && column + 2 + length > layout.width {
+        if column > start && column + 2 + length > layout.width {
             let _ = writeln!(out, "{line}");
             line = indent.clone();
-            column = layout.indent;
+            column = start;
         }
-        if column > layout.indent {
+        if column > start {
             line.push_str("  ");
             column += 2;
         }
         let _ = write!(line, "{glyph} {meaning}");
         column += length;
     }
-    if column > layout.indent {
+    if column > start {
         let _ = writeln!(out, "{line}");
     }
 }
@@ -307,7 +389,10 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
         }
         EventKind::Ready => "ready".to_owned(),
         EventKind::Exited => "exits".to_owned(),
-        EventKind::PodReady => "pod ready: joins the endpoints".to_owned(),
+        EventKind::PodReady if analysis.plan.reachable() => {
+            "pod ready: joins the endpoints".to_owned()
+        }
+        EventKind::PodReady => "pod ready (nothing routes to it: no port, no Service)".to_owned(),
         EventKind::PreStopStarted => format!(
             "preStop `{}` starts",
             container
@@ -325,6 +410,17 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             "the kubelet stops waiting for preStop (grace period used up)".to_owned()
         }
         EventKind::Sigterm => "SIGTERM".to_owned(),
+        EventKind::SigtermDropped => match container.and_then(|c| c.dropped_signal.as_ref()) {
+            Some(dropped) if dropped.shared_pids => format!(
+                "SIGTERM ends `{}`, which is not its namespace's init, and its program dies with it: no shutdown",
+                dropped.shell.shell
+            ),
+            Some(dropped) => format!(
+                "SIGTERM, dropped: PID 1 is `{}`, with no handler for it; runs until SIGKILL",
+                dropped.shell.shell
+            ),
+            None => "SIGTERM, dropped".to_owned(),
+        },
         EventKind::Sigkill => "SIGKILL".to_owned(),
         EventKind::InboundDrained => {
             "drains inbound connections (GOAWAY / Connection: close)".to_owned()

@@ -5,13 +5,14 @@
 //! lifecycle on (the default) it drains inbound listeners on SIGTERM, keeps outbound
 //! working, and quits Envoy after the shutdown grace period (30 s unless set).
 
-use super::Mesh;
 use super::injected::{self, OptIn, SidecarMesh};
-use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
+use crate::resolve::mesh::{Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::plan::*;
-use crate::resolve::problems::*;
-use crate::settings::{Source, Sourced};
+use crate::resolve::reading::Reading;
+use crate::resolve::vocabulary::Vocabulary;
+use crate::resolve::{Builder, Remedies};
+use crate::settings::Sourced;
 use crate::time::Millis;
 
 /// Names the dataplane container has had (consul-k8s 1.x, and the Envoy sidecar before).
@@ -24,8 +25,8 @@ const DEFAULT_GRACE: Millis = Millis::secs(30);
 
 /// The dataplane the injector adds.
 const DATAPLANE: SidecarMesh = SidecarMesh {
-    mesh: Mesh::Consul,
-    kind: SidecarKind::ConsulDataplane,
+    mesh: MESH,
+    kind: KIND,
     containers: &CONTAINERS,
     // The injected startup probe: delay 1 s, period 1 s, 10 tries.
     native_probe: Some(ProbeTiming {
@@ -36,12 +37,49 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
     hold: None,
 };
 
-/// Resolves Consul for the pod being built.
-pub fn resolve(b: &mut Builder) {
-    let grace = shutdown_grace(b);
-    injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
-        injected::drain_then_exit(dataplane, grace);
-    });
+/// Consul's dataplane.
+pub struct Consul;
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Consul);
+
+/// Consul.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "consul",
+    title: "Consul",
+    injector: "connect injector",
+    captures_traffic: true,
+    words: Words {
+        in_manifest: InManifestWords::Named("the Consul dataplane"),
+        ..Words::PLAIN
+    },
+});
+
+/// The Consul agent's quit endpoint reads as a stop call (one to another port than the
+/// dataplane's is not judged).
+static VOCABULARY: Vocabulary = Vocabulary {
+    stop_paths: &["/agent/v1/quit"],
+    ..Vocabulary::NONE
+};
+
+impl SidecarModel for Consul {
+    fn description(&self) -> &Description {
+        static CONSUL_DATAPLANE: Description = Description {
+            id: "consul-dataplane",
+            label: "Consul dataplane",
+            mesh: Some(MESH),
+            vocabulary: &VOCABULARY,
+            remedies: &Remedies::NONE,
+        };
+        &CONSUL_DATAPLANE
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        let grace = shutdown_grace(b);
+        injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
+            injected::drain_then_exit(dataplane, grace);
+        });
+    }
 }
 
 fn opt_in(b: &Builder) -> Option<OptIn> {
@@ -72,23 +110,6 @@ fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
         // Without the lifecycle the dataplane exits on SIGTERM.
         return Sourced::default_value(Millis::ZERO);
     }
-    match b.workload.pod_annotation(GRACE) {
-        Some((value, path)) => match value.trim().parse::<i64>() {
-            Ok(seconds) if seconds >= 0 => {
-                Sourced::new(Millis::secs(seconds), Source::Manifest(path))
-            }
-            _ => {
-                b.problem(
-                    path,
-                    Fault::Unreadable(Unreadable::Value {
-                        setting: GRACE.to_owned(),
-                        value: value.to_owned(),
-                        expected: Expected::WholeSeconds { fallback: None },
-                    }),
-                );
-                Sourced::default_value(DEFAULT_GRACE)
-            }
-        },
-        None => Sourced::default_value(DEFAULT_GRACE),
-    }
+    b.read_annotation(GRACE, &Reading::whole_seconds())
+        .unwrap_or_else(|| Sourced::default_value(DEFAULT_GRACE))
 }

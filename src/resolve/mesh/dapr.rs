@@ -11,11 +11,14 @@
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
-use crate::resolve::mesh::{Mesh, Remedies};
+use crate::resolve::mesh::{Description, Mesh, MeshInfo, SidecarModel, Words};
+use crate::resolve::mesh::{Remedies, StopRequest, StopVerdict};
 use crate::resolve::plan::*;
-use crate::resolve::problems::*;
-use crate::settings::{Source, Sourced};
-use crate::time::{Millis, parse_go_duration};
+use crate::resolve::reading::Reading;
+use crate::resolve::shell::{HttpMethod, StopTarget};
+use crate::resolve::vocabulary::Vocabulary;
+use crate::settings::Sourced;
+use crate::time::Millis;
 
 const CONTAINER: &str = "daprd";
 const ENABLED: &str = "dapr.io/enabled";
@@ -28,21 +31,83 @@ const DEFAULT_GRACEFUL: Millis = Millis::secs(5);
 
 /// The sidecar the injector adds.
 const DAPRD: SidecarMesh = SidecarMesh {
-    mesh: Mesh::Dapr,
-    kind: SidecarKind::Daprd,
+    mesh: MESH,
+    kind: KIND,
     containers: &[CONTAINER],
     native_probe: None,
     hold: None,
 };
 
-/// Resolves Dapr for the pod being built.
-pub fn resolve(b: &mut Builder) {
-    let graceful = graceful_shutdown(b);
-    let block = block_shutdown(b);
-    injected::resolve(b, &DAPRD, opt_in, |daprd| {
-        apply_shutdown(daprd, graceful, block);
-    });
+/// Dapr's `daprd`.
+pub struct Dapr;
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Dapr);
+
+/// Dapr: its sidecar is an API the app calls, not a proxy of the pod's traffic.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "dapr",
+    title: "Dapr",
+    injector: "sidecar injector",
+    captures_traffic: false,
+    // daprd closes its internal gRPC server: other apps' service invocations, which
+    // find this pod through the `<app-id>-dapr` Service, are refused.
+    words: Words {
+        refusal: Some("closes its servers (Dapr service invocation of this app is refused)"),
+        ..Words::PLAIN
+    },
+});
+
+impl SidecarModel for Dapr {
+    fn description(&self) -> &Description {
+        static DAPRD: Description = Description {
+            id: "daprd",
+            label: "Dapr sidecar",
+            mesh: Some(MESH),
+            vocabulary: &VOCABULARY,
+            remedies: &REMEDIES,
+        };
+        &DAPRD
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        let graceful = graceful_shutdown(b);
+        let block = block_shutdown(b);
+        injected::resolve(b, &DAPRD, opt_in, |daprd| {
+            apply_shutdown(daprd, graceful, block);
+        });
+    }
+
+    /// `POST :3500/v1.0/shutdown`, on whichever port it is called.
+    fn judge_stop(&self, call: &StopRequest, _b: &Builder) -> Option<StopVerdict> {
+        let StopTarget::Http { port, path } = call.target else {
+            return None;
+        };
+        if !path.ends_with(SHUTDOWN) {
+            return None;
+        }
+        let effective = match call.method {
+            Some(HttpMethod::Get) => Err(StopFailure::NeedsPost {
+                endpoint: "Dapr's /v1.0/shutdown",
+            }),
+            _ => Ok(()),
+        };
+        let method = StopMethod::Endpoint {
+            sidecar: KIND,
+            port: *port,
+        };
+        Some(StopVerdict::new(method, effective))
+    }
 }
+
+/// daprd's stop endpoint.
+const SHUTDOWN: &str = "/v1.0/shutdown";
+
+/// What the readers know of daprd: its stop endpoint.
+static VOCABULARY: Vocabulary = Vocabulary {
+    stop_paths: &[SHUTDOWN],
+    ..Vocabulary::NONE
+};
 
 fn opt_in(b: &Builder) -> Option<OptIn> {
     // The injector compares `dapr.io/enabled` case-insensitively with "true"
@@ -74,51 +139,22 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
 /// (an integer; negative means the 5 s default), `None` for 0, which daprd takes as no
 /// limit (`NewRunnerCloserManager` with no grace period).
 fn graceful_shutdown(b: &mut Builder) -> Option<Sourced<Millis>> {
-    let Some((value, path)) = b.workload.pod_annotation(GRACEFUL) else {
+    let fallback = Some((CONTAINER, DEFAULT_GRACEFUL));
+    let Some(seconds) = b.read_annotation(GRACEFUL, &Reading::integer(fallback)) else {
         return Some(Sourced::default_value(DEFAULT_GRACEFUL));
     };
-    match value.parse::<i64>() {
-        Ok(0) => None,
-        Ok(seconds) if seconds > 0 => {
-            Some(Sourced::new(Millis::secs(seconds), Source::Manifest(path)))
-        }
-        Ok(_) => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
-        Err(_) => {
-            b.problem(
-                path,
-                Fault::Unreadable(Unreadable::Value {
-                    setting: GRACEFUL.to_owned(),
-                    value: value.to_owned(),
-                    expected: Expected::WholeSeconds {
-                        fallback: Some((CONTAINER, DEFAULT_GRACEFUL)),
-                    },
-                }),
-            );
-            Some(Sourced::default_value(DEFAULT_GRACEFUL))
-        }
+    match seconds.value {
+        0 => None,
+        positive if positive > 0 => Some(Sourced::new(Millis::secs(positive), seconds.source)),
+        _ => Some(Sourced::default_value(DEFAULT_GRACEFUL)),
     }
 }
 
 /// How long daprd keeps serving after SIGTERM (`--dapr-block-shutdown-duration`, Dapr
 /// 1.13+; 0 unless set).
 fn block_shutdown(b: &mut Builder) -> Millis {
-    let Some((value, path)) = b.workload.pod_annotation(BLOCK) else {
-        return Millis::ZERO;
-    };
-    match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
-        Some(duration) => duration,
-        None => {
-            b.problem(
-                path,
-                Fault::Unreadable(Unreadable::Value {
-                    setting: BLOCK.to_owned(),
-                    value: value.to_owned(),
-                    expected: Expected::Duration { example: "10s" },
-                }),
-            );
-            Millis::ZERO
-        }
-    }
+    b.read_annotation(BLOCK, &Reading::duration("10s"))
+        .map_or(Millis::ZERO, |block| block.value)
 }
 
 fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Option<Sourced<Millis>>, block: Millis) {

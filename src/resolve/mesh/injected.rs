@@ -7,7 +7,7 @@ use super::Mesh;
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::decision::*;
-use crate::resolve::hooks::{self, HookKind, Owner};
+use crate::resolve::hooks::HookKind;
 use crate::resolve::plan::*;
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
@@ -88,13 +88,7 @@ pub(super) fn resolve(
     }
     let held = match (&mesh.hold, &opt_in.hold) {
         (Some(hold), Some((path, setting))) => {
-            let mut hook = hooks::from_argv(
-                hold.command.iter().map(|word| (*word).to_owned()).collect(),
-                None,
-                HookKind::PostStart,
-                Owner::Sidecar,
-                &Default::default(),
-            );
+            let mut hook = b.sidecar_hook(hold.command, HookKind::PostStart);
             hook.duration = HookDuration::UntilReady {
                 timeout: hold.timeout,
                 poll: hold.poll,

@@ -6,15 +6,16 @@
 //! listeners and waits the whole drain time (`kuma.io/sidecar-drain-time`, 30 s) before
 //! exiting.
 
-use super::Mesh;
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
-use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata, ProxyMode};
+use crate::resolve::mesh::{Description, Mesh, MeshInfo, OptInWords, SidecarModel, Words};
 use crate::resolve::plan::*;
-use crate::resolve::problems::*;
-use crate::settings::{Source, Sourced};
-use crate::time::{Millis, parse_go_duration};
+use crate::resolve::reading::Reading;
+use crate::resolve::vocabulary::Vocabulary;
+use crate::resolve::{Builder, Remedies};
+use crate::settings::Sourced;
+use crate::time::Millis;
 
 const CONTAINER: &str = "kuma-sidecar";
 const INJECT: &str = "kuma.io/sidecar-injection";
@@ -25,8 +26,8 @@ const DEFAULT_DRAIN: Millis = Millis::secs(30);
 /// The sidecar the injector adds; `kuma.io/wait-for-dataplane-ready: "true"` puts it
 /// first with a postStart `kuma-dp wait`.
 const SIDECAR: SidecarMesh = SidecarMesh {
-    mesh: Mesh::Kuma,
-    kind: SidecarKind::KumaSidecar,
+    mesh: MESH,
+    kind: KIND,
     containers: &[CONTAINER],
     native_probe: None,
     hold: Some(Hold {
@@ -40,12 +41,44 @@ const SIDECAR: SidecarMesh = SidecarMesh {
     }),
 };
 
-/// Resolves Kuma for the pod being built.
-pub fn resolve(b: &mut Builder) {
-    let drain = drain_time(b);
-    injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
-        injected::drain_then_exit(sidecar, drain);
-    });
+/// Kuma's (and Kong Mesh's) sidecar.
+pub struct Kuma;
+
+/// Its sidecar, as plans name it.
+pub const KIND: SidecarKind = SidecarKind::Known(&Kuma);
+
+/// Kuma and Kong Mesh.
+pub const MESH: Mesh = Mesh::new(&MeshInfo {
+    id: "kuma",
+    title: "Kuma",
+    injector: "sidecar injector",
+    captures_traffic: true,
+    words: Words {
+        quoted_values: false,
+        pod_opt_in: OptInWords::KeyValueOnPod,
+        held_waits_for: Some("the dataplane"),
+        ..Words::PLAIN
+    },
+});
+
+impl SidecarModel for Kuma {
+    fn description(&self) -> &Description {
+        static KUMA_SIDECAR: Description = Description {
+            id: "kuma-sidecar",
+            label: "Kuma sidecar",
+            mesh: Some(MESH),
+            vocabulary: &Vocabulary::NONE,
+            remedies: &Remedies::NONE,
+        };
+        &KUMA_SIDECAR
+    }
+
+    fn resolve(&self, b: &mut Builder) {
+        let drain = drain_time(b);
+        injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
+            injected::drain_then_exit(sidecar, drain);
+        });
+    }
 }
 
 fn opt_in(b: &Builder) -> Option<OptIn> {
@@ -111,21 +144,6 @@ fn injection(b: &Builder) -> Option<(JsonPath, DecisionReason)> {
 }
 
 fn drain_time(b: &mut Builder) -> Sourced<Millis> {
-    match b.workload.pod_annotation(DRAIN) {
-        Some((value, path)) => match parse_go_duration(value).filter(|d| *d >= Millis::ZERO) {
-            Some(drain) => Sourced::new(drain, Source::Manifest(path)),
-            None => {
-                b.problem(
-                    path,
-                    Fault::Unreadable(Unreadable::Value {
-                        setting: DRAIN.to_owned(),
-                        value: value.to_owned(),
-                        expected: Expected::Duration { example: "30s" },
-                    }),
-                );
-                Sourced::default_value(DEFAULT_DRAIN)
-            }
-        },
-        None => Sourced::default_value(DEFAULT_DRAIN),
-    }
+    b.read_annotation(DRAIN, &Reading::duration("30s"))
+        .unwrap_or_else(|| Sourced::default_value(DEFAULT_DRAIN))
 }

@@ -1,79 +1,332 @@
-//! The meshes: one module per mesh holds what that mesh does — how it is detected in a
-//! manifest, what its injector adds, how its proxy shuts down — and the changes to its
-//! own settings that fix a hazard ([`Remedies`]). What leaves these modules is the
-//! mesh-neutral [`PodPlan`](super::PodPlan); rules ask the sidecar for its remedies
-//! instead of knowing any mesh, so one mesh's advice never reaches another's pod.
+//! The sidecar models: one per sidecar the resolver knows, each in its own module (a
+//! folder for Istio and Linkerd). A model holds what its sidecar does — how it is
+//! detected in a manifest, what its injector adds, how it shuts down, which stop calls
+//! it answers — and the changes to its own settings that fix a hazard ([`Remedies`]).
+//! The resolve driver runs every model of a [`Registry`] over the pod being built; what
+//! leaves the models is the mesh-neutral [`PodPlan`](super::PodPlan). Rules ask the
+//! sidecar's model for its remedies instead of knowing any mesh, so one mesh's advice
+//! never reaches another's pod.
+//!
+//! A model uses the mesh-free [`Builder`](super::Builder); the Builder never calls a
+//! model. Adding a sidecar is one module here and one row in [`MODELS`].
 
+pub mod cloud_sql;
 pub mod consul;
 pub mod dapr;
+pub mod declared;
 mod injected;
 pub mod istio;
+pub mod knative;
 pub mod kuma;
 pub mod linkerd;
+mod remedies;
+mod written;
 
 use std::fmt;
+use std::sync::LazyLock;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-/// A service mesh whose injector and proxy the resolver models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mesh {
-    /// Istio (`istio-proxy`: pilot-agent and Envoy).
-    Istio,
-    /// Linkerd (`linkerd-proxy`).
-    Linkerd,
-    /// Consul (`consul-dataplane`).
-    Consul,
-    /// Kuma and Kong Mesh (`kuma-sidecar`).
-    Kuma,
-    /// Dapr (`daprd`).
-    Dapr,
+pub use remedies::{Advice, Remedies, StopAfterWork};
+
+use super::shell::{HttpMethod, StopTarget};
+use super::vocabulary::{Lexicon, Vocabulary};
+use super::{Builder, Served, StopFailure, StopMethod};
+
+/// What the resolver knows of one sidecar: what it states as data
+/// ([`SidecarModel::description`]) and what it works out for each pod.
+pub trait SidecarModel: Sync {
+    /// Which sidecar it is, the words its readers know and its remedies.
+    fn description(&self) -> &Description;
+
+    /// Finds the sidecar among the containers of the pod being built, or adds what its
+    /// injector adds, and sets how it starts and stops.
+    fn resolve(&self, b: &mut Builder);
+
+    /// What the sidecar's own settings offer against each hazard; `written`: for a
+    /// sidecar written in the manifest (an injector's output), only what still works
+    /// once its injector has run.
+    fn remedies(&self, written: bool) -> &'static Remedies {
+        let _ = written;
+        self.description().remedies
+    }
+
+    /// The programs, endpoints and hooks of this sidecar the readers of commands and
+    /// hooks should know.
+    fn vocabulary(&self) -> &'static Vocabulary {
+        self.description().vocabulary
+    }
+
+    /// Judges a call of a Job's work that addresses this sidecar (its endpoint, its
+    /// command, a signal to its process): how it reaches it and whether it can stop
+    /// it. `None` when the call is not this sidecar's.
+    fn judge_stop(&self, call: &StopRequest, b: &Builder) -> Option<StopVerdict> {
+        let _ = (call, b);
+        None
+    }
+
+    /// Where this sidecar serves the stop endpoint `path` in this pod (pilot-agent's
+    /// `/quitquitquit` on the status port), to say so of a call on another port.
+    fn serves(&self, path: &str, b: &Builder) -> Option<Served> {
+        let _ = (path, b);
+        None
+    }
+
+    /// The call a Job's work can make to stop this sidecar, as a shell command, when
+    /// the model knows one for this pod.
+    fn stop_command(&self, b: &Builder) -> Option<String> {
+        let _ = b;
+        None
+    }
+
+    /// Whether a signal to processes named `target` reaches this sidecar.
+    fn answers_signal(&self, target: &str) -> bool {
+        target.contains("proxy")
+    }
+}
+
+/// A stop call for the models to judge.
+pub struct StopRequest<'c> {
+    /// What the call addresses.
+    pub target: &'c StopTarget,
+    /// The HTTP method it uses, when it is an HTTP call.
+    pub method: Option<HttpMethod>,
+    /// The UID the work runs as, for a signal's permission.
+    pub work_user: Option<i64>,
+}
+
+/// A model's judgment of a stop call.
+pub struct StopVerdict {
+    /// How the call addresses the sidecar.
+    pub method: StopMethod,
+    /// Whether it can stop it.
+    pub effective: Result<(), StopFailure>,
+    /// The sidecar exits as soon as the call reaches it, skipping its drain.
+    pub exits_at_once: bool,
+}
+
+impl StopVerdict {
+    /// A call judged `effective` that leaves the sidecar to shut down as it does on a
+    /// signal.
+    pub fn new(method: StopMethod, effective: Result<(), StopFailure>) -> StopVerdict {
+        StopVerdict {
+            method,
+            effective,
+            exits_at_once: false,
+        }
+    }
+}
+
+/// What a model states as data.
+#[derive(Debug)]
+pub struct Description {
+    /// A stable lower-case id (`istio-proxy`).
+    pub id: &'static str,
+    /// A short human name (`Istio proxy`), in messages and in `explain --format json`.
+    pub label: &'static str,
+    /// The mesh whose proxy it is, when it is one.
+    pub mesh: Option<Mesh>,
+    /// The programs, endpoints and hooks of the sidecar the readers know.
+    pub vocabulary: &'static Vocabulary,
+    /// What the sidecar's own settings offer against each hazard.
+    pub remedies: &'static Remedies,
+}
+
+/// The models the resolver runs, in the order it runs them: a model that adopts a
+/// container first keeps it (a mesh's proxy before a sidecar the config declares, a
+/// declared one before a Cloud SQL proxy found by its image).
+pub static MODELS: &[&dyn SidecarModel] = &[
+    &knative::QueueProxy,
+    &istio::Istio,
+    &linkerd::Linkerd,
+    &consul::Consul,
+    &kuma::Kuma,
+    &dapr::Dapr,
+    &declared::Declared,
+    &cloud_sql::V2,
+    &cloud_sql::V1,
+];
+
+/// A set of models for a run: [`MODELS`] unless a caller brings its own.
+pub struct Registry {
+    /// The models, in the order they run.
+    pub models: Vec<&'static dyn SidecarModel>,
+    /// Their vocabularies, for the readers of commands and hooks.
+    pub lexicon: Lexicon,
+}
+
+impl Registry {
+    /// A registry of `models`, run in that order.
+    pub fn new(models: Vec<&'static dyn SidecarModel>) -> Registry {
+        let lexicon = Lexicon::new(models.iter().map(|model| model.vocabulary()).collect());
+        Registry { models, lexicon }
+    }
+
+    /// The registry of [`MODELS`].
+    pub fn standard() -> &'static Registry {
+        static STANDARD: LazyLock<Registry> = LazyLock::new(|| Registry::new(MODELS.to_vec()));
+        &STANDARD
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.models.iter().map(|model| model.description().id))
+            .finish()
+    }
+}
+
+/// A service mesh whose injector and proxy a model knows. Meshes are told apart by
+/// their id.
+#[derive(Clone, Copy)]
+pub struct Mesh(&'static MeshInfo);
+
+/// What a mesh is called, and how `explain` words its decisions where meshes differ.
+#[derive(Debug)]
+pub struct MeshInfo {
+    /// The lower-case name used in machine output (`istio`).
+    pub id: &'static str,
+    /// The name as its project writes it (`Istio`), for messages.
+    pub title: &'static str,
+    /// What the project calls its injector webhook (`sidecar injector`), for naming it
+    /// when it denies a pod.
+    pub injector: &'static str,
+    /// Whether its sidecar captures the pod's traffic. Dapr's is an API the app calls,
+    /// so it runs beside any mesh.
+    pub captures_traffic: bool,
+    /// How `explain` words this mesh's decisions.
+    pub words: Words,
+}
+
+/// How `explain` words a mesh's decisions where meshes differ: how its injector reads
+/// its settings' values, and what it calls its proxy.
+#[derive(Debug)]
+pub struct Words {
+    /// The injector compares its opt-in values as strings (`key: "true"`), rather than
+    /// reading keywords (`key: enabled`).
+    pub quoted_values: bool,
+    /// How the pod's own opt-in is given.
+    pub pod_opt_in: OptInWords,
+    /// How a proxy already in the manifest is given.
+    pub in_manifest: InManifestWords,
+    /// A namespace's opt-in is given by its meaning (`has injection enabled`), not its
+    /// key and value.
+    pub namespace_opt_in_by_meaning: bool,
+    /// The native-sidecar annotation is read on the pod only, so its source goes
+    /// unsaid; and the control plane's setting is given with its value
+    /// (`ENABLE_NATIVE_SIDECARS=true`).
+    pub native_on_pod_only: bool,
+    /// What the mesh's classic proxy is called (`sidecar`, `proxy`), and in the
+    /// assumption about an unknown release (`sidecar injection`).
+    pub classic: (&'static str, &'static str),
+    /// What a held proxy waits for, when that names the hold better than its postStart
+    /// command (`the dataplane`).
+    pub held_waits_for: Option<&'static str>,
+    /// What its sidecar stops taking as it shuts down, when that is not new inbound
+    /// connections (daprd closes its servers: service invocations are refused).
+    pub refusal: Option<&'static str>,
+}
+
+impl Words {
+    /// The words most meshes take: values compared as strings, the pod's opt-in with its
+    /// value, the sidecar by its container, its proxy called a proxy.
+    pub const PLAIN: Words = Words {
+        quoted_values: true,
+        pod_opt_in: OptInWords::KindKeyValue,
+        in_manifest: InManifestWords::Container,
+        namespace_opt_in_by_meaning: false,
+        native_on_pod_only: false,
+        classic: ("proxy", "proxy"),
+        held_waits_for: None,
+        refusal: None,
+    };
+}
+
+/// How a pod's own opt-in is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptInWords {
+    /// `pod label `sidecar.istio.io/inject: "true"``.
+    KindKeyValue,
+    /// `pod annotation `linkerd.io/inject``.
+    KindKey,
+    /// `` `kuma.io/sidecar-injection: enabled` on the pod``.
+    KeyValueOnPod,
+}
+
+/// How a proxy already in the manifest is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InManifestWords {
+    /// `` `istio-proxy` is in the manifest: it was injected already``.
+    InjectedAlready,
+    /// `` `daprd` is in the manifest``.
+    Container,
+    /// By a name for it (`the Consul dataplane`), whichever container name it has.
+    Named(&'static str),
 }
 
 impl Mesh {
+    /// The mesh `info` describes.
+    pub const fn new(info: &'static MeshInfo) -> Mesh {
+        Mesh(info)
+    }
+
     /// The lower-case name used in machine output (`istio`).
     pub fn id(self) -> &'static str {
-        match self {
-            Mesh::Istio => "istio",
-            Mesh::Linkerd => "linkerd",
-            Mesh::Consul => "consul",
-            Mesh::Kuma => "kuma",
-            Mesh::Dapr => "dapr",
-        }
+        self.0.id
     }
 
     /// The name as its project writes it (`Istio`), for messages.
     pub fn title(self) -> &'static str {
-        match self {
-            Mesh::Istio => "Istio",
-            Mesh::Linkerd => "Linkerd",
-            Mesh::Consul => "Consul",
-            Mesh::Kuma => "Kuma",
-            Mesh::Dapr => "Dapr",
-        }
+        self.0.title
     }
 
-    /// What the project calls its injector webhook (`sidecar injector`), for naming it
-    /// when it denies a pod.
+    /// What the project calls its injector webhook (`sidecar injector`).
     pub fn injector(self) -> &'static str {
-        match self {
-            Mesh::Istio | Mesh::Kuma | Mesh::Dapr => "sidecar injector",
-            Mesh::Linkerd => "proxy injector",
-            Mesh::Consul => "connect injector",
-        }
+        self.0.injector
     }
 
-    /// Whether its sidecar captures the pod's traffic. Dapr's is an API the app calls,
-    /// so it runs beside any mesh.
+    /// Whether its sidecar captures the pod's traffic.
     pub fn captures_traffic(self) -> bool {
-        self != Mesh::Dapr
+        self.0.captures_traffic
+    }
+
+    /// How `explain` words its decisions.
+    pub fn words(self) -> &'static Words {
+        &self.0.words
+    }
+}
+
+impl PartialEq for Mesh {
+    fn eq(&self, other: &Mesh) -> bool {
+        self.id() == other.id()
+    }
+}
+
+impl Eq for Mesh {}
+
+impl std::hash::Hash for Mesh {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id().hash(state);
+    }
+}
+
+impl fmt::Debug for Mesh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
     }
 }
 
 impl fmt::Display for Mesh {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.title())
+    }
+}
+
+/// In machine output a mesh is its id.
+impl Serialize for Mesh {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
     }
 }
 
@@ -101,56 +354,4 @@ impl NativeSwitch {
             moots: None,
         }
     }
-}
-
-/// The changes a sidecar's own settings offer against each hazard, as help text. A
-/// `None` means the sidecar has no setting of its own for it; the rule then gives the
-/// generic Kubernetes fix.
-#[derive(Debug, Default)]
-pub struct Remedies {
-    /// Holds the app until the proxy is ready (a YAML snippet for the pod template).
-    pub hold_app: Option<&'static str>,
-    /// The pod annotation that makes the injected proxy a native sidecar.
-    pub native_opt_in: Option<&'static str>,
-    /// Why a gate is asked for but the proxy has no postStart that waits.
-    pub missing_gate_cause: Option<&'static str>,
-    /// Puts the waiting postStart back when the gate is asked for but missing.
-    pub restore_gate: Option<&'static str>,
-    /// How a Job's work stops the sidecar when it is done, keeping its exit status;
-    /// `native` is the native-sidecar alternative, when there is one, to weave in.
-    pub stop_after_work: Option<fn(native: &str) -> String>,
-    /// The stop call that works when the one written does not.
-    pub working_stop_call: Option<&'static str>,
-    /// The sidecar's own stop API, to use instead of a signal.
-    pub stop_api: Option<&'static str>,
-    /// Keeps the sidecar alive `seconds` longer after its stop signal.
-    pub outlive_app: Option<fn(seconds: i64) -> String>,
-    /// Keeps it serving until the endpoints no longer route to the pod.
-    pub outlast_endpoints: Option<&'static str>,
-    /// Lets an init container's call out of the pod bypass the proxy.
-    pub bypass_for_init: Option<fn() -> String>,
-    /// The sidecar's own setting for how long it drains after its stop signal
-    /// (`terminationDrainDuration`), the one to change when the drain is at fault.
-    pub drain_setting: Option<&'static str>,
-    /// The pod annotation that turns the sidecar's stop endpoint on or off
-    /// (`config.linkerd.io/proxy-admin-shutdown`), when one does.
-    pub stop_endpoint_switch: Option<&'static str>,
-}
-
-impl Remedies {
-    /// No remedies: a sidecar the resolver knows nothing specific about.
-    pub const NONE: Remedies = Remedies {
-        hold_app: None,
-        native_opt_in: None,
-        missing_gate_cause: None,
-        restore_gate: None,
-        stop_after_work: None,
-        working_stop_call: None,
-        stop_api: None,
-        outlive_app: None,
-        outlast_endpoints: None,
-        bypass_for_init: None,
-        drain_setting: None,
-        stop_endpoint_switch: None,
-    };
 }

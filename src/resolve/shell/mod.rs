@@ -11,7 +11,8 @@
 //! ([`start_gate`]), how a Job's work stops its sidecar and keeps its exit status
 //! ([`stop_calls`]), whether a container only idles ([`only_idles`]), whether a Job's sidecar waits for a signal the work leaves and
 //! then stops itself ([`awaited_signal`]), and whether an init container reaches the network
-//! ([`network_use`]). Fixes rewrite a script with [`trap_stop_call`].
+//! ([`network_use`]), and whether a shell that stays PID 1 drops the container's SIGTERM
+//! ([`stays_pid1`]). Fixes rewrite a script with [`trap_stop_call`].
 
 mod hook_length;
 mod idle;
@@ -19,11 +20,13 @@ mod invocation;
 mod lexer;
 mod network;
 mod parse;
+mod pid1;
 mod rewrite;
 mod self_stop;
 mod start_gate;
 mod stop_calls;
 mod stop_targets;
+mod stopper;
 mod syntax;
 
 pub use hook_length::{Env, Length, Sleep, length, sleep_length};
@@ -31,11 +34,13 @@ pub use idle::only_idles;
 pub use invocation::{parse_argv, script_index, shell_script};
 pub use network::network_use;
 pub use parse::parse;
-pub use rewrite::{takes_exit_trap, trap_stop_call, with_exit_trap};
+pub use pid1::{FamilyKnown, Last, ShellFamily, ShellPid1, ShellRun, Stays, stays_pid1};
+pub use rewrite::{exec_last, takes_exit_trap, trap_stop_call, with_exit_trap};
 pub use self_stop::{Awaited, SelfStopWait, awaited_signal};
 pub use start_gate::{GateWait, start_gate};
 pub use stop_calls::{StopCall, stop_calls};
-pub use stop_targets::{HttpMethod, StopTarget};
+pub use stop_targets::{HttpMethod, Known, StopTarget};
+pub use stopper::only_stops_others;
 pub use syntax::{
     AndOr, Command, Connector, List, LoopKind, Pipeline, SimpleCommand, Word, basename,
 };

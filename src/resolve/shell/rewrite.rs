@@ -46,6 +46,39 @@ pub fn with_exit_trap(script: &str, call: &str) -> String {
     }
 }
 
+/// `script` with `exec` written before its last command, so that the shell replaces
+/// itself with it and the command becomes PID 1 (docs/lifecycle.md §2.7). `None`
+/// where that would change more than who is PID 1: the last command is not a plain
+/// simple command at the top level, alone or last of an `&&`/`||` chain (a loop, a
+/// pipeline, a background job), it sets variables first, or a trap is set (a replaced
+/// shell runs no trap).
+pub fn exec_last(script: &str) -> Option<String> {
+    let list = parse(script);
+    if list
+        .simple_commands()
+        .iter()
+        .any(|command| command.name() == Some("trap"))
+    {
+        return None;
+    }
+    let last = list.0.last()?;
+    let pipeline = last
+        .rest
+        .last()
+        .map_or(&last.first, |(_, pipeline)| pipeline);
+    if last.background || pipeline.negated {
+        return None;
+    }
+    let [super::syntax::Command::Simple(command)] = pipeline.commands.as_slice() else {
+        return None;
+    };
+    if !command.assignments.is_empty() || command.span.is_empty() || command.words.is_empty() {
+        return None;
+    }
+    let at = command.span.start;
+    Some(format!("{}exec {}", &script[..at], &script[at..]))
+}
+
 /// A command's text and the comment after it (`#` at a word's start, outside quotes).
 fn split_comment(text: &str) -> (&str, Option<&str>) {
     let mut quote = None;
@@ -178,5 +211,24 @@ mod tests {
         ] {
             assert_eq!(moved(&script, quit), None, "{script}");
         }
+    }
+
+    #[test]
+    fn exec_goes_before_the_last_command() {
+        assert_eq!(
+            exec_last("cd /app && ./prepare\n./serve --port 8080\n").as_deref(),
+            Some("cd /app && ./prepare\nexec ./serve --port 8080\n")
+        );
+        assert_eq!(
+            exec_last("proxy & ./serve").as_deref(),
+            Some("proxy & exec ./serve")
+        );
+        assert_eq!(
+            exec_last("./prepare && ./serve").as_deref(),
+            Some("./prepare && exec ./serve")
+        );
+        assert_eq!(exec_last("while true; do sleep 1; done"), None);
+        assert_eq!(exec_last("trap 'rm -f /tmp/x' EXIT; ./serve"), None);
+        assert_eq!(exec_last("PORT=1 ./serve"), None);
     }
 }

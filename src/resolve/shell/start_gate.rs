@@ -2,6 +2,7 @@
 
 use super::hook_length::is_noop;
 use super::syntax::{Command, List, SimpleCommand};
+use crate::resolve::vocabulary::{Lexicon, StartWait};
 
 /// What an app's own command waits on before its real process starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,19 +23,11 @@ pub enum GateWait {
     },
 }
 
-/// Readiness endpoints of the proxies an app may poll before starting.
-const READINESS_ENDPOINTS: [&str; 5] = [
-    ":15021/healthz/ready",
-    ":15020/healthz/ready",
-    ":15000/ready",
-    ":4191/ready",
-    ":15000/server_info",
-];
-
 /// How an app's own command waits for its proxy, if it does: a loop polling a proxy's
 /// readiness endpoint before the real process, a retrying `curl`, or a wrapper
-/// (`linkerd-await`, `cloud-sql-proxy wait`, `pilot-agent wait`).
-pub fn start_gate(list: &List) -> Option<GateWait> {
+/// (`linkerd-await`, `pilot-agent wait`): the sidecars' readiness endpoints and waits
+/// are in `lexicon`.
+pub fn start_gate(list: &List, lexicon: &Lexicon) -> Option<GateWait> {
     for item in &list.0 {
         for pipeline in item.pipelines() {
             for command in &pipeline.commands {
@@ -42,18 +35,18 @@ pub fn start_gate(list: &List) -> Option<GateWait> {
                     Command::Loop {
                         condition, body, ..
                     } => {
-                        if let Some(endpoint) =
-                            polls_readiness(condition).or_else(|| polls_readiness(body))
+                        if let Some(endpoint) = polls_readiness(condition, lexicon)
+                            .or_else(|| polls_readiness(body, lexicon))
                         {
                             return Some(GateWait::Polls { endpoint });
                         }
                     }
                     Command::Simple(simple) => {
-                        if let Some(gate) = wrapper_gate(simple) {
+                        if let Some(gate) = wrapper_gate(simple, lexicon) {
                             return Some(gate);
                         }
                         if is_retrying_fetch(simple)
-                            && let Some(endpoint) = readiness_endpoint(simple)
+                            && let Some(endpoint) = readiness_endpoint(simple, lexicon)
                         {
                             return Some(GateWait::Polls { endpoint });
                         }
@@ -63,7 +56,7 @@ pub fn start_gate(list: &List) -> Option<GateWait> {
                         }
                     }
                     Command::Group(inner) => {
-                        if let Some(gate) = start_gate(inner) {
+                        if let Some(gate) = start_gate(inner, lexicon) {
                             return Some(gate);
                         }
                     }
@@ -75,32 +68,33 @@ pub fn start_gate(list: &List) -> Option<GateWait> {
     None
 }
 
-fn wrapper_gate(command: &SimpleCommand) -> Option<GateWait> {
-    let argv = command.argv();
-    let second = argv.get(1).map(|w| w.0.as_str());
-    match command.name()? {
-        "linkerd-await" => Some(GateWait::Under("linkerd-await")),
-        "cloud-sql-proxy" if second == Some("wait") => Some(GateWait::First("cloud-sql-proxy")),
-        "pilot-agent" if second == Some("wait") => Some(GateWait::First("pilot-agent")),
+fn wrapper_gate(command: &SimpleCommand, lexicon: &Lexicon) -> Option<GateWait> {
+    let name = command.name()?;
+    let second = command.argv().get(1).map(|w| w.0.as_str());
+    lexicon.start_waits().find_map(|wait| match wait {
+        StartWait::Under(program) if program == name => Some(GateWait::Under(program)),
+        StartWait::First(program) if program == name && second == Some("wait") => {
+            Some(GateWait::First(program))
+        }
         _ => None,
-    }
+    })
 }
 
-fn polls_readiness(list: &List) -> Option<String> {
+fn polls_readiness(list: &List, lexicon: &Lexicon) -> Option<String> {
     list.simple_commands()
         .into_iter()
-        .find_map(readiness_endpoint)
+        .find_map(|command| readiness_endpoint(command, lexicon))
 }
 
-fn readiness_endpoint(command: &SimpleCommand) -> Option<String> {
+fn readiness_endpoint(command: &SimpleCommand, lexicon: &Lexicon) -> Option<String> {
     if !matches!(command.name(), Some("curl" | "wget" | "nc" | "http")) {
         return None;
     }
     command.argv().iter().find_map(|word| {
-        READINESS_ENDPOINTS
-            .iter()
-            .find(|endpoint| word.0.contains(*endpoint))
-            .map(|_| word.0.clone())
+        lexicon
+            .readiness()
+            .any(|endpoint| word.0.contains(endpoint))
+            .then(|| word.0.clone())
     })
 }
 
@@ -118,7 +112,8 @@ mod tests {
 
     #[test]
     fn start_gates_in_app_commands() {
-        let gate = |script: &str| start_gate(&parse(script));
+        let lexicon = &crate::resolve::Registry::standard().lexicon;
+        let gate = |script: &str| start_gate(&parse(script), lexicon);
         assert!(
             gate(
                 "until curl -fsI http://localhost:15021/healthz/ready; do sleep 1; done; exec /app"

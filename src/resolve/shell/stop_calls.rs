@@ -8,8 +8,8 @@ use std::ops::Range;
 
 use super::invocation::{parse_argv, shell_script};
 use super::parse::parse;
-use super::stop_targets::{HttpMethod, StopTarget, classify_call};
-use super::syntax::{AndOr, Command, Connector, List, Pipeline, SimpleCommand, basename};
+use super::stop_targets::{HttpMethod, Known, StopTarget, classify_call};
+use super::syntax::{Command, Connector, List, Pipeline, SimpleCommand, basename};
 use crate::resolve::plan::ExitStatus;
 
 /// A call in a Job's command that asks a sidecar to stop.
@@ -33,11 +33,11 @@ pub struct StopCall {
 }
 
 /// Finds the calls in `argv` (a container's command and args) that stop sidecars,
-/// with how each keeps the work's exit status. `wrappers` are commands users declared as
-/// stopping the sidecar.
-pub fn stop_calls(argv: &[String], wrappers: &[String]) -> Vec<StopCall> {
+/// with how each keeps the work's exit status. `known` holds the wrappers users
+/// declared as stopping the sidecar and the sidecars' own words.
+pub fn stop_calls(argv: &[String], known: Known) -> Vec<StopCall> {
     let list = parse_argv(argv);
-    let mut calls = scan(argv, &list, wrappers);
+    let mut calls = scan(argv, &list, known);
     let top_level: Vec<&Range<usize>> = list
         .0
         .iter()
@@ -63,12 +63,12 @@ pub fn stop_calls(argv: &[String], wrappers: &[String]) -> Vec<StopCall> {
 }
 
 /// The stop calls of `list`, `argv` read.
-fn scan(argv: &[String], list: &List, wrappers: &[String]) -> Vec<StopCall> {
+fn scan(argv: &[String], list: &List, known: Known) -> Vec<StopCall> {
     let errexit = shell_errexit(argv);
     let functions = functions(list);
     let Some((at, exec)) = replacing_exec(list) else {
         let mut calls = Vec::new();
-        scan_list(list, wrappers, &functions, errexit, None, &mut calls);
+        scan_list(list, known, &functions, errexit, None, &mut calls);
         return calls;
     };
     // `exec` replaces the shell (docs/lifecycle.md §7 F19): the calls after it are
@@ -77,7 +77,7 @@ fn scan(argv: &[String], list: &List, wrappers: &[String]) -> Vec<StopCall> {
     let mut calls = Vec::new();
     scan_list(
         &reached,
-        wrappers,
+        known,
         &functions,
         errexit,
         Some(&exec),
@@ -85,7 +85,7 @@ fn scan(argv: &[String], list: &List, wrappers: &[String]) -> Vec<StopCall> {
     );
     let mut after = Vec::new();
     let rest = List(list.0[at + 1..].to_vec());
-    scan_list(&rest, wrappers, &functions, errexit, None, &mut after);
+    scan_list(&rest, known, &functions, errexit, None, &mut after);
     calls.extend(after.into_iter().map(|call| StopCall {
         replaced_by: Some(exec.clone()),
         ..call
@@ -138,14 +138,7 @@ fn functions(list: &List) -> BTreeMap<String, List> {
             if let Command::Function { name, body } = command {
                 let body = match body.as_ref() {
                     Command::Group(list) => list.clone(),
-                    other => List(vec![AndOr {
-                        first: Pipeline {
-                            negated: false,
-                            commands: vec![other.clone()],
-                        },
-                        rest: Vec::new(),
-                        background: false,
-                    }]),
+                    other => List::of(other.clone()),
                 };
                 found.insert(name.clone(), body);
             }
@@ -158,7 +151,7 @@ fn functions(list: &List) -> BTreeMap<String, List> {
 /// which its traps then never run.
 fn scan_list(
     list: &List,
-    wrappers: &[String],
+    known: Known,
     functions: &BTreeMap<String, List>,
     mut errexit: bool,
     exec: Option<&String>,
@@ -172,7 +165,7 @@ fn scan_list(
             for command in &pipeline.commands {
                 let Command::Simple(simple) = command else {
                     if let Command::Group(inner) = command {
-                        scan_list(inner, wrappers, functions, errexit, exec, calls);
+                        scan_list(inner, known, functions, errexit, exec, calls);
                     }
                     continue;
                 };
@@ -187,7 +180,7 @@ fn scan_list(
                 if simple.name() == Some("trap") {
                     for handler in trap_handlers(simple, functions) {
                         let mut inner = Vec::new();
-                        scan_list(&handler, wrappers, functions, false, None, &mut inner);
+                        scan_list(&handler, known, functions, false, None, &mut inner);
                         calls.extend(inner.into_iter().map(|call| StopCall {
                             status: ExitStatus::Kept,
                             replaced_by: exec.cloned(),
@@ -198,13 +191,13 @@ fn scan_list(
                     }
                     continue;
                 }
-                let mut found = classify_call(simple, wrappers);
+                let mut found = classify_call(simple, known);
                 if found.is_none()
                     && let Some(body) = simple.name().and_then(|name| functions.get(name))
                 {
                     // A function that stops the sidecar, called here.
                     let mut inner = Vec::new();
-                    scan_list(body, wrappers, functions, false, None, &mut inner);
+                    scan_list(body, known, functions, false, None, &mut inner);
                     found = inner
                         .into_iter()
                         .next()
@@ -215,7 +208,10 @@ fn scan_list(
                 };
                 let status = if matches!(
                     target,
-                    StopTarget::LinkerdAwait | StopTarget::Wrapper { .. }
+                    StopTarget::Command {
+                        runs_work: true,
+                        ..
+                    } | StopTarget::Wrapper { .. }
                 ) && simple.argv().len() > 1
                 {
                     // The wrapper runs the work as its child and returns its status.
@@ -365,6 +361,14 @@ fn trap_handlers(trap: &SimpleCommand, functions: &BTreeMap<String, List>) -> Ve
 mod tests {
     use super::*;
 
+    /// The standard sidecars' words and `wrappers`.
+    fn known(wrappers: &[String]) -> Known<'_> {
+        Known {
+            wrappers,
+            lexicon: &crate::resolve::Registry::standard().lexicon,
+        }
+    }
+
     fn argv(script: &str) -> Vec<String> {
         vec!["/bin/sh".into(), "-c".into(), script.into()]
     }
@@ -372,7 +376,7 @@ mod tests {
     #[test]
     fn stop_calls_and_exit_status() {
         let status = |script: &str| {
-            let calls = stop_calls(&argv(script), &[]);
+            let calls = stop_calls(&argv(script), known(&[]));
             assert_eq!(calls.len(), 1, "{script}: {calls:?}");
             calls[0].status
         };
@@ -409,9 +413,15 @@ mod tests {
                 "--".into(),
                 "./work".into(),
             ],
-            &[],
+            known(&[]),
         );
-        assert_eq!(calls[0].target, StopTarget::LinkerdAwait);
+        assert_eq!(
+            calls[0].target,
+            StopTarget::Command {
+                program: "linkerd-await",
+                runs_work: true
+            }
+        );
         assert_eq!(calls[0].status, ExitStatus::Kept);
     }
 
@@ -421,7 +431,7 @@ mod tests {
             &argv(
                 "quit() { curl -sf -XPOST http://127.0.0.1:15020/quitquitquit; }\ntrap quit EXIT\n./work",
             ),
-            &[],
+            known(&[]),
         );
         assert_eq!(calls.len(), 1);
         assert_eq!(calls[0].status, ExitStatus::Kept);
@@ -429,20 +439,26 @@ mod tests {
             &argv(
                 "./work && curl -X POST localhost:15020/quitquitquit || (curl -X POST localhost:15020/quitquitquit; exit 1)",
             ),
-            &[],
+            known(&[]),
         );
         assert_eq!(calls[0].status, ExitStatus::Kept);
     }
 
     #[test]
     fn signals_and_wrappers() {
-        let calls = stop_calls(&argv("./work; pkill -INT envoy"), &[]);
+        let calls = stop_calls(&argv("./work; pkill -INT envoy"), known(&[]));
         assert!(matches!(calls[0].target, StopTarget::Signal { .. }));
         let calls = stop_calls(
             &["wait-and-quit-envoy".into(), "./work".into()],
-            &["wait-and-quit-envoy".into()],
+            known(&["wait-and-quit-envoy".into()]),
         );
         assert_eq!(calls[0].status, ExitStatus::Kept);
-        assert!(stop_calls(&argv("./work; curl https://example.com/shutdown"), &[]).is_empty());
+        assert!(
+            stop_calls(
+                &argv("./work; curl https://example.com/shutdown"),
+                known(&[])
+            )
+            .is_empty()
+        );
     }
 }

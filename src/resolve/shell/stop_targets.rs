@@ -3,6 +3,7 @@
 //! process and wrappers users declared.
 
 use super::syntax::{SimpleCommand, basename};
+use crate::resolve::vocabulary::Lexicon;
 
 /// HTTP methods that matter to stop endpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,11 +24,14 @@ pub enum StopTarget {
         /// The request path (`/quitquitquit`).
         path: String,
     },
-    /// `linkerd-await --shutdown`.
-    LinkerdAwait,
-    /// `cloud-sql-proxy shutdown`.
-    CloudSqlShutdown,
-
+    /// A sidecar's own command that asks it to stop (`linkerd-await --shutdown`).
+    Command {
+        /// The program.
+        program: &'static str,
+        /// It runs the work as its child (`linkerd-await --shutdown -- ./work`) and
+        /// returns its status.
+        runs_work: bool,
+    },
     /// A signal to a process.
     Signal {
         /// The process name `pkill`/`killall` match, or what `kill` targets.
@@ -45,14 +49,24 @@ pub enum StopTarget {
     },
 }
 
+/// What the reader knows of stop calls: the wrappers users declared, and the sidecars'
+/// own words.
+#[derive(Clone, Copy)]
+pub struct Known<'a> {
+    /// Commands users declared as stopping the sidecar.
+    pub wrappers: &'a [String],
+    /// The sidecars' stop paths, commands and processes.
+    pub lexicon: &'a Lexicon,
+}
+
 /// Recognises one command as a stop call.
 pub(super) fn classify_call(
     command: &SimpleCommand,
-    wrappers: &[String],
+    known: Known,
 ) -> Option<(StopTarget, Option<HttpMethod>)> {
     let name = command.name()?;
     let argv = command.argv();
-    if wrappers.iter().any(|w| basename(w) == name) {
+    if known.wrappers.iter().any(|w| basename(w) == name) {
         return Some((
             StopTarget::Wrapper {
                 command: name.to_owned(),
@@ -63,43 +77,10 @@ pub(super) fn classify_call(
     match name {
         "curl" | "wget" | "http" => {
             let (port, path) = argv.iter().find_map(|w| localhost_url(&w.0))?;
-            if !is_stop_path(&path) {
+            if !is_stop_path(&path, known.lexicon) {
                 return None;
             }
             Some((StopTarget::Http { port, path }, Some(http_method(command))))
-        }
-        "linkerd-await" if argv.iter().any(|w| w.0 == "--shutdown" || w.0 == "-S") => {
-            Some((StopTarget::LinkerdAwait, None))
-        }
-        "cloud-sql-proxy" if argv.get(1).is_some_and(|w| w.0 == "shutdown") => {
-            Some((StopTarget::CloudSqlShutdown, None))
-        }
-        "pilot-agent"
-            if argv.iter().any(|w| w.0 == "request")
-                && argv.iter().any(|w| w.0.contains("quitquitquit")) =>
-        {
-            // `pilot-agent request` talks to Envoy's admin port unless told otherwise.
-            let port = argv
-                .iter()
-                .enumerate()
-                .find_map(|(i, w)| {
-                    w.0.strip_prefix("--debug-port=")
-                        .map(str::to_owned)
-                        .or_else(|| {
-                            (w.0 == "--debug-port")
-                                .then(|| argv.get(i + 1).map(|p| p.0.clone()))
-                                .flatten()
-                        })
-                })
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(15000);
-            Some((
-                StopTarget::Http {
-                    port,
-                    path: "/quitquitquit".into(),
-                },
-                Some(HttpMethod::Post),
-            ))
         }
         "touch" => {
             let path = argv[1..].iter().find(|w| w.0.starts_with('/'))?;
@@ -118,28 +99,29 @@ pub(super) fn classify_call(
                 .collect::<Vec<_>>()
                 .join(" ");
             let lower = target.to_lowercase();
-            const PROXIES: [&str; 6] = [
-                "envoy",
-                "pilot-agent",
-                "linkerd",
-                "cloud-sql-proxy",
-                "cloud_sql_proxy",
-                "proxy",
-            ];
-            PROXIES
-                .iter()
+            // A sidecar's process, or any proxy's.
+            known
+                .lexicon
+                .processes()
+                .chain(["proxy"])
                 .any(|p| lower.contains(p))
                 .then_some((StopTarget::Signal { process: target }, None))
         }
-        _ => None,
+        _ => {
+            let words: Vec<&str> = argv.iter().map(|w| w.0.as_str()).collect();
+            known
+                .lexicon
+                .stop_commands()
+                .filter(|stop| stop.program == name)
+                .find_map(|stop| (stop.read)(&words))
+        }
     }
 }
 
-fn is_stop_path(path: &str) -> bool {
+/// Whether a request path is one of a sidecar's stop endpoints (query aside).
+fn is_stop_path(path: &str, lexicon: &Lexicon) -> bool {
     let path = path.split('?').next().unwrap_or(path);
-    path.ends_with("/quitquitquit")
-        || path.ends_with("/shutdown")
-        || path.ends_with("/agent/v1/quit")
+    lexicon.stop_paths().any(|stop| path.ends_with(stop))
 }
 
 /// `http://localhost:15020/quitquitquit`, `127.0.0.1:4191/shutdown` → port and path.
@@ -199,7 +181,12 @@ mod tests {
 
     /// How the first command of `script` is classified.
     fn classify(script: &str) -> Option<(StopTarget, Option<HttpMethod>)> {
-        classify_call(parse(script).simple_commands()[0], &[])
+        let lexicon = &crate::resolve::Registry::standard().lexicon;
+        let known = Known {
+            wrappers: &[],
+            lexicon,
+        };
+        classify_call(parse(script).simple_commands()[0], known)
     }
 
     #[test]

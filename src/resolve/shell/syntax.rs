@@ -117,6 +117,18 @@ pub fn basename(word: &str) -> &str {
 }
 
 impl List {
+    /// A list of the one command `command`.
+    pub fn of(command: Command) -> List {
+        List(vec![AndOr {
+            first: Pipeline {
+                negated: false,
+                commands: vec![command],
+            },
+            rest: Vec::new(),
+            background: false,
+        }])
+    }
+
     /// Every simple command, in order, at any depth (loop bodies, groups, traps
     /// excluded: their text is a word of the `trap` command).
     pub fn simple_commands(&self) -> Vec<&SimpleCommand> {

@@ -3,7 +3,7 @@ use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
-use crate::resolve::{ConfigProblem, Fault, KeyInstead, Mesh, OptInIgnored};
+use crate::resolve::{ConfigProblem, ExactValue, Fault, KeyInstead, OptIn, OptInIgnored};
 use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
@@ -58,6 +58,7 @@ declare_rule! {
         severity: Warning,
         group: Configuration,
         summary: "an injection opt-in that the injector ignores",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -70,35 +71,46 @@ impl Violation for UnreadOptIn<'_> {
 
     fn message(&self) -> String {
         match self.0 {
-            OptInIgnored::LabelNotRead { setting, value } => format!(
-                "`{setting}: {value}` is a label here; Linkerd reads it only as an annotation, so it has no effect"
-            ),
-            OptInIgnored::UnknownInjectValue {
-                mesh: Mesh::Linkerd,
+            OptInIgnored::LabelNotRead {
+                mesh,
                 setting,
                 value,
             } => format!(
-                "`{setting}: {value}` is not enabled, ingress or disabled; the injector skips the pod"
+                "`{setting}: {value}` is a label here; {mesh} reads it only as an annotation, so it has no effect"
             ),
-            OptInIgnored::UnknownInjectValue { setting, value, .. } => format!(
-                "`{setting}: \"{value}\"` is not a value the injector knows: only y, yes, true and on inject, so the pod is left out"
-            ),
+            // Values compared as strings are quoted; keywords are not.
+            OptInIgnored::UnknownInjectValue { opt_in, value } => {
+                let setting = opt_in.setting;
+                if opt_in.mesh.words().quoted_values {
+                    format!(
+                        "`{setting}: \"{value}\"` is not a value the injector knows: only {} inject, so the pod is left out",
+                        listed(opt_in.known, "and")
+                    )
+                } else {
+                    format!(
+                        "`{setting}: {value}` is not {}; the injector skips the pod",
+                        listed(opt_in.known, "or")
+                    )
+                }
+            }
             OptInIgnored::NotCalledFor {
-                setting,
+                opt_in,
                 label_value,
                 namespace_known,
+                namespace_label: (key, value),
             } => {
+                let (setting, on) = (opt_in.setting, opt_in.on);
                 let what = match label_value {
                     Some(value) => format!("the label value \"{value}\""),
                     None => format!("`{setting}` as an annotation"),
                 };
                 if *namespace_known {
                     format!(
-                        "{what} cannot opt a pod in: the webhook is called only for the label value \"true\" (or in a namespace with istio-injection=enabled); use the label `{setting}: \"true\"`"
+                        "{what} cannot opt a pod in: the webhook is called only for the label value \"{on}\" (or in a namespace with {key}={value}); use the label `{setting}: \"{on}\"`"
                     )
                 } else {
                     format!(
-                        "{what} does not opt a pod in by itself: the pod is injected only if its namespace has istio-injection=enabled (its labels are unknown, so that is assumed); use the label `{setting}: \"true\"`"
+                        "{what} does not opt a pod in by itself: the pod is injected only if its namespace has {key}={value} (its labels are unknown, so that is assumed); use the label `{setting}: \"{on}\"`"
                     )
                 }
             }
@@ -125,11 +137,14 @@ impl Violation for UnreadOptIn<'_> {
                 }
             ),
             OptInIgnored::NativeAnnotationTooNew {
+                mesh,
                 setting,
+                since,
                 release,
                 native_anyway,
+                ..
             } => format!(
-                "`{setting}` arrived in Istio 1.24; Istio {release} ignores it ({})",
+                "`{setting}` arrived in {mesh} {since}; {mesh} {release} ignores it ({})",
                 if *native_anyway {
                     "native anyway"
                 } else {
@@ -137,37 +152,52 @@ impl Violation for UnreadOptIn<'_> {
                 }
             ),
             OptInIgnored::NativeValueMisread {
+                mesh,
                 setting,
                 value,
-                release: Some(release),
+                reading: ExactValue::OnlyTrueEnables { release },
             } => format!(
-                "Istio {release} enables native sidecars only for exactly \"true\": `{setting}: \"{value}\"` leaves the proxy a classic sidecar"
+                "{mesh} {release} enables native sidecars only for exactly \"true\": `{setting}: \"{value}\"` leaves the proxy a classic sidecar"
             ),
             OptInIgnored::NativeValueMisread {
+                mesh,
                 setting,
                 value,
-                release: None,
+                reading: ExactValue::OnlyFalseDisables { since },
             } => format!(
-                "Istio 1.27 and later disable native sidecars only for exactly \"false\": `{setting}: \"{value}\"` makes the proxy a native sidecar"
+                "{mesh} {since} and later disable native sidecars only for exactly \"false\": `{setting}: \"{value}\"` makes the proxy a native sidecar"
             ),
         }
     }
 
     fn help(&self) -> String {
         match self.0 {
-            OptInIgnored::LabelNotRead { .. } | OptInIgnored::NotCalledFor { .. } => {
-                "use the form the injector reads: the pod label sidecar.istio.io/inject for Istio, the annotation linkerd.io/inject for Linkerd".to_owned()
+            OptInIgnored::LabelNotRead { mesh, setting, .. } => {
+                format!("use the form the injector reads: the annotation {setting} for {mesh}")
             }
-            OptInIgnored::UnknownInjectValue {
-                mesh: Mesh::Linkerd,
-                setting,
-                ..
-            } => format!(
-                "write `{setting}: enabled` to inject the proxy, or `disabled` to say the pod goes without"
+            OptInIgnored::NotCalledFor { opt_in, .. } => format!(
+                "use the form the injector reads: the pod label {} for {}",
+                opt_in.setting, opt_in.mesh
             ),
-            OptInIgnored::UnknownInjectValue { setting, .. } => format!(
-                "write `{setting}: \"true\"` to inject the sidecar, or \"false\" to say the pod goes without"
-            ),
+            OptInIgnored::UnknownInjectValue { opt_in, .. } => {
+                let OptIn {
+                    mesh,
+                    setting,
+                    on,
+                    off,
+                    ..
+                } = opt_in;
+                let (proxy, _) = mesh.words().classic;
+                if mesh.words().quoted_values {
+                    format!(
+                        "write `{setting}: \"{on}\"` to inject the {proxy}, or \"{off}\" to say the pod goes without"
+                    )
+                } else {
+                    format!(
+                        "write `{setting}: {on}` to inject the {proxy}, or `{off}` to say the pod goes without"
+                    )
+                }
+            }
             OptInIgnored::KeyTooNew { mesh, instead, .. } => match instead {
                 KeyInstead::Key(key) => {
                     format!("write `{key}` for this {} version", mesh.title())
@@ -179,12 +209,12 @@ impl Violation for UnreadOptIn<'_> {
             OptInIgnored::NotBoolean { key, .. } => {
                 format!("write `{key}: \"true\"` or \"false\"")
             }
-            OptInIgnored::NativeAnnotationTooNew { .. } => {
-                "set ENABLE_NATIVE_SIDECARS on istiod instead, or upgrade Istio".to_owned()
+            OptInIgnored::NativeAnnotationTooNew { mesh, instead, .. } => {
+                format!("set {instead} instead, or upgrade {mesh}")
             }
             OptInIgnored::NativeValueMisread {
                 setting,
-                release: Some(_),
+                reading: ExactValue::OnlyTrueEnables { .. },
                 ..
             } => format!("write `{setting}: \"true\"`"),
             OptInIgnored::NativeValueMisread { setting, .. } => {
@@ -194,11 +224,16 @@ impl Violation for UnreadOptIn<'_> {
     }
 }
 
-impl Rule for InjectAnnotationIgnored {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
+/// `a, b and c`.
+fn listed(values: &[&str], last: &str) -> String {
+    match values {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [init @ .., end] => format!("{} {last} {end}", init.join(", ")),
     }
+}
 
+impl Rule for InjectAnnotationIgnored {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let metadata = &pod.plan.paths.pod_metadata;
         report_problems(
@@ -213,32 +248,37 @@ impl Rule for InjectAnnotationIgnored {
     }
 }
 
-/// Istio's opt-in in the one form its webhook matches, the pod label
-/// `sidecar.istio.io/inject: "true"`: the annotation moved to it, or the label's other
+/// The opt-in in the one form its webhook matches, where that is a label (Istio's
+/// `sidecar.istio.io/inject: "true"`): the annotation moved to it, or the label's other
 /// value replaced. Unsafe: the pod is then injected, and its proxy brings its own
-/// start-up and shutdown (a fix that would bring a new finding is dropped). Linkerd's
-/// and the native-sidecar settings' problems name a value resolve reads and the rule
-/// does not, so their remedies stay words.
+/// start-up and shutdown (a fix that would bring a new finding is dropped). An opt-in
+/// read as an annotation (Linkerd's) and the native-sidecar settings' problems name a
+/// value resolve reads and the rule does not, so their remedies stay words.
 fn label_form(problem: &ConfigProblem, metadata: &JsonPath) -> Option<Remedy> {
-    let label = metadata.key("labels").key(ISTIO_INJECT);
-    let changes = if problem.path == metadata.key("annotations").key(ISTIO_INJECT) {
+    let opt_in = match &problem.fault {
+        Fault::OptInIgnored(
+            OptInIgnored::NotCalledFor { opt_in, .. }
+            | OptInIgnored::UnknownInjectValue { opt_in, .. },
+        ) if opt_in.label_is_read => opt_in,
+        _ => return None,
+    };
+    let label = metadata.key("labels").key(opt_in.setting);
+    let changes = if problem.path == metadata.key("annotations").key(opt_in.setting) {
         vec![
             Change::Remove(problem.path.clone()),
-            Change::Set(label, Json::from("true")),
+            Change::Set(label, Json::from(opt_in.on)),
         ]
     } else if problem.path == label {
-        vec![Change::Set(label, Json::from("true"))]
+        vec![Change::Set(label, Json::from(opt_in.on))]
     } else {
         return None;
     };
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(
-            "opt the pod in with the label `{ISTIO_INJECT}: \"true\"`, the form Istio's webhook matches"
+            "opt the pod in with the label `{}: \"{}\"`, the form {}'s webhook matches",
+            opt_in.setting, opt_in.on, opt_in.mesh
         ),
         changes,
     ))
 }
-
-/// Istio's per-pod injection opt-in.
-const ISTIO_INJECT: &str = "sidecar.istio.io/inject";

@@ -35,6 +35,7 @@ declare_rule! {
         severity: Warning,
         group: Configuration,
         summary: "injection settings that disagree",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -72,10 +73,6 @@ impl Violation for Disagreement<'_> {
 }
 
 impl Rule for InjectionConflict {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         report_problems(
             pod,

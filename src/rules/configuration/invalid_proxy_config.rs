@@ -43,6 +43,7 @@ declare_rule! {
         severity: Error,
         group: Configuration,
         summary: "an unparsable or wrongly typed mesh setting",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -117,10 +118,6 @@ pub(crate) fn what(unreadable: &Unreadable) -> String {
 }
 
 impl Rule for InvalidProxyConfig {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         report_problems(
             pod,

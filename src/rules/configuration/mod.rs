@@ -1,11 +1,13 @@
 //! Configuration rules (ML4xx): mesh settings that are malformed, contradictory, moot
-//! or ignored.
+//! or ignored, and manifests in an API version the cluster no longer serves.
 
+pub(super) mod api_version_removed;
 mod inject_annotation_ignored;
 mod injection_conflict;
 pub(super) mod invalid_proxy_config;
 pub(super) mod redundant_gate;
 
+pub use api_version_removed::ApiVersionRemoved;
 pub use inject_annotation_ignored::InjectAnnotationIgnored;
 pub use injection_conflict::InjectionConflict;
 pub use invalid_proxy_config::InvalidProxyConfig;

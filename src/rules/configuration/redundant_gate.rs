@@ -46,6 +46,7 @@ declare_rule! {
         severity: Info,
         group: Configuration,
         summary: "a start gate made moot by another",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -79,10 +80,6 @@ impl Violation for RedundantSetting<'_> {
 }
 
 impl Rule for RedundantGate {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for (moot, why) in plan.moot_settings.iter().filter_map(|m| match &m.why {

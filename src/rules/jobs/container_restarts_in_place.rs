@@ -21,7 +21,7 @@ declare_rule! {
     /// exits, whatever the pod's `restartPolicy` (`ContainerShouldRestart`). It is not a
     /// sidecar: it starts with the work, nothing stops it when the work is done, and a
     /// stop call (`/quitquitquit`, `kill`) only restarts it. The pod stays `Running`, so
-    /// the Job never completes (docs/lifecycle.md §2.6, §2.7). Before 1.35 validation
+    /// the Job never completes (docs/lifecycle.md §2.6, §2.9). Before 1.35 validation
     /// refuses the field ("may not be set for non-init containers"): the Job's pods are
     /// never created.
     ///
@@ -57,7 +57,7 @@ declare_rule! {
     /// `Always`, gets no fix: it is the work, and what it should do is its author's.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.7 (per-container restart policy)
+    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.9 (per-container restart policy)
     /// - https://kep.k8s.io/5307
     /// - https://kubernetes.io/blog/2025/08/29/kubernetes-v1-34-per-container-restart-policy/
     pub struct ContainerRestartsInPlace {
@@ -66,6 +66,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "a regular container's own restartPolicy restarts it in place, so the Job never completes",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -120,10 +121,6 @@ impl Violation for RestartInPlace<'_> {
 }
 
 impl Rule for ContainerRestartsInPlace {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for rejection in &plan.rejections {

@@ -1,4 +1,4 @@
-use crate::resolve::{LinkerdShutdownOff, PlannedContainer, SidecarStop, StopFailure, StopMethod};
+use crate::resolve::{PlannedContainer, SidecarStop, StopFailure, StopMethod, SwitchedOff};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 
 declare_rule! {
@@ -21,14 +21,22 @@ declare_rule! {
     ///
     /// ## Example
     /// ```yaml
-    /// command: ["/bin/sh", "-c", "trap 'curl -X POST localhost:15020/quitquitquit' EXIT; exec ./work"]
+    /// command: ["/bin/sh", "-c"]
+    /// args:
+    /// - |
+    ///   trap 'curl -X POST localhost:15020/quitquitquit' EXIT
+    ///   exec ./work   # the shell is gone: its trap never runs
     /// ```
     ///
     /// ## Fix
     /// Keep the shell (no `exec`) and call the endpoint that stops the whole sidecar,
     /// with POST:
     /// ```yaml
-    /// command: ["/bin/sh", "-c", "trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT; ./work"]
+    /// command: ["/bin/sh", "-c"]
+    /// args:
+    /// - |
+    ///   trap 'curl -fsS -X POST http://localhost:15020/quitquitquit' EXIT
+    ///   ./work
     /// ```
     /// For Linkerd, enable the endpoint: `config.linkerd.io/proxy-admin-shutdown: enabled`.
     ///
@@ -45,6 +53,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "the call meant to stop the sidecar cannot work",
+        since: "0.1.0",
     }
 }
 
@@ -56,8 +65,6 @@ struct CallFails<'a> {
     stop: &'a SidecarStop,
     /// Why it fails.
     failure: &'a StopFailure,
-    /// The annotation that turns the sidecar's stop endpoint on.
-    switch: &'a str,
     /// The call that works instead.
     working_call: &'a str,
     /// The pod, for the command a sidecar's image has.
@@ -72,7 +79,7 @@ impl Violation for CallFails<'_> {
             "in `{}`, `{}` does not stop the sidecar: {}",
             self.app.name,
             self.stop.written,
-            reason(self.failure, self.switch)
+            reason(self.failure)
         )
     }
 
@@ -98,67 +105,41 @@ impl Violation for CallFails<'_> {
 }
 
 impl Rule for JobExitCallIneffective {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        if !plan.runs_to_completion() {
-            return;
-        }
         // The call the pod's proxy answers, found once rather than for each stop (a
         // pod may run thousands of containers).
         let proxy_call = plan
             .proxies()
             .find_map(|(_, proxy)| proxy.remedies().working_stop_call);
-        for (_, app) in plan.apps() {
-            for stop in &app.sidecar_stops {
-                // Signals that cannot reach the process are ML303's.
-                let Err(failure) = &stop.effective else {
-                    continue;
-                };
-                if signal_cannot_reach(failure) {
-                    continue;
-                }
-                // The switch of the stop endpoint, named by the sidecar the call is for.
-                let switch = stop
-                    .method
-                    .written_for()
-                    .and_then(|kind| kind.remedies().stop_endpoint_switch)
-                    .unwrap_or("the sidecar's shutdown annotation");
-                let violation = CallFails {
-                    app,
-                    stop,
-                    failure,
-                    switch,
-                    working_call: working_call(&stop.method, proxy_call),
-                    plan,
-                };
-                findings.push(
-                    Finding::new(
-                        &violation,
-                        Label::key(stop.path.clone(), "does not stop the sidecar"),
-                    )
-                    .container(&app.name),
-                );
+        for (app, stop) in plan.work_stops() {
+            // Signals that cannot reach the process are ML303's.
+            let Err(failure) = &stop.effective else {
+                continue;
+            };
+            if failure.is_unreachable_signal() {
+                continue;
             }
+            let violation = CallFails {
+                app,
+                stop,
+                failure,
+                working_call: working_call(&stop.method, proxy_call),
+                plan,
+            };
+            findings.push(
+                Finding::new(
+                    &violation,
+                    Label::key(stop.path.clone(), "does not stop the sidecar"),
+                )
+                .container(&app.name),
+            );
         }
     }
 }
 
-/// Whether the failure is a signal that cannot reach the sidecar's process, which
-/// ML303 reports.
-fn signal_cannot_reach(failure: &StopFailure) -> bool {
-    matches!(
-        failure,
-        StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. }
-    )
-}
-
-/// Why the call does not stop the sidecar; `switch` is the annotation that turns the
-/// sidecar's stop endpoint on.
-fn reason(failure: &StopFailure, switch: &str) -> String {
+/// Why the call does not stop the sidecar.
+fn reason(failure: &StopFailure) -> String {
     match failure {
         StopFailure::ReplacedByExec { exec } => format!(
             "`{exec}` replaces the shell first, so the shell never gets to it (an EXIT trap does not run either)"
@@ -166,44 +147,36 @@ fn reason(failure: &StopFailure, switch: &str) -> String {
         StopFailure::NeedsPost { endpoint } => {
             format!("{endpoint} only accepts POST; this call sends GET and gets 405")
         }
-        StopFailure::CloudSqlQuitOff { command: false } => {
-            "the Cloud SQL proxy serves /quitquitquit only when started with --quitquitquit".into()
-        }
-        StopFailure::CloudSqlQuitOff { command: true } => {
-            "`cloud-sql-proxy shutdown` needs the proxy started with --quitquitquit".into()
-        }
-        StopFailure::CloudSqlV1CannotQuit { command: false } => {
-            "Cloud SQL proxy v1 has no /quitquitquit (only v2 has it, with --quitquitquit); v1's only HTTP server is its health check, and only SIGTERM or SIGINT stops it".into()
-        }
-        StopFailure::CloudSqlV1CannotQuit { command: true } => {
-            "`cloud-sql-proxy shutdown` is a v2 command; Cloud SQL proxy v1 has no quit call, and only SIGTERM or SIGINT stops it".into()
-        }
-        StopFailure::NothingOnPort { port, agent_port } => format!(
-            "nothing in this pod serves /quitquitquit on port {port}; pilot-agent listens on {agent_port}"
-        ),
-        StopFailure::WrongLinkerdPort { port, admin_port } => {
-            format!("Linkerd's /shutdown is on the admin port {admin_port}, not {port}")
-        }
-        StopFailure::LinkerdShutdownOff(why) => match why {
-            LinkerdShutdownOff::Annotation => format!(
-                "`{switch}: disabled` leaves Linkerd's /shutdown endpoint off (404)"
-            ),
-            LinkerdShutdownOff::ProxyEnv => "the injected proxy has LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED=false: /shutdown answers 404".into(),
-            LinkerdShutdownOff::InstallValue(source) => {
-                format!("proxy.enableShutdownEndpoint is off ({source})")
-            }
-            LinkerdShutdownOff::VersionDefault(version) => format!(
-                "Linkerd {version} serves /shutdown only with `{switch}: enabled` (off by default since 2.16)"
-            ),
-            LinkerdShutdownOff::UnknownVersion => format!(
-                "Linkerd 2.16 and later serve /shutdown only with `{switch}: enabled` (Linkerd version unknown, newest assumed)"
+        StopFailure::SwitchedOff {
+            owner,
+            endpoint,
+            off,
+        } => switched_off(owner, endpoint, off),
+        StopFailure::NoStopCall { sidecar, command } => match sidecar.remedies().no_stop_call {
+            Some(why) => why(*command),
+            None => format!(
+                "the {} has no stop call: only a signal stops it",
+                sidecar.label()
             ),
         },
-        StopFailure::AgentOutlivesEnvoy {
-            version,
-            agent_port,
+        StopFailure::NothingOnPort { port, path, served } => format!(
+            "nothing in this pod serves {path} on port {port}; {} listens on {}",
+            served.by, served.port
+        ),
+        StopFailure::WrongPort {
+            owner,
+            endpoint,
+            port,
+            admin_port,
+        } => format!("{owner}'s {endpoint} is on the admin port {admin_port}, not {port}"),
+        StopFailure::PartStops {
+            release,
+            stopped,
+            running,
+            issue,
+            instead,
         } => format!(
-            "in Istio {version} pilot-agent keeps running when Envoy exits, so the pod stays Running (istio#11659); call :{agent_port}/quitquitquit"
+            "in {release} {running} keeps running when {stopped} exits, so the pod stays Running ({issue}); call {instead}"
         ),
         StopFailure::NoShellForArgoKill { container } => format!(
             "once the work has exited, Argo Workflows runs it in `{container}` to stop it, and that image has no shell: `{container}` keeps running and the step never completes"
@@ -268,6 +241,37 @@ fn working_call(method: &StopMethod, proxy_call: Option<&'static str>) -> &'stat
         .unwrap_or("call the sidecar's own stop endpoint, with POST, on the port it serves")
 }
 
+/// What leaves `owner`'s stop `endpoint` off.
+fn switched_off(owner: &str, endpoint: &str, off: &SwitchedOff) -> String {
+    match off {
+        SwitchedOff::Flag {
+            flag,
+            command: None,
+        } => format!("{owner} serves {endpoint} only when started with {flag}"),
+        SwitchedOff::Flag {
+            flag,
+            command: Some(command),
+        } => format!("`{command}` needs the proxy started with {flag}"),
+        SwitchedOff::Annotation { key } => {
+            format!("`{key}: disabled` leaves {owner}'s {endpoint} endpoint off (404)")
+        }
+        SwitchedOff::ContainerEnv { variable, value } => {
+            format!("the injected proxy has {variable}={value}: {endpoint} answers 404")
+        }
+        SwitchedOff::InstallValue { setting, source } => format!("{setting} is off ({source})"),
+        SwitchedOff::ReleaseDefault {
+            release,
+            since,
+            key,
+        } => format!(
+            "{owner} {release} serves {endpoint} only with `{key}: enabled` (off by default since {since})"
+        ),
+        SwitchedOff::UnknownRelease { since, key } => format!(
+            "{owner} {since} and later serve {endpoint} only with `{key}: enabled` ({owner} version unknown, newest assumed)"
+        ),
+    }
+}
+
 /// The `workflows.argoproj.io/kill-cmd-<container>` annotation that gives Argo a
 /// command the sidecar's image has (argo-workflows `docs/sidecar-injection.md`).
 fn argo_kill_command(plan: &crate::resolve::PodPlan, container: &str) -> String {
@@ -275,16 +279,7 @@ fn argo_kill_command(plan: &crate::resolve::PodPlan, container: &str) -> String 
         .containers
         .iter()
         .find(|c| c.name == container)
-        .and_then(|c| c.sidecar())
-        .map(|sidecar| match sidecar.kind {
-            crate::resolve::SidecarKind::LinkerdProxy => {
-                r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#
-            }
-            crate::resolve::SidecarKind::IstioProxy => {
-                r#"["pilot-agent", "request", "POST", "quitquitquit"]"#
-            }
-            _ => r#"["<a program in the image that stops it>"]"#,
-        })
+        .and_then(|c| c.remedies().kill_command)
         .unwrap_or(r#"["<a program in the image that stops it>"]"#);
     format!(
         "give Argo a command the image has, in the workflow's `podMetadata` (or the template's `metadata`):\n  annotations:\n    workflows.argoproj.io/kill-cmd-{container}: '{command}'"

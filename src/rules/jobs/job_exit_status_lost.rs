@@ -23,7 +23,10 @@ declare_rule! {
     ///
     /// ## Example
     /// ```yaml
-    /// command: ["/bin/sh", "-c", "./migrate; curl -X POST localhost:15020/quitquitquit"]
+    /// command:
+    /// - /bin/sh
+    /// - -c
+    /// - ./migrate; curl -X POST localhost:15020/quitquitquit
     /// ```
     ///
     /// ## Fix
@@ -53,7 +56,7 @@ declare_rule! {
     /// flag or native mode is the user's choice).
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §7 F1, F4
+    /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §2.8 (a container that only stops the sidecars is not the work), §7 F1, F4
     /// - https://github.com/linkerd/linkerd2/issues/8033
     pub struct JobExitStatusLost {
         id: "ML302",
@@ -61,6 +64,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "the sidecar is stopped in a way that loses the work's result",
+        since: "0.1.0",
     }
 }
 
@@ -167,16 +171,14 @@ impl Violation for SidecarExitFails<'_> {
 }
 
 impl Rule for JobExitStatusLost {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if !plan.runs_to_completion() {
             return;
         }
-        for (_, app) in plan.apps() {
+        // A container whose only job is to stop the sidecars exits with its own status,
+        // not the work's, which its stop calls cannot lose.
+        for (_, app) in plan.work() {
             // A call that cannot stop the sidecar (ML303, ML304) still decides what
             // becomes of the work's status once it is made to work, so both are
             // reported; only a call the shell never makes has no say in it.

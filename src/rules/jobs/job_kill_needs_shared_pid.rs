@@ -46,6 +46,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "the sidecar is signalled from a container that cannot reach its process",
+        since: "0.1.0",
     }
 }
 
@@ -103,57 +104,45 @@ impl Violation for SignalCannotReach<'_> {
 }
 
 impl Rule for JobKillNeedsSharedPid {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        if !plan.runs_to_completion() {
-            return;
-        }
         // The pod's sidecars, gathered once rather than for each stop (a pod may run
         // thousands of containers).
         let sidecars: Vec<_> = plan.containers.iter().filter_map(|c| c.sidecar()).collect();
-        for (_, app) in plan.apps() {
-            for stop in &app.sidecar_stops {
-                let (StopMethod::Signal { target }, Err(failure)) = (&stop.method, &stop.effective)
-                else {
-                    continue;
-                };
-                // A signal that stops the wrong process, or is never sent, is ML304's.
-                if !matches!(
-                    failure,
-                    StopFailure::NoSharedProcessNamespace | StopFailure::OtherUser { .. }
-                ) {
-                    continue;
-                }
-                // The stop API of the sidecar the signal is meant for.
-                let api = sidecars
-                    .iter()
-                    .filter(|s| stop.method.reaches(&s.kind))
-                    .find_map(|s| s.kind.remedies().stop_api);
-                let violation = SignalCannotReach {
-                    app,
-                    stop,
-                    target,
-                    failure,
-                    shared: plan.share_process_namespace,
-                    api,
-                };
-                findings.push(
-                    Finding::new(
-                        &violation,
-                        Label::key(stop.path.clone(), "signals another container's process"),
-                    )
-                    .with_fix(share_process_namespace(plan, failure))
-                    .container(&app.name)
-                    .related(Label::key(
-                        plan.pod_spec_path().key("shareProcessNamespace"),
-                        "process namespace",
-                    )),
-                );
+        for (app, stop) in plan.work_stops() {
+            let (StopMethod::Signal { target }, Err(failure)) = (&stop.method, &stop.effective)
+            else {
+                continue;
+            };
+            // A signal that stops the wrong process, or is never sent, is ML304's.
+            if !failure.is_unreachable_signal() {
+                continue;
             }
+            // The stop API of the sidecar the signal is meant for.
+            let api = sidecars
+                .iter()
+                .filter(|s| stop.method.reaches(&s.kind))
+                .find_map(|s| s.kind.remedies().stop_api);
+            let violation = SignalCannotReach {
+                app,
+                stop,
+                target,
+                failure,
+                shared: plan.share_process_namespace,
+                api,
+            };
+            findings.push(
+                Finding::new(
+                    &violation,
+                    Label::key(stop.path.clone(), "signals another container's process"),
+                )
+                .with_fix(share_process_namespace(plan, failure))
+                .container(&app.name)
+                .related(Label::key(
+                    plan.pod_spec_path().key("shareProcessNamespace"),
+                    "process namespace",
+                )),
+            );
         }
     }
 }

@@ -5,7 +5,6 @@ use crate::resolve::shell::with_exit_trap;
 use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
-use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
 use crate::workload::Kind;
 
@@ -101,7 +100,7 @@ declare_rule! {
     /// changes how it runs, which is the user's to decide.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
+    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.8 (stops written in ConfigMap scripts; a container that only stops the others is not the work), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
     /// - https://github.com/istio/istio/issues/11045
     /// - https://github.com/linkerd/linkerd2/issues/1869
     pub struct JobSidecarNeverExits {
@@ -110,6 +109,7 @@ declare_rule! {
         severity: Error,
         group: Jobs,
         summary: "a Job's sidecar is never stopped, so the Job never completes",
+        since: "0.1.0",
     }
 }
 
@@ -123,8 +123,8 @@ struct NeverStopped<'a> {
     work: Vec<&'a PlannedContainer>,
     /// The kind of workload that never completes.
     workload: Kind,
-    /// The cluster's version, which decides whether a native sidecar is an option.
-    kubernetes: KubeVersion,
+    /// The pod: the versions in force and the stop calls that work in it.
+    plan: &'a PodPlan,
 }
 
 impl Violation for NeverStopped<'_> {
@@ -148,13 +148,20 @@ impl Violation for NeverStopped<'_> {
                 )
             })
             .unwrap_or_default();
+        let when = match work.len() {
+            0 => "the work is done".to_owned(),
+            1 => format!("{} finishes", work[0]),
+            _ => format!("{} finish", work.join(", ")),
+        };
+        let never = if self.workload == Kind::CronJob {
+            "its Jobs never complete".to_owned()
+        } else {
+            format!("the {} never completes", self.workload)
+        };
         format!(
-            "{} `{}` runs in `containers` and nothing stops it when {} finish{}{waits}: the pod stays Running and the {} never completes",
+            "{} `{}` runs in `containers` and nothing stops it when {when}{waits}: the pod stays Running and {never}",
             self.kind.label(),
             self.sidecar.name,
-            work.join(", "),
-            if work.len() == 1 { "es" } else { "" },
-            self.workload,
         )
     }
 
@@ -170,16 +177,12 @@ impl Violation for NeverStopped<'_> {
                 "run the work under kubexit too, named {} (`KUBEXIT_NAME`), with the same graveyard volume",
                 quoted_list(deaths, " or ")
             ),
-            _ => stop_sidecar(self.sidecar, self.kubernetes),
+            _ => stop_sidecar(self.sidecar, self.plan),
         }
     }
 }
 
 impl Rule for JobSidecarNeverExits {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let Some(completion) = &pod.timeline.completion else {
@@ -206,14 +209,14 @@ impl Rule for JobSidecarNeverExits {
             let violation = NeverStopped {
                 sidecar,
                 kind,
-                work: plan.apps().map(|(_, app)| app).collect(),
+                work: plan.work().map(|(_, app)| app).collect(),
                 // A pod that runs to completion was created by a Job.
                 workload: if plan.kind == Kind::Pod {
                     Kind::Job
                 } else {
                     plan.kind
                 },
-                kubernetes: plan.kubernetes.value,
+                plan,
             };
             let primary = if is_in_manifest(sidecar) {
                 Label::value(container_label_path(sidecar), "never exits on its own")
@@ -236,7 +239,7 @@ impl Rule for JobSidecarNeverExits {
                     completion.work_done,
                     Some(&sidecar.name),
                 );
-            if let Some((_, app)) = plan.apps().next()
+            if let Some((_, app)) = plan.work().next()
                 && let Some(path) = app.manifest_path()
             {
                 finding = finding.related(Label::value(
@@ -269,7 +272,11 @@ fn awaited(trigger: &SelfStopTrigger) -> String {
 /// which the startup probe replaces) is removed with it, else the fix would trade the
 /// finding for ML403's. A sidecar written in the manifest is [`move_to_init`]'s.
 fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    let switch = sidecar.shaped_by()?.native_switch.as_ref()?;
+    // Only an injector reads the switch: a proxy written in the manifest is not moved.
+    if !sidecar.is_injected() {
+        return None;
+    }
+    let switch = sidecar.native_switch.as_ref()?;
     let mut changes = vec![Change::Set(
         plan.paths
             .pod_metadata
@@ -356,9 +363,7 @@ pub(super) fn native_move(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<
 /// script can take it ([`crate::resolve::StopEndpoint`]). Unsafe: it changes the
 /// Job's command.
 fn stop_on_exit(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    let native_route = sidecar
-        .shaped_by()
-        .is_none_or(|shaped| shaped.native_switch.is_some());
+    let native_route = !sidecar.is_injected() || sidecar.native_switch.is_some();
     if plan.kubernetes.value.runs_native_sidecars() && native_route {
         return None;
     }

@@ -1,10 +1,6 @@
-use serde_json::Value as Json;
-
-use crate::fix::{Applicability, Change, Remedy};
-use crate::resolve::{PlannedContainer, PodPlan, SidecarKind};
+use crate::resolve::PlannedContainer;
 use crate::rules::help::{container_label_path, hold_app, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
-use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
 use crate::time::Millis;
 
@@ -61,7 +57,7 @@ declare_rule! {
     /// §3.2, §4.2).
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`)
+    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §2.8 (a container that only stops the sidecars is not the app)
     /// - https://github.com/istio/istio/issues/4341
     pub struct AppStartsBeforeProxy {
         id: "ML101",
@@ -69,6 +65,7 @@ declare_rule! {
         severity: Warning,
         group: Startup,
         summary: "the app can start and call out before its proxy is ready",
+        since: "0.1.0",
     }
 }
 
@@ -84,8 +81,8 @@ struct CallsBeforeProxyReady<'a> {
     ready: Millis,
     /// Whether the proxy's start-up time is the default rather than set.
     startup_assumed: bool,
-    /// The cluster's version, which decides whether a native sidecar is an option.
-    kubernetes: KubeVersion,
+    /// How to hold the app, for the versions in force.
+    hold: String,
 }
 
 impl Violation for CallsBeforeProxyReady<'_> {
@@ -117,15 +114,11 @@ impl Violation for CallsBeforeProxyReady<'_> {
                 self.proxy.name
             );
         }
-        hold_app(self.proxy, self.kubernetes)
+        self.hold.clone()
     }
 }
 
 impl Rule for AppStartsBeforeProxy {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;
@@ -137,22 +130,24 @@ impl Rule for AppStartsBeforeProxy {
             let Some(ready) = timeline.start(proxy_index).ready else {
                 continue;
             };
-            // The app container that uses the network earliest before the proxy is ready.
+            // The work container that uses the network earliest before the proxy is
+            // ready (one that only stops the sidecars calls them on localhost).
             let exposed = plan
-                .apps()
+                .work()
                 .filter_map(|(i, app)| timeline.start(i).first_network_use.map(|at| (app, at)))
                 .filter(|(_, at)| *at < ready)
                 .min_by_key(|(_, at)| *at);
             let Some((app, first_use)) = exposed else {
                 continue;
             };
+            let (hold, fix) = hold_app(proxy, plan);
             let violation = CallsBeforeProxyReady {
                 app,
                 proxy,
                 first_use,
                 ready,
                 startup_assumed: !plan.scenario.proxy_startup.is_explicit(),
-                kubernetes: plan.kubernetes.value,
+                hold,
             };
             let severity = if plan.runs_to_completion() {
                 Severity::Error
@@ -171,7 +166,9 @@ impl Rule for AppStartsBeforeProxy {
                 )
             };
             let mut finding = Finding::new(&violation, primary)
-                .with_fix(fix(proxy, plan))
+                // The mesh's hold is read by its injector, which has already run for a
+                // proxy written in the manifest.
+                .with_fix(fix.filter(|_| !is_in_manifest(proxy)))
                 .severity(severity)
                 .container(&proxy.name)
                 .window(Phase::Startup, first_use, ready, Some(&app.name));
@@ -184,37 +181,4 @@ impl Rule for AppStartsBeforeProxy {
             findings.push(finding);
         }
     }
-}
-
-/// The hold annotation of the proxy's mesh on the pod template: what the mesh's
-/// injector reads to hold the app (Istio's `holdApplicationUntilProxyStarts`, Linkerd's
-/// `proxy-await`), kept apart from the check. `None` for a proxy written in the
-/// manifest: the injector that reads the annotation has already run.
-fn fix(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    if is_in_manifest(proxy) {
-        return None;
-    }
-    let annotations = plan.paths.pod_metadata.key("annotations");
-    let kind = &proxy.sidecar()?.kind;
-    let (description, change) = match kind {
-        SidecarKind::IstioProxy => (
-            "hold the app until the proxy is ready (`holdApplicationUntilProxyStarts: true` in `proxy.istio.io/config`)",
-            Change::Set(
-                annotations
-                    .key("proxy.istio.io/config")
-                    .embedded()
-                    .key("holdApplicationUntilProxyStarts"),
-                Json::Bool(true),
-            ),
-        ),
-        SidecarKind::LinkerdProxy => (
-            "let the app wait for the proxy (`config.linkerd.io/proxy-await: enabled`)",
-            Change::Set(
-                annotations.key("config.linkerd.io/proxy-await"),
-                Json::String("enabled".into()),
-            ),
-        ),
-        _ => return None,
-    };
-    Some(Remedy::new(Applicability::Safe, description, vec![change]))
 }

@@ -56,6 +56,7 @@ declare_rule! {
         severity: Warning,
         group: Startup,
         summary: "an init container calls out before the proxy it needs is running",
+        since: "0.1.0",
     }
 }
 
@@ -95,10 +96,6 @@ impl Violation for CallsBeforeProxyRuns<'_> {
 }
 
 impl Rule for InitContainerNeedsProxy {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;

@@ -39,7 +39,7 @@ declare_rule! {
     /// with a failure threshold that fits how long it really takes to start.
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
+    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
     pub struct NativeSidecarNotGated {
         id: "ML104",
@@ -47,6 +47,7 @@ declare_rule! {
         severity: Warning,
         group: Startup,
         summary: "a native sidecar proxy has no startupProbe, so nothing waits for it",
+        since: "0.1.0",
     }
 }
 
@@ -82,10 +83,6 @@ impl Violation for StartsBeforeReady<'_> {
 }
 
 impl Rule for NativeSidecarNotGated {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;

@@ -43,6 +43,7 @@ declare_rule! {
         severity: Error,
         group: Startup,
         summary: "a native sidecar on a Kubernetes version that blocks on it instead",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -128,10 +129,6 @@ fn upgrade_or_regular(container: &str) -> String {
 }
 
 impl Rule for NativeSidecarUnsupported {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let version = plan.kubernetes.value;

@@ -53,6 +53,7 @@ declare_rule! {
         severity: Error,
         group: Startup,
         summary: "a start gate is configured but cannot hold the app",
+        since: "0.1.0",
     }
 }
 
@@ -153,10 +154,6 @@ impl Violation for GateNotFirst<'_> {
 }
 
 impl Rule for ProxyGateIneffective {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;

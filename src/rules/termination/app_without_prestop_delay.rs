@@ -62,6 +62,7 @@ declare_rule! {
         severity: Info,
         group: Termination,
         summary: "a serving app gets SIGTERM while endpoints still route to it",
+        since: "0.1.0",
     }
 }
 
@@ -121,10 +122,6 @@ impl Violation for SignalledWhileRouted<'_> {
 }
 
 impl Rule for AppWithoutPrestopDelay {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if plan.runs_to_completion() {

@@ -46,6 +46,7 @@ declare_rule! {
         severity: Info,
         group: Termination,
         summary: "a drain setting that has no effect in this pod",
+        since: "0.1.0",
     }
 }
 
@@ -88,10 +89,6 @@ impl Violation for IgnoredDrainSetting<'_> {
 }
 
 impl Rule for DrainSettingIgnored {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for (moot, why) in plan.moot_settings.iter().filter_map(|m| match &m.why {

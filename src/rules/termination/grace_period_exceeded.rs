@@ -1,18 +1,24 @@
 use crate::load::JsonPath;
 use crate::resolve::PlannedContainer;
-use crate::resolve::{ExitPolicy, HookDuration, Role};
+use crate::resolve::{ANNOTATION_PREFIX, ExitPolicy, HookDuration, Role};
 use crate::rules::describe;
 use crate::rules::help::{PendingRequests, container_label_path, exit_description, is_in_manifest};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
 use crate::simulate::StopEntry;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
     /// A container whose preStop hook plus its SIGTERM-to-exit time runs past
     /// `terminationGracePeriodSeconds`, so the kubelet's SIGKILL ends it first. For an
     /// Istio proxy the exit time is the drain (`terminationDrainDuration`); for an app
-    /// it is its shutdown time (a scenario value, 5 s unless set).
+    /// it is its shutdown time (a scenario value, 5 s unless set). A verdict that rests
+    /// on that assumed shutdown (an app with no preStop hook under a 1 s grace period,
+    /// say) is reported all the same, at this rule's severity: the message names the
+    /// assumption and how to set the app's real shutdown time
+    /// (`mesh-lifecycle.io/app-shutdown` on the workload, `--app-shutdown`, or the config
+    /// file's `scenario:`), after which the verdict is the app's own.
     ///
     /// ## Why it loses traffic
     /// preStop time counts against the grace period: the kubelet sends SIGTERM when the
@@ -28,7 +34,8 @@ declare_rule! {
     /// - name: istio-proxy
     ///   lifecycle:
     ///     preStop:
-    ///       exec: {command: [sleep, "10"]}   # SIGTERM at 10 s, drain until 35 s, SIGKILL at 30 s
+    ///       # SIGTERM at 10 s, drain until 35 s, SIGKILL at 30 s
+    ///       exec: {command: [sleep, "10"]}
     /// ```
     ///
     /// ## Fix
@@ -45,7 +52,7 @@ declare_rule! {
     /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints)
+    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
     pub struct GracePeriodExceeded {
         id: "ML201",
@@ -53,6 +60,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "preStop plus drain or shutdown runs past the grace period: SIGKILL cuts it off",
+        since: "0.1.0",
     }
 }
 
@@ -66,6 +74,8 @@ struct KilledBeforeExit<'a> {
     requests: Option<PendingRequests<'a>>,
     /// The grace period the deletion uses, in seconds.
     grace: i64,
+    /// The assumed app shutdown its exit rests on, when the app's own is not set.
+    assumed_shutdown: Option<Millis>,
 }
 
 impl Violation for KilledBeforeExit<'_> {
@@ -93,8 +103,11 @@ impl Violation for KilledBeforeExit<'_> {
             container.name,
             entry.natural_exit,
             lead,
-            self.requests
-                .map_or_else(|| exit_description(container), |r| r.to_string()),
+            match (self.requests, self.assumed_shutdown) {
+                (Some(requests), _) => requests.to_string(),
+                (None, Some(assumed)) => format!("app shutdown {assumed} (assumed)"),
+                (None, None) => exit_description(container),
+            },
             self.grace,
             entry.kill,
             entry.natural_exit - entry.kill,
@@ -103,7 +116,14 @@ impl Violation for KilledBeforeExit<'_> {
             } else {
                 "shutdown is"
             },
-        )
+        ) + &self
+            .assumed_shutdown
+            .map(|assumed| {
+                format!(
+                    "; the verdict rests on that assumed {assumed}: set the app's own shutdown time with the annotation `{ANNOTATION_PREFIX}app-shutdown: <duration>` on the workload, or `--app-shutdown`"
+                )
+            })
+            .unwrap_or_default()
     }
 
     fn help(&self) -> String {
@@ -120,33 +140,43 @@ impl Violation for KilledBeforeExit<'_> {
 }
 
 impl Rule for GracePeriodExceeded {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for (id, record) in pod.timeline.containers.with_ids() {
             let Some(entry) = &record.stop else { continue };
-            // A hook that alone outlives the grace period is ML206's.
-            if !entry.killed || entry.pre_stop_cut {
+            // A hook that alone outlives the grace period is ML206's; a signal its shell
+            // drops, ML210's.
+            if !entry.killed || entry.pre_stop_cut || entry.signal_dropped {
                 continue;
             }
             let container = &plan.containers[id];
             let pre_stop = container.pre_stop.as_ref();
-            // An app with no preStop is only late by the assumed shutdown time: no
-            // verdict rests on an assumption alone.
-            if container.role == Role::App
-                && pre_stop.is_none()
-                && !plan.scenario.app_shutdown.is_explicit()
-            {
+            let requests = PendingRequests::of(plan, entry);
+            // An app whose exit is only its shutdown time, which no one has set: the
+            // verdict is still one, and it names the assumption it rests on.
+            let assumed_shutdown = match &container.exit {
+                ExitPolicy::After(length)
+                    if container.role == Role::App
+                        && requests.is_none()
+                        && length.source == Source::Default =>
+                {
+                    Some(length.value)
+                }
+                _ => None,
+            };
+            // A container that only waits (`sleep infinity`) has no shutdown to cut:
+            // its assumed one is no verdict.
+            let exit_assumed = matches!(&container.exit,
+                ExitPolicy::After(length) if length.source == Source::Default);
+            if container.only_idles && exit_assumed && requests.is_none() {
                 continue;
             }
             let violation = KilledBeforeExit {
                 container,
                 entry,
-                requests: PendingRequests::of(plan, entry),
+                requests,
                 grace: plan.deletion_grace().value,
+                assumed_shutdown,
             };
             let exit_source = match &container.exit {
                 ExitPolicy::After(length) => match &length.source {

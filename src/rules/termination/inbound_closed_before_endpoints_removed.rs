@@ -1,4 +1,4 @@
-use crate::resolve::{Cut, HookEffect, PlannedContainer, SidecarKind};
+use crate::resolve::{Cut, HookEffect, PlannedContainer};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
@@ -47,6 +47,7 @@ declare_rule! {
         severity: Warning,
         group: Termination,
         summary: "the proxy refuses new requests while endpoints still route to the pod",
+        since: "0.1.0",
     }
 }
 
@@ -129,23 +130,16 @@ fn assumed(propagation_assumed: bool) -> &'static str {
     }
 }
 
-/// What the sidecar stops taking.
+/// What the sidecar stops taking: its mesh's words for it, or new inbound connections.
 fn refusal(proxy: &PlannedContainer) -> &'static str {
-    match proxy.sidecar().map(|s| &s.kind) {
-        // daprd closes its internal gRPC server: other apps' service invocations,
-        // which find this pod through the `<app-id>-dapr` Service, are refused.
-        Some(SidecarKind::Daprd) => {
-            "closes its servers (Dapr service invocation of this app is refused)"
-        }
-        _ => "refuses new inbound connections",
-    }
+    proxy
+        .sidecar()
+        .and_then(|sidecar| sidecar.kind.mesh())
+        .and_then(|mesh| mesh.words().refusal)
+        .unwrap_or("refuses new inbound connections")
 }
 
 impl Rule for InboundClosedBeforeEndpointsRemoved {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         if plan.runs_to_completion() || !plan.apps().any(|(_, app)| app.serves()) {

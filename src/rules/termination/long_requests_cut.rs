@@ -43,6 +43,7 @@ declare_rule! {
         severity: Warning,
         group: Termination,
         summary: "requests admitted before shutdown cannot finish in time",
+        since: "0.1.0",
     }
 }
 
@@ -91,10 +92,6 @@ impl Violation for RequestCut<'_> {
 }
 
 impl Rule for LongRequestsCut {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let Some(longest) = &plan.scenario.longest_request else {

@@ -1,5 +1,6 @@
 //! Termination rules (ML2xx): containers cut off by SIGKILL, proxies gone before the
-//! app, requests refused or cut during shutdown, hooks that cannot run.
+//! app, requests refused or cut during shutdown, hooks that cannot run, signals that
+//! never reach the program.
 
 mod app_without_prestop_delay;
 pub(super) mod drain_setting_ignored;
@@ -9,6 +10,7 @@ mod long_requests_cut;
 mod prestop_needs_shell;
 mod prestop_outlives_grace;
 mod proxy_exits_before_app;
+mod shell_drops_sigterm;
 pub(super) mod sleep_action_unsupported;
 
 pub use app_without_prestop_delay::AppWithoutPrestopDelay;
@@ -19,6 +21,7 @@ pub use long_requests_cut::LongRequestsCut;
 pub use prestop_needs_shell::PrestopNeedsShell;
 pub use prestop_outlives_grace::PrestopOutlivesGrace;
 pub use proxy_exits_before_app::ProxyExitsBeforeApp;
+pub use shell_drops_sigterm::ShellDropsSigterm;
 pub use sleep_action_unsupported::SleepActionUnsupported;
 
 use crate::resolve::{PlannedContainer, PodPlan};

@@ -43,6 +43,7 @@ declare_rule! {
         severity: Warning,
         group: Termination,
         summary: "an exec hook needs a shell or sleep the image likely lacks",
+        since: "0.1.0",
     }
 }
 
@@ -82,10 +83,6 @@ impl Violation for MissingProgram<'_> {
 }
 
 impl Rule for PrestopNeedsShell {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for container in &plan.containers {

@@ -47,6 +47,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "a preStop hook alone lasts the whole grace period",
+        since: "0.1.0",
     }
 }
 
@@ -100,10 +101,6 @@ impl Violation for HookCut<'_> {
 }
 
 impl Rule for PrestopOutlivesGrace {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         for (id, record) in pod.timeline.containers.with_ids() {

@@ -21,10 +21,10 @@ declare_rule! {
     ///
     /// ## Example
     /// ```yaml
-    /// - name: app
-    ///   lifecycle: {preStop: {exec: {command: [sleep, "25"]}}}   # serves until 30 s
-    /// - name: istio-proxy
-    ///   lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}    # gone at 10 s
+    /// - name: app           # serves until 30 s
+    ///   lifecycle: {preStop: {exec: {command: [sleep, "25"]}}}
+    /// - name: istio-proxy   # gone at 10 s
+    ///   lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}
     /// ```
     ///
     /// ## Fix
@@ -44,7 +44,7 @@ declare_rule! {
     /// connections close, which the timeline assumes (`app-shutdown`) rather than knows.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
+    /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §2.7 (an app whose shell drops SIGTERM runs until SIGKILL), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
     /// - https://github.com/istio/istio/issues/7136
     pub struct ProxyExitsBeforeApp {
         id: "ML202",
@@ -52,6 +52,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "the proxy is gone while the app still serves or calls out",
+        since: "0.1.0",
     }
 }
 
@@ -133,10 +134,6 @@ impl GoneBeforeApp<'_> {
 }
 
 impl Rule for ProxyExitsBeforeApp {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let timeline = &pod.timeline;
@@ -147,9 +144,10 @@ impl Rule for ProxyExitsBeforeApp {
             let Some(gone) = proxy_stop.outbound_refused.or(Some(proxy_stop.exit)) else {
                 continue;
             };
-            // The app that runs longest after the proxy is gone.
+            // The app that runs longest after the proxy is gone (not one whose only job
+            // is to stop the sidecars).
             let late = plan
-                .apps()
+                .work()
                 .filter_map(|(i, app)| timeline.stop(i).map(|stop| (app, stop)))
                 .filter(|(_, stop)| stop.exit > gone)
                 .max_by_key(|(_, stop)| stop.exit);

@@ -56,6 +56,7 @@ declare_rule! {
         severity: Error,
         group: Termination,
         summary: "a sleep hook action the Kubernetes version rejects or drops",
+        since: "0.1.0",
         admission: true,
     }
 }
@@ -141,10 +142,6 @@ pub(crate) fn problem(problem: SleepActionProblem) -> String {
 const EXEC_SLEEP: &str = "use exec: {command: [sleep, \"N\"]} on this version";
 
 impl Rule for SleepActionUnsupported {
-    fn meta(&self) -> &'static RuleMeta {
-        &Self::META
-    }
-
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
         let version = plan.kubernetes.value;

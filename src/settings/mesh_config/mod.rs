@@ -11,6 +11,11 @@
 //! `AllowUnknownFields`), so a misspelt setting silently has no effect. Helm values are
 //! open: charts take keys the linter does not read.
 
+mod fields;
+
+pub use fields::ProxyConfigFields;
+use fields::*;
+
 use std::fmt;
 use std::path::Path;
 
@@ -20,7 +25,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::file::{SettingsFile, WholeSeconds, with_path};
-use super::istio::{NativeSidecars, ProxyConfig, ProxyConfigError};
+use super::istio::{IstioOverlay, NativeSidecars, ProxyConfig, ProxyConfigError};
+use super::linkerd::LinkerdOverlay;
 use super::version::ReleaseTag;
 use super::{IstioVersion, LinkerdVersion, Settings, Source, Sourced};
 use crate::load::de::{Reading, from_node};
@@ -92,356 +98,6 @@ pub fn apply_input_object(
         reader.document(root, settings);
     }
     errors
-}
-
-/// The fields of Istio's `ProxyConfig` (mesh/v1alpha1/proxy.proto in istio/api, every
-/// field of 1.3 to 1.29), by their proto names; JSON also takes them in lower camel
-/// case (`termination_drain_duration` or `terminationDrainDuration`), as istiod's jsonpb
-/// reader does.
-const PROXY_CONFIG_FIELDS: [&str; 41] = [
-    "availability_zone",
-    "binary_path",
-    "ca_certificates_pem",
-    "concurrency",
-    "config_path",
-    "connect_timeout",
-    "control_plane_auth_policy",
-    "custom_config_file",
-    "discovery_address",
-    "discovery_refresh_delay",
-    "drain_duration",
-    "envoy_access_log_service",
-    "envoy_metrics_service",
-    "envoy_metrics_service_address",
-    "extra_stat_tags",
-    "file_flush_interval",
-    "file_flush_min_size_kb",
-    "gateway_topology",
-    "hold_application_until_proxy_starts",
-    "image",
-    "interception_mode",
-    "mesh_id",
-    "parent_shutdown_duration",
-    "private_key_provider",
-    "proxy_admin_port",
-    "proxy_bootstrap_template_path",
-    "proxy_headers",
-    "proxy_metadata",
-    "proxy_stats_matcher",
-    "readiness_probe",
-    "runtime_values",
-    "sds",
-    "service_cluster",
-    "stat_name_length",
-    "stats_compression",
-    "statsd_udp_address",
-    "status_port",
-    "termination_drain_duration",
-    "tracing",
-    "tracing_service_name",
-    "zipkin_address",
-];
-
-/// The fields of Istio's `MeshConfig` (mesh/v1alpha1/config.proto in istio/api, every
-/// field of 1.3 to 1.29), by their proto names.
-const MESH_CONFIG_FIELDS: [&str; 65] = [
-    "access_log_encoding",
-    "access_log_file",
-    "access_log_format",
-    "auth_policy",
-    "ca",
-    "ca_certificates",
-    "certificates",
-    "config_sources",
-    "connect_timeout",
-    "default_config",
-    "default_destination_rule_export_to",
-    "default_http_retry_policy",
-    "default_providers",
-    "default_service_export_to",
-    "default_virtual_service_export_to",
-    "disable_envoy_listener_log",
-    "disable_mixer_http_reports",
-    "disable_policy_checks",
-    "disable_report_batch",
-    "discovery_selectors",
-    "dns_refresh_rate",
-    "enable_auto_mtls",
-    "enable_client_side_policy_check",
-    "enable_envoy_access_log_service",
-    "enable_prometheus_merge",
-    "enable_sds_token_mount",
-    "enable_tracing",
-    "extension_providers",
-    "h2_upgrade_policy",
-    "hbone_idle_timeout",
-    "inbound_cluster_stat_name",
-    "inbound_traffic_policy",
-    "ingress_class",
-    "ingress_controller_mode",
-    "ingress_selector",
-    "ingress_service",
-    "locality_lb_setting",
-    "mesh_mTLS",
-    "mixer_address",
-    "mixer_check_server",
-    "mixer_report_server",
-    "outbound_cluster_stat_name",
-    "outbound_traffic_policy",
-    "path_normalization",
-    "policy_check_fail_open",
-    "protocol_detection_timeout",
-    "proxy_http_port",
-    "proxy_inbound_listen_port",
-    "proxy_listen_port",
-    "rds_refresh_delay",
-    "report_batch_max_entries",
-    "report_batch_max_time",
-    "root_namespace",
-    "sds_refresh_delay",
-    "sds_uds_path",
-    "sds_use_k8s_sa_jwt",
-    "service_scope_configs",
-    "service_settings",
-    "sidecar_to_telemetry_session_affinity",
-    "tcp_keepalive",
-    "thrift_config",
-    "tls_defaults",
-    "trust_domain",
-    "trust_domain_aliases",
-    "verify_certificate_at_client",
-];
-
-/// protoc's JSON name of a proto field: `termination_drain_duration` is
-/// `terminationDrainDuration`, `mesh_mTLS` is `meshMTLS`.
-fn json_name(proto: &str) -> String {
-    let mut name = String::with_capacity(proto.len());
-    let mut upper = false;
-    for c in proto.chars() {
-        match c {
-            '_' => upper = true,
-            c if upper => {
-                name.extend(c.to_uppercase());
-                upper = false;
-            }
-            c => name.push(c),
-        }
-    }
-    name
-}
-
-/// The JSON name of the field `key` names, when `fields` has it.
-fn known_field(key: &str, fields: &[&str]) -> Option<String> {
-    fields
-        .iter()
-        .find(|proto| **proto == key || json_name(proto) == key)
-        .map(|proto| json_name(proto))
-}
-
-/// A key of a protobuf message read as istiod's jsonpb reader reads it: one of the
-/// message's fields, by proto or JSON name, given back by its JSON name. Any other key
-/// is an error at the key, listing the fields' JSON names.
-struct FieldOf {
-    message: &'static str,
-    fields: &'static [&'static str],
-}
-
-impl<'de> de::DeserializeSeed<'de> for FieldOf {
-    type Value = String;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl Visitor<'_> for FieldOf {
-    type Value = String;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a {} field", self.message)
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<String, E> {
-        known_field(key, self.fields).ok_or_else(|| {
-            let names: Vec<String> = self.fields.iter().map(|proto| json_name(proto)).collect();
-            let hint = match names.iter().min_by_key(|name| edit_distance(key, name)) {
-                Some(name) if edit_distance(key, name) <= 2 => format!("did you mean `{name}`?"),
-                _ => format!("the fields are: {}", names.join(", ")),
-            };
-            E::custom(format_args!(
-                "unknown {} field `{key}` (istiod ignores it, so it has no effect); {hint}",
-                self.message
-            ))
-        })
-    }
-}
-
-/// Levenshtein distance, for suggesting the field a misspelt key meant.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(above + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-/// A `ProxyConfig` (`defaultConfig`) whose field names are checked, its values kept by
-/// JSON name for [`ProxyConfig::from_json`], which reads the fields the model uses.
-#[derive(Debug, Default)]
-pub struct ProxyConfigFields(serde_json::Map<String, serde_json::Value>);
-
-impl ProxyConfigFields {
-    /// The ProxyConfig layer these fields set, or the field at fault.
-    pub fn read(self, source: &Source) -> Result<ProxyConfig, ProxyConfigError> {
-        ProxyConfig::from_json(&serde_json::Value::Object(self.0), source)
-    }
-}
-
-impl<'de> Deserialize<'de> for ProxyConfigFields {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = ProxyConfigFields;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a ProxyConfig mapping")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut fields = serde_json::Map::new();
-                let field = || FieldOf {
-                    message: "ProxyConfig",
-                    fields: &PROXY_CONFIG_FIELDS,
-                };
-                while let Some(name) = map.next_key_seed(field())? {
-                    fields.insert(name, map.next_value()?);
-                }
-                Ok(ProxyConfigFields(fields))
-            }
-        }
-        deserializer.deserialize_map(Fields)
-    }
-}
-
-/// A `MeshConfig` whose field names are checked; only `defaultConfig` is read.
-#[derive(Debug, Default)]
-struct MeshConfigFields {
-    default_config: Option<ProxyConfigFields>,
-}
-
-impl<'de> Deserialize<'de> for MeshConfigFields {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = MeshConfigFields;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a MeshConfig mapping")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut mesh = MeshConfigFields::default();
-                let field = || FieldOf {
-                    message: "MeshConfig",
-                    fields: &MESH_CONFIG_FIELDS,
-                };
-                while let Some(name) = map.next_key_seed(field())? {
-                    if name == "defaultConfig" {
-                        mesh.default_config = map.next_value()?;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(mesh)
-            }
-        }
-        deserializer.deserialize_map(Fields)
-    }
-}
-
-/// An IstioOperator's `spec`, as far as the mesh's lifecycle goes.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct IstioOperatorSpec {
-    tag: Option<ReleaseTag<IstioVersion>>,
-}
-
-/// Helm values of Istio's charts (or an IstioOperator's `spec.values`) and of Linkerd's
-/// control-plane chart: the keys the linter reads, each by type; other keys are the
-/// chart's business.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct HelmValues {
-    global: Option<GlobalValues>,
-    pilot: Option<PilotValues>,
-    sidecar_injector_webhook: Option<InjectorValues>,
-    linkerd_version: Option<ReleaseTag<LinkerdVersion>>,
-    proxy: Option<LinkerdProxyValues>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct GlobalValues {
-    proxy: Option<IstioProxyValues>,
-    tag: Option<ReleaseTag<IstioVersion>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct IstioProxyValues {
-    hold_application_until_proxy_starts: Option<bool>,
-    lifecycle: Option<Lifecycle>,
-    startup_probe: Option<Enabled>,
-    auto_inject: Option<AutoInject>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct Enabled {
-    enabled: Option<bool>,
-}
-
-/// `global.proxy.autoInject`: the injection policy.
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum AutoInject {
-    Enabled,
-    Disabled,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct PilotValues {
-    env: Option<PilotEnv>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct PilotEnv {
-    /// An environment variable: Helm writes any value as a string.
-    #[serde(rename = "ENABLE_NATIVE_SIDECARS")]
-    enable_native_sidecars: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InjectorValues {
-    enable_namespaces_by_default: Option<bool>,
-    never_inject_selector: Option<Vec<LabelSelector>>,
-    always_inject_selector: Option<Vec<LabelSelector>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LinkerdProxyValues {
-    r#await: Option<bool>,
-    native_sidecar: Option<bool>,
-    enable_shutdown_endpoint: Option<bool>,
-    /// The chart's default is `""`: unset.
-    shutdown_grace_period: Option<String>,
-    wait_before_exit_seconds: Option<WholeSeconds>,
 }
 
 struct Reader<'a> {
@@ -599,10 +255,11 @@ impl Reader<'_> {
             return;
         };
         match default_config.read(&self.source) {
-            Ok(config) => {
-                settings.istio.mesh_default_config =
-                    settings.istio.mesh_default_config.overlay(&config);
+            Ok(config) => IstioOverlay {
+                default_config: Some(config),
+                ..IstioOverlay::default()
             }
+            .lay(&mut settings.istio, &self.source),
             Err(error) => {
                 let field = JsonPath::parse("defaultConfig").join(&JsonPath::parse(&error.field));
                 let pos = place
@@ -620,47 +277,28 @@ impl Reader<'_> {
         let Some(values) = self.decode::<HelmValues>(node, place.clone()) else {
             return;
         };
-        let istio = &mut settings.istio;
-        let source = self.source.clone();
-        if let Some(global) = values.global {
-            if let Some(proxy) = global.proxy {
-                if let Some(hold) = proxy.hold_application_until_proxy_starts {
-                    istio.hold_helm_global = Some(Sourced::new(hold, source.clone()));
-                }
-                if let Some(lifecycle) = proxy.lifecycle {
-                    istio.set_lifecycle(lifecycle, source.clone());
-                }
-                if let Some(on) = proxy.startup_probe.and_then(|probe| probe.enabled) {
-                    istio.startup_probe = Some(Sourced::new(on, source.clone()));
-                }
-                if let Some(policy) = proxy.auto_inject {
-                    istio.auto_inject =
-                        Sourced::new(matches!(policy, AutoInject::Enabled), source.clone());
-                }
-            }
-            if let Some(ReleaseTag(Some(version))) = global.tag {
-                istio.version = Some(Sourced::new(version, source.clone()));
-            }
+        let global = values.global.unwrap_or_default();
+        let proxy = global.proxy.unwrap_or_default();
+        let injector = values.sidecar_injector_webhook.unwrap_or_default();
+        IstioOverlay {
+            version: global.tag.and_then(|ReleaseTag(version)| version),
+            hold_helm_global: proxy.hold_application_until_proxy_starts,
+            native_sidecars: values
+                .pilot
+                .and_then(|pilot| pilot.env)
+                .and_then(|env| env.enable_native_sidecars)
+                .map(|mode| NativeSidecars::from_env(&mode)),
+            lifecycle: proxy.lifecycle,
+            startup_probe: proxy.startup_probe.and_then(|probe| probe.enabled),
+            auto_inject: proxy
+                .auto_inject
+                .map(|policy| matches!(policy, AutoInject::Enabled)),
+            enable_namespaces_by_default: injector.enable_namespaces_by_default,
+            never_inject_selector: injector.never_inject_selector,
+            always_inject_selector: injector.always_inject_selector,
+            default_config: None,
         }
-        if let Some(injector) = values.sidecar_injector_webhook {
-            if let Some(on) = injector.enable_namespaces_by_default {
-                istio.enable_namespaces_by_default = Sourced::new(on, source.clone());
-            }
-            if let Some(selectors) = injector.never_inject_selector {
-                istio.never_inject_selector = selectors;
-            }
-            if let Some(selectors) = injector.always_inject_selector {
-                istio.always_inject_selector = selectors;
-            }
-        }
-        if let Some(mode) = values
-            .pilot
-            .and_then(|pilot| pilot.env)
-            .and_then(|env| env.enable_native_sidecars)
-        {
-            let mode = NativeSidecars::from_env(&mode);
-            istio.native_sidecars = Some(Sourced::new(mode, source.clone()));
-        }
+        .lay(&mut settings.istio, &self.source);
         self.linkerd_values(values.linkerd_version, values.proxy, node, &place, settings);
     }
 
@@ -672,29 +310,20 @@ impl Reader<'_> {
         place: &Place,
         settings: &mut Settings,
     ) {
-        let linkerd = &mut settings.linkerd;
-        let source = self.source.clone();
-        if let Some(ReleaseTag(Some(version))) = version {
-            linkerd.version = Some(Sourced::new(version, source.clone()));
-        }
-        let Some(proxy) = proxy else { return };
-        if let Some(on) = proxy.r#await {
-            linkerd.proxy_await = Some(Sourced::new(on, source.clone()));
-        }
-        if let Some(on) = proxy.native_sidecar {
-            linkerd.native_sidecar = Some(Sourced::new(on, source.clone()));
-        }
-        if let Some(on) = proxy.enable_shutdown_endpoint {
-            linkerd.shutdown_endpoint = Some(Sourced::new(on, source.clone()));
-        }
-        if let Some(WholeSeconds(seconds)) = proxy.wait_before_exit_seconds {
-            linkerd.wait_before_exit = Some(Sourced::new(Millis::secs(seconds), source.clone()));
-        }
+        let proxy = proxy.unwrap_or_default();
+        let mut overlay = LinkerdOverlay {
+            version: version.and_then(|ReleaseTag(version)| version),
+            proxy_await: proxy.r#await,
+            native_sidecar: proxy.native_sidecar,
+            shutdown_endpoint: proxy.enable_shutdown_endpoint,
+            wait_before_exit: proxy
+                .wait_before_exit_seconds
+                .map(|WholeSeconds(seconds)| Millis::secs(seconds)),
+            shutdown_grace_period: None,
+        };
         if let Some(text) = proxy.shutdown_grace_period.filter(|t| !t.is_empty()) {
             match parse_go_duration(&text).filter(|d| *d >= Millis::ZERO) {
-                Some(duration) => {
-                    linkerd.shutdown_grace_period = Some(Sourced::new(duration, source.clone()))
-                }
+                Some(duration) => overlay.shutdown_grace_period = Some(duration),
                 None => {
                     let path = JsonPath::parse("proxy.shutdownGracePeriod");
                     let pos = place
@@ -708,6 +337,7 @@ impl Reader<'_> {
                 }
             }
         }
+        overlay.lay(&mut settings.linkerd, &self.source);
     }
 }
 
@@ -747,19 +377,27 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn read(text: &str) -> Settings {
+    /// The settings `text` lays over the defaults, what is wrong in it, and whether the
+    /// reader recognised every document.
+    fn read_all(text: &str) -> (Settings, Vec<InputError>, bool) {
         let file = SettingsFile::parse(Arc::from("mesh.yaml"), text.to_owned()).unwrap();
         let mut settings = Settings::default();
         let mut errors = Vec::new();
+        let mut recognised = true;
         for (root, source) in &file.documents {
             let mut reader = Reader {
                 text: source,
                 source: Source::MeshConfig(Arc::from("mesh.yaml")),
                 errors: &mut errors,
             };
-            assert!(reader.document(root, &mut settings), "recognised");
+            recognised &= reader.document(root, &mut settings);
         }
-        assert!(errors.is_empty(), "{errors:?}");
+        (settings, errors, recognised)
+    }
+
+    fn read(text: &str) -> Settings {
+        let (settings, errors, recognised) = read_all(text);
+        assert!(recognised && errors.is_empty(), "{errors:?}");
         settings
     }
 
@@ -819,18 +457,7 @@ mod tests {
     }
 
     fn problems(text: &str) -> Vec<InputError> {
-        let file = SettingsFile::parse(Arc::from("mesh.yaml"), text.to_owned()).unwrap();
-        let mut settings = Settings::default();
-        let mut errors = Vec::new();
-        for (root, source) in &file.documents {
-            let mut reader = Reader {
-                text: source,
-                source: Source::MeshConfig(Arc::from("mesh.yaml")),
-                errors: &mut errors,
-            };
-            reader.document(root, &mut settings);
-        }
-        errors
+        read_all(text).1
     }
 
     #[test]
@@ -857,15 +484,7 @@ mod tests {
     #[test]
     fn proto_names_are_fields_too() {
         let settings = read("meshConfig:\n  default_config:\n    termination_drain_duration: 7s\n");
-        assert_eq!(
-            settings
-                .istio
-                .mesh_default_config
-                .termination_drain_duration
-                .unwrap()
-                .value,
-            Millis::secs(7)
-        );
+        assert_eq!(settings.istio.termination_drain(), Some(Millis::secs(7)));
     }
 
     /// The first error is at `line:column` and starts with `message`.

@@ -1,176 +1,14 @@
-//! `.mesh-lifecycle.yaml`: the profile of the cluster the manifests run in.
-//!
-//! Found by walking up from the working directory, or given with `--config`. Every
-//! setting is optional; command-line flags override it.
-//!
-//! ```yaml
-//! kubernetesVersion: "1.30"
-//! istio:
-//!   version: "1.24"
-//!   meshConfig: istio-mesh.yaml        # an `istio` ConfigMap, an IstioOperator or Helm values
-//!   defaultConfig:                     # meshConfig.defaultConfig (ProxyConfig)
-//!     terminationDrainDuration: 20s
-//!   holdApplicationUntilProxyStarts: true
-//!   nativeSidecars: auto               # ENABLE_NATIVE_SIDECARS: true | false | auto
-//! linkerd:
-//!   version: "2.16"
-//!   proxyAwait: true
-//! namespaces:
-//!   shop: {labels: {istio-injection: enabled}}
-//! scenario:
-//!   appShutdown: 10s
-//! rules:
-//!   ML207: off
-//!   proxy-exits-before-app: warning
-//! sidecars:
-//! - name: vault-agent
-//!   shutdown: 5s
-//! stopWrappers: [wait-and-quit-envoy]
-//! workloadKinds:                       # custom resources that run pods
-//! - apiVersion: platform.example.com/v1  # group/version, or the group: any version
-//!   kind: WebApp
-//!   podTemplate: spec.runtime.template   # or podSpec: a path to a bare PodSpec
-//!   runsToCompletion: false              # true: Job semantics
-//! preset: alibaba-asm
-//! ```
+//! What `.mesh-lifecycle.yaml` may say, as its reader decodes it (every key checked,
+//! each value at its place), and how it lays over the settings.
 
-use crate::settings::ScenarioKey;
-use std::collections::BTreeMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use k8s_openapi::api::core::v1::Lifecycle;
-use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-
-use super::file::{GoDuration, SettingsFile, WholeSeconds};
-use super::istio::{self, NativeSidecars};
-use super::mesh_config;
-use super::{
-    DeclaredSidecar, IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source,
-    Sourced,
-};
-use crate::documented::{self, Documented, Row};
-use crate::load::{EntryPart, InputError, JsonPath, Node, Pos, SourceText};
-
-/// The file name looked for.
-pub const FILE_NAME: &str = ".mesh-lifecycle.yaml";
-
-/// The nearest `.mesh-lifecycle.yaml` in `start` or a directory above it.
-pub fn find_upward(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|candidate| candidate.is_file())
-}
-
-/// A rule setting from the `rules:` section, checked against the catalog by the caller.
-#[derive(Clone, Debug)]
-pub struct RuleSetting {
-    /// The id or name as written.
-    pub rule: String,
-    /// The level it is set to.
-    pub level: RuleLevel,
-    /// The config file, for errors about the setting.
-    pub file: Arc<str>,
-    /// Where the setting is in it.
-    pub pos: Pos,
-    /// The file's text, for the excerpt in those errors.
-    pub source: SourceText,
-}
-
-/// What `rules:` sets a rule to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleLevel {
-    /// The rule does not run.
-    Off,
-    /// Its findings are errors.
-    Error,
-    /// Its findings are warnings.
-    Warning,
-    /// Its findings are information.
-    Info,
-}
-
-/// Applies the config file at `path` to `settings`. Returns the rule settings it holds
-/// and the path of a mesh config it names, or the error found, at its node.
-pub fn apply(path: &Path, settings: &mut Settings) -> Result<ConfigExtras, Vec<InputError>> {
-    let file = SettingsFile::read(path).map_err(|e| vec![e])?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    apply_file(&file, &base, settings)
-}
-
-/// Applies an already read config file; `base` resolves the relative paths it names.
-pub fn apply_file(
-    file: &SettingsFile,
-    base: &Path,
-    settings: &mut Settings,
-) -> Result<ConfigExtras, Vec<InputError>> {
-    apply_with_origin(file, base, settings, &Source::ConfigFile(file.name.clone()))
-}
-
-/// Applies an already read file in the config file's format, each value it sets
-/// sourced from `origin` (`diff --to KEY=VALUE` writes its changes this way).
-pub fn apply_with_origin(
-    file: &SettingsFile,
-    base: &Path,
-    settings: &mut Settings,
-    origin: &Source,
-) -> Result<ConfigExtras, Vec<InputError>> {
-    let Some((root, source)) = file.documents.first() else {
-        return Ok(ConfigExtras::default());
-    };
-    let config: ConfigFile = file.decode(root, source).map_err(|e| vec![e])?;
-    config
-        .apply(root, source, file, base, origin, settings)
-        .map_err(|e| vec![e])
-}
-
-/// A rule named in a list of the config file (`fixable:`, `unfixable:`), checked
-/// against the catalog by the caller.
-#[derive(Clone, Debug)]
-pub struct RuleName {
-    /// The id or name as written, or `ALL`.
-    pub rule: String,
-    /// The config file, for errors about it.
-    pub file: Arc<str>,
-    /// Where it is in it.
-    pub pos: Pos,
-    /// The file's text, for the excerpt in those errors.
-    pub source: SourceText,
-}
-
-/// `fixable:` and `unfixable:`: which rules' findings carry their fix.
-#[derive(Clone, Debug, Default)]
-pub struct Fixable {
-    /// The rules whose fixes are made (`None`: all).
-    pub fixable: Option<Vec<RuleName>>,
-    /// Rules whose fixes are not, whatever `fixable` says.
-    pub unfixable: Vec<RuleName>,
-}
-
-/// What a config file holds beyond `Settings`.
-#[derive(Clone, Debug, Default)]
-pub struct ConfigExtras {
-    /// `rules:`: severities and `off`, by rule.
-    pub rules: Vec<RuleSetting>,
-    /// `fixable:` and `unfixable:`.
-    pub fixable: Fixable,
-    /// `istio.meshConfig`, resolved against the config file's directory.
-    pub mesh_config: Option<PathBuf>,
-    /// `exclude:`: globs of paths that directory searches leave out, relative to the
-    /// config file's directory.
-    pub exclude: Vec<String>,
-}
+use super::*;
 
 crate::documented! {
     /// `.mesh-lifecycle.yaml` as written. Every setting is optional; a key the linter
     /// does not know is an error at the key, so a misspelt setting never goes unnoticed.
     #[derive(Debug, Default, Deserialize)]
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
-    struct ConfigFile {
+    pub(super) struct ConfigFile {
         /// Globs of paths that directory searches leave out, relative to the config
         /// file's directory.
         exclude: Option<Vec<String>> = "none",
@@ -212,6 +50,11 @@ crate::documented! {
         /// overrides the pod's.
         deletion_grace_period_seconds: Option<WholeSeconds> =
             "the pod's terminationGracePeriodSeconds",
+        /// Whether a note that a workload was not linted (a kind without containers
+        /// at its pod's path, a kind the linter does not read, a kind the cluster does
+        /// not let it list, a scope without workloads) fails the run as an input
+        /// error, as `--strict` makes it.
+        strict: Option<bool> = "false",
     }
 }
 
@@ -325,7 +168,7 @@ crate::documented! {
 
 /// A mapping read in the order written (later settings of the same rule win).
 #[derive(Debug)]
-struct InOrder<T>(Vec<(String, T)>);
+pub(super) struct InOrder<T>(Vec<(String, T)>);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for InOrder<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -394,7 +237,7 @@ crate::value_kinds! {
 
 /// A field of a section whose decoder is not a [`documented!`](crate::documented)
 /// struct: a value without fields of its own.
-const fn field(
+pub(super) const fn field(
     ident: &'static str,
     doc: &'static str,
     absent: &'static str,
@@ -461,14 +304,14 @@ impl Documented for mesh_config::ProxyConfigFields {
 }
 
 /// A container lifecycle handler, as the docs name it.
-fn handler_kind() -> String {
+pub(super) fn handler_kind() -> String {
     "lifecycle handler (`exec`, `httpGet`, `sleep`)".to_owned()
 }
 
 /// A container [`Lifecycle`] whose keys are checked: Kubernetes' type skips a key it
 /// does not know, which would let a misspelt `preStop` pass unnoticed.
 #[derive(Debug)]
-struct StrictLifecycle(Lifecycle);
+pub(super) struct StrictLifecycle(Lifecycle);
 
 impl<'de> Deserialize<'de> for StrictLifecycle {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -493,9 +336,9 @@ impl<'de> Deserialize<'de> for StrictLifecycle {
 
 /// A mapping whose keys must be among `keys`: an unknown one is an error at it. The
 /// values are read from the mapping itself, so their errors keep their positions.
-struct KnownKeys<A> {
-    map: A,
-    keys: &'static [&'static str],
+pub(super) struct KnownKeys<A> {
+    pub(super) map: A,
+    pub(super) keys: &'static [&'static str],
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for KnownKeys<A> {
@@ -520,9 +363,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for KnownKeys<A> {
 }
 
 /// A key of [`KnownKeys`]: read as a string, checked, then handed to the seed.
-struct KnownKey<K> {
-    seed: K,
-    keys: &'static [&'static str],
+pub(super) struct KnownKey<K> {
+    pub(super) seed: K,
+    pub(super) keys: &'static [&'static str],
 }
 
 impl<'de, K: de::DeserializeSeed<'de>> de::DeserializeSeed<'de> for KnownKey<K> {
@@ -585,7 +428,7 @@ impl<T: Documented> Documented for InOrder<T> {
 impl ConfigFile {
     /// Puts what the file says into `settings`; the errors left are the ones only the
     /// whole file can show (a preset that does not exist, a defaultConfig value).
-    fn apply(
+    pub(super) fn apply(
         self,
         root: &Node,
         source: &SourceText,
@@ -597,6 +440,7 @@ impl ConfigFile {
         let at = |path: &str, part| root.locate(&JsonPath::parse(path), part).span.start;
         let mut extras = ConfigExtras {
             exclude: self.exclude.unwrap_or_default(),
+            strict: self.strict.unwrap_or(false),
             ..ConfigExtras::default()
         };
         if let Some(version) = self.kubernetes_version {
@@ -606,62 +450,40 @@ impl ConfigFile {
             settings.nodes = Some(Sourced::new(version, origin.clone()));
         }
         if let Some(istio) = self.istio {
-            if let Some(version) = istio.version {
-                settings.istio.version = Some(Sourced::new(version, origin.clone()));
-            }
             extras.mesh_config = istio.mesh_config.map(|path| base.join(path));
-            if let Some(fields) = istio.default_config {
-                let config = fields.read(origin).map_err(|error| {
+            let default_config = match istio.default_config {
+                Some(fields) => Some(fields.read(origin).map_err(|error| {
                     let path = format!("istio.defaultConfig.{}", error.field);
                     let message = format!("{path}: {}", error.message);
                     file.error_at(source, at(&path, EntryPart::Value), message)
-                })?;
-                settings.istio.mesh_default_config =
-                    settings.istio.mesh_default_config.overlay(&config);
+                })?),
+                None => None,
+            };
+            IstioOverlay {
+                version: istio.version,
+                default_config,
+                hold_helm_global: istio.hold_application_until_proxy_starts,
+                native_sidecars: istio.native_sidecars,
+                lifecycle: istio.lifecycle.map(|StrictLifecycle(lifecycle)| lifecycle),
+                startup_probe: istio.startup_probe,
+                auto_inject: istio.auto_inject,
+                enable_namespaces_by_default: istio.enable_namespaces_by_default,
+                ..IstioOverlay::default()
             }
-            let istio_settings = &mut settings.istio;
-            if let Some(hold) = istio.hold_application_until_proxy_starts {
-                istio_settings.hold_helm_global = Some(Sourced::new(hold, origin.clone()));
-            }
-            if let Some(mode) = istio.native_sidecars {
-                istio_settings.native_sidecars = Some(Sourced::new(mode, origin.clone()));
-            }
-            if let Some(StrictLifecycle(lifecycle)) = istio.lifecycle {
-                istio_settings.set_lifecycle(lifecycle, origin.clone());
-            }
-            if let Some(on) = istio.startup_probe {
-                istio_settings.startup_probe = Some(Sourced::new(on, origin.clone()));
-            }
-            if let Some(on) = istio.auto_inject {
-                istio_settings.auto_inject = Sourced::new(on, origin.clone());
-            }
-            if let Some(on) = istio.enable_namespaces_by_default {
-                istio_settings.enable_namespaces_by_default = Sourced::new(on, origin.clone());
-            }
+            .lay(&mut settings.istio, origin);
         }
         if let Some(linkerd) = self.linkerd {
-            let to = &mut settings.linkerd;
-            if let Some(version) = linkerd.version {
-                to.version = Some(Sourced::new(version, origin.clone()));
+            LinkerdOverlay {
+                version: linkerd.version,
+                proxy_await: linkerd.proxy_await,
+                native_sidecar: linkerd.native_sidecar,
+                shutdown_grace_period: linkerd.shutdown_grace_period.map(|GoDuration(d)| d),
+                wait_before_exit: linkerd
+                    .wait_before_exit_seconds
+                    .map(|WholeSeconds(seconds)| crate::time::Millis::secs(seconds)),
+                shutdown_endpoint: linkerd.enable_shutdown_endpoint,
             }
-            if let Some(on) = linkerd.proxy_await {
-                to.proxy_await = Some(Sourced::new(on, origin.clone()));
-            }
-            if let Some(on) = linkerd.native_sidecar {
-                to.native_sidecar = Some(Sourced::new(on, origin.clone()));
-            }
-            if let Some(GoDuration(duration)) = linkerd.shutdown_grace_period {
-                to.shutdown_grace_period = Some(Sourced::new(duration, origin.clone()));
-            }
-            if let Some(WholeSeconds(seconds)) = linkerd.wait_before_exit_seconds {
-                to.wait_before_exit = Some(Sourced::new(
-                    crate::time::Millis::secs(seconds),
-                    origin.clone(),
-                ));
-            }
-            if let Some(on) = linkerd.enable_shutdown_endpoint {
-                to.shutdown_endpoint = Some(Sourced::new(on, origin.clone()));
-            }
+            .lay(&mut settings.linkerd, origin);
         }
         for (name, namespace) in self.namespaces.unwrap_or_default() {
             let namespace = namespace.unwrap_or_default();
@@ -739,7 +561,7 @@ impl ConfigFile {
                 .map(crate::workload::DeclaredKind::interned),
         );
         if let Some(name) = self.preset
-            && let Err(message) = super::preset::apply(&name, settings)
+            && let Err(message) = crate::settings::preset::apply(&name, settings)
         {
             return Err(file.error_at(source, at("preset", EntryPart::Value), message));
         }
@@ -747,144 +569,5 @@ impl ConfigFile {
             settings.deletion_grace_period = Some(Sourced::new(seconds, origin.clone()));
         }
         Ok(extras)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::time::Millis;
-
-    fn read(text: &str) -> Result<(Settings, ConfigExtras), Vec<InputError>> {
-        let file = SettingsFile::parse(Arc::from(".mesh-lifecycle.yaml"), text.to_owned())
-            .map_err(|e| vec![e])?;
-        let mut settings = Settings::default();
-        let extras = apply_file(&file, Path::new("/etc/mesh"), &mut settings)?;
-        Ok((settings, extras))
-    }
-
-    #[test]
-    fn reads_every_section() {
-        let (settings, extras) = read(
-            "kubernetesVersion: '1.30'\nistio:\n  version: '1.24'\n  meshConfig: mesh.yaml\n  nativeSidecars: auto\n  defaultConfig:\n    terminationDrainDuration: 20s\nlinkerd:\n  version: version-2.16\n  proxyAwait: false\nnamespaces:\n  shop:\n    labels: {istio-injection: enabled}\nscenario:\n  appShutdown: 12s\nrules:\n  ML207: off\n  grace-period-exceeded: warning\nsidecars:\n- name: vault-agent\n  shutdown: 3s\nstopWrappers: [wait-and-quit-envoy]\n",
-        )
-        .unwrap();
-        assert_eq!(settings.kubernetes.value, KubeVersion { minor: 30 });
-        assert_eq!(
-            settings.kubernetes.source,
-            Source::ConfigFile(Arc::from(".mesh-lifecycle.yaml"))
-        );
-        assert_eq!(settings.istio.version.unwrap().value, IstioVersion::new(24));
-        assert_eq!(
-            settings.istio.native_sidecars.unwrap().value,
-            NativeSidecars::Auto
-        );
-        assert_eq!(
-            settings
-                .istio
-                .mesh_default_config
-                .termination_drain_duration
-                .unwrap()
-                .value,
-            Millis::secs(20)
-        );
-        assert!(!settings.linkerd.proxy_await.unwrap().value);
-        assert_eq!(
-            settings.namespaces["shop"].labels["istio-injection"],
-            "enabled"
-        );
-        assert_eq!(settings.scenario.app_shutdown.value, Millis::secs(12));
-        assert_eq!(extras.rules.len(), 2);
-        assert_eq!(extras.rules[0].level, RuleLevel::Off);
-        assert_eq!(
-            extras.rules[1].pos,
-            Pos {
-                line: 18,
-                column: 3
-            }
-        );
-        assert_eq!(
-            extras.mesh_config,
-            Some(PathBuf::from("/etc/mesh/mesh.yaml"))
-        );
-        assert_eq!(settings.declared_sidecars[0].shutdown, Millis::secs(3));
-        assert_eq!(settings.stop_wrappers, ["wait-and-quit-envoy"]);
-    }
-
-    #[test]
-    fn unknown_keys_are_errors_at_the_key() {
-        let errors = read("istio:\n  versoin: '1.24'\n").unwrap_err();
-        assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].pos, Some(Pos { line: 2, column: 3 }));
-        assert!(
-            errors[0].message.starts_with(
-                "istio.versoin: unknown setting `versoin`; expected one of: version, meshConfig"
-            ),
-            "{}",
-            errors[0].message
-        );
-    }
-
-    #[test]
-    fn wrong_values_are_errors_at_the_value() {
-        let errors = read("scenario:\n  appShutdown: soon\n").unwrap_err();
-        assert_eq!(
-            errors[0].pos,
-            Some(Pos {
-                line: 2,
-                column: 16
-            })
-        );
-        assert!(errors[0].message.contains("not a duration"), "{errors:?}");
-        let errors = read("istio:\n  autoInject: maybe\n").unwrap_err();
-        assert_eq!(
-            errors[0].pos,
-            Some(Pos {
-                line: 2,
-                column: 15
-            })
-        );
-        assert!(
-            errors[0]
-                .message
-                .starts_with("istio.autoInject: invalid type"),
-            "{errors:?}"
-        );
-    }
-
-    #[test]
-    fn versions_are_read_as_written() {
-        // Unquoted, YAML reads 1.30 as the number 1.3 and 1.20 as 1.2.
-        let (settings, _) =
-            read("kubernetesVersion: 1.30\nistio: {version: 1.20}\nlinkerd: {version: 2.20}\n")
-                .unwrap();
-        assert_eq!(settings.kubernetes.value, KubeVersion { minor: 30 });
-        assert_eq!(settings.istio.version.unwrap().value, IstioVersion::new(20));
-        assert_eq!(
-            settings.linkerd.version.unwrap().value,
-            LinkerdVersion::Stable { minor: 20 }
-        );
-        let errors = read("kubernetesVersion: 1.3\n").unwrap_err();
-        assert_eq!(
-            errors[0].pos,
-            Some(Pos {
-                line: 1,
-                column: 20
-            })
-        );
-        assert!(errors[0].message.contains("(1.22 to 1.36)"), "{errors:?}");
-    }
-
-    #[test]
-    fn a_rule_level_of_off_is_not_a_boolean() {
-        let (_, extras) = read("rules: {ML207: off, ML201: warning}\n").unwrap();
-        assert_eq!(extras.rules[0].level, RuleLevel::Off);
-        let errors = read("rules: {ML207: loud}\n").unwrap_err();
-        assert!(
-            errors[0]
-                .message
-                .starts_with("rules.ML207: `loud` is not one of: off, error, warning, info"),
-            "{errors:?}"
-        );
     }
 }

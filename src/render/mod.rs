@@ -1,0 +1,152 @@
+//! What users keep in their repositories, rendered before it is linted: a directory
+//! holding a kustomization is what `kubectl kustomize` prints for it, a Helm chart what
+//! `helm template` prints ([`kustomize`], [`helm`]). The directory search hands these
+//! directories over whole ([`crate::load::discover`]); each becomes one input, named by
+//! its directory, that knows where its documents came from
+//! ([`crate::load::rendered`]). A tool that fails is an input error in its own words;
+//! a missing `helm` is a note saying how to render the chart. A file linted on its own
+//! that a kustomization uses as a patch gets a note naming the kustomization.
+
+pub mod helm;
+pub mod kustomize;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use crate::load::discover::KUSTOMIZATION_FILES;
+use crate::load::rendered::Renderer;
+use crate::load::{Input, InputError};
+
+/// What rendering the directories of a run gave.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// One input per directory rendered.
+    pub inputs: Vec<Input>,
+    /// The directories whose tool failed, in its words.
+    pub errors: Vec<InputError>,
+    /// What could not be rendered, and how to.
+    pub notes: Vec<InputError>,
+    /// Directories left to be searched as files (no kubectl to render a kustomization).
+    pub unrendered: Vec<PathBuf>,
+}
+
+/// Renders each directory of `targets`.
+pub fn render(targets: &[(PathBuf, Renderer)]) -> Rendered {
+    let mut rendered = Rendered::default();
+    for (dir, renderer) in targets {
+        let name: Arc<str> = Arc::from(dir.to_string_lossy().as_ref());
+        let result = match renderer {
+            Renderer::Kustomize => kustomize::render(dir),
+            Renderer::Helm => helm::render(dir),
+        };
+        match result {
+            Ok((bytes, rendering)) => rendered.inputs.push(Input::Rendered {
+                name,
+                bytes: Arc::from(bytes),
+                rendering: Arc::new(rendering),
+            }),
+            Err(Failure::Failed(message)) => {
+                rendered.errors.push(InputError::whole(name, message));
+            }
+            Err(Failure::Missing(note)) => {
+                rendered.notes.push(InputError::whole(name, note));
+                if *renderer == Renderer::Kustomize {
+                    rendered.unrendered.push(dir.clone());
+                }
+            }
+        }
+    }
+    rendered
+}
+
+/// Why a directory was not rendered.
+#[derive(Debug)]
+pub enum Failure {
+    /// The tool ran and failed: its message.
+    Failed(String),
+    /// The tool is not installed: a note saying how to render the directory.
+    Missing(String),
+}
+
+/// Runs `program` with `args`; `Err` when it cannot be started, `NotFound` included.
+fn run(program: &std::ffi::OsStr, args: &[&std::ffi::OsStr]) -> std::io::Result<Output> {
+    Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+}
+
+/// What a tool printed on standard error, for an input error: trimmed, and the tool's
+/// own prefixes kept.
+fn tool_message(command: &str, output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = stderr.trim();
+    if stderr.is_empty() {
+        format!("`{command}` failed ({})", output.status)
+    } else {
+        format!("`{command}` failed: {stderr}")
+    }
+}
+
+/// `path` as reports write paths: relative to the working directory when it is below
+/// it, else absolute.
+fn display(path: &Path) -> PathBuf {
+    let cwd = std::env::current_dir()
+        .and_then(|dir| dir.canonicalize())
+        .unwrap_or_default();
+    match path.strip_prefix(&cwd) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// `path` with `.` and `..` resolved lexically (its directories exist: kustomize read
+/// them).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Notes for the files of `inputs` that a kustomization of their directory, or of one
+/// above it, applies as a patch: linted alone, a patch is a fragment, and the
+/// kustomization's directory is what to lint.
+pub fn patch_notes(inputs: &[Input]) -> Vec<InputError> {
+    let mut notes = Vec::new();
+    for input in inputs {
+        let Input::File(path) = input else { continue };
+        let Ok(file) = path.canonicalize() else {
+            continue;
+        };
+        let Some(kustomization) = kustomize::applying_patch(&file) else {
+            continue;
+        };
+        let dir = kustomization.parent().map(display).unwrap_or_default();
+        notes.push(InputError::whole(
+            path.to_string_lossy().as_ref(),
+            format!(
+                "a kustomize patch, applied by {}: linted alone it is a fragment; lint the kustomization's directory ({}) to check what it renders",
+                display(&kustomization).display(),
+                dir.display()
+            ),
+        ));
+    }
+    notes
+}
+
+/// The kustomization file of `dir`, when it holds one.
+fn kustomization_file(dir: &Path) -> Option<PathBuf> {
+    KUSTOMIZATION_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|file| file.is_file())
+}

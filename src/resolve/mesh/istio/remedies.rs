@@ -1,0 +1,72 @@
+//! What Istio's own settings offer against each hazard.
+
+use serde_json::Value as Json;
+
+use super::*;
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::mesh::{Advice, StopAfterWork};
+
+/// What Istio's own settings offer against each hazard.
+pub const REMEDIES: Remedies = Remedies {
+    hold_app: Some(hold_app),
+    missing_gate_cause: Some("a custom proxy lifecycle replaces it"),
+    restore_gate: Some(
+        "add `postStart: {exec: {command: [pilot-agent, wait]}}` to the custom proxy lifecycle (Helm `global.proxy.lifecycle`), or drop the custom lifecycle",
+    ),
+    stop_after_work: Some(stop_after_work),
+    working_stop_call: Some(
+        "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit",
+    ),
+    stop_api: Some("POST :15020/quitquitquit"),
+    outlive_app: Some(|seconds| {
+        format!(
+            "keep the proxy until the app's connections are gone; on the pod template:\n  proxy.istio.io/config: |\n    proxyMetadata:\n      EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"\n(or terminationDrainDuration of at least {seconds}s)"
+        )
+    }),
+    outlast_endpoints: None,
+    bypass_for_init: Some(|| {
+        format!(
+            "run the init container as UID {PROXY_UID} or exclude its port (traffic.sidecar.istio.io/excludeOutboundPorts)"
+        )
+    }),
+    drain_setting: Some("terminationDrainDuration"),
+    kill_command: Some(r#"["pilot-agent", "request", "POST", "quitquitquit"]"#),
+    no_stop_call: None,
+};
+
+/// `holdApplicationUntilProxyStarts: true` in the pod's `proxy.istio.io/config`: the
+/// injector then puts the proxy first with a `pilot-agent wait` postStart.
+fn hold_app(annotations: &JsonPath) -> Advice {
+    Advice {
+        help: format!(
+            "hold the app until the proxy is ready; on the pod template:\n  metadata:\n    annotations:\n      {PROXY_CONFIG}: |\n        {HOLD}: true\n"
+        ),
+        fix: Remedy::new(
+            Applicability::Safe,
+            format!("hold the app until the proxy is ready (`{HOLD}: true` in `{PROXY_CONFIG}`)"),
+            vec![Change::Set(
+                annotations.key(PROXY_CONFIG).embedded().key(HOLD),
+                Json::Bool(true),
+            )],
+        ),
+    }
+}
+
+/// The pod's own call to pilot-agent's `/quitquitquit` as an EXIT trap, and the
+/// native sidecar where the versions in force let the pod ask for one.
+fn stop_after_work(stop: &StopAfterWork) -> String {
+    let call = stop.call.map_or_else(
+        || format!("curl -fsS -X POST http://localhost:{DEFAULT_STATUS_PORT}/quitquitquit"),
+        str::to_owned,
+    );
+    let native = match stop.native_switch {
+        Some(switch) => format!(
+            "\n(or `{}: \"{}\"` on the pod template{})",
+            switch.annotation, switch.value, stop.native
+        ),
+        None => String::new(),
+    };
+    format!(
+        "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap '{call}' EXIT\n    ./your-work   # not `exec`: the trap must outlive it{native}"
+    )
+}

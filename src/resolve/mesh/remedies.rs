@@ -1,0 +1,90 @@
+//! The models' own words: what a sidecar's settings offer against each hazard, and the
+//! explanations of its quirks a rule's message needs. The only prose under `resolve`:
+//! each model fills its [`Remedies`] in its `remedies.rs`, and the rules word their
+//! findings with them.
+
+use super::NativeSwitch;
+use crate::fix::Remedy;
+use crate::load::JsonPath;
+
+/// What a sidecar's own settings offer against each hazard: the model's own words. A
+/// remedy `lint --fix` can make is built with its help by one function from the same
+/// setting ([`Advice`]), so the two cannot disagree. A `None` means the sidecar has no
+/// setting of its own for it; the rule then gives the generic Kubernetes fix.
+#[derive(Debug, Default)]
+pub struct Remedies {
+    /// Holds the app until the proxy is ready: the setting on the pod template that its
+    /// injector reads (`annotations`: the pod template's annotations).
+    pub hold_app: Option<fn(annotations: &JsonPath) -> Advice>,
+    /// Why a gate is asked for but the proxy has no postStart that waits.
+    pub missing_gate_cause: Option<&'static str>,
+    /// Puts the waiting postStart back when the gate is asked for but missing.
+    pub restore_gate: Option<&'static str>,
+    /// How a Job's work stops the sidecar when it is done, keeping its exit status.
+    pub stop_after_work: Option<fn(&StopAfterWork) -> String>,
+    /// The stop call that works when the one written does not.
+    pub working_stop_call: Option<&'static str>,
+    /// The sidecar's own stop API, to use instead of a signal.
+    pub stop_api: Option<&'static str>,
+    /// Keeps the sidecar alive `seconds` longer after its stop signal.
+    pub outlive_app: Option<fn(seconds: i64) -> String>,
+    /// Keeps it serving until the endpoints no longer route to the pod.
+    pub outlast_endpoints: Option<&'static str>,
+    /// Lets an init container's call out of the pod bypass the proxy.
+    pub bypass_for_init: Option<fn() -> String>,
+    /// The sidecar's own setting for how long it drains after its stop signal
+    /// (`terminationDrainDuration`), the one to change when the drain is at fault.
+    pub drain_setting: Option<&'static str>,
+    /// Why the sidecar has no stop call, for a call written for it (Cloud SQL proxy
+    /// v1: no quit endpoint, only a signal stops it); `command`: the call is its
+    /// command rather than its endpoint.
+    pub no_stop_call: Option<fn(command: bool) -> String>,
+    /// The command that stops the sidecar from inside its container (a JSON argv), for
+    /// a controller that execs one in it (Argo's `kill-cmd` annotation).
+    pub kill_command: Option<&'static str>,
+}
+
+impl Remedies {
+    /// No remedies: a sidecar the resolver knows nothing specific about.
+    pub const NONE: Remedies = Remedies {
+        hold_app: None,
+        missing_gate_cause: None,
+        restore_gate: None,
+        stop_after_work: None,
+        working_stop_call: None,
+        stop_api: None,
+        outlive_app: None,
+        outlast_endpoints: None,
+        bypass_for_init: None,
+        drain_setting: None,
+        no_stop_call: None,
+        kill_command: None,
+    };
+}
+
+/// A remedy in both its forms, built together from the same setting: the words of the
+/// help, and the change `lint --fix` makes.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// The help: what to change, with a YAML snippet.
+    pub help: String,
+    /// The change, as the fix engine makes it.
+    pub fix: Remedy,
+}
+
+/// What a remedy that stops a Job's sidecar weaves in, for the versions in force.
+#[derive(Clone, Copy, Debug)]
+pub struct StopAfterWork<'a> {
+    /// The call that stops the sidecar in this pod, when one works
+    /// (pilot-agent's `/quitquitquit` on the status port in use).
+    pub call: Option<&'a str>,
+    /// The annotation that has the injector add the sidecar natively, when the
+    /// versions in force read one.
+    pub native_switch: Option<&'a NativeSwitch>,
+    /// The clause that offers a native sidecar instead, empty where the sidecar cannot
+    /// be one.
+    pub native: &'a str,
+    /// The pod already shares its process namespace, so the work can signal the
+    /// sidecar.
+    pub shares_pids: bool,
+}

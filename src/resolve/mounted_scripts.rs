@@ -1,0 +1,248 @@
+//! Scripts a container runs from a ConfigMap of the input (docs/lifecycle.md §2.8).
+//!
+//! `command: [/scripts/wait-to-complete.sh]` with a ConfigMap mounted at `/scripts`
+//! runs the text of one of its keys. The shell reader reads that text as it reads an
+//! inline `sh -c` script, so that what the script does (stop a sidecar, wait for the
+//! work, start the app) counts. The ConfigMaps come from the input's context, read
+//! with the Namespaces and Services before the workloads
+//! ([`crate::settings::layers::gather_context`]).
+
+use k8s_openapi::api::core::v1::{Container, PodSpec, Volume};
+
+use super::shell::{self, basename};
+use crate::settings::Source;
+use crate::workload::ConfigMap;
+
+/// A script file a container runs, whose text a ConfigMap of the input holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MountedScript {
+    /// The file as the container sees it (`/scripts/wait-to-complete.sh`).
+    pub path: String,
+    /// The ConfigMap it comes from.
+    pub config_map: String,
+    /// Its key there.
+    pub key: String,
+    /// The shell that runs it: the one the command names (`sh /scripts/x.sh`), else
+    /// its `#!` line's.
+    pub shell: String,
+    /// What the file holds.
+    pub contents: String,
+    /// The file that holds the ConfigMap.
+    pub source: Source,
+}
+
+/// A container's command as the shell reader reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadableCommand {
+    /// `command` then `args`, with a mounted script's text in place of its file, as
+    /// `SHELL -c TEXT`.
+    pub argv: Vec<String>,
+    /// The script read in place of its file, when there is one.
+    pub mounted: Option<MountedScript>,
+}
+
+/// `container`'s command as the shell reader reads it: a script file from a ConfigMap
+/// volume replaced by its text. The file is found when the command runs it directly
+/// (`[/scripts/x.sh]`, which needs an executable mode: a ConfigMap's files are `0644`
+/// unless `defaultMode` or the item's `mode` says otherwise, and the runtime refuses to
+/// run one without an execute bit), through a shell (`[sh, /scripts/x.sh]`, any mode),
+/// or as the one command of `sh -c`.
+pub fn readable_command(
+    container: &Container,
+    spec: &PodSpec,
+    namespace: Option<&str>,
+    config_maps: &[(ConfigMap, Source)],
+) -> ReadableCommand {
+    let argv = super::argv_of(container);
+    let mounted = script_file(&argv).and_then(|(file, shell, direct)| {
+        let (text, config_map, key, mode, source) =
+            file_text(container, spec, namespace, config_maps, &file)?;
+        if direct && mode & 0o111 == 0 {
+            return None;
+        }
+        // Run directly, the file's `#!` line names its interpreter; without one the
+        // runtime cannot run it, and with another program's it is not shell.
+        let shell = match shell {
+            Some(named) => named.to_owned(),
+            None => interpreter(&text)?,
+        };
+        Some(MountedScript {
+            path: file,
+            config_map,
+            key,
+            shell,
+            contents: text,
+            source,
+        })
+    });
+    match mounted {
+        Some(script) => ReadableCommand {
+            argv: vec![
+                script.shell.clone(),
+                "-c".to_owned(),
+                script.contents.clone(),
+            ],
+            mounted: Some(script),
+        },
+        None => ReadableCommand {
+            argv,
+            mounted: None,
+        },
+    }
+}
+
+/// The script file `argv` runs: its path, the shell the command names for it, and
+/// whether the runtime executes the file itself.
+fn script_file(argv: &[String]) -> Option<(String, Option<&str>, bool)> {
+    let first = argv.first()?;
+    if first.starts_with('/') && !is_shell(first) {
+        return Some((first.clone(), None, true));
+    }
+    if let Some(script) = shell::shell_script(argv) {
+        let list = shell::parse(script);
+        let [command] = list.simple_commands()[..] else {
+            return None;
+        };
+        let file = &command.argv().first()?.0;
+        return (list.0.len() == 1 && file.starts_with('/') && !is_shell(file))
+            .then(|| (file.clone(), None, true));
+    }
+    let (shell, rest) = argv.split_first()?;
+    let operand = rest.iter().find(|word| !word.starts_with('-'))?;
+    (is_shell(shell) && operand.starts_with('/'))
+        .then(|| (operand.clone(), Some(basename(shell)), false))
+}
+
+fn is_shell(word: &str) -> bool {
+    matches!(
+        basename(word),
+        "sh" | "bash" | "ash" | "dash" | "zsh" | "ksh" | "busybox"
+    )
+}
+
+/// The shell of a `#!` line (`#!/bin/bash`, `#!/usr/bin/env sh`).
+fn interpreter(text: &str) -> Option<String> {
+    let line = text.lines().next()?.strip_prefix("#!")?;
+    let mut words = line.split_whitespace();
+    let program = basename(words.next()?);
+    let program = if program == "env" {
+        basename(words.find(|w| !w.starts_with('-'))?)
+    } else {
+        program
+    };
+    is_shell(program).then(|| program.to_owned())
+}
+
+/// The text of `file` in `container`: through the deepest of its mounts that holds the
+/// file, a ConfigMap volume (or a projected volume's ConfigMap source) whose ConfigMap
+/// is in the input. With the ConfigMap's name, the key, the file's mode and the source.
+fn file_text(
+    container: &Container,
+    spec: &PodSpec,
+    namespace: Option<&str>,
+    config_maps: &[(ConfigMap, Source)],
+    file: &str,
+) -> Option<(String, String, String, i32, Source)> {
+    let at = super::jobs::volume_path(container, file)?;
+    let in_volume = at.path;
+    let volume = spec
+        .volumes
+        .iter()
+        .flatten()
+        .find(|volume| volume.name == at.volume)?;
+    sources(volume).find_map(|(name, items, mode)| {
+        let (config_map, source) = config_maps
+            .iter()
+            .find(|(config_map, _)| config_map.is(name, namespace))?;
+        let (key, mode) = match items {
+            Some(items) => items.iter().find_map(|item| {
+                (item.path.trim_matches('/') == in_volume)
+                    .then(|| (item.key.clone(), item.mode.unwrap_or(mode)))
+            })?,
+            None => (in_volume.clone(), mode),
+        };
+        let text = config_map.data.get(&key)?.clone();
+        Some((text, name.to_owned(), key, mode, source.clone()))
+    })
+}
+
+/// A ConfigMap volume's ConfigMaps: its own, or a projected volume's sources, each
+/// with its items and its files' mode (`0644` unless set).
+fn sources(
+    volume: &Volume,
+) -> impl Iterator<
+    Item = (
+        &str,
+        Option<&Vec<k8s_openapi::api::core::v1::KeyToPath>>,
+        i32,
+    ),
+> {
+    const DEFAULT_MODE: i32 = 0o644;
+    let own = volume.config_map.as_ref().map(|source| {
+        (
+            source.name.as_str(),
+            source.items.as_ref(),
+            source.default_mode.unwrap_or(DEFAULT_MODE),
+        )
+    });
+    let projected = volume.projected.iter().flat_map(|projected| {
+        let mode = projected.default_mode.unwrap_or(DEFAULT_MODE);
+        projected
+            .sources
+            .iter()
+            .flatten()
+            .filter_map(move |source| {
+                let config_map = source.config_map.as_ref()?;
+                Some((config_map.name.as_str(), config_map.items.as_ref(), mode))
+            })
+    });
+    own.into_iter().chain(projected)
+}
+
+impl super::Builder<'_> {
+    /// `container`'s command as the shell reader reads it, with the ConfigMaps of the
+    /// input ([`readable_command`]).
+    pub fn readable_command(&self, container: &Container) -> ReadableCommand {
+        readable_command(
+            container,
+            &self.workload.pod_spec,
+            self.workload.namespace.as_deref(),
+            &self.settings.config_maps,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(argv: &[&str]) -> Vec<String> {
+        argv.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn finds_the_script_file_a_command_runs() {
+        assert_eq!(
+            script_file(&words(&["/scripts/run.sh", "x"])),
+            Some(("/scripts/run.sh".to_owned(), None, true))
+        );
+        assert_eq!(
+            script_file(&words(&["bash", "-e", "/scripts/run.sh"])),
+            Some(("/scripts/run.sh".to_owned(), Some("bash"), false))
+        );
+        assert_eq!(
+            script_file(&words(&["sh", "-c", "/scripts/run.sh"])),
+            Some(("/scripts/run.sh".to_owned(), None, true))
+        );
+        assert_eq!(script_file(&words(&["sh", "-c", "cd /x; ./run"])), None);
+        assert_eq!(script_file(&words(&["./serve"])), None);
+    }
+
+    #[test]
+    fn reads_the_interpreter_of_a_shebang() {
+        assert_eq!(interpreter("#!/bin/bash\nset -e"), Some("bash".into()));
+        assert_eq!(interpreter("#!/usr/bin/env sh\n"), Some("sh".into()));
+        assert_eq!(interpreter("#!/usr/bin/python3\n"), None);
+        assert_eq!(interpreter("echo hi"), None);
+    }
+}

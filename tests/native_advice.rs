@@ -1,0 +1,144 @@
+//! "Make it native" is said only through the version-aware switch of the sidecar's
+//! model: ML101's help and ML301's fix name the annotation the release in force reads,
+//! and none where it reads none (docs/lifecycle.md §3.3 and §4.2). One case per version
+//! boundary: Istio's per-pod `sidecar.istio.io/nativeSidecar` from 1.24; Linkerd's alpha
+//! key from 2.15 and beta key from 2.19 (from 2.20 its proxy is native by default and
+//! ML101 has nothing to advise).
+
+mod common;
+
+/// Every native-sidecar annotation any release reads.
+const NATIVE_KEYS: [&str; 4] = [
+    "sidecar.istio.io/nativeSidecar",
+    "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+    "config.beta.linkerd.io/proxy-enable-native-sidecar",
+    "config.linkerd.io/proxy-enable-native-sidecar",
+];
+
+/// The native-sidecar annotations `text` names.
+fn keys_in(text: &str) -> Vec<&'static str> {
+    NATIVE_KEYS
+        .into_iter()
+        // The GA key is the others' suffix: a whole key, after a non-key character.
+        .filter(|key| {
+            text.match_indices(key).any(|(at, _)| {
+                text[..at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '.')
+            })
+        })
+        .collect()
+}
+
+/// The help of `rule`'s finding and its fix's description, linting `fixture` with
+/// `flags`.
+fn advice(fixture: &str, flags: &[&str], rule: &str) -> (String, String) {
+    let (report, _) = common::lint_json(&common::testdata(fixture), flags);
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == rule)
+        .unwrap_or_else(|| panic!("{rule} on {fixture} with {flags:?}: {report}"));
+    let help = finding["help"].as_str().unwrap().to_owned();
+    let fix = finding["fix"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (help, fix)
+}
+
+#[test]
+fn ml101_help_names_the_key_the_release_reads() {
+    let cases: [(&str, &[&str], &[&str]); 6] = [
+        (
+            "rules/ml301-fire-no-native-sidecars.yaml",
+            &["--istio-version", "1.23"],
+            &[],
+        ),
+        (
+            "rules/ml301-fire-no-native-sidecars.yaml",
+            &["--istio-version", "1.24"],
+            &["sidecar.istio.io/nativeSidecar"],
+        ),
+        (
+            "rules/ml101-fire-linkerd-await-disabled.yaml",
+            &["--linkerd-version", "2.14"],
+            &[],
+        ),
+        (
+            "rules/ml101-fire-linkerd-await-disabled.yaml",
+            &["--linkerd-version", "2.15"],
+            &["config.alpha.linkerd.io/proxy-enable-native-sidecar"],
+        ),
+        (
+            "rules/ml101-fire-linkerd-await-disabled.yaml",
+            &["--linkerd-version", "2.18"],
+            &["config.alpha.linkerd.io/proxy-enable-native-sidecar"],
+        ),
+        (
+            "rules/ml101-fire-linkerd-await-disabled.yaml",
+            &["--linkerd-version", "2.19"],
+            &["config.beta.linkerd.io/proxy-enable-native-sidecar"],
+        ),
+    ];
+    for (fixture, flags, expected) in cases {
+        let (help, _) = advice(fixture, flags, "ML101");
+        assert_eq!(keys_in(&help), expected, "{fixture} {flags:?}: {help}");
+    }
+}
+
+#[test]
+fn ml301_help_and_fix_name_the_same_key() {
+    let cases: [(&str, &[&str], Option<&str>); 5] = [
+        (
+            "rules/ml301-fire-no-native-sidecars.yaml",
+            &["--istio-version", "1.23"],
+            None,
+        ),
+        (
+            "rules/ml301-fire-no-native-sidecars.yaml",
+            &["--istio-version", "1.24"],
+            Some("sidecar.istio.io/nativeSidecar"),
+        ),
+        (
+            "rules/ml301-fire-linkerd-job.yaml",
+            &["--linkerd-version", "2.14"],
+            None,
+        ),
+        (
+            "rules/ml301-fire-linkerd-job.yaml",
+            &["--linkerd-version", "2.15"],
+            Some("config.alpha.linkerd.io/proxy-enable-native-sidecar"),
+        ),
+        (
+            "rules/ml301-fire-linkerd-job.yaml",
+            &["--linkerd-version", "2.19"],
+            Some("config.beta.linkerd.io/proxy-enable-native-sidecar"),
+        ),
+    ];
+    for (fixture, flags, expected) in cases {
+        let (help, fix) = advice(fixture, flags, "ML301");
+        let expected: Vec<_> = expected.into_iter().collect();
+        assert_eq!(keys_in(&fix), expected, "fix, {fixture} {flags:?}: {fix}");
+        // The help says nothing of a key the fix would not write.
+        assert!(
+            keys_in(&help).iter().all(|key| expected.contains(key)),
+            "help, {fixture} {flags:?}: {help}"
+        );
+    }
+}
+
+#[test]
+fn keys_are_told_apart() {
+    // The checker itself: the GA key is not found inside the alpha one.
+    assert_eq!(
+        keys_in("(`config.alpha.linkerd.io/proxy-enable-native-sidecar: \"true\"`)"),
+        ["config.alpha.linkerd.io/proxy-enable-native-sidecar"]
+    );
+    assert_eq!(
+        keys_in("`config.linkerd.io/proxy-enable-native-sidecar`"),
+        ["config.linkerd.io/proxy-enable-native-sidecar"]
+    );
+}
