@@ -353,6 +353,7 @@ fn threads(options: &RunOptions) -> usize {
 
 /// Where a piece is in its input and how its text is read: what reading an edited
 /// version of it again needs.
+#[derive(Clone)]
 struct Piece {
     file: Arc<str>,
     first_index: usize,
@@ -382,7 +383,14 @@ struct Stages<'a> {
 
 impl Analyze for Stages<'_> {
     fn analyze(&self, text: Arc<str>) -> Analysed {
-        let piece = self.piece;
+        self.analyze_at(text, self.piece.first_line)
+    }
+
+    fn analyze_at(&self, text: Arc<str>, first_line: u32) -> Analysed {
+        let piece = &Piece {
+            first_line,
+            ..self.piece.clone()
+        };
         match load::parse_text(
             &piece.file,
             piece.first_line,

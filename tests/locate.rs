@@ -10,8 +10,16 @@
 //! workloads and findings the List holds. One walk of the document per finding would
 //! index it once per finding. Not timed: the count is the same on any machine.
 //!
-//! This file holds one test, so that no other test of the process adds to the count.
+//! Checking a fix (that it removes its finding and makes nothing worse) analyses text
+//! again, which `fix::rounds::checked_bytes` counts: a fix in a `List` item is checked
+//! on that item, so the bytes per fix do not grow with the `List`.
+//!
+//! This file holds one test, so that no other test of the process adds to the counts.
 
+mod common;
+
+use common::lists::{json_list, yaml_list};
+use mesh_lifecycle::fix::rounds::checked_bytes;
 use mesh_lifecycle::load::Inputs;
 use mesh_lifecycle::load::lines::indexed_bytes;
 use mesh_lifecycle::pipeline::{self, Analysis, RunOptions};
@@ -26,59 +34,10 @@ use mesh_lifecycle::report::table::TableReporter;
 use mesh_lifecycle::report::{Reporter, Summary};
 use mesh_lifecycle::settings::Settings;
 
-/// `workloads` injected Deployments with `containers` serving containers each (an
-/// ML207 per container, with its fix) and a Job whose Cloud SQL proxy never exits
-/// (ML301, whose fix moves it and then sets it: changes made in turn), as one YAML
-/// `List`.
-fn yaml_list(workloads: usize, containers: usize) -> String {
-    let mut out = String::from("apiVersion: v1\nkind: List\nitems:\n");
-    for i in 0..workloads {
-        out.push_str(&format!(
-            "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web-{i}, namespace: shop}}\n  spec:\n    template:\n      metadata:\n        labels: {{app: web-{i}, sidecar.istio.io/inject: \"true\"}}\n      spec:\n        containers:\n"
-        ));
-        for c in 0..containers {
-            out.push_str(&format!(
-                "        - name: c{c}\n          image: example/web:1.0\n          ports: [{{containerPort: {}}}]\n",
-                8000 + c
-            ));
-        }
-        out.push_str(&format!(
-            "- apiVersion: batch/v1\n  kind: Job\n  metadata:\n    name: job-{i}\n  spec:\n    template:\n      spec:\n        restartPolicy: Never\n        containers:\n        - name: work\n          image: work:1\n          command: [sh, -c, 'echo done']\n        - name: cloud-sql-proxy\n          image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.11.0\n"
-        ));
-    }
-    out
-}
-
-/// The same objects as `kubectl get -o json` prints them.
-fn json_list(workloads: usize, containers: usize) -> String {
-    let mut items = Vec::new();
-    for i in 0..workloads {
-        let serving: Vec<serde_json::Value> = (0..containers)
-            .map(|c| serde_json::json!({"name": format!("c{c}"), "image": "example/web:1.0", "ports": [{"containerPort": 8000 + c}]}))
-            .collect();
-        items.push(serde_json::json!({
-            "apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": format!("web-{i}"), "namespace": "shop"},
-            "spec": {"template": {
-                "metadata": {"labels": {"app": format!("web-{i}"), "sidecar.istio.io/inject": "true"}},
-                "spec": {"containers": serving},
-            }},
-        }));
-        items.push(serde_json::json!({
-            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": format!("job-{i}")},
-            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
-                {"name": "work", "image": "work:1", "command": ["sh", "-c", "echo done"]},
-                {"name": "cloud-sql-proxy", "image": "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.11.0"},
-            ]}}},
-        }));
-    }
-    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
-    serde_json::to_string_pretty(&list).unwrap() + "\n"
-}
-
 /// Lints and explains `text` in every format, placing every fix's edits; returns the
-/// findings and how many of them have a fix.
-fn report_everything(text: &str) -> (usize, usize) {
+/// findings, how many of them have a fix that passed its check, and how many have one
+/// built (passed or refused).
+fn report_everything(text: &str) -> (usize, usize, usize) {
     let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
     let settings = Settings::default();
     let options = RunOptions {
@@ -101,7 +60,7 @@ fn report_everything(text: &str) -> (usize, usize) {
     }
     let mut summary = Summary::default();
     let mut analyses: Vec<Analysis> = Vec::new();
-    let (mut findings, mut fixes) = (0, 0);
+    let (mut findings, mut fixes, mut checks) = (0, 0, 0);
     pipeline::run(&inputs, &settings, &options, |report| {
         assert!(report.errors.is_empty(), "{:?}", report.errors);
         summary.add(&report);
@@ -110,6 +69,7 @@ fn report_everything(text: &str) -> (usize, usize) {
         }
         for located in report.analyses.iter().flat_map(|a| &a.findings) {
             findings += 1;
+            checks += usize::from(located.fix.is_some());
             if let Some((_, edits)) = located.fix_edits() {
                 fixes += 1;
                 assert!(!edits.is_empty(), "{}", located.finding.message);
@@ -132,34 +92,67 @@ fn report_everything(text: &str) -> (usize, usize) {
         explain::html(&analyses, &settings),
     ];
     assert!(drawn.iter().all(|out| !out.is_empty()));
-    (findings, fixes)
+    (findings, fixes, checks)
 }
 
 #[test]
 fn a_list_of_a_whole_cluster_is_indexed_a_fixed_number_of_times_whatever_its_findings() {
-    let workloads = 60;
-    for (name, text) in [
-        ("YAML", yaml_list(workloads, 20)),
-        ("JSON", json_list(workloads, 20)),
-    ] {
-        let before = indexed_bytes();
-        let (findings, fixes) = report_everything(&text);
-        let indexed = indexed_bytes() - before;
-        // Each Deployment's ML101 and twenty ML207s, each Job's ML301: the work to place.
-        assert!(findings >= workloads * 22, "{name}: {findings} findings");
-        assert!(fixes >= workloads * 21, "{name}: {fixes} fixes");
-        // The document is indexed once; a fix made of changes in turn reads the text
-        // of its own item again after each change (two per Job here). Walking the
-        // document for each finding would index it about 1,300 times.
-        let per_byte = indexed as f64 / text.len() as f64;
+    // Per fix, the bytes its check analysed, for a List of `workloads` and of twice as
+    // many: a check that read the whole List would double them.
+    let mut per_fix = Vec::new();
+    for workloads in [30, 60] {
+        for (name, text) in [
+            ("YAML", yaml_list(workloads, 20)),
+            ("JSON", json_list(workloads, 20)),
+        ] {
+            let (indexed_before, checked_before) = (indexed_bytes(), checked_bytes());
+            let (findings, fixes, checks) = report_everything(&text);
+            let indexed = indexed_bytes() - indexed_before;
+            let checked = checked_bytes() - checked_before;
+            // Each Deployment's ML101 and twenty ML207s, each Job's ML301: the work to
+            // place and to check. ML101's fix passes; ML207's would make ML202 longer
+            // and ML301's would bring an ML104, so the check refuses them.
+            assert!(findings >= workloads * 22, "{name}: {findings} findings");
+            assert!(checks >= workloads * 22, "{name}: {checks} fixes checked");
+            assert!(fixes >= workloads, "{name}: {fixes} fixes passed");
+            // Each fix is checked on its own item (the List with that item alone, read
+            // before and with the fix made): at most twice the share of one workload's
+            // two items, where checking on the whole List would read all of it.
+            let share = text.len() / workloads;
+            let checked_per_fix = checked as f64 / checks as f64;
+            assert!(
+                checked_per_fix <= 2.0 * share as f64,
+                "{name}, {workloads}: {checked_per_fix:.0} bytes analysed per fix checked, \
+                 for a List of {} bytes ({share} per workload)",
+                text.len()
+            );
+            per_fix.push((name, workloads, checked_per_fix));
+            // The document is indexed once, and each text a check analyses once; a fix
+            // made of changes in turn reads the text of its own item again after each
+            // change (two per Job here). Walking the document for each finding would
+            // index it about 1,300 times.
+            let beyond = indexed.saturating_sub(checked) as f64 / text.len() as f64;
+            assert!(
+                beyond <= 2.0,
+                "{name}: {indexed} bytes indexed for a document of {} ({checked} of them \
+                 for checks): {beyond:.1} times each",
+                text.len()
+            );
+            assert!(
+                indexed >= text.len() as u64,
+                "{name}: the document was indexed"
+            );
+        }
+    }
+    for (name, workloads, small) in per_fix.iter().filter(|(_, n, _)| *n == 30) {
+        let (_, _, large) = per_fix
+            .iter()
+            .find(|(other, n, _)| other == name && *n == 2 * workloads)
+            .unwrap();
         assert!(
-            per_byte <= 2.0,
-            "{name}: {indexed} bytes indexed for a document of {}: {per_byte:.1} times each",
-            text.len()
-        );
-        assert!(
-            indexed >= text.len() as u64,
-            "{name}: the document was indexed"
+            large / small <= 1.1,
+            "{name}: {small:.0} bytes analysed per fix checked for {workloads} workloads, \
+             {large:.0} for twice as many"
         );
     }
 }

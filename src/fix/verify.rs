@@ -55,10 +55,49 @@ pub fn verify_all(
     fixed: &str,
     changes: &[(usize, &[Change])],
 ) -> Result<(), Rejection> {
+    let (before, after) = decode_both(original, fixed)?;
+    compare_all(before, after, changes)
+}
+
+/// [`verify_all`] for fixes made within item `item` of a `List`, checked on texts that
+/// hold that item alone among the `List`'s items ([`crate::load::list::Items::alone`]):
+/// the changes' paths, and what a rejection names, are those of the whole `List`.
+pub fn verify_item(
+    original: &str,
+    fixed: &str,
+    item: usize,
+    changes: &[(usize, &[Change])],
+) -> Result<(), Rejection> {
+    let (mut before, mut after) = decode_both(original, fixed)?;
+    // The item back at its index, behind nulls that stand for the items left out: no
+    // change of this item reads them, and both sides hold the same.
+    for (_, document) in before.iter_mut().chain(after.iter_mut()) {
+        if let Some(Json::Array(items)) = document.get_mut("items")
+            && items.len() == 1
+        {
+            items.splice(0..0, std::iter::repeat_n(Json::Null, item));
+        }
+    }
+    compare_all(before, after, changes)
+}
+
+/// Both texts decoded ([`decode_stream`]).
+type Decoded = Vec<(usize, Json)>;
+
+fn decode_both(original: &str, fixed: &str) -> Result<(Decoded, Decoded), Rejection> {
     let before = decode_stream(original)
         .map_err(|error| reject(format!("the original text does not load: {error}")))?;
     let after = decode_stream(fixed)
         .map_err(|error| reject(format!("the fixed text does not load: {error}")))?;
+    Ok((before, after))
+}
+
+/// Checks that the documents `after` are the documents `before` with `changes` made.
+fn compare_all(
+    before: Decoded,
+    after: Decoded,
+    changes: &[(usize, &[Change])],
+) -> Result<(), Rejection> {
     if before.len() != after.len() {
         return Err(reject(format!(
             "the fixed text holds {} documents, the original {}",

@@ -296,6 +296,118 @@ impl Cut {
     }
 }
 
+/// Where the items of a `List` lie in its text, for work on one item that must not
+/// cost the whole `List`: each item is a workload of its own, which the stages read
+/// apart from the others, so the `List` with that item alone ([`Items::alone`]) reads
+/// as the item does in the whole one.
+///
+/// Found by the cuts [`parse_list`] and [`parse_json_list`] make, of a block `List` or
+/// of one as `kubectl get -o json` prints it; `None` for any other text.
+#[derive(Debug)]
+pub struct Items {
+    /// Each item's bytes: a block item's lines, a JSON item's object without the comma
+    /// after it.
+    ranges: Vec<std::ops::Range<usize>>,
+    /// The 0-based line each item starts on.
+    lines: Vec<usize>,
+    /// Where the first item starts, on the first line of the items.
+    head: usize,
+    /// The 0-based line of `head`.
+    head_line: usize,
+    /// Where what follows the items starts, on a line of its own.
+    tail: usize,
+}
+
+impl Items {
+    /// The items of `text`, when it is a `List` the cuts can read; `None` for text with
+    /// a CR (a line end the cuts do not read) or fewer than two items.
+    pub fn of(text: &str) -> Option<Items> {
+        if text.contains('\r') {
+            return None;
+        }
+        let (cut, json) = match Cut::of_json(text) {
+            Some(cut) => (cut, true),
+            None => (Cut::of(text)?, false),
+        };
+        let ranges = (0..cut.items.len())
+            .map(|index| {
+                let start = cut.starts[cut.items[index].start];
+                let end = if json {
+                    start + cut.json_item(text, index).len()
+                } else {
+                    cut.starts[cut.items[index].end]
+                };
+                start..end
+            })
+            .collect();
+        let first = cut.items.first()?.start;
+        Some(Items {
+            ranges,
+            lines: cut.items.iter().map(|lines| lines.start).collect(),
+            head: cut.starts[first],
+            head_line: first,
+            tail: cut.starts[cut.items.last()?.end],
+        })
+    }
+
+    /// How many items there are.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether there are none (never, for a cut `List`).
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The bytes of item `index`.
+    pub fn range(&self, index: usize) -> std::ops::Range<usize> {
+        self.ranges[index].clone()
+    }
+
+    /// The item whose bytes hold every range of `ranges`; `None` when no one item does.
+    /// An insertion where one block item ends and the next begins is at the end of the
+    /// first: text put before the next item's dash belongs to the item above it.
+    pub fn holding<'r>(
+        &self,
+        ranges: impl IntoIterator<Item = &'r std::ops::Range<usize>> + Clone,
+    ) -> Option<usize> {
+        let first = ranges.clone().into_iter().map(|range| range.start).min()?;
+        let within = |index: usize| {
+            let item = &self.ranges[index];
+            ranges
+                .clone()
+                .into_iter()
+                .all(|range| item.start <= range.start && range.end <= item.end)
+        };
+        let after = self.ranges.partition_point(|item| item.start <= first);
+        [after.checked_sub(2), after.checked_sub(1)]
+            .into_iter()
+            .flatten()
+            .find(|&index| within(index))
+    }
+
+    /// `text` with item `index` alone among the items, the `List`'s own keys around it
+    /// as they are, and the number of lines before the item that the text left out:
+    /// item `index`'s line `n` of `text` is line `n - lines` of the result.
+    pub fn alone(&self, text: &str, index: usize) -> (String, usize) {
+        let item = &text[self.ranges[index].clone()];
+        let mut out = String::with_capacity(self.head + item.len() + 1 + text.len() - self.tail);
+        out.push_str(&text[..self.head]);
+        out.push_str(item);
+        if !item.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&text[self.tail..]);
+        (out, self.lines[index] - self.head_line)
+    }
+
+    /// Where item `index` starts in the text [`Items::alone`] makes of it.
+    pub fn alone_start(&self) -> usize {
+        self.head
+    }
+}
+
 /// The root of `text`, one JSON value starting at `first_line` (see
 /// [`json::parse_document`]), parsed on up to `threads` threads when it is an object
 /// whose `items` array holds objects printed one per block of lines, as kubectl prints

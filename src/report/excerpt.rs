@@ -157,7 +157,9 @@ impl Excerpts {
 
     /// The 0-based line holding byte `offset` of the quoted text.
     fn line_at(&self, offset: usize) -> usize {
-        self.quoted_starts().partition_point(|start| *start <= offset) - 1
+        self.quoted_starts()
+            .partition_point(|start| *start <= offset)
+            - 1
     }
 }
 

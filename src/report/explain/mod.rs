@@ -15,9 +15,9 @@ pub use html::{HtmlIndex, html};
 pub(crate) use html::{ROOT_STYLE, WORKLOAD_STYLE, workload_body};
 pub use json::{JsonStream, json};
 pub(crate) use lanes::panels;
-pub use svg::{SvgIndex, svg};
 pub(crate) use svg::{
     Geometry, Legend, STYLE as DRAWING_STYLE, document as svg_document, element as svg_element,
     escape, panel_drawing,
 };
+pub use svg::{SvgIndex, svg};
 pub use text::text;
