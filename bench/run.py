@@ -198,7 +198,7 @@ def identical_across_threads(binary: str, path: str, scratch: str) -> tuple[bool
     for label, extra in [("j1", ["-j", "1"]), ("default", [])]:
         target = os.path.join(scratch, f"determinism-{os.path.basename(path)}-{label}.json")
         with open(target, "wb") as stdout:
-            status = subprocess.run([binary, "lint", "--format", "json", *extra, *limit_flags(path), path],
+            status = subprocess.run([binary, "lint", "--format", "json", *extra, path],
                                     stdout=stdout, stderr=subprocess.DEVNULL, cwd=ROOT).returncode
         if status not in (0, 1):
             raise SystemExit(f"lint exited {status} on {path}: an input error in a generated corpus")
@@ -253,15 +253,6 @@ SHAPES = {
 }
 
 
-# `kubectl get deploy -A -o json` of 1,000 Deployments is one 28 MB document, beyond the
-# default document limit (16 MiB), which a user lifts as they would.
-LIMIT_FLAGS = {"deployments-list.json": ["--max-document-size", "64MiB"]}
-
-
-def limit_flags(path: str) -> list[str]:
-    return LIMIT_FLAGS.get(os.path.basename(path), [])
-
-
 def shape_paths(corpus: str) -> dict[str, str]:
     return {name: os.path.join(corpus, file) for name, file in SHAPES.items()}
 
@@ -270,7 +261,7 @@ def shape_cells(add, lint: str, corpus: str, runs: int) -> None:
     """lint (JSON) on every shape; explain (text and the HTML page) on the stream and
     the Lists of 1,000 and 500."""
     for name, path in shape_paths(corpus).items():
-        add(name, "lint", [lint, "lint", "--format", "json", *limit_flags(path), path], runs)
+        add(name, "lint", [lint, "lint", "--format", "json", path], runs)
         if name != "deployments-list-json":
             for fmt in ("text", "html"):
                 add(name, f"explain-{fmt}", [lint, "explain", "--format", fmt, path], runs)

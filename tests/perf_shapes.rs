@@ -187,3 +187,53 @@ fn a_fix_in_a_list_item_is_judged_as_in_a_stream() {
         "{all:?}"
     );
 }
+
+/// Lints `text` with a document limit of 64 KiB: the exit status, the findings, and
+/// what standard error says.
+fn lint_within_64k(text: &str) -> (i32, usize, String) {
+    let output = common::cli()
+        .args(["lint", "--format", "json", "--max-document-size", "64KiB", "-"])
+        .write_stdin(text.as_bytes().to_vec())
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    (
+        output.status.code().unwrap(),
+        report["findings"].as_array().unwrap().len(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `kubectl get -A -o json` of a whole cluster is one document, far above any one
+/// object's size: the document limit holds for each item of a `List`, and for its own
+/// keys, not for the whole.
+#[test]
+fn the_document_limit_holds_for_each_item_of_a_list() {
+    let documents: Vec<String> = (0..200)
+        .map(|n| common::deployment(&format!("web-{n}"), Some("shop"), true))
+        .collect();
+    let yaml = list_of(&documents);
+    let (json, _) = json_shapes(&documents);
+    let (_, in_stream, _) = lint_within_64k(&stream_of(&documents));
+    assert!(in_stream >= 200, "{in_stream} findings");
+    for (shape, list) in [("YAML", &yaml), ("JSON", &json)] {
+        assert!(list.len() > 64 << 10, "{shape}: {} bytes", list.len());
+        let (status, findings, stderr) = lint_within_64k(list);
+        assert_eq!((status, findings), (1, in_stream), "{shape}: {stderr}");
+        assert!(!stderr.contains("larger than"), "{shape}: {stderr}");
+    }
+    // One item over the limit: the List is refused whole, as a document would be.
+    let mut large = documents.clone();
+    large[40] = large[40].replacen(
+        "metadata:\n",
+        &format!("metadata:\n  annotations:\n    note: \"{}\"\n", "x".repeat(70 << 10)),
+        1,
+    );
+    let (status, findings, stderr) = lint_within_64k(&list_of(&large));
+    assert_eq!((status, findings), (2, 0), "{stderr}");
+    assert!(stderr.contains("document larger than 64 KiB"), "{stderr}");
+    // A document that is not a List is held to the limit as a whole.
+    let (status, _, stderr) = lint_within_64k(&large[40]);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("document larger than 64 KiB"), "{stderr}");
+}

@@ -402,6 +402,11 @@ impl Items {
         (out, self.lines[index] - self.head_line)
     }
 
+    /// The bytes of `text` outside the items: the `List`'s own keys.
+    pub fn own_bytes(&self, text: &str) -> usize {
+        self.head + (text.len() - self.tail)
+    }
+
     /// Where item `index` starts in the text [`Items::alone`] makes of it.
     pub fn alone_start(&self) -> usize {
         self.head

@@ -153,6 +153,10 @@ pub struct Splitter<R> {
     /// Why the chunk being collected is refused (a limit it crossed); its text is
     /// dropped until it ends.
     refused: Option<ChunkError>,
+    /// Whether the chunk being collected is longer than `max_bytes`: it is kept, in case
+    /// it is a `List` whose items and own keys each fit (what kubectl prints for a whole
+    /// cluster), and refused at its end otherwise ([`fits_as_list`]).
+    over_limit: bool,
     /// Whether kubectl keeps the pending chunk's `---` line (see [`Chunk`]).
     pending_keeps_separator: bool,
     /// Whether kubectl's splitter holds nothing yet: a `---` line read now opens its
@@ -229,6 +233,7 @@ impl<R: BufRead> Splitter<R> {
             pending_has_content: false,
             pending_has_start: false,
             refused: None,
+            over_limit: false,
             pending_keeps_separator: false,
             kubectl_piece_empty: true,
             done: false,
@@ -321,6 +326,7 @@ impl<R: BufRead> Splitter<R> {
         // Only the chunk where a JSON stream went on as YAML: not the next one, when
         // this one is refused.
         let not_json = self.not_json.take();
+        let over_limit = std::mem::take(&mut self.over_limit);
         if let Some(refused) = self.refused.take() {
             self.pending.clear();
             return Some(Err(refused));
@@ -329,7 +335,16 @@ impl<R: BufRead> Splitter<R> {
         if bytes.is_empty() {
             return None;
         }
-        Some(to_text(bytes, first_line).map(|text| Chunk {
+        let max_bytes = self.max_bytes;
+        Some(to_text(bytes, first_line).and_then(|text| {
+            if over_limit && !fits_as_list(&text, max_bytes) {
+                return Err(ChunkError::TooLarge {
+                    first_line,
+                    limit: max_bytes,
+                });
+            }
+            Ok(text)
+        }).map(|text| Chunk {
             first_line,
             text,
             framing: Framing {
@@ -352,12 +367,8 @@ impl<R: BufRead> Splitter<R> {
                 line: self.line,
                 limit: self.max_line_bytes,
             });
-        } else if self.pending.len() + self.line_buf.len() > self.max_bytes {
-            self.refused = Some(ChunkError::TooLarge {
-                first_line: self.pending_first_line,
-                limit: self.max_bytes,
-            });
         } else {
+            self.over_limit |= self.pending.len() + self.line_buf.len() > self.max_bytes;
             self.pending.extend_from_slice(&self.line_buf);
             return;
         }
@@ -470,6 +481,8 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     let first_line = self.unread_from();
                     self.pending = Vec::new();
                     self.refused = None;
+                    self.over_limit = false;
+            self.over_limit = false;
                     return Some(Err(ChunkError::InputTooLarge {
                         first_line,
                         limit: self.max_input_bytes,
@@ -602,6 +615,7 @@ impl<R: BufRead> Splitter<R> {
         if cut {
             self.pending = Vec::new();
             self.refused = None;
+            self.over_limit = false;
             self.ready.push_back(Err(ChunkError::JsonLineTooLong {
                 line: self.line,
                 limit: self.max_line_bytes,
@@ -639,23 +653,13 @@ impl<R: BufRead> Splitter<R> {
         }
     }
 
-    /// Adds to the pending value's text, refusing the value once it is over the
-    /// document limit (its text is then dropped, but scanning goes on to its end).
+    /// Adds to the pending value's text, noting when it is over the document limit (a
+    /// `List` may be, [`fits_as_list`]).
     fn json_append(&mut self, bytes: &[u8]) {
         if self.refused.is_some() {
             return;
         }
-        if self.pending.len() + bytes.len() > self.max_bytes {
-            let Mode::Json(json) = &self.mode else {
-                return;
-            };
-            self.refused = Some(ChunkError::TooLarge {
-                first_line: json.value_line,
-                limit: self.max_bytes,
-            });
-            self.pending = Vec::new();
-            return;
-        }
+        self.over_limit |= self.pending.len() + bytes.len() > self.max_bytes;
         self.pending.extend_from_slice(bytes);
     }
 
@@ -672,12 +676,23 @@ impl<R: BufRead> Splitter<R> {
             String::from_utf8_lossy(&line[..end]).chars().count(),
         );
         let first_line = std::mem::replace(&mut json.first_line, self.line);
+        let value_line = json.value_line;
+        let over_limit = std::mem::take(&mut self.over_limit);
+        let max_bytes = self.max_bytes;
         let chunk = if let Some(refused) = self.refused.take() {
             Err(refused)
         } else {
             let mut bytes = vec![b' '; padding];
             bytes.append(&mut self.pending);
-            to_text(bytes, first_line).map(|text| Chunk {
+            to_text(bytes, first_line).and_then(|text| {
+                if over_limit && !fits_as_list(&text, max_bytes) {
+                    return Err(ChunkError::TooLarge {
+                        first_line: value_line,
+                        limit: max_bytes,
+                    });
+                }
+                Ok(text)
+            }).map(|text| Chunk {
                 first_line,
                 text,
                 framing: Framing {
@@ -706,6 +721,7 @@ impl<R: BufRead> Splitter<R> {
             // kubectl's error, even for a value too large to hold: it is why nothing
             // after it is read.
             self.refused = None;
+            self.over_limit = false;
             self.pending = Vec::new();
             self.ready.push_back(Err(ChunkError::InvalidJson(invalid)));
             self.done = true;
@@ -728,6 +744,8 @@ impl<R: BufRead> Splitter<R> {
             return;
         }
         self.not_json = Some(Box::new(invalid));
+        // Its lines are counted again as they are read again.
+        self.over_limit = false;
         // Read again as YAML from where the value began: the pending text and the rest
         // of this line, its first line indented back to its column.
         let mut again = vec![b' '; padding];
@@ -738,6 +756,17 @@ impl<R: BufRead> Splitter<R> {
             self.replay.push_back(piece.to_vec());
         }
     }
+}
+
+/// Whether `text`, a document longer than the document limit `max_bytes`, is a `List`
+/// whose items and own keys each fit in it, as kubectl prints a whole cluster (`kubectl
+/// get -A -o yaml`, `-o json`): such a document is read item by item, so the limit holds
+/// for each item; the input limit bounds the whole.
+fn fits_as_list(text: &str, max_bytes: usize) -> bool {
+    super::list::Items::of(text).is_some_and(|items| {
+        items.own_bytes(text) <= max_bytes
+            && (0..items.len()).all(|index| items.range(index).len() <= max_bytes)
+    })
 }
 
 /// Splits everything `reader` yields, for callers that want all chunks at once.
