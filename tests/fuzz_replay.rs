@@ -7,14 +7,15 @@
 //! the input's bytes, as libFuzzer hands them over (a structured target builds its
 //! input with `arbitrary`, as libfuzzer-sys does). Each is run on:
 //!
-//! * the seeds `fuzz/seed` gives the fuzzer: every manifest under `testdata/`;
+//! * the seeds `fuzz/seed` gives the fuzzer: every manifest under `testdata/`, and the
+//!   target's own in `fuzz/seeds/<target>/`;
 //! * `fuzz/corpus/<target>/`, the corpus a local fuzz run grew, when there is one;
 //! * `fuzz/regressions/<target>/`: crash cases kept once fixed (committed);
 //! * `fuzz/artifacts/<target>/crash-*`, what a local fuzz run found, when there is any;
 //! * inputs drawn from a seeded generator, the same on every run, for targets that
 //!   build their input from bytes.
 //!
-//! A real fuzz run is `fuzz/run` (README, "Fuzzing").
+//! A real fuzz run is `fuzz/smoke SECONDS` (README, "Fuzzing").
 
 mod common;
 
@@ -148,6 +149,7 @@ fn generated(count: usize) -> Vec<Case> {
 fn cases(target: &str) -> Vec<Case> {
     let fuzz = common::root().join("fuzz");
     let mut out = seeds();
+    files(&fuzz.join("seeds").join(target), &|_| true, &mut out);
     files(&fuzz.join("corpus").join(target), &|_| true, &mut out);
     files(
         &fuzz.join("regressions").join(target),

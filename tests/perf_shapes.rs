@@ -192,7 +192,14 @@ fn a_fix_in_a_list_item_is_judged_as_in_a_stream() {
 /// what standard error says.
 fn lint_within_64k(text: &str) -> (i32, usize, String) {
     let output = common::cli()
-        .args(["lint", "--format", "json", "--max-document-size", "64KiB", "-"])
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--max-document-size",
+            "64KiB",
+            "-",
+        ])
         .write_stdin(text.as_bytes().to_vec())
         .output()
         .unwrap();
@@ -226,7 +233,10 @@ fn the_document_limit_holds_for_each_item_of_a_list() {
     let mut large = documents.clone();
     large[40] = large[40].replacen(
         "metadata:\n",
-        &format!("metadata:\n  annotations:\n    note: \"{}\"\n", "x".repeat(70 << 10)),
+        &format!(
+            "metadata:\n  annotations:\n    note: \"{}\"\n",
+            "x".repeat(70 << 10)
+        ),
         1,
     );
     let (status, findings, stderr) = lint_within_64k(&list_of(&large));

@@ -336,23 +336,27 @@ impl<R: BufRead> Splitter<R> {
             return None;
         }
         let max_bytes = self.max_bytes;
-        Some(to_text(bytes, first_line).and_then(|text| {
-            if over_limit && !fits_as_list(&text, max_bytes) {
-                return Err(ChunkError::TooLarge {
+        Some(
+            to_text(bytes, first_line)
+                .and_then(|text| {
+                    if over_limit && !fits_as_list(&text, max_bytes) {
+                        return Err(ChunkError::TooLarge {
+                            first_line,
+                            limit: max_bytes,
+                        });
+                    }
+                    Ok(text)
+                })
+                .map(|text| Chunk {
                     first_line,
-                    limit: max_bytes,
-                });
-            }
-            Ok(text)
-        }).map(|text| Chunk {
-            first_line,
-            text,
-            framing: Framing {
-                syntax: Syntax::Yaml,
-                keeps_separator,
-                not_json,
-            },
-        }))
+                    text,
+                    framing: Framing {
+                        syntax: Syntax::Yaml,
+                        keeps_separator,
+                        not_json,
+                    },
+                }),
+        )
     }
 
     fn append_line(&mut self) {
@@ -482,7 +486,7 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     self.pending = Vec::new();
                     self.refused = None;
                     self.over_limit = false;
-            self.over_limit = false;
+                    self.over_limit = false;
                     return Some(Err(ChunkError::InputTooLarge {
                         first_line,
                         limit: self.max_input_bytes,
@@ -684,23 +688,25 @@ impl<R: BufRead> Splitter<R> {
         } else {
             let mut bytes = vec![b' '; padding];
             bytes.append(&mut self.pending);
-            to_text(bytes, first_line).and_then(|text| {
-                if over_limit && !fits_as_list(&text, max_bytes) {
-                    return Err(ChunkError::TooLarge {
-                        first_line: value_line,
-                        limit: max_bytes,
-                    });
-                }
-                Ok(text)
-            }).map(|text| Chunk {
-                first_line,
-                text,
-                framing: Framing {
-                    syntax: Syntax::Json,
-                    keeps_separator: false,
-                    not_json: None,
-                },
-            })
+            to_text(bytes, first_line)
+                .and_then(|text| {
+                    if over_limit && !fits_as_list(&text, max_bytes) {
+                        return Err(ChunkError::TooLarge {
+                            first_line: value_line,
+                            limit: max_bytes,
+                        });
+                    }
+                    Ok(text)
+                })
+                .map(|text| Chunk {
+                    first_line,
+                    text,
+                    framing: Framing {
+                        syntax: Syntax::Json,
+                        keeps_separator: false,
+                        not_json: None,
+                    },
+                })
         };
         self.pending.clear();
         self.ready.push_back(chunk);
