@@ -34,7 +34,9 @@ fn main() {
         .unwrap_or_default();
     targets.sort();
     let mut list = String::new();
-    let mut table = String::from("pub const TARGETS: &[(&str, fn(&[u8]))] = &[\n");
+    let mut table = String::from(
+        "/// A target's name and the function that runs it on an input.\npub type Target = (&'static str, fn(&[u8]));\npub const TARGETS: &[Target] = &[\n",
+    );
     for (name, path) in &targets {
         println!("cargo::rerun-if-changed={}", path.display());
         let source = fs::read_to_string(path).expect("a fuzz target is readable");

@@ -166,7 +166,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
                     }
                 });
             }
-            draw.write(&index.end());
+            draw.write(index.end());
             workers
         }
     };
