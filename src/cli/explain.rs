@@ -96,6 +96,28 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         written: Ok(()),
     };
     let style = args.output.style();
+    // A drawing that says first what it holds: the inputs read for its index, then
+    // again to draw each workload.
+    let mut drawn_indexed = |index: &mut dyn explain::Indexed| {
+        let workers = run(&mut |report| {
+            diagnose(&report);
+            report
+                .analyses
+                .iter()
+                .filter(|a| wanted(a))
+                .for_each(|analysis| index.add(analysis));
+        });
+        draw.write(&index.start(settings));
+        if draw.written.is_ok() {
+            run(&mut |report| {
+                for analysis in report.analyses.iter().filter(|a| wanted(a)) {
+                    draw.write(&index.workload(analysis));
+                }
+            });
+        }
+        draw.write(&index.end());
+        workers
+    };
     let workers = match args.format {
         ExplainFormat::Text => {
             let mut first = true;
@@ -127,48 +149,8 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
             draw.write("\n");
             workers
         }
-        ExplainFormat::Svg => {
-            let mut index = explain::SvgIndex::default();
-            let workers = run(&mut |report| {
-                diagnose(&report);
-                report
-                    .analyses
-                    .iter()
-                    .filter(|a| wanted(a))
-                    .for_each(|analysis| index.add(analysis));
-            });
-            draw.write(&index.start());
-            if draw.written.is_ok() {
-                run(&mut |report| {
-                    for analysis in report.analyses.iter().filter(|a| wanted(a)) {
-                        draw.write(&index.workload(analysis));
-                    }
-                });
-            }
-            draw.write(&index.end());
-            workers
-        }
-        ExplainFormat::Html => {
-            let mut index = explain::HtmlIndex::default();
-            let workers = run(&mut |report| {
-                diagnose(&report);
-                report
-                    .analyses
-                    .iter()
-                    .filter(|a| wanted(a))
-                    .for_each(|analysis| index.add(analysis));
-            });
-            draw.write(&index.start(settings));
-            if draw.written.is_ok() {
-                run(&mut |report| {
-                    for analysis in report.analyses.iter().filter(|a| wanted(a)) {
-                        draw.write(&index.workload(analysis));
-                    }
-                });
-            }
-            draw.write(index.end());
-            workers
-        }
+        ExplainFormat::Svg => drawn_indexed(&mut explain::SvgIndex::default()),
+        ExplainFormat::Html => drawn_indexed(&mut explain::HtmlIndex::default()),
     };
     if let Some(shortfall) = workers.shortfall() {
         diagnostic(&format!("note: {shortfall}\n"));

@@ -338,15 +338,7 @@ impl<R: BufRead> Splitter<R> {
         let max_bytes = self.max_bytes;
         Some(
             to_text(bytes, first_line)
-                .and_then(|text| {
-                    if over_limit && !fits_as_list(&text, max_bytes) {
-                        return Err(ChunkError::TooLarge {
-                            first_line,
-                            limit: max_bytes,
-                        });
-                    }
-                    Ok(text)
-                })
+                .and_then(|text| within_limit(text, over_limit, max_bytes, first_line))
                 .map(|text| Chunk {
                     first_line,
                     text,
@@ -689,15 +681,7 @@ impl<R: BufRead> Splitter<R> {
             let mut bytes = vec![b' '; padding];
             bytes.append(&mut self.pending);
             to_text(bytes, first_line)
-                .and_then(|text| {
-                    if over_limit && !fits_as_list(&text, max_bytes) {
-                        return Err(ChunkError::TooLarge {
-                            first_line: value_line,
-                            limit: max_bytes,
-                        });
-                    }
-                    Ok(text)
-                })
+                .and_then(|text| within_limit(text, over_limit, max_bytes, value_line))
                 .map(|text| Chunk {
                     first_line,
                     text,
@@ -773,6 +757,23 @@ fn fits_as_list(text: &str, max_bytes: usize) -> bool {
         items.own_bytes(text) <= max_bytes
             && (0..items.len()).all(|index| items.range(index).len() <= max_bytes)
     })
+}
+
+/// `text`, a chunk starting at `first_line`, unless it is `over_limit` (longer than
+/// `max_bytes`) and no `List` whose items fit ([`fits_as_list`]): then the error.
+fn within_limit(
+    text: String,
+    over_limit: bool,
+    max_bytes: usize,
+    first_line: u32,
+) -> Result<String, ChunkError> {
+    if over_limit && !fits_as_list(&text, max_bytes) {
+        return Err(ChunkError::TooLarge {
+            first_line,
+            limit: max_bytes,
+        });
+    }
+    Ok(text)
 }
 
 /// Splits everything `reader` yields, for callers that want all chunks at once.
