@@ -289,7 +289,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if fixed.is_some()
         && (args.quiet || !matches!(args.format, LintFormat::Human | LintFormat::Table))
     {
-        for line in crate::report::human::fix_lines(&summary.fixes, summary.findings())
+        for line in crate::report::summary_text::fix_lines(&summary.fixes, summary.findings())
             .into_iter()
             .take(1)
         {
