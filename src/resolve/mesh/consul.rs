@@ -9,7 +9,7 @@ use super::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::{Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::plan::*;
-use crate::resolve::reading::Reading;
+use crate::resolve::reading::{Reading, parse_go_bool};
 use crate::resolve::vocabulary::Vocabulary;
 use crate::resolve::{Builder, Remedies};
 use crate::settings::Sourced;
@@ -55,6 +55,12 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     },
 });
 
+/// What the dataplane's own settings offer: the shutdown grace period is its drain.
+static REMEDIES: Remedies = Remedies {
+    drain_setting: Some(GRACE),
+    ..Remedies::NONE
+};
+
 /// The Consul agent's quit endpoint reads as a stop call (one to another port than the
 /// dataplane's is not judged).
 static VOCABULARY: Vocabulary = Vocabulary {
@@ -69,7 +75,7 @@ impl SidecarModel for Consul {
             label: "Consul dataplane",
             mesh: Some(MESH),
             vocabulary: &VOCABULARY,
-            remedies: &Remedies::NONE,
+            remedies: &REMEDIES,
         };
         &CONSUL_DATAPLANE
     }
@@ -87,6 +93,13 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
     if value != "true" {
         return None;
     }
+    // `enable-consul-dataplane-as-sidecar`, read with `strconv.ParseBool` (consul-k8s
+    // v1.9.0+; Helm `dataplaneAsSidecarInitContainer.defaultEnabled: false`).
+    let native = b
+        .workload
+        .pod_annotation(NATIVE)
+        .and_then(|(v, _)| parse_go_bool(v))
+        .unwrap_or(false);
     Some(OptIn {
         trigger,
         reason: DecisionReason::PodOptIn(PodMetadata {
@@ -94,19 +107,26 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
             key: INJECT,
             value: value.to_owned(),
         }),
-        native: b
-            .workload
-            .pod_annotation(NATIVE)
-            .is_some_and(|(v, _)| v == "true"),
+        native,
+        // With the proxy lifecycle on, a classic dataplane goes first (`lifecycleEnabled
+        // && !consulDataplaneSidecarEnabled`); a native one is appended to the init
+        // containers, after the pod's own.
+        first: !native && lifecycle_enabled(b),
         hold: None,
     })
 }
 
-fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
-    if b.workload
+/// Whether the proxy lifecycle is on: the annotation read with `strconv.ParseBool`,
+/// else the Helm default `connectInject.sidecarProxy.lifecycle.defaultEnabled: true`.
+fn lifecycle_enabled(b: &Builder) -> bool {
+    b.workload
         .pod_annotation(LIFECYCLE)
-        .is_some_and(|(v, _)| v == "false")
-    {
+        .and_then(|(v, _)| parse_go_bool(v))
+        .unwrap_or(true)
+}
+
+fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
+    if !lifecycle_enabled(b) {
         // Without the lifecycle the dataplane exits on SIGTERM.
         return Sourced::default_value(Millis::ZERO);
     }

@@ -131,6 +131,9 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
             value: value.to_owned(),
         }),
         native,
+        // Appended: after the pod's own init containers when native
+        // (`/spec/initContainers/-`, `pkg/injector/patcher/sidecar_patcher.go`, v1.18.3).
+        first: false,
         hold: None,
     })
 }

@@ -128,13 +128,19 @@ impl Violation for KilledBeforeExit<'_> {
 
     fn help(&self) -> String {
         let needed = self.entry.natural_exit.0.saturating_add(999) / 1000;
+        // A sidecar whose drain after the signal is a setting of its own is told which.
+        let drain_setting = self
+            .container
+            .sidecar()
+            .filter(|_| matches!(self.container.exit, ExitPolicy::After(_)))
+            .and_then(|sidecar| sidecar.kind.remedies().drain_setting);
+        let what = match drain_setting {
+            Some(setting) if self.container.is_proxy() => format!("the drain (`{setting}`)"),
+            _ if self.container.is_proxy() => "the drain".to_owned(),
+            _ => "the shutdown".to_owned(),
+        };
         format!(
-            "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {}",
-            if self.container.is_proxy() {
-                "the drain"
-            } else {
-                "the shutdown"
-            }
+            "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {what}"
         )
     }
 }

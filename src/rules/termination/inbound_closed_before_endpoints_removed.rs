@@ -8,9 +8,11 @@ declare_rule! {
     /// ## What it detects
     /// A proxy that stops accepting inbound connections before the pod's removal from
     /// the endpoints has propagated (a scenario value, 5 s unless set), in a pod that
-    /// serves. For a native Istio proxy, whose preStop `/drain` tells clients to go away
-    /// from the first moment, it is reported as information: whether new connections are
-    /// refused then is still open upstream (istio#60649).
+    /// serves. For a native proxy whose preStop starts Envoy's inbound drain (Istio's
+    /// `pilot-agent request POST drain`, docs/lifecycle.md §3.3; Kuma's `killall -USR2
+    /// kuma-dp`, §5.3), which tells clients to go away from the first moment, it is
+    /// reported as information: whether new connections are refused then is still open
+    /// upstream (istio#60649).
     ///
     /// ## Why it loses traffic
     /// Endpoint removal races the kubelet's preStop and SIGTERM (docs/lifecycle.md §2.1). Until
@@ -109,8 +111,12 @@ impl Violation for DrainedBeforeRemoval<'_> {
 
     fn message(&self) -> String {
         format!(
-            "`{}` starts draining inbound connections at {} (its preStop `/drain`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {}{}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
+            "`{}` starts draining inbound connections at {} (its preStop `{}`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {}{}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
             self.proxy.name,
+            self.proxy
+                .pre_stop
+                .as_ref()
+                .map_or_else(String::new, crate::rules::describe::hook),
             self.drained,
             self.removed,
             assumed(self.propagation_assumed)
