@@ -31,6 +31,8 @@ const INJECT: &str = "kuma.io/sidecar-injection";
 const WAIT: &str = "kuma.io/wait-for-dataplane-ready";
 const DRAIN: &str = "kuma.io/sidecar-drain-time";
 const DEFAULT_DRAIN: Millis = Millis::secs(30);
+/// The sidecar's environment variable the injector renders [`DRAIN`] into.
+const DRAIN_ENV: &str = "KUMA_DATAPLANE_DRAIN_TIME";
 
 /// The API server version from which the injector makes native sidecars
 /// (`sidecarContainerVersion`, `pkg/plugins/runtime/k8s/plugin.go`, v2.14.3).
@@ -259,7 +261,32 @@ fn injection(b: &Builder) -> Option<(JsonPath, DecisionReason)> {
     })
 }
 
+/// The drain time kuma-dp waits on SIGTERM in a classic sidecar: the environment the
+/// injector rendered `kuma.io/sidecar-drain-time` into (`KUMA_DATAPLANE_DRAIN_TIME`, a
+/// Go duration) when the sidecar is in the manifest, else the annotation, else the
+/// injector's `drainTime: 30s`.
 fn drain_time(b: &mut Builder) -> Sourced<Millis> {
+    if let Some(rendered) = rendered_drain_time(b) {
+        return rendered;
+    }
     b.read_annotation(DRAIN, &Reading::duration("30s"))
         .unwrap_or_else(|| Sourced::default_value(DEFAULT_DRAIN))
+}
+
+/// `KUMA_DATAPLANE_DRAIN_TIME` of the sidecar in the manifest, where it reads.
+fn rendered_drain_time(b: &Builder) -> Option<Sourced<Millis>> {
+    let planned = b.find(CONTAINER).map(|(list, i)| b.get(list, i))?;
+    let path = planned.manifest_path()?;
+    let container = b.manifest_container(planned)?;
+    container
+        .env
+        .iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, var)| var.name == DRAIN_ENV)
+        .and_then(|(index, var)| {
+            let value = crate::time::parse_go_duration(var.value.as_deref()?)?;
+            let at = path.key("env").index(index).key("value");
+            Some(Sourced::new(value, Source::Manifest(at)))
+        })
 }

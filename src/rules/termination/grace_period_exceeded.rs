@@ -52,7 +52,7 @@ declare_rule! {
     /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)
+    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.3 (a native Istio proxy whose drain preStop fails drains again on SIGTERM), §3.6 (pilot-agent drain), §5.1 (daprd's block), §5.2 (Consul's grace period, also for a native dataplane), §5.3 (Kuma: a classic sidecar waits its drain time, a native one exits at its SIGTERM), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
     pub struct GracePeriodExceeded {
         id: "ML201",

@@ -41,7 +41,7 @@ declare_rule! {
     /// assumption), not read from the manifest.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §6 (endpoint propagation), §7 F11, F16
+    /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16
     /// - https://github.com/istio/istio/issues/60649
     pub struct InboundClosedBeforeEndpointsRemoved {
         id: "ML203",
@@ -113,11 +113,11 @@ impl Violation for DrainedBeforeRemoval<'_> {
         format!(
             "`{}` starts draining inbound connections at {} (its preStop `{}`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {}{}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
             self.proxy.name,
+            self.drained,
             self.proxy
                 .pre_stop
                 .as_ref()
                 .map_or_else(String::new, crate::rules::describe::hook),
-            self.drained,
             self.removed,
             assumed(self.propagation_assumed)
         )
