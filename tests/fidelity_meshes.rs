@@ -349,9 +349,10 @@ fn a_real_shaped_kuma_injected_pod_fires_no_ml201() {
     // Without the SIGUSR2 preStop its SIGTERM starts the drain, which lasts
     // `KUMA_DATAPLANE_DRAIN_TIME` as rendered into its environment: 30 s is cut by
     // SIGKILL at 30 (ML201), 15 s ends at 20.
-    let hook = "    lifecycle:\n      preStop:\n        exec:\n          command:\n          - killall\n          - -USR2\n          - kuma-dp\n";
-    assert!(yaml.contains(hook));
-    let undrained = yaml.replace(hook, "");
+    let from = yaml.find("    lifecycle:\n").unwrap();
+    let to = yaml.find("- kuma-dp\n").unwrap() + "- kuma-dp\n".len();
+    let undrained = format!("{}{}", &yaml[..from], &yaml[to..]);
+    assert!(!undrained.contains("- killall"));
     let (report, _) = lint(&undrained, &[]);
     assert_eq!(findings(&report, "ML201").len(), 1, "{report}");
     let fifteen = undrained.replace("value: 30s", "value: 15s");
@@ -385,6 +386,26 @@ fn consul_places_a_classic_dataplane_by_the_proxy_lifecycle() {
         explain(&consul("    consul.hashicorp.com/enable-sidecar-proxy-lifecycle: \"false\"\n"), &[]);
     assert_eq!(names_in(&off, "containers"), ["app", "consul-dataplane"]);
     assert_eq!(stop(&off, "consul-dataplane"), (Some(0), Some(0)));
+}
+
+/// The corpus's Consul Deployment (hashicorp/consul-k8s' acceptance fixture
+/// `cases/openshift/basic/frontend.yaml`, testdata/corpus): the proxy lifecycle is on by
+/// default, so the dataplane is injected first (`mesh_webhook.go`, `Handle`, v2.0.3)
+/// and, with no preStop and no postStart, still holds nothing (ML101); on SIGTERM it
+/// keeps outbound for its 30 s grace period (`gracefulShutdown`, consul-dataplane
+/// v2.0.1) and exits at 30, within the default grace period: no ML201.
+#[test]
+fn the_corpus_consul_deployment_gets_its_dataplane_first_and_within_the_grace_period() {
+    let path = testdata("corpus/apps/consul-k8s/fixtures/cases/openshift/basic/frontend.yaml");
+    let yaml = std::fs::read_to_string(path).unwrap();
+    let report = explain(&yaml, &[]);
+    assert_eq!(
+        names_in(&report, "containers"),
+        ["consul-dataplane", "frontend"]
+    );
+    assert_eq!(stop(&report, "consul-dataplane"), (Some(0), Some(30_000)));
+    let (report, _) = lint(&yaml, &[]);
+    assert_eq!(rule_ids(&report), ["ML101", "ML207"], "{report}");
 }
 
 /// hashicorp/consul-k8s v2.0.3: `enable-consul-dataplane-as-sidecar` appends the
