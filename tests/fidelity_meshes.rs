@@ -99,7 +99,12 @@ fn a_native_istio_proxy_on_status_port_15030_exits_5_s_after_its_sigterm() {
     let default = explain(&istio_native("", ""), &ISTIO_1_28);
     assert_eq!(stop(&default, "istio-proxy"), (Some(5000), Some(5000)));
     assert_eq!(
-        at(&default, "termination", Some("istio-proxy"), "inboundDrained"),
+        at(
+            &default,
+            "termination",
+            Some("istio-proxy"),
+            "inboundDrained"
+        ),
         Some(0)
     );
     assert!(
@@ -129,7 +134,10 @@ fn status_port_0_fails_the_drain_too_and_exit_on_zero_waits_the_minimum_and_a_po
         ),
         &ISTIO_1_28,
     );
-    assert_eq!(stop(&exit_on_zero, "istio-proxy"), (Some(5000), Some(11_000)));
+    assert_eq!(
+        stop(&exit_on_zero, "istio-proxy"),
+        (Some(5000), Some(11_000))
+    );
 }
 
 /// The agent's status port is the annotation, else ProxyConfig `statusPort`
@@ -244,14 +252,24 @@ fn a_kuma_injected_pod_gets_a_native_sidecar_that_exits_at_its_sigterm() {
     assert_eq!(sidecar["preStop"]["summary"], "killall -USR2 kuma-dp");
     assert_eq!(sidecar["exit"], "immediately");
     assert_eq!(
-        at(&report, "startup", Some("kuma-sidecar"), "startupProbePassed"),
+        at(
+            &report,
+            "startup",
+            Some("kuma-sidecar"),
+            "startupProbePassed"
+        ),
         Some(5000)
     );
     assert_eq!(at(&report, "startup", Some("web"), "started"), Some(5000));
     assert_eq!(stop(&report, "web"), (Some(0), Some(5000)));
     assert_eq!(stop(&report, "kuma-sidecar"), (Some(5000), Some(5000)));
     assert_eq!(
-        at(&report, "termination", Some("kuma-sidecar"), "inboundDrained"),
+        at(
+            &report,
+            "termination",
+            Some("kuma-sidecar"),
+            "inboundDrained"
+        ),
         Some(0)
     );
     assert!(
@@ -302,7 +320,10 @@ fn a_classic_kuma_sidecar_waits_its_drain_time_and_ml201_names_it() {
             .contains("the drain (`kuma.io/sidecar-drain-time`)"),
         "{report}"
     );
-    let report = explain(&kuma("        kuma.io/sidecar-drain-time: 10s\n", ""), &classic);
+    let report = explain(
+        &kuma("        kuma.io/sidecar-drain-time: 10s\n", ""),
+        &classic,
+    );
     assert_eq!(stop(&report, "kuma-sidecar"), (Some(0), Some(10_000)));
 }
 
@@ -382,8 +403,10 @@ fn consul_places_a_classic_dataplane_by_the_proxy_lifecycle() {
     let report = explain(&consul(""), &[]);
     assert_eq!(names_in(&report, "containers"), ["consul-dataplane", "app"]);
     assert_eq!(stop(&report, "consul-dataplane"), (Some(0), Some(30_000)));
-    let off =
-        explain(&consul("    consul.hashicorp.com/enable-sidecar-proxy-lifecycle: \"false\"\n"), &[]);
+    let off = explain(
+        &consul("    consul.hashicorp.com/enable-sidecar-proxy-lifecycle: \"false\"\n"),
+        &[],
+    );
     assert_eq!(names_in(&off, "containers"), ["app", "consul-dataplane"]);
     assert_eq!(stop(&off, "consul-dataplane"), (Some(0), Some(0)));
 }
@@ -424,10 +447,18 @@ fn a_native_consul_dataplane_waits_its_grace_period_past_the_pods() {
         ["setup", "consul-dataplane"]
     );
     assert_eq!(
-        at(&report, "startup", Some("consul-dataplane"), "startupProbePassed"),
+        at(
+            &report,
+            "startup",
+            Some("consul-dataplane"),
+            "startupProbePassed"
+        ),
         Some(2000)
     );
-    assert_eq!(stop(&report, "consul-dataplane"), (Some(5000), Some(30_000)));
+    assert_eq!(
+        stop(&report, "consul-dataplane"),
+        (Some(5000), Some(30_000))
+    );
     let (report, status) = lint(&consul(native), &[]);
     let ml201 = findings(&report, "ML201");
     assert_eq!(ml201.len(), 1, "{report}");
@@ -464,7 +495,11 @@ fn dapr_native(annotations: &str) -> String {
 /// SIGKILL at 30 s cuts it (ML201).
 #[test]
 fn a_native_daprd_comes_after_the_pods_init_containers_and_blocks_its_full_duration() {
-    let block = |duration: &str| dapr_native(&format!("    dapr.io/block-shutdown-duration: {duration}\n"));
+    let block = |duration: &str| {
+        dapr_native(&format!(
+            "    dapr.io/block-shutdown-duration: {duration}\n"
+        ))
+    };
     let report = explain(&block("20s"), &[]);
     assert_eq!(names_in(&report, "initContainers"), ["setup", "daprd"]);
     assert_eq!(stop(&report, "daprd"), (Some(5000), Some(25_000)));

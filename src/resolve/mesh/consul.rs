@@ -1,9 +1,12 @@
-//! Consul's `consul-dataplane` sidecar (docs/lifecycle.md §5).
+//! Consul's `consul-dataplane` sidecar (docs/lifecycle.md §5.2).
 //!
-//! `consul.hashicorp.com/connect-inject: "true"` adds the dataplane to the containers,
-//! or as a native sidecar with `enable-consul-dataplane-as-sidecar`. With the proxy
-//! lifecycle on (the default) it drains inbound listeners on SIGTERM, keeps outbound
-//! working, and quits Envoy after the shutdown grace period (30 s unless set).
+//! `consul.hashicorp.com/connect-inject: "true"` adds the dataplane: first among the
+//! containers with the proxy lifecycle on (the default), last with it off, or after the
+//! pod's own init containers as a native sidecar with
+//! `enable-consul-dataplane-as-sidecar`. No hooks either way. With the lifecycle on it
+//! drains inbound listeners on SIGTERM, keeps outbound working, and quits Envoy after
+//! the whole shutdown grace period (30 s unless set), native or not: a native
+//! dataplane, signalled after the apps, can outlive the pod's grace period.
 
 use super::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};

@@ -14,9 +14,7 @@
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
 use crate::resolve::assumption::Assumed;
-use crate::resolve::decision::{
-    DecisionReason, Injection, MetadataKind, PodMetadata, ProxyMode,
-};
+use crate::resolve::decision::{DecisionReason, Injection, MetadataKind, PodMetadata, ProxyMode};
 use crate::resolve::hooks::HookKind;
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, OptInWords, SidecarModel, Words};
 use crate::resolve::plan::*;
@@ -42,8 +40,8 @@ const NATIVE_FROM: KubeVersion = KubeVersion { minor: 29 };
 /// makes kuma-dp drain Envoy's inbound listeners without exiting.
 const DRAIN_HOOK: [&str; 3] = ["killall", "-USR2", "kuma-dp"];
 
-/// The sidecar the injector adds; `kuma.io/wait-for-dataplane-ready: "true"` puts it
-/// first with a postStart `kuma-dp wait`.
+/// The sidecar the injector adds: natively with a startup probe, or classic, held by a
+/// postStart `kuma-dp wait` when `kuma.io/wait-for-dataplane-ready` asks.
 const SIDECAR: SidecarMesh = SidecarMesh {
     mesh: MESH,
     kind: KIND,
