@@ -1038,12 +1038,18 @@ fn s5_consul_dataplane_and_kuma_wait_30_seconds() {
     );
     let a = analyze_one(&yaml, |_| {});
     assert_eq!(exit_after_signal(&a, "consul-dataplane"), s(30.0));
+    // Kuma's classic sidecar, which its injector adds below Kubernetes 1.29; the native
+    // one of 1.29 and later exits at its signal (tests/fidelity_meshes.rs).
     let yaml = pod(
         &labels("    kuma.io/sidecar-injection: enabled\n"),
         &format!("  terminationGracePeriodSeconds: 60\n{APP}"),
     );
-    let a = analyze_one(&yaml, |_| {});
+    let a = analyze_one(&yaml, |settings| {
+        settings.kubernetes = Sourced::new(KubeVersion { minor: 28 }, Source::Default)
+    });
     assert_eq!(exit_after_signal(&a, "kuma-sidecar"), s(30.0));
+    let a = analyze_one(&yaml, |_| {});
+    assert_eq!(exit_after_signal(&a, "kuma-sidecar"), s(0.0));
 }
 
 #[test]

@@ -244,6 +244,14 @@ pub fn assumed(assumed: &Assumed) -> String {
         Assumed::NamespaceAnnotationsUnknown { mesh, namespace } => format!(
             "namespace {namespace}: annotations unknown; the pod's own {mesh} settings are used"
         ),
+        Assumed::NativeByDefault {
+            mesh,
+            since,
+            kubernetes,
+            off,
+        } => format!(
+            "{mesh} version unknown: native sidecar assumed, its injector's default from {mesh} {since} on Kubernetes ≥ {kubernetes} (classic before {since}, or with `{off}`); lint the injected pod to read its layout as written"
+        ),
         Assumed::MeshVersionUnknown {
             mesh,
             native_since,

@@ -76,6 +76,18 @@ pub enum Assumed {
         /// The namespace.
         namespace: String,
     },
+    /// The mesh's release and control-plane settings are unknown: its injector is taken
+    /// to add a native sidecar, as its current releases do by default.
+    NativeByDefault {
+        /// The mesh.
+        mesh: Mesh,
+        /// The first release whose injector does so by default (`2.14`).
+        since: &'static str,
+        /// The API server version from which it does.
+        kubernetes: KubeVersion,
+        /// The control-plane setting that turns it off.
+        off: &'static str,
+    },
     /// The mesh's release is unknown: its injector is taken to add a classic proxy,
     /// though later releases inject native sidecars.
     MeshVersionUnknown {

@@ -2,7 +2,7 @@
 //! assumptions: resolve says what they run, these words say it short.
 
 use crate::resolve::shell::{self, GateWait};
-use crate::resolve::{Hook, HookAction, HookEffect};
+use crate::resolve::{DrainMiss, Hook, HookAction, HookEffect};
 
 /// The longest hook text quoted whole; a longer one is cut with `…`.
 const MAX_HOOK_CHARS: usize = 60;
@@ -36,6 +36,46 @@ pub fn hook(hook: &Hook) -> String {
         },
         HookAction::TcpSocket => "tcpSocket".to_owned(),
         HookAction::Sleep(seconds) => format!("sleep action {seconds} s"),
+    }
+}
+
+/// What a hook written to start a drain does instead, when it starts none, after
+/// "preStop " (`fails: `pilot-agent` refuses port 15030 (…), so no drain starts`).
+pub fn drain_miss(hook: &Hook) -> Option<String> {
+    let HookEffect::MissesDrain(miss) = hook.effect else {
+        return None;
+    };
+    let program = match &hook.action {
+        HookAction::Exec(argv) => argv.first().map(|p| shell::basename(p)),
+        _ => None,
+    }
+    .unwrap_or("the program");
+    Some(match miss {
+        DrainMiss::PortRefused {
+            port: Some(port),
+            accepted,
+        } => format!(
+            "fails: `{program}` refuses port {port} (it calls only {}), so no drain starts",
+            ports(accepted)
+        ),
+        DrainMiss::PortRefused { port: None, .. } => {
+            format!("fails: `{program}` cannot read its port, so no drain starts")
+        }
+        DrainMiss::NotServedThere { port, served_on: 0 } => format!(
+            "returns without draining: port {port} serves no drain (status port 0: no status server)"
+        ),
+        DrainMiss::NotServedThere { port, served_on } => format!(
+            "returns without draining: port {port} serves no drain (the status port is {served_on})"
+        ),
+    })
+}
+
+/// `15000, 15004, 15020 or 15021`.
+fn ports(ports: &[u16]) -> String {
+    let words: Vec<String> = ports.iter().map(u16::to_string).collect();
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.join(""),
     }
 }
 

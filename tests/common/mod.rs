@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod apiserver;
+pub mod reports;
 pub mod lists;
 
 use std::path::{Path, PathBuf};

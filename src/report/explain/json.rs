@@ -155,7 +155,7 @@ fn container(c: &PlannedContainer) -> Value {
 }
 
 fn hook(h: &Hook) -> Value {
-    json!({
+    let mut value = json!({
         "summary": describe::hook(h),
         "duration": match &h.duration {
             HookDuration::Fixed(length) => json!({"fixedMs": length.0}),
@@ -164,7 +164,12 @@ fn hook(h: &Hook) -> Value {
             HookDuration::UntilSelfExits => json!("untilSelfExits"),
             HookDuration::Unknown => json!("unknown"),
         },
-    })
+    });
+    // Only a drain hook that starts no drain says so.
+    if let Some(miss) = describe::drain_miss(h) {
+        value["drainMissed"] = json!(miss);
+    }
+    value
 }
 
 fn exit(policy: &ExitPolicy) -> Value {

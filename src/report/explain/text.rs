@@ -400,7 +400,10 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
                 .map_or_else(String::new, describe::hook)
         ),
         EventKind::PreStopDone => {
-            if unknown(container.and_then(|c| c.pre_stop.as_ref())) {
+            let hook = container.and_then(|c| c.pre_stop.as_ref());
+            if let Some(miss) = hook.and_then(describe::drain_miss) {
+                format!("preStop {miss}")
+            } else if unknown(hook) {
                 "preStop returns (its length is unknown: taken as instant)".to_owned()
             } else {
                 "preStop returns".to_owned()

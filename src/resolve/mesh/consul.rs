@@ -1,15 +1,18 @@
-//! Consul's `consul-dataplane` sidecar (docs/lifecycle.md §5).
+//! Consul's `consul-dataplane` sidecar (docs/lifecycle.md §5.2).
 //!
-//! `consul.hashicorp.com/connect-inject: "true"` adds the dataplane to the containers,
-//! or as a native sidecar with `enable-consul-dataplane-as-sidecar`. With the proxy
-//! lifecycle on (the default) it drains inbound listeners on SIGTERM, keeps outbound
-//! working, and quits Envoy after the shutdown grace period (30 s unless set).
+//! `consul.hashicorp.com/connect-inject: "true"` adds the dataplane: first among the
+//! containers with the proxy lifecycle on (the default), last with it off, or after the
+//! pod's own init containers as a native sidecar with
+//! `enable-consul-dataplane-as-sidecar`. No hooks either way. With the lifecycle on it
+//! drains inbound listeners on SIGTERM, keeps outbound working, and quits Envoy after
+//! the whole shutdown grace period (30 s unless set), native or not: a native
+//! dataplane, signalled after the apps, can outlive the pod's grace period.
 
 use super::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::{Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::plan::*;
-use crate::resolve::reading::Reading;
+use crate::resolve::reading::{Reading, parse_go_bool};
 use crate::resolve::vocabulary::Vocabulary;
 use crate::resolve::{Builder, Remedies};
 use crate::settings::Sourced;
@@ -55,6 +58,12 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     },
 });
 
+/// What the dataplane's own settings offer: the shutdown grace period is its drain.
+static REMEDIES: Remedies = Remedies {
+    drain_setting: Some(GRACE),
+    ..Remedies::NONE
+};
+
 /// The Consul agent's quit endpoint reads as a stop call (one to another port than the
 /// dataplane's is not judged).
 static VOCABULARY: Vocabulary = Vocabulary {
@@ -69,7 +78,7 @@ impl SidecarModel for Consul {
             label: "Consul dataplane",
             mesh: Some(MESH),
             vocabulary: &VOCABULARY,
-            remedies: &Remedies::NONE,
+            remedies: &REMEDIES,
         };
         &CONSUL_DATAPLANE
     }
@@ -87,6 +96,13 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
     if value != "true" {
         return None;
     }
+    // `enable-consul-dataplane-as-sidecar`, read with `strconv.ParseBool` (consul-k8s
+    // v1.9.0+; Helm `dataplaneAsSidecarInitContainer.defaultEnabled: false`).
+    let native = b
+        .workload
+        .pod_annotation(NATIVE)
+        .and_then(|(v, _)| parse_go_bool(v))
+        .unwrap_or(false);
     Some(OptIn {
         trigger,
         reason: DecisionReason::PodOptIn(PodMetadata {
@@ -94,19 +110,26 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
             key: INJECT,
             value: value.to_owned(),
         }),
-        native: b
-            .workload
-            .pod_annotation(NATIVE)
-            .is_some_and(|(v, _)| v == "true"),
+        native,
+        // With the proxy lifecycle on, a classic dataplane goes first (`lifecycleEnabled
+        // && !consulDataplaneSidecarEnabled`); a native one is appended to the init
+        // containers, after the pod's own.
+        first: !native && lifecycle_enabled(b),
         hold: None,
     })
 }
 
-fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
-    if b.workload
+/// Whether the proxy lifecycle is on: the annotation read with `strconv.ParseBool`,
+/// else the Helm default `connectInject.sidecarProxy.lifecycle.defaultEnabled: true`.
+fn lifecycle_enabled(b: &Builder) -> bool {
+    b.workload
         .pod_annotation(LIFECYCLE)
-        .is_some_and(|(v, _)| v == "false")
-    {
+        .and_then(|(v, _)| parse_go_bool(v))
+        .unwrap_or(true)
+}
+
+fn shutdown_grace(b: &mut Builder) -> Sourced<Millis> {
+    if !lifecycle_enabled(b) {
         // Without the lifecycle the dataplane exits on SIGTERM.
         return Sourced::default_value(Millis::ZERO);
     }

@@ -1,12 +1,14 @@
 //! Dapr's `daprd` sidecar (docs/lifecycle.md §5.1).
 //!
 //! `dapr.io/enabled: "true"` appends `daprd` to the containers with no start-up hold
-//! (to the init containers as a native sidecar with `dapr.io/enable-native-sidecar`,
-//! Dapr 1.18+). On SIGTERM daprd closes its API servers (the app's calls to it) and its
-//! internal gRPC server (service invocation from other apps) and exits once in-flight
-//! work is done, force-exiting after `dapr.io/graceful-shutdown-seconds` (5 s unless
-//! set); `dapr.io/block-shutdown-duration` keeps it serving that long first. Jobs stop
-//! it with `POST :3500/v1.0/shutdown`.
+//! (to the init containers, after the pod's own, as a native sidecar with
+//! `dapr.io/enable-native-sidecar`, Dapr 1.18+). On SIGTERM daprd closes its API
+//! servers (the app's calls to it) and its internal gRPC server (service invocation
+//! from other apps) and exits once in-flight work is done, force-exiting after
+//! `dapr.io/graceful-shutdown-seconds` (5 s unless set);
+//! `dapr.io/block-shutdown-duration` keeps it serving that long first, the whole
+//! duration unless app health checks see the app fail (not modelled). Jobs stop it
+//! with `POST :3500/v1.0/shutdown`.
 
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
@@ -131,6 +133,9 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
             value: value.to_owned(),
         }),
         native,
+        // Appended: after the pod's own init containers when native
+        // (`/spec/initContainers/-`, `pkg/injector/patcher/sidecar_patcher.go`, v1.18.3).
+        first: false,
         hold: None,
     })
 }

@@ -47,6 +47,9 @@ pub(super) struct OptIn {
     pub reason: DecisionReason,
     /// Whether it is injected as a native sidecar.
     pub native: bool,
+    /// Whether the injector puts it at the head of its list (a native sidecar before
+    /// the pod's own init containers, a classic one before the app), rather than last.
+    pub first: bool,
     /// The setting that asks for the hold, and what it is.
     pub hold: Option<(JsonPath, GateSetting)>,
 }
@@ -107,10 +110,15 @@ pub(super) fn resolve(
         Some(mode) => mode,
         None => ProxyMode::of(opt_in.native),
     };
-    match (opt_in.native, held) {
-        (true, _) => b.init.push(sidecar),
-        (false, Some(_)) => b.regular.insert(0, sidecar),
-        (false, None) => b.regular.push(sidecar),
+    let list = if opt_in.native {
+        &mut b.init
+    } else {
+        &mut b.regular
+    };
+    if opt_in.first || held.is_some() {
+        list.insert(0, sidecar);
+    } else {
+        list.push(sidecar);
     }
     b.meshes.push(MeshDecision {
         mesh: mesh.mesh,

@@ -1,20 +1,27 @@
-//! Kuma and Kong Mesh's `kuma-sidecar` (docs/lifecycle.md §5).
+//! Kuma and Kong Mesh's `kuma-sidecar` (docs/lifecycle.md §5.3).
 //!
-//! The label `kuma.io/sidecar-injection: enabled` adds the sidecar; with
-//! `kuma.io/wait-for-dataplane-ready: "true"` it is placed first with a postStart that
-//! waits for it (the same kubelet mechanism as Istio's hold). On SIGTERM it drains its
-//! listeners and waits the whole drain time (`kuma.io/sidecar-drain-time`, 30 s) before
-//! exiting.
+//! The label `kuma.io/sidecar-injection: enabled` adds the sidecar. From Kuma 2.14 the
+//! injector makes it a native sidecar where the API server is 1.29 or later: right
+//! after `kuma-init`, before the pod's own init containers, with a startup probe and
+//! the preStop `killall -USR2 kuma-dp`, which drains inbound listeners at T0; the
+//! SIGTERM that follows once the apps have exited finds it drained and kuma-dp exits at
+//! once. A classic sidecar (Kuma 2.13 and earlier, or the control plane's
+//! `experimental.sidecarContainers: false`) is the first container, held with a
+//! postStart `kuma-dp wait` when `kuma.io/wait-for-dataplane-ready` asks; on SIGTERM it
+//! fails Envoy's health checks, reports not ready and waits the whole drain time
+//! (`kuma.io/sidecar-drain-time`, 30 s) before exiting.
 
 use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::load::JsonPath;
-use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata, ProxyMode};
+use crate::resolve::assumption::Assumed;
+use crate::resolve::decision::{DecisionReason, Injection, MetadataKind, PodMetadata, ProxyMode};
+use crate::resolve::hooks::HookKind;
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, OptInWords, SidecarModel, Words};
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::vocabulary::Vocabulary;
 use crate::resolve::{Builder, Remedies};
-use crate::settings::Sourced;
+use crate::settings::{KubeVersion, Source, Sourced};
 use crate::time::Millis;
 
 const CONTAINER: &str = "kuma-sidecar";
@@ -22,14 +29,30 @@ const INJECT: &str = "kuma.io/sidecar-injection";
 const WAIT: &str = "kuma.io/wait-for-dataplane-ready";
 const DRAIN: &str = "kuma.io/sidecar-drain-time";
 const DEFAULT_DRAIN: Millis = Millis::secs(30);
+/// The sidecar's environment variable the injector renders [`DRAIN`] into.
+const DRAIN_ENV: &str = "KUMA_DATAPLANE_DRAIN_TIME";
 
-/// The sidecar the injector adds; `kuma.io/wait-for-dataplane-ready: "true"` puts it
-/// first with a postStart `kuma-dp wait`.
+/// The API server version from which the injector makes native sidecars
+/// (`sidecarContainerVersion`, `pkg/plugins/runtime/k8s/plugin.go`, v2.14.3).
+const NATIVE_FROM: KubeVersion = KubeVersion { minor: 29 };
+
+/// The native sidecar's preStop (`injector.go`, `Inject`, v2.7.0 to v2.14.3): SIGUSR2
+/// makes kuma-dp drain Envoy's inbound listeners without exiting.
+const DRAIN_HOOK: [&str; 3] = ["killall", "-USR2", "kuma-dp"];
+
+/// The sidecar the injector adds: natively with a startup probe, or classic, held by a
+/// postStart `kuma-dp wait` when `kuma.io/wait-for-dataplane-ready` asks.
 const SIDECAR: SidecarMesh = SidecarMesh {
     mesh: MESH,
     kind: KIND,
     containers: &[CONTAINER],
-    native_probe: None,
+    // `GET /ready` on the readiness port: delay 1 s, period 5 s, 12 failures
+    // (`startupProbe` in `pkg/config/app/kuma-cp/kuma-cp.defaults.yaml`, v2.14.3).
+    native_probe: Some(ProbeTiming {
+        initial_delay: Millis::secs(1),
+        period: Millis::secs(5),
+        failure_threshold: 12,
+    }),
     hold: Some(Hold {
         command: &["kuma-dp", "wait"],
         timeout: Millis::secs(180),
@@ -61,6 +84,12 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     },
 });
 
+/// What the sidecar's own settings offer: the drain time a classic sidecar waits.
+static REMEDIES: Remedies = Remedies {
+    drain_setting: Some(DRAIN),
+    ..Remedies::NONE
+};
+
 impl SidecarModel for Kuma {
     fn description(&self) -> &Description {
         static KUMA_SIDECAR: Description = Description {
@@ -68,35 +97,122 @@ impl SidecarModel for Kuma {
             label: "Kuma sidecar",
             mesh: Some(MESH),
             vocabulary: &Vocabulary::NONE,
-            remedies: &Remedies::NONE,
+            remedies: &REMEDIES,
         };
         &KUMA_SIDECAR
     }
 
     fn resolve(&self, b: &mut Builder) {
         let drain = drain_time(b);
+        let drain_hook = b.sidecar_hook(&DRAIN_HOOK, HookKind::PreStop);
         injected::resolve(b, &SIDECAR, opt_in, |sidecar| {
-            injected::drain_then_exit(sidecar, drain);
+            if sidecar.is_native_sidecar() && sidecar.is_injected() {
+                sidecar.pre_stop = Some(drain_hook);
+            }
+            apply_shutdown(sidecar, drain);
+        });
+        note_native_default(b);
+    }
+}
+
+/// How the sidecar stops (`app/kuma-dp/cmd/run.go`, `newRunCmd`, v2.7.0 to v2.14.3):
+/// after the SIGUSR2 of the native preStop, SIGTERM finds it drained ("already
+/// drained, exit immediately"); without it, SIGTERM fails Envoy's health checks and
+/// the drain time passes before it exits.
+fn apply_shutdown(sidecar: &mut PlannedContainer, drain: Sourced<Millis>) {
+    let drained = sidecar.is_native_sidecar()
+        && sidecar.pre_stop.as_mut().is_some_and(|hook| {
+            let usr2 = starts_drain(&hook.action);
+            if usr2 {
+                hook.effect = HookEffect::DrainsInbound;
+                hook.duration = HookDuration::Fixed(Millis::ZERO);
+            }
+            usr2
+        });
+    if !drained {
+        injected::drain_then_exit(sidecar, drain);
+        return;
+    }
+    sidecar.exit = ExitPolicy::Immediately;
+    sidecar.traffic = Some(TrafficCuts {
+        inbound_refused: Cut::Exit,
+        inbound_drained: Cut::PreStop,
+        outbound_refused: Cut::Exit,
+    });
+}
+
+/// Whether a preStop sends kuma-dp SIGUSR2 (`killall -USR2 kuma-dp`, as the injector
+/// writes it, or through a shell).
+fn starts_drain(action: &HookAction) -> bool {
+    let HookAction::Exec(argv) = action else {
+        return false;
+    };
+    let words: Vec<&str> = argv.iter().flat_map(|a| a.split_whitespace()).collect();
+    let usr2 = words
+        .iter()
+        .any(|w| matches!(*w, "-USR2" | "-SIGUSR2" | "-12" | "USR2" | "SIGUSR2"));
+    usr2 && words.contains(&"kuma-dp")
+}
+
+/// A sidecar the injector adds natively rests on the release's default: say so, and
+/// that the hold it would have added to a classic sidecar is gone (the native
+/// sidecar's lifecycle replaces the postStart).
+fn note_native_default(b: &mut Builder) {
+    let native = b.meshes.iter().any(|decision| {
+        decision.mesh == MESH
+            && matches!(decision.injection, Injection::WillInject { .. })
+            && decision.mode == ProxyMode::Native
+    });
+    if !native {
+        return;
+    }
+    let source = Source::Manifest(b.workload.paths.pod_metadata.clone());
+    b.assume(
+        Assumed::NativeByDefault {
+            mesh: MESH,
+            since: "2.14",
+            kubernetes: NATIVE_FROM,
+            off: "experimental.sidecarContainers: false",
+        },
+        source,
+    );
+    if let Some((_, path)) = wait_asked(b) {
+        b.moot.push(MootSetting {
+            source: Source::Manifest(path),
+            why: Moot::Gate(GateMoot::HoldIgnoredWhenNative { setting: WAIT }),
         });
     }
 }
 
 fn opt_in(b: &Builder) -> Option<OptIn> {
     let (trigger, reason) = injection(b)?;
-    let hold = b
-        .workload
-        .pod_annotation(WAIT)
-        .filter(|(v, _)| *v == "true")
-        .map(|(_, path)| {
-            let value = Some("\"true\"");
-            (path, GateSetting::Setting { name: WAIT, value })
-        });
+    let native = b.settings.kubernetes.value >= NATIVE_FROM;
+    let hold = wait_asked(b).filter(|_| !native).map(|(value, path)| {
+        let value = Some(value);
+        (path, GateSetting::Setting { name: WAIT, value })
+    });
     Some(OptIn {
         trigger,
         reason,
-        native: false,
+        native,
+        // A native sidecar goes before the pod's own init containers; a classic one
+        // before the app (`Inject`: "inject sidecar as first container").
+        first: true,
         hold,
     })
+}
+
+/// `kuma.io/wait-for-dataplane-ready` when it asks for the hold (read with
+/// `GetEnabled`: `true`, `yes`, `enabled`), as written and where.
+fn wait_asked(b: &Builder) -> Option<(&'static str, JsonPath)> {
+    let (value, path) = b.workload.pod_annotation(WAIT)?;
+    let value = match value {
+        "true" => "\"true\"",
+        "yes" => "\"yes\"",
+        "enabled" => "\"enabled\"",
+        _ => return None,
+    };
+    Some((value, path))
 }
 
 /// Whether the injector adds the sidecar, what asks for it and why: the pod's label
@@ -143,7 +259,32 @@ fn injection(b: &Builder) -> Option<(JsonPath, DecisionReason)> {
     })
 }
 
+/// The drain time kuma-dp waits on SIGTERM in a classic sidecar: the environment the
+/// injector rendered `kuma.io/sidecar-drain-time` into (`KUMA_DATAPLANE_DRAIN_TIME`, a
+/// Go duration) when the sidecar is in the manifest, else the annotation, else the
+/// injector's `drainTime: 30s`.
 fn drain_time(b: &mut Builder) -> Sourced<Millis> {
+    if let Some(rendered) = rendered_drain_time(b) {
+        return rendered;
+    }
     b.read_annotation(DRAIN, &Reading::duration("30s"))
         .unwrap_or_else(|| Sourced::default_value(DEFAULT_DRAIN))
+}
+
+/// `KUMA_DATAPLANE_DRAIN_TIME` of the sidecar in the manifest, where it reads.
+fn rendered_drain_time(b: &Builder) -> Option<Sourced<Millis>> {
+    let planned = b.find(CONTAINER).map(|(list, i)| b.get(list, i))?;
+    let path = planned.manifest_path()?;
+    let container = b.manifest_container(planned)?;
+    container
+        .env
+        .iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, var)| var.name == DRAIN_ENV)
+        .and_then(|(index, var)| {
+            let value = crate::time::parse_go_duration(var.value.as_deref()?)?;
+            let at = path.key("env").index(index).key("value");
+            Some(Sourced::new(value, Source::Manifest(at)))
+        })
 }

@@ -95,4 +95,27 @@ pub enum HookEffect {
         /// The least time the drain takes.
         at_least: Millis,
     },
+    /// A hook written to start the drain that ends at once without starting it, so the
+    /// sidecar drains on its stop signal instead.
+    MissesDrain(DrainMiss),
+}
+
+/// Why a drain hook starts no drain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrainMiss {
+    /// The program refuses the port it is told to call before making any request, and
+    /// the hook fails (`port`: `None` when it is not a number).
+    PortRefused {
+        /// The port the hook names.
+        port: Option<i64>,
+        /// The only ports the program calls.
+        accepted: &'static [u16],
+    },
+    /// The request goes to a port where no drain is served.
+    NotServedThere {
+        /// The port the hook calls.
+        port: u16,
+        /// Where the drain is served; 0 when nowhere.
+        served_on: u16,
+    },
 }

@@ -38,7 +38,7 @@ declare_rule! {
     /// file, and it may still hold the classic sidecars of other pods.
     ///
     /// ## References
-    /// - docs/lifecycle.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §7 F9
+    /// - docs/lifecycle.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §5.3 (Kuma's native sidecar replaces the `kuma-dp wait` postStart), §7 F9
     /// - https://github.com/istio/istio/issues/59690
     pub struct RedundantGate {
         id: "ML403",

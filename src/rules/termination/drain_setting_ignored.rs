@@ -38,7 +38,7 @@ declare_rule! {
     /// would set the variable to the empty string.
     ///
     /// ## References
-    /// - docs/lifecycle.md §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
+    /// - docs/lifecycle.md §3.3 (a native proxy's drain preStop, and when it fails and the drain settings are used again), §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
     /// - https://github.com/istio/istio/issues/44690
     pub struct DrainSettingIgnored {
         id: "ML205",

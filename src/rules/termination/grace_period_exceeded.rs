@@ -52,7 +52,7 @@ declare_rule! {
     /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.6 (pilot-agent drain), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)
+    /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.3 (a native Istio proxy whose drain preStop fails drains again on SIGTERM), §3.6 (pilot-agent drain), §5.1 (daprd's block), §5.2 (Consul's grace period, also for a native dataplane), §5.3 (Kuma: a classic sidecar waits its drain time, a native one exits at its SIGTERM), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"
     pub struct GracePeriodExceeded {
         id: "ML201",
@@ -128,13 +128,19 @@ impl Violation for KilledBeforeExit<'_> {
 
     fn help(&self) -> String {
         let needed = self.entry.natural_exit.0.saturating_add(999) / 1000;
+        // A sidecar whose drain after the signal is a setting of its own is told which.
+        let drain_setting = self
+            .container
+            .sidecar()
+            .filter(|_| matches!(self.container.exit, ExitPolicy::After(_)))
+            .and_then(|sidecar| sidecar.kind.remedies().drain_setting);
+        let what = match drain_setting {
+            Some(setting) if self.container.is_proxy() => format!("the drain (`{setting}`)"),
+            _ if self.container.is_proxy() => "the drain".to_owned(),
+            _ => "the shutdown".to_owned(),
+        };
         format!(
-            "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {}",
-            if self.container.is_proxy() {
-                "the drain"
-            } else {
-                "the shutdown"
-            }
+            "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {what}"
         )
     }
 }

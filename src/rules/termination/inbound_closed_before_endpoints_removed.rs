@@ -8,9 +8,11 @@ declare_rule! {
     /// ## What it detects
     /// A proxy that stops accepting inbound connections before the pod's removal from
     /// the endpoints has propagated (a scenario value, 5 s unless set), in a pod that
-    /// serves. For a native Istio proxy, whose preStop `/drain` tells clients to go away
-    /// from the first moment, it is reported as information: whether new connections are
-    /// refused then is still open upstream (istio#60649).
+    /// serves. For a native proxy whose preStop starts Envoy's inbound drain (Istio's
+    /// `pilot-agent request POST drain`, docs/lifecycle.md §3.3; Kuma's `killall -USR2
+    /// kuma-dp`, §5.3), which tells clients to go away from the first moment, it is
+    /// reported as information: whether new connections are refused then is still open
+    /// upstream (istio#60649).
     ///
     /// ## Why it loses traffic
     /// Endpoint removal races the kubelet's preStop and SIGTERM (docs/lifecycle.md §2.1). Until
@@ -39,7 +41,7 @@ declare_rule! {
     /// assumption), not read from the manifest.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §6 (endpoint propagation), §7 F11, F16
+    /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16
     /// - https://github.com/istio/istio/issues/60649
     pub struct InboundClosedBeforeEndpointsRemoved {
         id: "ML203",
@@ -109,9 +111,13 @@ impl Violation for DrainedBeforeRemoval<'_> {
 
     fn message(&self) -> String {
         format!(
-            "`{}` starts draining inbound connections at {} (its preStop `/drain`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {}{}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
+            "`{}` starts draining inbound connections at {} (its preStop `{}`: GOAWAY and `Connection: close`) while endpoints route requests to the pod until {}{}; whether new connections are refused meanwhile is an open upstream question (istio#60649)",
             self.proxy.name,
             self.drained,
+            self.proxy
+                .pre_stop
+                .as_ref()
+                .map_or_else(String::new, crate::rules::describe::hook),
             self.removed,
             assumed(self.propagation_assumed)
         )

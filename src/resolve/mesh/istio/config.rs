@@ -6,6 +6,9 @@ use super::*;
 /// The pod annotation that holds ProxyConfig.
 pub(super) const PROXY_CONFIG: &str = "proxy.istio.io/config";
 
+/// The pod annotation that moves pilot-agent's status port (`0`: no status server).
+pub(super) const STATUS_PORT: &str = "status.sidecar.istio.io/port";
+
 /// The ProxyConfig field that asks the injector to hold the app until the proxy is
 /// ready.
 pub(super) const HOLD: &str = "holdApplicationUntilProxyStarts";
@@ -25,6 +28,8 @@ pub(super) struct Effective {
     /// Whether the layers set these explicitly (for moot-setting reports).
     pub(super) termination_drain_set: bool,
     pub(super) minimum_drain_set: bool,
+    /// The port pilot-agent's status server listens on, where `/drain` is; 0: none.
+    pub(super) status_port: u16,
 }
 
 pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) -> Effective {
@@ -150,7 +155,18 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
         .drain_duration
         .clone()
         .unwrap_or_else(|| Sourced::default_value(Millis::secs(45)));
+    // The annotation overrides ProxyConfig's `statusPort` (`applyAnnotations`,
+    // `pilot/cmd/pilot-agent/config/config.go`, 1.28.0); a value `strconv.Atoi` cannot
+    // read is logged and leaves 0.
+    let status_port = match b.workload.pod_annotation(STATUS_PORT) {
+        Some((value, _)) => value.trim().parse().unwrap_or(0),
+        None => layered
+            .status_port
+            .as_ref()
+            .map_or(DEFAULT_STATUS_PORT, |port| port.value),
+    };
     Effective {
+        status_port,
         exit_on_zero_applies: exit_on_zero.value && has(b, 12),
         drain_duration,
         termination_drain_set: termination_drain.is_some(),

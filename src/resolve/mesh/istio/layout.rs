@@ -65,13 +65,14 @@ pub(super) fn inject(
         proxy.post_start = Some(b.sidecar_hook(&["pilot-agent", "wait"], HookKind::PostStart));
     }
     if native && has(b, 21) {
-        let drain = [
-            "pilot-agent",
-            "request",
-            "--debug-port=15020",
-            "POST",
-            "drain",
-        ];
+        // `--debug-port={{(annotation .ObjectMeta `status.sidecar.istio.io/port`
+        // .Values.global.proxy.statusPort)}}`, whatever the value (1.21.0 to 1.28.0).
+        let port = b
+            .workload
+            .pod_annotation(STATUS_PORT)
+            .map_or_else(|| DEFAULT_STATUS_PORT.to_string(), |(v, _)| v.to_owned());
+        let debug_port = format!("--debug-port={port}");
+        let drain = ["pilot-agent", "request", &debug_port, "POST", "drain"];
         proxy.pre_stop = Some(b.sidecar_hook(&drain, HookKind::PreStop));
     }
     if config.hold.value {
@@ -112,6 +113,7 @@ pub(super) fn inject(
             proxy.startup_probe = Some(crate::resolve::probe_timing(probe));
         }
     }
+    judge_drain_request(&mut proxy, config.status_port);
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
     let mut init = PlannedContainer::injected(INIT, MESH, trigger, Role::INIT_STEP);
     init.image = Some("istio/proxyv2".into());
@@ -218,6 +220,6 @@ pub(super) fn readiness_timing(b: &Builder) -> ProbeTiming {
 /// `status.sidecar.istio.io/port: "0"`: the template adds no probes at all.
 pub(super) fn status_port_disabled(b: &Builder) -> bool {
     b.workload
-        .pod_annotation("status.sidecar.istio.io/port")
+        .pod_annotation(STATUS_PORT)
         .is_some_and(|(port, _)| port.trim() == "0")
 }

@@ -147,6 +147,7 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
             asked_by: HOLD_REQUEST,
         });
     }
+    judge_drain_request(proxy, config.status_port);
     apply_shutdown(proxy, &config, written.native, intercepts);
     // A native proxy ignores the hold setting (docs/lifecycle.md §3.2 layout C).
     if written.native && !written.wait_moot && config.hold.value {

@@ -39,6 +39,61 @@ pub(super) fn apply_shutdown(
     });
 }
 
+/// The ports `pilot-agent request` calls; it refuses any other `--debug-port` in
+/// cobra's `PreRunE`, before making a request (`allowedPorts`,
+/// `pilot/cmd/pilot-agent/app/request.go`, 1.13.0 to 1.28.0).
+const REQUEST_PORTS: &[u16] = &[15000, 15004, 15020, 15021];
+
+/// `pilot-agent request`'s port without `--debug-port`: Envoy's admin, which serves no
+/// `/drain` (its 404 counts as success).
+const REQUEST_DEFAULT_PORT: u16 = 15000;
+
+/// The native proxy's drain preStop as pilot-agent answers it (docs/lifecycle.md
+/// §3.3): the injector renders `--debug-port=<status.sidecar.istio.io/port>`, but
+/// `pilot-agent request` refuses a port outside [`REQUEST_PORTS`] and the hook fails at
+/// once, and an accepted port other than the agent's status port (`status_port`)
+/// reaches no `/drain`. Either way `/drain` is never called, the agent's `skipDrain`
+/// stays false, and SIGTERM runs the whole drain (§3.6).
+pub(super) fn judge_drain_request(proxy: &mut PlannedContainer, status_port: u16) {
+    let Some(hook) = proxy.pre_stop.as_mut() else {
+        return;
+    };
+    let HookAction::Exec(argv) = &hook.action else {
+        return;
+    };
+    if hook.effect != HookEffect::DrainsInbound {
+        return;
+    }
+    let words: Vec<&str> = argv.iter().flat_map(|a| a.split_whitespace()).collect();
+    let written = words.iter().enumerate().find_map(|(i, word)| {
+        word.strip_prefix("--debug-port=").or_else(|| {
+            (*word == "--debug-port")
+                .then(|| words.get(i + 1).copied())
+                .flatten()
+        })
+    });
+    let port = match written {
+        None => Some(i64::from(REQUEST_DEFAULT_PORT)),
+        Some(text) => text.trim_matches(['"', '\'']).parse::<i64>().ok(),
+    };
+    let accepted = port
+        .and_then(|p| u16::try_from(p).ok())
+        .filter(|p| REQUEST_PORTS.contains(p));
+    let miss = match accepted {
+        None => DrainMiss::PortRefused {
+            port,
+            accepted: REQUEST_PORTS,
+        },
+        Some(port) if port == status_port => return,
+        Some(port) => DrainMiss::NotServedThere {
+            port,
+            served_on: status_port,
+        },
+    };
+    hook.effect = HookEffect::MissesDrain(miss);
+    hook.duration = HookDuration::Fixed(Millis::ZERO);
+}
+
 /// Whether the proxy's preStop starts its drain (`pilot-agent request POST drain`, the
 /// native sidecar's injected hook).
 pub(super) fn drains_on_pre_stop(proxy: &PlannedContainer) -> bool {

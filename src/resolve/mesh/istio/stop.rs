@@ -78,7 +78,7 @@ fn agent_request(argv: &[&str]) -> Option<StopAsked> {
 /// pilot-agent's status port in this pod (15020 unless the pod moves it).
 pub(super) fn status_port(b: &Builder) -> u16 {
     b.workload
-        .pod_annotation("status.sidecar.istio.io/port")
+        .pod_annotation(STATUS_PORT)
         .and_then(|(v, _)| v.parse().ok())
         .unwrap_or(DEFAULT_STATUS_PORT)
 }
