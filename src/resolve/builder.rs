@@ -309,6 +309,7 @@ impl<'a> Builder<'a> {
             grace_period.value = 1;
         }
         self.check_api_version();
+        self.check_refused_fields();
         self.check_sleep_actions(grace_period.value);
         self.check_dropped_restart_policies();
         self.check_container_restart_policies();

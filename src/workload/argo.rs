@@ -98,6 +98,7 @@ pub(super) fn workloads(
                         description: SIDECAR_STOP,
                         path: object.join(&path),
                     }),
+                    refused_fields: Vec::new(),
                 },
             ),
             found,
