@@ -11,7 +11,7 @@
 //! injection. Any other document that holds something shaped like a pod is named in a
 //! note ([`unlinted`]), never skipped without a word.
 
-mod argo;
+pub mod argo;
 pub mod config_map;
 pub mod declared;
 pub mod kinds;

@@ -88,7 +88,14 @@ impl Violation for CallFails<'_> {
             StopFailure::ReplacedByExec { .. } => {
                 "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
             }
-            StopFailure::NoShellForArgoKill { container } => argo_kill_command(self.plan, container),
+            StopFailure::NoShellForArgoKill {
+                container,
+                offered_fails,
+            } => argo_kill_command(self.plan, container, *offered_fails),
+            StopFailure::KillProgramMissing { container, .. }
+            | StopFailure::KillCommandUnreadable { container, .. } => {
+                argo_kill_command(self.plan, container, false)
+            }
             StopFailure::SignalNotShared { .. } => {
                 "mount one volume (an `emptyDir`) in the work and in the sidecar, and leave and watch the file at the same path below it".to_owned()
             }
@@ -173,8 +180,17 @@ fn reason(failure: &StopFailure) -> String {
         } => format!(
             "in {release} {running} keeps running when {stopped} exits, so the pod stays Running ({issue}); call {instead}"
         ),
-        StopFailure::NoShellForArgoKill { container } => format!(
+        StopFailure::NoShellForArgoKill { container, .. } => format!(
             "once the work has exited, Argo Workflows runs it in `{container}` to stop it, and that image has no shell: `{container}` keeps running and the step never completes"
+        ),
+        StopFailure::KillProgramMissing { container, program } => format!(
+            "once the work has exited, Argo Workflows runs this kill command (its `kill-cmd` annotation) in `{container}`, and that image has no `{program}`: the exec fails, `{container}` keeps running and the step never completes"
+        ),
+        StopFailure::KillCommandUnreadable {
+            container,
+            annotation,
+        } => format!(
+            "Argo Workflows reads `{annotation}` as a JSON list of strings, and this is not one: it signals nothing, `{container}` keeps running and the step never completes"
         ),
         StopFailure::SignalNotShared {
             sidecar,
@@ -272,14 +288,29 @@ fn switched_off(owner: &str, endpoint: &str, off: &SwitchedOff) -> String {
 
 /// The `workflows.argoproj.io/kill-cmd-<container>` annotation that gives Argo a
 /// command the sidecar's image has (argo-workflows `docs/sidecar-injection.md`).
-fn argo_kill_command(plan: &crate::resolve::PodPlan, container: &str) -> String {
-    let command = plan
+/// `offered_fails`: that command is the sidecar's own stop call, which is off in this
+/// pod (Linkerd's `/shutdown`, off by default since 2.16), so the help says what turns
+/// it on.
+fn argo_kill_command(
+    plan: &crate::resolve::PodPlan,
+    container: &str,
+    offered_fails: bool,
+) -> String {
+    let remedies = plan
         .containers
         .iter()
         .find(|c| c.name == container)
-        .and_then(|c| c.remedies().kill_command)
+        .map(|c| c.remedies());
+    let command = remedies
+        .and_then(|r| r.kill_command)
         .unwrap_or(r#"["<a program in the image that stops it>"]"#);
+    let enable = match remedies.and_then(|r| r.working_stop_call) {
+        Some(call) if offered_fails => {
+            format!("\nthat command is the proxy's own stop call, so also {call}")
+        }
+        _ => String::new(),
+    };
     format!(
-        "give Argo a command the image has, in the workflow's `podMetadata` (or the template's `metadata`):\n  annotations:\n    workflows.argoproj.io/kill-cmd-{container}: '{command}'"
+        "give Argo a command the image has, in the workflow's `podMetadata` (or the template's `metadata`):\n  annotations:\n    workflows.argoproj.io/kill-cmd-{container}: '{command}'{enable}"
     )
 }
