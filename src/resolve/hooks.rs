@@ -124,9 +124,7 @@ pub fn from_handler(handler: &LifecycleHandler, path: Option<JsonPath>, how: Hoo
                 path: drain_path,
                 of,
                 quiet,
-            } if port == drain_port.to_string() && request_path == drain_path => {
-                Some((of, quiet))
-            }
+            } if port == drain_port.to_string() && request_path == drain_path => Some((of, quiet)),
             _ => None,
         });
         let (duration, effect) = match drain {

@@ -35,9 +35,7 @@ impl MissingTools {
     pub fn lacks(self, program: &str) -> bool {
         match program {
             // Without a shell there is no procps or util-linux either.
-            "sh" | "bash" | "ash" | "dash" | "busybox" | "kill" | "pkill" | "killall" => {
-                self.shell
-            }
+            "sh" | "bash" | "ash" | "dash" | "busybox" | "kill" | "pkill" | "killall" => self.shell,
             "sleep" => self.sleep,
             _ => false,
         }

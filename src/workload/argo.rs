@@ -33,7 +33,7 @@ use crate::load::{Document, JsonPath, Node, Value};
 pub const SIDECAR_STOP: &str = "Argo Workflows signals every container still running once `main` has exited (`argoexec kill 15 1` exec'd in it, `/bin/sh -c 'kill -15 1'` in an injected one; SIGKILL after the grace period reaches only the template's own sidecars)";
 
 /// The name Argo gives a template's container (`common.MainContainerName`).
-const MAIN: &str = "main";
+pub const MAIN: &str = "main";
 /// Argo's init container (`common.InitContainerName`).
 pub const INIT: &str = "init";
 /// Argo's container that saves the outputs (`common.WaitContainerName`).

@@ -68,7 +68,11 @@ const DEFAULT_USER_PORT: i32 = 8080;
 /// `ContainerMask`, which clears `Lifecycle`; `k8s_validation.go`, `validate`:
 /// `apis.CheckDisallowedFields`, "must not set the field(s)"), so the Service is never
 /// created. Those fields are returned.
-pub fn revision_pod(spec: Option<&Node>, pod: &mut PodSpec, pod_path: &JsonPath) -> Vec<RefusedField> {
+pub fn revision_pod(
+    spec: Option<&Node>,
+    pod: &mut PodSpec,
+    pod_path: &JsonPath,
+) -> Vec<RefusedField> {
     let mut refused = Vec::new();
     let timeout = spec
         .and_then(|spec| spec.get("timeoutSeconds"))

@@ -534,7 +534,8 @@ fn decode_workload(
         kind,
         Kind::KnativeService | Kind::KnativeConfiguration | Kind::KnativeRevision
     ) {
-        refused_fields = knative::revision_pod(node.at(&pod_spec_path), &mut pod_spec, &pod_spec_at);
+        refused_fields =
+            knative::revision_pod(node.at(&pod_spec_path), &mut pod_spec, &pod_spec_at);
     }
     let list = |field: &str, count: usize| -> Vec<JsonPath> {
         (0..count)

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::time::Millis;
-use crate::workload::argo::{INIT, WAIT};
+use crate::workload::argo::{INIT, MAIN, WAIT};
 
 /// Argo's volume, where `argoexec` is (`VarRunArgoPath`, `ArgoExecBinMountPath`).
 pub(super) const ARGO_MOUNTS: [&str; 2] = ["/var/run/argo", "/argo-bin"];
@@ -16,29 +16,36 @@ const KILL_CMD: &str = "workflows.argoproj.io/kill-cmd-";
 /// (`GetTerminationGracePeriodDuration`: 30 s).
 const DEFAULT_GRACE: i64 = 30;
 
-/// Argo's own containers in a step's pod, as the controller makes them
-/// (`createWorkflowPod`, `workflow/controller/workflowpod.go`, v3.7.18 and v4.1.2):
-/// `init` is an init step, and `wait` no work of its own: it waits for `main` to exit,
-/// saves the outputs and exits, and Argo signals it with the sidecars.
+/// The roles of a step's containers as Argo runs them (`createWorkflowPod`,
+/// `workflow/controller/workflowpod.go`, v3.7.18 and v4.1.2): `main` is the work;
+/// every other container of the template is a sidecar, which Argo stops once `main`
+/// has exited (`podHasContainerNeedingTermination`, `operator.go`), whether its command
+/// would end or not; Argo's `init` is an init step, and `wait` no work of its own: it
+/// waits for `main` to exit, saves the outputs and exits, and is signalled with the
+/// sidecars.
 pub(super) fn executor_roles(b: &mut Builder) {
-    if b.workload.sidecar_stop.is_none() {
+    if b.workload.sidecar_stop.is_none() || b.find(MAIN).is_none() {
         return;
     }
-    let Some(index) = b.regular.iter().position(|c| c.name == WAIT) else {
-        return;
-    };
-    let wait = &mut b.regular[index];
-    if wait.role != Role::App {
-        return;
-    }
-    wait.role = wait.role.with_sidecar(Sidecar {
-        kind: SidecarKind::Declared(WAIT.to_owned()),
-        carries_traffic: false,
-    });
-    wait.exit = ExitPolicy::Immediately;
-    wait.runs_for = None;
     if let Some(init) = b.init.iter_mut().find(|c| c.name == INIT) {
         init.role = Role::INIT_STEP;
+    }
+    let sidecars: Vec<usize> = (0..b.regular.len())
+        .filter(|&index| b.regular[index].role == Role::App && b.regular[index].name != MAIN)
+        .collect();
+    for index in sidecars {
+        let container = &b.regular[index];
+        if container.name == WAIT {
+            let wait = &mut b.regular[index];
+            wait.role = wait.role.with_sidecar(Sidecar {
+                kind: SidecarKind::Declared(WAIT.to_owned()),
+                carries_traffic: false,
+            });
+            wait.exit = ExitPolicy::Immediately;
+            wait.runs_for = None;
+        } else {
+            b.make_sidecar(ContainerList::Regular, index, SidecarKind::Generic, false);
+        }
     }
 }
 

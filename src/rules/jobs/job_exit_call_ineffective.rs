@@ -75,12 +75,20 @@ impl Violation for CallFails<'_> {
     const RULE: &'static RuleMeta = &JobExitCallIneffective::META;
 
     fn message(&self) -> String {
-        format!(
-            "in `{}`, `{}` does not stop the sidecar: {}",
-            self.app.name,
-            self.stop.written,
-            reason(self.failure)
-        )
+        match &self.stop.method {
+            // The workload's controller runs it, not the work.
+            StopMethod::Controller { .. } => format!(
+                "`{}` does not stop the sidecar: {}",
+                self.stop.written,
+                reason(self.failure)
+            ),
+            _ => format!(
+                "in `{}`, `{}` does not stop the sidecar: {}",
+                self.app.name,
+                self.stop.written,
+                reason(self.failure)
+            ),
+        }
     }
 
     fn help(&self) -> String {
