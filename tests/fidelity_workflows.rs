@@ -173,9 +173,10 @@ fn a_kill_command_that_needs_a_shell_hangs_a_linkerd_step() {
     assert_eq!(ml304[0]["line"], 14);
     let step = explained("workflows/linkerd-kill-cmd-shell.yaml", &[]);
     assert_eq!(at(&step, "completion", None, "jobComplete"), None);
+    // `main` starts once `linkerd-await` has the proxy ready (2 s): done at 12 s.
     assert_eq!(
         at(&step, "completion", None, "neverCompletes"),
-        Some(10_000)
+        Some(12_000)
     );
     // Without the annotation Argo runs `/bin/sh -c 'kill -15 1'` (the image has no
     // shell either), and the help offers Argo's documented kill command with what it
