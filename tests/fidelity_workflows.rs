@@ -1,7 +1,7 @@
 //! Argo Workflows steps and Knative revisions as their controllers run them, through
 //! the binary: each test pins event times or verdicts to the upstream function it
 //! follows (repository, file, function, tag). The facts are in `docs/lifecycle.md`
-//! §6.2 (Argo Workflows) and §5.5 (Knative Serving).
+//! §5.7 (Argo Workflows) and §5.6 (Knative Serving).
 
 mod common;
 

@@ -89,7 +89,7 @@ impl<'a> Builder<'a> {
 
     /// Fields the workload's controller refuses at admission (Knative Serving allows a
     /// container no `lifecycle`): each is a rejection at the field, and no pod is
-    /// simulated (docs/lifecycle.md §5.5).
+    /// simulated (docs/lifecycle.md §5.6).
     pub(super) fn check_refused_fields(&mut self) {
         for refused in &self.workload.refused_fields {
             self.rejections.push(Rejection {

@@ -54,7 +54,7 @@ pub fn simulate(
         let takes = match &stop.method {
             // A controller's signal: the sidecar exits as it does on SIGTERM, unless
             // its PID 1 drops the signal; the SIGKILL after the grace period ends it
-            // only where one can reach it (docs/lifecycle.md §6.2).
+            // only where one can reach it (docs/lifecycle.md §5.7).
             StopMethod::Controller { kill_after, .. } => {
                 let natural = container.dropped_signal.is_none().then_some(takes);
                 match (natural, *kill_after) {

@@ -1,5 +1,5 @@
 //! A controller that stops the sidecars itself once the work is done: Argo Workflows
-//! (docs/lifecycle.md §6.2).
+//! (docs/lifecycle.md §5.7).
 
 use super::*;
 use crate::time::Millis;

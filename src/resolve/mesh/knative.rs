@@ -9,7 +9,7 @@
 //! knative-v1.23.0 pins): requests keep arriving until endpoint removal has
 //! propagated, so the drain, and the user containers' `/wait-for-drain` preStop that
 //! blocks on it, end one quiet period after that, not after the deletion
-//! (docs/lifecycle.md §5.5).
+//! (docs/lifecycle.md §5.6).
 
 use super::{Description, Remedies, SidecarModel};
 use crate::resolve::vocabulary::{KnownHook, Vocabulary};

@@ -19,7 +19,7 @@ declare_rule! {
     /// manifest that cannot be applied. Nothing about the pod's start or stop is
     /// simulated: there is no such pod. Knative gives every container a preStop of its
     /// own, which holds SIGTERM until its proxy has drained: 30 s after the last
-    /// request (docs/lifecycle.md §5.5).
+    /// request (docs/lifecycle.md §5.6).
     ///
     /// ## Example
     /// ```yaml
@@ -42,7 +42,7 @@ declare_rule! {
     /// removes the field and is unsafe: a postStart the app relied on goes with it.
     ///
     /// ## References
-    /// - docs/lifecycle.md §5.5 (Knative Serving)
+    /// - docs/lifecycle.md §5.6 (Knative Serving)
     /// - knative/serving `pkg/apis/serving/fieldmask.go` (`ContainerMask`) and
     ///   `pkg/apis/serving/k8s_validation.go` (`validate`), knative-v1.23.0
     /// - https://knative.dev/docs/serving/services/

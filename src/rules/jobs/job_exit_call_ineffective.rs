@@ -13,11 +13,15 @@ declare_rule! {
     /// never sees: a file the work creates in another volume than the one the sidecar
     /// watches, or in one whose sidecar runs its image's entrypoint and watches nothing,
     /// a kubexit tombstone in another graveyard or not among the sidecar's
-    /// `KUBEXIT_DEATH_DEPS`.
+    /// `KUBEXIT_DEATH_DEPS`. In an Argo Workflows step, the kill command Argo execs in a
+    /// sidecar once `main` has exited: `/bin/sh -c 'kill -15 1'` in an injected proxy
+    /// whose image has no shell, a `workflows.argoproj.io/kill-cmd-<container>`
+    /// annotation whose program the image lacks or that is not a JSON list, or one that
+    /// is the sidecar's own stop call where that call is off (Linkerd's `/shutdown`).
     ///
     /// ## Why it loses traffic
-    /// The sidecar keeps running, so the pod stays `Running` and the Job never completes
-    /// (docs/lifecycle.md §2.6, §7 F2, F3).
+    /// The sidecar keeps running, so the pod stays `Running` and the Job (or the Argo
+    /// step) never completes (docs/lifecycle.md §2.6, §5.7, §7 F2, F3).
     ///
     /// ## Example
     /// ```yaml
@@ -44,7 +48,7 @@ declare_rule! {
     /// `exec` and exit status belong to the work and are its author's to change.
     ///
     /// ## References
-    /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §7 F2, F3, F19
+    /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §5.7 (Argo Workflows' kill commands), §7 F2, F3, F19
     /// - https://github.com/istio/istio/issues/11659
     /// - https://github.com/cloudnative-pg/cloudnative-pg/pull/5643
     pub struct JobExitCallIneffective {
