@@ -103,6 +103,17 @@ fn a_step_pod_has_argos_init_and_wait_containers() {
     for lane in ["  init        init", "  wait        sidecar"] {
         assert!(text.contains(lane), "no `{lane}` lane:\n{text}");
     }
+    // So does the SVG (looked at in Chromium: both lanes in start-up, `wait` in
+    // termination and completion).
+    let output = cli()
+        .args(["explain", "--no-config", "--format", "svg"])
+        .arg(testdata("workflows/istio-db-sidecar.yaml"))
+        .output()
+        .unwrap();
+    let svg = String::from_utf8(output.stdout).unwrap();
+    for lane in [">init (init)<", ">wait (sidecar)<"] {
+        assert!(svg.contains(lane), "no `{lane}` lane in the SVG");
+    }
 }
 
 // The worked example. `main` starts once the proxy is ready (2 s, hold) and runs the
