@@ -87,6 +87,22 @@ impl<'a> Builder<'a> {
         });
     }
 
+    /// Fields the workload's controller refuses at admission (Knative Serving allows a
+    /// container no `lifecycle`): each is a rejection at the field, and no pod is
+    /// simulated (docs/lifecycle.md §5.6).
+    pub(super) fn check_refused_fields(&mut self) {
+        for refused in &self.workload.refused_fields {
+            self.rejections.push(Rejection {
+                path: refused.path.clone(),
+                by: Rejector::Controller(refused.controller),
+                cause: RejectionCause::FieldNotAllowed {
+                    container: refused.container.clone(),
+                    field: refused.field,
+                },
+            });
+        }
+    }
+
     /// From 1.28 (when `restartPolicy` joined the container type, for init containers)
     /// to 1.34, validation refuses it on a regular container (`validateContainers`:
     /// "may not be set for non-init containers") unless `ContainerRestartRules` is on:

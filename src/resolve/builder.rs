@@ -142,16 +142,21 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The manifest container at `path`, when there is one.
+    /// The manifest container at `path`, when there is one: found by its path among
+    /// the workload's, which need not end in its index in the pod (an Argo step's
+    /// `main` is its template's `container`, and Argo's own containers come first).
     pub fn manifest_container(&self, planned: &PlannedContainer) -> Option<&'a Container> {
         let path = planned.manifest_path()?;
-        let index = match path.segments().last()? {
-            crate::load::path::Segment::Index(index) => *index,
-            _ => return None,
-        };
+        let paths = &self.workload.paths;
         match planned.list() {
-            ContainerList::Init => self.workload.pod_spec.init_containers.as_ref()?.get(index),
-            ContainerList::Regular => self.workload.pod_spec.containers.get(index),
+            ContainerList::Init => {
+                let index = paths.init_containers.iter().position(|p| p == path)?;
+                self.workload.pod_spec.init_containers.as_ref()?.get(index)
+            }
+            ContainerList::Regular => {
+                let index = paths.containers.iter().position(|p| p == path)?;
+                self.workload.pod_spec.containers.get(index)
+            }
         }
     }
 
@@ -309,6 +314,7 @@ impl<'a> Builder<'a> {
             grace_period.value = 1;
         }
         self.check_api_version();
+        self.check_refused_fields();
         self.check_sleep_actions(grace_period.value);
         self.check_dropped_restart_policies();
         self.check_container_restart_policies();

@@ -116,22 +116,21 @@ pub fn from_handler(handler: &LifecycleHandler, path: Option<JsonPath>, how: Hoo
         };
         let request_path = http.path.clone().unwrap_or_else(|| "/".to_owned());
         // A hook that answers once a sidecar has drained (the one Knative gives its
-        // user containers): no sooner than the drain's least length after the deletion.
+        // user containers): its quiet period after the deletion at the soonest; the
+        // sidecar's model lengthens it by the requests that still arrive.
         let drain = lexicon.hooks().find_map(|hook| match *hook {
             KnownHook::AwaitsDrain {
                 port: drain_port,
                 path: drain_path,
                 of,
-                at_least,
-            } if port == drain_port.to_string() && request_path == drain_path => {
-                Some((of, at_least))
-            }
+                quiet,
+            } if port == drain_port.to_string() && request_path == drain_path => Some((of, quiet)),
             _ => None,
         });
         let (duration, effect) = match drain {
-            Some((of, at_least)) => (
-                HookDuration::Fixed(at_least),
-                HookEffect::AwaitsDrain { of, at_least },
+            Some((of, quiet)) => (
+                HookDuration::Fixed(quiet),
+                HookEffect::AwaitsDrain { of, quiet },
             ),
             None => (HookDuration::Unknown, HookEffect::None),
         };

@@ -34,7 +34,8 @@ impl MissingTools {
     /// Whether `program` (a basename) is most likely missing.
     pub fn lacks(self, program: &str) -> bool {
         match program {
-            "sh" | "bash" | "ash" | "dash" | "busybox" => self.shell,
+            // Without a shell there is no procps or util-linux either.
+            "sh" | "bash" | "ash" | "dash" | "busybox" | "kill" | "pkill" | "killall" => self.shell,
             "sleep" => self.sleep,
             _ => false,
         }

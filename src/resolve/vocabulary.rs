@@ -94,8 +94,8 @@ pub enum KnownHook {
         path: &'static str,
         /// The sidecar, as messages name it (`Knative's queue-proxy`).
         of: &'static str,
-        /// The least time the drain takes.
-        at_least: Millis,
+        /// The drain's quiet period: it ends once no request has come for this long.
+        quiet: Millis,
     },
 }
 

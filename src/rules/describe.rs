@@ -28,9 +28,9 @@ pub fn hook(hook: &Hook) -> String {
             }),
         },
         HookAction::HttpGet { port, path } => match hook.effect {
-            HookEffect::AwaitsDrain { of, at_least } => format!(
-                "HTTP GET :{port}{path}: {of} answers once it has drained, at least {} s",
-                at_least.0 / 1000
+            HookEffect::AwaitsDrain { of, quiet } => format!(
+                "HTTP GET :{port}{path}: {of} answers once no request has come for {} s",
+                quiet.0 / 1000
             ),
             _ => format!("HTTP GET :{port}{path}"),
         },

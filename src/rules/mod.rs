@@ -356,6 +356,7 @@ pub static RULES: &[&dyn Rule] = &[
     &configuration::RedundantGate,
     &configuration::InjectAnnotationIgnored,
     &configuration::ApiVersionRemoved,
+    &configuration::FieldNotAllowed,
 ];
 
 /// Looks a rule up by id (`ML201`, any case) or name (`grace-period-exceeded`).

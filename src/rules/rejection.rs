@@ -1,7 +1,7 @@
 //! Why a pod is not admitted, in words: for `explain` and for the rules that report the
 //! rejection. Each cause is worded by the rule that judges it.
 
-use super::configuration::{api_version_removed, invalid_proxy_config};
+use super::configuration::{api_version_removed, field_not_allowed, invalid_proxy_config};
 use super::jobs::container_restarts_in_place;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
@@ -12,6 +12,7 @@ pub fn rejector(by: Rejector) -> String {
     match by {
         Rejector::ApiServer => "the API server".to_owned(),
         Rejector::Injector(mesh) => format!("{mesh}'s {}", mesh.injector()),
+        Rejector::Controller(controller) => format!("{controller}'s webhook"),
     }
 }
 
@@ -31,6 +32,9 @@ pub fn reason(cause: &RejectionCause) -> String {
         RejectionCause::ContainerRestartPolicy {
             container, version, ..
         } => container_restarts_in_place::refused(container, *version),
+        RejectionCause::FieldNotAllowed { container, field } => {
+            field_not_allowed::refused(container, field)
+        }
         RejectionCause::NativeWith {
             mesh,
             setting,

@@ -6,7 +6,7 @@
 
 use super::termination;
 use super::timeline::{Completion, ContainerTimeline, Outcome};
-use crate::resolve::{ByContainer, ContainerId, ExitPolicy, PodPlan, RestartPolicy};
+use crate::resolve::{ByContainer, ContainerId, ExitPolicy, PodPlan, RestartPolicy, StopMethod};
 use crate::time::Millis;
 
 /// The Job's end, or `None` when its work never starts (the pod stays in `Init`); each
@@ -51,6 +51,20 @@ pub fn simulate(
         } else {
             exit_after_stop(&container.exit)
         };
+        let takes = match &stop.method {
+            // A controller's signal: the sidecar exits as it does on SIGTERM, unless
+            // its PID 1 drops the signal; the SIGKILL after the grace period ends it
+            // only where one can reach it (docs/lifecycle.md §5.7).
+            StopMethod::Controller { kill_after, .. } => {
+                let natural = container.dropped_signal.is_none().then_some(takes);
+                match (natural, *kill_after) {
+                    (Some(takes), Some(kill)) => Some(takes.min(kill)),
+                    (natural, kill) => natural.or(kill),
+                }
+            }
+            _ => Some(takes),
+        };
+        let Some(takes) = takes else { continue };
         timeline[id].job.exit = Some(work_done + takes);
         if stop.method.ends_by_signal() && container.exit_code_on_signal != 0 {
             failing.push((id, container.exit_code_on_signal));
@@ -107,6 +121,9 @@ fn exit_after_stop(exit: &ExitPolicy) -> Millis {
         ExitPolicy::After(length) => length.value,
         ExitPolicy::WhenConnectionsClose { minimum, .. } => *minimum,
         ExitPolicy::WhenRequestsDone { accepting, .. } => *accepting,
-        ExitPolicy::Immediately | ExitPolicy::WhenIdle { .. } => Millis::ZERO,
+        // The work is gone, so the first poll after the minimum finds no connection
+        // (docs/lifecycle.md §3.6).
+        ExitPolicy::WhenIdle { minimum, poll } => minimum.value + *poll,
+        ExitPolicy::Immediately => Millis::ZERO,
     }
 }

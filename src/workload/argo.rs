@@ -3,7 +3,12 @@
 //! `workflow/controller/workflowpod.go`, `createWorkflowPod`): the template's container
 //! is the `main` container, its `sidecars` and `initContainers` join it, and the pod's
 //! labels and annotations are the workflow's `podMetadata` with the template's
-//! `metadata` over them.
+//! `metadata` over them. The controller adds its executor in the default layout (v3.x
+//! and v4.x; v4.1's init-less layout is an opt-in beta): the `init` init container
+//! first, which copies `argoexec` into the `/var/run/argo` volume and stages inputs,
+//! and the `wait` container first among `containers`, which saves the outputs once
+//! `main` has exited; every container but `wait` mounts that volume and runs under
+//! `argoexec emissary`, which is its PID 1 and signals the user's process group.
 //!
 //! The controller stops the sidecars itself: once every main container has exited
 //! (`podHasContainerNeedingTermination`, `workflow/controller/operator.go`) it queues
@@ -12,21 +17,32 @@
 //! `workflow/controller/pod/queue.go`). The signal is sent by exec'ing `kill -15 1`
 //! through `/bin/sh` in the container, or `argoexec kill` where Argo's volume is
 //! mounted, or the command of the `workflows.argoproj.io/kill-cmd-<container>`
-//! annotation (`killCommand`, `workflow/signal/signal.go`).
+//! annotation (`killCommand`, `workflow/signal/signal.go`). A template's own sidecar
+//! is also stopped by its emissary, which SIGKILLs its process group after the grace
+//! period (`cmd/argoexec/commands/emissary.go`, v3.6.11, v3.7.1 and v4.0.0 on).
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::core::v1::{Container, EmptyDirVolumeSource, PodSpec, Volume, VolumeMount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{At, ControllerStop, Kind, Objects, Paths, Rejected, Workload, name_of, push};
 use crate::load::{Document, JsonPath, Node, Value};
 
 /// How Argo stops a step's sidecars, for messages.
-pub const SIDECAR_STOP: &str = "Argo Workflows signals every container still running once `main` has exited (`kill -15 1` exec'd in it; SIGKILL after the grace period)";
+pub const SIDECAR_STOP: &str = "Argo Workflows signals every container still running once `main` has exited (`argoexec kill 15 1` exec'd in it, `/bin/sh -c 'kill -15 1'` in an injected one; SIGKILL after the grace period reaches only the template's own sidecars)";
 
-/// The name Argo gives a template's container.
-const MAIN: &str = "main";
+/// The name Argo gives a template's container (`common.MainContainerName`).
+pub const MAIN: &str = "main";
+/// Argo's init container (`common.InitContainerName`).
+pub const INIT: &str = "init";
+/// Argo's container that saves the outputs (`common.WaitContainerName`).
+pub const WAIT: &str = "wait";
+/// The executor's image, as the controller's `--executor-image` defaults to it.
+const EXECUTOR_IMAGE: &str = "quay.io/argoproj/argoexec";
+/// The volume `argoexec` is copied into, and where every container but `wait` mounts it
+/// (`common.VarRunArgoPath`).
+const VAR_RUN_ARGO: (&str, &str) = ("var-run-argo", "/var/run/argo");
 
 /// The workloads of a workflow: one per container or script template of the workflow
 /// spec at `spec` (relative to the object).
@@ -67,6 +83,7 @@ pub(super) fn workloads(
         let step = Step {
             at: &at,
             node,
+            spec: &spec,
             path: &path,
             template,
         };
@@ -98,6 +115,7 @@ pub(super) fn workloads(
                         description: SIDECAR_STOP,
                         path: object.join(&path),
                     }),
+                    refused_fields: Vec::new(),
                 },
             ),
             found,
@@ -109,6 +127,8 @@ pub(super) fn workloads(
 struct Step<'a> {
     at: &'a At<'a>,
     node: &'a Node,
+    /// The workflow spec.
+    spec: &'a JsonPath,
     path: &'a JsonPath,
     template: &'a Node,
 }
@@ -143,16 +163,38 @@ impl Step<'_> {
         main_container.name = MAIN.to_owned();
         let sidecars = self.list("sidecars")?;
         let init = self.list("initContainers")?;
-        let mut containers = vec![main_container];
-        let mut container_paths = vec![self.at.object.join(&main_path)];
+        // Argo's own containers are written nowhere: findings about them point at the
+        // template.
+        let template = self.at.object.join(self.path);
+        let mut containers = vec![executor(WAIT), main_container];
+        let mut container_paths = vec![template.clone(), self.at.object.join(&main_path)];
         for (path, container) in sidecars {
             container_paths.push(path);
             containers.push(container);
         }
-        let (init_paths, init_containers): (Vec<_>, Vec<_>) = init.into_iter().unzip();
+        let (mut init_paths, mut init_containers): (Vec<_>, Vec<_>) = init.into_iter().unzip();
+        init_paths.insert(0, template);
+        init_containers.insert(0, executor(INIT));
+        for container in containers.iter_mut().chain(&mut init_containers) {
+            container
+                .volume_mounts
+                .get_or_insert_default()
+                .push(VolumeMount {
+                    name: VAR_RUN_ARGO.0.to_owned(),
+                    mount_path: VAR_RUN_ARGO.1.to_owned(),
+                    ..VolumeMount::default()
+                });
+        }
+        let mut volumes = self.volumes()?;
+        volumes.push(Volume {
+            name: VAR_RUN_ARGO.0.to_owned(),
+            empty_dir: Some(EmptyDirVolumeSource::default()),
+            ..Volume::default()
+        });
         let pod_spec = PodSpec {
             containers,
             init_containers: Some(init_containers),
+            volumes: Some(volumes),
             restart_policy: Some("Never".to_owned()),
             ..PodSpec::default()
         };
@@ -167,6 +209,19 @@ impl Step<'_> {
         Ok((pod_metadata, pod_metadata_path, pod_spec, paths))
     }
 
+    /// The workflow's `volumes` and the template's, which `createWorkflowPod` gives
+    /// the pod.
+    fn volumes(&self) -> Result<Vec<Volume>, Rejected> {
+        let mut volumes = Vec::new();
+        for path in [self.spec.key("volumes"), self.path.key("volumes")] {
+            if self.node.at(&path).is_some() {
+                let listed: Vec<Volume> = self.at.decode(self.node, &path, "volumes")?;
+                volumes.extend(listed);
+            }
+        }
+        Ok(volumes)
+    }
+
     /// The containers of a list of the template, each with its path.
     fn list(&self, field: &str) -> Result<Vec<(JsonPath, Container)>, Rejected> {
         let Some(Value::Seq(items)) = self.template.get(field).map(|n| &n.value) else {
@@ -179,6 +234,17 @@ impl Step<'_> {
                 Ok((self.at.object.join(&path), container))
             })
             .collect()
+    }
+}
+
+/// One of Argo's own containers (`newInitContainer`, `newWaitContainer`): `argoexec
+/// init` or `argoexec wait` in the executor's image.
+fn executor(name: &str) -> Container {
+    Container {
+        name: name.to_owned(),
+        image: Some(EXECUTOR_IMAGE.to_owned()),
+        command: Some(vec!["argoexec".to_owned(), name.to_owned()]),
+        ..Container::default()
     }
 }
 

@@ -15,8 +15,12 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::load::{Node, Value};
+use super::RefusedField;
+use crate::load::{JsonPath, Node, Value};
 use crate::time::Millis;
+
+/// Who refuses a field the revision's containers may not set.
+const CONTROLLER: &str = "Knative Serving";
 
 /// `revision-timeout-seconds` of `config-defaults` unless the cluster changed it
 /// (`pkg/apis/config/defaults.go`, `DefaultRevisionTimeoutSeconds`).
@@ -58,7 +62,18 @@ const DEFAULT_USER_PORT: i32 = 8080;
 ///   8112, with metrics on 9090 and 9091, ready when its probe of the user
 ///   container (the user's, or the TCP one `applyUserContainerDefaultReadinessProbe`
 ///   defaults to) passes through its own port, with the `K-Network-Probe: queue` header.
-pub fn revision_pod(spec: Option<&Node>, pod: &mut PodSpec) {
+///
+/// The `lifecycle` of a user container (at `pod_path`, the pod spec's path) never gets
+/// that far: the validating webhook refuses it (`pkg/apis/serving/fieldmask.go`,
+/// `ContainerMask`, which clears `Lifecycle`; `k8s_validation.go`, `validate`:
+/// `apis.CheckDisallowedFields`, "must not set the field(s)"), so the Service is never
+/// created. Those fields are returned.
+pub fn revision_pod(
+    spec: Option<&Node>,
+    pod: &mut PodSpec,
+    pod_path: &JsonPath,
+) -> Vec<RefusedField> {
+    let mut refused = Vec::new();
     let timeout = spec
         .and_then(|spec| spec.get("timeoutSeconds"))
         .and_then(|node| match node.value {
@@ -107,6 +122,14 @@ pub fn revision_pod(spec: Option<&Node>, pod: &mut PodSpec) {
         if probed_by_queue {
             container.readiness_probe = None;
         }
+        if container.lifecycle.is_some() {
+            refused.push(RefusedField {
+                path: pod_path.key("containers").index(index).key("lifecycle"),
+                container: container.name.clone(),
+                field: "lifecycle",
+                controller: CONTROLLER,
+            });
+        }
         container.lifecycle = Some(Lifecycle {
             pre_stop: Some(LifecycleHandler {
                 http_get: Some(HTTPGetAction {
@@ -125,6 +148,7 @@ pub fn revision_pod(spec: Option<&Node>, pod: &mut PodSpec) {
         QUEUE_HTTP_PORT
     };
     pod.containers.push(queue_proxy(user_probe, serving_port));
+    refused
 }
 
 /// Whether `container` of `workload` is the queue-proxy the reconciler added: in a

@@ -11,7 +11,7 @@
 //! injection. Any other document that holds something shaped like a pod is named in a
 //! note ([`unlinted`]), never skipped without a word.
 
-mod argo;
+pub mod argo;
 pub mod config_map;
 pub mod declared;
 pub mod kinds;
@@ -74,6 +74,24 @@ pub struct Workload {
     pub origin: Option<String>,
     /// What its controller does to sidecars once the work is done, when it does.
     pub sidecar_stop: Option<ControllerStop>,
+    /// Fields its controller's admission webhook refuses: with any, the object is
+    /// never created.
+    pub refused_fields: Vec<RefusedField>,
+}
+
+/// A field of the pod template that the workload's controller does not allow: its
+/// validating webhook denies the object (Knative Serving allows a container no
+/// `lifecycle`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedField {
+    /// The field as written.
+    pub path: JsonPath,
+    /// The container that sets it.
+    pub container: String,
+    /// The field's name (`lifecycle`).
+    pub field: &'static str,
+    /// The controller whose webhook refuses it (`Knative Serving`).
+    pub controller: &'static str,
 }
 
 /// A controller that stops a pod's sidecars itself when the work is done, as Argo
@@ -434,6 +452,7 @@ fn referenced_workload(
         document: document.index,
         origin: document.origin.clone(),
         sidecar_stop: None,
+        refused_fields: Vec::new(),
     })
 }
 
@@ -556,13 +575,15 @@ fn decode_workload(
         )));
     }
     let mut pod_spec: PodSpec = at.decode(node, &pod_spec_path, "pod spec")?;
+    let pod_spec_at = object.join(&pod_spec_path);
+    let mut refused_fields = Vec::new();
     if matches!(
         kind,
         Kind::KnativeService | Kind::KnativeConfiguration | Kind::KnativeRevision
     ) {
-        knative::revision_pod(node.at(&pod_spec_path), &mut pod_spec);
+        refused_fields =
+            knative::revision_pod(node.at(&pod_spec_path), &mut pod_spec, &pod_spec_at);
     }
-    let pod_spec_at = object.join(&pod_spec_path);
     let list = |field: &str, count: usize| -> Vec<JsonPath> {
         (0..count)
             .map(|i| pod_spec_at.key(field).index(i))
@@ -592,6 +613,7 @@ fn decode_workload(
         document: document.index,
         origin: document.origin.clone(),
         sidecar_stop: None,
+        refused_fields,
     }
     .with_controller_stop())
 }

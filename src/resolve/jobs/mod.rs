@@ -26,6 +26,7 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
     if !b.workload.runs_to_completion() {
         return;
     }
+    executor_roles(b);
     endless::mark_endless_job_containers(b);
     // A Job's work runs to its end: how its shell takes a deletion's SIGTERM is not
     // what the Job rules judge (docs/lifecycle.md §2.7); its sidecars' is.
@@ -69,7 +70,7 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
         b.regular[index].only_stops = only_stops;
     }
     drop_misses_of_stopped_sidecars(b);
-    controller_stop(b);
+    controller_stop(b, models);
     b.stop_endpoints = stop_endpoints(b, models);
 }
 

@@ -23,6 +23,9 @@ pub enum Rejector {
     ApiServer,
     /// A mesh's injector webhook, which denies the admission request.
     Injector(crate::resolve::Mesh),
+    /// The validating webhook of the controller that runs the workload (`Knative
+    /// Serving`), which denies the object.
+    Controller(&'static str),
 }
 
 /// What makes a pod inadmissible.
@@ -60,6 +63,14 @@ pub enum RejectionCause {
         removal: crate::resolve::api_removals::Removal,
         /// The Kubernetes version in force.
         version: KubeVersion,
+    },
+    /// A container field that the workload's controller does not allow (Knative
+    /// Serving's `lifecycle`): the controller sets it itself.
+    FieldNotAllowed {
+        /// The container.
+        container: String,
+        /// The field (`lifecycle`).
+        field: &'static str,
     },
     /// A regular container's own `restartPolicy`, which validation forbids until
     /// `ContainerRestartRules` is on (1.28 to 1.34). docs/lifecycle.md §2.9.

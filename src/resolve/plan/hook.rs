@@ -92,8 +92,9 @@ pub enum HookEffect {
     AwaitsDrain {
         /// The sidecar, as messages name it (`Knative's queue-proxy`).
         of: &'static str,
-        /// The least time the drain takes.
-        at_least: Millis,
+        /// The drain's quiet period: it ends once no request has come for this long,
+        /// so it answers this long after the last request, no sooner.
+        quiet: Millis,
     },
     /// A hook written to start the drain that ends at once without starting it, so the
     /// sidecar drains on its stop signal instead.

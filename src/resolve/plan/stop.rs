@@ -187,6 +187,25 @@ pub enum StopFailure {
     NoShellForArgoKill {
         /// The sidecar.
         container: String,
+        /// The kill command the sidecar's model offers for the annotation is its own
+        /// stop call, which is off in this pod (Linkerd's `/shutdown`).
+        offered_fails: bool,
+    },
+    /// The kill command a pod annotation gives the controller for a sidecar runs a
+    /// program the sidecar's image lacks: the exec fails and nothing is signalled.
+    KillProgramMissing {
+        /// The sidecar.
+        container: String,
+        /// The program (`sh`).
+        program: String,
+    },
+    /// The kill command a pod annotation gives the controller is not a JSON list of
+    /// strings: the controller cannot read it and signals nothing.
+    KillCommandUnreadable {
+        /// The sidecar.
+        container: String,
+        /// The annotation's key.
+        annotation: String,
     },
     /// A signal to another container's process without `shareProcessNamespace: true`.
     NoSharedProcessNamespace,
@@ -346,6 +365,10 @@ pub enum StopMethod {
         /// The sidecar it signals (one stop per sidecar: whether the signal can be
         /// delivered depends on each container's image).
         sidecar: SidecarKind,
+        /// How long after the signal a SIGKILL ends it, when one can (Argo's emissary
+        /// kills its child's process group); `None`: nothing can kill a PID 1 from
+        /// inside its container, so it exits only when it chooses.
+        kill_after: Option<crate::time::Millis>,
     },
     /// A call to some other endpoint with a known stop path on an unexpected port.
     Other {
@@ -391,7 +414,7 @@ impl StopMethod {
         match self {
             StopMethod::Endpoint { sidecar, .. }
             | StopMethod::Command { sidecar }
-            | StopMethod::Controller { sidecar } => sidecar == kind,
+            | StopMethod::Controller { sidecar, .. } => sidecar == kind,
             StopMethod::Signal { target } => kind.answers_signal(target),
             StopMethod::Wrapper { .. } => true,
             StopMethod::SelfStop { .. } | StopMethod::Other { .. } => false,

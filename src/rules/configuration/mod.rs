@@ -1,13 +1,16 @@
 //! Configuration rules (ML4xx): mesh settings that are malformed, contradictory, moot
-//! or ignored, and manifests in an API version the cluster no longer serves.
+//! or ignored, manifests in an API version the cluster no longer serves, and fields the
+//! workload's controller does not allow.
 
 pub(super) mod api_version_removed;
+pub(super) mod field_not_allowed;
 mod inject_annotation_ignored;
 mod injection_conflict;
 pub(super) mod invalid_proxy_config;
 pub(super) mod redundant_gate;
 
 pub use api_version_removed::ApiVersionRemoved;
+pub use field_not_allowed::FieldNotAllowed;
 pub use inject_annotation_ignored::InjectAnnotationIgnored;
 pub use injection_conflict::InjectionConflict;
 pub use invalid_proxy_config::InvalidProxyConfig;

@@ -13,11 +13,15 @@ declare_rule! {
     /// never sees: a file the work creates in another volume than the one the sidecar
     /// watches, or in one whose sidecar runs its image's entrypoint and watches nothing,
     /// a kubexit tombstone in another graveyard or not among the sidecar's
-    /// `KUBEXIT_DEATH_DEPS`.
+    /// `KUBEXIT_DEATH_DEPS`. In an Argo Workflows step, the kill command Argo execs in a
+    /// sidecar once `main` has exited: `/bin/sh -c 'kill -15 1'` in an injected proxy
+    /// whose image has no shell, a `workflows.argoproj.io/kill-cmd-<container>`
+    /// annotation whose program the image lacks or that is not a JSON list, or one that
+    /// is the sidecar's own stop call where that call is off (Linkerd's `/shutdown`).
     ///
     /// ## Why it loses traffic
-    /// The sidecar keeps running, so the pod stays `Running` and the Job never completes
-    /// (docs/lifecycle.md §2.6, §7 F2, F3).
+    /// The sidecar keeps running, so the pod stays `Running` and the Job (or the Argo
+    /// step) never completes (docs/lifecycle.md §2.6, §5.7, §7 F2, F3).
     ///
     /// ## Example
     /// ```yaml
@@ -44,7 +48,7 @@ declare_rule! {
     /// `exec` and exit status belong to the work and are its author's to change.
     ///
     /// ## References
-    /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §7 F2, F3, F19
+    /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §5.7 (Argo Workflows' kill commands), §7 F2, F3, F19
     /// - https://github.com/istio/istio/issues/11659
     /// - https://github.com/cloudnative-pg/cloudnative-pg/pull/5643
     pub struct JobExitCallIneffective {
@@ -75,12 +79,20 @@ impl Violation for CallFails<'_> {
     const RULE: &'static RuleMeta = &JobExitCallIneffective::META;
 
     fn message(&self) -> String {
-        format!(
-            "in `{}`, `{}` does not stop the sidecar: {}",
-            self.app.name,
-            self.stop.written,
-            reason(self.failure)
-        )
+        match &self.stop.method {
+            // The workload's controller runs it, not the work.
+            StopMethod::Controller { .. } => format!(
+                "`{}` does not stop the sidecar: {}",
+                self.stop.written,
+                reason(self.failure)
+            ),
+            _ => format!(
+                "in `{}`, `{}` does not stop the sidecar: {}",
+                self.app.name,
+                self.stop.written,
+                reason(self.failure)
+            ),
+        }
     }
 
     fn help(&self) -> String {
@@ -88,7 +100,14 @@ impl Violation for CallFails<'_> {
             StopFailure::ReplacedByExec { .. } => {
                 "drop `exec` so the shell outlives the work, and keep its status: `trap '<stop call>' EXIT` before `./work` (without exec)".to_owned()
             }
-            StopFailure::NoShellForArgoKill { container } => argo_kill_command(self.plan, container),
+            StopFailure::NoShellForArgoKill {
+                container,
+                offered_fails,
+            } => argo_kill_command(self.plan, container, *offered_fails),
+            StopFailure::KillProgramMissing { container, .. }
+            | StopFailure::KillCommandUnreadable { container, .. } => {
+                argo_kill_command(self.plan, container, false)
+            }
             StopFailure::SignalNotShared { .. } => {
                 "mount one volume (an `emptyDir`) in the work and in the sidecar, and leave and watch the file at the same path below it".to_owned()
             }
@@ -178,8 +197,17 @@ fn reason(failure: &StopFailure) -> String {
         } => format!(
             "in {release} {running} keeps running when {stopped} exits, so the pod stays Running ({issue}); call {instead}"
         ),
-        StopFailure::NoShellForArgoKill { container } => format!(
+        StopFailure::NoShellForArgoKill { container, .. } => format!(
             "once the work has exited, Argo Workflows runs it in `{container}` to stop it, and that image has no shell: `{container}` keeps running and the step never completes"
+        ),
+        StopFailure::KillProgramMissing { container, program } => format!(
+            "once the work has exited, Argo Workflows runs this kill command (its `kill-cmd` annotation) in `{container}`, and that image has no `{program}`: the exec fails, `{container}` keeps running and the step never completes"
+        ),
+        StopFailure::KillCommandUnreadable {
+            container,
+            annotation,
+        } => format!(
+            "Argo Workflows reads `{annotation}` as a JSON list of strings, and this is not one: it signals nothing, `{container}` keeps running and the step never completes"
         ),
         StopFailure::SignalNotShared {
             sidecar,
@@ -274,14 +302,29 @@ fn switched_off(owner: &str, endpoint: &str, off: &SwitchedOff) -> String {
 
 /// The `workflows.argoproj.io/kill-cmd-<container>` annotation that gives Argo a
 /// command the sidecar's image has (argo-workflows `docs/sidecar-injection.md`).
-fn argo_kill_command(plan: &crate::resolve::PodPlan, container: &str) -> String {
-    let command = plan
+/// `offered_fails`: that command is the sidecar's own stop call, which is off in this
+/// pod (Linkerd's `/shutdown`, off by default since 2.16), so the help says what turns
+/// it on.
+fn argo_kill_command(
+    plan: &crate::resolve::PodPlan,
+    container: &str,
+    offered_fails: bool,
+) -> String {
+    let remedies = plan
         .containers
         .iter()
         .find(|c| c.name == container)
-        .and_then(|c| c.remedies().kill_command)
+        .map(|c| c.remedies());
+    let command = remedies
+        .and_then(|r| r.kill_command)
         .unwrap_or(r#"["<a program in the image that stops it>"]"#);
+    let enable = match remedies.and_then(|r| r.working_stop_call) {
+        Some(call) if offered_fails => {
+            format!("\nthat command is the proxy's own stop call, so also {call}")
+        }
+        _ => String::new(),
+    };
     format!(
-        "give Argo a command the image has, in the workflow's `podMetadata` (or the template's `metadata`):\n  annotations:\n    workflows.argoproj.io/kill-cmd-{container}: '{command}'"
+        "give Argo a command the image has, in the workflow's `podMetadata` (or the template's `metadata`):\n  annotations:\n    workflows.argoproj.io/kill-cmd-{container}: '{command}'{enable}"
     )
 }

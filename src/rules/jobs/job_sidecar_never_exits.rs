@@ -21,7 +21,8 @@ declare_rule! {
     /// `KUBEXIT_NAME` in its `KUBEXIT_DEATH_DEPS` and a shared graveyard volume. When
     /// the signal cannot reach it (another volume, a sidecar that does not wait for the
     /// file) ML304 says why; when the work leaves it only on success (`work && touch`)
-    /// ML302 does.
+    /// ML302 does. An Argo Workflows step stays silent: Argo signals its sidecars once
+    /// `main` has exited (where it cannot, ML304 says why).
     ///
     /// ## Why it loses traffic
     /// A pod is `Running` while any regular container runs (docs/lifecycle.md §2.6). The
@@ -100,7 +101,7 @@ declare_rule! {
     /// changes how it runs, which is the user's to decide.
     ///
     /// ## References
-    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.8 (stops written in ConfigMap scripts; a container that only stops the others is not the work), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §7 F1
+    /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.8 (stops written in ConfigMap scripts; a container that only stops the others is not the work), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §5.7 (Argo Workflows stops a step's sidecars itself), §7 F1
     /// - https://github.com/istio/istio/issues/11045
     /// - https://github.com/linkerd/linkerd2/issues/1869
     pub struct JobSidecarNeverExits {
