@@ -8,6 +8,7 @@ pub mod configuration;
 pub mod describe;
 mod fixes;
 mod help;
+mod stay;
 pub mod jobs;
 pub mod rejection;
 pub mod selector;

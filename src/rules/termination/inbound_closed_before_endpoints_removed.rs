@@ -1,5 +1,6 @@
 use crate::resolve::{Cut, HookEffect, PlannedContainer};
 use crate::rules::help::container_label;
+use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -61,6 +62,8 @@ struct RefusedBeforeRemoval<'a> {
     removed: Millis,
     /// Whether endpoint propagation is the default rather than set.
     propagation_assumed: bool,
+    /// The value of the proxy's own setting that clears this and its other hazards.
+    stay: Option<StayAnswer>,
 }
 
 impl Violation for RefusedBeforeRemoval<'_> {
@@ -79,15 +82,13 @@ impl Violation for RefusedBeforeRemoval<'_> {
     }
 
     fn help(&self) -> String {
-        self.proxy.remedies().outlast_endpoints.map_or_else(
-            || {
-                format!(
-                    "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
-                    self.proxy.name
-                )
-            },
-            str::to_owned,
-        )
+        match self.stay.as_ref().filter(|stay| stay.clears(Self::RULE)) {
+            Some(stay) => stay.help_for(Self::RULE),
+            None => format!(
+                "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
+                self.proxy.name
+            ),
+        }
     }
 }
 
@@ -160,12 +161,16 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                 Some(path) => Label::key(path, text),
                 None => container_label(proxy, text),
             };
-            if let Some(refused) = stop.inbound_refused.filter(|at| *at < removed) {
+            if let Some((refused, removed)) = stay::early_refusal(plan, pod.timeline, stop) {
+                let stay = stay::answer(plan, pod.timeline, index)
+                    .filter(|stay| stay.clears(&InboundClosedBeforeEndpointsRemoved::META));
+                let fix = stay.as_ref().and_then(|stay| stay.fix.clone());
                 let violation = RefusedBeforeRemoval {
                     proxy,
                     refused,
                     removed,
                     propagation_assumed,
+                    stay,
                 };
                 findings.push(
                     Finding::new(
@@ -178,7 +183,8 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                         refused,
                         removed,
                         Some(&proxy.name),
-                    ),
+                    )
+                    .with_fix(fix),
                 );
                 continue;
             }

@@ -1,5 +1,6 @@
 use crate::resolve::{PlannedContainer, Role};
 use crate::rules::help::{PendingRequests, container_label, keep_proxy_until_app_exits};
+use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 use crate::simulate::{Phase, StopEntry};
@@ -76,6 +77,8 @@ struct GoneBeforeApp<'a> {
     shutdown_assumed: bool,
     /// The cluster's version, which decides whether a native sidecar is an option.
     kubernetes: KubeVersion,
+    /// The value of the proxy's own setting that clears this and its other hazards.
+    stay: Option<StayAnswer>,
 }
 
 impl Violation for GoneBeforeApp<'_> {
@@ -103,6 +106,7 @@ impl Violation for GoneBeforeApp<'_> {
             self.proxy,
             self.kubernetes,
             self.app_stop.exit - self.proxy_signal.min(self.gone),
+            self.stay.as_ref().map(|stay| stay.help_for(Self::RULE)),
         )
     }
 }
@@ -141,17 +145,11 @@ impl Rule for ProxyExitsBeforeApp {
             let Some(proxy_stop) = timeline.stop(proxy_index) else {
                 continue;
             };
-            let Some(gone) = proxy_stop.outbound_refused.or(Some(proxy_stop.exit)) else {
-                continue;
-            };
-            // The app that runs longest after the proxy is gone (not one whose only job
-            // is to stop the sidecars).
-            let late = plan
-                .work()
-                .filter_map(|(i, app)| timeline.stop(i).map(|stop| (app, stop)))
-                .filter(|(_, stop)| stop.exit > gone)
-                .max_by_key(|(_, stop)| stop.exit);
-            let Some((app, app_stop)) = late else {
+            let Some(stay::LateApp {
+                gone,
+                app: (_, app, app_stop),
+            }) = stay::late_app(plan, timeline, proxy_stop)
+            else {
                 continue;
             };
             // Linkerd refuses new connections from its signal but lets in-flight ones
@@ -159,6 +157,8 @@ impl Rule for ProxyExitsBeforeApp {
             let refuses_new = proxy
                 .traffic
                 .is_some_and(|t| t.outbound_refused != crate::resolve::Cut::Exit);
+            let stay = stay::answer(plan, timeline, proxy_index);
+            let fix = stay.as_ref().and_then(|stay| stay.fix.clone());
             let violation = GoneBeforeApp {
                 proxy,
                 proxy_signal: proxy_stop.signal,
@@ -169,10 +169,12 @@ impl Rule for ProxyExitsBeforeApp {
                 requests: PendingRequests::of(plan, app_stop),
                 shutdown_assumed: !plan.scenario.app_shutdown.is_explicit(),
                 kubernetes: plan.kubernetes.value,
+                stay,
             };
             let mut finding = Finding::new(&violation, proxy_label(proxy, gone))
                 .container(&proxy.name)
-                .window(Phase::Termination, gone, app_stop.exit, Some(&app.name));
+                .window(Phase::Termination, gone, app_stop.exit, Some(&app.name))
+                .with_fix(fix);
             if let Some(label) = app_label(app, app_stop) {
                 finding = finding.related(label);
             }
