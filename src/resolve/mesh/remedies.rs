@@ -16,6 +16,10 @@ pub struct Remedies {
     /// Holds the app until the proxy is ready: the setting on the pod template that its
     /// injector reads (`annotations`: the pod template's annotations).
     pub hold_app: Option<fn(annotations: &JsonPath) -> Advice>,
+    /// The postStart command (flow-style argv) that the injector writes on the proxy,
+    /// first in `containers`, when the hold is on: what a proxy written in the
+    /// manifest needs for the same hold.
+    pub hold_hook: Option<&'static str>,
     /// Why a gate is asked for but the proxy has no postStart that waits.
     pub missing_gate_cause: Option<&'static str>,
     /// Puts the waiting postStart back when the gate is asked for but missing.
@@ -48,6 +52,7 @@ impl Remedies {
     /// No remedies: a sidecar the resolver knows nothing specific about.
     pub const NONE: Remedies = Remedies {
         hold_app: None,
+        hold_hook: None,
         missing_gate_cause: None,
         restore_gate: None,
         stop_after_work: None,

@@ -12,6 +12,7 @@ const TERMINATION_DRAIN: &str = "terminationDrainDuration";
 /// What Istio's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
     hold_app: Some(hold_app),
+    hold_hook: Some("[pilot-agent, wait]"),
     missing_gate_cause: Some("a custom proxy lifecycle replaces it"),
     restore_gate: Some(
         "add `postStart: {exec: {command: [pilot-agent, wait]}}` to the custom proxy lifecycle (Helm `global.proxy.lifecycle`), or drop the custom lifecycle",

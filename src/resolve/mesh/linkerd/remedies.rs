@@ -9,6 +9,7 @@ use crate::resolve::mesh::{Advice, Measure, Stay, StayAt, Suggestion};
 /// What Linkerd's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
     hold_app: Some(hold_app),
+    hold_hook: Some("[/usr/lib/linkerd/linkerd-await, --timeout=2m, --port=4191]"),
     missing_gate_cause: Some("the pod was injected without the `linkerd-await` hook"),
     restore_gate: Some(
         "re-inject the pod so that the injector adds the `linkerd-await` postStart (it does while `config.linkerd.io/proxy-await` is enabled, the default)",
