@@ -28,16 +28,24 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Delay the proxy's shutdown past endpoint propagation:
+    /// Delay the proxy's shutdown past endpoint propagation, and past the app's exit
+    /// (ML202) with the same setting: the help gives one value for both, the smallest
+    /// that clears every finding of the proxy the setting clears, computed from the
+    /// timeline, and says so.
     /// ```yaml
     /// config.alpha.linkerd.io/proxy-wait-before-exit-seconds: "10"
     /// ```
-    /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`; for
-    /// Dapr, `dapr.io/block-shutdown-duration`).
+    /// For a Linkerd proxy written in the manifest (already injected), the injector no
+    /// longer reads that annotation: the proxy's own preStop
+    /// `exec: {command: [/bin/sleep, "10"]}`, as the injector writes it. For Dapr,
+    /// `dapr.io/block-shutdown-duration`.
     ///
-    /// `lint --fix` makes no change: the delay must cover the cluster's endpoint
-    /// propagation, which is measured on the cluster (`endpoint-propagation` is an
-    /// assumption), not read from the manifest.
+    /// `lint --fix` makes that one change (the same fix ML202's finding carries, made
+    /// once). It is safe when the times it rests on are set (`endpoint-propagation`,
+    /// and `app-shutdown` when it also clears ML202), unsafe when they are assumed,
+    /// since the value is then a guess; Dapr's is unsafe (it needs Dapr 1.13+), and an
+    /// already injected `daprd` (its args) gets none. Every fix is checked against the
+    /// timeline: one that would stretch the stop past the grace period is not made.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §6 (endpoint propagation), §7 F11, F16

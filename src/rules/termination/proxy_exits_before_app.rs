@@ -40,9 +40,22 @@ declare_rule! {
     ///     EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"
     /// ```
     ///
-    /// `lint --fix` makes no change: the mechanism, and the length that covers the
-    /// app, depend on how long the app really takes to stop and whether its
-    /// connections close, which the timeline assumes (`app-shutdown`) rather than knows.
+    /// One value answers this finding and the proxy's ML203: the smallest value of the
+    /// proxy's own setting that clears both, computed once from the timeline (the app's
+    /// exit with the scenario's `app-shutdown`, endpoint removal with its
+    /// `endpoint-propagation`); both helps give it and say that it clears the other.
+    ///
+    /// `lint --fix` makes that change: Linkerd's `proxy-wait-before-exit-seconds`
+    /// (on a proxy written in the manifest, which its injector no longer reads, the
+    /// proxy's preStop `exec: {command: [/bin/sleep, "N"]}` as the injector writes it),
+    /// Istio's `terminationDrainDuration` in `proxy.istio.io/config` (which pilot-agent
+    /// itself reads, injected or not), Dapr's `dapr.io/block-shutdown-duration`
+    /// (unsafe: Dapr 1.13+). It is safe when the times it rests on are set, unsafe when
+    /// they are assumed (the value is then a guess to review). `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
+    /// stays the help's alternative: whether the app's connections close is not in the
+    /// manifest. No fix for the Cloud SQL proxy's flags, an injected `daprd`'s args,
+    /// Consul's and Kuma's settings, or a sidecar with no setting of its own; and none
+    /// that the check against the timeline refuses (a value past the grace period).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §2.7 (an app whose shell drops SIGTERM runs until SIGKILL), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
