@@ -200,7 +200,11 @@ fn fixed(
         .arg(&path)
         .assert()
         .code(predicates::ord::lt(2));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name}: not a fixed point");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text,
+        "{name}: not a fixed point"
+    );
     let reads = read_before.zip(kubectl_reads(&path));
     (text, reads)
 }
@@ -231,5 +235,141 @@ fn not_fixed(name: &str, rule: &str) {
         .arg(&path)
         .assert()
         .code(predicates::ord::lt(2));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name} changed");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text,
+        "{name} changed"
+    );
+}
+
+/// The container named `name` in what kubectl read.
+fn container<'a>(object: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    at(object, "/spec/template/spec/containers")
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|container| container["name"] == name)
+        .unwrap_or_else(|| panic!("no container {name}"))
+}
+
+#[test]
+fn ml202_and_ml203_linkerd_wait_is_set_once_to_the_value_that_clears_both() {
+    let (text, reads) = fixed(
+        "linkerd-wait-3-app-sleep-10.yaml",
+        "ML202",
+        &["--unsafe-fixes"],
+    );
+    assert!(
+        text.contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"15\""),
+        "{text}"
+    );
+    if let Some((before, after)) = reads {
+        let annotations = "/spec/template/metadata/annotations";
+        let mut expected = before.clone();
+        expected.pointer_mut(annotations).unwrap()["config.alpha.linkerd.io/proxy-wait-before-exit-seconds"] =
+            "15".into();
+        assert_eq!(after, expected, "exactly the wait changed");
+    }
+}
+
+#[test]
+fn ml202_and_ml203_fix_is_safe_once_the_times_it_rests_on_are_set() {
+    let flags = ["--app-shutdown", "5s", "--endpoint-propagation", "5s"];
+    let (text, _) = fixed("linkerd-wait-3-app-sleep-10.yaml", "ML203", &flags);
+    assert!(
+        text.contains("proxy-wait-before-exit-seconds: \"15\""),
+        "plain --fix sets the wait: {text}"
+    );
+}
+
+#[test]
+fn ml202_and_ml203_on_a_written_linkerd_proxy_edit_its_prestop() {
+    let (text, reads) = fixed("linkerd-written-proxy.yaml", "ML203", &["--unsafe-fixes"]);
+    assert!(
+        !text.contains("proxy-wait-before-exit-seconds: "),
+        "no annotation the injector will not read again: {text}"
+    );
+    if let Some((before, after)) = reads {
+        let proxy = container(&after, "linkerd-proxy");
+        assert_eq!(
+            proxy["lifecycle"]["preStop"],
+            serde_json::json!({"exec": {"command": ["/bin/sleep", "10"]}})
+        );
+        assert_eq!(
+            proxy["lifecycle"]["postStart"],
+            container(&before, "linkerd-proxy")["lifecycle"]["postStart"],
+            "the postStart is kept"
+        );
+    }
+}
+
+#[test]
+fn ml202_istio_sets_termination_drain_duration_in_the_proxy_config() {
+    let (text, reads) = fixed("istio-app-prestop.yaml", "ML202", &["--unsafe-fixes"]);
+    assert!(text.contains("terminationDrainDuration: 25s"), "{text}");
+    if let Some((_, after)) = reads {
+        let config = at(
+            &after,
+            "/spec/template/metadata/annotations/proxy.istio.io~1config",
+        )
+        .as_str()
+        .unwrap();
+        assert!(
+            config.contains("holdApplicationUntilProxyStarts: true")
+                && config.contains("terminationDrainDuration: 25s"),
+            "{config}"
+        );
+    }
+}
+
+#[test]
+fn ml202_and_ml203_dapr_sets_block_shutdown_duration() {
+    let (text, reads) = fixed("dapr-invocation.yaml", "ML203", &["--unsafe-fixes"]);
+    assert!(
+        text.contains("dapr.io/block-shutdown-duration: 10s"),
+        "{text}"
+    );
+    if let Some((_, after)) = reads {
+        assert_eq!(
+            at(
+                &after,
+                "/spec/template/metadata/annotations/dapr.io~1block-shutdown-duration"
+            ),
+            "10s"
+        );
+    }
+}
+
+#[test]
+fn ml202_has_no_fix_for_a_sidecar_configured_by_its_flags() {
+    not_fixed("cloudsql-classic.yaml", "ML202");
+}
+
+#[test]
+fn ml208_sleep_in_a_shell_becomes_the_sleep_action() {
+    let (text, reads) = fixed("distroless-sh.yaml", "ML208", &[]);
+    assert!(!text.contains("[\"/bin/sh\", \"-c\""), "{text}");
+    if let Some((_, after)) = reads {
+        assert_eq!(
+            container(&after, "api")["lifecycle"]["preStop"],
+            serde_json::json!({"sleep": {"seconds": 5}})
+        );
+    }
+}
+
+#[test]
+fn ml208_without_the_sleep_action_runs_sleep_where_only_the_shell_is_missing() {
+    let (_, reads) = fixed("linkerd-proxy-shell-1.29.yaml", "ML208", &[]);
+    if let Some((_, after)) = reads {
+        assert_eq!(
+            container(&after, "linkerd-proxy")["lifecycle"]["preStop"],
+            serde_json::json!({"exec": {"command": ["sleep", "10"]}})
+        );
+    }
+}
+
+#[test]
+fn ml208_has_no_fix_without_sleep_or_for_a_hook_that_does_more() {
+    not_fixed("distroless-sh-1.28.yaml", "ML208");
+    not_fixed("distroless-sh-and-more.yaml", "ML208");
 }

@@ -272,7 +272,10 @@ pub fn keep_proxy_until_app_exits(
         // A snippet ends the help's first answer: the other goes on its own line.
         Some(own) => format!("{}\n{native}", own.trim_end()),
         None if native.is_empty() => {
-            format!("make `{}` outlive the app (at least {seconds} s)", proxy.name)
+            format!(
+                "make `{}` outlive the app (at least {seconds} s)",
+                proxy.name
+            )
         }
         None => format!(
             "make `{}` outlive the app (at least {seconds} s) — {native}",

@@ -1,7 +1,9 @@
 //! The Cloud SQL Auth Proxy (docs/lifecycle.md §5): v2 (`cloud-sql-proxy`) and v1
 //! (`gce-proxy`, `cloud_sql_proxy`), two models told apart by image, binary and flags.
 
-use super::{Description, Measure, Remedies, SidecarModel, Stay, StopRequest, StopVerdict, Suggestion};
+use super::{
+    Description, Measure, Remedies, SidecarModel, Stay, StopRequest, StopVerdict, Suggestion,
+};
 use crate::resolve::plan::*;
 use crate::resolve::shell::StopTarget;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};

@@ -8,19 +8,19 @@
 //! set); `dapr.io/block-shutdown-duration` keeps it serving that long first. Jobs stop
 //! it with `POST :3500/v1.0/shutdown`.
 
+use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, SidecarModel, Words};
-use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::mesh::{Measure, Remedies, Stay, StopRequest, StopVerdict, Suggestion};
-use serde_json::Value as Json;
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::shell::{HttpMethod, StopTarget};
 use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::Sourced;
 use crate::time::Millis;
+use serde_json::Value as Json;
 
 const CONTAINER: &str = "daprd";
 const ENABLED: &str = "dapr.io/enabled";

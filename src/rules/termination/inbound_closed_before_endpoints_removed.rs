@@ -186,12 +186,7 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                         primary(format!("refuses inbound from {refused}")),
                     )
                     .container(&proxy.name)
-                    .window(
-                        Phase::Termination,
-                        refused,
-                        removed,
-                        Some(&proxy.name),
-                    )
+                    .window(Phase::Termination, refused, removed, Some(&proxy.name))
                     .with_fix(fix),
                 );
                 continue;

@@ -84,7 +84,10 @@ pub const STAY: Stay = Stay {
 fn drain_at(at: &StayAt) -> Suggestion {
     let seconds = at.seconds;
     let exit_on_zero = match at.written {
-        None => "proxyMetadata:\n  EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"` in the same annotation".to_owned(),
+        None => {
+            "proxyMetadata:\n  EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"` in the same annotation"
+                .to_owned()
+        }
         Some(_) => format!(
             "EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"` in `{PROXY}`'s env (the injector copied proxyMetadata there)"
         ),
@@ -95,7 +98,9 @@ fn drain_at(at: &StayAt) -> Suggestion {
         ),
         fix: Some(Remedy::new(
             Applicability::Safe,
-            format!("keep the proxy {seconds} s after its SIGTERM (`{TERMINATION_DRAIN}: {seconds}s` in `{PROXY_CONFIG}`)"),
+            format!(
+                "keep the proxy {seconds} s after its SIGTERM (`{TERMINATION_DRAIN}: {seconds}s` in `{PROXY_CONFIG}`)"
+            ),
             vec![Change::Set(
                 at.annotations
                     .key(PROXY_CONFIG)

@@ -84,7 +84,9 @@ fn wait_before_exit_at(at: &StayAt) -> Suggestion {
             ),
             fix: Some(Remedy::new(
                 Applicability::Safe,
-                format!("delay the proxy's SIGTERM to {seconds} s (`{WAIT_BEFORE_EXIT}: \"{seconds}\"`)"),
+                format!(
+                    "delay the proxy's SIGTERM to {seconds} s (`{WAIT_BEFORE_EXIT}: \"{seconds}\"`)"
+                ),
                 vec![Change::Set(
                     at.annotations.key(WAIT_BEFORE_EXIT),
                     Json::String(seconds.to_string()),
@@ -97,7 +99,9 @@ fn wait_before_exit_at(at: &StayAt) -> Suggestion {
             ),
             fix: Some(Remedy::new(
                 Applicability::Safe,
-                format!("delay the proxy's SIGTERM to {seconds} s (preStop `/bin/sleep {seconds}` on `{PROXY}`)"),
+                format!(
+                    "delay the proxy's SIGTERM to {seconds} s (preStop `/bin/sleep {seconds}` on `{PROXY}`)"
+                ),
                 vec![Change::Set(
                     container.key("lifecycle").key("preStop"),
                     serde_json::json!({"exec": {"command": ["/bin/sleep", seconds.to_string()]}}),
