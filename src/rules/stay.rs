@@ -129,7 +129,9 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
         annotations: &plan.paths.pod_metadata.key("annotations"),
         written: proxy.manifest_path(),
     });
-    let fix = suggestion.fix.map(|mut fix| {
+    // A Job's proxy is better made native (ML301's fix), which clears these too; a
+    // wait beside it is refused by some injectors, which no finding would show.
+    let fix = suggestion.fix.filter(|_| !plan.runs_to_completion()).map(|mut fix| {
         // A value that rests on a time the scenario assumes is a guess to review.
         if !assumed.is_empty() && fix.applicability == Applicability::Safe {
             fix.applicability = Applicability::Unsafe;

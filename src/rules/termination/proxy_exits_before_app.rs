@@ -54,8 +54,10 @@ declare_rule! {
     /// they are assumed (the value is then a guess to review). `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
     /// stays the help's alternative: whether the app's connections close is not in the
     /// manifest. No fix for the Cloud SQL proxy's flags, an injected `daprd`'s args,
-    /// Consul's and Kuma's settings, or a sidecar with no setting of its own; and none
-    /// that the check against the timeline refuses (a value past the grace period).
+    /// Consul's and Kuma's settings, or a sidecar with no setting of its own; none on
+    /// a Job, whose proxy is better made a native sidecar (ML301's fix, which clears
+    /// this too, and which Linkerd before 2.20 refuses beside a wait); and none that
+    /// the check against the timeline refuses (a value past the grace period).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §2.7 (an app whose shell drops SIGTERM runs until SIGKILL), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
