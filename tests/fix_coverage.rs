@@ -87,7 +87,10 @@ fn readme_coverage_table_is_what_lint_reports_over_the_corpus() {
     // Every finding the corpus shows with a mechanical remedy carries a fix: ML202 on
     // a Job through ML301's native sidecar, which clears both.
     for rule in ["ML202", "ML203", "ML301"] {
-        assert!(counts.get(rule).is_some_and(|row| row[0] > 0), "the corpus shows {rule}");
+        assert!(
+            counts.get(rule).is_some_and(|row| row[0] > 0),
+            "the corpus shows {rule}"
+        );
     }
     let (report, _) = common::lint_json(&common::testdata("corpus"), &[]);
     let findings = report["findings"].as_array().unwrap();
@@ -390,4 +393,36 @@ fn ml208_without_the_sleep_action_runs_sleep_where_only_the_shell_is_missing() {
 fn ml208_has_no_fix_without_sleep_or_for_a_hook_that_does_more() {
     not_fixed("distroless-sh-1.28.yaml", "ML208");
     not_fixed("distroless-sh-and-more.yaml", "ML208");
+}
+
+#[test]
+fn ml204_istio_drain_lets_the_longest_request_finish_with_the_grace_period_it_needs() {
+    let (_, reads) = fixed("istio-long-requests.yaml", "ML204", &["--unsafe-fixes"]);
+    if let Some((_, after)) = reads {
+        let config = at(
+            &after,
+            "/spec/template/metadata/annotations/proxy.istio.io~1config",
+        )
+        .as_str()
+        .unwrap();
+        assert!(
+            config.contains("\"terminationDrainDuration\": \"65s\""),
+            "{config}"
+        );
+        assert_eq!(
+            at(&after, "/spec/template/spec/terminationGracePeriodSeconds"),
+            65
+        );
+    }
+}
+
+#[test]
+fn ml204_cut_by_sigkill_raises_the_grace_period() {
+    let (_, reads) = fixed("grace-long-requests.yaml", "ML204", &["--unsafe-fixes"]);
+    if let Some((_, after)) = reads {
+        assert_eq!(
+            at(&after, "/spec/template/spec/terminationGracePeriodSeconds"),
+            100
+        );
+    }
 }

@@ -6,11 +6,14 @@
 //! clears every one of them the setting can clear; both rules word their help and
 //! build their fix from this answer, and say which others it clears.
 
-use crate::fix::{Applicability, Remedy};
+use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::mesh::{Measure, Stay, StayAt};
 use crate::resolve::{ContainerId, PlannedContainer, PodPlan, Role};
 use crate::rules::RuleMeta;
-use crate::rules::termination::{InboundClosedBeforeEndpointsRemoved, ProxyExitsBeforeApp};
+use crate::rules::fixes::grace_period_at;
+use crate::rules::termination::{
+    InboundClosedBeforeEndpointsRemoved, LongRequestsCut, ProxyExitsBeforeApp,
+};
 use crate::simulate::{StopEntry, Timeline};
 use crate::time::Millis;
 
@@ -55,6 +58,61 @@ pub fn early_refusal(
         .inbound_refused
         .filter(|at| *at < removed)
         .map(|refused| (refused, removed))
+}
+
+/// A request an app takes before it stops taking them, cut before it finishes (ML204's
+/// hazard), with a longest request set.
+#[derive(Clone, Copy, Debug)]
+pub struct CutRequest {
+    /// Until when the app takes requests: its signal, endpoint removal, or a proxy's
+    /// inbound refusal, whichever is first.
+    pub admitted_until: Millis,
+    /// When the longest request taken last finishes.
+    pub finishes: Millis,
+    /// The proxy that is gone first, or `None` when SIGKILL ends the app first.
+    pub cutter: Option<ContainerId>,
+    /// When it is cut.
+    pub cut_at: Millis,
+}
+
+/// The request of the serving app `app_index` that is cut, if one is.
+pub fn cut_request(
+    plan: &PodPlan,
+    timeline: &Timeline,
+    app_index: ContainerId,
+) -> Option<CutRequest> {
+    let longest = plan.scenario.longest_request.as_ref()?;
+    let app_stop = timeline.stop(app_index)?;
+    // A proxy that refuses earlier ends admission sooner.
+    let proxy_refuses = plan
+        .proxies()
+        .filter_map(|(i, _)| timeline.stop(i)?.inbound_refused)
+        .min();
+    let admitted_until = [
+        Some(app_stop.signal),
+        Some(timeline.termination.endpoints_removed),
+        proxy_refuses,
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .unwrap_or_default();
+    let finishes = admitted_until + longest.value;
+    // The earliest of: the app killed, the proxy gone.
+    let proxy_end = plan
+        .proxies()
+        .filter_map(|(i, _)| timeline.stop(i).map(|s| (i, s.exit)))
+        .min_by_key(|(_, exit)| *exit);
+    let (cutter, cut_at) = match proxy_end {
+        Some((proxy, exit)) if exit < app_stop.kill => (Some(proxy), exit),
+        _ => (None, app_stop.kill),
+    };
+    (finishes > cut_at).then_some(CutRequest {
+        admitted_until,
+        finishes,
+        cutter,
+        cut_at,
+    })
 }
 
 /// The value of a proxy's [`Stay`] setting that clears every hazard of it the setting
@@ -119,11 +177,21 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
             ));
         }
     }
+    for (app_index, _) in plan.apps().filter(|(_, app)| app.serves()) {
+        if let Some(cut) =
+            cut_request(plan, timeline, app_index).filter(|cut| cut.cutter == Some(index))
+        {
+            hazards.push((cut.cut_at, cut.finishes, &LongRequestsCut::META));
+        }
+    }
     let value = hazards
         .iter()
         .map(|(cut, target, _)| value_for(&stay, stop, *cut, *target))
         .max()?;
-    let seconds = value.0.div_euclid(1000) + i64::from(value.0.rem_euclid(1000) > 0);
+    // The proxy must reach the latest target before the kubelet's SIGKILL.
+    let latest = hazards.iter().map(|(_, target, _)| *target).max()?;
+    let grace = grace_period_at(plan, whole_seconds(latest));
+    let seconds = whole_seconds(value);
     let suggestion = (stay.at)(&StayAt {
         seconds,
         annotations: &plan.paths.pod_metadata.key("annotations"),
@@ -131,23 +199,39 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
     });
     // A Job's proxy is better made native (ML301's fix), which clears these too; a
     // wait beside it is refused by some injectors, which no finding would show.
-    let fix = suggestion.fix.filter(|_| !plan.runs_to_completion()).map(|mut fix| {
-        // A value that rests on a time the scenario assumes is a guess to review.
-        if !assumed.is_empty() && fix.applicability == Applicability::Safe {
-            fix.applicability = Applicability::Unsafe;
-            fix.description = format!(
-                "{}; the value rests on the assumed {}: set them to what the pod really takes",
-                fix.description,
-                assumed.join(" and ")
-            );
-        }
-        fix
-    });
+    let fix = suggestion
+        .fix
+        .filter(|_| !plan.runs_to_completion())
+        .map(|mut fix| {
+            // A value that rests on a time the scenario assumes is a guess to review.
+            if !assumed.is_empty() && fix.applicability == Applicability::Safe {
+                fix.applicability = Applicability::Unsafe;
+                fix.description = format!(
+                    "{}; the value rests on the assumed {}: set them to what the pod really takes",
+                    fix.description,
+                    assumed.join(" and ")
+                );
+            }
+            if let Some(Change::Set(_, seconds)) = &grace {
+                fix.applicability = Applicability::Unsafe;
+                fix.description = format!(
+                    "{}, and raise `terminationGracePeriodSeconds` to {seconds} for it",
+                    fix.description
+                );
+                fix.changes.extend(grace.clone());
+            }
+            fix
+        });
     Some(StayAnswer {
         clears: hazards.into_iter().map(|(_, _, rule)| rule).collect(),
         help: suggestion.help,
         fix,
     })
+}
+
+/// `at` in whole seconds, rounded up.
+fn whole_seconds(at: Millis) -> i64 {
+    at.0.div_euclid(1000) + i64::from(at.0.rem_euclid(1000) > 0)
 }
 
 /// The setting's value that moves `cut` to `target`: a wait before the signal moves
