@@ -426,3 +426,54 @@ fn ml204_cut_by_sigkill_raises_the_grace_period() {
         );
     }
 }
+
+#[test]
+fn ml104_turns_the_mesh_gate_back_on() {
+    let (text, reads) = fixed("linkerd-native-await-disabled.yaml", "ML104", &[]);
+    assert!(
+        text.contains("config.linkerd.io/proxy-await: enabled"),
+        "{text}"
+    );
+    if let Some((_, after)) = reads {
+        assert_eq!(
+            at(
+                &after,
+                "/spec/template/metadata/annotations/config.linkerd.io~1proxy-await"
+            ),
+            "enabled"
+        );
+    }
+}
+
+#[test]
+fn ml104_written_sidecar_gets_a_startup_probe_on_its_own_readiness_check() {
+    let (_, reads) = fixed(
+        "cloudsql-native-no-startup-probe.yaml",
+        "ML104",
+        &["--unsafe-fixes"],
+    );
+    if let Some((before, after)) = reads {
+        let sidecar = &at(&after, "/spec/template/spec/initContainers")[0];
+        assert_eq!(
+            sidecar["startupProbe"],
+            serde_json::json!({
+                "httpGet": {"path": "/readiness", "port": 9090},
+                "periodSeconds": 1,
+                "failureThreshold": 120
+            })
+        );
+        let mut unchanged = after.clone();
+        unchanged
+            .pointer_mut("/spec/template/spec/initContainers/0")
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .remove("startupProbe");
+        assert_eq!(unchanged, before, "only the probe is added");
+    }
+}
+
+#[test]
+fn ml104_has_no_fix_without_a_readiness_check() {
+    not_fixed("native-sidecar-without-readiness.yaml", "ML104");
+}
