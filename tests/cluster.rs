@@ -1964,3 +1964,61 @@ fn a_kubernetes_newer_than_the_model_is_checked_as_the_newest_with_a_note() {
 
 /// An Istio workload before injection.
 const ISTIO_HELLO: &str = "diff/istio-classic.yaml";
+
+/// `--fix` on objects read from a cluster: nothing is written anywhere (there is no file
+/// to write back to), the fixes are shown as a diff of each object as kubectl printed
+/// it, and the status is that of the findings as they stand in the cluster.
+#[test]
+fn fix_on_cluster_objects_prints_the_diff_and_writes_nothing() {
+    let Some(cluster) = Cluster::mesh() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let output = common::cli()
+        .current_dir(work.path())
+        .args([
+            "lint",
+            "--cluster",
+            "-A",
+            "--fix",
+            "--unsafe-fixes",
+            "--select",
+            "ML207",
+            "--fail-on",
+            "info",
+        ])
+        .env("HOME", cluster.home.path())
+        .env("KUBECONFIG", &cluster.kubeconfig)
+        .env_remove("KUBECTL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The findings as they stand in the cluster decide the status.
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("(0 fixed, 8 remaining)"), "{stdout}");
+    assert!(
+        stderr.contains(
+            "note: Deployment/istio-system/istiod: not written back, it was read from the cluster"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("+++ b/Deployment/istio-system/istiod\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"+                        "terminationMessagePolicy": "File", "lifecycle": {"preStop": {"sleep": {"seconds": 5}}}"#),
+        "{stderr}"
+    );
+    // A fix that would make the pod worse is refused here as it is for a file.
+    assert!(
+        stderr.contains("Deployment/emojivoto/emoji:45: the fix for ML207 was not made: it would make ML202 worse"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(work.path()).unwrap().count(),
+        0,
+        "nothing is written"
+    );
+}

@@ -789,3 +789,32 @@ fn the_human_report_groups_infos_by_rule() {
         .count();
     assert_eq!(infos, 4);
 }
+
+/// `$GITHUB_STEP_SUMMARY` naming a file the run reads: the manifest is left as it was
+/// (never appended to), a warning says why, and the annotations still go out.
+#[test]
+fn a_step_summary_that_is_an_input_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("pods.yaml");
+    let text = pods_past_their_grace(2, "p");
+    std::fs::write(&manifest, &text).unwrap();
+    for named in [manifest.clone(), dir.path().join(".").join("pods.yaml")] {
+        let output = cli()
+            .current_dir(dir.path())
+            .env("GITHUB_WORKSPACE", dir.path())
+            .env("GITHUB_STEP_SUMMARY", &named)
+            .args(["lint", "--format", "github", "--select", "ML206", "."])
+            .output()
+            .unwrap();
+        assert_eq!(status(&output), 1);
+        assert_eq!(std::fs::read_to_string(&manifest).unwrap(), text);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("warning: the job summary is not written: $GITHUB_STEP_SUMMARY (")
+                && stderr.contains("is a file this run reads"),
+            "{stderr}"
+        );
+        let commands = workflow_commands(&stdout(&output));
+        assert_eq!(commands.iter().filter(|(l, _, _)| l == "error").count(), 2);
+    }
+}

@@ -1,77 +1,62 @@
-//! The wording of every rule fixture's findings is pinned: one snapshot per file in
-//! `testdata/rules/`, holding each finding's rule, severity, line:column, message and
-//! help as `lint --format json` prints them (as ruff snapshots each rule fixture).
-//! A silent fixture's snapshot says so, so a finding that appears there fails too.
+//! What a reader sees for every rule fixture is pinned: one snapshot per file in
+//! `testdata/rules/`, the human report as `lint --show-infos --show-fixes
+//! --unsafe-fixes` prints it at 100 columns — each finding's rule, severity, message,
+//! the source excerpt with its labels, the help, and the checked fix as the lines it
+//! changes — then what went to standard error (as ruff snapshots each rule fixture with
+//! its diagnostics and fixes). A silent fixture's snapshot holds only the summary, so a
+//! finding that appears there fails too.
 //! `INSTA_UPDATE=always cargo test --test rule_messages` rewrites them; read the diff.
 
 mod common;
 
-use std::fmt::Write as _;
+use common::{cli, profile_flags, root};
 
-use common::{lint_json, profile_flags};
-
-/// The findings of one fixture, one block each, in report order.
-fn render(report: &serde_json::Value) -> String {
-    let findings = report["findings"].as_array().expect("findings is an array");
-    let mut text = String::new();
-    for finding in findings {
-        let field = |name: &str| finding[name].as_str().unwrap_or_default().to_owned();
-        writeln!(
-            text,
-            "{} {} ({}) at {}:{}",
-            field("ruleId"),
-            field("rule"),
-            field("severity"),
-            finding["line"],
-            finding["column"],
-        )
-        .unwrap();
-        writeln!(text, "message: {}", field("message")).unwrap();
-        let help = field("help");
-        if help.is_empty() {
-            writeln!(text, "help: (none)").unwrap();
-        } else {
-            writeln!(text, "help:").unwrap();
-            for line in help.lines() {
-                writeln!(text, "  {line}").unwrap();
-            }
-        }
-        text.push('\n');
-    }
-    for error in report["errors"].as_array().into_iter().flatten() {
-        writeln!(
-            text,
-            "input error: {}",
-            error["message"].as_str().unwrap_or("")
-        )
-        .unwrap();
-    }
-    if text.is_empty() {
-        text.push_str("(no findings)\n");
-    }
-    text
-}
+/// The flags every snapshot is taken with: infos in full, and every fix shown.
+const SHOWN: [&str; 3] = ["--show-infos", "--show-fixes", "--unsafe-fixes"];
 
 #[test]
-fn every_fixture_s_messages_and_help_are_pinned() {
+fn every_fixture_s_report_and_fix_are_pinned() {
     let fixtures = common::rule_fixtures();
     assert!(
         fixtures.len() > 100,
         "only {} fixtures found",
         fixtures.len()
     );
+    let root = root();
     for path in fixtures {
         let text = std::fs::read_to_string(&path).unwrap();
         let flags = profile_flags(&text);
-        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-        let (report, _) = lint_json(&path, &flags);
+        let relative = path.strip_prefix(&root).unwrap();
+        let output = cli()
+            .current_dir(&root)
+            .arg("lint")
+            .args(SHOWN)
+            .args(&flags)
+            .arg(relative)
+            .output()
+            .expect("the binary runs");
+        let stdout = String::from_utf8(output.stdout).expect("the report is UTF-8");
+        assert!(
+            !stdout.contains('\u{1b}'),
+            "no escape sequences off a terminal: {stdout}"
+        );
+        let mut report = stdout;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !stderr.is_empty() {
+            report.push_str("--- standard error ---\n");
+            report.push_str(&stderr);
+        }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         insta::with_settings!({
-            description => format!("lint --format json {}testdata/rules/{name}.yaml",
-                flags.iter().map(|f| format!("{f} ")).collect::<String>()),
+            description => format!(
+                "lint {} {}{}",
+                SHOWN.join(" "),
+                flags.iter().map(|f| format!("{f} ")).collect::<String>(),
+                relative.display()
+            ),
             omit_expression => true,
         }, {
-            insta::assert_snapshot!(name, render(&report));
+            insta::assert_snapshot!(name, report);
         });
     }
 }

@@ -17,7 +17,7 @@ pub fn run(args: DiffArgs) -> io::Result<u8> {
         &args.profile,
         &args.sides,
         &args.output,
-        (&args.select, &args.ignore),
+        &args.rules,
     )? {
         Ok(runs) => runs,
         Err(status) => return Ok(status),

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use super::{ExplainArgs, ExplainFormat, diagnostic, inputs, sides, usage_error};
+use super::{ExplainArgs, ExplainFormat, RuleArgs, diagnostic, inputs, sides, usage_error};
 use crate::cluster::kinds::Resource;
 use crate::pipeline::{self, Analysis, RunOptions};
 use crate::report::human::render_input_error;
@@ -165,7 +165,7 @@ fn compare(args: &ExplainArgs) -> io::Result<u8> {
         &args.profile,
         &args.sides,
         &args.output,
-        (&[], &[]),
+        &RuleArgs::default(),
     )? {
         Ok(runs) => runs,
         Err(status) => return Ok(status),

@@ -19,7 +19,6 @@ use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
 use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
-use crate::rules::selector::Policy;
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
     let prepared = match inputs::prepare(
@@ -33,7 +32,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         Err(status) => return Ok(status),
     };
     let stderr_style = args.output.stderr_style();
-    let policy = match Policy::from_flags(&args.select, &args.ignore) {
+    let policy = match args.rules.policy() {
         Ok(policy) => policy,
         Err(message) => return usage_error(message),
     };
@@ -289,7 +288,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if fixed.is_some()
         && (args.quiet || !matches!(args.format, LintFormat::Human | LintFormat::Table))
     {
-        for line in crate::report::human::fix_lines(&summary.fixes, summary.findings())
+        for line in crate::report::summary_text::fix_lines(&summary.fixes, summary.findings())
             .into_iter()
             .take(1)
         {

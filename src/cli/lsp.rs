@@ -4,12 +4,11 @@ use std::io;
 
 use super::{LspArgs, diagnostic, usage_error};
 use crate::lsp::{ConfigChoice, Overrides};
-use crate::rules::selector::Policy;
 
 pub fn run(args: LspArgs) -> io::Result<u8> {
     // Wrong rule names are refused here, where the editor's log shows them, rather
     // than on every document.
-    if let Err(message) = Policy::from_flags(&args.select, &args.ignore) {
+    if let Err(message) = args.rules.policy() {
         return usage_error(message);
     }
     let profile = &args.profile;
@@ -21,8 +20,8 @@ pub fn run(args: LspArgs) -> io::Result<u8> {
         },
         mesh_configs: profile.mesh_config.iter().cloned().collect(),
         flags: profile.flags(),
-        select: args.select,
-        ignore: args.ignore,
+        select: args.rules.select,
+        ignore: args.rules.ignore,
         ..Overrides::default()
     };
     match crate::lsp::run(overrides) {

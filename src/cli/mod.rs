@@ -266,13 +266,9 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY", help_heading = "Rules")]
     pub fail_on: FailOn,
 
-    /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
-    pub select: Vec<String>,
-
-    /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
-    pub ignore: Vec<String>,
+    /// The rules that run.
+    #[command(flatten)]
+    pub rules: RuleArgs,
 
     /// Print findings only: no summary line, and no notes but those that say a workload
     /// was not linted.
@@ -410,13 +406,9 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY", help_heading = "Rules")]
     pub fail_on_new: FailOn,
 
-    /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
-    pub select: Vec<String>,
-
-    /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
-    pub ignore: Vec<String>,
+    /// The rules that run.
+    #[command(flatten)]
+    pub rules: RuleArgs,
 
     /// Print the workloads only: no heading, no summary line, no notes.
     #[arg(long, short = 'q', help_heading = "Report")]
@@ -535,6 +527,26 @@ pub enum RulesFormat {
     Markdown,
 }
 
+/// `--select` and `--ignore`, as `lint`, `diff` and `lsp` take them (`explain --compare`:
+/// none, every rule).
+#[derive(Debug, Default, Args)]
+pub struct RuleArgs {
+    /// Run only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub select: Vec<String>,
+
+    /// Skip these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub ignore: Vec<String>,
+}
+
+impl RuleArgs {
+    /// The rules these flags run, or why a name is not one.
+    pub fn policy(&self) -> Result<crate::rules::selector::Policy, String> {
+        crate::rules::selector::Policy::from_flags(&self.select, &self.ignore)
+    }
+}
+
 /// `lsp`: the language server.
 #[derive(Debug, Args)]
 pub struct LspArgs {
@@ -543,13 +555,9 @@ pub struct LspArgs {
     #[arg(long)]
     pub stdio: bool,
 
-    /// Run only these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
-    pub select: Vec<String>,
-
-    /// Skip these rules (ids or names, comma-separated or repeated).
-    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
-    pub ignore: Vec<String>,
+    /// The rules that run.
+    #[command(flatten)]
+    pub rules: RuleArgs,
 
     /// The cluster and mesh the manifests run on.
     #[command(flatten)]

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use clap::{Args, ValueHint};
 
 use super::inputs::{self, Prepared, SideInputs};
-use super::{ClusterArgs, InputArgs, Output, ProfileArgs, cluster, diagnostic, usage_error};
+use super::{
+    ClusterArgs, InputArgs, Output, ProfileArgs, RuleArgs, cluster, diagnostic, usage_error,
+};
 use crate::cluster::Sources;
 use crate::load::InputError;
 use crate::load::discover::{self, Discovery, Input};
@@ -19,7 +21,6 @@ use crate::load::source::Source;
 use crate::pipeline::{self, Analysis, DocumentReport, FixMode, RunOptions};
 use crate::report::escape;
 use crate::report::human::render_input_error;
-use crate::rules::selector::Policy;
 use crate::settings::Settings;
 use crate::settings::overlay::Overlay;
 
@@ -92,7 +93,7 @@ pub fn run(
     profile: &ProfileArgs,
     sides: &SideArgs,
     output: &Output,
-    rules: (&[String], &[String]),
+    rules: &RuleArgs,
 ) -> std::io::Result<Result<Runs, u8>> {
     let live = cluster_args.cluster;
     let revision = sides.base.is_some() || sides.base_dir.is_some();
@@ -162,7 +163,7 @@ pub fn run(
         Ok(prepared) => prepared,
         Err(status) => return Ok(Err(status)),
     };
-    let policy = match Policy::from_flags(rules.0, rules.1) {
+    let policy = match rules.policy() {
         Ok(policy) => policy,
         Err(message) => return usage_error(message).map(Err),
     };

@@ -573,6 +573,16 @@ mod tests {
         ApiObject::new(json!({"kind": kind, "metadata": metadata})).unwrap()
     }
 
+    /// A ReplicaSet that Deployment `deployment` (uid `deployment_uid`) controls.
+    fn replica_set(name: &str, uid: &str, deployment: &str, deployment_uid: &str) -> ApiObject {
+        object(
+            "ReplicaSet",
+            name,
+            uid,
+            Some(("Deployment", deployment, deployment_uid)),
+        )
+    }
+
     fn names(linted: &[Linted]) -> Vec<(String, Option<String>)> {
         linted
             .iter()
@@ -594,18 +604,8 @@ mod tests {
     fn pods_belong_to_the_top_of_their_chain_once_per_revision() {
         let objects = vec![
             object("Deployment", "web", "d1", None),
-            object(
-                "ReplicaSet",
-                "web-1",
-                "r1",
-                Some(("Deployment", "web", "d1")),
-            ),
-            object(
-                "ReplicaSet",
-                "web-2",
-                "r2",
-                Some(("Deployment", "web", "d1")),
-            ),
+            replica_set("web-1", "r1", "web", "d1"),
+            replica_set("web-2", "r2", "web", "d1"),
             object("CronJob", "nightly", "c1", None),
             object("Job", "nightly-1", "j1", Some(("CronJob", "nightly", "c1"))),
             with_hash(
@@ -721,18 +721,8 @@ mod tests {
         let objects = vec![
             object("Deployment", "web", "d1", None),
             object("Deployment", "api", "d2", None),
-            object(
-                "ReplicaSet",
-                "web-1",
-                "r1",
-                Some(("Deployment", "web", "d1")),
-            ),
-            object(
-                "ReplicaSet",
-                "api-1",
-                "r2",
-                Some(("Deployment", "api", "d2")),
-            ),
+            replica_set("web-1", "r1", "web", "d1"),
+            replica_set("api-1", "r2", "api", "d2"),
             object("Pod", "web-1-a", "p1", Some(("ReplicaSet", "web-1", "r1"))),
             object("Pod", "api-1-a", "p2", Some(("ReplicaSet", "api-1", "r2"))),
             object("Pod", "debug", "p3", None),

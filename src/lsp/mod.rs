@@ -19,20 +19,22 @@ mod context;
 mod diagnostics;
 mod document;
 mod fixes;
+mod handshake;
 mod hover;
 mod position;
 mod server;
 mod uri;
 
 pub use context::{ConfigChoice, Overrides};
-pub use server::{DEBOUNCE, Ending};
+pub use handshake::Ending;
+pub use server::DEBOUNCE;
 
 /// Serves the editor on standard input and output until it exits: `Ok` with the
 /// process's exit status (0 after `shutdown` then `exit`, 1 when the editor left
 /// without `shutdown`), `Err` when the conversation broke down.
 pub fn run(overrides: Overrides) -> Result<u8, String> {
     let (connection, io_threads) = lsp_server::Connection::stdio();
-    let ending = server::serve(&connection, overrides)?;
+    let ending = handshake::serve(&connection, overrides)?;
     drop(connection);
     // The reader has stopped at `exit`; the writer stops once every message is out.
     io_threads.join().map_err(|error| error.to_string())?;

@@ -22,9 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, select};
-use lsp_server::{
-    Connection, ErrorCode, Message, Notification, ReqQueue, Request, RequestId, Response,
-};
+use lsp_server::{ErrorCode, Message, Notification, ReqQueue, Request, RequestId, Response};
 use lsp_types::notification::{
     Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidChangeWorkspaceFolders,
     DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, LogMessage, Notification as _,
@@ -32,142 +30,24 @@ use lsp_types::notification::{
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
-    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
-    DidChangeTextDocumentParams, DidChangeWatchedFilesRegistrationOptions,
+    CodeActionParams, DidChangeTextDocumentParams, DidChangeWatchedFilesRegistrationOptions,
     DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    FileSystemWatcher, GlobPattern, HoverParams, HoverProviderCapability, InitializeParams,
-    LogMessageParams, MessageType, NumberOrString, OneOf, PublishDiagnosticsParams, Registration,
-    RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
-    WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
+    FileSystemWatcher, GlobPattern, HoverParams, LogMessageParams, MessageType, NumberOrString,
+    PublishDiagnosticsParams, Registration, RegistrationParams, Uri,
 };
 
 use super::actions::{self, EditSupport};
 use super::analysis::{self, Snapshot};
-use super::context::{Overrides, Workspace};
+use super::context::Workspace;
 use super::diagnostics;
 use super::document::OpenDocument;
+use super::handshake::Ending;
 use super::hover;
 use super::position::Encoding;
 
 /// Changes that come closer together than this are linted once, this long after the
 /// last of them.
 pub const DEBOUNCE: Duration = Duration::from_millis(25);
-
-/// How the session ended: whether `shutdown` came before `exit`, which decides the
-/// exit status the protocol asks for (0, else 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// `shutdown`, then `exit`.
-    Clean,
-    /// `exit` without `shutdown`, or the editor went away.
-    Abrupt,
-}
-
-/// Runs the server on `connection` until the editor exits or goes away.
-pub fn serve(connection: &Connection, overrides: Overrides) -> Result<Ending, String> {
-    let (id, params) = connection
-        .initialize_start()
-        .map_err(|error| error.to_string())?;
-    let params: InitializeParams = match serde_json::from_value(params) {
-        Ok(params) => params,
-        Err(error) => {
-            let message = format!("initialize: {error}");
-            let _ = connection.sender.send(
-                Response::new_err(id, ErrorCode::InvalidParams as i32, message.clone()).into(),
-            );
-            return Err(message);
-        }
-    };
-    let capabilities = &params.capabilities;
-    let encoding = Encoding::negotiate(
-        capabilities
-            .general
-            .as_ref()
-            .and_then(|general| general.position_encodings.as_deref()),
-    );
-    let workspace = capabilities.workspace.as_ref();
-    let support = EditSupport {
-        document_changes: workspace
-            .and_then(|w| w.workspace_edit.as_ref())
-            .and_then(|edit| edit.document_changes)
-            .unwrap_or(false),
-    };
-    let watches = workspace
-        .and_then(|w| w.did_change_watched_files.as_ref())
-        .and_then(|watched| watched.dynamic_registration)
-        .unwrap_or(false);
-    let result = serde_json::json!({
-        "capabilities": server_capabilities(encoding),
-        "serverInfo": ServerInfo {
-            name: crate::cli::BINARY_NAME.to_owned(),
-            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
-        },
-    });
-    connection
-        .initialize_finish(id, result)
-        .map_err(|error| error.to_string())?;
-    let mut server = Server::new(
-        connection.sender.clone(),
-        Workspace::new(folders(&params), overrides),
-        encoding,
-        support,
-    );
-    if watches {
-        server.watch_files();
-    }
-    Ok(server.run(&connection.receiver))
-}
-
-fn server_capabilities(encoding: Encoding) -> ServerCapabilities {
-    ServerCapabilities {
-        position_encoding: Some(encoding.kind()),
-        text_document_sync: Some(TextDocumentSyncCapability::Options(
-            TextDocumentSyncOptions {
-                open_close: Some(true),
-                change: Some(TextDocumentSyncKind::INCREMENTAL),
-                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
-                    include_text: Some(false),
-                })),
-                ..TextDocumentSyncOptions::default()
-            },
-        )),
-        hover_provider: Some(HoverProviderCapability::Simple(true)),
-        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, actions::fix_all_kind()]),
-            resolve_provider: Some(false),
-            ..CodeActionOptions::default()
-        })),
-        workspace: Some(WorkspaceServerCapabilities {
-            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
-                supported: Some(true),
-                change_notifications: Some(OneOf::Left(true)),
-            }),
-            file_operations: None,
-        }),
-        ..ServerCapabilities::default()
-    }
-}
-
-/// The workspace folders the editor opened, or its root.
-#[allow(deprecated)] // `rootUri` and `rootPath`: what clients without folders send.
-fn folders(params: &InitializeParams) -> Vec<PathBuf> {
-    if let Some(folders) = &params.workspace_folders {
-        return folders
-            .iter()
-            .filter_map(|folder| super::uri::to_path(&folder.uri))
-            .collect();
-    }
-    if let Some(root) = params.root_uri.as_ref().and_then(super::uri::to_path) {
-        return vec![root];
-    }
-    params
-        .root_path
-        .as_ref()
-        .map(PathBuf::from)
-        .into_iter()
-        .collect()
-}
 
 /// An open document and its lints.
 struct Tracked {
@@ -236,7 +116,7 @@ enum Outcome {
 
 type Job = Box<dyn FnOnce() -> Outcome + Send>;
 
-struct Server {
+pub(super) struct Server {
     sender: Sender<Message>,
     workspace: Arc<Workspace>,
     encoding: Encoding,
@@ -251,7 +131,7 @@ struct Server {
 }
 
 impl Server {
-    fn new(
+    pub(super) fn new(
         sender: Sender<Message>,
         workspace: Workspace,
         encoding: Encoding,
@@ -290,7 +170,7 @@ impl Server {
     }
 
     /// Asks the editor to report changes to manifests and config files.
-    fn watch_files(&mut self) {
+    pub(super) fn watch_files(&mut self) {
         let watchers = ["**/*.{yaml,yml,json}", "**/.mesh-lifecycle.yaml"]
             .into_iter()
             .map(|glob| FileSystemWatcher {
@@ -313,7 +193,7 @@ impl Server {
         self.send(request.into());
     }
 
-    fn run(mut self, receiver: &Receiver<Message>) -> Ending {
+    pub(super) fn run(mut self, receiver: &Receiver<Message>) -> Ending {
         loop {
             let wait = self
                 .documents

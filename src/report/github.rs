@@ -18,8 +18,8 @@
 
 use std::io::{self, Write};
 
-use super::human::summary_line;
 use super::paths::{Artifact, PathBase};
+use super::summary_text::summary_line;
 use super::{Reporter, Summary, escape, subject};
 use crate::cluster::Sources;
 use crate::load::InputError;

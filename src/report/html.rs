@@ -26,8 +26,8 @@ use super::explain::lanes::Panel;
 use super::explain::{
     self, DRAWING_STYLE, Geometry, Legend, ROOT_STYLE, WORKLOAD_STYLE, escape, panel_drawing,
 };
-use super::human::summary_line;
 use super::located::{Analysis, Located};
+use super::summary_text::summary_line;
 use super::{Reporter, Summary, subject};
 use crate::load::InputError;
 use crate::rules::{RuleMeta, Severity};

@@ -20,9 +20,10 @@ pub struct JsonReporter<W: Write> {
     sources: Sources,
 }
 
+/// What every JSON contract says of a finding: its rule, severity, words and place.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FindingJson<'a> {
+pub(super) struct FindingFields<'a> {
     rule_id: &'a str,
     rule: &'a str,
     severity: &'a str,
@@ -31,6 +32,29 @@ struct FindingJson<'a> {
     file: &'a str,
     line: u32,
     column: u32,
+}
+
+impl<'a> FindingFields<'a> {
+    pub(super) fn of(located: &'a Located) -> Self {
+        let finding = &located.finding;
+        FindingFields {
+            rule_id: finding.rule.id,
+            rule: finding.rule.name,
+            severity: finding.severity.as_str(),
+            message: &finding.message,
+            help: &finding.help,
+            file: &located.file,
+            line: located.primary.start.line,
+            column: located.primary.start.column,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindingJson<'a> {
+    #[serde(flatten)]
+    fields: FindingFields<'a>,
     document: usize,
     workload: &'a WorkloadRef,
     container: Option<&'a str>,
@@ -152,14 +176,7 @@ fn write_items(out: &mut impl Write, items: &[ErrorJson]) -> io::Result<()> {
 fn finding_json<'a>(located: &'a Located, sources: &'a Sources) -> FindingJson<'a> {
     let finding = &located.finding;
     FindingJson {
-        rule_id: finding.rule.id,
-        rule: finding.rule.name,
-        severity: finding.severity.as_str(),
-        message: &finding.message,
-        help: &finding.help,
-        file: &located.file,
-        line: located.primary.start.line,
-        column: located.primary.start.column,
+        fields: FindingFields::of(located),
         document: located.document,
         workload: &located.workload,
         container: finding.container.as_deref(),

@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod paths;
 pub mod sarif;
 pub mod style;
+pub mod summary_text;
 pub mod table;
 pub mod wrap;
 

@@ -89,7 +89,7 @@ impl<W: Write> Reporter for TableReporter<W> {
             self.rows.clear();
         }
         if !self.quiet {
-            let block = super::human::summary_block(summary, self.style.columns());
+            let block = super::summary_text::summary_block(summary, self.style.columns());
             write!(self.out, "{block}")?;
         }
         self.out.flush()

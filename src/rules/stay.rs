@@ -203,15 +203,6 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
         .fix
         .filter(|_| !plan.runs_to_completion())
         .map(|mut fix| {
-            // A value that rests on a time the scenario assumes is a guess to review.
-            if !assumed.is_empty() && fix.applicability == Applicability::Safe {
-                fix.applicability = Applicability::Unsafe;
-                fix.description = format!(
-                    "{}; the value rests on the assumed {}: set them to what the pod really takes",
-                    fix.description,
-                    assumed.join(" and ")
-                );
-            }
             if let Some(Change::Set(_, seconds)) = &grace {
                 fix.applicability = Applicability::Unsafe;
                 fix.description = format!(
@@ -219,6 +210,16 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
                     fix.description
                 );
                 fix.changes.extend(grace.clone());
+            }
+            // A value that rests on a time the scenario assumes is a guess to review.
+            if !assumed.is_empty() {
+                fix.applicability = fix.applicability.min(Applicability::Unsafe);
+                let them = if assumed.len() == 1 { "it" } else { "them" };
+                fix.description = format!(
+                    "{}; the value rests on the assumed {}: set {them} to what the pod really takes",
+                    fix.description,
+                    assumed.join(" and ")
+                );
             }
             fix
         });

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::{Header, movement, setting};
 use crate::diff::{Comparison, FindingChange, FindingMove, Move, Presence, Tally};
+use crate::report::json::FindingFields;
 use crate::report::located::Located;
 use crate::time::Millis;
 use crate::workload::WorkloadRef;
@@ -55,14 +56,8 @@ struct FindingChangeJson<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FindingJson<'a> {
-    rule_id: &'a str,
-    rule: &'a str,
-    severity: &'a str,
-    message: &'a str,
-    help: &'a str,
-    file: &'a str,
-    line: u32,
-    column: u32,
+    #[serde(flatten)]
+    fields: FindingFields<'a>,
     container: Option<&'a str>,
     suppressed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,14 +146,7 @@ fn note(error: &crate::load::InputError) -> NoteJson {
 fn finding(located: &Located) -> FindingJson<'_> {
     let f = &located.finding;
     FindingJson {
-        rule_id: f.rule.id,
-        rule: f.rule.name,
-        severity: f.severity.as_str(),
-        message: &f.message,
-        help: &f.help,
-        file: &located.file,
-        line: located.primary.start.line,
-        column: located.primary.start.column,
+        fields: FindingFields::of(located),
         container: f.container.as_deref(),
         suppressed: located.suppressed.is_some(),
         window: f.window.as_ref(),

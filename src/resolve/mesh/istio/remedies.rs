@@ -94,7 +94,7 @@ fn drain_at(at: &StayAt) -> Suggestion {
     };
     Suggestion {
         help: format!(
-            "keep the proxy until the app has exited; on the pod template:\n  metadata:\n    annotations:\n      {PROXY_CONFIG}: |\n        {TERMINATION_DRAIN}: {seconds}s\n(or let it exit once the app's connections close: `{exit_on_zero})"
+            "keep the proxy longer after its SIGTERM; on the pod template:\n  metadata:\n    annotations:\n      {PROXY_CONFIG}: |\n        {TERMINATION_DRAIN}: {seconds}s\n(or let it exit once the app's connections close: `{exit_on_zero})"
         ),
         fix: Some(Remedy::new(
             Applicability::Safe,
