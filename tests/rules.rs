@@ -159,7 +159,7 @@ fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
     for finding in &findings {
         let help = finding["help"].as_str().unwrap();
         assert!(
-            help.contains("preStop on `linkerd-proxy` in the manifest")
+            help.contains("- name: linkerd-proxy\n    lifecycle:\n      preStop:")
                 && help.contains("command: [/bin/sleep,"),
             "{help}"
         );
@@ -169,7 +169,8 @@ fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
             "{help}"
         );
     }
-    // A pod the injector has yet to inject is still told the annotation.
+    // A pod the injector has yet to inject is still told the annotation, at the value
+    // that clears ML202 and ML203 together.
     let (report, _) = lint_json(
         &testdata("rules/ml202-fire-linkerd-no-wait-before-exit.yaml"),
         &[],
@@ -184,7 +185,8 @@ fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
         ml203["help"]
             .as_str()
             .unwrap()
-            .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\""),
+            // The one value that also clears ML202: the app's exit at 15 s.
+            .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"15\""),
         "{ml203}"
     );
 }

@@ -90,6 +90,7 @@ impl<'a> Builder<'a> {
             image: container.image.clone(),
             startup_probe: container.startup_probe.as_ref().map(probe_timing),
             readiness_probe: container.readiness_probe.as_ref().map(probe_timing),
+            readiness_check: container.readiness_probe.as_ref().and_then(probe_check),
             declares_serving: container.ports.as_ref().is_some_and(|p| !p.is_empty())
                 || container.readiness_probe.is_some(),
             served_by: (list == ContainerList::Regular)
@@ -192,6 +193,17 @@ pub fn probe_timing(probe: &Probe) -> ProbeTiming {
         period: Millis::secs(i64::from(probe.period_seconds.unwrap_or(10).max(1))),
         failure_threshold: i64::from(probe.failure_threshold.unwrap_or(3).max(1)),
     }
+}
+
+/// The check a probe makes, without its timing: the one handler it sets.
+fn probe_check(probe: &Probe) -> Option<serde_json::Value> {
+    let written = serde_json::to_value(probe).ok()?;
+    let check: serde_json::Map<String, serde_json::Value> =
+        ["httpGet", "tcpSocket", "exec", "grpc"]
+            .into_iter()
+            .filter_map(|handler| Some((handler.to_owned(), written.get(handler)?.clone())))
+            .collect();
+    (!check.is_empty()).then_some(serde_json::Value::Object(check))
 }
 
 /// The argv a container runs: `command` then `args` (args alone when the image's

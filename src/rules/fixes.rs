@@ -15,24 +15,25 @@ use crate::simulate;
 /// `--grace-period`, a value set outside the manifest) or no period is long enough (a
 /// hook that never ends).
 pub fn raise_grace_period(plan: &PodPlan) -> Option<Remedy> {
+    let seconds = simulate::grace_needed(plan)?;
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "raise `terminationGracePeriodSeconds` to {seconds}, the time every container needs to exit on its own"
+        ),
+        vec![grace_period_at(plan, seconds)?],
+    ))
+}
+
+/// `terminationGracePeriodSeconds` set to `seconds`, when that raises it and the period
+/// is the pod's own to raise (not a deletion's `--grace-period` or a value set outside
+/// the manifest).
+pub fn grace_period_at(plan: &PodPlan, seconds: i64) -> Option<Change> {
     let path = plan.grace_period_path();
     let own = match &plan.grace_period.source {
         Source::Default => true,
         Source::Manifest(at) => *at == path,
         _ => false,
     };
-    if !own {
-        return None;
-    }
-    let seconds = simulate::grace_needed(plan)?;
-    if seconds <= plan.grace_period.value {
-        return None;
-    }
-    Some(Remedy::new(
-        Applicability::Unsafe,
-        format!(
-            "raise `terminationGracePeriodSeconds` to {seconds}, the time every container needs to exit on its own"
-        ),
-        vec![Change::Set(path, Json::from(seconds))],
-    ))
+    (own && seconds > plan.grace_period.value).then(|| Change::Set(path, Json::from(seconds)))
 }

@@ -253,22 +253,32 @@ pub fn source_label(
 }
 
 /// How to keep a proxy alive `needed` longer, until the app has exited, on Kubernetes
-/// `kubernetes`.
+/// `kubernetes`: `own`, its model's setting at the value computed for the pod
+/// ([`super::stay`]), when it has one.
 pub fn keep_proxy_until_app_exits(
     proxy: &PlannedContainer,
     kubernetes: KubeVersion,
     needed: Millis,
+    own: Option<String>,
 ) -> String {
     let seconds = needed.0.div_euclid(1000) + i64::from(needed.0.rem_euclid(1000) > 0);
     let native = if kubernetes.runs_native_sidecars() {
-        " — or run it as a native sidecar, which the kubelet stops only after the app"
+        "or run it as a native sidecar, which the kubelet stops only after the app"
     } else {
         ""
     };
-    match proxy.remedies().outlive_app {
-        Some(outlive) => format!("{}{native}", outlive(seconds)),
+    match own {
+        Some(own) if native.is_empty() => own.trim_end().to_owned(),
+        // A snippet ends the help's first answer: the other goes on its own line.
+        Some(own) => format!("{}\n{native}", own.trim_end()),
+        None if native.is_empty() => {
+            format!(
+                "make `{}` outlive the app (at least {seconds} s)",
+                proxy.name
+            )
+        }
         None => format!(
-            "make `{}` outlive the app (at least {seconds} s){native}",
+            "make `{}` outlive the app (at least {seconds} s) — {native}",
             proxy.name
         ),
     }

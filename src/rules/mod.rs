@@ -12,6 +12,7 @@ pub mod jobs;
 pub mod rejection;
 pub mod selector;
 pub mod startup;
+mod stay;
 pub mod suppression;
 pub mod termination;
 mod violation;

@@ -1,7 +1,9 @@
 //! The Cloud SQL Auth Proxy (docs/lifecycle.md §5): v2 (`cloud-sql-proxy`) and v1
 //! (`gce-proxy`, `cloud_sql_proxy`), two models told apart by image, binary and flags.
 
-use super::{Description, Remedies, SidecarModel, StopRequest, StopVerdict};
+use super::{
+    Description, Measure, Remedies, SidecarModel, Stay, StopRequest, StopVerdict, Suggestion,
+};
 use crate::resolve::plan::*;
 use crate::resolve::shell::StopTarget;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
@@ -386,10 +388,16 @@ pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
     }),
     working_stop_call: Some("start the Cloud SQL proxy with --quitquitquit"),
     stop_api: Some("POST :9091/quitquitquit, after starting it with `--quitquitquit`"),
-    outlive_app: Some(|seconds| {
-        format!(
-            "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={seconds}s` (and `--max-sigterm-delay` for open connections)"
-        )
+    stay: Some(Stay {
+        measures: Measure::AfterSignal,
+        inbound: false,
+        at: |at| Suggestion {
+            help: format!(
+                "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={}s` (and `--max-sigterm-delay` for open connections)",
+                at.seconds
+            ),
+            fix: None,
+        },
     }),
     ..Remedies::NONE
 };
@@ -421,10 +429,16 @@ pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
     working_stop_call: Some(
         "v1 has no quit endpoint, only SIGTERM stops it: with `shareProcessNamespace: true`, `trap 'pkill -TERM cloud_sql_proxy' EXIT`; or move to Cloud SQL proxy v2 started with --quitquitquit",
     ),
-    outlive_app: Some(|seconds| {
-        format!(
-            "start the proxy with `-term_timeout={seconds}s`: on SIGTERM it then keeps running, still accepting, while the app holds a connection open, up to that long"
-        )
+    stay: Some(Stay {
+        measures: Measure::AfterSignal,
+        inbound: false,
+        at: |at| Suggestion {
+            help: format!(
+                "start the proxy with `-term_timeout={}s`: on SIGTERM it then keeps running, still accepting, while the app holds a connection open, up to that long",
+                at.seconds
+            ),
+            fix: None,
+        },
     }),
     ..Remedies::NONE
 };

@@ -10,17 +10,19 @@
 //! duration unless app health checks see the app fail (not modelled). Jobs stop it
 //! with `POST :3500/v1.0/shutdown`.
 
+use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, SidecarModel, Words};
-use crate::resolve::mesh::{Remedies, StopRequest, StopVerdict};
+use crate::resolve::mesh::{Measure, Remedies, Stay, StopRequest, StopVerdict, Suggestion};
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::shell::{HttpMethod, StopTarget};
 use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::Sourced;
 use crate::time::Millis;
+use serde_json::Value as Json;
 
 const CONTAINER: &str = "daprd";
 const ENABLED: &str = "dapr.io/enabled";
@@ -182,13 +184,41 @@ fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Option<Sourced<Millis>
 /// What Dapr's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
     stop_api: Some("POST :3500/v1.0/shutdown"),
-    outlive_app: Some(|seconds| {
-        format!(
-            "keep daprd serving while the app shuts down: dapr.io/block-shutdown-duration: \"{seconds}s\" (Dapr 1.13+)"
-        )
-    }),
-    outlast_endpoints: Some(
-        "keep daprd serving past endpoint propagation: dapr.io/block-shutdown-duration: \"10s\" (Dapr 1.13+)",
-    ),
+    stay: Some(STAY),
     ..Remedies::NONE
+};
+
+/// `dapr.io/block-shutdown-duration` (Dapr 1.13+): daprd keeps serving the app's calls
+/// that long after SIGTERM (docs/lifecycle.md §5.1). Only the injector reads it (it
+/// renders daprd's `--dapr-block-shutdown-duration`), so for a daprd written in the
+/// manifest the help names the argument and `lint --fix` leaves the args alone.
+pub const STAY: Stay = Stay {
+    measures: Measure::AfterSignal,
+    inbound: true,
+    at: |at| match at.written {
+        None => Suggestion {
+            help: format!(
+                "keep daprd serving; on the pod template:\n  metadata:\n    annotations:\n      {BLOCK}: \"{}s\"\n(Dapr 1.13+)",
+                at.seconds
+            ),
+            fix: Some(Remedy::new(
+                Applicability::Unsafe,
+                format!(
+                    "keep daprd serving {} s after its SIGTERM (`{BLOCK}: \"{}s\"`); needs Dapr 1.13 or later",
+                    at.seconds, at.seconds
+                ),
+                vec![Change::Set(
+                    at.annotations.key(BLOCK),
+                    Json::String(format!("{}s", at.seconds)),
+                )],
+            )),
+        },
+        Some(_) => Suggestion {
+            help: format!(
+                "keep daprd serving: give it `--dapr-block-shutdown-duration {}s` in its args (Dapr 1.13+; the injector reads {BLOCK} only when it adds daprd)",
+                at.seconds
+            ),
+            fix: None,
+        },
+    },
 };

@@ -16,6 +16,10 @@ pub struct Remedies {
     /// Holds the app until the proxy is ready: the setting on the pod template that its
     /// injector reads (`annotations`: the pod template's annotations).
     pub hold_app: Option<fn(annotations: &JsonPath) -> Advice>,
+    /// The postStart command (flow-style argv) that the injector writes on the proxy,
+    /// first in `containers`, when the hold is on: what a proxy written in the
+    /// manifest needs for the same hold.
+    pub hold_hook: Option<&'static str>,
     /// Why a gate is asked for but the proxy has no postStart that waits.
     pub missing_gate_cause: Option<&'static str>,
     /// Puts the waiting postStart back when the gate is asked for but missing.
@@ -26,10 +30,10 @@ pub struct Remedies {
     pub working_stop_call: Option<&'static str>,
     /// The sidecar's own stop API, to use instead of a signal.
     pub stop_api: Option<&'static str>,
-    /// Keeps the sidecar alive `seconds` longer after its stop signal.
-    pub outlive_app: Option<fn(seconds: i64) -> String>,
-    /// Keeps it serving until the endpoints no longer route to the pod.
-    pub outlast_endpoints: Option<&'static str>,
+    /// The one setting that keeps the sidecar carrying the pod's traffic later into
+    /// termination: past the app's exit, past endpoint removal. A rule computes its
+    /// value once, from the timeline, for every hazard it clears.
+    pub stay: Option<Stay>,
     /// Lets an init container's call out of the pod bypass the proxy.
     pub bypass_for_init: Option<fn() -> String>,
     /// The sidecar's own setting for how long it drains after its stop signal
@@ -48,13 +52,13 @@ impl Remedies {
     /// No remedies: a sidecar the resolver knows nothing specific about.
     pub const NONE: Remedies = Remedies {
         hold_app: None,
+        hold_hook: None,
         missing_gate_cause: None,
         restore_gate: None,
         stop_after_work: None,
         working_stop_call: None,
         stop_api: None,
-        outlive_app: None,
-        outlast_endpoints: None,
+        stay: None,
         bypass_for_init: None,
         drain_setting: None,
         no_stop_call: None,
@@ -87,4 +91,49 @@ pub struct StopAfterWork<'a> {
     /// The pod already shares its process namespace, so the work can signal the
     /// sidecar.
     pub shares_pids: bool,
+}
+
+/// A setting that makes a sidecar carry traffic longer after termination starts (a
+/// wait before its stop signal, a drain after it), and what the timeline says it
+/// moves, so that a rule can compute the one value that clears every hazard it can.
+#[derive(Clone, Copy, Debug)]
+pub struct Stay {
+    /// Where on the sidecar's stop the setting's value is measured.
+    pub measures: Measure,
+    /// Whether it also moves when new inbound connections are refused (not only the
+    /// app's outbound calls).
+    pub inbound: bool,
+    /// The setting at a value, as help and, where the pod's text can say it, as a fix.
+    pub at: fn(&StayAt) -> Suggestion,
+}
+
+/// Where on the sidecar's stop a [`Stay`] setting's value is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// From termination's start to the stop signal: a wait before the signal (a preStop
+    /// sleep); every cut that follows the signal moves with it.
+    UntilSignal,
+    /// From the stop signal to the cut it moves: a drain or delay after the signal.
+    AfterSignal,
+}
+
+/// A [`Stay`] setting at one value, for one pod.
+#[derive(Clone, Copy, Debug)]
+pub struct StayAt<'a> {
+    /// The value, whole seconds.
+    pub seconds: i64,
+    /// The pod template's annotations.
+    pub annotations: &'a JsonPath,
+    /// The sidecar's container in the manifest, when it is written there (an
+    /// injector's output: the injector no longer reads the pod's annotations).
+    pub written: Option<&'a JsonPath>,
+}
+
+/// A remedy's help, and the change `lint --fix` makes when the text can say it.
+#[derive(Clone, Debug)]
+pub struct Suggestion {
+    /// The help: what to change, with a YAML snippet.
+    pub help: String,
+    /// The change, as the fix engine makes it.
+    pub fix: Option<Remedy>,
 }

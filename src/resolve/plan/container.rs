@@ -56,6 +56,9 @@ pub struct PlannedContainer {
     pub startup_probe: Option<ProbeTiming>,
     /// When the kubelet first counts it ready; `None` means no probe (ready at once).
     pub readiness_probe: Option<ProbeTiming>,
+    /// The check its readinessProbe makes as written (its `httpGet`, `tcpSocket`,
+    /// `exec` or `grpc`), for a startupProbe that asks the same.
+    pub readiness_check: Option<serde_json::Value>,
     /// Whether the container declares that it serves: ports or a readiness probe (a
     /// Service may send it requests too: [`PlannedContainer::serves`]).
     pub declares_serving: bool,
@@ -130,6 +133,7 @@ impl PlannedContainer {
             pre_stop: None,
             startup_probe: None,
             readiness_probe: None,
+            readiness_check: None,
             declares_serving: false,
             served_by: None,
             start_gate: None,

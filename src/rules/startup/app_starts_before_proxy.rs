@@ -108,9 +108,17 @@ impl Violation for CallsBeforeProxyReady<'_> {
     fn help(&self) -> String {
         // The mesh's hold is read by its injector, which has already run for a proxy
         // written in the manifest.
-        if is_in_manifest(self.proxy) && self.proxy.remedies().hold_app.is_some() {
+        let remedies = self.proxy.remedies();
+        if is_in_manifest(self.proxy) && remedies.hold_app.is_some() {
+            let hook = match remedies.hold_hook {
+                Some(command) => format!(
+                    ":\n  containers:\n  - name: {}\n    lifecycle:\n      postStart:\n        exec:\n          command: {command}\n  - name: {}\n",
+                    self.proxy.name, self.app.name
+                ),
+                None => String::new(),
+            };
             return format!(
-                "`{}` is written in the manifest, so its injector's hold setting no longer applies: inject the pod again with the hold on, or move `{0}` first in `containers` with the postStart that returns once it is ready, as the injector writes it with the hold",
+                "`{}` is written in the manifest, so the hold setting, which only its injector reads, no longer applies: move it first in `containers` with the postStart that returns once it is ready, as the injector writes it with the hold{hook}or inject the pod again with the hold on",
                 self.proxy.name
             );
         }

@@ -1,4 +1,7 @@
-use crate::resolve::{HookDuration, PlannedContainer};
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::{HookDuration, PlannedContainer, PodPlan};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
@@ -34,9 +37,14 @@ declare_rule! {
     /// ```
     /// (Istio injects this since 1.20 unless `global.proxy.startupProbe.enabled` is off.)
     ///
-    /// `lint --fix` makes no change: the probe must ask the sidecar's own readiness
-    /// endpoint, whose path and port the manifest does not state for every sidecar, and
-    /// with a failure threshold that fits how long it really takes to start.
+    /// `lint --fix` (safe) turns the gate back on where a mesh setting turned it off
+    /// (Linkerd's `config.linkerd.io/proxy-await: disabled` becomes `enabled`, and
+    /// the injector adds its startup probe). With `--unsafe-fixes`, a sidecar written
+    /// in the manifest with a readinessProbe gets a startupProbe making that same
+    /// check (its own readiness endpoint) every second, for up to 120 s: unsafe, as
+    /// the containers after it then wait, and never start if it never turns ready. A
+    /// sidecar without a readinessProbe gets no fix: the manifest does not say which
+    /// endpoint tells that it is ready.
     ///
     /// ## References
     /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
@@ -121,6 +129,7 @@ impl Rule for NativeSidecarNotGated {
             };
             findings.push(
                 Finding::new(&violation, primary_label(proxy))
+                    .with_fix(gate(proxy, plan))
                     .container(&proxy.name)
                     .window(Phase::Startup, next_start, ready, Some(&next.name)),
             );
@@ -134,4 +143,37 @@ fn primary_label(proxy: &PlannedContainer) -> Label {
         Some(path) => Label::value(path, "turns the start-up gate off"),
         None => container_label(proxy, "nothing waits for it to be ready"),
     }
+}
+
+/// How long a startupProbe added by `lint --fix` lets the sidecar take to become ready,
+/// polled every second: two minutes, as long as `linkerd-await` waits.
+const STARTUP_TRIES: i64 = 120;
+
+/// The gate: for an injected proxy whose mesh setting turned it off, that setting
+/// turned on (safe: what the injector does by default); for a sidecar in the manifest
+/// with a readinessProbe, a startupProbe making the same check every second (unsafe:
+/// the containers after it then wait, and one that never turns ready keeps them from
+/// starting).
+fn gate(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
+    if proxy
+        .shaped_by()
+        .and_then(|s| s.no_startup_gate.as_ref())
+        .is_some()
+    {
+        let hold = proxy.remedies().hold_app?;
+        return Some(hold(&plan.paths.pod_metadata.key("annotations")).fix);
+    }
+    let path = proxy.manifest_path()?;
+    let mut probe = proxy.readiness_check.clone()?;
+    let object = probe.as_object_mut()?;
+    object.insert("periodSeconds".into(), Json::from(1));
+    object.insert("failureThreshold".into(), Json::from(STARTUP_TRIES));
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "give `{}` a startupProbe making its readinessProbe's check every second, for up to {STARTUP_TRIES} s; the containers after it then wait, and never start if it never turns ready",
+            proxy.name
+        ),
+        vec![Change::Set(path.key("startupProbe"), probe)],
+    ))
 }

@@ -1,5 +1,6 @@
 use crate::resolve::{Cut, HookEffect, PlannedContainer};
 use crate::rules::help::container_label;
+use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -29,16 +30,24 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Delay the proxy's shutdown past endpoint propagation:
+    /// Delay the proxy's shutdown past endpoint propagation, and past the app's exit
+    /// (ML202) with the same setting: the help gives one value for both, the smallest
+    /// that clears every finding of the proxy the setting clears, computed from the
+    /// timeline, and says so.
     /// ```yaml
     /// config.alpha.linkerd.io/proxy-wait-before-exit-seconds: "10"
     /// ```
-    /// (for Istio, a proxy preStop `sleep`, or a longer `terminationDrainDuration`; for
-    /// Dapr, `dapr.io/block-shutdown-duration`).
+    /// For a Linkerd proxy written in the manifest (already injected), the injector no
+    /// longer reads that annotation: the proxy's own preStop
+    /// `exec: {command: [/bin/sleep, "10"]}`, as the injector writes it. For Dapr,
+    /// `dapr.io/block-shutdown-duration`.
     ///
-    /// `lint --fix` makes no change: the delay must cover the cluster's endpoint
-    /// propagation, which is measured on the cluster (`endpoint-propagation` is an
-    /// assumption), not read from the manifest.
+    /// `lint --fix` makes that one change (the same fix ML202's finding carries, made
+    /// once). It is safe when the times it rests on are set (`endpoint-propagation`,
+    /// and `app-shutdown` when it also clears ML202), unsafe when they are assumed,
+    /// since the value is then a guess; Dapr's is unsafe (it needs Dapr 1.13+), and an
+    /// already injected `daprd` (its args) gets none. Every fix is checked against the
+    /// timeline: one that would stretch the stop past the grace period is not made.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16
@@ -63,6 +72,8 @@ struct RefusedBeforeRemoval<'a> {
     removed: Millis,
     /// Whether endpoint propagation is the default rather than set.
     propagation_assumed: bool,
+    /// The value of the proxy's own setting that clears this and its other hazards.
+    stay: Option<StayAnswer>,
 }
 
 impl Violation for RefusedBeforeRemoval<'_> {
@@ -81,15 +92,13 @@ impl Violation for RefusedBeforeRemoval<'_> {
     }
 
     fn help(&self) -> String {
-        self.proxy.remedies().outlast_endpoints.map_or_else(
-            || {
-                format!(
-                    "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
-                    self.proxy.name
-                )
-            },
-            str::to_owned,
-        )
+        match self.stay.as_ref().filter(|stay| stay.clears(Self::RULE)) {
+            Some(stay) => stay.help_for(Self::RULE),
+            None => format!(
+                "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
+                self.proxy.name
+            ),
+        }
     }
 }
 
@@ -166,12 +175,16 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                 Some(path) => Label::key(path, text),
                 None => container_label(proxy, text),
             };
-            if let Some(refused) = stop.inbound_refused.filter(|at| *at < removed) {
+            if let Some((refused, removed)) = stay::early_refusal(plan, pod.timeline, stop) {
+                let stay = stay::answer(plan, pod.timeline, index)
+                    .filter(|stay| stay.clears(&InboundClosedBeforeEndpointsRemoved::META));
+                let fix = stay.as_ref().and_then(|stay| stay.fix.clone());
                 let violation = RefusedBeforeRemoval {
                     proxy,
                     refused,
                     removed,
                     propagation_assumed,
+                    stay,
                 };
                 findings.push(
                     Finding::new(
@@ -179,12 +192,8 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                         primary(format!("refuses inbound from {refused}")),
                     )
                     .container(&proxy.name)
-                    .window(
-                        Phase::Termination,
-                        refused,
-                        removed,
-                        Some(&proxy.name),
-                    ),
+                    .window(Phase::Termination, refused, removed, Some(&proxy.name))
+                    .with_fix(fix),
                 );
                 continue;
             }

@@ -1,5 +1,7 @@
 use crate::resolve::PlannedContainer;
+use crate::rules::fixes::raise_grace_period;
 use crate::rules::help::container_label;
+use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Sourced;
 use crate::simulate::Phase;
@@ -30,9 +32,14 @@ declare_rule! {
     /// window plus the longest request, and a proxy that stays until the app's
     /// connections are done (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`, or a native sidecar).
     ///
-    /// `lint --fix` makes no change: the values depend on the app's request lengths,
-    /// which only its owner can confirm (`longest-request` is what they said), and a
-    /// longer grace period slows every deletion of the pod.
+    /// `lint --fix --unsafe-fixes` makes the change the cut calls for, with the
+    /// longest request the user gave: where a proxy cuts the request, its own setting
+    /// at the one value that lets the request finish and also clears its ML202 and
+    /// ML203 (Istio's `terminationDrainDuration`, Linkerd's wait, Dapr's block), with
+    /// the grace period raised to it when it would not fit; where SIGKILL cuts it, the
+    /// grace period raised to what every container needs, requests in flight included.
+    /// Unsafe: every deletion of the pod may then take that long. A sidecar with no
+    /// setting of its own, or a grace period set outside the manifest, gets no fix.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10
@@ -61,6 +68,8 @@ struct RequestCut<'a> {
     cutter: Option<&'a PlannedContainer>,
     /// When it is cut.
     cut_at: Millis,
+    /// The value of the cutting proxy's own setting that lets the request finish.
+    stay: Option<StayAnswer>,
 }
 
 impl Violation for RequestCut<'_> {
@@ -84,6 +93,9 @@ impl Violation for RequestCut<'_> {
     }
 
     fn help(&self) -> String {
+        if let Some(stay) = &self.stay {
+            return stay.help_for(Self::RULE);
+        }
         format!(
             "let requests finish: a grace period of at least {} s and a proxy that leaves only when the app's connections are done (EXIT_ON_ZERO_ACTIVE_CONNECTIONS, or a native sidecar)",
             (self.finishes.0.saturating_add(999) / 1000).saturating_add(2)
@@ -97,59 +109,45 @@ impl Rule for LongRequestsCut {
         let Some(longest) = &plan.scenario.longest_request else {
             return;
         };
-        let termination = &pod.timeline.termination;
-        // What the proxies do is the same for every app: found once per pod, not per
-        // app (a pod may run thousands).
-        let proxy_refuses = plan
-            .proxies()
-            .filter_map(|(i, _)| pod.timeline.stop(i)?.inbound_refused)
-            .min();
-        let proxy_end = plan
-            .proxies()
-            .filter_map(|(i, p)| pod.timeline.stop(i).map(|s| (p, s.exit)))
-            .min_by_key(|(_, exit)| *exit);
         for (app_index, app) in plan.apps() {
             if !app.serves() {
                 continue;
             }
-            let Some(app_stop) = pod.timeline.stop(app_index) else {
+            let Some(cut) = stay::cut_request(plan, pod.timeline, app_index) else {
                 continue;
             };
-            // The app takes requests until its signal or endpoint removal, whichever
-            // comes first (a proxy that refuses earlier ends admission sooner).
-            let admitted_until = [
-                Some(app_stop.signal),
-                Some(termination.endpoints_removed),
-                proxy_refuses,
-            ]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or_default();
-            let finishes = admitted_until + longest.value;
-            // The earliest of: the app killed, the proxy gone.
-            let (cutter, cut_at) = match proxy_end {
-                Some((proxy, exit)) if exit < app_stop.kill => (Some(proxy), exit),
-                _ => (None, app_stop.kill),
+            // The proxy's own setting where it cuts the request, else the grace period.
+            let (stay, fix) = match cut.cutter {
+                Some(proxy) => {
+                    let stay = stay::answer(plan, pod.timeline, proxy)
+                        .filter(|stay| stay.clears(&LongRequestsCut::META));
+                    let fix = stay.as_ref().and_then(|stay| stay.fix.clone());
+                    (stay, fix)
+                }
+                None => (None, raise_grace_period(plan)),
             };
-            if finishes <= cut_at {
-                continue;
-            }
             let violation = RequestCut {
                 app,
-                admitted_until,
+                admitted_until: cut.admitted_until,
                 longest,
-                finishes,
-                cutter,
-                cut_at,
+                finishes: cut.finishes,
+                cutter: cut.cutter.map(|proxy| &plan.containers[proxy]),
+                cut_at: cut.cut_at,
+                stay,
             };
             findings.push(
                 Finding::new(
                     &violation,
-                    container_label(app, format!("takes requests until {admitted_until}")),
+                    container_label(app, format!("takes requests until {}", cut.admitted_until)),
                 )
                 .container(&app.name)
-                .window(Phase::Termination, cut_at, finishes, Some(&app.name)),
+                .window(
+                    Phase::Termination,
+                    cut.cut_at,
+                    cut.finishes,
+                    Some(&app.name),
+                )
+                .with_fix(fix),
             );
         }
     }

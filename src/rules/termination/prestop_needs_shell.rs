@@ -1,4 +1,8 @@
-use crate::resolve::PlannedContainer;
+use serde_json::json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::load::JsonPath;
+use crate::resolve::{HookAction, PlannedContainer, PodPlan, sleep_action_problem};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 
@@ -30,9 +34,12 @@ declare_rule! {
     /// ```
     /// Or build the image with the shell and `sleep` the hook runs.
     ///
-    /// `lint --fix` makes no change: that the image lacks the program is a guess from
-    /// its name, and a hook that does more than sleep has no `sleep` action to become;
-    /// the other remedy is a new image.
+    /// `lint --fix` (safe) rewrites a hook that only sleeps (`[sleep, "N"]`, or `sh -c`
+    /// or `bash -c` running just `sleep N`) as the kubelet's `sleep` action where the
+    /// Kubernetes version runs it (1.30+) and accepts those seconds, else as
+    /// `exec: {command: [sleep, "N"]}` where the image lacks only the shell: the same
+    /// delay, run by a program that is there. A hook that does more than sleep gets no
+    /// fix: it has no `sleep` action to become, and the other remedy is a new image.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.3 (the sleep action runs in the kubelet), §2.2, §1.1 (a failed postStart kills the container)
@@ -100,14 +107,73 @@ impl Rule for PrestopNeedsShell {
                     program,
                     kubernetes: plan.kubernetes.value,
                 };
+                let fix = match &hook.action {
+                    HookAction::Exec(argv) => sleep_only(argv)
+                        .and_then(|seconds| sleep_without(program, container, path, seconds, plan)),
+                    _ => None,
+                };
                 findings.push(
                     Finding::new(
                         &violation,
                         Label::key(path.key("exec").key("command"), format!("runs `{program}`")),
                     )
-                    .container(&container.name),
+                    .container(&container.name)
+                    .with_fix(fix),
                 );
             }
         }
     }
+}
+
+/// The seconds of an exec hook that only sleeps: `[sleep, "N"]`, or a shell's `-c`
+/// script that is `sleep N` alone.
+fn sleep_only(argv: &[String]) -> Option<i64> {
+    let words: Vec<&str> = match argv {
+        [program, seconds] if crate::resolve::shell::basename(program) == "sleep" => {
+            vec!["sleep", seconds.as_str()]
+        }
+        [shell, flag, script]
+            if matches!(crate::resolve::shell::basename(shell), "sh" | "bash") && flag == "-c" =>
+        {
+            script.split_whitespace().collect()
+        }
+        _ => return None,
+    };
+    match words.as_slice() {
+        ["sleep", seconds] => seconds.parse::<i64>().ok().filter(|s| *s >= 0),
+        _ => None,
+    }
+}
+
+/// The hook at `hook` as a sleep that does not need `program`: the kubelet's `sleep`
+/// action where this version runs it with these seconds, else `exec` `sleep` where only
+/// the shell is missing. Safe: the same delay.
+fn sleep_without(
+    program: &str,
+    container: &PlannedContainer,
+    hook: &JsonPath,
+    seconds: i64,
+    plan: &PodPlan,
+) -> Option<Remedy> {
+    let version = plan.kubernetes.value;
+    let (value, form) = if version.has_sleep_action()
+        && sleep_action_problem(version, plan.grace_period.value, seconds).is_none()
+    {
+        (
+            json!({"sleep": {"seconds": seconds}}),
+            format!("the kubelet's `sleep: {{seconds: {seconds}}}`"),
+        )
+    } else if program != "sleep" && !container.missing_tools.sleep {
+        (
+            json!({"exec": {"command": ["sleep", seconds.to_string()]}}),
+            format!("`exec: {{command: [sleep, \"{seconds}\"]}}`"),
+        )
+    } else {
+        return None;
+    };
+    Some(Remedy::new(
+        Applicability::Safe,
+        format!("run the {seconds} s delay as {form}, which needs no `{program}` in the image"),
+        vec![Change::Set(hook.clone(), value)],
+    ))
 }

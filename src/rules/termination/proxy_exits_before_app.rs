@@ -1,5 +1,6 @@
 use crate::resolve::{PlannedContainer, Role};
 use crate::rules::help::{PendingRequests, container_label, keep_proxy_until_app_exits};
+use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 use crate::simulate::{Phase, StopEntry};
@@ -39,9 +40,24 @@ declare_rule! {
     ///     EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"
     /// ```
     ///
-    /// `lint --fix` makes no change: the mechanism, and the length that covers the
-    /// app, depend on how long the app really takes to stop and whether its
-    /// connections close, which the timeline assumes (`app-shutdown`) rather than knows.
+    /// One value answers this finding and the proxy's ML203: the smallest value of the
+    /// proxy's own setting that clears both, computed once from the timeline (the app's
+    /// exit with the scenario's `app-shutdown`, endpoint removal with its
+    /// `endpoint-propagation`); both helps give it and say that it clears the other.
+    ///
+    /// `lint --fix` makes that change: Linkerd's `proxy-wait-before-exit-seconds`
+    /// (on a proxy written in the manifest, which its injector no longer reads, the
+    /// proxy's preStop `exec: {command: [/bin/sleep, "N"]}` as the injector writes it),
+    /// Istio's `terminationDrainDuration` in `proxy.istio.io/config` (which pilot-agent
+    /// itself reads, injected or not), Dapr's `dapr.io/block-shutdown-duration`
+    /// (unsafe: Dapr 1.13+). It is safe when the times it rests on are set, unsafe when
+    /// they are assumed (the value is then a guess to review). `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
+    /// stays the help's alternative: whether the app's connections close is not in the
+    /// manifest. No fix for the Cloud SQL proxy's flags, an injected `daprd`'s args,
+    /// Consul's and Kuma's settings, or a sidecar with no setting of its own; none on
+    /// a Job, whose proxy is better made a native sidecar (ML301's fix, which clears
+    /// this too, and which Linkerd before 2.20 refuses beside a wait); and none that
+    /// the check against the timeline refuses (a value past the grace period).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §2.7 (an app whose shell drops SIGTERM runs until SIGKILL), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
@@ -76,6 +92,8 @@ struct GoneBeforeApp<'a> {
     shutdown_assumed: bool,
     /// The cluster's version, which decides whether a native sidecar is an option.
     kubernetes: KubeVersion,
+    /// The value of the proxy's own setting that clears this and its other hazards.
+    stay: Option<StayAnswer>,
 }
 
 impl Violation for GoneBeforeApp<'_> {
@@ -103,6 +121,7 @@ impl Violation for GoneBeforeApp<'_> {
             self.proxy,
             self.kubernetes,
             self.app_stop.exit - self.proxy_signal.min(self.gone),
+            self.stay.as_ref().map(|stay| stay.help_for(Self::RULE)),
         )
     }
 }
@@ -141,17 +160,11 @@ impl Rule for ProxyExitsBeforeApp {
             let Some(proxy_stop) = timeline.stop(proxy_index) else {
                 continue;
             };
-            let Some(gone) = proxy_stop.outbound_refused.or(Some(proxy_stop.exit)) else {
-                continue;
-            };
-            // The app that runs longest after the proxy is gone (not one whose only job
-            // is to stop the sidecars).
-            let late = plan
-                .work()
-                .filter_map(|(i, app)| timeline.stop(i).map(|stop| (app, stop)))
-                .filter(|(_, stop)| stop.exit > gone)
-                .max_by_key(|(_, stop)| stop.exit);
-            let Some((app, app_stop)) = late else {
+            let Some(stay::LateApp {
+                gone,
+                app: (_, app, app_stop),
+            }) = stay::late_app(plan, timeline, proxy_stop)
+            else {
                 continue;
             };
             // Linkerd refuses new connections from its signal but lets in-flight ones
@@ -159,6 +172,8 @@ impl Rule for ProxyExitsBeforeApp {
             let refuses_new = proxy
                 .traffic
                 .is_some_and(|t| t.outbound_refused != crate::resolve::Cut::Exit);
+            let stay = stay::answer(plan, timeline, proxy_index);
+            let fix = stay.as_ref().and_then(|stay| stay.fix.clone());
             let violation = GoneBeforeApp {
                 proxy,
                 proxy_signal: proxy_stop.signal,
@@ -169,10 +184,12 @@ impl Rule for ProxyExitsBeforeApp {
                 requests: PendingRequests::of(plan, app_stop),
                 shutdown_assumed: !plan.scenario.app_shutdown.is_explicit(),
                 kubernetes: plan.kubernetes.value,
+                stay,
             };
             let mut finding = Finding::new(&violation, proxy_label(proxy, gone))
                 .container(&proxy.name)
-                .window(Phase::Termination, gone, app_stop.exit, Some(&app.name));
+                .window(Phase::Termination, gone, app_stop.exit, Some(&app.name))
+                .with_fix(fix);
             if let Some(label) = app_label(app, app_stop) {
                 finding = finding.related(label);
             }

@@ -4,11 +4,15 @@ use serde_json::Value as Json;
 
 use super::*;
 use crate::fix::{Applicability, Change, Remedy};
-use crate::resolve::mesh::{Advice, StopAfterWork};
+use crate::resolve::mesh::{Advice, Measure, Stay, StayAt, StopAfterWork, Suggestion};
+
+/// The ProxyConfig field for how long pilot-agent keeps Envoy after SIGTERM.
+const TERMINATION_DRAIN: &str = "terminationDrainDuration";
 
 /// What Istio's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
     hold_app: Some(hold_app),
+    hold_hook: Some("[pilot-agent, wait]"),
     missing_gate_cause: Some("a custom proxy lifecycle replaces it"),
     restore_gate: Some(
         "add `postStart: {exec: {command: [pilot-agent, wait]}}` to the custom proxy lifecycle (Helm `global.proxy.lifecycle`), or drop the custom lifecycle",
@@ -18,18 +22,13 @@ pub const REMEDIES: Remedies = Remedies {
         "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit",
     ),
     stop_api: Some("POST :15020/quitquitquit"),
-    outlive_app: Some(|seconds| {
-        format!(
-            "keep the proxy until the app's connections are gone; on the pod template:\n  proxy.istio.io/config: |\n    proxyMetadata:\n      EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"\n(or terminationDrainDuration of at least {seconds}s)"
-        )
-    }),
-    outlast_endpoints: None,
+    stay: Some(STAY),
     bypass_for_init: Some(|| {
         format!(
             "run the init container as UID {PROXY_UID} or exclude its port (traffic.sidecar.istio.io/excludeOutboundPorts)"
         )
     }),
-    drain_setting: Some("terminationDrainDuration"),
+    drain_setting: Some(TERMINATION_DRAIN),
     kill_command: Some(r#"["pilot-agent", "request", "POST", "quitquitquit"]"#),
     no_stop_call: None,
 };
@@ -69,4 +68,46 @@ fn stop_after_work(stop: &StopAfterWork) -> String {
     format!(
         "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap '{call}' EXIT\n    ./your-work   # not `exec`: the trap must outlive it{native}"
     )
+}
+
+/// `terminationDrainDuration` in the pod's `proxy.istio.io/config`: pilot-agent keeps
+/// Envoy that long after SIGTERM (docs/lifecycle.md §3.6), and reads the annotation
+/// itself (from the downward-API file), so the same change works on a proxy already
+/// injected. `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` is the help's alternative, not the fix:
+/// it waits on the app's connections, which the manifest cannot show.
+pub const STAY: Stay = Stay {
+    measures: Measure::AfterSignal,
+    inbound: false,
+    at: drain_at,
+};
+
+fn drain_at(at: &StayAt) -> Suggestion {
+    let seconds = at.seconds;
+    let exit_on_zero = match at.written {
+        None => {
+            "proxyMetadata:\n  EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"` in the same annotation"
+                .to_owned()
+        }
+        Some(_) => format!(
+            "EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"` in `{PROXY}`'s env (the injector copied proxyMetadata there)"
+        ),
+    };
+    Suggestion {
+        help: format!(
+            "keep the proxy longer after its SIGTERM; on the pod template:\n  metadata:\n    annotations:\n      {PROXY_CONFIG}: |\n        {TERMINATION_DRAIN}: {seconds}s\n(or let it exit once the app's connections close: `{exit_on_zero})"
+        ),
+        fix: Some(Remedy::new(
+            Applicability::Safe,
+            format!(
+                "keep the proxy {seconds} s after its SIGTERM (`{TERMINATION_DRAIN}: {seconds}s` in `{PROXY_CONFIG}`)"
+            ),
+            vec![Change::Set(
+                at.annotations
+                    .key(PROXY_CONFIG)
+                    .embedded()
+                    .key(TERMINATION_DRAIN),
+                Json::String(format!("{seconds}s")),
+            )],
+        )),
+    }
 }

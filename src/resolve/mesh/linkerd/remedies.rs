@@ -4,11 +4,12 @@ use serde_json::Value as Json;
 
 use super::*;
 use crate::fix::{Applicability, Change, Remedy};
-use crate::resolve::mesh::Advice;
+use crate::resolve::mesh::{Advice, Measure, Stay, StayAt, Suggestion};
 
 /// What Linkerd's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
     hold_app: Some(hold_app),
+    hold_hook: Some("[/usr/lib/linkerd/linkerd-await, --timeout=2m, --port=4191]"),
     missing_gate_cause: Some("the pod was injected without the `linkerd-await` hook"),
     restore_gate: Some(
         "re-inject the pod so that the injector adds the `linkerd-await` postStart (it does while `config.linkerd.io/proxy-await` is enabled, the default)",
@@ -30,14 +31,7 @@ pub const REMEDIES: Remedies = Remedies {
     stop_api: Some(
         "`linkerd-await --shutdown`, with `config.linkerd.io/proxy-admin-shutdown: enabled`",
     ),
-    outlive_app: Some(|seconds| {
-        format!(
-            "delay the proxy's shutdown past the app's: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"{seconds}\""
-        )
-    }),
-    outlast_endpoints: Some(
-        "delay the proxy's shutdown past endpoint propagation: config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"",
-    ),
+    stay: Some(STAY),
     bypass_for_init: Some(|| {
         format!(
             "run the init container as UID {PROXY_UID} or skip its port (config.linkerd.io/skip-outbound-ports)"
@@ -48,20 +42,9 @@ pub const REMEDIES: Remedies = Remedies {
     kill_command: Some(r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#),
 };
 
-/// Linkerd's remedies for a proxy written in the manifest (an injector's output). The
-/// injector reads `proxy-wait-before-exit-seconds` only when it adds the proxy
-/// (it renders the proxy's preStop from it), so here the preStop itself is the change.
-pub const WRITTEN_REMEDIES: Remedies = Remedies {
-    outlive_app: Some(|seconds| {
-        format!(
-            "delay the proxy's shutdown past the app's with a preStop on `{PROXY}` in the manifest: `preStop: {{exec: {{command: [/bin/sleep, \"{seconds}\"]}}}}` (the injector reads config.alpha.linkerd.io/proxy-wait-before-exit-seconds only when it adds the proxy)"
-        )
-    }),
-    outlast_endpoints: Some(
-        "delay the proxy's shutdown past endpoint propagation with a preStop on `linkerd-proxy` in the manifest: `preStop: {exec: {command: [/bin/sleep, \"10\"]}}` (the injector reads config.alpha.linkerd.io/proxy-wait-before-exit-seconds only when it adds the proxy)",
-    ),
-    ..REMEDIES
-};
+/// Linkerd's remedies for a proxy written in the manifest (an injector's output): the
+/// same, [`STAY`] knowing which form each needs.
+pub const WRITTEN_REMEDIES: Remedies = Remedies { ..REMEDIES };
 
 /// `config.linkerd.io/proxy-await: enabled`: the injector then puts the proxy first
 /// with a `linkerd-await` postStart.
@@ -78,5 +61,52 @@ fn hold_app(annotations: &JsonPath) -> Advice {
                 Json::String("enabled".into()),
             )],
         ),
+    }
+}
+
+/// `proxy-wait-before-exit-seconds`: the injector renders it as the classic proxy's
+/// preStop `/bin/sleep N` (`charts/partials/templates/_proxy.tpl`), which holds the
+/// proxy's SIGTERM back, and with it every refusal (docs/lifecycle.md §4.2, §4.3). The
+/// injector alone reads the annotation, so on a proxy written in the manifest the
+/// preStop itself is the change; the proxy image has `/bin/sleep` and no shell.
+pub const STAY: Stay = Stay {
+    measures: Measure::UntilSignal,
+    inbound: true,
+    at: wait_before_exit_at,
+};
+
+fn wait_before_exit_at(at: &StayAt) -> Suggestion {
+    let seconds = at.seconds;
+    match at.written {
+        None => Suggestion {
+            help: format!(
+                "delay the proxy's SIGTERM; on the pod template:\n  metadata:\n    annotations:\n      {WAIT_BEFORE_EXIT}: \"{seconds}\"\n"
+            ),
+            fix: Some(Remedy::new(
+                Applicability::Safe,
+                format!(
+                    "delay the proxy's SIGTERM to {seconds} s (`{WAIT_BEFORE_EXIT}: \"{seconds}\"`)"
+                ),
+                vec![Change::Set(
+                    at.annotations.key(WAIT_BEFORE_EXIT),
+                    Json::String(seconds.to_string()),
+                )],
+            )),
+        },
+        Some(container) => Suggestion {
+            help: format!(
+                "delay the proxy's SIGTERM with its preStop, as the injector writes it for {WAIT_BEFORE_EXIT} (which it reads only when it adds the proxy):\n  - name: {PROXY}\n    lifecycle:\n      preStop:\n        exec:\n          command: [/bin/sleep, \"{seconds}\"]\n"
+            ),
+            fix: Some(Remedy::new(
+                Applicability::Safe,
+                format!(
+                    "delay the proxy's SIGTERM to {seconds} s (preStop `/bin/sleep {seconds}` on `{PROXY}`)"
+                ),
+                vec![Change::Set(
+                    container.key("lifecycle").key("preStop"),
+                    serde_json::json!({"exec": {"command": ["/bin/sleep", seconds.to_string()]}}),
+                )],
+            )),
+        },
     }
 }

@@ -1,0 +1,245 @@
+//! One answer per setting. A sidecar that stops carrying traffic too early in a
+//! termination can be too early twice: its outbound cut comes before an app has exited
+//! (ML202), its inbound refusal before the endpoints stop routing to the pod (ML203).
+//! Its model's [`Stay`] setting (a wait before its signal, a drain after it) moves
+//! both, so its value is computed here once, from the timeline, as the smallest that
+//! clears every one of them the setting can clear; both rules word their help and
+//! build their fix from this answer, and say which others it clears.
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::mesh::{Measure, Stay, StayAt};
+use crate::resolve::{ContainerId, PlannedContainer, PodPlan, Role};
+use crate::rules::RuleMeta;
+use crate::rules::fixes::grace_period_at;
+use crate::rules::termination::{
+    InboundClosedBeforeEndpointsRemoved, LongRequestsCut, ProxyExitsBeforeApp,
+};
+use crate::simulate::{StopEntry, Timeline};
+use crate::time::Millis;
+
+/// An app still running after the proxy stopped carrying its traffic (ML202's hazard).
+#[derive(Clone, Copy)]
+pub struct LateApp<'a> {
+    /// When the proxy stops carrying the app's traffic: it refuses new outbound calls,
+    /// or exits.
+    pub gone: Millis,
+    /// The work container that runs longest after that, and its stop.
+    pub app: (ContainerId, &'a PlannedContainer, &'a StopEntry),
+}
+
+/// The app that outlives the proxy with stop `proxy_stop`, if one does (not a
+/// container whose only job is to stop the sidecars).
+pub fn late_app<'a>(
+    plan: &'a PodPlan,
+    timeline: &'a Timeline,
+    proxy_stop: &StopEntry,
+) -> Option<LateApp<'a>> {
+    let gone = proxy_stop.outbound_refused.unwrap_or(proxy_stop.exit);
+    plan.work()
+        .filter_map(|(i, app)| timeline.stop(i).map(|stop| (i, app, stop)))
+        .filter(|(_, _, stop)| stop.exit > gone)
+        .max_by_key(|(_, _, stop)| stop.exit)
+        .map(|app| LateApp { gone, app })
+}
+
+/// When a proxy refuses new inbound connections while the endpoints still route to the
+/// pod (ML203's hazard): the refusal and the removal. Only for a pod that serves and
+/// does not run to completion.
+pub fn early_refusal(
+    plan: &PodPlan,
+    timeline: &Timeline,
+    proxy_stop: &StopEntry,
+) -> Option<(Millis, Millis)> {
+    if plan.runs_to_completion() || !plan.apps().any(|(_, app)| app.serves()) {
+        return None;
+    }
+    let removed = timeline.termination.endpoints_removed;
+    proxy_stop
+        .inbound_refused
+        .filter(|at| *at < removed)
+        .map(|refused| (refused, removed))
+}
+
+/// A request an app takes before it stops taking them, cut before it finishes (ML204's
+/// hazard), with a longest request set.
+#[derive(Clone, Copy, Debug)]
+pub struct CutRequest {
+    /// Until when the app takes requests: its signal, endpoint removal, or a proxy's
+    /// inbound refusal, whichever is first.
+    pub admitted_until: Millis,
+    /// When the longest request taken last finishes.
+    pub finishes: Millis,
+    /// The proxy that is gone first, or `None` when SIGKILL ends the app first.
+    pub cutter: Option<ContainerId>,
+    /// When it is cut.
+    pub cut_at: Millis,
+}
+
+/// The request of the serving app `app_index` that is cut, if one is.
+pub fn cut_request(
+    plan: &PodPlan,
+    timeline: &Timeline,
+    app_index: ContainerId,
+) -> Option<CutRequest> {
+    let longest = plan.scenario.longest_request.as_ref()?;
+    let app_stop = timeline.stop(app_index)?;
+    // A proxy that refuses earlier ends admission sooner.
+    let proxy_refuses = plan
+        .proxies()
+        .filter_map(|(i, _)| timeline.stop(i)?.inbound_refused)
+        .min();
+    let admitted_until = [
+        Some(app_stop.signal),
+        Some(timeline.termination.endpoints_removed),
+        proxy_refuses,
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .unwrap_or_default();
+    let finishes = admitted_until + longest.value;
+    // The earliest of: the app killed, the proxy gone.
+    let proxy_end = plan
+        .proxies()
+        .filter_map(|(i, _)| timeline.stop(i).map(|s| (i, s.exit)))
+        .min_by_key(|(_, exit)| *exit);
+    let (cutter, cut_at) = match proxy_end {
+        Some((proxy, exit)) if exit < app_stop.kill => (Some(proxy), exit),
+        _ => (None, app_stop.kill),
+    };
+    (finishes > cut_at).then_some(CutRequest {
+        admitted_until,
+        finishes,
+        cutter,
+        cut_at,
+    })
+}
+
+/// The value of a proxy's [`Stay`] setting that clears every hazard of it the setting
+/// can clear, as the help and the fix of each finding about them.
+#[derive(Clone, Debug)]
+pub struct StayAnswer {
+    /// The rules whose findings on this proxy the value clears.
+    pub clears: Vec<&'static RuleMeta>,
+    /// The help: the model's words for the setting at that value.
+    pub help: String,
+    /// The change, when the pod's text can say it.
+    pub fix: Option<Remedy>,
+}
+
+impl StayAnswer {
+    /// The help for a finding of `rule`: the setting, and the other findings the same
+    /// value clears.
+    pub fn help_for(&self, rule: &RuleMeta) -> String {
+        let others: Vec<&str> = self
+            .clears
+            .iter()
+            .filter(|other| other.id != rule.id)
+            .map(|other| other.id)
+            .collect();
+        if others.is_empty() {
+            return self.help.clone();
+        }
+        format!(
+            "{}\nthis one value also clears {} on this proxy",
+            self.help.trim_end(),
+            others.join(" and ")
+        )
+    }
+
+    /// Whether the answer clears `rule`'s finding.
+    pub fn clears(&self, rule: &RuleMeta) -> bool {
+        self.clears.iter().any(|cleared| cleared.id == rule.id)
+    }
+}
+
+/// The answer for the proxy `index`, when its model has a [`Stay`] setting and the
+/// timeline shows a hazard the setting clears.
+pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option<StayAnswer> {
+    let proxy = &plan.containers[index];
+    let stay = proxy.remedies().stay?;
+    let stop = timeline.stop(index)?;
+    // Each hazard as the cut that comes too early and the moment it must reach.
+    let mut hazards: Vec<(Millis, Millis, &'static RuleMeta)> = Vec::new();
+    let mut assumed = Vec::new();
+    if let Some(late) = late_app(plan, timeline, stop) {
+        hazards.push((late.gone, late.app.2.exit, &ProxyExitsBeforeApp::META));
+        if !plan.scenario.app_shutdown.is_explicit() && late.app.1.role == Role::App {
+            assumed.push(format!("app-shutdown {}", plan.scenario.app_shutdown.value));
+        }
+    }
+    if let Some((refused, removed)) = early_refusal(plan, timeline, stop).filter(|_| stay.inbound) {
+        hazards.push((refused, removed, &InboundClosedBeforeEndpointsRemoved::META));
+        if !plan.scenario.endpoint_propagation.is_explicit() {
+            assumed.push(format!(
+                "endpoint-propagation {}",
+                plan.scenario.endpoint_propagation.value
+            ));
+        }
+    }
+    for (app_index, _) in plan.apps().filter(|(_, app)| app.serves()) {
+        if let Some(cut) =
+            cut_request(plan, timeline, app_index).filter(|cut| cut.cutter == Some(index))
+        {
+            hazards.push((cut.cut_at, cut.finishes, &LongRequestsCut::META));
+        }
+    }
+    let value = hazards
+        .iter()
+        .map(|(cut, target, _)| value_for(&stay, stop, *cut, *target))
+        .max()?;
+    // The proxy must reach the latest target before the kubelet's SIGKILL.
+    let latest = hazards.iter().map(|(_, target, _)| *target).max()?;
+    let grace = grace_period_at(plan, whole_seconds(latest));
+    let seconds = whole_seconds(value);
+    let suggestion = (stay.at)(&StayAt {
+        seconds,
+        annotations: &plan.paths.pod_metadata.key("annotations"),
+        written: proxy.manifest_path(),
+    });
+    // A Job's proxy is better made native (ML301's fix), which clears these too; a
+    // wait beside it is refused by some injectors, which no finding would show.
+    let fix = suggestion
+        .fix
+        .filter(|_| !plan.runs_to_completion())
+        .map(|mut fix| {
+            if let Some(Change::Set(_, seconds)) = &grace {
+                fix.applicability = Applicability::Unsafe;
+                fix.description = format!(
+                    "{}, and raise `terminationGracePeriodSeconds` to {seconds} for it",
+                    fix.description
+                );
+                fix.changes.extend(grace.clone());
+            }
+            // A value that rests on a time the scenario assumes is a guess to review.
+            if !assumed.is_empty() {
+                fix.applicability = fix.applicability.min(Applicability::Unsafe);
+                let them = if assumed.len() == 1 { "it" } else { "them" };
+                fix.description = format!(
+                    "{}; the value rests on the assumed {}: set {them} to what the pod really takes",
+                    fix.description,
+                    assumed.join(" and ")
+                );
+            }
+            fix
+        });
+    Some(StayAnswer {
+        clears: hazards.into_iter().map(|(_, _, rule)| rule).collect(),
+        help: suggestion.help,
+        fix,
+    })
+}
+
+/// `at` in whole seconds, rounded up.
+fn whole_seconds(at: Millis) -> i64 {
+    at.0.div_euclid(1000) + i64::from(at.0.rem_euclid(1000) > 0)
+}
+
+/// The setting's value that moves `cut` to `target`: a wait before the signal moves
+/// every cut by as much as it grows; a delay after the signal is measured from it.
+fn value_for(stay: &Stay, stop: &StopEntry, cut: Millis, target: Millis) -> Millis {
+    match stay.measures {
+        Measure::UntilSignal => stop.signal + (target - cut),
+        Measure::AfterSignal => target - stop.signal,
+    }
+}
