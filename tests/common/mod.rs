@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 pub mod apiserver;
-pub mod reports;
 pub mod lists;
+pub mod reports;
 
 use std::path::{Path, PathBuf};
 
