@@ -24,32 +24,6 @@ fn rules_of(path: &Path, flags: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// What kubectl reads from `path` (a List of a file's several objects), or `None`
-/// without kubectl.
-fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
-    let kubectl = common::kubectl_binary()?;
-    let output = std::process::Command::new(kubectl)
-        .args(["label", "--local", "-f"])
-        .arg(path)
-        .args(["x=y", "-o", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "kubectl cannot read the fixed file: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    // One object per document: several are gathered in a List, as `kubectl get` does.
-    let mut objects: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&output.stdout)
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    Some(match objects.len() {
-        1 => objects.remove(0),
-        _ => serde_json::json!({"kind": "List", "items": objects}),
-    })
-}
-
 /// Fixes the fixture `name` (with the flags of its `# profile:` line and `flags`),
 /// checks `rule` is gone, kubectl reads the file, and a second `--fix` changes
 /// nothing; returns the fixed file.
@@ -78,7 +52,7 @@ fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_
         !rules_of(&path, &flags).iter().any(|r| r == rule),
         "{rule} still fires after --fix:\n{fixed}"
     );
-    let read = kubectl_reads(&path);
+    let read = common::kubectl_reads(&path);
     fix();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
@@ -988,7 +962,7 @@ fn ml403_removes_the_hold_from_a_json_config_in_its_own_format() {
         manifest(r#"{"concurrency": 2}"#)
     );
     assert!(!rules_of(&path, &flags_owned).iter().any(|r| r == "ML403"));
-    if let Some(object) = kubectl_reads(&path) {
+    if let Some(object) = common::kubectl_reads(&path) {
         assert_eq!(
             object["spec"]["template"]["metadata"]["annotations"]["proxy.istio.io/config"],
             r#"{"concurrency": 2}"#
@@ -1152,7 +1126,7 @@ fn ml209_keeps_the_comments_inside_the_hook_it_rewrites() {
         assert!(fixed.contains(comment), "`{comment}` was lost:\n{fixed}");
     }
     insta::assert_snapshot!("ml209-comments-inside.yaml", fixed);
-    if let Some(object) = kubectl_reads(&path) {
+    if let Some(object) = common::kubectl_reads(&path) {
         assert_eq!(
             pod_spec(&object)["containers"][0]["lifecycle"]["preStop"],
             serde_json::json!({"exec": {"command": ["sleep", "10"]}})

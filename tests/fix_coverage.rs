@@ -140,31 +140,6 @@ fn findings(path: &Path, flags: &[&str]) -> Vec<(String, String, String)> {
     found
 }
 
-/// What kubectl reads from `path`, with the label every read adds; `None` without
-/// kubectl (then `MESH_LIFECYCLE_REQUIRE_KUBECTL` unset lets the check go).
-fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
-    let Some(kubectl) = common::kubectl_binary() else {
-        assert!(
-            std::env::var_os("MESH_LIFECYCLE_REQUIRE_KUBECTL").is_none(),
-            "kubectl is required"
-        );
-        return None;
-    };
-    let output = std::process::Command::new(kubectl)
-        .args(["label", "--local", "-f"])
-        .arg(path)
-        .args(["x=y", "-o", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "kubectl cannot read {}: {}",
-        path.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Some(serde_json::from_slice(&output.stdout).unwrap())
-}
-
 /// The value at a `/`-separated pointer of what kubectl read.
 fn at<'a>(object: &'a serde_json::Value, pointer: &str) -> &'a serde_json::Value {
     object.pointer(pointer).unwrap_or(&serde_json::Value::Null)
@@ -192,7 +167,7 @@ fn fixed(
         before.iter().any(|(r, ..)| r == rule),
         "{name} fires {rule}: {before:?}"
     );
-    let read_before = kubectl_reads(&path);
+    let read_before = common::kubectl_reads(&path);
     common::cli()
         .arg("lint")
         .args(&flags)
@@ -226,7 +201,7 @@ fn fixed(
         text,
         "{name}: not a fixed point"
     );
-    let reads = read_before.zip(kubectl_reads(&path));
+    let reads = read_before.zip(common::kubectl_reads(&path));
     (text, reads)
 }
 

@@ -62,14 +62,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         fixes: pipeline::FixMode::Unchecked,
         ..RunOptions::default()
     };
-    let wanted = |analysis: &Analysis| {
-        args.workload
-            .as_ref()
-            .is_none_or(|name| &analysis.plan.workload.name == name)
-            && kinds
-                .as_ref()
-                .is_none_or(|kinds| kinds.contains(&analysis.plan.kind))
-    };
+    let wanted = |analysis: &Analysis| asked_for(&args, kinds.as_deref(), analysis);
     // Every document is read once to be drawn; the SVG picture and the HTML page say
     // first what they hold (the picture's size, the page's counts), so they read the
     // inputs twice: once for that index, once to draw, never holding the run. The
@@ -247,14 +240,7 @@ fn compare(args: &ExplainArgs) -> io::Result<u8> {
         format!("before ({})", runs.before.label),
         format!("after ({})", runs.after.label),
     );
-    let wanted = |analysis: &Analysis| {
-        args.workload
-            .as_ref()
-            .is_none_or(|name| &analysis.plan.workload.name == name)
-            && kinds
-                .as_ref()
-                .is_none_or(|kinds| kinds.contains(&analysis.plan.kind))
-    };
+    let wanted = |analysis: &Analysis| asked_for(args, kinds.as_deref(), analysis);
     let mut drawn: Vec<Analysis> = Vec::new();
     for (before, after) in crate::diff::pair_up(
         runs.before.analyses,
@@ -318,4 +304,13 @@ fn finish_drawing(
         ExplainFormat::Html => out.write_all(explain::html(analyses, settings).as_bytes())?,
     }
     out.flush()
+}
+
+/// Whether `analysis` is one the command asks to draw: its workload named by the
+/// positional name, its kind among `kinds` (`None`: any).
+fn asked_for(args: &ExplainArgs, kinds: Option<&[Kind]>, analysis: &Analysis) -> bool {
+    args.workload
+        .as_ref()
+        .is_none_or(|name| &analysis.plan.workload.name == name)
+        && kinds.is_none_or(|kinds| kinds.contains(&analysis.plan.kind))
 }

@@ -312,3 +312,29 @@ pub fn validate_sarif(log: &serde_json::Value) {
         .collect();
     assert!(errors.is_empty(), "SARIF schema violations: {errors:#?}");
 }
+
+/// What kubectl reads from `path` (a List of a file's several objects), or `None`
+/// without kubectl.
+pub fn kubectl_reads(path: &Path) -> Option<serde_json::Value> {
+    let kubectl = kubectl_binary()?;
+    let output = std::process::Command::new(kubectl)
+        .args(["label", "--local", "-f"])
+        .arg(path)
+        .args(["x=y", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "kubectl cannot read the fixed file: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // One object per document: several are gathered in a List, as `kubectl get` does.
+    let mut objects: Vec<serde_json::Value> = serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    Some(match objects.len() {
+        1 => objects.remove(0),
+        _ => serde_json::json!({"kind": "List", "items": objects}),
+    })
+}
