@@ -209,3 +209,31 @@ fn the_decoder_accepts_exactly_the_listed_keys() {
         );
     }
 }
+
+/// The README's rule catalog has one row per rule, in id order, with its name and a
+/// severity that begins with the rule's own.
+#[test]
+fn the_readme_catalog_lists_every_rule() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let rows: Vec<(&str, &str, &str)> = readme
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split(" | ").collect();
+            let id = cells.first()?.strip_prefix("| ")?;
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            (id.starts_with("ML") && cells.len() == 4).then_some((id, name, cells[2]))
+        })
+        .collect();
+    let expected: Vec<(&str, &str)> = RULES
+        .iter()
+        .map(|rule| (rule.meta().id, rule.meta().name))
+        .collect();
+    let listed: Vec<(&str, &str)> = rows.iter().map(|(id, name, _)| (*id, *name)).collect();
+    assert_eq!(listed, expected);
+    for ((id, _, severity), rule) in rows.iter().zip(RULES) {
+        assert!(
+            severity.starts_with(rule.meta().severity.as_str()),
+            "{id}: {severity}"
+        );
+    }
+}
