@@ -1,0 +1,435 @@
+//! Drives the pipeline's stages over every input: load → workload → resolve →
+//! simulate → rules, then hands each document's results, in input order, to a sink.
+//!
+//! Documents are processed on all cores. A reader thread cuts inputs into documents;
+//! workers run the stages; results are handed out strictly in input order, so output
+//! is byte-identical to a single-threaded run. At most a fixed number of documents are
+//! in flight, which bounds memory by the largest documents, not by the input (a stream,
+//! which can be read only once, is held as its documents: [`load::inputs`]). When the
+//! system refuses threads, fewer do the work, down to the calling thread.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use crate::fix::Applicability;
+use crate::fix::rounds;
+use crate::load::inputs::Unit;
+use crate::load::{self, InputError, Inputs, Limits, Pos};
+pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
+use crate::resolve::Registry;
+use crate::rules::selector::Policy;
+use crate::settings::Settings;
+
+mod analyse;
+mod attribute;
+
+use analyse::{Piece, Stages, analyze, passed_over, unchanged};
+pub use attribute::{Attributing, attribute};
+
+/// Options of a run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Bounds on hostile input.
+    pub limits: Limits,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Which rules run and at what severity.
+    pub policy: Policy,
+    /// What is done with the fixes findings carry.
+    pub fixes: FixMode,
+    /// The sidecar models resolve runs: the standard ones unless a caller brings its
+    /// own.
+    pub models: &'static Registry,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            limits: Limits::default(),
+            threads: 0,
+            policy: Policy::default(),
+            fixes: FixMode::default(),
+            models: Registry::standard(),
+        }
+    }
+}
+
+/// What a run does with the fixes its findings carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FixMode {
+    /// Each is checked against the timeline ([`fix::rounds::verify`]); one that fails is
+    /// `Err(reason)`: what every report that shows fixes needs.
+    #[default]
+    Verify,
+    /// Built, not checked: for reports that never show them.
+    Unchecked,
+    /// Each piece's text fixed to a fixed point with the fixes at least this safe
+    /// ([`fix::rounds::fix`]); its [`DocumentReport::fixed`] says what was made.
+    Apply(Applicability),
+}
+
+/// Below this many input bytes the default is one thread: a few milliseconds of work
+/// gain less from a second core than starting the workers costs (BENCHMARKS.md, the
+/// single file).
+const PARALLEL_FROM_BYTES: u64 = 64 * 1024;
+
+/// The most worker threads a run starts (`-j`): more than any machine has cores. Each
+/// holds documents in flight, so a larger count would only exhaust memory or the
+/// system's threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// How many worker threads a run used, and why fewer than it wanted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Workers {
+    /// The threads the run asked for (`-j`, or one per core).
+    pub wanted: usize,
+    /// The threads that ran documents (the calling thread alone counts as one).
+    pub running: usize,
+    /// Why a thread could not be started (the system's limit on threads, memory).
+    pub failure: Option<String>,
+}
+
+impl Workers {
+    /// A sentence for the user when the run went on with fewer threads than it wanted.
+    pub fn shortfall(&self) -> Option<String> {
+        let reason = self.failure.as_ref()?;
+        Some(format!(
+            "could not start {} worker threads ({reason}); checked the inputs on {} instead",
+            self.wanted,
+            match self.running {
+                1 => "one thread".to_owned(),
+                n => format!("{n} threads"),
+            }
+        ))
+    }
+}
+
+/// Runs the pipeline over `inputs`, calling `sink` with each document's report in input
+/// order. Returns once every input has been processed, saying how many threads did it:
+/// when the system refuses threads, the run goes on with those it has, down to the
+/// calling thread alone.
+pub fn run(
+    inputs: &Inputs,
+    settings: &Settings,
+    options: &RunOptions,
+    mut sink: impl FnMut(DocumentReport),
+) -> Workers {
+    run_indexed(inputs, settings, options, |_, report| sink(report))
+}
+
+/// [`run`], each report with the index of the input it is from.
+pub fn run_indexed(
+    inputs: &Inputs,
+    settings: &Settings,
+    options: &RunOptions,
+    mut sink: impl FnMut(usize, DocumentReport),
+) -> Workers {
+    let threads = match options.threads {
+        0 if inputs.smaller_than(PARALLEL_FROM_BYTES) => 1,
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+    .min(MAX_THREADS);
+    let mut workers = Workers {
+        wanted: threads,
+        running: 1,
+        failure: None,
+    };
+    let work = |unit: Unit| process_contained(unit, settings, options);
+    if threads <= 1 {
+        inputs.read_indexed(|input, unit| sink(input, work(unit)));
+        return workers;
+    }
+    // Documents in flight: queued, being processed, or waiting for their turn.
+    let in_flight = threads * 4;
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, usize, Unit)>(in_flight);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, usize, DocumentReport)>();
+    let (token_tx, token_rx) = mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        token_tx
+            .send(())
+            .expect("the token channel has room for every token");
+    }
+    let work_rx = Arc::new(Mutex::new(work_rx));
+    std::thread::scope(|scope| {
+        let reader = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn_scoped(scope, move || {
+                let mut seq = 0u64;
+                inputs.read_indexed(|input, unit| {
+                    if token_rx.recv().is_err() {
+                        return;
+                    }
+                    let _ = work_tx.send((seq, input, unit));
+                    seq += 1;
+                });
+            });
+        if let Err(error) = reader {
+            // Nothing was started: this thread reads and checks every document itself.
+            workers.failure = Some(load::discover::describe_io(&error));
+            inputs.read_indexed(|input, unit| sink(input, work(unit)));
+            return;
+        }
+        let mut started = 0;
+        for index in 0..threads {
+            let work_rx = Arc::clone(&work_rx);
+            let done_tx = done_tx.clone();
+            let worker = std::thread::Builder::new()
+                .name(format!("worker-{index}"))
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let next = work_rx.lock().map(|rx| rx.recv());
+                        let Ok(Ok((seq, input, unit))) = next else {
+                            break;
+                        };
+                        if done_tx.send((seq, input, work(unit))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            match worker {
+                Ok(_) => started += 1,
+                Err(error) => {
+                    workers.failure = Some(load::discover::describe_io(&error));
+                    break;
+                }
+            }
+        }
+        drop(done_tx);
+        if started == 0 {
+            // The reader runs, but no worker: this thread checks the documents, which
+            // arrive in order.
+            loop {
+                let next = work_rx.lock().map(|rx| rx.recv());
+                let Ok(Ok((_, input, unit))) = next else {
+                    break;
+                };
+                sink(input, work(unit));
+                let _ = token_tx.send(());
+            }
+            return;
+        }
+        workers.running = started;
+        let mut waiting = BTreeMap::new();
+        let mut next = 0u64;
+        for (seq, input, report) in done_rx {
+            waiting.insert(seq, (input, report));
+            while let Some((input, report)) = waiting.remove(&next) {
+                sink(input, report);
+                next += 1;
+                let _ = token_tx.send(());
+            }
+        }
+    });
+    workers
+}
+
+/// [`process`], with a bug in it turned into an error about the one document that hit it:
+/// the other inputs are still checked, the exit status says something went wrong, and a
+/// worker that panicked cannot leave the ordered output waiting forever.
+fn process_contained(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
+    let (file, pos) = unit.whereabouts();
+    contained(file, pos, || process(unit, settings, options))
+}
+
+/// Runs `check`, turning a panic into an internal error at `file`/`pos`.
+fn contained(
+    file: Arc<str>,
+    pos: Option<Pos>,
+    check: impl FnOnce() -> DocumentReport,
+) -> DocumentReport {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".to_owned());
+        let mut error = InputError::whole(
+            file,
+            format!("internal error while checking this document ({what}); please report it with the document"),
+        );
+        error.pos = pos;
+        DocumentReport {
+            errors: vec![error],
+            ..DocumentReport::default()
+        }
+    })
+}
+
+/// Runs every stage over one piece of an input, then checks or makes the fixes as
+/// `options.fixes` says.
+fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
+    // A piece's text as read, kept to be written back with its fixes.
+    let read = match (&unit, options.fixes) {
+        (Unit::Text { text, .. }, FixMode::Apply(_)) => Some(text.clone()),
+        _ => None,
+    };
+    let piece_of = |unit: &Unit| match unit {
+        Unit::Text {
+            file,
+            index,
+            first_line,
+            framing,
+            ..
+        } => Some(Piece {
+            file: file.clone(),
+            first_index: *index,
+            first_line: *first_line,
+            framing: framing.clone(),
+        }),
+        _ => None,
+    };
+    let mut piece = piece_of(&unit);
+    if passed_over(&unit, settings) {
+        return DocumentReport {
+            fixed: read.map(|text| unchanged(text, piece.map_or(1, |p| p.first_line))),
+            ..DocumentReport::default()
+        };
+    }
+    let parsed = match unit.documents(&options.limits, threads(options)) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let mut report = DocumentReport::default();
+            report.errors.push(error);
+            report.fixed = read.map(|text| unchanged(text, piece.map_or(1, |p| p.first_line)));
+            return report;
+        }
+    };
+    let text = match parsed.documents.first() {
+        Some(document) => {
+            piece.get_or_insert_with(|| Piece {
+                file: document.source.file.clone(),
+                first_index: document.index,
+                first_line: document.source.first_line,
+                framing: parsed.framing.clone(),
+            });
+            document.source.text.clone()
+        }
+        None => {
+            let mut report = DocumentReport::default();
+            report.errors.extend(parsed.errors);
+            report.fixed = read.map(|text| unchanged(text, piece.map_or(1, |p| p.first_line)));
+            return report;
+        }
+    };
+    let piece = piece.expect("a piece with documents has its place");
+    let state = analyze(
+        &parsed.documents,
+        parsed.errors,
+        text,
+        &piece,
+        settings,
+        options,
+    );
+    let stages = Stages {
+        piece: &piece,
+        settings,
+        options,
+    };
+    match options.fixes {
+        FixMode::Unchecked => state.report,
+        FixMode::Verify => {
+            let mut state = state;
+            rounds::verify(&mut state, &stages);
+            state.report
+        }
+        FixMode::Apply(at_least) => {
+            let (state, fixed) = rounds::fix(state, &stages, at_least);
+            let mut report = state.report;
+            report.fixed = Some(fixed);
+            report
+        }
+    }
+}
+
+/// The threads one piece may use: `-j`, or one per core.
+pub(super) fn threads(options: &RunOptions) -> usize {
+    match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_input_that_cannot_be_read_is_an_input_error() {
+        struct Broken;
+        impl std::io::Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from(std::io::ErrorKind::IsADirectory))
+            }
+        }
+        let limits = load::ReadLimits::default();
+        let inputs = Inputs::from_sources(vec![load::Source::stdin(None, Broken, &limits)], limits);
+        let mut errors = Vec::new();
+        run(
+            &inputs,
+            &Settings::default(),
+            &RunOptions::default(),
+            |report| errors.extend(report.errors),
+        );
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].to_string(), "-: is a directory");
+    }
+
+    #[test]
+    fn a_stream_is_read_once_and_serves_both_passes() {
+        // A Namespace after the pod it labels: the context pass must see it, and the main
+        // pass must still see the pod, from the one reading.
+        let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: a, image: x}]\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {istio-injection: enabled}\n";
+        let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
+        let mut settings = Settings::default();
+        crate::settings::layers::gather_context(&inputs, Limits::default(), &mut settings);
+        assert!(settings.namespaces.contains_key("shop"));
+        let mut workloads = 0;
+        run(&inputs, &settings, &RunOptions::default(), |report| {
+            assert!(report.errors.is_empty(), "{:?}", report.errors);
+            workloads += report.analyses.len();
+        });
+        assert_eq!(workloads, 1);
+    }
+
+    #[test]
+    fn fewer_threads_than_wanted_are_worth_a_sentence() {
+        let all = Workers {
+            wanted: 4,
+            running: 4,
+            failure: None,
+        };
+        assert_eq!(all.shortfall(), None);
+        let some = Workers {
+            running: 2,
+            failure: Some("resource temporarily unavailable".into()),
+            ..all
+        };
+        assert_eq!(
+            some.shortfall().as_deref(),
+            Some(
+                "could not start 4 worker threads (resource temporarily unavailable); checked the inputs on 2 threads instead"
+            )
+        );
+    }
+
+    #[test]
+    fn a_panic_becomes_an_error_about_its_document() {
+        let pos = Some(Pos { line: 7, column: 1 });
+        let report = contained(Arc::from("deploy.yaml"), pos, || {
+            panic!("attempt to multiply with overflow")
+        });
+        assert!(report.analyses.is_empty());
+        let [error] = report.errors.as_slice() else {
+            panic!("one error expected, got {:?}", report.errors)
+        };
+        assert_eq!(&*error.file, "deploy.yaml");
+        assert_eq!(error.pos, pos);
+        assert!(
+            error.message.contains("internal error") && error.message.contains("multiply"),
+            "{}",
+            error.message
+        );
+    }
+}
