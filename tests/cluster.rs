@@ -37,15 +37,19 @@ impl Cluster {
         Cluster::start(Fixture::load("mesh"), Some("shop"))
     }
 
-    /// Runs the plugin with `args`, kubectl finding the cluster through KUBECONFIG.
-    fn run(&self, args: &[&str]) -> Output {
-        common::cli()
-            .args(args)
+    /// The plugin, kubectl finding the cluster through KUBECONFIG.
+    fn command(&self) -> assert_cmd::Command {
+        let mut command = common::cli();
+        command
             .env("HOME", self.home.path())
             .env("KUBECONFIG", &self.kubeconfig)
-            .env_remove("KUBECTL")
-            .output()
-            .expect("the binary runs")
+            .env_remove("KUBECTL");
+        command
+    }
+
+    /// Runs the plugin with `args`, kubectl finding the cluster through KUBECONFIG.
+    fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("the binary runs")
     }
 
     /// `lint --cluster --format json` with `args`: the report and the exit status.
@@ -80,11 +84,10 @@ impl Cluster {
         )
         .unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let output = common::cli()
+        let output = self
+            .command()
             .args(["lint", "--cluster", "--format", "json"])
             .args(args)
-            .env("HOME", self.home.path())
-            .env("KUBECONFIG", &self.kubeconfig)
             .env("KUBECTL", &wrapper)
             .output()
             .unwrap();
@@ -111,11 +114,10 @@ impl Cluster {
         )
         .unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let output = common::cli()
+        let output = self
+            .command()
             .args(["lint", "--cluster", "--format", "json"])
             .args(args)
-            .env("HOME", self.home.path())
-            .env("KUBECONFIG", &self.kubeconfig)
             .env("KUBECTL", &wrapper)
             .output()
             .unwrap();
@@ -1974,7 +1976,8 @@ fn fix_on_cluster_objects_prints_the_diff_and_writes_nothing() {
         return;
     };
     let work = tempfile::tempdir().unwrap();
-    let output = common::cli()
+    let output = cluster
+        .command()
         .current_dir(work.path())
         .args([
             "lint",
@@ -1987,9 +1990,6 @@ fn fix_on_cluster_objects_prints_the_diff_and_writes_nothing() {
             "--fail-on",
             "info",
         ])
-        .env("HOME", cluster.home.path())
-        .env("KUBECONFIG", &cluster.kubeconfig)
-        .env_remove("KUBECTL")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

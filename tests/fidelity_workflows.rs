@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::reports::findings;
 use common::{cli, lint_json, rule_lines, testdata};
 use serde_json::Value;
 
@@ -53,16 +54,6 @@ fn containers(workload: &Value) -> Vec<(String, String, String)> {
             let text = |key: &str| c[key].as_str().unwrap_or_default().to_owned();
             (text("name"), text("role"), text("list"))
         })
-        .collect()
-}
-
-/// The findings of `rule` in a lint report.
-fn findings<'a>(report: &'a Value, rule: &str) -> Vec<&'a Value> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["ruleId"] == rule)
         .collect()
 }
 

@@ -178,21 +178,11 @@ fn fix_unsafe_fixture_with(
     fix_fixture(name, rule, &flags)
 }
 
-/// The findings of `rule` in a JSON report.
-fn findings_of<'a>(report: &'a serde_json::Value, rule: &str) -> Vec<&'a serde_json::Value> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["ruleId"] == rule)
-        .collect()
-}
-
 /// The fix of the one finding of `rule` that `lint` (with `flags`) reports for `path`,
 /// or `None` when it has none.
 fn only_fix(path: &Path, flags: &[&str], rule: &str) -> Option<serde_json::Value> {
     let (report, _) = common::lint_json(path, flags);
-    let found = findings_of(&report, rule);
+    let found = common::reports::findings(&report, rule);
     assert_eq!(found.len(), 1, "{path:?} {flags:?}: {report}");
     found[0].get("fix").cloned()
 }
@@ -259,7 +249,7 @@ fn ml205_removes_the_ignored_drain_setting() {
     let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     let (report, _) = common::lint_json(&path, &flags);
-    let ml205 = findings_of(&report, "ML205");
+    let ml205 = common::reports::findings(&report, "ML205");
     assert!(!ml205.is_empty());
     assert!(ml205.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
@@ -993,7 +983,7 @@ fn ml403_offers_no_fix_for_a_hold_outside_the_manifest() {
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let found = findings_of(&report, "ML403");
+    let found = common::reports::findings(&report, "ML403");
     assert_eq!(found.len(), 1, "{report:#}");
     assert!(found[0].get("fix").is_none(), "{report:#}");
 }
@@ -1028,7 +1018,7 @@ fn assert_ml101_has_no_fix(original: &str) {
     let path = dir.path().join("pod.yaml");
     std::fs::write(&path, original).unwrap();
     let (report, _) = common::lint_json(&path, &[]);
-    let found = findings_of(&report, "ML101");
+    let found = common::reports::findings(&report, "ML101");
     assert_eq!(found.len(), 1, "{report:#}");
     assert!(found[0].get("fix").is_none(), "{report:#}");
     assert!(
@@ -1144,10 +1134,14 @@ fn ml207_is_not_offered_where_it_would_make_ml202_longer() {
     let path = dir.path().join("api.yaml");
     let original = std::fs::read_to_string(common::testdata("fixes/linkerd-ml207.yaml")).unwrap();
     let (report, _) = common::lint_json(&common::testdata("fixes/linkerd-ml207.yaml"), &[]);
-    let ml207 = findings_of(&report, "ML207");
+    let ml207 = common::reports::findings(&report, "ML207");
     assert_eq!(ml207.len(), 1, "{report}");
     assert_eq!(ml207[0].get("fix"), None, "{report}");
-    assert_eq!(findings_of(&report, "ML202").len(), 1, "{report}");
+    assert_eq!(
+        common::reports::findings(&report, "ML202").len(),
+        1,
+        "{report}"
+    );
     // Unselected, ML202's own fix (the proxy's wait, until the app has exited) is made;
     // ML207's delay is still not, as the wait covers the app without it only.
     let with_wait = original.replace(
@@ -1219,7 +1213,7 @@ fn unfixable_rules_are_reported_without_a_fix() {
     let flags: Vec<&str> = config_flag.iter().map(String::as_str).collect();
     let (report, _) = common::lint_json(&path, &flags);
     assert_eq!(
-        findings_of(&report, "ML101")[0].get("fix"),
+        common::reports::findings(&report, "ML101")[0].get("fix"),
         None,
         "{report}"
     );
@@ -1234,7 +1228,7 @@ fn unfixable_rules_are_reported_without_a_fix() {
     std::fs::write(&config, "fixable: [ML207]\n").unwrap();
     let (report, _) = common::lint_json(&path, &flags);
     assert_eq!(
-        findings_of(&report, "ML101")[0].get("fix"),
+        common::reports::findings(&report, "ML101")[0].get("fix"),
         None,
         "{report}"
     );

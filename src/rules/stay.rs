@@ -75,23 +75,49 @@ pub struct CutRequest {
     pub cut_at: Millis,
 }
 
-/// The request of the serving app `app_index` that is cut, if one is.
+/// What the pod's proxies do to every app's requests: the earliest inbound refusal and
+/// the first proxy gone. The same for every app, so found once per pod, not per app (a
+/// pod may run thousands).
+#[derive(Clone, Copy, Debug)]
+pub struct ProxyEnds {
+    refuses: Option<Millis>,
+    gone: Option<(ContainerId, Millis)>,
+}
+
+impl ProxyEnds {
+    pub fn of(plan: &PodPlan, timeline: &Timeline) -> ProxyEnds {
+        let mut ends = ProxyEnds {
+            refuses: None,
+            gone: None,
+        };
+        for (index, _) in plan.proxies() {
+            let Some(stop) = timeline.stop(index) else {
+                continue;
+            };
+            ends.refuses = ends.refuses.into_iter().chain(stop.inbound_refused).min();
+            if ends.gone.is_none_or(|(_, exit)| stop.exit < exit) {
+                ends.gone = Some((index, stop.exit));
+            }
+        }
+        ends
+    }
+}
+
+/// The request of the serving app `app_index` that is cut, if one is; `ends` is
+/// [`ProxyEnds::of`] the same pod.
 pub fn cut_request(
     plan: &PodPlan,
     timeline: &Timeline,
+    ends: &ProxyEnds,
     app_index: ContainerId,
 ) -> Option<CutRequest> {
     let longest = plan.scenario.longest_request.as_ref()?;
     let app_stop = timeline.stop(app_index)?;
     // A proxy that refuses earlier ends admission sooner.
-    let proxy_refuses = plan
-        .proxies()
-        .filter_map(|(i, _)| timeline.stop(i)?.inbound_refused)
-        .min();
     let admitted_until = [
         Some(app_stop.signal),
         Some(timeline.termination.endpoints_removed),
-        proxy_refuses,
+        ends.refuses,
     ]
     .into_iter()
     .flatten()
@@ -99,11 +125,7 @@ pub fn cut_request(
     .unwrap_or_default();
     let finishes = admitted_until + longest.value;
     // The earliest of: the app killed, the proxy gone.
-    let proxy_end = plan
-        .proxies()
-        .filter_map(|(i, _)| timeline.stop(i).map(|s| (i, s.exit)))
-        .min_by_key(|(_, exit)| *exit);
-    let (cutter, cut_at) = match proxy_end {
+    let (cutter, cut_at) = match ends.gone {
         Some((proxy, exit)) if exit < app_stop.kill => (Some(proxy), exit),
         _ => (None, app_stop.kill),
     };
@@ -177,9 +199,10 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
             ));
         }
     }
+    let ends = ProxyEnds::of(plan, timeline);
     for (app_index, _) in plan.apps().filter(|(_, app)| app.serves()) {
         if let Some(cut) =
-            cut_request(plan, timeline, app_index).filter(|cut| cut.cutter == Some(index))
+            cut_request(plan, timeline, &ends, app_index).filter(|cut| cut.cutter == Some(index))
         {
             hazards.push((cut.cut_at, cut.finishes, &LongRequestsCut::META));
         }

@@ -109,18 +109,26 @@ impl Rule for LongRequestsCut {
         let Some(longest) = &plan.scenario.longest_request else {
             return;
         };
+        let ends = stay::ProxyEnds::of(plan, pod.timeline);
+        // Every cut request has the same cutter (the first proxy gone): its answer is
+        // found once.
+        let cutter_stay = std::cell::OnceCell::new();
         for (app_index, app) in plan.apps() {
             if !app.serves() {
                 continue;
             }
-            let Some(cut) = stay::cut_request(plan, pod.timeline, app_index) else {
+            let Some(cut) = stay::cut_request(plan, pod.timeline, &ends, app_index) else {
                 continue;
             };
             // The proxy's own setting where it cuts the request, else the grace period.
             let (stay, fix) = match cut.cutter {
                 Some(proxy) => {
-                    let stay = stay::answer(plan, pod.timeline, proxy)
-                        .filter(|stay| stay.clears(&LongRequestsCut::META));
+                    let stay = cutter_stay
+                        .get_or_init(|| {
+                            stay::answer(plan, pod.timeline, proxy)
+                                .filter(|stay| stay.clears(&LongRequestsCut::META))
+                        })
+                        .clone();
                     let fix = stay.as_ref().and_then(|stay| stay.fix.clone());
                     (stay, fix)
                 }
