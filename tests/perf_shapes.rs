@@ -4,7 +4,7 @@
 //!
 //! A fix in a `List` item is checked on that item (the `List` with it alone), where a
 //! fix in a stream is checked on its whole document: the verdicts must be the same.
-//! The check's work is counted (`fix::rounds::checked_bytes`), process-wide: the test
+//! The check's work is counted (`fix::checks::checked_bytes`), process-wide: the test
 //! that reads the count runs alone in this process, the others run the binary.
 
 mod common;
@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::lists::{list_of, stream_of};
-use mesh_lifecycle::fix::rounds::checked_bytes;
+use mesh_lifecycle::fix::checks::checked_bytes;
 use mesh_lifecycle::load::Inputs;
 use mesh_lifecycle::load::parse::{Limits, parse_documents};
 use mesh_lifecycle::pipeline::{self, RunOptions};

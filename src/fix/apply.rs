@@ -2,6 +2,7 @@
 //! nothing an earlier fix of the round touches is applied; the rest wait for the next
 //! round, after the caller has linted the new text again (ruff's `apply_fixes`).
 
+use std::collections::{BTreeSet, HashSet};
 use std::ops::Range;
 
 use super::{Edit, Fix};
@@ -57,20 +58,25 @@ pub fn apply_fixes(text: &str, fixes: &[Fix], unsafe_fixes: bool) -> Applied {
     }
     order.sort_by_key(|&index| first_offset(&fixes[index]));
     let mut taken: Vec<&Edit> = Vec::new();
-    let mut applied: Vec<&[Edit]> = Vec::new();
+    // The ranges taken, by (start, end), and the applied fixes' edits in order: a
+    // round of thousands of fixes (a Pod of as many containers) costs their number,
+    // not its square.
+    let mut ranges: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut applied: HashSet<Vec<&Edit>> = HashSet::new();
     for index in order {
         let edits = &fixes[index].edits;
-        if applied.iter().any(|done| same_edits(done, edits)) {
+        let sorted = sorted_edits(edits);
+        if applied.contains(&sorted) {
             outcomes[index] = Outcome::Applied;
-        } else if edits.iter().any(|edit| {
-            taken
-                .iter()
-                .any(|other| conflict(&edit.range, &other.range))
-        }) {
+        } else if edits
+            .iter()
+            .any(|edit| conflicts_with_taken(&ranges, &edit.range))
+        {
             outcomes[index] = Outcome::Deferred;
         } else {
             taken.extend(edits);
-            applied.push(edits);
+            ranges.extend(edits.iter().map(|edit| (edit.range.start, edit.range.end)));
+            applied.insert(sorted);
             outcomes[index] = Outcome::Applied;
         }
     }
@@ -78,6 +84,18 @@ pub fn apply_fixes(text: &str, fixes: &[Fix], unsafe_fixes: bool) -> Applied {
         text: apply_edits(text, taken),
         outcomes,
     }
+}
+
+/// Whether `range` conflicts with one of the `taken` ranges. Taken ranges do not
+/// conflict with one another, so in (start, end) order their ends never decrease:
+/// walking back from the last that starts by `range`'s end, the first that ends
+/// before `range` starts ends the search.
+fn conflicts_with_taken(taken: &BTreeSet<(usize, usize)>, range: &Range<usize>) -> bool {
+    taken
+        .range(..=(range.end, usize::MAX))
+        .rev()
+        .take_while(|(_, end)| *end >= range.start)
+        .any(|&(start, end)| conflict(range, &(start..end)))
 }
 
 /// Applies non-overlapping edits to `text`.
@@ -194,13 +212,12 @@ fn first_offset(fix: &Fix) -> usize {
         .unwrap_or(0)
 }
 
-fn same_edits(a: &[Edit], b: &[Edit]) -> bool {
-    let sorted = |edits: &[Edit]| {
-        let mut edits = edits.to_vec();
-        edits.sort_by_key(|edit| (edit.range.start, edit.range.end));
-        edits
-    };
-    sorted(a) == sorted(b)
+/// A fix's edits in the order of their ranges: two fixes with the same edits, in
+/// whatever order, are the same fix.
+fn sorted_edits(edits: &[Edit]) -> Vec<&Edit> {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|edit| (edit.range.start, edit.range.end));
+    sorted
 }
 
 /// Whether two edits of one fix overlap or meet, so that making them apart could

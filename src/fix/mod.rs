@@ -19,6 +19,8 @@
 //!   the original object with exactly the intended change.
 //! * [`compare`]: whether a fix makes the pod worse, on every rule's findings.
 //! * [`apply`]: picks the fixes of a round that do not overlap and applies them.
+//! * [`checks`]: each fix checked against the timeline before it is offered or made
+//!   (alone, or in groups where one text carries many).
 //! * [`rounds`]: the fix loop over one piece of an input: each fix checked, fixes made
 //!   in rounds until none passes.
 //! * [`session`]: the entry points for a front end (the command line, an editor's
@@ -50,6 +52,7 @@
 //! the same loader the linter uses.
 
 pub mod apply;
+pub mod checks;
 pub mod compare;
 pub mod diff;
 pub mod edit;

@@ -4,6 +4,7 @@
 //! key into the wrong mapping, turns a mapping into null or touches an anchor used
 //! elsewhere is caught even when the text looks right.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -113,16 +114,19 @@ fn compare_all(
                 after_index + 1
             )));
         }
-        let mut made: Vec<&Change> = Vec::new();
+        // The changes made so far, by the paths they touch: two findings with one
+        // remedy bring the same change twice, made once.
+        let mut made: HashMap<Vec<&JsonPath>, Vec<&Change>> = HashMap::new();
         for change in changes
             .iter()
             .filter(|(document, _)| *document == index)
             .flat_map(|(_, changes)| changes.iter())
         {
-            if made.contains(&change) {
+            let same_paths = made.entry(change.paths()).or_default();
+            if same_paths.contains(&change) {
                 continue;
             }
-            made.push(change);
+            same_paths.push(change);
             for path in change.paths() {
                 decode_embedded(&mut expected, path.segments())?;
                 decode_embedded(&mut actual, path.segments())?;

@@ -14,6 +14,7 @@ use super::{
     RestartPolicy, Role, Sidecar, SidecarKind, StopEndpoint, Unreadable,
 };
 use crate::load::JsonPath;
+use crate::load::path::Segment;
 use crate::settings::{Scenario, Settings, Source, Sourced};
 use crate::workload::Workload;
 
@@ -150,11 +151,11 @@ impl<'a> Builder<'a> {
         let paths = &self.workload.paths;
         match planned.list() {
             ContainerList::Init => {
-                let index = paths.init_containers.iter().position(|p| p == path)?;
+                let index = index_of(&paths.init_containers, path)?;
                 self.workload.pod_spec.init_containers.as_ref()?.get(index)
             }
             ContainerList::Regular => {
-                let index = paths.containers.iter().position(|p| p == path)?;
+                let index = index_of(&paths.containers, path)?;
                 self.workload.pod_spec.containers.get(index)
             }
         }
@@ -365,4 +366,16 @@ impl<'a> Builder<'a> {
             stop_endpoints: self.stop_endpoints,
         }
     }
+}
+
+/// The index of `path` among a container list's `paths`: the index its last segment
+/// names when the list holds it there (so that asking for each of a pod's containers
+/// costs the pod's size, not its square), else wherever the list holds it.
+fn index_of(paths: &[JsonPath], path: &JsonPath) -> Option<usize> {
+    if let Some(Segment::Index(index)) = path.segments().last()
+        && paths.get(*index) == Some(path)
+    {
+        return Some(*index);
+    }
+    paths.iter().position(|p| p == path)
 }
