@@ -291,7 +291,7 @@ const MESH_WORDS: [&str; 39] = [
 
 /// The folders and files outside `src/resolve/mesh` that name a sidecar by its nature,
 /// each with why. Anything else that names one is a model's knowledge in the wrong home.
-const MESH_AWARE: [(&str, &str); 5] = [
+const MESH_AWARE: [(&str, &str); 4] = [
     (
         "src/settings",
         "the profile's mesh sections: the config file's `istio:` and `linkerd:` and the mesh config are each mesh's own settings",
@@ -307,10 +307,6 @@ const MESH_AWARE: [(&str, &str); 5] = [
     (
         "src/workload/mod.rs",
         "the workload reader hands a Knative Service to its own module",
-    ),
-    (
-        "src/resolve/images.rs",
-        "what an image lacks, by its name (a proxy's distroless image among others), for every container",
     ),
 ];
 

@@ -99,8 +99,8 @@ impl Unit {
                 framing,
                 count,
                 rendered,
-            } => super::parse_text_on(&file, first_line, text, &framing, index, limits, threads)
-                .map(|mut documents| {
+            } => super::parse_text(&file, first_line, text, &framing, index, limits, threads).map(
+                |mut documents| {
                     for document in &mut documents {
                         document.count = count;
                         document.rendered.clone_from(&rendered);
@@ -110,7 +110,8 @@ impl Unit {
                         errors: Vec::new(),
                         framing,
                     }
-                }),
+                },
+            ),
         }
     }
 }
@@ -248,7 +249,7 @@ impl Inputs {
                     continue;
                 }
                 let Ok(documents) =
-                    super::parse_text(file, first_line, text, &framing, index, limits)
+                    super::parse_text(file, first_line, text, &framing, index, limits, 1)
                 else {
                     continue;
                 };

@@ -178,24 +178,13 @@ pub fn parse_chunk(
         &chunk.framing,
         first_index,
         limits,
+        1,
     )
 }
 
 /// Parses the text of one or more documents of `file`, starting at `first_line`, the way
-/// `framing` says kubectl reads it.
+/// `framing` says kubectl reads it: a large `List` on up to `threads` threads ([`list`]).
 pub fn parse_text(
-    file: &Arc<str>,
-    first_line: u32,
-    text: Arc<str>,
-    framing: &split::Framing,
-    first_index: usize,
-    limits: &Limits,
-) -> Result<Vec<Document>, InputError> {
-    parse_text_on(file, first_line, text, framing, first_index, limits, 1)
-}
-
-/// [`parse_text`], a large `List` parsed on up to `threads` threads ([`list`]).
-pub fn parse_text_on(
     file: &Arc<str>,
     first_line: u32,
     text: Arc<str>,
@@ -298,10 +287,20 @@ fn template_directive(source: &SourceText, until: u32) -> Option<Pos> {
         })
 }
 
+/// What passes each limit on the input, and what becomes of it; `{limit}` stands for the
+/// limit's size.
+const LARGE_DOCUMENT: &str = "document larger than {limit}; skipped without parsing (the API server accepts at most 3 MiB per object; --max-document-size raises the limit)";
+const LONG_LINE: &str = "line longer than {limit}; its document is skipped without parsing (--max-line-length raises the limit)";
+const LONG_JSON_LINE: &str = "line longer than {limit} in a JSON stream; not read from this line on: where the values on it end is known only by reading all of it (--max-line-length raises the limit)";
+const LARGE_INPUT: &str = "input larger than {limit}, the limit on one input; not read from this line on (--max-input-size raises the limit)";
+
 /// Describes a chunk that could not be read as text.
 pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
     use split::ChunkError;
     let at = |line: u32, column: u32| Some(Pos { line, column });
+    // A limit passed at `line`: its words, with the limit's size in them.
+    let over =
+        |line: u32, limit: u64, words: &str| (at(line, 1), words.replace("{limit}", &size(limit)));
     let (pos, message) = match error {
         ChunkError::NotUtf8 { line, column } => (
             at(line, column),
@@ -312,34 +311,12 @@ pub fn chunk_error(file: &Arc<str>, error: split::ChunkError) -> InputError {
             "contains NUL bytes: a binary file, not YAML; the rest of the file is skipped"
                 .to_owned(),
         ),
-        ChunkError::TooLarge { first_line, limit } => (
-            at(first_line, 1),
-            format!(
-                "document larger than {}; skipped without parsing (the API server accepts at most 3 MiB per object; --max-document-size raises the limit)",
-                size(limit as u64)
-            ),
-        ),
-        ChunkError::LineTooLong { line, limit } => (
-            at(line, 1),
-            format!(
-                "line longer than {}; its document is skipped without parsing (--max-line-length raises the limit)",
-                size(limit as u64)
-            ),
-        ),
-        ChunkError::JsonLineTooLong { line, limit } => (
-            at(line, 1),
-            format!(
-                "line longer than {} in a JSON stream; not read from this line on: where the values on it end is known only by reading all of it (--max-line-length raises the limit)",
-                size(limit as u64)
-            ),
-        ),
-        ChunkError::InputTooLarge { first_line, limit } => (
-            at(first_line, 1),
-            format!(
-                "input larger than {}, the limit on one input; not read from this line on (--max-input-size raises the limit)",
-                size(limit)
-            ),
-        ),
+        ChunkError::TooLarge { first_line, limit } => {
+            over(first_line, limit as u64, LARGE_DOCUMENT)
+        }
+        ChunkError::LineTooLong { line, limit } => over(line, limit as u64, LONG_LINE),
+        ChunkError::JsonLineTooLong { line, limit } => over(line, limit as u64, LONG_JSON_LINE),
+        ChunkError::InputTooLarge { first_line, limit } => over(first_line, limit, LARGE_INPUT),
         ChunkError::WideEncoding { encoding } => (
             None,
             format!(

@@ -335,20 +335,19 @@ impl<R: BufRead> Splitter<R> {
         if bytes.is_empty() {
             return None;
         }
-        let max_bytes = self.max_bytes;
-        Some(
-            to_text(bytes, first_line)
-                .and_then(|text| within_limit(text, over_limit, max_bytes, first_line))
-                .map(|text| Chunk {
-                    first_line,
-                    text,
-                    framing: Framing {
-                        syntax: Syntax::Yaml,
-                        keeps_separator,
-                        not_json,
-                    },
-                }),
-        )
+        let framing = Framing {
+            syntax: Syntax::Yaml,
+            keeps_separator,
+            not_json,
+        };
+        Some(to_chunk(
+            bytes,
+            first_line,
+            framing,
+            over_limit,
+            self.max_bytes,
+            first_line,
+        ))
     }
 
     fn append_line(&mut self) {
@@ -680,17 +679,14 @@ impl<R: BufRead> Splitter<R> {
         } else {
             let mut bytes = vec![b' '; padding];
             bytes.append(&mut self.pending);
-            to_text(bytes, first_line)
-                .and_then(|text| within_limit(text, over_limit, max_bytes, value_line))
-                .map(|text| Chunk {
-                    first_line,
-                    text,
-                    framing: Framing {
-                        syntax: Syntax::Json,
-                        keeps_separator: false,
-                        not_json: None,
-                    },
-                })
+            let framing = Framing {
+                syntax: Syntax::Json,
+                keeps_separator: false,
+                not_json: None,
+            };
+            to_chunk(
+                bytes, first_line, framing, over_limit, max_bytes, value_line,
+            )
         };
         self.pending.clear();
         self.ready.push_back(chunk);
@@ -759,6 +755,26 @@ fn fits_as_list(text: &str, max_bytes: usize) -> bool {
     })
 }
 
+/// The chunk of `bytes` from `first_line`, read as `framing` says, unless its bytes are
+/// not UTF-8 or it is `over_limit` and no `List` whose items fit ([`within_limit`]): then
+/// the error, a `TooLarge` one naming `limit_line`.
+fn to_chunk(
+    bytes: Vec<u8>,
+    first_line: u32,
+    framing: Framing,
+    over_limit: bool,
+    max_bytes: usize,
+    limit_line: u32,
+) -> Result<Chunk, ChunkError> {
+    to_text(bytes, first_line)
+        .and_then(|text| within_limit(text, over_limit, max_bytes, limit_line))
+        .map(|text| Chunk {
+            first_line,
+            text,
+            framing,
+        })
+}
+
 /// `text`, a chunk starting at `first_line`, unless it is `over_limit` (longer than
 /// `max_bytes`) and no `List` whose items fit ([`fits_as_list`]): then the error.
 fn within_limit(
@@ -795,17 +811,38 @@ mod tests {
             .collect()
     }
 
+    /// Where kubectl cuts a stream into pieces, and the line each piece starts on.
     #[test]
-    fn splits_on_document_markers() {
-        let got = chunks("a: 1\n---\nb: 2\n--- \nc: 3\n");
-        assert_eq!(
-            got,
-            vec![
-                (1, "a: 1\n".into()),
-                (2, "---\nb: 2\n".into()),
-                (4, "--- \nc: 3\n".into())
-            ]
-        );
+    fn pieces_and_their_first_lines() {
+        let cases: [(&str, &[(u32, &str)]); 5] = [
+            // A `---` line, with trailing blanks or not, starts the next document.
+            (
+                "a: 1\n---\nb: 2\n--- \nc: 3\n",
+                &[(1, "a: 1\n"), (2, "---\nb: 2\n"), (4, "--- \nc: 3\n")],
+            ),
+            // Leading comments join the first document.
+            (
+                "# Source: x\n---\na: 1\n",
+                &[(1, "# Source: x\n---\na: 1\n")],
+            ),
+            // kubectl cuts at `---` only: what follows `...` is in the same piece, which
+            // go-yaml reads no further than its first document.
+            (
+                "a: 1\n...\nb: 2\n---\nc: 3\n",
+                &[(1, "a: 1\n...\nb: 2\n"), (4, "---\nc: 3\n")],
+            ),
+            // Empty documents are kept as chunks.
+            ("---\n---\na: 1\n", &[(1, "---\n"), (2, "---\na: 1\n")]),
+            // A byte order mark is dropped.
+            ("\u{feff}a: 1\n", &[(1, "a: 1\n")]),
+        ];
+        for (text, pieces) in cases {
+            let pieces: Vec<(u32, String)> = pieces
+                .iter()
+                .map(|&(line, piece)| (line, piece.to_owned()))
+                .collect();
+            assert_eq!(chunks(text), pieces, "{text:?}");
+        }
     }
 
     #[test]
@@ -824,38 +861,9 @@ mod tests {
     }
 
     #[test]
-    fn leading_comments_join_the_first_document() {
-        let got = chunks("# Source: x\n---\na: 1\n");
-        assert_eq!(got, vec![(1, "# Source: x\n---\na: 1\n".into())]);
-    }
-
-    #[test]
     fn markers_need_a_separator() {
         let got = chunks("a: |\n  x\n---x: 1\n");
         assert_eq!(got.len(), 1);
-    }
-
-    #[test]
-    fn end_markers_do_not_cut_the_stream() {
-        // kubectl cuts at `---` only: what follows `...` is in the same piece, which
-        // go-yaml reads no further than its first document.
-        let got = chunks("a: 1\n...\nb: 2\n---\nc: 3\n");
-        assert_eq!(
-            got,
-            vec![(1, "a: 1\n...\nb: 2\n".into()), (4, "---\nc: 3\n".into())]
-        );
-    }
-
-    #[test]
-    fn empty_documents_are_kept_as_chunks() {
-        let got = chunks("---\n---\na: 1\n");
-        assert_eq!(got, vec![(1, "---\n".into()), (2, "---\na: 1\n".into())]);
-    }
-
-    #[test]
-    fn byte_order_mark_is_dropped() {
-        let got = chunks("\u{feff}a: 1\n");
-        assert_eq!(got, vec![(1, "a: 1\n".into())]);
     }
 
     #[test]

@@ -65,6 +65,7 @@ impl Analyze for Stages<'_> {
             &piece.framing,
             piece.first_index,
             &self.options.limits,
+            1,
         ) {
             Ok(documents) => analyze(
                 &documents,

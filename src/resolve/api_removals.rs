@@ -21,43 +21,39 @@ pub struct Removal {
     pub current: &'static str,
 }
 
-const fn removed(
-    api_version: &'static str,
-    kind: &'static str,
-    minor: u32,
-    current: &'static str,
-) -> Removal {
-    Removal {
-        api_version,
-        kind,
-        removed_in: KubeVersion { minor },
-        current,
-    }
-}
+/// The workload kinds each removed API version served.
+const EXTENSIONS_V1BETA1: &[&str] = &["Deployment", "DaemonSet", "ReplicaSet"];
+const APPS_V1BETA1: &[&str] = &["Deployment", "StatefulSet", "ReplicaSet"];
+const APPS_V1BETA2: &[&str] = &["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"];
+const CRON_JOB: &[&str] = &["CronJob"];
 
-/// The removals of workload kinds' API versions. `batch/v2alpha1` CronJob was never
-/// served without `--runtime-config` and its type is gone from 1.21.
-const REMOVALS: [Removal; 12] = [
-    removed("extensions/v1beta1", "Deployment", 16, "apps/v1"),
-    removed("extensions/v1beta1", "DaemonSet", 16, "apps/v1"),
-    removed("extensions/v1beta1", "ReplicaSet", 16, "apps/v1"),
-    removed("apps/v1beta1", "Deployment", 16, "apps/v1"),
-    removed("apps/v1beta1", "StatefulSet", 16, "apps/v1"),
-    removed("apps/v1beta1", "ReplicaSet", 16, "apps/v1"),
-    removed("apps/v1beta2", "Deployment", 16, "apps/v1"),
-    removed("apps/v1beta2", "StatefulSet", 16, "apps/v1"),
-    removed("apps/v1beta2", "DaemonSet", 16, "apps/v1"),
-    removed("apps/v1beta2", "ReplicaSet", 16, "apps/v1"),
-    removed("batch/v1beta1", "CronJob", 25, "batch/v1"),
-    removed("batch/v2alpha1", "CronJob", 21, "batch/v1"),
+/// The API versions of workload kinds that are no longer served: each with the first
+/// release that no longer serves it, the API version to use instead and the kinds it
+/// served. `batch/v2alpha1` CronJob was never served without `--runtime-config` and its
+/// type is gone from 1.21.
+const REMOVED_VERSIONS: [(&str, u32, &str, &[&str]); 5] = [
+    ("extensions/v1beta1", 16, "apps/v1", EXTENSIONS_V1BETA1),
+    ("apps/v1beta1", 16, "apps/v1", APPS_V1BETA1),
+    ("apps/v1beta2", 16, "apps/v1", APPS_V1BETA2),
+    ("batch/v1beta1", 25, "batch/v1", CRON_JOB),
+    ("batch/v2alpha1", 21, "batch/v1", CRON_JOB),
 ];
 
 /// The removal of `kind` in `api_version` that `version` is past, when there is one.
 pub fn removed_by(api_version: &str, kind: &str, version: KubeVersion) -> Option<Removal> {
-    REMOVALS
+    REMOVED_VERSIONS
         .iter()
-        .find(|r| r.api_version == api_version && r.kind == kind && version >= r.removed_in)
-        .copied()
+        .filter(|(removed, ..)| *removed == api_version)
+        .find_map(|&(api_version, minor, current, kinds)| {
+            let kind = *kinds.iter().find(|k| **k == kind)?;
+            let removed_in = KubeVersion { minor };
+            (version >= removed_in).then_some(Removal {
+                api_version,
+                kind,
+                removed_in,
+                current,
+            })
+        })
 }
 
 #[cfg(test)]

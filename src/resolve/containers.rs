@@ -124,7 +124,7 @@ impl<'a> Builder<'a> {
             missing_tools: container
                 .image
                 .as_deref()
-                .map(images::missing_tools)
+                .map(|image| images::missing_tools(image, self.lexicon))
                 .unwrap_or_default(),
         }
     }

@@ -1,6 +1,8 @@
-//! What can be told about a container image from its name alone.
+//! What can be told about a container image from its name alone. The facts of a
+//! sidecar's own images are its model's: they come in through the [`Lexicon`].
 
 use super::shell::ShellFamily;
+use super::vocabulary::Lexicon;
 
 /// Marks of images built without a shell or coreutils (distroless, scratch-based,
 /// static), where an exec hook running `sh` or `sleep` fails.
@@ -13,13 +15,18 @@ const MINIMAL_MARKS: [&str; 6] = [
     "chainguard/static",
 ];
 
-/// Images known to ship without a shell although their name does not say so, with
-/// whether they still carry a `sleep` binary. Linkerd's proxy image has `/bin/sleep`
-/// for its injected wait-before-exit hook, and nothing else.
-const SHELL_LESS: [(&str, bool); 2] = [
-    ("linkerd/proxy:", true),
-    ("envoyproxy/envoy-distroless", false),
-];
+/// An image that ships without a shell although its name does not say so: a sidecar's
+/// own, which its model names in its vocabulary.
+#[derive(Debug)]
+pub struct ShellLessImage {
+    /// A mark of the image in its name (`example/proxy:`).
+    pub mark: &'static str,
+    /// Whether it still carries a `sleep` binary.
+    pub has_sleep: bool,
+    /// The tag suffixes of its variants that do have a shell (`-alpine`); none when no
+    /// variant has one.
+    pub shell_variants: &'static [&'static str],
+}
 
 /// The programs of hooks that an image most likely lacks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,19 +49,9 @@ impl MissingTools {
     }
 }
 
-/// Images whose default variant is distroless, with the tag suffixes of the variants
-/// that have a shell (the Cloud SQL Auth Proxy publishes `-alpine`, `-bullseye` and
-/// `-bookworm`; v1's `gce-proxy` `-alpine`, `-buster`, `-bullseye` and `-bookworm`).
-const DISTROLESS_BY_DEFAULT: [(&str, &[&str]); 2] = [
-    ("cloud-sql-proxy:", &["-alpine", "-bullseye", "-bookworm"]),
-    (
-        "gce-proxy:",
-        &["-alpine", "-buster", "-bullseye", "-bookworm"],
-    ),
-];
-
-/// What `image` most likely lacks.
-pub fn missing_tools(image: &str) -> MissingTools {
+/// What `image` most likely lacks; `lexicon` names the sidecars' images that lack a
+/// shell although their names do not say so.
+pub fn missing_tools(image: &str, lexicon: &Lexicon) -> MissingTools {
     let mut image = image.to_ascii_lowercase();
     // An image named without a tag is `:latest`, as the container runtime reads it.
     if !image
@@ -65,16 +62,20 @@ pub fn missing_tools(image: &str) -> MissingTools {
     {
         image.push_str(":latest");
     }
-    let default_variant = DISTROLESS_BY_DEFAULT.iter().any(|(mark, variants)| {
-        image.contains(mark) && !variants.iter().any(|variant| image.ends_with(variant))
+    let shell_less = lexicon.shell_less_images().find(|known| {
+        image.contains(known.mark)
+            && !known
+                .shell_variants
+                .iter()
+                .any(|variant| image.ends_with(variant))
     });
-    if let Some((_, has_sleep)) = SHELL_LESS.iter().find(|(mark, _)| image.contains(mark)) {
+    if let Some(known) = shell_less {
         return MissingTools {
             shell: true,
-            sleep: !has_sleep,
+            sleep: !known.has_sleep,
         };
     }
-    let minimal = default_variant || MINIMAL_MARKS.iter().any(|mark| image.contains(mark));
+    let minimal = MINIMAL_MARKS.iter().any(|mark| image.contains(mark));
     MissingTools {
         shell: minimal,
         sleep: minimal,
@@ -121,9 +122,10 @@ pub fn sh_family(image: &str) -> Option<ShellFamily> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resolve::vocabulary::Vocabulary;
 
     fn lacks_shell(image: &str) -> bool {
-        missing_tools(image).shell
+        missing_tools(image, &Lexicon::default()).shell
     }
 
     #[test]
@@ -131,35 +133,35 @@ mod tests {
         assert!(lacks_shell("gcr.io/distroless/static-debian12:nonroot"));
         assert!(lacks_shell("gcr.io/distroless/java21"));
         assert!(lacks_shell("cgr.dev/chainguard/static:latest"));
+        assert!(lacks_shell("docker.io/envoyproxy/envoy-distroless:v1.32.1"));
         assert!(!lacks_shell("nginx:1.27"));
         assert!(!lacks_shell("busybox"));
-        assert!(!lacks_shell("docker.io/istio/proxyv2:1.24.0"));
-    }
-
-    #[test]
-    fn the_linkerd_proxy_has_sleep_but_no_shell() {
-        assert!(missing_tools("cr.l5d.io/linkerd/proxy").shell, "untagged");
-        let tools = missing_tools("cr.l5d.io/linkerd/proxy:edge-24.11.8");
-        assert!(tools.lacks("sh") && !tools.lacks("sleep"));
-        let tools = missing_tools("gcr.io/distroless/static");
+        let tools = missing_tools("gcr.io/distroless/static", &Lexicon::default());
         assert!(tools.lacks("sh") && tools.lacks("sleep"));
     }
 
     #[test]
-    fn the_cloud_sql_proxy_is_distroless_unless_a_variant_says_otherwise() {
-        assert!(lacks_shell(
-            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1"
-        ));
-        assert!(!lacks_shell(
-            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-alpine"
-        ));
-        assert!(!lacks_shell(
-            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-bookworm"
-        ));
-        assert!(lacks_shell("gcr.io/cloudsql-docker/gce-proxy:1.33.2"));
-        assert!(!lacks_shell(
-            "gcr.io/cloudsql-docker/gce-proxy:1.33.2-alpine"
-        ));
+    fn a_sidecar_s_own_images_are_known_from_its_vocabulary() {
+        static TOOL: Vocabulary = Vocabulary {
+            shell_less_images: &[ShellLessImage {
+                mark: "example/tool:",
+                has_sleep: true,
+                shell_variants: &["-debug"],
+            }],
+            ..Vocabulary::NONE
+        };
+        let lexicon = Lexicon::new(vec![&TOOL]);
+        assert!(
+            !lacks_shell("example/tool:1.0"),
+            "not without the vocabulary"
+        );
+        let tools = missing_tools("registry.example/example/tool", &lexicon);
+        assert!(tools.lacks("sh") && !tools.lacks("sleep"), "untagged");
+        let tools = missing_tools("example/tool:1.0-debug", &lexicon);
+        assert!(
+            !tools.lacks("sh") && !tools.lacks("sleep"),
+            "a variant with a shell"
+        );
     }
 
     #[test]

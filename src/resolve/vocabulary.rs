@@ -1,8 +1,9 @@
-//! What the sidecar models teach the readers of commands and hooks: the programs,
-//! endpoints and hooks that belong to a sidecar. The shell reader and the hook reader
-//! know no sidecar; a model lists its words in a [`Vocabulary`], and a registry's
+//! What the sidecar models teach the readers of commands, hooks and image names: the
+//! programs, endpoints, hooks and images that belong to a sidecar. The shell reader,
+//! the hook reader and the image reader know no sidecar; a model lists its words in a [`Vocabulary`], and a registry's
 //! models together make the [`Lexicon`] the readers are given.
 
+use super::images::ShellLessImage;
 use super::shell::{HttpMethod, StopTarget};
 use crate::time::Millis;
 
@@ -23,6 +24,8 @@ pub struct Vocabulary {
     pub start_waits: &'static [StartWait],
     /// The hooks its injector adds, known by what they run.
     pub hooks: &'static [KnownHook],
+    /// Its images that lack a shell although their names do not say so.
+    pub shell_less_images: &'static [ShellLessImage],
 }
 
 impl Vocabulary {
@@ -34,6 +37,7 @@ impl Vocabulary {
         readiness: &[],
         start_waits: &[],
         hooks: &[],
+        shell_less_images: &[],
     };
 }
 
@@ -107,6 +111,13 @@ impl Lexicon {
     /// The words of `vocabularies`, in the models' order.
     pub fn new(vocabularies: Vec<&'static Vocabulary>) -> Lexicon {
         Lexicon(vocabularies)
+    }
+
+    /// Every model's images that lack a shell although their names do not say so.
+    pub fn shell_less_images(&self) -> impl Iterator<Item = &'static ShellLessImage> + '_ {
+        self.0
+            .iter()
+            .flat_map(|words| words.shell_less_images.iter())
     }
 
     /// Every model's stop paths.

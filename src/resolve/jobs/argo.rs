@@ -141,10 +141,12 @@ fn kill_command(
     emissary: bool,
 ) -> (String, Result<(), StopFailure>) {
     let annotation = format!("{KILL_CMD}{}", container.name);
-    let missing = container.image.as_deref().map_or(
-        container.missing_tools,
-        crate::resolve::images::missing_tools,
-    );
+    let missing = container
+        .image
+        .as_deref()
+        .map_or(container.missing_tools, |image| {
+            crate::resolve::images::missing_tools(image, b.lexicon)
+        });
     if let Some((text, _)) = b.workload.pod_annotation(&annotation) {
         let Ok(argv) = serde_json::from_str::<Vec<String>>(text) else {
             // `json.Unmarshal` fails and nothing is exec'd.
@@ -188,10 +190,12 @@ fn judge_kill(
     container: &PlannedContainer,
     argv: &[String],
 ) -> Result<(), StopFailure> {
-    let missing = container.image.as_deref().map_or(
-        container.missing_tools,
-        crate::resolve::images::missing_tools,
-    );
+    let missing = container
+        .image
+        .as_deref()
+        .map_or(container.missing_tools, |image| {
+            crate::resolve::images::missing_tools(image, b.lexicon)
+        });
     let program = argv.first().map(|word| shell::basename(word));
     if let Some(program) = program.filter(|program| missing.lacks(program)) {
         return Err(StopFailure::KillProgramMissing {

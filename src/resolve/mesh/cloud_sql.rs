@@ -4,6 +4,7 @@
 use super::{
     Description, Measure, Remedies, SidecarModel, Stay, StopRequest, StopVerdict, Suggestion,
 };
+use crate::resolve::images::ShellLessImage;
 use crate::resolve::plan::*;
 use crate::resolve::shell::StopTarget;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
@@ -135,6 +136,21 @@ static VOCABULARY: Vocabulary = Vocabulary {
         poll: Millis::secs(1),
         poll_flag: None,
     }],
+    // Distroless by default; the variants with a shell are tagged: the Auth Proxy's
+    // `-alpine`, `-bullseye` and `-bookworm`, v1's `gce-proxy` `-alpine`, `-buster`,
+    // `-bullseye` and `-bookworm`.
+    shell_less_images: &[
+        ShellLessImage {
+            mark: "cloud-sql-proxy:",
+            has_sleep: false,
+            shell_variants: &["-alpine", "-bullseye", "-bookworm"],
+        },
+        ShellLessImage {
+            mark: "gce-proxy:",
+            has_sleep: false,
+            shell_variants: &["-alpine", "-buster", "-bullseye", "-bookworm"],
+        },
+    ],
 };
 
 /// `cloud-sql-proxy shutdown`.
@@ -442,3 +458,29 @@ pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
     }),
     ..Remedies::NONE
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::images::missing_tools;
+    use crate::resolve::vocabulary::Lexicon;
+
+    #[test]
+    fn the_proxy_image_is_distroless_unless_a_variant_says_otherwise() {
+        let lexicon = Lexicon::new(vec![&VOCABULARY]);
+        let lacks_shell = |image: &str| missing_tools(image, &lexicon).shell;
+        assert!(lacks_shell(
+            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1"
+        ));
+        assert!(!lacks_shell(
+            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-alpine"
+        ));
+        assert!(!lacks_shell(
+            "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-bookworm"
+        ));
+        assert!(lacks_shell("gcr.io/cloudsql-docker/gce-proxy:1.33.2"));
+        assert!(!lacks_shell(
+            "gcr.io/cloudsql-docker/gce-proxy:1.33.2-alpine"
+        ));
+    }
+}

@@ -48,6 +48,7 @@ pub(super) static VOCABULARY: Vocabulary = Vocabulary {
             argument: "drain",
         },
     ],
+    shell_less_images: &[],
 };
 
 /// `pilot-agent request [--debug-port N] POST quitquitquit`: an HTTP call to Envoy's

@@ -5,6 +5,7 @@
 //! and hooks the readers know.
 
 use super::*;
+use crate::resolve::images::ShellLessImage;
 use crate::resolve::jobs::signal_permitted;
 use crate::resolve::mesh::{StopRequest, StopVerdict};
 use crate::resolve::shell::{HttpMethod, StopTarget};
@@ -37,6 +38,13 @@ pub(super) static VOCABULARY: Vocabulary = Vocabulary {
         timeout: Millis::secs(120),
         poll: Millis::secs(1),
         poll_flag: None,
+    }],
+    // The proxy image has `/bin/sleep` for its injected wait-before-exit hook, and
+    // nothing else.
+    shell_less_images: &[ShellLessImage {
+        mark: "linkerd/proxy:",
+        has_sleep: true,
+        shell_variants: &[],
     }],
 };
 
@@ -169,5 +177,23 @@ fn shutdown_enabled(b: &Builder) -> Result<(), StopFailure> {
             since: "2.16",
             key: SHUTDOWN_ANNOTATION,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::images::missing_tools;
+    use crate::resolve::vocabulary::Lexicon;
+
+    #[test]
+    fn the_proxy_image_has_sleep_but_no_shell() {
+        let lexicon = Lexicon::new(vec![&VOCABULARY]);
+        assert!(
+            missing_tools("cr.l5d.io/linkerd/proxy", &lexicon).shell,
+            "untagged"
+        );
+        let tools = missing_tools("cr.l5d.io/linkerd/proxy:edge-24.11.8", &lexicon);
+        assert!(tools.lacks("sh") && !tools.lacks("sleep"));
     }
 }
