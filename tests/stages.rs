@@ -305,8 +305,8 @@ const MESH_AWARE: [(&str, &str); 4] = [
         "a Knative Service's pod, with the queue-proxy Knative's controller adds, is a workload kind",
     ),
     (
-        "src/workload/mod.rs",
-        "the workload reader hands a Knative Service to its own module",
+        "src/workload/decoding.rs",
+        "decoding a workload hands a Knative Service's pod to its own module",
     ),
 ];
 

@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::{Args, ValueHint};
+use clap::{Arg, Args, ValueHint};
 
 use super::PLUGIN_NAME;
 use crate::cluster::kinds::{RESOURCES, Resource};
@@ -17,6 +17,11 @@ use crate::workload::DeclaredKind;
 /// Reading what is deployed instead of files, with kubectl's flags.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Live cluster")]
+// Each flag that tunes the read names the one helper that makes it so.
+#[allow(clippy::duplicated_attributes)]
+#[command(mut_arg("request_timeout", tunes_the_read))]
+#[command(mut_arg("cluster_timeout", tunes_the_read))]
+#[command(mut_arg("chunk_size", tunes_the_read))]
 pub struct ClusterArgs {
     /// Lint what is deployed: the workloads, their running pods and the environment
     /// (versions, namespaces, mesh config), read with kubectl from the current context.
@@ -60,38 +65,26 @@ pub struct ClusterArgs {
     /// How long each request to the API server may take (kubectl's own flag, passed
     /// through): 30s, 2m, or 0 for no limit. A kubectl call still running at twice
     /// this is stopped.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = kubectl::DEFAULT_REQUEST_TIMEOUT,
-        value_parser = |text: &str| Timeout::parse("--request-timeout", text),
-        requires = "cluster",
-        hide_short_help = true
-    )]
+    #[arg(long, value_name = "DURATION", default_value = kubectl::DEFAULT_REQUEST_TIMEOUT)]
+    #[arg(value_parser = |text: &str| Timeout::parse("--request-timeout", text))]
     pub request_timeout: Timeout,
 
     /// How long the whole read of the cluster may take (0: no limit); then every
     /// kubectl call still running is stopped, and the run exits 2.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = kubectl::DEFAULT_CLUSTER_TIMEOUT,
-        value_parser = |text: &str| Timeout::parse("--cluster-timeout", text),
-        requires = "cluster",
-        hide_short_help = true
-    )]
+    #[arg(long, value_name = "DURATION", default_value = kubectl::DEFAULT_CLUSTER_TIMEOUT)]
+    #[arg(value_parser = |text: &str| Timeout::parse("--cluster-timeout", text))]
     pub cluster_timeout: Timeout,
 
     /// Objects per page when listing (kubectl's own flag; 0 reads each list in one
     /// request): memory holds a page, not the cluster.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 500,
-        requires = "cluster",
-        hide_short_help = true
-    )]
+    #[arg(long, value_name = "N", default_value_t = 500)]
     pub chunk_size: u64,
+}
+
+/// A flag that tunes how the cluster is read (its time and page size): it means nothing
+/// without --cluster, and the short help (-h) leaves it out.
+fn tunes_the_read(arg: Arg) -> Arg {
+    arg.requires("cluster").hide_short_help(true)
 }
 
 /// Reads the cluster `request` names. On a terminal, a line on standard error

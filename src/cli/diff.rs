@@ -10,15 +10,7 @@ use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
 
 pub fn run(args: DiffArgs) -> io::Result<u8> {
-    let runs = match sides::run(
-        "diff",
-        &args.input,
-        &args.cluster,
-        &args.profile,
-        &args.sides,
-        &args.output,
-        &args.rules,
-    )? {
+    let runs = match sides::run("diff", &args.read, &args.sides, &args.output, &args.rules)? {
         Ok(runs) => runs,
         Err(status) => return Ok(status),
     };

@@ -3,10 +3,11 @@
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use super::{ExplainArgs, ExplainFormat, RuleArgs, diagnostic, inputs, sides, usage_error};
+use super::{
+    ExplainArgs, ExplainFormat, RuleArgs, diagnostic, document_problems, inputs, sides, usage_error,
+};
 use crate::cluster::kinds::Resource;
 use crate::pipeline::{self, Analysis, DocumentReport, RunOptions};
-use crate::report::human::render_input_error;
 use crate::report::{escape, explain};
 use crate::workload::kinds::ROWS;
 use crate::workload::{DeclaredKind, Kind};
@@ -24,13 +25,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         return usage_error("--from, --to, --base and --base-dir give the sides of --compare");
     }
     let kind = args.kind.as_deref();
-    let prepared = match inputs::prepare(
-        "explain",
-        &args.input,
-        &args.cluster,
-        &args.profile,
-        &args.output,
-    )? {
+    let prepared = match inputs::prepare("explain", &args.read, &args.output)? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
@@ -56,7 +51,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         diagnostic(&format!("note: {}\n", escape::controls(&note.message)));
     }
     let options = RunOptions {
-        threads: args.input.threads,
+        threads: args.read.input.threads,
         limits: prepared.limits,
         // No drawing shows a fix: none is checked.
         fixes: pipeline::FixMode::Unchecked,
@@ -69,15 +64,7 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     // problems of the inputs are told on the first reading.
     let mut diagnose = |report: &DocumentReport| {
         input_errors += report.errors.len();
-        for error in &report.errors {
-            diagnostic(&render_input_error(error, stderr_style));
-        }
-        for note in &report.notes {
-            diagnostic(&format!(
-                "note: {}\n",
-                escape::controls(&note.error.to_string())
-            ));
-        }
+        document_problems(report, stderr_style);
     };
     let run = |sink: &mut dyn FnMut(DocumentReport)| {
         pipeline::run(&prepared.inputs, settings, &options, sink)
@@ -214,9 +201,7 @@ fn selected(
 fn compare(args: &ExplainArgs) -> io::Result<u8> {
     let runs = match sides::run(
         "explain --compare",
-        &args.input,
-        &args.cluster,
-        &args.profile,
+        &args.read,
         &args.sides,
         &args.output,
         &RuleArgs::default(),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{
-    ClusterArgs, InputArgs, Output, PLUGIN_NAME, ProfileArgs, cluster, diagnostic, profile_errors,
+    InputArgs, Output, PLUGIN_NAME, ProfileArgs, ReadArgs, cluster, diagnostic, profile_errors,
     usage_error,
 };
 use crate::cluster::{Snapshot, Sources};
@@ -142,17 +142,16 @@ impl InputArgs {
 /// cannot start, its reason already printed.
 pub fn prepare(
     command: &str,
-    input: &InputArgs,
-    cluster: &ClusterArgs,
-    profile: &ProfileArgs,
+    read_args: &ReadArgs,
     output: &Output,
 ) -> std::io::Result<Result<Prepared, u8>> {
+    let (input, profile) = (&read_args.input, &read_args.profile);
     // The config first: the kinds it declares are TYPEs of a cluster run.
     let (layers, config_notes) = profile.read_files(input.max_config_size);
     for note in &config_notes {
         diagnostic(&format!("note: {note}\n"));
     }
-    let request = match cluster.request(
+    let request = match read_args.cluster.request(
         command,
         &input.paths,
         layers.workload_kinds(),

@@ -4,7 +4,8 @@ use std::io;
 
 use super::fix::Next;
 use super::{
-    FailOn, LintArgs, LintFormat, diagnostic, github, inputs, profile_errors, usage_error,
+    FailOn, LintArgs, LintFormat, diagnostic, document_problems, github, inputs, profile_errors,
+    usage_error,
 };
 use crate::baseline::{self, Baseline};
 use crate::load::InputError;
@@ -21,13 +22,7 @@ use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
-    let prepared = match inputs::prepare(
-        "lint",
-        &args.input,
-        &args.cluster,
-        &args.profile,
-        &args.output,
-    )? {
+    let prepared = match inputs::prepare("lint", &args.read, &args.output)? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
@@ -54,7 +49,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         LintFormat::Human | LintFormat::Table | LintFormat::Json | LintFormat::Sarif
     );
     let options = RunOptions {
-        threads: args.input.threads,
+        threads: args.read.input.threads,
         policy,
         limits: prepared.limits,
         fixes: if shows_fixes {
@@ -233,15 +228,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 analysis.findings.retain(|located| !located.baselined);
             }
         }
-        for error in &document.errors {
-            diagnostic(&render_input_error(error, stderr_style));
-        }
-        for note in &document.notes {
-            diagnostic(&format!(
-                "note: {}\n",
-                escape::controls(&note.error.to_string())
-            ));
-        }
+        document_problems(&document, stderr_style);
         if report.is_ok() {
             report = document
                 .errors

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use clap::{Args, ValueHint};
 
 use super::inputs::{self, Prepared, SideInputs};
-use super::{
-    ClusterArgs, InputArgs, Output, ProfileArgs, RuleArgs, cluster, diagnostic, usage_error,
-};
+use super::{InputArgs, Output, ProfileArgs, ReadArgs, RuleArgs, cluster, diagnostic, usage_error};
 use crate::cluster::Sources;
 use crate::load::InputError;
 use crate::load::discover::{self, Discovery, Input};
@@ -88,13 +86,16 @@ impl Runs {
 /// status of a run that cannot start, its reason already printed.
 pub fn run(
     command: &str,
-    input: &InputArgs,
-    cluster_args: &ClusterArgs,
-    profile: &ProfileArgs,
+    read_args: &ReadArgs,
     sides: &SideArgs,
     output: &Output,
     rules: &RuleArgs,
 ) -> std::io::Result<Result<Runs, u8>> {
+    let ReadArgs {
+        input,
+        cluster: cluster_args,
+        profile,
+    } = read_args;
     let live = cluster_args.cluster;
     let revision = sides.base.is_some() || sides.base_dir.is_some();
     if !live && !revision && sides.from.is_empty() && sides.to.is_empty() {

@@ -5,6 +5,8 @@
 //! Rollout's own `template` must then be empty. `scaleDown` only says when the
 //! referenced Deployment is scaled down (`never`, `onsuccess`, `progressively`:
 //! `rollout/replicaset.go`, `rollout/sync.go`); its template is the pod either way.
+//! Such a Rollout is a workload with the template found in the input, or a note that
+//! names what the input lacks.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use k8s_openapi::api::core::v1::PodSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::kinds::group_of;
-use super::{decode, list_items};
+use super::{At, Context, Kind, Paths, Rejected, Workload, decode, list_items, name_of};
 use crate::load::{Document, JsonPath, Node};
 
 /// An object whose pod template another one takes.
@@ -142,4 +144,80 @@ pub fn of_rollout(rollout: &Node, reference: &Node) -> Option<TemplateRef> {
             kind: kind.to_owned(),
             name: field(reference, "name").unwrap_or_default().to_owned(),
         })
+}
+
+/// The `spec.workloadRef` of a Rollout without a template of its own.
+pub(super) fn rollout_reference(node: &Node, kind: Kind) -> Option<&Node> {
+    if kind != Kind::Rollout || node.at(&JsonPath::parse("spec.template")).is_some() {
+        return None;
+    }
+    node.at(&JsonPath::parse("spec.workloadRef"))
+}
+
+/// A Rollout that runs the pod template of the object its `workloadRef` names: that
+/// template, where the input holds the object, findings pointing at the reference;
+/// else a note that its pod could not be read.
+pub(super) fn referenced_workload(
+    document: &Document,
+    node: &Node,
+    api_version: &str,
+    object: JsonPath,
+    reference: &Node,
+    context: &Context,
+) -> Result<Workload, Rejected> {
+    let at = At {
+        document,
+        object: &object,
+    };
+    let metadata_path = JsonPath::parse("metadata");
+    let metadata: ObjectMeta = at.decode(node, &metadata_path, "Rollout metadata")?;
+    let name = name_of(&metadata);
+    let reference_path = JsonPath::parse("spec.workloadRef");
+    let target = of_rollout(node, reference);
+    let found = target
+        .as_ref()
+        .and_then(|target| context.templates?.get(target));
+    let Some(found) = found else {
+        let field = |key: &str| reference.get(key).and_then(Node::as_str);
+        let named = match (field("kind"), field("name")) {
+            (Some(kind), Some(target)) => format!("{kind} {target}"),
+            _ => "the object `spec.workloadRef` names".to_owned(),
+        };
+        let why = if target.is_none() {
+            "Argo Rollouts takes templates from Deployments, ReplicaSets and PodTemplates only"
+                .to_owned()
+        } else {
+            format!(
+                "{named} is not in the input, so its pod template could not be read; lint its manifest with this one"
+            )
+        };
+        return Err(Rejected::Noted(at.error(
+            &reference_path,
+            format!("Rollout {name} runs the pod template of {named} (`spec.workloadRef`): {why}"),
+        )));
+    };
+    let here = object.join(&reference_path);
+    let pod_spec = found.spec.clone();
+    let paths = |count: usize| vec![here.clone(); count];
+    Ok(Workload {
+        kind: Kind::Rollout,
+        api_version: api_version.to_owned(),
+        namespace: metadata.namespace.clone(),
+        name,
+        pod_metadata: found.metadata.clone(),
+        paths: Paths {
+            metadata: object.join(&metadata_path),
+            pod_metadata: here.clone(),
+            pod_spec: here.clone(),
+            init_containers: paths(pod_spec.init_containers.as_ref().map_or(0, Vec::len)),
+            containers: paths(pod_spec.containers.len()),
+            object,
+        },
+        metadata,
+        pod_spec,
+        document: document.index,
+        origin: document.origin.clone(),
+        sidecar_stop: None,
+        refused_fields: Vec::new(),
+    })
 }

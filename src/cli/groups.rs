@@ -1,0 +1,149 @@
+//! The argument groups more than one subcommand flattens: what a run reads
+//! ([`InputArgs`], and [`ReadArgs`], which adds `--cluster` and the profile, for `lint`,
+//! `diff` and `explain`) and which rules run ([`RuleArgs`]). Declared once, so that each
+//! subcommand offers the same flags, in the same order, with the same help.
+
+use clap::{Args, ValueHint};
+
+use super::{ClusterArgs, ProfileArgs, values};
+use crate::pipeline::MAX_THREADS;
+
+/// Inputs shared by `lint` and `explain`.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Files or directories to read (directories recursively: *.yaml, *.yml, *.json,
+    /// except hidden and ignored files); `-` or nothing reads standard input. With
+    /// --cluster: TYPE or TYPE/NAME (deploy/web, job/export), or nothing for every
+    /// workload.
+    #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
+    pub paths: Vec<String>,
+
+    /// Worker threads (0: one per core; at most 1024). Reports are the same whatever
+    /// the count: documents are analysed in parallel and reported in input order.
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        value_parser = parse_threads,
+        hide_short_help = true
+    )]
+    pub threads: usize,
+
+    /// Leave paths matching GLOB out of directory searches (gitignore syntax, relative
+    /// to the working directory; repeatable). Paths named on the command line are read.
+    #[arg(long, value_name = "GLOB", value_hint = ValueHint::Other, help_heading = "Inputs")]
+    pub exclude: Vec<String>,
+
+    /// Search directories without ignoring anything: hidden files, .gitignore, .ignore
+    /// and git's exclude files (--exclude still applies).
+    #[arg(long, help_heading = "Inputs")]
+    pub no_ignore: bool,
+
+    /// Read a directory holding a kustomization or a Helm chart as files, rather than
+    /// lint what kubectl kustomize or helm template renders for it.
+    #[arg(long, help_heading = "Inputs")]
+    pub no_render: bool,
+
+    /// The path that standard input stands for, to name it in every report (SARIF,
+    /// GitHub annotations, JUnit, JSON, human).
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = "Inputs")]
+    pub stdin_filename: Option<String>,
+
+    /// The most read from one input: a file, standard input, a pipe, an object read
+    /// with --cluster.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_input_size: u64,
+
+    /// The largest document parsed.
+    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_document_size: u64,
+
+    /// The longest line read.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_line_length: u64,
+
+    /// The largest config or mesh-config file read.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
+    pub max_config_size: u64,
+}
+
+/// A `-j` count: 0 (one per core) to [`MAX_THREADS`].
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_THREADS as u64 => Ok(n as usize),
+        Ok(_) => Err(format!(
+            "at most {MAX_THREADS} worker threads (0 runs one per core)"
+        )),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of threads from 0 to {MAX_THREADS}"
+        )),
+    }
+}
+
+/// A size in bytes: `1048576`, `512KiB`, `16MiB`, `1GiB` (or `K`, `M`, `G`: powers of
+/// 1024, as in ripgrep's `--max-filesize`).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "`{text}` is not a size such as 4096, 512KiB or 16MiB"
+            ));
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("`{text}` is not a size such as 4096, 512KiB or 16MiB"))
+}
+
+/// What a run reads and the environment it runs in: files (or with `--cluster`, what a
+/// live cluster runs) and the cluster and mesh profile.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// What to read: for `diff`, the second side's files (with --base, --base-dir and
+    /// --cluster; default the current directory with --base).
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// What to read from a live cluster instead; for `diff`, the first side is what a
+    /// live cluster runs.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    /// The cluster and mesh the manifests run on; for `diff`, today's profile, which
+    /// --from and --to change.
+    #[command(flatten)]
+    pub profile: ProfileArgs,
+}
+
+/// `--select` and `--ignore`, as `lint`, `diff` and `lsp` take them (`explain --compare`:
+/// none, every rule).
+#[derive(Debug, Default, Args)]
+pub struct RuleArgs {
+    /// Run only these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub select: Vec<String>,
+
+    /// Skip these rules (ids or names, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
+    pub ignore: Vec<String>,
+}
+
+impl RuleArgs {
+    /// The rules these flags run, or why a name is not one.
+    pub fn policy(&self) -> Result<crate::rules::selector::Policy, String> {
+        crate::rules::selector::Policy::from_flags(&self.select, &self.ignore)
+    }
+}
