@@ -46,7 +46,8 @@ declare_rule! {
     /// once). It is safe when the times it rests on are set (`endpoint-propagation`,
     /// and `app-shutdown` when it also clears ML202), unsafe when they are assumed,
     /// since the value is then a guess; Dapr's is unsafe (it needs Dapr 1.13+), and an
-    /// already injected `daprd` (its args) gets none. Every fix is checked against the
+    /// already injected `daprd` gets none: its flag is a word of the container's args,
+    /// which the fix does not rewrite (the help gives it). Every fix is checked against the
     /// timeline: one that would stretch the stop past the grace period is not made.
     /// A Linkerd proxy its injector adds natively gets neither the wait nor a fix: the
     /// injector renders no wait for it (2.15 to 2.19 deny the pod, ML402; 2.20 ignores
