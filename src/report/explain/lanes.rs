@@ -197,12 +197,40 @@ pub struct Panel {
     pub title: String,
     /// The time axis: linear, or cut where a long stretch holds no event.
     pub scale: Scale,
-    /// When the grace period ends and the kubelet sends SIGKILL (termination only).
+    /// When the grace period ends and the kubelet sends SIGKILL (termination only),
+    /// where the axis can draw it.
     pub deadline: Option<Millis>,
+    /// A grace period that ends beyond any axis drawn (`terminationGracePeriodSeconds:
+    /// 9223372036854775807`), in seconds as given: said in words, never drawn.
+    pub deadline_off_axis: Option<i64>,
     pub lanes: Vec<Lane>,
 }
 
 impl Panel {
+    /// What the panel says above its axis about what it does not draw: the stretches
+    /// cut out (`≈ axis cut: 5.5 s–1799.5 s not drawn, no event falls there`), and a
+    /// grace period that ends beyond the axis.
+    pub fn captions(&self) -> Vec<String> {
+        let cuts: Vec<String> = self
+            .scale
+            .cuts()
+            .map(|(from, to)| format!("{from}–{to}"))
+            .collect();
+        let mut captions = Vec::new();
+        if !cuts.is_empty() {
+            captions.push(format!(
+                "≈ axis cut: {} not drawn, no event falls there",
+                cuts.join(" and ")
+            ));
+        }
+        if let Some(seconds) = self.deadline_off_axis {
+            captions.push(format!(
+                "┊ the grace period ends at {seconds} s, beyond the drawn axis: its SIGKILL is not drawn"
+            ));
+        }
+        captions
+    }
+
     /// The end of the axis.
     pub fn end(&self) -> Millis {
         self.scale.end()
@@ -401,6 +429,7 @@ fn startup(analysis: &Analysis) -> Panel {
         title: "Start-up (0 = pod scheduled)".into(),
         scale,
         deadline: None,
+        deadline_off_axis: None,
         lanes,
     }
 }
@@ -409,8 +438,10 @@ fn termination(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let t = &analysis.timeline.termination;
     let deadline = Millis::secs(t.grace.value);
+    let drawn = Scale::draws(deadline);
     let mut times = hazard_times(analysis, Phase::Termination);
-    times.extend([t.endpoints_removed, deadline]);
+    times.push(t.endpoints_removed);
+    times.extend(drawn.then_some(deadline));
     let records = &analysis.timeline.containers;
     for entry in records.iter().filter_map(|c| c.stop.as_ref()) {
         times.extend([
@@ -500,7 +531,8 @@ fn termination(analysis: &Analysis) -> Panel {
             t.grace.value
         ),
         scale,
-        deadline: Some(deadline),
+        deadline: drawn.then_some(deadline),
+        deadline_off_axis: (!drawn).then_some(t.grace.value),
         lanes,
     }
 }
@@ -563,6 +595,7 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
         title: format!("Completion (work ends at {})", completion.work_done),
         scale,
         deadline: None,
+        deadline_off_axis: None,
         lanes,
     })
 }

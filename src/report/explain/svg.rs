@@ -62,7 +62,7 @@ impl Geometry {
                     self.note = self.note.max(text_width(note, FONT));
                 }
             }
-            if let Some(caption) = cut_caption(&panel.scale) {
+            for caption in panel.captions() {
                 self.note = self
                     .note
                     .max(text_width(&caption, FONT) - self.label - self.axis - GAP);
@@ -157,21 +157,6 @@ pub(crate) fn escape(text: &str) -> String {
 
 fn lane_label(lane: &Lane) -> String {
     format!("{} ({})", lane.label, lane.tag)
-}
-
-/// What a panel's cuts leave out, in words: `≈ 5.5 s–1799.5 s not drawn: no event
-/// falls there`.
-pub(super) fn cut_caption(scale: &Scale) -> Option<String> {
-    let cuts: Vec<String> = scale
-        .cuts()
-        .map(|(from, to)| format!("{from}–{to}"))
-        .collect();
-    (!cuts.is_empty()).then(|| {
-        format!(
-            "≈ axis cut: {} not drawn, no event falls there",
-            cuts.join(" and ")
-        )
-    })
 }
 
 /// The stylesheet of every picture: one class per colour, named by its meaning. The
@@ -585,7 +570,7 @@ fn draw_panel(
         r#"<g class="timeline-panel"><text x="{MARGIN}" y="{y}" class="panel">{}</text>"#,
         escape(&panel.title)
     );
-    if let Some(caption) = cut_caption(scale) {
+    for caption in panel.captions() {
         y += 16.0;
         let _ = writeln!(
             out,
