@@ -24,50 +24,11 @@ fn rules_of(path: &Path, flags: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Fixes the fixture `name` (with the flags of its `# profile:` line and `flags`),
-/// checks `rule` is gone, kubectl reads the file, and a second `--fix` changes
-/// nothing; returns the fixed file.
+/// Fixes the fixture `name` as [`common::fixing::fix_fixture`] does; returns the fixed
+/// file and kubectl's reading of it.
 fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_json::Value>) {
-    let (_dir, path) = copy(name);
-    let mut flags: Vec<String> = flags.iter().map(|flag| (*flag).to_owned()).collect();
-    flags.extend(common::profile_flags(
-        &std::fs::read_to_string(&path).unwrap(),
-    ));
-    assert!(
-        rules_of(&path, &flags).iter().any(|r| r == rule),
-        "{name} fires {rule}"
-    );
-    let fix = || {
-        common::cli()
-            .arg("lint")
-            .args(&flags)
-            .arg("--fix")
-            .arg(&path)
-            .assert()
-            .code(predicates::ord::lt(2));
-    };
-    fix();
-    let fixed = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        !rules_of(&path, &flags).iter().any(|r| r == rule),
-        "{rule} still fires after --fix:\n{fixed}"
-    );
-    let read = common::kubectl_reads(&path);
-    fix();
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        fixed,
-        "a second --fix changed the file"
-    );
-    common::cli()
-        .arg("lint")
-        .args(&flags)
-        .arg("--diff")
-        .arg(&path)
-        .assert()
-        .code(0)
-        .stdout("");
-    (fixed, read)
+    let fixed = common::fixing::fix_fixture(&format!("rules/{name}"), rule, flags);
+    (fixed.text, fixed.reads.map(|(_, after)| after))
 }
 
 #[test]
