@@ -1997,6 +1997,22 @@ fn fix_on_cluster_objects_prints_the_diff_and_writes_nothing() {
     // The findings as they stand in the cluster decide the status.
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stdout.contains("(0 fixed, 8 remaining)"), "{stdout}");
+    // Another `--fix` would not make them either: the summary says where they go.
+    let shown = stderr.matches("+++ b/").count();
+    assert!(shown > 0, "{stderr}");
+    assert!(!stdout.contains("fixable with `--fix`"), "{stdout}");
+    let fixable = stdout
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("[*] ")?
+                .strip_suffix(" fixable in the manifests the objects come from: objects read from a cluster are not written back, so the fixes are shown as a diff.")
+        })
+        .unwrap_or_else(|| panic!("no line for the fixes shown:\n{stdout}"));
+    let fixable: usize = fixable.parse().unwrap();
+    assert!(
+        fixable >= shown,
+        "{fixable} fixes for {shown} objects\n{stdout}"
+    );
     assert!(
         stderr.contains(
             "note: Deployment/istio-system/istiod: not written back, it was read from the cluster"

@@ -449,3 +449,75 @@ fn a_namespace_opt_in_is_quoted_as_the_namespace_writes_it() {
         "{reasons}"
     );
 }
+
+/// `explain` of `path` in `format`, without colour.
+fn explain_path(format: &str, path: &std::path::Path) -> String {
+    let output = cli()
+        .args([
+            "explain",
+            "--format",
+            format,
+            "--color",
+            "never",
+            "--no-config",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The longest run of digits in `text`.
+fn longest_number(text: &str) -> usize {
+    text.split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_grace_period_beyond_the_axis_is_said_and_not_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |grace: &str| {
+        let path = dir.path().join(format!("grace-{grace}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: web}}\nspec:\n  terminationGracePeriodSeconds: {grace}\n  containers:\n  - {{name: web, image: example/web:1.0}}\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let absurd = manifest("9223372036854775807");
+    let said = "the grace period ends at 9223372036854775807 s, beyond the drawn axis";
+    let text = explain_path("text", &absurd);
+    assert!(
+        text.contains("Termination (0 = deletion; grace period 9223372036854775807 s)"),
+        "{text}"
+    );
+    assert!(text.contains(said), "{text}");
+    assert!(!text.contains("grace period ends: SIGKILL"), "{text}");
+    // No other long number: the axis is drawn for the events, not to a clamped end.
+    let others = text.replace("9223372036854775807", "");
+    assert!(longest_number(&others) < 6, "{text}");
+    let svg = explain_path("svg", &absurd);
+    resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
+    assert!(svg.contains(said), "{svg}");
+    assert!(!svg.contains(r#"class="deadline""#), "{svg}");
+    assert!(
+        longest_number(&svg.replace("9223372036854775807", "")) < 6,
+        "{svg}"
+    );
+    // A long grace period the axis can hold is drawn where it ends.
+    let long = manifest("1800");
+    let text = explain_path("text", &long);
+    assert!(text.contains("grace period ends: SIGKILL"), "{text}");
+    assert!(!text.contains("beyond the drawn axis"), "{text}");
+    let svg = explain_path("svg", &long);
+    assert!(
+        svg.contains(r#"class="deadline" data-at="1800000""#),
+        "{svg}"
+    );
+}

@@ -24,50 +24,11 @@ fn rules_of(path: &Path, flags: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Fixes the fixture `name` (with the flags of its `# profile:` line and `flags`),
-/// checks `rule` is gone, kubectl reads the file, and a second `--fix` changes
-/// nothing; returns the fixed file.
+/// Fixes the fixture `name` as [`common::fixing::fix_fixture`] does; returns the fixed
+/// file and kubectl's reading of it.
 fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_json::Value>) {
-    let (_dir, path) = copy(name);
-    let mut flags: Vec<String> = flags.iter().map(|flag| (*flag).to_owned()).collect();
-    flags.extend(common::profile_flags(
-        &std::fs::read_to_string(&path).unwrap(),
-    ));
-    assert!(
-        rules_of(&path, &flags).iter().any(|r| r == rule),
-        "{name} fires {rule}"
-    );
-    let fix = || {
-        common::cli()
-            .arg("lint")
-            .args(&flags)
-            .arg("--fix")
-            .arg(&path)
-            .assert()
-            .code(predicates::ord::lt(2));
-    };
-    fix();
-    let fixed = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        !rules_of(&path, &flags).iter().any(|r| r == rule),
-        "{rule} still fires after --fix:\n{fixed}"
-    );
-    let read = common::kubectl_reads(&path);
-    fix();
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        fixed,
-        "a second --fix changed the file"
-    );
-    common::cli()
-        .arg("lint")
-        .args(&flags)
-        .arg("--diff")
-        .arg(&path)
-        .assert()
-        .code(0)
-        .stdout("");
-    (fixed, read)
+    let fixed = common::fixing::fix_fixture(&format!("rules/{name}"), rule, flags);
+    (fixed.text, fixed.reads.map(|(_, after)| after))
 }
 
 #[test]
@@ -640,6 +601,73 @@ fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
     ] {
         let path = common::testdata(&format!("rules/{name}"));
         assert_eq!(only_fix(&path, flags, "ML301"), None, "{name} {flags:?}");
+    }
+}
+
+#[test]
+fn ml301_s_native_switch_is_refused_where_linkerd_would_deny_it_beside_a_wait() {
+    // Linkerd 2.15 to 2.19 deny a native proxy with a wait before exit (ML402): the
+    // native switch would leave a pod that is never created, so it is not made.
+    let dir = tempfile::tempdir().unwrap();
+    let path = variant(
+        dir.path(),
+        "ml301-fire-linkerd-job.yaml",
+        "linkerd.io/inject: enabled  # expect: ML202 ML301",
+        "linkerd.io/inject: enabled\n        config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"",
+    );
+    let before = std::fs::read_to_string(&path).unwrap();
+    let output = common::cli()
+        .args([
+            "lint",
+            "--linkerd-version",
+            "2.18",
+            "--fix",
+            "--unsafe-fixes",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert!(
+        stderr.contains(
+            "the fix for ML301 was not made: it would bring a new finding (ML402: Linkerd's proxy injector denies the pod"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_linkerd_wait_is_never_offered_for_a_native_proxy() {
+    // 2.18 denies a native proxy with a wait, 2.20 ignores the wait: ML203 on a native
+    // proxy gets the app's delay as its help, and no fix.
+    let dir = tempfile::tempdir().unwrap();
+    let path = variant(
+        dir.path(),
+        "ml402-silent-linkerd-native-without-wait.yaml",
+        "        lifecycle:\n          preStop:\n            sleep: {seconds: 5}\n",
+        "",
+    );
+    for version in ["2.18", "2.20"] {
+        let flags = [
+            "--linkerd-version",
+            version,
+            "--app-shutdown",
+            "1s",
+            "--unsafe-fixes",
+        ];
+        assert_eq!(only_fix(&path, &flags, "ML203"), None, "{version}");
+        let (report, _) = common::lint_json(&path, &flags);
+        let help = common::reports::findings(&report, "ML203")[0]["help"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            help.contains("native sidecar") && help.contains("a preStop sleep on the app"),
+            "{version}: {help}"
+        );
+        assert!(!help.contains("proxy-wait-before-exit-seconds"), "{help}");
     }
 }
 

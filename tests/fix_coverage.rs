@@ -8,7 +8,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 const COVERAGE_START: &str = "<!-- fix-coverage:start -->\n";
 const COVERAGE_END: &str = "<!-- fix-coverage:end -->";
@@ -121,88 +120,21 @@ fn copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, path)
 }
 
-/// `(rule, severity, container)` of every finding, for comparing two runs.
-fn findings(path: &Path, flags: &[&str]) -> Vec<(String, String, String)> {
-    let (report, _) = common::lint_json(path, flags);
-    let mut found: Vec<(String, String, String)> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|finding| {
-            (
-                finding["ruleId"].as_str().unwrap().to_owned(),
-                finding["severity"].as_str().unwrap().to_owned(),
-                finding["container"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 /// The value at a `/`-separated pointer of what kubectl read.
 fn at<'a>(object: &'a serde_json::Value, pointer: &str) -> &'a serde_json::Value {
     object.pointer(pointer).unwrap_or(&serde_json::Value::Null)
 }
 
-/// Runs `lint --fix` (with `flags`) on the fixture `name`, expecting `rule` to fire
-/// before and not after, no finding new or worse, and kubectl to read the result;
-/// returns what kubectl reads before and after.
+/// Fixes the fixture `name` of `testdata/fixes/coverage/` as
+/// [`common::fixing::fix_fixture`] does; returns the fixed file and what kubectl reads
+/// before and after.
 fn fixed(
     name: &str,
     rule: &str,
     flags: &[&str],
 ) -> (String, Option<(serde_json::Value, serde_json::Value)>) {
-    let (_dir, path) = copy(name);
-    let before_text = std::fs::read_to_string(&path).unwrap();
-    let mut flags: Vec<String> = flags.iter().map(|flag| (*flag).to_owned()).collect();
-    flags.extend(common::profile_flags(&before_text));
-    let lint_flags: Vec<&str> = flags
-        .iter()
-        .map(String::as_str)
-        .filter(|flag| !matches!(*flag, "--unsafe-fixes"))
-        .collect();
-    let before = findings(&path, &lint_flags);
-    assert!(
-        before.iter().any(|(r, ..)| r == rule),
-        "{name} fires {rule}: {before:?}"
-    );
-    let read_before = common::kubectl_reads(&path);
-    common::cli()
-        .arg("lint")
-        .args(&flags)
-        .arg("--fix")
-        .arg(&path)
-        .assert()
-        .code(predicates::ord::lt(2));
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert_ne!(text, before_text, "{name}: --fix changed nothing");
-    let after = findings(&path, &lint_flags);
-    assert!(
-        !after.iter().any(|(r, ..)| r == rule),
-        "{rule} still fires after --fix on {name}:\n{text}"
-    );
-    for finding in &after {
-        assert!(
-            before.contains(finding),
-            "{name}: {finding:?} is new or more severe after --fix:\n{text}"
-        );
-    }
-    // A second run changes nothing.
-    common::cli()
-        .arg("lint")
-        .args(&flags)
-        .arg("--fix")
-        .arg(&path)
-        .assert()
-        .code(predicates::ord::lt(2));
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        text,
-        "{name}: not a fixed point"
-    );
-    let reads = read_before.zip(common::kubectl_reads(&path));
-    (text, reads)
+    let fixed = common::fixing::fix_fixture(&format!("fixes/coverage/{name}"), rule, flags);
+    (fixed.text, fixed.reads)
 }
 
 /// Runs `lint --fix --unsafe-fixes` on `name`, where `rule` fires but has no fix: the

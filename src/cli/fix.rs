@@ -32,6 +32,9 @@ pub struct Done {
     pub by_file: Vec<(String, Vec<(&'static RuleMeta, usize)>)>,
     /// Files that could not be written, as errors of those files.
     pub unwritten: Vec<InputError>,
+    /// Findings whose fix could not be written back where it was read from (an object
+    /// of the cluster, a rendered or streamed document), so it was shown as a diff.
+    pub shown: usize,
     /// Whether the fixed standard input took standard output, so the report goes
     /// elsewhere.
     pub stdout_taken: bool,
@@ -246,6 +249,7 @@ impl<'a> Session<'a> {
                     }
                 }
                 if !fixed.made_rendered.is_empty() {
+                    self.done.shown += fixed.made_rendered.len();
                     let why = format!(
                         "rendered by Helm from {}; change the chart's templates instead",
                         fixed.rendered_from.join(", ")
@@ -270,6 +274,7 @@ impl<'a> Session<'a> {
             }
             Target::DiffOnly(why) => {
                 if fixed.fixed != fixed.original {
+                    self.done.shown += all_made;
                     self.diff_only(name, &path, &fixed.original, &fixed.fixed, why);
                 }
             }

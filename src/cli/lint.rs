@@ -154,6 +154,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     summary.fixes.unsafe_fixes = args.unsafe_fixes;
     if let Some(done) = &fixed {
         summary.fixes.fixed = Some(done.fixed);
+        summary.fixes.shown = done.shown;
         summary.unwritten = done.unwritten.len();
     }
     // Where the report goes, until it fails; a reader that went away (`| head`) ends the
@@ -275,7 +276,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     if fixed.is_some()
         && (args.quiet || !matches!(args.format, LintFormat::Human | LintFormat::Table))
     {
-        for line in crate::report::summary_text::fix_lines(&summary.fixes, summary.findings())
+        for line in crate::report::summary_text::fix_lines(&summary)
             .into_iter()
             .take(1)
         {

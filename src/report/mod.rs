@@ -94,6 +94,11 @@ pub struct FixCounts {
     /// With `lint --fix`: findings whose fix was written back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed: Option<usize>,
+    /// With `lint --fix`: findings whose fix could not be written back where it was
+    /// read from (an object of the cluster, a rendered or streamed document) and was
+    /// shown as a diff instead. They are still among the findings, and still fixable.
+    #[serde(skip)]
+    pub shown: usize,
     /// Whether `--unsafe-fixes` makes the unsafe fixes too.
     #[serde(skip)]
     pub unsafe_fixes: bool,

@@ -87,7 +87,7 @@ pub fn summary_line(summary: &Summary) -> String {
 pub fn summary_block(summary: &Summary, width: usize) -> String {
     let mut block = wrap::wrap(&summary_line(summary), width, "", "  ");
     block.push('\n');
-    for line in fix_lines(&summary.fixes, summary.findings()) {
+    for line in fix_lines(summary) {
         block.push_str(&line);
         block.push('\n');
     }
@@ -97,8 +97,11 @@ pub fn summary_block(summary: &Summary, width: usize) -> String {
 /// The fix lines after the summary: after `--fix`, "Found 5 findings (3 fixed, 2
 /// remaining)."; then, when findings have fixes that passed their check, how many
 /// `--fix` makes ("[*] 2 fixable with `--fix` (1 more with `--unsafe-fixes`).").
-/// `remaining` is the count of findings the report shows.
-pub fn fix_lines(fixes: &crate::report::FixCounts, remaining: usize) -> Vec<String> {
+/// After `--fix`, fixes that could not be written back are counted apart: another
+/// `--fix` would not make them either, they are to be made in the sources.
+pub fn fix_lines(summary: &Summary) -> Vec<String> {
+    let fixes = &summary.fixes;
+    let remaining = summary.findings();
     let mut lines = Vec::new();
     if let Some(fixed) = fixes.fixed {
         let found = remaining + fixed;
@@ -107,7 +110,24 @@ pub fn fix_lines(fixes: &crate::report::FixCounts, remaining: usize) -> Vec<Stri
             if found == 1 { "" } else { "s" }
         ));
     }
-    let fixable = fixes.fixable();
+    if fixes.shown > 0 {
+        let (sources, why) = if summary.from_cluster {
+            (
+                "in the manifests the objects come from",
+                "objects read from a cluster are not written back",
+            )
+        } else {
+            (
+                "in their sources",
+                "rendered and streamed documents are not written back",
+            )
+        };
+        lines.push(format!(
+            "[*] {} fixable {sources}: {why}, so the fixes are shown as a diff.",
+            fixes.shown
+        ));
+    }
+    let fixable = fixes.fixable().saturating_sub(fixes.shown);
     let more = if fixes.unsafe_fixes { 0 } else { fixes.unsafe_ };
     match (fixable, more) {
         (0, 0) => {}

@@ -1,7 +1,9 @@
 //! Why a pod is not admitted, in words: for `explain` and for the rules that report the
 //! rejection. Each cause is worded by the rule that judges it.
 
-use super::configuration::{api_version_removed, field_not_allowed, invalid_proxy_config};
+use super::configuration::{
+    api_version_removed, field_not_allowed, injection_conflict, invalid_proxy_config,
+};
 use super::jobs::container_restarts_in_place;
 use super::startup::native_sidecar_unsupported;
 use super::termination::sleep_action_unsupported;
@@ -37,11 +39,10 @@ pub fn reason(cause: &RejectionCause) -> String {
         }
         RejectionCause::NativeWith {
             mesh,
+            native,
             setting,
             until,
             error,
-        } => format!(
-            "{mesh} before {until} cannot render a native sidecar proxy with {setting} (\"{error}\")"
-        ),
+        } => injection_conflict::native_refused(*mesh, native, setting, until, error),
     }
 }

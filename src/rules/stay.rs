@@ -179,7 +179,10 @@ impl StayAnswer {
 /// timeline shows a hazard the setting clears.
 pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option<StayAnswer> {
     let proxy = &plan.containers[index];
-    let stay = proxy.remedies().stay?;
+    let stay = proxy
+        .remedies()
+        .stay
+        .filter(|stay| stay.when_injected_native || !injected_native(proxy))?;
     let stop = timeline.stop(index)?;
     // Each hazard as the cut that comes too early and the moment it must reach.
     let mut hazards: Vec<(Millis, Millis, &'static RuleMeta)> = Vec::new();
@@ -221,7 +224,8 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
         written: proxy.manifest_path(),
     });
     // A Job's proxy is better made native (ML301's fix), which clears these too; a
-    // wait beside it is refused by some injectors, which no finding would show.
+    // wait written first would block it where the injector denies a native proxy with
+    // a wait (Linkerd 2.15 to 2.19, ML402), as the check then refuses the native fix.
     let fix = suggestion
         .fix
         .filter(|_| !plan.runs_to_completion())
@@ -251,6 +255,12 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
         help: suggestion.help,
         fix,
     })
+}
+
+/// Whether the proxy's injector adds it as a native sidecar (not written in the
+/// manifest).
+fn injected_native(proxy: &PlannedContainer) -> bool {
+    proxy.is_native_sidecar() && proxy.manifest_path().is_none()
 }
 
 /// `at` in whole seconds, rounded up.

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod apiserver;
+pub mod fixing;
 pub mod lists;
 pub mod reports;
 

@@ -110,6 +110,12 @@ impl Scale {
         Scale { pieces, margin }
     }
 
+    /// Whether a time can be drawn where it falls: beyond a quarter of the range of
+    /// `Millis`, [`Scale::fit`] draws it at that quarter, which is not where it is.
+    pub fn draws(at: Millis) -> bool {
+        at <= LAST
+    }
+
     /// The stretches shown.
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces

@@ -173,7 +173,7 @@ fn draw_panel(out: &mut String, panel: &Panel, style: Style) {
     let layout = Layout::of(panel, style);
     let scale = &panel.scale;
     let _ = writeln!(out, "{}", style.paint(&panel.title, Tone::Bold));
-    if let Some(caption) = super::svg::cut_caption(scale) {
+    for caption in panel.captions() {
         line(out, style, "", "  ", &caption);
     }
     // Tick labels on the axis, as many as fit with room between them.

@@ -407,6 +407,7 @@ pub const CLOUD_SQL_REMEDIES: Remedies = Remedies {
     stay: Some(Stay {
         measures: Measure::AfterSignal,
         inbound: false,
+        when_injected_native: true,
         at: |at| Suggestion {
             help: format!(
                 "keep accepting the app's connections while it shuts down: start the proxy with `--min-sigterm-delay={}s` (and `--max-sigterm-delay` for open connections)",
@@ -448,6 +449,7 @@ pub const CLOUD_SQL_V1_REMEDIES: Remedies = Remedies {
     stay: Some(Stay {
         measures: Measure::AfterSignal,
         inbound: false,
+        when_injected_native: true,
         at: |at| Suggestion {
             help: format!(
                 "start the proxy with `-term_timeout={}s`: on SIGTERM it then keeps running, still accepting, while the app holds a connection open, up to that long",

@@ -195,6 +195,7 @@ pub const REMEDIES: Remedies = Remedies {
 pub const STAY: Stay = Stay {
     measures: Measure::AfterSignal,
     inbound: true,
+    when_injected_native: true,
     at: |at| match at.written {
         None => Suggestion {
             help: format!(

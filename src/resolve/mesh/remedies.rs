@@ -103,6 +103,9 @@ pub struct Stay {
     /// Whether it also moves when new inbound connections are refused (not only the
     /// app's outbound calls).
     pub inbound: bool,
+    /// Whether the setting still applies to a sidecar its injector adds natively. Not
+    /// Linkerd's wait before exit: 2.15 to 2.19 deny such a pod, 2.20 ignores the wait.
+    pub when_injected_native: bool,
     /// The setting at a value, as help and, where the pod's text can say it, as a fix.
     pub at: fn(&StayAt) -> Suggestion,
 }

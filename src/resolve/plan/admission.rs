@@ -46,11 +46,14 @@ pub enum RejectionCause {
     /// A mesh setting the injector cannot read, so it denies the pod.
     UnreadableSetting(crate::resolve::problems::Unreadable),
     /// The injector cannot render a native sidecar proxy with a setting of the pod
-    /// (Linkerd before 2.20 with `proxy-wait-before-exit-seconds`).
+    /// (Linkerd 2.15 to 2.19 with `proxy-wait-before-exit-seconds`).
     NativeWith {
         /// The mesh whose injector refuses.
         mesh: Mesh,
-        /// The setting (`proxy-wait-before-exit-seconds`).
+        /// What makes the proxy native: the annotation's key, or the install's setting
+        /// (`proxy.nativeSidecar`).
+        native: &'static str,
+        /// The setting (`config.alpha.linkerd.io/proxy-wait-before-exit-seconds`).
         setting: &'static str,
         /// The first release that renders the two together.
         until: &'static str,

@@ -46,7 +46,11 @@ declare_rule! {
     /// label's other value replaced by "true". Unsafe because the pod is then injected;
     /// when its proxy would bring a hazard of its own (a new finding, such as ML101 for
     /// a pod without a hold), the fix is dropped with a note. Linkerd's opt-in and the
-    /// native-sidecar settings are not changed for you.
+    /// native-sidecar settings are not changed for you: which of Linkerd's values
+    /// (`enabled`, `ingress`, `disabled`) an unknown one meant, and whether a value
+    /// `strconv.ParseBool` cannot read meant on or off, only the author knows; a key
+    /// the release does not read is answered by an older key or by upgrading the
+    /// mesh, and which is the operator's choice.
     ///
     /// ## References
     /// - docs/lifecycle.md §3.1 (stage 1 reads labels only), §3.3 (the native-sidecar annotation per Istio version), §4.1 (Linkerd's annotation and values), §4.2 (Linkerd's native-sidecar keys per version)

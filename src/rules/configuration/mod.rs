@@ -5,7 +5,7 @@
 pub(super) mod api_version_removed;
 pub(super) mod field_not_allowed;
 mod inject_annotation_ignored;
-mod injection_conflict;
+pub(super) mod injection_conflict;
 pub(super) mod invalid_proxy_config;
 pub(super) mod redundant_gate;
 

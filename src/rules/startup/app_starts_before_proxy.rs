@@ -45,7 +45,9 @@ declare_rule! {
     /// `holdApplicationUntilProxyStarts: true` inside `proxy.istio.io/config`, edited in
     /// that annotation's own format (or a new annotation), for Linkerd
     /// `config.linkerd.io/proxy-await: enabled`. Both only delay the app's start until
-    /// the proxy is ready; for other sidecars the fix is shown, not made.
+    /// the proxy is ready; for other sidecars the fix is shown, not made: they have
+    /// no setting that holds the app, so the remedy is a wait in the app's own command
+    /// or a native sidecar, a change to how the pod starts that its owner decides.
     ///
     /// A proxy already written in the manifest (an injected pod saved as it runs) gets
     /// no fix: both settings are read by the injector, which has already run, so they

@@ -50,8 +50,10 @@ declare_rule! {
     /// their own exit delay, Istio's classic proxy draining its default 5 s), the delay
     /// alone lengthens the time the app serves without it (ML202): the check against
     /// the timeline refuses the fix, it is offered in no format, and the proxy's delay
-    /// and the app's are to be set together by hand. Another kind of hook is left to
-    /// the user.
+    /// and the app's are to be set together by hand. Another kind of hook (a
+    /// `tcpSocket` one, which the kubelet fails at once, or a command other than
+    /// `[sleep, "N"]`) is left to the user: replacing it would drop what it does, and
+    /// its length is not one number to raise.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11

@@ -46,10 +46,18 @@ declare_rule! {
     ///
     /// `lint --fix --unsafe-fixes` (unsafe) sets `terminationGracePeriodSeconds` on the
     /// pod spec, inserted when it is not set, to the shortest grace period with which
-    /// every container of the pod exits on its own on the simulated timeline (preStop
-    /// hooks, drains and shutdowns included). Unsafe because every deletion of the pod,
-    /// a rollout's included, may then take that long. Not made when the grace period is
-    /// not the pod's own (`--deletion-grace-period`) or a hook never ends.
+    /// every container of the pod exits on its own on the simulated timeline: the last
+    /// exit with the period left open, in whole seconds rounded up (the next second
+    /// when a container would exit just as the period ends). The scenario's margins are
+    /// in that exit already: each preStop hook, the app's `app-shutdown`, the requests
+    /// it finishes first (`longest-request`, taken until `endpoint-propagation`), each
+    /// proxy's wait or drain, and native sidecars stopped in turn after the app.
+    /// Endpoint propagation keeps no container running by itself (a proxy that refuses
+    /// before it is ML203's), so it adds nothing more. No headroom is added on top: for
+    /// more, set those times to what the pod really takes. Unsafe because every
+    /// deletion of the pod, a rollout's included, may then take that long. Not made
+    /// when the grace period is not the pod's own (`--deletion-grace-period`: it is not
+    /// in the file) or a hook never ends (no period is long enough).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.3 (a native Istio proxy whose drain preStop fails drains again on SIGTERM), §3.6 (pilot-agent drain), §5.1 (daprd's block), §5.2 (Consul's grace period, also for a native dataplane), §5.3 (Kuma: a classic sidecar waits its drain time, a native one exits at its SIGTERM), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)

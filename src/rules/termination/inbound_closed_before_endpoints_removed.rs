@@ -46,8 +46,13 @@ declare_rule! {
     /// once). It is safe when the times it rests on are set (`endpoint-propagation`,
     /// and `app-shutdown` when it also clears ML202), unsafe when they are assumed,
     /// since the value is then a guess; Dapr's is unsafe (it needs Dapr 1.13+), and an
-    /// already injected `daprd` (its args) gets none. Every fix is checked against the
+    /// already injected `daprd` gets none: its flag is a word of the container's args,
+    /// which the fix does not rewrite (the help gives it). Every fix is checked against the
     /// timeline: one that would stretch the stop past the grace period is not made.
+    /// A Linkerd proxy its injector adds natively gets neither the wait nor a fix: the
+    /// injector renders no wait for it (2.15 to 2.19 deny the pod, ML402; 2.20 ignores
+    /// the wait), and the kubelet stops it only once the app has exited, so the help
+    /// says to keep the app running past endpoint propagation.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16
@@ -94,6 +99,14 @@ impl Violation for RefusedBeforeRemoval<'_> {
     fn help(&self) -> String {
         match self.stay.as_ref().filter(|stay| stay.clears(Self::RULE)) {
             Some(stay) => stay.help_for(Self::RULE),
+            // Nothing the pod sets delays an injected native proxy's signal but the
+            // apps' exit, which the kubelet waits for.
+            None if self.proxy.is_native_sidecar() && self.proxy.manifest_path().is_none() => {
+                format!(
+                    "`{}` is a native sidecar, stopped only once the app containers have exited: keep the app running past endpoint propagation (a preStop sleep on the app), and the proxy stays with it",
+                    self.proxy.name
+                )
+            }
             None => format!(
                 "delay `{}`'s shutdown past endpoint propagation with a preStop sleep",
                 self.proxy.name

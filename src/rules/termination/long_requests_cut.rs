@@ -39,7 +39,8 @@ declare_rule! {
     /// the grace period raised to it when it would not fit; where SIGKILL cuts it, the
     /// grace period raised to what every container needs, requests in flight included.
     /// Unsafe: every deletion of the pod may then take that long. A sidecar with no
-    /// setting of its own, or a grace period set outside the manifest, gets no fix.
+    /// setting of its own gets no fix (there is nothing to set), nor a grace period set
+    /// outside the manifest (`--deletion-grace-period`: it is not in the file).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10

@@ -53,8 +53,12 @@ declare_rule! {
     /// (unsafe: Dapr 1.13+). It is safe when the times it rests on are set, unsafe when
     /// they are assumed (the value is then a guess to review). `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
     /// stays the help's alternative: whether the app's connections close is not in the
-    /// manifest. No fix for the Cloud SQL proxy's flags, an injected `daprd`'s args,
-    /// Consul's and Kuma's settings, or a sidecar with no setting of its own; none on
+    /// manifest. No fix for the Cloud SQL proxy's flags or an injected `daprd`'s args
+    /// (a flag is a word of the container's command line, written as `--flag=N`,
+    /// `--flag N` or inside a script, which the fix does not rewrite: the help gives
+    /// the flag and its value), for Consul's and Kuma's settings (their one value is
+    /// not computed: the help names the setting), or for a sidecar with no setting of
+    /// its own (there is nothing to set); none on
     /// a Job, whose proxy is better made a native sidecar (ML301's fix, which clears
     /// this too, and which Linkerd before 2.20 refuses beside a wait); and none that
     /// the check against the timeline refuses (a value past the grace period).

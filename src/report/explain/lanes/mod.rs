@@ -188,12 +188,40 @@ pub struct Panel {
     pub title: String,
     /// The time axis: linear, or cut where a long stretch holds no event.
     pub scale: Scale,
-    /// When the grace period ends and the kubelet sends SIGKILL (termination only).
+    /// When the grace period ends and the kubelet sends SIGKILL (termination only),
+    /// where the axis can draw it.
     pub deadline: Option<Millis>,
+    /// A grace period that ends beyond any axis drawn (`terminationGracePeriodSeconds:
+    /// 9223372036854775807`), in seconds as given: said in words, never drawn.
+    pub deadline_off_axis: Option<i64>,
     pub lanes: Vec<Lane>,
 }
 
 impl Panel {
+    /// What the panel says above its axis about what it does not draw: the stretches
+    /// cut out (`≈ axis cut: 5.5 s–1799.5 s not drawn, no event falls there`), and a
+    /// grace period that ends beyond the axis.
+    pub fn captions(&self) -> Vec<String> {
+        let cuts: Vec<String> = self
+            .scale
+            .cuts()
+            .map(|(from, to)| format!("{from}–{to}"))
+            .collect();
+        let mut captions = Vec::new();
+        if !cuts.is_empty() {
+            captions.push(format!(
+                "≈ axis cut: {} not drawn, no event falls there",
+                cuts.join(" and ")
+            ));
+        }
+        if let Some(seconds) = self.deadline_off_axis {
+            captions.push(format!(
+                "┊ the grace period ends at {seconds} s, beyond the drawn axis: its SIGKILL is not drawn"
+            ));
+        }
+        captions
+    }
+
     /// The end of the axis.
     pub fn end(&self) -> Millis {
         self.scale.end()

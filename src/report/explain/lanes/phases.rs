@@ -194,6 +194,7 @@ fn startup(analysis: &Analysis) -> Panel {
         title: "Start-up (0 = pod scheduled)".into(),
         scale,
         deadline: None,
+        deadline_off_axis: None,
         lanes,
     }
 }
@@ -202,8 +203,10 @@ fn termination(analysis: &Analysis) -> Panel {
     let plan = &analysis.plan;
     let t = &analysis.timeline.termination;
     let deadline = Millis::secs(t.grace.value);
+    let drawn = Scale::draws(deadline);
     let mut times = hazard_times(analysis, Phase::Termination);
-    times.extend([t.endpoints_removed, deadline]);
+    times.push(t.endpoints_removed);
+    times.extend(drawn.then_some(deadline));
     let records = &analysis.timeline.containers;
     for entry in records.iter().filter_map(|c| c.stop.as_ref()) {
         times.extend([
@@ -293,7 +296,8 @@ fn termination(analysis: &Analysis) -> Panel {
             t.grace.value
         ),
         scale,
-        deadline: Some(deadline),
+        deadline: drawn.then_some(deadline),
+        deadline_off_axis: (!drawn).then_some(t.grace.value),
         lanes,
     }
 }
@@ -356,6 +360,7 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
         title: format!("Completion (work ends at {})", completion.work_done),
         scale,
         deadline: None,
+        deadline_off_axis: None,
         lanes,
     })
 }

@@ -53,7 +53,7 @@ impl Geometry {
                     self.note = self.note.max(text_width(note, FONT));
                 }
             }
-            if let Some(caption) = cut_caption(&panel.scale) {
+            for caption in panel.captions() {
                 self.note = self
                     .note
                     .max(text_width(&caption, FONT) - self.label - self.axis - GAP);
@@ -99,21 +99,6 @@ pub(super) fn text_width(text: &str, size: f64) -> f64 {
 
 pub(super) fn lane_label(lane: &Lane) -> String {
     format!("{} ({})", lane.label, lane.tag)
-}
-
-/// What a panel's cuts leave out, in words: `≈ 5.5 s–1799.5 s not drawn: no event
-/// falls there`.
-pub(in crate::report::explain) fn cut_caption(scale: &Scale) -> Option<String> {
-    let cuts: Vec<String> = scale
-        .cuts()
-        .map(|(from, to)| format!("{from}–{to}"))
-        .collect();
-    (!cuts.is_empty()).then(|| {
-        format!(
-            "≈ axis cut: {} not drawn, no event falls there",
-            cuts.join(" and ")
-        )
-    })
 }
 
 #[cfg(test)]

@@ -24,7 +24,6 @@ mod panel;
 mod shapes;
 
 pub(crate) use geometry::Geometry;
-pub(super) use geometry::cut_caption;
 use geometry::{AXIS_WIDTH, FONT, MARGIN, TITLE_FONT, text_width};
 pub(crate) use legend::Legend;
 pub(crate) use markup::escape;

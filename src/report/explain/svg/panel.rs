@@ -8,7 +8,7 @@ use super::super::lanes::{Lane, Panel};
 use super::super::scale::Scale;
 use super::geometry::{
     BAR_HEIGHT, BAR_TOP, CUT_WIDTH, FONT, Geometry, LANE_HEIGHT, MARGIN, TICK_ROOM, TITLE_FONT,
-    cut_caption, lane_label, text_width,
+    lane_label, text_width,
 };
 use super::markup::escape;
 use super::shapes::{cut_shape, mark_shape};
@@ -58,7 +58,7 @@ pub(super) fn draw_panel(
         r#"<g class="timeline-panel"><text x="{MARGIN}" y="{y}" class="panel">{}</text>"#,
         escape(&panel.title)
     );
-    if let Some(caption) = cut_caption(scale) {
+    for caption in panel.captions() {
         y += 16.0;
         let _ = writeln!(
             out,

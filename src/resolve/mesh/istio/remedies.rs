@@ -78,6 +78,7 @@ fn stop_after_work(stop: &StopAfterWork) -> String {
 pub const STAY: Stay = Stay {
     measures: Measure::AfterSignal,
     inbound: false,
+    when_injected_native: true,
     at: drain_at,
 };
 

@@ -142,7 +142,11 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
                 by: Rejector::Injector(MESH),
                 cause: RejectionCause::NativeWith {
                     mesh: MESH,
-                    setting: "proxy-wait-before-exit-seconds",
+                    native: match &native_reason {
+                        NativeReason::Annotation { key, .. } => key,
+                        _ => "proxy.nativeSidecar",
+                    },
+                    setting: WAIT_BEFORE_EXIT,
                     until: "2.20",
                     error: "proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously",
                 },

@@ -68,10 +68,13 @@ fn hold_app(annotations: &JsonPath) -> Advice {
 /// preStop `/bin/sleep N` (`charts/partials/templates/_proxy.tpl`), which holds the
 /// proxy's SIGTERM back, and with it every refusal (docs/lifecycle.md §4.2, §4.3). The
 /// injector alone reads the annotation, so on a proxy written in the manifest the
-/// preStop itself is the change; the proxy image has `/bin/sleep` and no shell.
+/// preStop itself is the change; the proxy image has `/bin/sleep` and no shell. The
+/// injector renders no wait for a native proxy (`_proxy.tpl`): 2.15 to 2.19 refuse the
+/// two together and deny the pod, 2.20 drops the wait.
 pub const STAY: Stay = Stay {
     measures: Measure::UntilSignal,
     inbound: true,
+    when_injected_native: false,
     at: wait_before_exit_at,
 };
 
