@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::compare::{self, Graded};
-use super::rounds::{Analyze, Analysed};
+use super::rounds::{Analysed, Analyze};
 use super::verify::verify_item;
 use super::{Edit, Fix, Outcome, Planned, apply_fixes, verify_all};
 use crate::load::list::Items;
@@ -239,11 +239,11 @@ impl<'s> Checker<'s> {
             let verdict = check(self.state, &after, &candidate.members(self.state));
             return (verdict, Some(after));
         }
-        let verdict = self.together(&[candidate]).or_else(|reason| {
+        let verdict = self.together(&[candidate]).map_err(|reason| {
             // An edit that cannot be made, said of the offsets users see.
             match &whole().outcomes[0] {
-                Outcome::Invalid(whole) => Err(whole.clone()),
-                _ => Err(reason),
+                Outcome::Invalid(whole) => whole.clone(),
+                _ => reason,
             }
         });
         (verdict, None)
@@ -321,7 +321,10 @@ impl<'s> Checker<'s> {
 
 /// `Err` when a fix of a round was not made: its edits are invalid or overlap another's.
 fn refuse_unmade(outcomes: &[Outcome]) -> Result<(), String> {
-    match outcomes.iter().find(|outcome| **outcome != Outcome::Applied) {
+    match outcomes
+        .iter()
+        .find(|outcome| **outcome != Outcome::Applied)
+    {
         None => Ok(()),
         Some(Outcome::Invalid(reason)) => Err(reason.clone()),
         Some(_) => Err("its edits overlap another fix's".to_owned()),
@@ -331,21 +334,14 @@ fn refuse_unmade(outcomes: &[Outcome]) -> Result<(), String> {
 /// Checks fixes made together, which turned `before` into `after`: the text reads as
 /// the original with exactly their changes, nothing became unreadable, their findings
 /// are gone and nothing is new or worse.
-pub(super) fn check(
-    before: &Analysed,
-    after: &Analysed,
-    made: &[&Located],
-) -> Result<(), String> {
+pub(super) fn check(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), String> {
     let changes = changes_of(before, made);
     verify_all(&before.text, &after.text, &changes).map_err(|rejection| rejection.reason)?;
     judge(before, after, made)
 }
 
 /// The changes of the fixes `made`, each with its document's index in the piece.
-fn changes_of<'m>(
-    before: &Analysed,
-    made: &[&'m Located],
-) -> Vec<(usize, &'m [super::Change])> {
+fn changes_of<'m>(before: &Analysed, made: &[&'m Located]) -> Vec<(usize, &'m [super::Change])> {
     made.iter()
         .filter_map(|located| match &located.fix {
             Some(Ok(planned)) => Some((
