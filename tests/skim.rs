@@ -94,10 +94,20 @@ fn agrees(name: &str, text: &str) -> usize {
                 None if !outline.unread => {
                     assert!(root.get(field).is_none(), "{name}: {field}\n{shown}")
                 }
-                None => assert!(
-                    top_string(root, field).is_none(),
-                    "{name}: {field}\n{shown}"
-                ),
+                // Set to something the skim does not read as a one-line string, and
+                // the pipeline parses the document in full (`workload::reads`): a
+                // number, a collection, or a block scalar, which the parser reads as
+                // a string.
+                None => {
+                    if top_string(root, field).is_some() {
+                        let block = shown.lines().any(|line| {
+                            line.strip_prefix(field)
+                                .and_then(|rest| rest.strip_prefix(':'))
+                                .is_some_and(|value| value.trim_start().starts_with(['|', '>']))
+                        });
+                        assert!(block, "{name}: {field}\n{shown}");
+                    }
+                }
             }
         }
         assert_eq!(
@@ -316,4 +326,22 @@ proptest! {
     fn a_generated_document_it_passes_parses(text in generated()) {
         agrees("generated", &text);
     }
+}
+
+#[test]
+fn a_kind_written_as_a_block_scalar_is_left_to_the_parser() {
+    // Found by the generator: a block scalar is a string to the parser, unread here.
+    let text = "apiVersion:\nkind: |\n  text: in a block\n";
+    let outline = skim(text).expect("well formed");
+    assert_eq!((outline.kind, outline.unread), (None, true));
+    assert_eq!(agrees("generated", text), 1);
+}
+
+#[test]
+fn a_comment_where_the_kind_would_be_is_no_kind() {
+    // Found by the mutations: `#` after the colon starts a comment, the value is null.
+    let text = "apiVersion: #apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
+    let outline = skim(text).expect("well formed");
+    assert_eq!((outline.api_version, outline.unread), (None, true));
+    assert_eq!(agrees("mutated", text), 1);
 }

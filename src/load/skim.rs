@@ -527,6 +527,10 @@ fn plain(text: &str) -> Option<()> {
 /// one that resolves to a string, on its line.
 fn string_value(rest: &str) -> Option<&str> {
     let value = rest.trim_start_matches(' ');
+    if value.starts_with('#') {
+        // `kind: #Deployment`: a comment, and the value is null.
+        return None;
+    }
     let value = value[..value.find(" #").unwrap_or(value.len())].trim_end_matches(' ');
     match value.as_bytes().first()? {
         quote @ (b'"' | b'\'') if value.len() > 1 && value.ends_with(*quote as char) => {
