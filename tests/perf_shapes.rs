@@ -13,10 +13,7 @@ use std::collections::BTreeMap;
 
 use common::lists::{list_of, stream_of};
 use mesh_lifecycle::fix::checks::checked_bytes;
-use mesh_lifecycle::load::Inputs;
 use mesh_lifecycle::load::parse::{Limits, parse_documents};
-use mesh_lifecycle::pipeline::{self, RunOptions};
-use mesh_lifecycle::settings::Settings;
 
 /// The workload kinds whose rule fixtures go into the `List`: objects the context pass
 /// does not read (it reads a stream's Namespaces and Services, not a `List`'s items).
@@ -117,33 +114,22 @@ fn without_item(reason: &str) -> String {
 /// Each finding's fix verdict, by workload, rule and container: `ok` for a fix that
 /// passed its check, the reason for one refused, none for a finding without a fix.
 fn verdicts(text: &str) -> BTreeMap<(String, &'static str, Option<String>), Vec<String>> {
-    let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
     let mut verdicts: BTreeMap<_, Vec<String>> = BTreeMap::new();
-    pipeline::run(
-        &inputs,
-        &Settings::default(),
-        &RunOptions {
-            threads: 1,
-            ..RunOptions::default()
-        },
-        |report| {
-            for located in report.analyses.iter().flat_map(|a| &a.findings) {
-                let verdict = match &located.fix {
-                    None => "none".to_owned(),
-                    Some(Ok(_)) => "ok".to_owned(),
-                    Some(Err(reason)) => without_item(reason),
-                };
-                verdicts
-                    .entry((
-                        located.workload.name.clone(),
-                        located.finding.rule.id,
-                        located.finding.container.clone(),
-                    ))
-                    .or_default()
-                    .push(verdict);
-            }
-        },
-    );
+    common::in_process::each_finding(text, |located| {
+        let verdict = match &located.fix {
+            None => "none".to_owned(),
+            Some(Ok(_)) => "ok".to_owned(),
+            Some(Err(reason)) => without_item(reason),
+        };
+        verdicts
+            .entry((
+                located.workload.name.clone(),
+                located.finding.rule.id,
+                located.finding.container.clone(),
+            ))
+            .or_default()
+            .push(verdict);
+    });
     for list in verdicts.values_mut() {
         list.sort();
     }

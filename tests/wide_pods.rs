@@ -6,12 +6,11 @@
 //! The work is counted (`fix::checks::checked_bytes`), process-wide: this file's one
 //! test runs alone in its process.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use mesh_lifecycle::fix::checks::checked_bytes;
-use mesh_lifecycle::load::Inputs;
-use mesh_lifecycle::pipeline::{self, RunOptions};
-use mesh_lifecycle::settings::Settings;
 
 /// An Istio-injected Pod of `containers` serving containers with no preStop delay
 /// (ML207 on each). With `first_waits`, the first container's preStop sleeps 15 s, so
@@ -55,29 +54,18 @@ fn any_container(reason: &str) -> String {
 
 /// Each ML207 finding's fix verdict, by container: `ok`, or the reason it was refused.
 fn ml207_verdicts(text: &str) -> Vec<(String, String)> {
-    let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
     let mut verdicts = Vec::new();
-    pipeline::run(
-        &inputs,
-        &Settings::default(),
-        &RunOptions {
-            threads: 1,
-            ..RunOptions::default()
-        },
-        |report| {
-            for located in report.analyses.iter().flat_map(|a| &a.findings) {
-                if located.finding.rule.id != "ML207" {
-                    continue;
-                }
-                let verdict = match &located.fix {
-                    Some(Ok(_)) => "ok".to_owned(),
-                    Some(Err(reason)) => any_container(reason),
-                    None => "none".to_owned(),
-                };
-                verdicts.push((located.finding.container.clone().unwrap(), verdict));
-            }
-        },
-    );
+    common::in_process::each_finding(text, |located| {
+        if located.finding.rule.id != "ML207" {
+            return;
+        }
+        let verdict = match &located.fix {
+            Some(Ok(_)) => "ok".to_owned(),
+            Some(Err(reason)) => any_container(reason),
+            None => "none".to_owned(),
+        };
+        verdicts.push((located.finding.container.clone().unwrap(), verdict));
+    });
     verdicts
 }
 
