@@ -54,8 +54,13 @@ fn any_container(reason: &str) -> String {
 
 /// Each ML207 finding's fix verdict, by container: `ok`, or the reason it was refused.
 fn ml207_verdicts(text: &str) -> Vec<(String, String)> {
+    ml207_verdicts_on(text, 1)
+}
+
+/// [`ml207_verdicts`] of a run on `threads` threads.
+fn ml207_verdicts_on(text: &str, threads: usize) -> Vec<(String, String)> {
     let mut verdicts = Vec::new();
-    common::in_process::each_finding(text, |located| {
+    common::in_process::each_finding_on(text, threads, |located| {
         if located.finding.rule.id != "ML207" {
             return;
         }
@@ -105,4 +110,40 @@ fn fixes_checked_in_groups_get_their_verdicts_alone_for_a_few_analyses_of_the_po
         "{checked} bytes analysed to check the fixes of a {}-byte pod",
         text.len()
     );
+
+    // Every fix refused, and each failing group names one member (the container ML202
+    // is about): split, the groups stay at about two checks per fix, never a check of
+    // what is left per fix (which would read the pod 200 × 200 / 2 times).
+    let text = pod(200, false);
+    let before = checked_bytes();
+    let verdicts = ml207_verdicts(&text);
+    let checked = checked_bytes() - before;
+    assert_eq!(verdicts.len(), 200);
+    assert!(
+        verdicts
+            .iter()
+            .all(|(_, verdict)| verdict.contains("new finding (ML202"))
+    );
+    assert!(
+        checked < 2 * 210 * text.len() as u64,
+        "{checked} bytes analysed to check 200 refused fixes of a {}-byte pod",
+        text.len()
+    );
+
+    // A `List` of wide pods, its items' fixes checked on two threads, gets the verdicts
+    // of one thread, which are those of each pod alone.
+    let mut list = "apiVersion: v1\nkind: List\nitems:\n".to_owned();
+    let mut alone = Vec::new();
+    for (index, first_waits) in [true, false, true, false].into_iter().enumerate() {
+        let pod = pod(12, first_waits).replace("name: wide", &format!("name: wide-{index}"));
+        alone.extend(ml207_verdicts(&pod));
+        for (line, text) in pod.lines().enumerate() {
+            list.push_str(if line == 0 { "- " } else { "  " });
+            list.push_str(text);
+            list.push('\n');
+        }
+    }
+    let one = ml207_verdicts_on(&list, 1);
+    assert_eq!(one, alone);
+    assert_eq!(ml207_verdicts_on(&list, 2), one);
 }

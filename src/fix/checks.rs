@@ -2,7 +2,7 @@
 //!
 //! A fix is checked on the text it would write, analysed again with the run's
 //! settings: the text must read as the original with exactly the fix's changes
-//! ([`super::verify_all`]), the findings it was made for must be gone, and no finding of
+//! ([`super::verify`]), the findings it was made for must be gone, and no finding of
 //! any rule may be new, more severe or longer ([`super::compare`]).
 //!
 //! Each check analyses the text the fix is in: a document, or a `List` item with the
@@ -11,22 +11,33 @@
 //! text with a few fixes has each checked alone. A text with many fixes of one rule —
 //! a Pod of 20,000 containers with one preStop fix each — would need an analysis of
 //! the whole pod per container, quadratic in its size; there the fixes of one rule,
-//! each on its own container, are checked together, and a group that fails is halved
-//! until the fixes that fail are found alone. A group that passes passes for each of
-//! its fixes: a member's findings are on its own container, and what the timeline
-//! measures (windows, exits, the time the pod needs) grows with the delays and stops
-//! the fixes add, so one fix alone changes less than the group that passed. The
-//! groups' cost is an analysis per group checked: linear in the text when few fail.
+//! each on its own container, are checked together. A group that passes passes for
+//! each of its fixes: a member's findings are on its own container, and what the
+//! timeline measures (windows, exits, the time the pod needs) grows with the delays and
+//! stops the fixes add, so one fix alone changes less than the group that passed. A
+//! group that fails is split: the members whose containers hold the findings that made
+//! it fail are checked alone, and the others are halved, until the fixes that fail
+//! are found alone. Every verdict is thus one a fix gets alone or in a group that
+//! passed, and the cost is an analysis per group checked, at most about two per fix:
+//! linear in the text.
+//!
+//! The items of a `List` are checked apart from one another, on the run's threads.
+//! A check reads the documents decoded from its analysis's own trees
+//! ([`Analysed::decoded`]): no text is parsed twice to check a fix, and an analysis
+//! made only to decide a check locates no finding and builds no fix
+//! ([`Purpose::Check`]).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::compare::{self, Graded};
-use super::rounds::{Analysed, Analyze};
-use super::verify::verify_item;
-use super::{Edit, Fix, Outcome, Planned, apply_fixes, verify_all};
+use super::rounds::{Analysed, Analyze, Purpose};
+use super::verify::{Decoded, decode_stream, verify_decoded};
+use super::{Edit, Fix, Outcome, Planned, apply_fixes};
 use crate::load::list::Items;
 use crate::report::located::Located;
+use crate::workload::WorkloadRef;
 
 /// A text carrying more fixes to check than this has its fixes of one rule checked in
 /// groups; fewer are checked alone, each with its own analysis.
@@ -43,14 +54,15 @@ pub fn checked_bytes() -> u64 {
     CHECKED_BYTES.load(Ordering::Relaxed)
 }
 
-/// `analyzer`'s analysis of `text` from `first_line`, counted in [`checked_bytes`].
-fn analysed(analyzer: &dyn Analyze, text: String, first_line: u32) -> Analysed {
+/// `analyzer`'s analysis of `text` from `first_line` for `purpose`, counted in
+/// [`checked_bytes`].
+fn analysed(analyzer: &dyn Analyze, text: String, first_line: u32, purpose: Purpose) -> Analysed {
     CHECKED_BYTES.fetch_add(text.len() as u64, Ordering::Relaxed);
-    analyzer.analyze_at(text.into(), first_line)
+    analyzer.analyze_at(text.into(), first_line, purpose)
 }
 
 /// A fix that passed its check, the findings it is for, and the analysis of its text
-/// when it was checked alone on the whole piece.
+/// when it was checked alone on the whole piece (for [`Purpose::State`]).
 pub(super) struct Candidate {
     pub(super) planned: Planned,
     /// Where its findings are: (analysis, finding) indices in the report.
@@ -71,11 +83,13 @@ impl Candidate {
 /// Checks the fixes of the findings `wanted` picks (and that are not suppressed):
 /// those that fail become `Err(reason)`, those that pass are returned, in the order of
 /// their findings. Fixes the same for several findings are found by their edits'
-/// hash, and checked once.
+/// hash, and checked once. `afters` says whether the analysis of the piece with a fix
+/// made may become its state (the fix loop keeps it), or only decides the check.
 pub(super) fn checked(
     state: &mut Analysed,
     analyzer: &dyn Analyze,
     wanted: impl Fn(&Located) -> bool,
+    afters: Purpose,
 ) -> Vec<Candidate> {
     let mut candidates = candidates(state, wanted);
     let items = Items::of(&state.text);
@@ -97,23 +111,33 @@ pub(super) fn checked(
         });
         on_ground[at].1.push(index);
     }
-    let mut verdicts: Vec<Option<Result<(), String>>> = vec![None; candidates.len()];
-    for (ground, on) in on_ground {
-        let checker = match (&items, ground) {
+    // The grounds are checked apart from one another: the items of a `List` on
+    // several threads, as they are analysed.
+    let check_ground = |(ground, on): &(Option<usize>, Vec<usize>)| {
+        let checker = match (&items, *ground) {
             (Some(items), Some(item)) => Checker::in_item(state, analyzer, items, item),
-            _ => Checker::whole(state, analyzer),
+            _ => Checker::whole(state, analyzer, afters),
         };
+        let mut verdicts = Vec::new();
         if on.len() <= GROUP_FROM {
-            for index in on {
+            for &index in on {
                 let (verdict, after) = checker.alone(&candidates[index]);
-                candidates[index].after = after;
-                verdicts[index] = Some(verdict);
+                verdicts.push((index, verdict, after));
             }
         } else {
-            for group in groups(state, &candidates, &on) {
-                checker.halving(&candidates, &group, &mut verdicts);
+            for group in groups(state, &candidates, on) {
+                checker.settle(&candidates, &group, &mut verdicts);
             }
         }
+        verdicts
+    };
+    let mut verdicts: Vec<Option<Result<(), String>>> = vec![None; candidates.len()];
+    for (index, verdict, after) in in_parallel(&on_ground, analyzer.threads(), check_ground)
+        .into_iter()
+        .flatten()
+    {
+        verdicts[index] = Some(verdict);
+        candidates[index].after = after;
     }
     let mut passed = Vec::new();
     for (candidate, verdict) in candidates.into_iter().zip(verdicts) {
@@ -196,15 +220,18 @@ fn groups(state: &Analysed, candidates: &[Candidate], on: &[usize]) -> Vec<Vec<u
 struct Checker<'s> {
     state: &'s Analysed,
     analyzer: &'s dyn Analyze,
+    /// What the analysis of the whole piece with one fix made is for.
+    afters: Purpose,
     /// The `List` item, with its items and its analysis alone as read.
     item: Option<(&'s Items, usize, Analysed)>,
 }
 
 impl<'s> Checker<'s> {
-    fn whole(state: &'s Analysed, analyzer: &'s dyn Analyze) -> Checker<'s> {
+    fn whole(state: &'s Analysed, analyzer: &'s dyn Analyze, afters: Purpose) -> Checker<'s> {
         Checker {
             state,
             analyzer,
+            afters,
             item: None,
         }
     }
@@ -217,10 +244,12 @@ impl<'s> Checker<'s> {
         item: usize,
     ) -> Checker<'s> {
         let (text, lines_before) = items.alone(&state.text, item);
-        let before = analysed(analyzer, text, state.first_line + lines_before as u32);
+        let first_line = state.first_line + lines_before as u32;
+        let before = analysed(analyzer, text, first_line, Purpose::Check);
         Checker {
             state,
             analyzer,
+            afters: Purpose::Check,
             item: Some((items, item, before)),
         }
     }
@@ -235,48 +264,64 @@ impl<'s> Checker<'s> {
             if let Outcome::Invalid(reason) = &round.outcomes[0] {
                 return (Err(reason.clone()), None);
             }
-            let after = analysed(self.analyzer, round.text, self.state.first_line);
+            let after = analysed(
+                self.analyzer,
+                round.text,
+                self.state.first_line,
+                self.afters,
+            );
             let verdict = check(self.state, &after, &candidate.members(self.state));
-            return (verdict, Some(after));
+            return (verdict, (self.afters == Purpose::State).then_some(after));
         }
-        let verdict = self.together(&[candidate]).map_err(|reason| {
+        let verdict = self.together(&[candidate]).map_err(|failure| {
+            if !failure.unmade {
+                return failure.reason;
+            }
             // An edit that cannot be made, said of the offsets users see.
             match &whole().outcomes[0] {
                 Outcome::Invalid(whole) => whole.clone(),
-                _ => reason,
+                _ => failure.reason,
             }
         });
         (verdict, None)
     }
 
     /// The verdict on the candidates `group` (indices) made together, written into
-    /// `verdicts` for each; a group that fails is halved until each fix that fails is
-    /// checked alone, with its own reason.
-    fn halving(
-        &self,
-        candidates: &[Candidate],
-        group: &[usize],
-        verdicts: &mut [Option<Result<(), String>>],
-    ) {
+    /// `verdicts` for each. A group that fails is split until each fix that fails is
+    /// checked alone, with its own reason: the members whose containers hold the
+    /// findings that made it fail are checked alone, and the others are halved.
+    fn settle(&self, candidates: &[Candidate], group: &[usize], verdicts: &mut Vec<Verdict>) {
         if let [index] = group {
-            verdicts[*index] = Some(self.alone(&candidates[*index]).0);
+            verdicts.push((*index, self.alone(&candidates[*index]).0, None));
             return;
         }
         let members: Vec<&Candidate> = group.iter().map(|&index| &candidates[index]).collect();
-        if self.together(&members).is_ok() {
-            for &index in group {
-                verdicts[index] = Some(Ok(()));
-            }
+        let Err(failure) = self.together(&members) else {
+            verdicts.extend(group.iter().map(|&index| (index, Ok(()), None)));
             return;
+        };
+        let (suspects, others): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&index| {
+            candidates[index]
+                .members(self.state)
+                .iter()
+                .any(|located| failure.blamed.contains(&spot(located)))
+        });
+        for index in suspects {
+            verdicts.push((index, self.alone(&candidates[index]).0, None));
         }
-        let (first, second) = group.split_at(group.len() / 2);
-        self.halving(candidates, first, verdicts);
-        self.halving(candidates, second, verdicts);
+        // Halved, the others cost at most twice the checks they would alone, however
+        // few members each failure names.
+        let (first, second) = others.split_at(others.len() / 2);
+        for half in [first, second] {
+            if !half.is_empty() {
+                self.settle(candidates, half, verdicts);
+            }
+        }
     }
 
-    /// [`check`] of `made` made together on this checker's text; `Err` also when one
-    /// of their edits cannot be made with the others.
-    fn together(&self, made: &[&Candidate]) -> Result<(), String> {
+    /// [`judged`] of `made` made together on this checker's text; a failure also when
+    /// one of their edits cannot be made with the others.
+    fn together(&self, made: &[&Candidate]) -> Result<(), Failure> {
         let findings: Vec<&Located> = made
             .iter()
             .flat_map(|candidate| candidate.members(self.state))
@@ -285,8 +330,13 @@ impl<'s> Checker<'s> {
             let fixes: Vec<Fix> = made.iter().map(|c| c.planned.fix.clone()).collect();
             let round = apply_fixes(&self.state.text, &fixes, true);
             refuse_unmade(&round.outcomes)?;
-            let after = analysed(self.analyzer, round.text, self.state.first_line);
-            return check(self.state, &after, &findings);
+            let after = analysed(
+                self.analyzer,
+                round.text,
+                self.state.first_line,
+                Purpose::Check,
+            );
+            return judged(self.state, &after, &findings);
         };
         // The fixes' edits, moved to where the item starts in the text of it alone.
         let (from, to) = (items.range(*item).start, items.alone_start());
@@ -311,33 +361,124 @@ impl<'s> Checker<'s> {
             .collect();
         let round = apply_fixes(&before.text, &moved, true);
         refuse_unmade(&round.outcomes)?;
-        let after = analysed(self.analyzer, round.text, before.first_line);
+        let after = analysed(self.analyzer, round.text, before.first_line, Purpose::Check);
         let changes = changes_of(before, &findings);
-        verify_item(&before.text, &after.text, *item, &changes)
-            .map_err(|rejection| rejection.reason)?;
+        verify_decoded(&decoded(before), &decoded(&after), Some(*item), &changes)
+            .map_err(|rejection| Failure::unplaced(rejection.reason))?;
         judge(before, &after, &findings)
     }
 }
 
-/// `Err` when a fix of a round was not made: its edits are invalid or overlap another's.
-fn refuse_unmade(outcomes: &[Outcome]) -> Result<(), String> {
-    match outcomes
+/// A candidate's verdict: its index, whether it passed or why not, and the analysis
+/// of the piece with it made when that may become the piece's state.
+type Verdict = (usize, Result<(), String>, Option<Analysed>);
+
+/// `check` of each of `grounds`, on up to `threads` threads, the results in order.
+fn in_parallel<G: Sync, R: Send>(
+    grounds: &[G],
+    threads: usize,
+    check: impl Fn(&G) -> R + Sync,
+) -> Vec<R> {
+    if threads < 2 || grounds.len() < 2 {
+        return grounds.iter().map(check).collect();
+    }
+    let share = grounds.len().div_ceil(threads);
+    let check = &check;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = grounds
+            .chunks(share)
+            .map(|chunk| {
+                let worker = std::thread::Builder::new()
+                    .name("fix-checks".into())
+                    .spawn_scoped(scope, move || chunk.iter().map(check).collect::<Vec<R>>());
+                (chunk, worker)
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|(chunk, worker)| match worker {
+                // A panic there is one on this piece, contained by the caller.
+                Ok(worker) => worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread: this one does its share.
+                Err(_) => chunk.iter().map(check).collect(),
+            })
+            .collect()
+    })
+}
+
+/// Where a finding is, as a failure blames it: document, workload and container.
+type Spot = (usize, WorkloadRef, Option<String>);
+
+fn spot(located: &Located) -> Spot {
+    (
+        located.document,
+        located.workload.clone(),
+        located.finding.container.clone(),
+    )
+}
+
+/// Why fixes failed their check.
+struct Failure {
+    /// The first thing that failed, in one sentence: the reason a fix is refused.
+    reason: String,
+    /// Where the findings that made them fail are, those that name a container (a
+    /// finding about the whole pod, or a text that does not read as intended, names
+    /// none).
+    blamed: HashSet<Spot>,
+    /// Whether an edit could not be made.
+    unmade: bool,
+}
+
+impl Failure {
+    fn unplaced(reason: String) -> Failure {
+        Failure {
+            reason,
+            blamed: HashSet::new(),
+            unmade: false,
+        }
+    }
+}
+
+/// A failure when a fix of a round was not made: its edits are invalid or overlap
+/// another's.
+fn refuse_unmade(outcomes: &[Outcome]) -> Result<(), Failure> {
+    let reason = match outcomes
         .iter()
         .find(|outcome| **outcome != Outcome::Applied)
     {
-        None => Ok(()),
-        Some(Outcome::Invalid(reason)) => Err(reason.clone()),
-        Some(_) => Err("its edits overlap another fix's".to_owned()),
-    }
+        None => return Ok(()),
+        Some(Outcome::Invalid(reason)) => reason.clone(),
+        Some(_) => "its edits overlap another fix's".to_owned(),
+    };
+    Err(Failure {
+        unmade: true,
+        ..Failure::unplaced(reason)
+    })
 }
 
 /// Checks fixes made together, which turned `before` into `after`: the text reads as
 /// the original with exactly their changes, nothing became unreadable, their findings
 /// are gone and nothing is new or worse.
 pub(super) fn check(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), String> {
+    judged(before, after, made).map_err(|failure| failure.reason)
+}
+
+/// [`check`], failing with what made it fail.
+fn judged(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), Failure> {
     let changes = changes_of(before, made);
-    verify_all(&before.text, &after.text, &changes).map_err(|rejection| rejection.reason)?;
+    verify_decoded(&decoded(before), &decoded(after), None, &changes)
+        .map_err(|rejection| Failure::unplaced(rejection.reason))?;
     judge(before, after, made)
+}
+
+/// The documents of `state`'s text, decoded: those its analysis kept, else read again.
+fn decoded(state: &Analysed) -> Cow<'_, Result<Decoded, String>> {
+    match &state.decoded {
+        Some(decoded) => Cow::Borrowed(decoded),
+        None => Cow::Owned(decode_stream(&state.text)),
+    }
 }
 
 /// The changes of the fixes `made`, each with its document's index in the piece.
@@ -355,13 +496,28 @@ fn changes_of<'m>(before: &Analysed, made: &[&'m Located]) -> Vec<(usize, &'m [s
 
 /// Whether `after`, read as the text with the fixes `made`, reads without a new error,
 /// without their findings, and with nothing new or worse than `before`.
-fn judge(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), String> {
+fn judge(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), Failure> {
     if let Some(error) = after.report.errors.get(before.report.errors.len()) {
-        return Err(format!(
+        return Err(Failure::unplaced(format!(
             "the fixed document could not be checked ({})",
             error.message
-        ));
+        )));
     }
     let gone: Vec<Graded> = made.iter().map(|located| Graded::of(located)).collect();
-    compare::no_worse(&before.graded, &after.graded, &gone)
+    let failures = compare::failures(&before.graded, &after.graded, &gone);
+    let Some((_, reason)) = failures.first() else {
+        return Ok(());
+    };
+    let blamed = failures
+        .iter()
+        .filter(|(key, _)| key.3.is_some())
+        .map(|((document, workload, _, container), _)| {
+            (*document, workload.clone(), container.clone())
+        })
+        .collect();
+    Err(Failure {
+        reason: reason.clone(),
+        blamed,
+        unmade: false,
+    })
 }

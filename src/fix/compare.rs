@@ -77,6 +77,18 @@ impl Graded {
 /// Checks that `after` is no worse than `before` with the findings of `made` gone:
 /// `Err` says, in one sentence, what the fix would bring or leave.
 pub fn no_worse(before: &[Graded], after: &[Graded], made: &[Graded]) -> Result<(), String> {
+    match failures(before, after, made).into_iter().next() {
+        Some((_, reason)) => Err(reason),
+        None => Ok(()),
+    }
+}
+
+/// What makes `after` worse than `before` with the findings of `made` gone: for each
+/// group of findings (same document, workload, rule and container) that is worse, its
+/// key and, in one sentence, the first thing the fix would bring or leave there; in
+/// the order of the keys, so that the first is [`no_worse`]'s reason.
+pub fn failures(before: &[Graded], after: &[Graded], made: &[Graded]) -> Vec<(Key, String)> {
+    let mut failures = Vec::new();
     let mut earlier = groups(before);
     for gone in made {
         let Some(group) = earlier.get_mut(&gone.key) else {
@@ -91,32 +103,31 @@ pub fn no_worse(before: &[Graded], after: &[Graded], made: &[Graded]) -> Result<
         strongest_first(&mut earlier);
         strongest_first(&mut later);
         let rule = key.2;
-        for (index, finding) in later.iter().enumerate() {
-            match earlier.get(index) {
-                Some(before) if before.covers(finding) => {}
-                Some(before) => {
-                    return Err(format!(
+        let worse =
+            later
+                .iter()
+                .enumerate()
+                .find_map(|(index, finding)| match earlier.get(index) {
+                    Some(before) if before.covers(finding) => None,
+                    Some(before) => Some(format!(
                         "it would make {rule} worse ({}; before: {})",
                         weight(finding),
                         weight(before)
-                    ));
-                }
-                None if made.iter().any(|gone| gone.key == key) => {
-                    return Err(format!(
+                    )),
+                    None if made.iter().any(|gone| gone.key == key) => Some(format!(
                         "the finding is still there after it ({rule}: {})",
                         finding.message
-                    ));
-                }
-                None => {
-                    return Err(format!(
+                    )),
+                    None => Some(format!(
                         "it would bring a new finding ({rule}: {})",
                         finding.message
-                    ));
-                }
-            }
+                    )),
+                });
+        if let Some(reason) = worse {
+            failures.push((key, reason));
         }
     }
-    Ok(())
+    failures
 }
 
 fn groups(findings: &[Graded]) -> BTreeMap<Key, Vec<Graded>> {
@@ -184,6 +195,44 @@ mod tests {
         let ml201 = graded("ML201", Severity::Error, 0);
         let new = no_worse(&before, &[ml202, ml201], std::slice::from_ref(&ml207)).unwrap_err();
         assert_eq!(new, "it would bring a new finding (ML201: ML201 message)");
+    }
+
+    #[test]
+    fn every_worse_group_is_named_and_the_first_is_the_reason() {
+        let on = |rule, container: &str, severity| Graded {
+            key: (
+                0,
+                graded(rule, severity, 0).key.1,
+                rule,
+                Some(container.into()),
+            ),
+            ..graded(rule, severity, 0)
+        };
+        let before = [
+            on("ML207", "a", Severity::Info),
+            on("ML207", "b", Severity::Info),
+        ];
+        let made = [before[0].clone(), before[1].clone()];
+        let after = [
+            on("ML202", "b", Severity::Error),
+            on("ML207", "a", Severity::Info),
+            on("ML202", "a", Severity::Error),
+        ];
+        let failures = failures(&before, &after, &made);
+        let keys: Vec<(&str, Option<&str>)> = failures
+            .iter()
+            .map(|(key, _)| (key.2, key.3.as_deref()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("ML202", Some("a")),
+                ("ML202", Some("b")),
+                ("ML207", Some("a"))
+            ]
+        );
+        assert!(failures[2].1.starts_with("the finding is still there"));
+        assert_eq!(no_worse(&before, &after, &made), Err(failures[0].1.clone()));
     }
 
     #[test]

@@ -20,6 +20,7 @@
 use std::sync::Arc;
 
 use super::compare::Graded;
+use super::verify::Decoded;
 use super::{Applicability, Fix, Outcome, apply_fixes, checks};
 use crate::report::located::{DocumentReport, Located};
 use crate::rules::RuleMeta;
@@ -43,17 +44,37 @@ pub struct Analysed {
     pub report: DocumentReport,
     /// Every rule's findings, selected or not, suppressed or not.
     pub graded: Vec<Graded>,
+    /// Its documents decoded from the trees this analysis read, for the check that a
+    /// fix changed exactly what it meant to ([`super::verify`]): kept when the piece has
+    /// a fix to check or is itself a fixed text, so a check never parses a text twice.
+    /// `None` when nothing asked for them; `Err` when the text did not load.
+    pub decoded: Option<Result<Decoded, String>>,
 }
 
 /// How a piece's text is analysed: the pipeline's stages over it, with the run's
 /// settings and policy.
-pub trait Analyze {
-    /// The analysis of `text`, a new version of the piece's text.
+pub trait Analyze: Sync {
+    /// The analysis of `text`, a new version of the piece's text, that may become its
+    /// state.
     fn analyze(&self, text: Arc<str>) -> Analysed;
 
     /// The analysis of `text`, a version of part of the piece's text whose first line
-    /// is line `first_line` of the input.
-    fn analyze_at(&self, text: Arc<str>, first_line: u32) -> Analysed;
+    /// is line `first_line` of the input, for `purpose`.
+    fn analyze_at(&self, text: Arc<str>, first_line: u32, purpose: Purpose) -> Analysed;
+
+    /// How many threads checks of independent parts of the piece may use.
+    fn threads(&self) -> usize;
+}
+
+/// What the analysis of a fixed text is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// It may become the piece's state: its findings are located, their fixes built.
+    State,
+    /// It only decides a check, which reads every rule's findings graded and the
+    /// documents decoded: no finding is located and no fix built, which on a pod of
+    /// thousands of findings is most of an analysis.
+    Check,
 }
 
 /// One fix made.
@@ -108,7 +129,7 @@ pub struct FixedPiece {
 /// each that fails into `Err(reason)`. Fixes the same for several findings (one remedy
 /// for two rules) are checked once, for all of them.
 pub fn verify(state: &mut Analysed, analyzer: &dyn Analyze) {
-    let _ = checks::checked(state, analyzer, |_| true);
+    let _ = checks::checked(state, analyzer, |_| true, Purpose::Check);
 }
 
 /// Fixes `state`'s text to a fixed point with every fix at least as safe as
@@ -137,7 +158,7 @@ pub fn fix(
     let mut rounds = 0;
     let mut unfinished = false;
     loop {
-        let mut candidates = checks::checked(&mut state, analyzer, wanted);
+        let mut candidates = checks::checked(&mut state, analyzer, wanted, Purpose::State);
         if candidates.is_empty() {
             break;
         }

@@ -56,41 +56,47 @@ pub fn verify_all(
     fixed: &str,
     changes: &[(usize, &[Change])],
 ) -> Result<(), Rejection> {
-    let (before, after) = decode_both(original, fixed)?;
-    compare_all(before, after, changes)
+    verify_decoded(
+        &decode_stream(original),
+        &decode_stream(fixed),
+        None,
+        changes,
+    )
 }
 
-/// [`verify_all`] for fixes made within item `item` of a `List`, checked on texts that
-/// hold that item alone among the `List`'s items ([`crate::load::list::Items::alone`]):
-/// the changes' paths, and what a rejection names, are those of the whole `List`.
-pub fn verify_item(
-    original: &str,
-    fixed: &str,
-    item: usize,
+/// A text's documents decoded as kubectl decodes them, each with its index in the
+/// text ([`decode_stream`]), or why the text does not load.
+pub type Decoded = Vec<(usize, Json)>;
+
+/// [`verify_all`] on texts already decoded: `before`, the original's documents, and
+/// `after`, the fixed text's. With `item`, the fixes were made within that item of a
+/// `List` and both texts hold that item alone among the `List`'s items
+/// ([`crate::load::list::Items::alone`]): the changes' paths, and what a rejection
+/// names, are those of the whole `List`.
+pub fn verify_decoded(
+    before: &Result<Decoded, String>,
+    after: &Result<Decoded, String>,
+    item: Option<usize>,
     changes: &[(usize, &[Change])],
 ) -> Result<(), Rejection> {
-    let (mut before, mut after) = decode_both(original, fixed)?;
-    // The item back at its index, behind nulls that stand for the items left out: no
-    // change of this item reads them, and both sides hold the same.
-    for (_, document) in before.iter_mut().chain(after.iter_mut()) {
-        if let Some(Json::Array(items)) = document.get_mut("items")
-            && items.len() == 1
-        {
-            items.splice(0..0, std::iter::repeat_n(Json::Null, item));
+    let mut before = before
+        .clone()
+        .map_err(|error| reject(format!("the original text does not load: {error}")))?;
+    let mut after = after
+        .clone()
+        .map_err(|error| reject(format!("the fixed text does not load: {error}")))?;
+    if let Some(item) = item {
+        // The item back at its index, behind nulls that stand for the items left out:
+        // no change of this item reads them, and both sides hold the same.
+        for (_, document) in before.iter_mut().chain(after.iter_mut()) {
+            if let Some(Json::Array(items)) = document.get_mut("items")
+                && items.len() == 1
+            {
+                items.splice(0..0, std::iter::repeat_n(Json::Null, item));
+            }
         }
     }
     compare_all(before, after, changes)
-}
-
-/// Both texts decoded ([`decode_stream`]).
-type Decoded = Vec<(usize, Json)>;
-
-fn decode_both(original: &str, fixed: &str) -> Result<(Decoded, Decoded), Rejection> {
-    let before = decode_stream(original)
-        .map_err(|error| reject(format!("the original text does not load: {error}")))?;
-    let after = decode_stream(fixed)
-        .map_err(|error| reject(format!("the fixed text does not load: {error}")))?;
-    Ok((before, after))
 }
 
 /// Checks that the documents `after` are the documents `before` with `changes` made.
@@ -148,7 +154,7 @@ fn compare_all(
 /// Every non-empty document of `text`, decoded as kubectl decodes it, with its index
 /// in the stream as findings count it (an empty document between two `---` takes an
 /// index and holds nothing).
-pub fn decode_stream(text: &str) -> Result<Vec<(usize, Json)>, String> {
+pub fn decode_stream(text: &str) -> Result<Decoded, String> {
     let file: Arc<str> = Arc::from("-");
     let limits = Limits::default();
     let mut documents = Vec::new();

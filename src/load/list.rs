@@ -67,6 +67,10 @@ struct Cut {
 impl Cut {
     /// Finds the items of a top-level `items:` holding a block sequence of mappings.
     fn of(text: &str) -> Option<Cut> {
+        // Most texts are not `List`s: no line starts with the key, so no line is indexed.
+        if !(text.starts_with("items:") || text.contains("\nitems:")) {
+            return None;
+        }
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
         if *starts.last()? != text.len() {
@@ -456,6 +460,9 @@ impl Cut {
     /// line holding only `{` and end with one holding only `}` (or `},`), at the
     /// indentation of the first.
     fn of_json(text: &str) -> Option<Cut> {
+        if !(text.starts_with('{') && text.contains("\"items\": [")) {
+            return None;
+        }
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
         if *starts.last()? != text.len() {

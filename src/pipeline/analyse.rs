@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::fix::rounds::{self, Analysed, Analyze};
+use crate::fix::rounds::{self, Analysed, Analyze, Purpose};
 use crate::fix::{self, compare::Graded};
 use crate::load::inputs::Unit;
 use crate::load::split::Framing;
@@ -50,10 +50,14 @@ pub(super) struct Stages<'a> {
 
 impl Analyze for Stages<'_> {
     fn analyze(&self, text: Arc<str>) -> Analysed {
-        self.analyze_at(text, self.piece.first_line)
+        self.analyze_at(text, self.piece.first_line, Purpose::State)
     }
 
-    fn analyze_at(&self, text: Arc<str>, first_line: u32) -> Analysed {
+    fn threads(&self) -> usize {
+        threads(self.options)
+    }
+
+    fn analyze_at(&self, text: Arc<str>, first_line: u32, purpose: Purpose) -> Analysed {
         let piece = &Piece {
             first_line,
             ..self.piece.clone()
@@ -74,11 +78,14 @@ impl Analyze for Stages<'_> {
                 piece,
                 self.settings,
                 self.options,
+                Reading::Fixed(purpose),
             ),
             Err(error) => Analysed {
-                text,
+                text: text.clone(),
                 first_index: piece.first_index,
                 first_line: piece.first_line,
+                // Said as a reading of the fixed text alone, where it went wrong.
+                decoded: Some(fix::verify::decode_stream(&text)),
                 report: DocumentReport {
                     errors: vec![error],
                     ..DocumentReport::default()
@@ -89,9 +96,20 @@ impl Analyze for Stages<'_> {
     }
 }
 
+/// Which text of a piece an analysis reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// The text as read: its documents are decoded ([`Analysed::decoded`]) when the run
+    /// checks fixes and a finding has one.
+    AsRead,
+    /// A text with fixes made, analysed for `Purpose`; its documents always decoded.
+    Fixed(Purpose),
+}
+
 /// Every workload of `documents`, the parsed `text` of one piece, analysed: plan,
-/// timeline, the findings the policy reports with their fixes built, and every rule's
-/// findings graded for the fix loop's comparison.
+/// timeline, the findings the policy reports with their fixes built (none for a
+/// check's analysis), every rule's findings graded for the fix loop's comparison, and
+/// the documents decoded when `reading` asks for them.
 pub(super) fn analyze(
     documents: &[load::Document],
     errors: Vec<InputError>,
@@ -99,21 +117,53 @@ pub(super) fn analyze(
     piece: &Piece,
     settings: &Settings,
     options: &RunOptions,
+    reading: Reading,
 ) -> Analysed {
+    // A text part of which did not load is decoded again by the check, which says so.
+    // A `List`'s fixes are checked on each item's text alone, which decodes it: the
+    // whole `List` decoded would go unused.
+    let decodable = errors.is_empty()
+        && documents
+            .iter()
+            .all(|document| workload::list_items(&document.root).is_none());
     let mut report = DocumentReport {
         errors,
         ..DocumentReport::default()
     };
     let mut graded = Vec::new();
+    let locating = reading != Reading::Fixed(Purpose::Check);
     for document in documents {
-        analyse_document(document, settings, options, &mut report, &mut graded);
+        analyse_document(
+            document,
+            settings,
+            options,
+            locating,
+            &mut report,
+            &mut graded,
+        );
     }
+    let fixed = || {
+        report
+            .analyses
+            .iter()
+            .flat_map(|analysis| &analysis.findings)
+            .any(|located| located.checked_fix().is_some())
+    };
+    let decoded = (reading != Reading::AsRead
+        || (decodable && options.fixes != FixMode::Unchecked && fixed()))
+    .then(|| {
+        Ok(documents
+            .iter()
+            .map(|document| (document.index - piece.first_index, document.root.to_json()))
+            .collect())
+    });
     Analysed {
         text,
         first_index: piece.first_index,
         first_line: piece.first_line,
         report,
         graded,
+        decoded,
     }
 }
 
@@ -123,11 +173,13 @@ const PARALLEL_ITEMS: usize = 32;
 /// Runs the stages after loading over one document: each object of a `List` (on
 /// several threads when there are many, as `kubectl get -A -o yaml` prints a whole
 /// cluster), else the document's one object. The results, and the findings graded for
-/// the fix loop, are in document order whatever the threads.
+/// the fix loop, are in document order whatever the threads; findings are located
+/// only with `locating`.
 fn analyse_document(
     document: &load::Document,
     settings: &Settings,
     options: &RunOptions,
+    locating: bool,
     report: &mut DocumentReport,
     graded: &mut Vec<Graded>,
 ) {
@@ -145,7 +197,7 @@ fn analyse_document(
         report.notes.extend(objects.notes);
         for workload in &objects.workloads {
             report.analyses.push(analysis(
-                document, workload, settings, options, &editor, graded,
+                document, workload, settings, options, locating, &editor, graded,
             ));
         }
     };
@@ -198,13 +250,14 @@ fn analyse_document(
     (*report, *graded) = whole;
 }
 
-/// One workload's analysis: its plan, timeline and findings, located; every rule's
-/// findings graded into `graded` when the run checks or makes fixes.
+/// One workload's analysis: its plan, timeline and findings, located (with `locating`);
+/// every rule's findings graded into `graded` when the run checks or makes fixes.
 fn analysis<'d>(
     document: &'d load::Document,
     workload: &workload::Workload,
     settings: &Settings,
     options: &RunOptions,
+    locating: bool,
     editor: &OnceLock<fix::Editor<'d>>,
     graded: &mut Vec<Graded>,
 ) -> Analysis {
@@ -227,6 +280,7 @@ fn analysis<'d>(
     }
     let mut located: Vec<Located> = findings
         .into_iter()
+        .filter(|_| locating)
         .filter_map(|finding| options.policy.judge(finding))
         .map(|finding| locate(finding, document, workload, editor))
         .collect();

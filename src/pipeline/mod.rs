@@ -24,7 +24,7 @@ use crate::settings::Settings;
 mod analyse;
 mod attribute;
 
-use analyse::{Piece, Stages, analyze, passed_over, unchanged};
+use analyse::{Piece, Reading, Stages, analyze, passed_over, unchanged};
 pub use attribute::{Attributing, attribute};
 
 /// Options of a run.
@@ -321,6 +321,7 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
         &piece,
         settings,
         options,
+        Reading::AsRead,
     );
     let stages = Stages {
         piece: &piece,

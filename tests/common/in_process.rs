@@ -8,13 +8,18 @@ use mesh_lifecycle::settings::Settings;
 
 /// Lints `text` with the default settings on one thread, giving `each` every finding
 /// with its checked fix.
-pub fn each_finding(text: &str, mut each: impl FnMut(&Located)) {
+pub fn each_finding(text: &str, each: impl FnMut(&Located)) {
+    each_finding_on(text, 1, each);
+}
+
+/// [`each_finding`] on `threads` threads.
+pub fn each_finding_on(text: &str, threads: usize, mut each: impl FnMut(&Located)) {
     let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
     pipeline::run(
         &inputs,
         &Settings::default(),
         &RunOptions {
-            threads: 1,
+            threads,
             ..RunOptions::default()
         },
         |report| {
