@@ -17,6 +17,7 @@ pub mod cli;
 pub mod cluster;
 pub mod diff;
 pub mod documented;
+pub mod fan_out;
 pub mod fix;
 pub mod load;
 pub mod lsp;

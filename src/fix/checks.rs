@@ -35,6 +35,7 @@ use super::compare::{self, Graded};
 use super::rounds::{Analysed, Analyze, Purpose};
 use super::verify::{Decoded, decode_stream, verify_decoded};
 use super::{Edit, Fix, Outcome, Planned, apply_fixes};
+use crate::fan_out;
 use crate::load::list::Items;
 use crate::report::located::Located;
 use crate::workload::WorkloadRef;
@@ -132,10 +133,13 @@ pub(super) fn checked(
         verdicts
     };
     let mut verdicts: Vec<Option<Result<(), String>>> = vec![None; candidates.len()];
-    for (index, verdict, after) in in_parallel(&on_ground, analyzer.threads(), check_ground)
-        .into_iter()
-        .flatten()
-    {
+    let shares = fan_out::in_shares(on_ground.len(), analyzer.threads(), "fix-checks", |share| {
+        on_ground[share]
+            .iter()
+            .map(&check_ground)
+            .collect::<Vec<_>>()
+    });
+    for (index, verdict, after) in shares.into_iter().flatten().flatten() {
         verdicts[index] = Some(verdict);
         candidates[index].after = after;
     }
@@ -372,41 +376,6 @@ impl<'s> Checker<'s> {
 /// A candidate's verdict: its index, whether it passed or why not, and the analysis
 /// of the piece with it made when that may become the piece's state.
 type Verdict = (usize, Result<(), String>, Option<Analysed>);
-
-/// `check` of each of `grounds`, on up to `threads` threads, the results in order.
-fn in_parallel<G: Sync, R: Send>(
-    grounds: &[G],
-    threads: usize,
-    check: impl Fn(&G) -> R + Sync,
-) -> Vec<R> {
-    if threads < 2 || grounds.len() < 2 {
-        return grounds.iter().map(check).collect();
-    }
-    let share = grounds.len().div_ceil(threads);
-    let check = &check;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = grounds
-            .chunks(share)
-            .map(|chunk| {
-                let worker = std::thread::Builder::new()
-                    .name("fix-checks".into())
-                    .spawn_scoped(scope, move || chunk.iter().map(check).collect::<Vec<R>>());
-                (chunk, worker)
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|(chunk, worker)| match worker {
-                // A panic there is one on this piece, contained by the caller.
-                Ok(worker) => worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread: this one does its share.
-                Err(_) => chunk.iter().map(check).collect(),
-            })
-            .collect()
-    })
-}
 
 /// Where a finding is, as a failure blames it: document, workload and container.
 type Spot = (usize, WorkloadRef, Option<String>);

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::fan_out;
 use crate::fix::rounds::{self, Analysed, Analyze, Purpose};
 use crate::fix::{self, compare::Graded};
 use crate::load::inputs::Unit;
@@ -209,36 +210,12 @@ fn analyse_document(
             (0..items.len()).for_each(|item| object(Some(item), &mut whole));
         }
         Some(items) => {
-            let count = items.len();
-            let share = count.div_ceil(threads);
-            let run = |from: usize| {
-                let mut part = Default::default();
-                (from..(from + share).min(count)).for_each(|item| object(Some(item), &mut part));
-                part
-            };
-            let parts: Vec<(DocumentReport, Vec<Graded>)> = std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..count)
-                    .step_by(share)
-                    .map(|from| {
-                        let run = &run;
-                        let worker = std::thread::Builder::new()
-                            .name("list-items".into())
-                            .spawn_scoped(scope, move || run(from));
-                        (from, worker)
-                    })
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|(from, worker)| match worker {
-                        // A panic there is one on this document, contained by the caller.
-                        Ok(worker) => worker
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                        // No thread: this one does its share.
-                        Err(_) => run(from),
-                    })
-                    .collect()
-            });
+            let parts: Vec<(DocumentReport, Vec<Graded>)> =
+                fan_out::in_shares(items.len(), threads, "list-items", |share| {
+                    let mut part = Default::default();
+                    share.for_each(|item| object(Some(item), &mut part));
+                    part
+                });
             for (part, part_graded) in parts {
                 whole.0.errors.extend(part.errors);
                 whole.0.notes.extend(part.notes);
