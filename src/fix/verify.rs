@@ -65,7 +65,7 @@ pub fn verify_all(
 }
 
 /// A text's documents decoded as kubectl decodes them, each with its index in the
-/// text ([`decode_stream`]), or why the text does not load.
+/// text ([`decode_stream`]).
 pub type Decoded = Vec<(usize, Json)>;
 
 /// [`verify_all`] on texts already decoded: `before`, the original's documents, and
