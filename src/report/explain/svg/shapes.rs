@@ -5,6 +5,17 @@ use super::super::lanes::MarkKind;
 use super::geometry::{BAR_HEIGHT, BAR_TOP};
 use crate::time::Millis;
 
+/// A diamond mark of half-width `half` centred on (`x`, `middle`), of class `class`.
+fn diamond(x: f64, middle: f64, half: f64, class: &str, data: &str) -> String {
+    format!(
+        r#"<polygon points="{:.1},{middle:.1} {x:.1},{:.1} {:.1},{middle:.1} {x:.1},{:.1}" class="mark {class}"{data}/>"#,
+        x - half,
+        middle - half,
+        x + half,
+        middle + half
+    )
+}
+
 /// The shape of a mark at `x` on a lane whose top is `top`. Signals sit above the
 /// bar, pointing at it, so that an exit at the same moment stays visible on the bar.
 pub(super) fn mark_shape(kind: MarkKind, x: f64, top: f64, at: Option<Millis>) -> String {
@@ -16,20 +27,8 @@ pub(super) fn mark_shape(kind: MarkKind, x: f64, top: f64, at: Option<Millis>) -
         MarkKind::Start => {
             format!(r#"<circle cx="{x:.1}" cy="{middle:.1}" r="4" class="mark start"{data}/>"#)
         }
-        MarkKind::Ready => format!(
-            r#"<polygon points="{:.1},{middle:.1} {x:.1},{:.1} {:.1},{middle:.1} {x:.1},{:.1}" class="mark ready"{data}/>"#,
-            x - 5.5,
-            middle - 5.5,
-            x + 5.5,
-            middle + 5.5
-        ),
-        MarkKind::Removed => format!(
-            r#"<polygon points="{:.1},{middle:.1} {x:.1},{:.1} {:.1},{middle:.1} {x:.1},{:.1}" class="mark removed"{data}/>"#,
-            x - 5.0,
-            middle - 5.0,
-            x + 5.0,
-            middle + 5.0
-        ),
+        MarkKind::Ready => diamond(x, middle, 5.5, "ready", &data),
+        MarkKind::Removed => diamond(x, middle, 5.0, "removed", &data),
         MarkKind::Sigterm => format!(
             r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {x:.1},{:.1}" class="mark sigterm"{data}/>"#,
             x - 5.0,
