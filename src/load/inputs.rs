@@ -25,7 +25,20 @@ pub struct Inputs {
     counts: Mutex<HashMap<usize, usize>>,
     /// Documents [`Inputs::parse_ahead`] already parsed, by input and piece index.
     parsed: Mutex<HashMap<(usize, usize), Parsed>>,
+    /// Files the context pass found to be one large document (a `List` as `kubectl get
+    /// -o yaml` or `-o json` prints it), by input index: later passes take its text
+    /// rather than reading and cutting the file again. Only those are kept: the main
+    /// pass holds such a document whole anyway, while a stream of many documents is
+    /// held one document at a time.
+    kept: Mutex<HashMap<usize, Piece>>,
 }
+
+/// A file of one document at least this large is kept by the context pass
+/// ([`Inputs::kept`]); smaller ones cost less to read again than to hold.
+const KEEP_FROM_BYTES: usize = 1 << 20;
+
+/// The most text the context pass keeps for later passes, all files together.
+const KEEP_AT_MOST: usize = 256 << 20;
 
 /// Documents parsed ahead of the main pass, and what the context pass found wrong in
 /// them, for the main pass to report with the document.
@@ -182,6 +195,7 @@ impl Inputs {
             renderings: HashMap::new(),
             counts: Mutex::default(),
             parsed: Mutex::default(),
+            kept: Mutex::default(),
         }
     }
 
@@ -232,11 +246,20 @@ impl Inputs {
     ) {
         let mut parsed = HashMap::new();
         let mut counts = HashMap::new();
+        let mut kept = self
+            .kept
+            .lock()
+            .map(|kept| kept.clone())
+            .unwrap_or_default();
+        let mut kept_bytes: usize = kept.values().map(Piece::text_bytes).sum();
         for (input_index, input) in self.sources.iter().enumerate() {
             let file = input.name();
             let mut pieces = 0;
-            for (index, piece) in input.pieces(&self.limits).enumerate() {
+            // The file's first piece, while it is its only one.
+            let mut only = None;
+            for (index, piece) in self.pieces(input_index, &kept).enumerate() {
                 pieces = index + 1;
+                only = (index == 0 && matches!(input, Source::File { .. })).then(|| piece.clone());
                 let Piece::Text {
                     first_line,
                     text,
@@ -267,15 +290,39 @@ impl Inputs {
                 );
             }
             counts.insert(input_index, pieces);
+            if let Some(piece) = only.filter(|piece| {
+                let bytes = piece.text_bytes();
+                !kept.contains_key(&input_index)
+                    && bytes >= KEEP_FROM_BYTES
+                    && kept_bytes + bytes <= KEEP_AT_MOST
+            }) {
+                kept_bytes += piece.text_bytes();
+                kept.insert(input_index, piece);
+            }
         }
         if let Ok(mut known) = self.counts.lock() {
             known.extend(counts);
+        }
+        if let Ok(mut known) = self.kept.lock() {
+            *known = kept;
         }
         // A later pass adds to what an earlier one parsed, whose errors stay.
         if let Ok(mut cache) = self.parsed.lock() {
             for (key, documents) in parsed {
                 cache.entry(key).or_insert(documents);
             }
+        }
+    }
+
+    /// The pieces of input `index`: those kept by the context pass, or read again.
+    fn pieces<'i>(
+        &'i self,
+        index: usize,
+        kept: &HashMap<usize, Piece>,
+    ) -> Box<dyn Iterator<Item = Piece> + 'i> {
+        match kept.get(&index) {
+            Some(piece) => Box::new(std::iter::once(piece.clone())),
+            None => self.sources[index].pieces(&self.limits),
         }
     }
 
@@ -296,12 +343,17 @@ impl Inputs {
             .lock()
             .map(|counts| counts.clone())
             .unwrap_or_default();
+        let kept = self
+            .kept
+            .lock()
+            .map(|mut kept| std::mem::take(&mut *kept))
+            .unwrap_or_default();
         for (input_index, input) in self.sources.iter().enumerate() {
             let count = input
                 .piece_count()
                 .or_else(|| counts.get(&input_index).copied());
             let rendered = self.renderings.get(&input_index).cloned();
-            for (index, piece) in input.pieces(&self.limits).enumerate() {
+            for (index, piece) in self.pieces(input_index, &kept).enumerate() {
                 each(
                     input_index,
                     match piece {
@@ -400,6 +452,38 @@ mod tests {
         );
         let stdin = Inputs::from_bytes(vec![b'a'; 1 << 16]);
         assert!(!stdin.smaller_than(1 << 16));
+    }
+
+    #[test]
+    fn a_file_of_one_large_document_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let item = "- kind: Deployment\n  metadata:\n    name: web\n";
+        let list = format!(
+            "kind: List\nitems:\n{}",
+            item.repeat(KEEP_FROM_BYTES / item.len() + 1)
+        );
+        let (large, small) = (dir.path().join("list.yaml"), dir.path().join("small.yaml"));
+        std::fs::write(&large, &list).unwrap();
+        std::fs::write(&small, "kind: List\nitems: []\n").unwrap();
+        let limits = ReadLimits::default();
+        let inputs = Inputs::new(
+            vec![Input::File(large.clone()), Input::File(small.clone())],
+            limits,
+            None,
+        );
+        inputs.parse_ahead(&Limits::default(), |_| false, |_, _| Vec::new());
+        // Changed after the context pass: the main pass reads the large file's text as
+        // that pass read it, and the small file again.
+        std::fs::write(&large, "kind: ConfigMap\n").unwrap();
+        std::fs::write(&small, "kind: Secret\n").unwrap();
+        let mut texts = Vec::new();
+        inputs.read_all(|unit| match unit {
+            Unit::Text { text, .. } => texts.push(text),
+            other => panic!("{other:?}"),
+        });
+        assert_eq!(texts.len(), 2);
+        assert_eq!(&*texts[0], list, "kept from the context pass");
+        assert_eq!(&*texts[1], "kind: Secret\n", "read again");
     }
 
     #[test]

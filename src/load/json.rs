@@ -200,6 +200,23 @@ impl Scanner {
         }
     }
 
+    /// How many of `bytes`' leading bytes [`Scanner::step`] would take without a change
+    /// of state: a string's plain characters, white space between tokens, a number's
+    /// digits. The splitter skips them in one pass instead of a step per byte.
+    pub fn plain_run(&self, bytes: &[u8]) -> usize {
+        use State::*;
+        let run =
+            |stops: fn(u8) -> bool| bytes.iter().position(|&b| stops(b)).unwrap_or(bytes.len());
+        match self.state {
+            InString => run(|b| b == b'"' || b == b'\\' || b < 0x20),
+            BeginValue | BeginValueOrEnd | BeginKey | BeginKeyOrEnd | Colon | EndValue => {
+                run(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            }
+            Digits | Fraction | ExponentDigits => run(|b| !b.is_ascii_digit()),
+            _ => 0,
+        }
+    }
+
     /// The end of the input: a top-level number ends there; anything else unfinished is
     /// cut short.
     pub fn finish(&mut self) -> Step {
@@ -699,6 +716,41 @@ mod tests {
         assert_eq!(ends(r#"{"a": [1, {"b": "}"}]}{}"#), Ok(vec![22, 24]));
         assert_eq!(ends("{}\n  {\"x\": true}\n"), Ok(vec![2, 16]));
         assert_eq!(ends("12 \"s\" null"), Ok(vec![2, 6, 11]));
+    }
+
+    #[test]
+    fn a_plain_run_is_what_stepping_would_take_without_a_change() {
+        let texts = [
+            r#"{"a": [1, -2.50e+3, {"b": "}\"\u00e9\\"}], "c": true, "d": null}"#,
+            "{\n  \"items\": [\n    {\"k\":   \"v w\"},\n    12345 ]\n}\n  \"s\" 7",
+            "[\"\t\"]",
+            "  0.125 1e9 \"caf\u{e9}\"",
+        ];
+        for text in texts {
+            let bytes = text.as_bytes();
+            let mut scanner = Scanner::default();
+            for at in 0..bytes.len() {
+                let run = scanner.plain_run(&bytes[at..]);
+                let mut skipping = scanner.clone();
+                for &byte in &bytes[at..at + run] {
+                    assert_eq!(skipping.step(byte), Step::Continue, "{text:?} at {at}");
+                    assert_eq!(skipping.state, scanner.state, "{text:?} at {at}");
+                    assert_eq!(skipping.started, scanner.started, "{text:?} at {at}");
+                }
+                if matches!(scanner.step(bytes[at]), Step::Error(_)) {
+                    break;
+                }
+            }
+        }
+        let mut in_string = Scanner::default();
+        in_string.step(b'"');
+        assert_eq!(in_string.plain_run(b"abc\"def"), 3);
+        assert_eq!(in_string.plain_run(b"ab\\n"), 2);
+        assert_eq!(
+            in_string.plain_run(b"a\tb"),
+            1,
+            "a control character is an error to step on"
+        );
     }
 
     #[test]

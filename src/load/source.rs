@@ -60,6 +60,14 @@ pub enum Piece {
 }
 
 impl Piece {
+    /// The bytes of its text; none for what could not be read.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            Piece::Text { text, .. } => text.len(),
+            Piece::Failed(_) => 0,
+        }
+    }
+
     /// Whether the piece holds anything but blank space.
     fn has_content(&self) -> bool {
         match self {

@@ -583,6 +583,11 @@ impl<R: BufRead> Splitter<R> {
             let Mode::Json(json) = &mut self.mode else {
                 return;
             };
+            let run = json.scanner.plain_run(&line[at..]);
+            if run > 0 {
+                at += run;
+                continue;
+            }
             let between_values = !json.scanner.started();
             let step = json.scanner.step(line[at]);
             if between_values && json.scanner.started() {
