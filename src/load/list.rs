@@ -105,15 +105,15 @@ impl Cut {
         let mut items = Vec::new();
         let mut start = first;
         let mut end = count;
+        // Lines within an item are passed over by their first `dash + 1` bytes.
+        let deeper =
+            |text: &str| text.len() > dash && text.as_bytes()[..=dash].iter().all(|&b| b == b' ');
         for index in first + 1..count {
             let text = line(index);
-            if blank(text) {
+            if deeper(text) || blank(text) {
                 continue;
             }
             let indent = text.len() - text.trim_start_matches(' ').len();
-            if indent > dash {
-                continue;
-            }
             items.push(start..index);
             if indent == dash && is_item(text) {
                 start = index;
@@ -459,7 +459,7 @@ impl Cut {
     /// Finds the items of a top-level `"items": [` whose objects each start with a
     /// line holding only `{` and end with one holding only `}` (or `},`), at the
     /// indentation of the first.
-    fn of_json(text: &str) -> Option<Cut> {
+    fn of_json<'t>(text: &'t str) -> Option<Cut> {
         if !(text.starts_with('{') && text.contains("\"items\": [")) {
             return None;
         }
@@ -486,10 +486,15 @@ impl Cut {
         })?;
         let first = header + 1;
         let dash = indent(line(first));
-        let opens = |text: &str| indent(text) == dash && text[dash..].trim_end_matches(' ') == "{";
-        let closes = |text: &str| {
-            indent(text) == dash && matches!(text[dash..].trim_end_matches(' '), "}" | "},")
+        // `byte` after exactly `dash` spaces, and what follows it on the line; most
+        // lines are told apart by the one byte at `dash`.
+        let at_dash = |text: &'t str, byte: u8| -> Option<&'t str> {
+            let bytes = text.as_bytes();
+            (bytes.get(dash) == Some(&byte) && bytes[..dash].iter().all(|&b| b == b' '))
+                .then(|| text[dash + 1..].trim_end_matches(' '))
         };
+        let opens = |text: &'t str| at_dash(text, b'{') == Some("");
+        let closes = |text: &'t str| matches!(at_dash(text, b'}'), Some("" | ","));
         if dash <= keys || !opens(line(first)) {
             return None;
         }
