@@ -709,6 +709,59 @@ fn standard_input_with_fix_prints_the_fixed_stream() {
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// The findings of `lint --format json` on `path`, run with `flags`: rule and line.
+fn findings(path: &Path, flags: &[&str]) -> Vec<(String, u64)> {
+    let output = common::cli()
+        .args(["lint", "--format", "json"])
+        .args(flags)
+        .arg(path)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            let rule = finding["ruleId"].as_str().unwrap().to_owned();
+            (rule, finding["line"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_report_after_fix_reads_the_files_as_written() {
+    // A `List` holding a Service, which the context pass parses before the fixes, and
+    // one over a mebibyte, which that pass keeps: the report after `--fix` is of the
+    // fixed text, as a plain `lint` of it says.
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = |name: &str| {
+        format!(
+            "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: {name}, namespace: shop}}\n  spec:\n    selector: {{matchLabels: {{app: {name}}}}}\n    template:\n      metadata:\n        labels: {{app: {name}, sidecar.istio.io/inject: \"true\"}}\n      spec:\n        containers:\n        - name: app\n          image: example/web:1.0\n          ports: [{{containerPort: 8000}}]\n"
+        )
+    };
+    let service = "- apiVersion: v1\n  kind: Service\n  metadata: {name: web-0, namespace: shop}\n  spec:\n    selector: {app: web-0}\n    ports: [{port: 80}]\n";
+    let small = dir.path().join("small.yaml");
+    let small_items = format!("{service}{}", deployment("web-0"));
+    let large = dir.path().join("large.yaml");
+    let padding = format!("# {}\n", "-".repeat(2000));
+    let large_items: String = (0..500)
+        .map(|n| padding.clone() + &deployment(&format!("web-{n}")))
+        .collect();
+    assert!(large_items.len() > 1 << 20);
+    for (path, items) in [(&small, small_items), (&large, large_items)] {
+        std::fs::write(path, format!("apiVersion: v1\nkind: List\nitems:\n{items}")).unwrap();
+        let before = findings(path, &[]);
+        let reported = findings(path, &["--fix", "--unsafe-fixes"]);
+        assert!(
+            reported.len() < before.len(),
+            "{}: {reported:?}",
+            path.display()
+        );
+        assert_eq!(reported, findings(path, &[]), "{}", path.display());
+    }
+}
+
 #[test]
 fn a_manifest_with_nothing_to_fix_is_left_as_it_is() {
     let (_dir, path) = copy("ml101-silent-hold-annotation.yaml");

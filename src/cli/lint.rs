@@ -142,7 +142,15 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             crate::report::assumptions::items(settings),
         )),
     };
-    let inputs = &prepared.inputs;
+    // After `--fix` the report reads the files as written: nothing the context pass
+    // parsed or kept of them before the fixes is reused.
+    let reread;
+    let inputs = if fixed.is_some() {
+        reread = prepared.inputs.unparsed();
+        &reread
+    } else {
+        &prepared.inputs
+    };
     let strict = args.strict || prepared.strict;
     let mut summary = Summary {
         files: inputs.len(),

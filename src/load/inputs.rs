@@ -2,9 +2,12 @@
 //!
 //! A run reads them twice: a context pass parses the few documents that change how the
 //! others are read (Namespaces, mesh configuration), then the main pass hands every
-//! document out in input order. Regular files are opened again; everything else was
+//! document out in input order. Regular files are opened again, but for one that is a
+//! single large document (a `List`), which the context pass keeps; everything else was
 //! read once when the inputs were taken ([`super::source`]); a document the context
-//! pass parsed is kept for the main pass instead of being parsed twice.
+//! pass parsed is kept for the main pass instead of being parsed twice. What a pass
+//! kept goes to the next main pass only: a run that wrote the files reads them again
+//! ([`Inputs::unparsed`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
