@@ -122,7 +122,7 @@ pub(super) fn checked(
         let mut verdicts = Vec::new();
         if on.len() <= GROUP_FROM {
             for &index in on {
-                let (verdict, after) = checker.alone(&candidates[index]);
+                let (verdict, after) = checker.alone(&candidates[index], checker.afters);
                 verdicts.push((index, verdict, after));
             }
         } else {
@@ -259,8 +259,12 @@ impl<'s> Checker<'s> {
     }
 
     /// The verdict on `candidate` alone, and the analysis of the whole piece with it
-    /// made when that is what it was checked on.
-    fn alone(&self, candidate: &Candidate) -> (Result<(), String>, Option<Analysed>) {
+    /// made when that is what it was checked on and `afters` may keep it.
+    fn alone(
+        &self,
+        candidate: &Candidate,
+        afters: Purpose,
+    ) -> (Result<(), String>, Option<Analysed>) {
         let fix = &candidate.planned.fix;
         let whole = || apply_fixes(&self.state.text, std::slice::from_ref(fix), true);
         if self.item.is_none() {
@@ -268,14 +272,15 @@ impl<'s> Checker<'s> {
             if let Outcome::Invalid(reason) = &round.outcomes[0] {
                 return (Err(reason.clone()), None);
             }
-            let after = analysed(
-                self.analyzer,
-                round.text,
-                self.state.first_line,
-                self.afters,
-            );
-            let verdict = check(self.state, &after, &candidate.members(self.state));
-            return (verdict, (self.afters == Purpose::State).then_some(after));
+            let after = analysed(self.analyzer, round.text, self.state.first_line, afters);
+            let members = candidate.members(self.state);
+            return match afters {
+                Purpose::State => (check(self.state, &after, &members), Some(after)),
+                Purpose::Check => (
+                    judged_dropping(self.state, after, &members).map_err(|f| f.reason),
+                    None,
+                ),
+            };
         }
         let verdict = self.together(&[candidate]).map_err(|failure| {
             if !failure.unmade {
@@ -296,7 +301,8 @@ impl<'s> Checker<'s> {
     /// findings that made it fail are checked alone, and the others are halved.
     fn settle(&self, candidates: &[Candidate], group: &[usize], verdicts: &mut Vec<Verdict>) {
         if let [index] = group {
-            verdicts.push((*index, self.alone(&candidates[*index]).0, None));
+            let (verdict, _) = self.alone(&candidates[*index], Purpose::Check);
+            verdicts.push((*index, verdict, None));
             return;
         }
         let members: Vec<&Candidate> = group.iter().map(|&index| &candidates[index]).collect();
@@ -311,7 +317,8 @@ impl<'s> Checker<'s> {
                 .any(|located| failure.blamed.contains(&spot(located)))
         });
         for index in suspects {
-            verdicts.push((index, self.alone(&candidates[index]).0, None));
+            let (verdict, _) = self.alone(&candidates[index], Purpose::Check);
+            verdicts.push((index, verdict, None));
         }
         // Halved, the others cost at most twice the checks they would alone, however
         // few members each failure names.
@@ -340,7 +347,7 @@ impl<'s> Checker<'s> {
                 self.state.first_line,
                 Purpose::Check,
             );
-            return judged(self.state, &after, &findings);
+            return judged_dropping(self.state, after, &findings);
         };
         // The fixes' edits, moved to where the item starts in the text of it alone.
         let (from, to) = (items.range(*item).start, items.alone_start());
@@ -365,10 +372,15 @@ impl<'s> Checker<'s> {
             .collect();
         let round = apply_fixes(&before.text, &moved, true);
         refuse_unmade(&round.outcomes)?;
-        let after = analysed(self.analyzer, round.text, before.first_line, Purpose::Check);
+        let mut after = analysed(self.analyzer, round.text, before.first_line, Purpose::Check);
         let changes = changes_of(before, &findings);
-        verify_decoded(&decoded(before), &decoded(&after), Some(*item), &changes)
-            .map_err(|rejection| Failure::unplaced(rejection.reason))?;
+        verify_decoded(
+            &decoded(before),
+            taken_decoded(&mut after),
+            Some(*item),
+            &changes,
+        )
+        .map_err(|rejection| Failure::unplaced(rejection.reason))?;
         judge(before, &after, &findings)
     }
 }
@@ -437,9 +449,35 @@ pub(super) fn check(before: &Analysed, after: &Analysed, made: &[&Located]) -> R
 /// [`check`], failing with what made it fail.
 fn judged(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), Failure> {
     let changes = changes_of(before, made);
-    verify_decoded(&decoded(before), &decoded(after), None, &changes)
-        .map_err(|rejection| Failure::unplaced(rejection.reason))?;
+    verify_decoded(
+        &decoded(before),
+        decoded(after).into_owned(),
+        None,
+        &changes,
+    )
+    .map_err(|rejection| Failure::unplaced(rejection.reason))?;
     judge(before, after, made)
+}
+
+/// [`judged`] of an analysis made only for this check: its decoded documents are
+/// taken, not copied.
+fn judged_dropping(
+    before: &Analysed,
+    mut after: Analysed,
+    made: &[&Located],
+) -> Result<(), Failure> {
+    let changes = changes_of(before, made);
+    verify_decoded(&decoded(before), taken_decoded(&mut after), None, &changes)
+        .map_err(|rejection| Failure::unplaced(rejection.reason))?;
+    judge(before, &after, made)
+}
+
+/// The documents of `state`'s text, decoded, taken from its analysis (or read again).
+fn taken_decoded(state: &mut Analysed) -> Result<Decoded, String> {
+    state
+        .decoded
+        .take()
+        .unwrap_or_else(|| decode_stream(&state.text))
 }
 
 /// The documents of `state`'s text, decoded: those its analysis kept, else read again.

@@ -58,7 +58,7 @@ pub fn verify_all(
 ) -> Result<(), Rejection> {
     verify_decoded(
         &decode_stream(original),
-        &decode_stream(fixed),
+        decode_stream(fixed),
         None,
         changes,
     )
@@ -75,16 +75,15 @@ pub type Decoded = Vec<(usize, Json)>;
 /// names, are those of the whole `List`.
 pub fn verify_decoded(
     before: &Result<Decoded, String>,
-    after: &Result<Decoded, String>,
+    after: Result<Decoded, String>,
     item: Option<usize>,
     changes: &[(usize, &[Change])],
 ) -> Result<(), Rejection> {
     let mut before = before
         .clone()
         .map_err(|error| reject(format!("the original text does not load: {error}")))?;
-    let mut after = after
-        .clone()
-        .map_err(|error| reject(format!("the fixed text does not load: {error}")))?;
+    let mut after =
+        after.map_err(|error| reject(format!("the fixed text does not load: {error}")))?;
     if let Some(item) = item {
         // The item back at its index, behind nulls that stand for the items left out:
         // no change of this item reads them, and both sides hold the same.
