@@ -413,6 +413,12 @@ def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict
         f"{cell.corpus} {cell.tool} {size(cell.output_bytes)}"
         + ("" if cell.output_complete else " (**cut short**: not a complete JSON object)")
         for cell in cells.values() if cell.tool in ("lint", "checkov") and cell.corpus != "startup") + "."]
+    if "stream-50MB/junit" in cells:
+        floor = cells["stream-50MB/floor"].throughput()
+        notes += ["", "The 50 MB stream without fix checks (`--format junit`, which shows no fix): throughput "
+                  "÷ parse floor " + ", ".join(
+                      f"{cells[f'stream-50MB/{tool}'].throughput() / floor:.2f} {label}"
+                      for tool, label in (("junit", "with 2 threads"), ("junit-j1", "at `-j 1`"))) + "."]
     startup = [cells[k] for k in ("startup/true", "startup/version", "startup/empty") if k in cells]
     if startup:
         notes += ["", "Process start-up, for reading the small-file time: " + "; ".join(
@@ -649,6 +655,11 @@ def main() -> None:
             add(name, "checkov", [checkov_bin, "-d", directory, "--framework", "kubernetes",
                                   "--skip-download", "-o", "json"], args.slow_runs, checkov_env)
     add("stream-50MB", "split-only", [floor, "--split-only", paths["stream-50MB"]], args.runs)
+    # The same stream as JUnit, the one report that shows no fix and so checks none:
+    # what checking the offered fixes costs on the throughput targets.
+    for tool, threads in (("junit", []), ("junit-j1", ["-j", "1"])):
+        add("stream-50MB", tool, [lint, "lint", "--format", "junit", *threads, paths["stream-50MB"]],
+            args.runs)
     # The cost of the reports themselves: one document, 21,000 findings (and half as
     # many), in every format that collects or renders findings.
     for name in ("findings-21k", "findings-10k"):
