@@ -272,15 +272,16 @@ impl<'s> Checker<'s> {
             if let Outcome::Invalid(reason) = &round.outcomes[0] {
                 return (Err(reason.clone()), None);
             }
-            let after = analysed(self.analyzer, round.text, self.state.first_line, afters);
-            let members = candidate.members(self.state);
-            return match afters {
-                Purpose::State => (check(self.state, &after, &members), Some(after)),
-                Purpose::Check => (
-                    judged_dropping(self.state, after, &members).map_err(|f| f.reason),
-                    None,
-                ),
+            let mut after = analysed(self.analyzer, round.text, self.state.first_line, afters);
+            // Kept as the next state, the analysis keeps its documents; else they are taken.
+            let documents = match afters {
+                Purpose::State => decoded(&after).into_owned(),
+                Purpose::Check => taken_decoded(&mut after),
             };
+            let members = candidate.members(self.state);
+            let verdict = judged(self.state, &after, documents, None, &members);
+            let kept = (afters == Purpose::State).then_some(after);
+            return (verdict.map_err(|failure| failure.reason), kept);
         }
         let verdict = self.together(&[candidate]).map_err(|failure| {
             if !failure.unmade {
@@ -341,13 +342,14 @@ impl<'s> Checker<'s> {
             let fixes: Vec<Fix> = made.iter().map(|c| c.planned.fix.clone()).collect();
             let round = apply_fixes(&self.state.text, &fixes, true);
             refuse_unmade(&round.outcomes)?;
-            let after = analysed(
+            let mut after = analysed(
                 self.analyzer,
                 round.text,
                 self.state.first_line,
                 Purpose::Check,
             );
-            return judged_dropping(self.state, after, &findings);
+            let documents = taken_decoded(&mut after);
+            return judged(self.state, &after, documents, None, &findings);
         };
         // The fixes' edits, moved to where the item starts in the text of it alone.
         let (from, to) = (items.range(*item).start, items.alone_start());
@@ -373,15 +375,8 @@ impl<'s> Checker<'s> {
         let round = apply_fixes(&before.text, &moved, true);
         refuse_unmade(&round.outcomes)?;
         let mut after = analysed(self.analyzer, round.text, before.first_line, Purpose::Check);
-        let changes = changes_of(before, &findings);
-        verify_decoded(
-            &decoded(before),
-            taken_decoded(&mut after),
-            Some(*item),
-            &changes,
-        )
-        .map_err(|rejection| Failure::unplaced(rejection.reason))?;
-        judge(before, &after, &findings)
+        let documents = taken_decoded(&mut after);
+        judged(before, &after, documents, Some(*item), &findings)
     }
 }
 
@@ -443,33 +438,22 @@ fn refuse_unmade(outcomes: &[Outcome]) -> Result<(), Failure> {
 /// the original with exactly their changes, nothing became unreadable, their findings
 /// are gone and nothing is new or worse.
 pub(super) fn check(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), String> {
-    judged(before, after, made).map_err(|failure| failure.reason)
+    judged(before, after, decoded(after).into_owned(), None, made).map_err(|failure| failure.reason)
 }
 
-/// [`check`], failing with what made it fail.
-fn judged(before: &Analysed, after: &Analysed, made: &[&Located]) -> Result<(), Failure> {
-    let changes = changes_of(before, made);
-    verify_decoded(
-        &decoded(before),
-        decoded(after).into_owned(),
-        None,
-        &changes,
-    )
-    .map_err(|rejection| Failure::unplaced(rejection.reason))?;
-    judge(before, after, made)
-}
-
-/// [`judged`] of an analysis made only for this check: its decoded documents are
-/// taken, not copied.
-fn judged_dropping(
+/// [`check`] of `after`, whose text's documents are `documents` (within `List` item
+/// `item` when it is one alone), failing with what made it fail.
+fn judged(
     before: &Analysed,
-    mut after: Analysed,
+    after: &Analysed,
+    documents: Result<Decoded, String>,
+    item: Option<usize>,
     made: &[&Located],
 ) -> Result<(), Failure> {
     let changes = changes_of(before, made);
-    verify_decoded(&decoded(before), taken_decoded(&mut after), None, &changes)
+    verify_decoded(&decoded(before), documents, item, &changes)
         .map_err(|rejection| Failure::unplaced(rejection.reason))?;
-    judge(before, &after, made)
+    judge(before, after, made)
 }
 
 /// The documents of `state`'s text, decoded, taken from its analysis (or read again).

@@ -255,9 +255,10 @@ fn analysis<'d>(
             )
         }));
     }
-    let mut located: Vec<Located> = findings
+    // An analysis that only decides a check reads the graded findings alone.
+    let reported = if locating { findings } else { Vec::new() };
+    let mut located: Vec<Located> = reported
         .into_iter()
-        .filter(|_| locating)
         .filter_map(|finding| options.policy.judge(finding))
         .map(|finding| locate(finding, document, workload, editor))
         .collect();
