@@ -683,6 +683,65 @@ fn linkerd_before_2_20_denies_a_native_proxy_with_wait_before_exit() {
     );
 }
 
+/// The same denial, seen from the classic proxy's side: the native switch every native
+/// remedy names (ML101's help, ML301's help and fix) removes a wait the pod sets, and is
+/// not offered beside a wait of the install, which the pod cannot remove, on a release
+/// that would deny the pod. A release that ignores the wait, or an unknown one, keeps
+/// the switch. docs/lifecycle.md §4.2.
+#[test]
+fn linkerds_native_switch_goes_without_a_wait_before_exit() {
+    const WAIT: &str = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds";
+    let switch_of = |annotations: &str, settings: &dyn Fn(&mut Settings)| {
+        let yaml = pod("", annotations, APP);
+        let a = analyze_one(&yaml, settings);
+        assert!(a.plan.rejection().is_none(), "{yaml}");
+        a.plan.containers[index_of(&a, "linkerd-proxy")]
+            .native_switch
+            .clone()
+    };
+    let injected = "    linkerd.io/inject: enabled\n";
+    let waits = format!("{injected}    {WAIT}: \"10\"\n");
+    let install_waits = |version: &'static str| {
+        both(linkerd(version), |settings: &mut Settings| {
+            settings.linkerd.wait_before_exit = Some(Sourced::new(
+                mesh_lifecycle::time::Millis::secs(10),
+                Source::Default,
+            ))
+        })
+    };
+    // The pod's wait goes with the switch.
+    let switch = switch_of(&waits, &linkerd("version-2.19")).expect("a switch");
+    assert_eq!(
+        switch.annotation,
+        "config.beta.linkerd.io/proxy-enable-native-sidecar"
+    );
+    let displaced = switch.displaces.expect("the wait goes with it");
+    assert_eq!(displaced.key(), WAIT);
+    assert!(
+        matches!(
+            displaced.because,
+            mesh_lifecycle::resolve::mesh::Displacement::DeniedBy(_)
+        ),
+        "{displaced:?}"
+    );
+    // Without a wait, the switch alone.
+    let switch = switch_of(injected, &linkerd("version-2.19")).expect("a switch");
+    assert!(switch.displaces.is_none());
+    // The install's wait: no switch on a release that would deny the pod.
+    assert!(switch_of(injected, &install_waits("version-2.17")).is_none());
+    // Before native sidecars there is no switch at all; with an unknown release, the
+    // switch, whose wait the resolver does not hold against it.
+    assert!(switch_of(&waits, &linkerd("version-2.14")).is_none());
+    let switch = switch_of(injected, &|settings: &mut Settings| {
+        settings.linkerd.wait_before_exit = Some(Sourced::new(
+            mesh_lifecycle::time::Millis::secs(10),
+            Source::Default,
+        ))
+    })
+    .expect("a switch for an unknown release");
+    assert!(switch.displaces.is_none());
+}
+
 /// linkerd/linkerd2 `pkg/inject/inject.go` at version-2.20: `proxy-await` is read only
 /// as "enabled" or "disabled"; anything else is logged and the default kept.
 /// docs/lifecycle.md §4.2.

@@ -605,17 +605,18 @@ fn ml301_offers_no_fix_where_the_versions_have_no_native_sidecars() {
 }
 
 #[test]
-fn ml301_s_native_switch_is_refused_where_linkerd_would_deny_it_beside_a_wait() {
+fn ml301_s_native_switch_takes_away_the_wait_linkerd_would_deny_beside_it() {
     // Linkerd 2.15 to 2.19 deny a native proxy with a wait before exit (ML402): the
-    // native switch would leave a pod that is never created, so it is not made.
+    // native switch removes the pod's wait with it, so the pod it leaves is created
+    // and its proxy stopped after the work.
+    const WAIT: &str = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds";
     let dir = tempfile::tempdir().unwrap();
     let path = variant(
         dir.path(),
         "ml301-fire-linkerd-job.yaml",
         "linkerd.io/inject: enabled  # expect: ML202 ML301",
-        "linkerd.io/inject: enabled\n        config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"",
+        &format!("linkerd.io/inject: enabled\n        {WAIT}: \"10\""),
     );
-    let before = std::fs::read_to_string(&path).unwrap();
     let output = common::cli()
         .args([
             "lint",
@@ -628,14 +629,17 @@ fn ml301_s_native_switch_is_refused_where_linkerd_would_deny_it_beside_a_wait() 
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let fixed = std::fs::read_to_string(&path).unwrap();
     assert!(
-        stderr.contains(
-            "the fix for ML301 was not made: it would bring a new finding (ML402: Linkerd's proxy injector denies the pod"
-        ),
-        "{stderr}"
+        fixed.contains("config.alpha.linkerd.io/proxy-enable-native-sidecar: \"true\"")
+            && !fixed.contains(WAIT),
+        "{fixed}"
     );
+    // What the fixed file means, read again: no denial, no finding.
+    let (report, status) = common::lint_json(&path, &["--linkerd-version", "2.18"]);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
 }
 
 #[test]

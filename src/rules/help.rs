@@ -6,8 +6,8 @@ use std::fmt;
 
 use crate::fix::Remedy;
 use crate::load::JsonPath;
-use crate::resolve::mesh::StopAfterWork;
-use crate::resolve::{PlannedContainer, PodPlan};
+use crate::resolve::mesh::{Displaced, Displacement, NativeSwitch, StopAfterWork};
+use crate::resolve::{PlannedContainer, PodPlan, Release};
 use crate::settings::Sourced;
 use crate::settings::version::KubeVersion;
 use crate::simulate::StopEntry;
@@ -46,8 +46,12 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
             let advice = hold(&plan.paths.pod_metadata.key("annotations"));
             let native = match &proxy.native_switch {
                 Some(switch) => format!(
-                    "or run the proxy as a native sidecar (`{}: \"{}\"`)",
-                    switch.annotation, switch.value
+                    "or run the proxy as a native sidecar (`{}: \"{}\"`{})",
+                    switch.annotation,
+                    switch.value,
+                    also(switch)
+                        .map(|also| format!("; {also}"))
+                        .unwrap_or_default()
                 ),
                 None => String::new(),
             };
@@ -79,10 +83,16 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
         Some(_) => sidecar.native_switch.is_some(),
         None => plan.kubernetes.value.runs_native_sidecars(),
     };
-    let native = if native_route {
-        "; or avoid the problem: the kubelet stops a native sidecar once the work is done"
-    } else {
-        ""
+    let also = sidecar.native_switch.as_ref().and_then(self::also);
+    let native = match (native_route, &also) {
+        (false, _) => String::new(),
+        (true, None) => {
+            "; or avoid the problem: the kubelet stops a native sidecar once the work is done"
+                .to_owned()
+        }
+        (true, Some(also)) => format!(
+            "; or avoid the problem: the kubelet stops a native sidecar once the work is done ({also})"
+        ),
     };
     let call = plan
         .stop_endpoints
@@ -92,14 +102,17 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     let stop = StopAfterWork {
         call,
         native_switch: sidecar.native_switch.as_ref(),
-        native,
+        native: &native,
         shares_pids: plan.share_process_namespace,
     };
     match (sidecar.remedies().stop_after_work, &sidecar.native_switch) {
         (Some(stop_after_work), _) => stop_after_work(&stop),
         (None, Some(switch)) => format!(
-            "run `{}` as a native sidecar (`{}: \"{}\"` on the pod template), so the kubelet stops it once the work is done",
-            sidecar.name, switch.annotation, switch.value
+            "run `{}` as a native sidecar (`{}: \"{}\"` on the pod template{}), so the kubelet stops it once the work is done",
+            sidecar.name,
+            switch.annotation,
+            switch.value,
+            also.map(|also| format!("; {also}")).unwrap_or_default()
         ),
         (None, None) if native_route => format!(
             "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
@@ -281,5 +294,35 @@ pub fn keep_proxy_until_app_exits(
             "make `{}` outlive the app (at least {seconds} s) — {native}",
             proxy.name
         ),
+    }
+}
+
+/// What else turning `switch` on asks: the setting of the pod to remove with it, and
+/// why, as help says it.
+pub fn also(switch: &NativeSwitch) -> Option<String> {
+    let displaced = switch.displaces.as_ref()?;
+    Some(format!(
+        "remove `{}` with it: {}",
+        displaced.key(),
+        displacement(displaced)
+    ))
+}
+
+/// Why `displaced` goes with the native switch, in a clause.
+pub fn displacement(displaced: &Displaced) -> String {
+    match &displaced.because {
+        Displacement::IgnoredWhenNative => {
+            "native mode ignores it, as the proxy's startup probe holds the app".to_owned()
+        }
+        Displacement::DeniedBy(release) => {
+            let product = match release {
+                Release::Istio(_) => "Istio",
+                Release::Linkerd(_) => "Linkerd",
+            };
+            format!("{product} {release}'s injector denies a native proxy beside it")
+        }
+        Displacement::DroppedOrDenied => {
+            "native mode drops it, and some releases deny a native proxy beside it".to_owned()
+        }
     }
 }

@@ -339,19 +339,56 @@ pub struct NativeSwitch {
     pub annotation: &'static str,
     /// The value that turns native mode on, as the injector compares it (`"true"`).
     pub value: &'static str,
-    /// The pod's own setting that native mode leaves without effect (Istio's
-    /// `holdApplicationUntilProxyStarts: true`, ignored once the startup probe holds the
-    /// app), to remove with the switch.
-    pub moots: Option<crate::load::JsonPath>,
+    /// The pod's own setting that cannot stay beside the switch, removed with it.
+    pub displaces: Option<Displaced>,
 }
 
 impl NativeSwitch {
-    /// The switch `annotation: value`, which makes no setting of the pod moot.
+    /// The switch `annotation: value`, which displaces no setting of the pod.
     pub const fn new(annotation: &'static str, value: &'static str) -> NativeSwitch {
         NativeSwitch {
             annotation,
             value,
-            moots: None,
+            displaces: None,
         }
+    }
+}
+
+/// A setting of the pod that native mode leaves without effect or refuses: Istio's
+/// `holdApplicationUntilProxyStarts: true` (ignored once the startup probe holds the
+/// app), Linkerd's wait before exit (2.15 to 2.19 deny a native proxy with one; 2.20
+/// drops it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Displaced {
+    /// Where the pod sets it.
+    pub path: crate::load::JsonPath,
+    /// Why it goes with the switch.
+    pub because: Displacement,
+}
+
+/// Why a setting goes with the native switch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Displacement {
+    /// Native mode ignores it: the proxy's startup probe holds the app instead.
+    IgnoredWhenNative,
+    /// The injector of this release denies a native proxy beside it.
+    DeniedBy(super::Release),
+    /// Native mode drops it, and some releases deny a native proxy beside it (the
+    /// release in force is unknown, or one that drops it).
+    DroppedOrDenied,
+}
+
+impl Displaced {
+    /// The setting's own name: the last key of its path.
+    pub fn key(&self) -> &str {
+        self.path
+            .segments()
+            .iter()
+            .rev()
+            .find_map(|segment| match segment {
+                crate::load::path::Segment::Key(key) => Some(key.as_str()),
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 }

@@ -3,7 +3,9 @@ use serde_json::Value as Json;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::shell::with_exit_trap;
 use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
-use crate::rules::help::{container_label_path, is_in_manifest, quoted_list, stop_sidecar};
+use crate::rules::help::{
+    container_label_path, displacement, is_in_manifest, quoted_list, stop_sidecar,
+};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::workload::Kind;
@@ -67,8 +69,13 @@ declare_rule! {
     /// every release with native sidecars reads). A `holdApplicationUntilProxyStarts: true`
     /// of the pod's own `proxy.istio.io/config` is removed with it: native mode ignores
     /// it and the proxy's startup probe holds the app instead (left, it would be a new
-    /// ML403). Unsafe because the proxy then starts among the init containers, before
-    /// the app, and stops after it: an order a human should review.
+    /// ML403). So is a Linkerd wait before exit the pod sets
+    /// (`config.alpha.linkerd.io/proxy-wait-before-exit-seconds`): the injectors of 2.15
+    /// to 2.19 deny a native proxy with a wait, and 2.20 drops the wait (a native proxy
+    /// stops after the app anyway); where the wait is the install's, which the pod
+    /// cannot drop, those releases get no switch. Unsafe because the proxy then starts
+    /// among the init containers, before the app, and stops after it: an order a human
+    /// should review.
     ///
     /// A sidecar written in `containers` (a Cloud SQL proxy, a log shipper) is moved, on
     /// Kubernetes 1.29+, to the end of `initContainers` with `restartPolicy: Always`
@@ -285,12 +292,29 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
             .key(switch.annotation),
         Json::String(switch.value.into()),
     )];
-    changes.extend(switch.moots.clone().map(Change::Remove));
+    changes.extend(
+        switch
+            .displaces
+            .as_ref()
+            .map(|displaced| Change::Remove(displaced.path.clone())),
+    );
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(
-            "run `{}` as a native sidecar (`{}: \"{}\"`), which the kubelet stops once the work is done (risk: assumes the mesh release in force, whose injector reads that annotation, and Kubernetes {}; the proxy then starts before every other container and stops after them)",
-            sidecar.name, switch.annotation, switch.value, plan.kubernetes.value
+            "run `{}` as a native sidecar (`{}: \"{}\"`{}), which the kubelet stops once the work is done (risk: assumes the mesh release in force, whose injector reads that annotation, and Kubernetes {}; the proxy then starts before every other container and stops after them)",
+            sidecar.name,
+            switch.annotation,
+            switch.value,
+            switch
+                .displaces
+                .as_ref()
+                .map(|displaced| format!(
+                    ", without `{}`: {}",
+                    displaced.key(),
+                    displacement(displaced)
+                ))
+                .unwrap_or_default(),
+            plan.kubernetes.value
         ),
         changes,
     ))

@@ -50,8 +50,11 @@ pub(super) fn inject(
         None
     } else {
         native_switch(version(b), b.settings.kubernetes.value).map(|switch| NativeSwitch {
-            moots: match &config.hold.source {
-                Source::Manifest(path) if config.hold.value => Some(path.clone()),
+            displaces: match &config.hold.source {
+                Source::Manifest(path) if config.hold.value => Some(Displaced {
+                    path: path.clone(),
+                    because: Displacement::IgnoredWhenNative,
+                }),
                 _ => None,
             },
             ..switch

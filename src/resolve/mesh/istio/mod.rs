@@ -34,7 +34,9 @@ use crate::resolve::hooks::{self, HookKind, Owner};
 use crate::resolve::mesh::{
     Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words, written,
 };
-use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
+use crate::resolve::mesh::{
+    Displaced, Displacement, NativeSwitch, Remedies, StopRequest, StopVerdict,
+};
 use crate::resolve::plan::*;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};
 use crate::settings::version::KubeVersion;

@@ -172,7 +172,11 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
-    proxy.native_switch = (!native).then(|| native_switch_in_force(b)).flatten();
+    proxy.native_switch = if native {
+        None
+    } else {
+        switch_beside_wait(b, wait.as_ref())
+    };
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
     // Native with await: `/ready` on 4191 every second, 120 tries (§4.2).
@@ -244,4 +248,32 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
         mode,
         reasons: vec![asked_by, DecisionReason::Native(native_reason)],
     });
+}
+
+/// The native switch for a classic proxy that waits `wait` before exit: the injectors
+/// of 2.15 to 2.19 deny a native proxy with a wait, and 2.20 drops it (a native proxy
+/// is stopped after the app), so a wait the pod sets goes with the switch. A wait the
+/// pod does not set (the install's) cannot be removed from it: on a release that would
+/// deny the pod there is no switch to offer.
+fn switch_beside_wait(b: &Builder, wait: Option<&Sourced<Millis>>) -> Option<NativeSwitch> {
+    let switch = native_switch_in_force(b)?;
+    let Some(wait) = wait.filter(|wait| wait.value > Millis::ZERO) else {
+        return Some(switch);
+    };
+    let denies = version_at_least(b, 20, (26, 5, 2)) == Some(false);
+    let because = match (&b.settings.linkerd.version, denies) {
+        (Some(version), true) => Displacement::DeniedBy(Release::Linkerd(version.value)),
+        _ => Displacement::DroppedOrDenied,
+    };
+    match &wait.source {
+        Source::Manifest(path) => Some(NativeSwitch {
+            displaces: Some(Displaced {
+                path: path.clone(),
+                because,
+            }),
+            ..switch
+        }),
+        _ if denies => None,
+        _ => Some(switch),
+    }
 }

@@ -26,7 +26,9 @@ use crate::resolve::hooks::HookKind;
 use crate::resolve::mesh::{
     Description, InManifestWords, Mesh, MeshInfo, OptInWords, SidecarModel, Words, written,
 };
-use crate::resolve::mesh::{NativeSwitch, Remedies, StopRequest, StopVerdict};
+use crate::resolve::mesh::{
+    Displaced, Displacement, NativeSwitch, Remedies, StopRequest, StopVerdict,
+};
 use crate::resolve::plan::*;
 use crate::resolve::problems::*;
 use crate::resolve::reading::Reading;
