@@ -196,7 +196,7 @@ pub fn from_argv(argv: Vec<String>, path: Option<JsonPath>, how: HookReading) ->
     let (duration, effect) = known.unwrap_or_else(|| {
         let duration = match shell::length(&list, env) {
             Length::Known { total, .. } => HookDuration::Fixed(total),
-            Length::Forever => HookDuration::Fixed(Millis::secs(i64::from(u32::MAX))),
+            Length::Forever => HookDuration::Fixed(HookDuration::NEVER_RETURNS),
             Length::WaitsForExit => match owner {
                 Owner::App => HookDuration::UntilSelfExits,
                 Owner::Sidecar => HookDuration::UntilAppsExit,

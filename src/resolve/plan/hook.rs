@@ -80,6 +80,13 @@ pub enum HookDuration {
     Unknown,
 }
 
+impl HookDuration {
+    /// The length that stands for a hook that never returns (`sleep infinity`, a loop
+    /// nothing in it ends): longer than any grace period, so the kubelet always stops
+    /// waiting for it.
+    pub const NEVER_RETURNS: Millis = Millis::secs(u32::MAX as i64);
+}
+
 /// What a hook does to traffic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookEffect {

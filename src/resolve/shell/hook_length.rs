@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::parse::parse;
-use super::syntax::{Command, List, SimpleCommand, Word};
+use super::syntax::{Command, List, LoopKind, Pipeline, SimpleCommand, Word};
 use crate::time::Millis;
 
 /// Environment variables of a container, for `sleep $DELAY`.
@@ -81,10 +81,14 @@ fn command_length(command: &Command, env: &Env) -> Length {
         },
         Command::Group(list) => length(list, env),
         Command::Loop {
-            condition, body, ..
+            kind,
+            condition,
+            body,
         } => {
             if waits_for_something(condition) || waits_for_something(body) {
                 Length::WaitsForExit
+            } else if endless(*kind, condition, body, env) {
+                Length::Forever
             } else {
                 Length::Unknown
             }
@@ -93,6 +97,55 @@ fn command_length(command: &Command, env: &Env) -> Length {
             Length::Unknown
         }
     }
+}
+
+/// Whether a loop never ends by itself: `while true`, `while :` or `until false`
+/// around nothing but sleeps and commands that cannot fail, leave the loop or replace
+/// the shell (`echo`, `:`; no `break`, `exit`, `exec`, no `$(…)` that `set -e` could
+/// end the shell on). Such a hook runs until the grace period's SIGKILL, as
+/// `sleep infinity` does: the kubelet signals the container only once it returns.
+fn endless(kind: LoopKind, condition: &List, body: &List, env: &Env) -> bool {
+    let [only] = condition.0.as_slice() else {
+        return false;
+    };
+    let constant = match (only.rest.is_empty(), only.background, &only.first) {
+        (true, false, Pipeline { negated, commands }) => match commands.as_slice() {
+            [Command::Simple(test)] if test.words.len() == 1 && test.assignments.is_empty() => {
+                matches!(
+                    (kind, *negated, test.words[0].0.as_str()),
+                    (LoopKind::While, false, "true" | ":")
+                        | (LoopKind::While, true, "false")
+                        | (LoopKind::Until, false, "false")
+                        | (LoopKind::Until, true, "true" | ":")
+                )
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    constant
+        && body.0.iter().all(|item| {
+            !item.background
+                && item.pipelines().all(|pipeline| {
+                    pipeline.commands.iter().all(|command| match command {
+                        Command::Simple(simple) => cannot_end(simple, env),
+                        _ => false,
+                    })
+                })
+        })
+}
+
+/// A command that neither fails nor leaves the shell: a `sleep` of known length, or a
+/// no-op with a name, written plainly (no `exec`, no command substitution).
+fn cannot_end(command: &SimpleCommand, env: &Env) -> bool {
+    let plain = command.assignments.is_empty()
+        && command.words.first().is_some_and(|first| first.0 != "exec")
+        && command
+            .words
+            .iter()
+            .all(|word| !word.0.contains("$(") && !word.0.contains('`'));
+    plain
+        && (sleep_length(command, env).is_some() || (command.name().is_some() && is_noop(command)))
 }
 
 /// Commands that take no time worth counting.
@@ -244,6 +297,32 @@ mod tests {
         assert_eq!(length_of("sleep ${GRACE:-12}"), known(12.0));
         assert_eq!(length_of("echo bye; sleep 4"), known(4.0));
         assert_eq!(length_of("sleep infinity"), Length::Forever);
+        // Loops that nothing in them can end.
+        for endless in [
+            "while true; do sleep 1; done",
+            "while :; do echo waiting; sleep 5; done",
+            "until false; do sleep $DELAY; done",
+            "echo draining; while true; do sleep 86400; done",
+            "set -e; while true; do date; sleep 1; done",
+        ] {
+            assert_eq!(length_of(endless), Length::Forever, "{endless}");
+        }
+        // Loops that something in them may end, or whose end is not known.
+        for ends in [
+            "while true; do sleep 1; break; done",
+            "while true; do sleep 1; exit 0; done",
+            "while true; do exec sleep 1; done",
+            "while true; do curl -f http://localhost/ready && break; sleep 1; done",
+            "set -e; while true; do x=$(cat /tmp/f); sleep 1; done",
+            "while true; do echo $(date); sleep 1; done",
+            "while [ -f /tmp/lock ]; do sleep 1; done",
+            "while true; do sleep $UNSET; done",
+            "while false; do sleep 1; done",
+            "until true; do sleep 1; done",
+            "while true; do sleep 1 & done",
+        ] {
+            assert_ne!(length_of(ends), Length::Forever, "{ends}");
+        }
     }
 
     #[test]
@@ -290,6 +369,12 @@ mod tests {
             length_of("nginx -s quit; while killall -0 nginx; do sleep 1; done"),
             Length::WaitsForExit
         );
-        assert_eq!(length_of("while true; do date; done"), Length::Unknown);
+        // A loop that waits for nothing: its length is not known (a failing command
+        // under `set -e` could end it), unless nothing in it can end it (`endless`).
+        assert_eq!(
+            length_of("while true; do curl -s localhost; done"),
+            Length::Unknown
+        );
+        assert_eq!(length_of("while true; do date; done"), Length::Forever);
     }
 }

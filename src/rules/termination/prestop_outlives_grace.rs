@@ -6,7 +6,10 @@ use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
-    /// A preStop hook that alone lasts at least `terminationGracePeriodSeconds`.
+    /// A preStop hook that alone lasts at least `terminationGracePeriodSeconds`,
+    /// among them one that never returns: `sleep infinity`, or a `while true` loop of
+    /// sleeps and commands that cannot fail (`echo`, `:`), which nothing in it ends (a
+    /// loop with a `break`, an `exit` or a command that may fail is of unknown length).
     ///
     /// ## Why it loses traffic
     /// The kubelet waits for the hook only as long as the grace period; then it sends
@@ -82,15 +85,20 @@ impl Violation for HookCut<'_> {
         let entry = self.entry;
         let lost = self.length.saturating_sub(entry.signal);
         format!(
-            "the preStop hook of `{}` (`{}`) lasts {} but the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
+            "the preStop hook of `{}` (`{}`) {}{} the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
             self.container.name,
             describe::hook(self.hook),
-            self.length,
+            lasts(self.length),
+            if self.length < HookDuration::NEVER_RETURNS {
+                " but"
+            } else {
+                ", and"
+            },
             self.grace,
             entry.signal,
             (entry.kill - entry.signal).whole_secs(),
             entry.kill,
-            if lost.0 > 0 {
+            if lost.0 > 0 && self.length < HookDuration::NEVER_RETURNS {
                 format!("; the hook's last {lost} never matter")
             } else {
                 String::new()
@@ -99,6 +107,12 @@ impl Violation for HookCut<'_> {
     }
 
     fn help(&self) -> String {
+        if self.length >= HookDuration::NEVER_RETURNS {
+            return format!(
+                "make the hook return: no grace period is long enough for it; bound it (a `sleep N`, or a loop that ends), with N below the grace period of {} s less the time the container needs to shut down",
+                self.grace
+            );
+        }
         let suggested = self.needed.unwrap_or_else(|| {
             (self.length.whole_secs().saturating_add(15)).max(self.grace.saturating_add(1))
         });
@@ -141,11 +155,20 @@ impl Rule for PrestopOutlivesGrace {
             };
             findings.push(super::cut_by_grace(
                 &violation,
-                Label::key(path, format!("lasts {length}")),
+                Label::key(path, lasts(length)),
                 plan,
                 container,
                 (entry.signal, entry.kill),
             ));
         }
+    }
+}
+
+/// How long a hook lasts, as a message says it.
+fn lasts(length: Millis) -> String {
+    if length >= HookDuration::NEVER_RETURNS {
+        "never returns".to_owned()
+    } else {
+        format!("lasts {length}")
     }
 }
