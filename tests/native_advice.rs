@@ -142,3 +142,52 @@ fn keys_are_told_apart() {
         ["config.linkerd.io/proxy-enable-native-sidecar"]
     );
 }
+
+/// Consul's dataplane (docs/lifecycle.md §5.2): injected, it is made native by the
+/// pod's `enable-consul-dataplane-as-sidecar`, not by a move, and a native dataplane is
+/// signalled after the apps and still waits its shutdown grace period (30 s), past the
+/// pod's: the switch comes with that period set to "0". Before Kubernetes 1.29 neither.
+#[test]
+fn consuls_switch_comes_with_a_shutdown_grace_of_zero() {
+    const SWITCH: &str = "consul.hashicorp.com/enable-consul-dataplane-as-sidecar";
+    const GRACE: &str =
+        "consul.hashicorp.com/sidecar-proxy-lifecycle-shutdown-grace-period-seconds";
+    let fixture = "rules/ml301-fire-consul-job.yaml";
+    for rule in ["ML101", "ML301"] {
+        let (help, _) = advice(fixture, &[], rule);
+        assert!(
+            help.contains(&format!("`{SWITCH}: \"true\"`"))
+                && help.contains(&format!("`{GRACE}: \"0\"`")),
+            "{rule}: {help}"
+        );
+        let (help, _) = advice(fixture, &["--kubernetes-version", "1.28"], rule);
+        assert!(!help.contains(SWITCH), "{rule} on 1.28: {help}");
+    }
+    let (_, fix) = advice(fixture, &["--unsafe-fixes"], "ML301");
+    assert!(fix.contains(SWITCH) && fix.contains(GRACE), "{fix}");
+
+    // Made, the fix leaves a Job that completes and a dataplane that is not killed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.yaml");
+    std::fs::copy(common::testdata(fixture), &path).unwrap();
+    let output = common::cli()
+        .args(["lint", "--fix", "--unsafe-fixes"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        fixed.contains(&format!("{SWITCH}: \"true\""))
+            && fixed.contains(&format!("{GRACE}: \"0\"")),
+        "{fixed}"
+    );
+    let (report, status) = common::lint_json(&path, &[]);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+}

@@ -57,13 +57,27 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
             };
             (format!("{}{native}", advice.help), Some(advice.fix))
         }
-        None if plan.kubernetes.value.runs_native_sidecars() => (
-            format!(
-                "run `{}` as a native sidecar (an init container with `restartPolicy: Always` and a startupProbe), so the app starts once it is ready",
-                proxy.name
-            ),
-            None,
-        ),
+        None if plan.kubernetes.value.runs_native_sidecars() => {
+            let (how, also) = match &proxy.native_switch {
+                Some(switch) => (
+                    format!(
+                        "`{}: \"{}\"` on the pod template, and its injector adds it",
+                        switch.annotation, switch.value
+                    ),
+                    also(switch)
+                        .map(|also| format!("; {also}"))
+                        .unwrap_or_default(),
+                ),
+                None => ("an init container".to_owned(), String::new()),
+            };
+            (
+                format!(
+                    "run `{}` as a native sidecar ({how} with `restartPolicy: Always` and a startupProbe{also}), so the app starts once it is ready",
+                    proxy.name
+                ),
+                None,
+            )
+        }
         None => (
             format!(
                 "hold the app until `{}` is ready: poll its readiness in the app's command before starting the app (native sidecars, whose startupProbe holds the app, need Kubernetes 1.29 or later; this is {})",
@@ -301,11 +315,11 @@ pub fn keep_proxy_until_app_exits(
 /// why, as help says it.
 pub fn also(switch: &NativeSwitch) -> Option<String> {
     let displaced = switch.displaces.as_ref()?;
-    Some(format!(
-        "remove `{}` with it: {}",
-        displaced.key(),
-        displacement(displaced)
-    ))
+    let change = match displaced.value {
+        None => format!("remove `{}`", displaced.key()),
+        Some(value) => format!("set `{}: \"{value}\"`", displaced.key()),
+    };
+    Some(format!("{change} with it: {}", displacement(displaced)))
 }
 
 /// Why `displaced` goes with the native switch, in a clause.
@@ -323,6 +337,10 @@ pub fn displacement(displaced: &Displaced) -> String {
         }
         Displacement::DroppedOrDenied => {
             "native mode drops it, and some releases deny a native proxy beside it".to_owned()
+        }
+        Displacement::WaitsAfterApps => {
+            "a native sidecar is signalled only after the apps, and would still wait this out, past the grace period"
+                .to_owned()
         }
     }
 }

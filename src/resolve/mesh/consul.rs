@@ -8,7 +8,7 @@
 //! the whole shutdown grace period (30 s unless set), native or not: a native
 //! dataplane, signalled after the apps, can outlive the pod's grace period.
 
-use super::injected::{self, OptIn, SidecarMesh};
+use super::injected::{self, OptIn, PodSwitch, SidecarMesh};
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::{Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::plan::*;
@@ -38,6 +38,12 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
         failure_threshold: 10,
     }),
     hold: None,
+    // Read from consul-k8s v1.9.0; the release is not an input, so the fix that sets
+    // it says it assumes one that reads it.
+    native_switch: Some(PodSwitch {
+        annotation: NATIVE,
+        wait_after_signal: Some(GRACE),
+    }),
 };
 
 /// Consul's dataplane.

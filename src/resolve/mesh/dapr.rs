@@ -40,6 +40,7 @@ const DAPRD: SidecarMesh = SidecarMesh {
     containers: &[CONTAINER],
     native_probe: None,
     hold: None,
+    native_switch: None,
 };
 
 /// Dapr's `daprd`.

@@ -3,7 +3,7 @@
 //! opt-in. Each of these mesh modules describes its sidecar in a [`SidecarMesh`] and
 //! decides its opt-in and its shutdown; this module does the rest.
 
-use super::Mesh;
+use super::{Displaced, Displacement, Mesh, NativeSwitch};
 use crate::load::JsonPath;
 use crate::resolve::Builder;
 use crate::resolve::decision::*;
@@ -24,6 +24,20 @@ pub(super) struct SidecarMesh {
     pub native_probe: Option<ProbeTiming>,
     /// The postStart hold the injector adds when the pod asks for it.
     pub hold: Option<Hold>,
+    /// The pod annotation that has the injector add the sidecar natively, when the
+    /// mesh reads one on the pod.
+    pub native_switch: Option<PodSwitch>,
+}
+
+/// A pod annotation that, set to `"true"`, has the injector add the sidecar natively.
+pub(super) struct PodSwitch {
+    /// The annotation.
+    pub annotation: &'static str,
+    /// The pod annotation that sets how long the sidecar waits after its SIGTERM before
+    /// it exits, set to `"0"` with the switch: a native sidecar is signalled only after
+    /// the apps, so the wait no longer keeps anything served and would run past the
+    /// pod's grace period.
+    pub wait_after_signal: Option<&'static str>,
 }
 
 /// A postStart hook that holds the next container until the sidecar is ready; the
@@ -106,6 +120,12 @@ pub(super) fn resolve(
         _ => None,
     };
     shutdown(&mut sidecar);
+    if !opt_in.native && b.settings.kubernetes.value.runs_native_sidecars() {
+        sidecar.native_switch = mesh
+            .native_switch
+            .as_ref()
+            .map(|switch| native_switch(b, switch, &sidecar.exit));
+    }
     let mode = match held {
         Some(mode) => mode,
         None => ProxyMode::of(opt_in.native),
@@ -128,6 +148,28 @@ pub(super) fn resolve(
         mode,
         reasons: vec![opt_in.reason],
     });
+}
+
+/// `switch` for a classic sidecar that stops by `exit`: with the wait after its signal
+/// set to `"0"` where it waits.
+fn native_switch(b: &Builder, switch: &PodSwitch, exit: &ExitPolicy) -> NativeSwitch {
+    let waits = matches!(exit, ExitPolicy::After(wait) if wait.value > Millis::ZERO);
+    NativeSwitch {
+        displaces: switch
+            .wait_after_signal
+            .filter(|_| waits)
+            .map(|annotation| Displaced {
+                path: b
+                    .workload
+                    .paths
+                    .pod_metadata
+                    .key("annotations")
+                    .key(annotation),
+                because: Displacement::WaitsAfterApps,
+                value: Some("0"),
+            }),
+        ..NativeSwitch::new(switch.annotation, "true")
+    }
 }
 
 /// A sidecar that drains its listeners on SIGTERM, keeps serving, and exits after

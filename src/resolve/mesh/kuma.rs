@@ -62,6 +62,9 @@ const SIDECAR: SidecarMesh = SidecarMesh {
             command: "kuma-dp wait",
         },
     }),
+    // Native mode is the control plane's choice (`experimental.sidecarContainers`), not
+    // the pod's.
+    native_switch: None,
 };
 
 /// Kuma's (and Kong Mesh's) sidecar.

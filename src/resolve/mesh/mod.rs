@@ -354,16 +354,19 @@ impl NativeSwitch {
     }
 }
 
-/// A setting of the pod that native mode leaves without effect or refuses: Istio's
-/// `holdApplicationUntilProxyStarts: true` (ignored once the startup probe holds the
-/// app), Linkerd's wait before exit (2.15 to 2.19 deny a native proxy with one; 2.20
-/// drops it).
+/// A setting of the pod that native mode leaves without effect, refuses or turns
+/// against the pod: Istio's `holdApplicationUntilProxyStarts: true` (ignored once the
+/// startup probe holds the app), Linkerd's wait before exit (2.15 to 2.19 deny a native
+/// proxy with one; 2.20 drops it), Consul's shutdown grace period (waited after the
+/// apps, past the pod's grace period).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Displaced {
     /// Where the pod sets it.
     pub path: crate::load::JsonPath,
     /// Why it goes with the switch.
     pub because: Displacement,
+    /// The value it is set to with the switch; `None`: it is removed.
+    pub value: Option<&'static str>,
 }
 
 /// Why a setting goes with the native switch.
@@ -376,6 +379,9 @@ pub enum Displacement {
     /// Native mode drops it, and some releases deny a native proxy beside it (the
     /// release in force is unknown, or one that drops it).
     DroppedOrDenied,
+    /// A wait after the sidecar's SIGTERM: a native sidecar is signalled only after the
+    /// apps, so the wait keeps nothing served and runs past the pod's grace period.
+    WaitsAfterApps,
 }
 
 impl Displaced {

@@ -64,7 +64,12 @@ declare_rule! {
     /// (1.29+) and the mesh run native sidecars: `sidecar.istio.io/nativeSidecar: "true"`
     /// from Istio 1.24; for Linkerd the strongest key the release reads, set to `"true"`
     /// (`config.alpha.linkerd.io/proxy-enable-native-sidecar` from 2.15, the beta key
-    /// from 2.19, `config.linkerd.io/…` from 2.20). An unknown mesh version is read as
+    /// from 2.19, `config.linkerd.io/…` from 2.20); for Consul's dataplane
+    /// `consul.hashicorp.com/enable-consul-dataplane-as-sidecar: "true"` (consul-k8s
+    /// 1.9+, whose release is not an input), with its
+    /// `sidecar-proxy-lifecycle-shutdown-grace-period-seconds` set to `"0"` where it
+    /// waits: a native dataplane is signalled after the work and would still wait its
+    /// 30 s out (docs/lifecycle.md §5.2). An unknown mesh version is read as
     /// the resolver reads it (Istio: the annotation is read; Linkerd: the alpha key, which
     /// every release with native sidecars reads). A `holdApplicationUntilProxyStarts: true`
     /// of the pod's own `proxy.istio.io/config` is removed with it: native mode ignores
@@ -296,7 +301,10 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
         switch
             .displaces
             .as_ref()
-            .map(|displaced| Change::Remove(displaced.path.clone())),
+            .map(|displaced| match displaced.value {
+                None => Change::Remove(displaced.path.clone()),
+                Some(value) => Change::Set(displaced.path.clone(), Json::String(value.into())),
+            }),
     );
     Some(Remedy::new(
         Applicability::Unsafe,
@@ -308,11 +316,13 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
             switch
                 .displaces
                 .as_ref()
-                .map(|displaced| format!(
-                    ", without `{}`: {}",
-                    displaced.key(),
-                    displacement(displaced)
-                ))
+                .map(|displaced| {
+                    let change = match displaced.value {
+                        None => format!("without `{}`", displaced.key()),
+                        Some(value) => format!("with `{}: \"{value}\"`", displaced.key()),
+                    };
+                    format!(", {change}: {}", displacement(displaced))
+                })
                 .unwrap_or_default(),
             plan.kubernetes.value
         ),

@@ -54,6 +54,7 @@ pub(super) fn inject(
                 Source::Manifest(path) if config.hold.value => Some(Displaced {
                     path: path.clone(),
                     because: Displacement::IgnoredWhenNative,
+                    value: None,
                 }),
                 _ => None,
             },

@@ -270,6 +270,7 @@ fn switch_beside_wait(b: &Builder, wait: Option<&Sourced<Millis>>) -> Option<Nat
             displaces: Some(Displaced {
                 path: path.clone(),
                 because,
+                value: None,
             }),
             ..switch
         }),
