@@ -10,7 +10,12 @@
 
 use super::injected::{self, OptIn, PodSwitch, SidecarMesh};
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
-use crate::resolve::mesh::{Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words};
+use serde_json::Value as Json;
+
+use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::mesh::{
+    Description, InManifestWords, Measure, Mesh, MeshInfo, SidecarModel, Stay, Suggestion, Words,
+};
 use crate::resolve::plan::*;
 use crate::resolve::reading::{Reading, parse_go_bool};
 use crate::resolve::vocabulary::Vocabulary;
@@ -64,10 +69,54 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     },
 });
 
-/// What the dataplane's own settings offer: the shutdown grace period is its drain.
+/// What the dataplane's own settings offer: the shutdown grace period is its drain,
+/// and what keeps it serving.
 static REMEDIES: Remedies = Remedies {
     drain_setting: Some(GRACE),
+    stay: Some(STAY),
     ..Remedies::NONE
+};
+
+/// `sidecar-proxy-lifecycle-shutdown-grace-period-seconds`, with the proxy lifecycle on:
+/// the dataplane keeps Envoy serving that long after its SIGTERM, outbound calls and
+/// inbound connections alike, and then quits (docs/lifecycle.md §5.2). Without the
+/// lifecycle it quits at once, so the lifecycle is turned on with it. Only the injector
+/// reads the annotations: for a dataplane written in the manifest the help says to
+/// inject it again, and `lint --fix` leaves it alone. Not for a native dataplane, which
+/// is signalled after the apps and whose wait only runs past the pod's grace period.
+pub const STAY: Stay = Stay {
+    measures: Measure::AfterSignal,
+    inbound: true,
+    when_injected_native: false,
+    at: |at| match at.written {
+        None => Suggestion {
+            help: format!(
+                "keep the dataplane serving after its SIGTERM; on the pod template:\n  metadata:\n    annotations:\n      {LIFECYCLE}: \"true\"\n      {GRACE}: \"{}\"\n",
+                at.seconds
+            ),
+            fix: Some(Remedy::new(
+                Applicability::Unsafe,
+                format!(
+                    "keep the dataplane serving {} s after its SIGTERM (`{GRACE}: \"{}\"`, with the proxy lifecycle on); where the lifecycle was off, it also starts the dataplane before the app",
+                    at.seconds, at.seconds
+                ),
+                vec![
+                    Change::Set(at.annotations.key(LIFECYCLE), Json::String("true".into())),
+                    Change::Set(
+                        at.annotations.key(GRACE),
+                        Json::String(at.seconds.to_string()),
+                    ),
+                ],
+            )),
+        },
+        Some(_) => Suggestion {
+            help: format!(
+                "keep the dataplane serving after its SIGTERM: inject the pod again with `{LIFECYCLE}: \"true\"` and `{GRACE}: \"{}\"` (the injector reads them only when it adds the dataplane)",
+                at.seconds
+            ),
+            fix: None,
+        },
+    },
 };
 
 /// The Consul agent's quit endpoint reads as a stop call (one to another port than the

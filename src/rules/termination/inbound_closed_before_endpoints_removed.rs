@@ -40,7 +40,9 @@ declare_rule! {
     /// For a Linkerd proxy written in the manifest (already injected), the injector no
     /// longer reads that annotation: the proxy's own preStop
     /// `exec: {command: [/bin/sleep, "10"]}`, as the injector writes it. For Dapr,
-    /// `dapr.io/block-shutdown-duration`.
+    /// `dapr.io/block-shutdown-duration`; for Consul, the proxy lifecycle's
+    /// `sidecar-proxy-lifecycle-shutdown-grace-period-seconds`, with the lifecycle on
+    /// (unsafe: where it was off, the dataplane then also starts before the app).
     ///
     /// `lint --fix` makes that one change (the same fix ML202's finding carries, made
     /// once). It is safe when the times it rests on are set (`endpoint-propagation`,

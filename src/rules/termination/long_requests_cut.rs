@@ -35,7 +35,8 @@ declare_rule! {
     /// `lint --fix --unsafe-fixes` makes the change the cut calls for, with the
     /// longest request the user gave: where a proxy cuts the request, its own setting
     /// at the one value that lets the request finish and also clears its ML202 and
-    /// ML203 (Istio's `terminationDrainDuration`, Linkerd's wait, Dapr's block), with
+    /// ML203 (Istio's `terminationDrainDuration`, Linkerd's wait, Dapr's block,
+    /// Consul's shutdown grace period), with
     /// the grace period raised to it when it would not fit; where SIGKILL cuts it, the
     /// grace period raised to what every container needs, requests in flight included.
     /// Unsafe: every deletion of the pod may then take that long. A sidecar with no

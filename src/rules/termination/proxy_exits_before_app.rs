@@ -32,8 +32,9 @@ declare_rule! {
     /// Make the proxy leave after the app: Istio's `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
     /// (it exits once the app's connections close), a longer `terminationDrainDuration`,
     /// Linkerd's `proxy-wait-before-exit-seconds` longer than the app's preStop plus
-    /// shutdown, Dapr's `dapr.io/block-shutdown-duration`, or a native sidecar, which the
-    /// kubelet stops only after the app:
+    /// shutdown, Dapr's `dapr.io/block-shutdown-duration`, Consul's proxy lifecycle with
+    /// its `sidecar-proxy-lifecycle-shutdown-grace-period-seconds`, or a native sidecar,
+    /// which the kubelet stops only after the app:
     /// ```yaml
     /// proxy.istio.io/config: |
     ///   proxyMetadata:
@@ -50,14 +51,17 @@ declare_rule! {
     /// proxy's preStop `exec: {command: [/bin/sleep, "N"]}` as the injector writes it),
     /// Istio's `terminationDrainDuration` in `proxy.istio.io/config` (which pilot-agent
     /// itself reads, injected or not), Dapr's `dapr.io/block-shutdown-duration`
-    /// (unsafe: Dapr 1.13+). It is safe when the times it rests on are set, unsafe when
+    /// (unsafe: Dapr 1.13+), Consul's
+    /// `consul.hashicorp.com/sidecar-proxy-lifecycle-shutdown-grace-period-seconds` with
+    /// `consul.hashicorp.com/enable-sidecar-proxy-lifecycle: "true"` (unsafe: where the
+    /// lifecycle was off, it also starts the dataplane before the app). It is safe when the times it rests on are set, unsafe when
     /// they are assumed (the value is then a guess to review). `EXIT_ON_ZERO_ACTIVE_CONNECTIONS`
     /// stays the help's alternative: whether the app's connections close is not in the
     /// manifest. No fix for the Cloud SQL proxy's flags or an injected `daprd`'s args
     /// (a flag is a word of the container's command line, written as `--flag=N`,
     /// `--flag N` or inside a script, which the fix does not rewrite: the help gives
-    /// the flag and its value), for Consul's and Kuma's settings (their one value is
-    /// not computed: the help names the setting), or for a sidecar with no setting of
+    /// the flag and its value), for Kuma's drain time (its one value is not
+    /// computed: the help names the setting), or for a sidecar with no setting of
     /// its own (there is nothing to set); none on
     /// a Job, whose proxy is better made a native sidecar (ML301's fix, which clears
     /// this too, and which Linkerd before 2.20 refuses beside a wait); and none that
