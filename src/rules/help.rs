@@ -289,10 +289,20 @@ pub fn keep_proxy_until_app_exits(
     own: Option<String>,
 ) -> String {
     let seconds = needed.0.div_euclid(1000) + i64::from(needed.0.rem_euclid(1000) > 0);
-    let native = if kubernetes.runs_native_sidecars() {
-        "or run it as a native sidecar, which the kubelet stops only after the app"
-    } else {
-        ""
+    // An injected proxy is made native by its mesh's switch, named where it has one.
+    let native = match (&proxy.native_switch, kubernetes.runs_native_sidecars()) {
+        (_, false) => String::new(),
+        (Some(switch), true) => format!(
+            "or run it as a native sidecar (`{}: \"{}\"`{}), which the kubelet stops only after the app",
+            switch.annotation,
+            switch.value,
+            also(switch)
+                .map(|also| format!("; {also}"))
+                .unwrap_or_default()
+        ),
+        (None, true) => {
+            "or run it as a native sidecar, which the kubelet stops only after the app".to_owned()
+        }
     };
     match own {
         Some(own) if native.is_empty() => own.trim_end().to_owned(),
