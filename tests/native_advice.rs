@@ -166,28 +166,13 @@ fn consuls_switch_comes_with_a_shutdown_grace_of_zero() {
     let (_, fix) = advice(fixture, &["--unsafe-fixes"], "ML301");
     assert!(fix.contains(SWITCH) && fix.contains(GRACE), "{fix}");
 
-    // Made, the fix leaves a Job that completes and a dataplane that is not killed.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("job.yaml");
-    std::fs::copy(common::testdata(fixture), &path).unwrap();
-    let output = common::cli()
-        .args(["lint", "--fix", "--unsafe-fixes"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let fixed = std::fs::read_to_string(&path).unwrap();
+    // Made (and checked as every fix is), the fix leaves a Job that completes and a
+    // dataplane that is not killed.
+    let fixed = common::fixing::fix_fixture(fixture, "ML301", &["--unsafe-fixes"]);
     assert!(
-        fixed.contains(&format!("{SWITCH}: \"true\""))
-            && fixed.contains(&format!("{GRACE}: \"0\"")),
-        "{fixed}"
+        fixed.text.contains(&format!("{SWITCH}: \"true\""))
+            && fixed.text.contains(&format!("{GRACE}: \"0\"")),
+        "{}",
+        fixed.text
     );
-    let (report, status) = common::lint_json(&path, &[]);
-    assert_eq!(status, 0, "{report}");
-    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
 }
