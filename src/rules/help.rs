@@ -46,12 +46,9 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
             let advice = hold(&plan.paths.pod_metadata.key("annotations"));
             let native = match &proxy.native_switch {
                 Some(switch) => format!(
-                    "or run the proxy as a native sidecar (`{}: \"{}\"`{})",
-                    switch.annotation,
-                    switch.value,
-                    also(switch)
-                        .map(|also| format!("; {also}"))
-                        .unwrap_or_default()
+                    "or run the proxy as a native sidecar ({}{})",
+                    spelled(switch),
+                    and_also(switch)
                 ),
                 None => String::new(),
             };
@@ -61,12 +58,10 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
             let (how, also) = match &proxy.native_switch {
                 Some(switch) => (
                     format!(
-                        "`{}: \"{}\"` on the pod template, and its injector adds it",
-                        switch.annotation, switch.value
+                        "{} on the pod template, and its injector adds it",
+                        spelled(switch)
                     ),
-                    also(switch)
-                        .map(|also| format!("; {also}"))
-                        .unwrap_or_default(),
+                    and_also(switch),
                 ),
                 None => ("an init container".to_owned(), String::new()),
             };
@@ -97,7 +92,7 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
         Some(_) => sidecar.native_switch.is_some(),
         None => plan.kubernetes.value.runs_native_sidecars(),
     };
-    let also = sidecar.native_switch.as_ref().and_then(self::also);
+    let also = sidecar.native_switch.as_ref().and_then(also);
     let native = match (native_route, &also) {
         (false, _) => String::new(),
         (true, None) => {
@@ -122,11 +117,10 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     match (sidecar.remedies().stop_after_work, &sidecar.native_switch) {
         (Some(stop_after_work), _) => stop_after_work(&stop),
         (None, Some(switch)) => format!(
-            "run `{}` as a native sidecar (`{}: \"{}\"` on the pod template{}), so the kubelet stops it once the work is done",
+            "run `{}` as a native sidecar ({} on the pod template{}), so the kubelet stops it once the work is done",
             sidecar.name,
-            switch.annotation,
-            switch.value,
-            also.map(|also| format!("; {also}")).unwrap_or_default()
+            spelled(switch),
+            and_also(switch)
         ),
         (None, None) if native_route => format!(
             "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
@@ -293,12 +287,9 @@ pub fn keep_proxy_until_app_exits(
     let native = match (&proxy.native_switch, kubernetes.runs_native_sidecars()) {
         (_, false) => String::new(),
         (Some(switch), true) => format!(
-            "or run it as a native sidecar (`{}: \"{}\"`{}), which the kubelet stops only after the app",
-            switch.annotation,
-            switch.value,
-            also(switch)
-                .map(|also| format!("; {also}"))
-                .unwrap_or_default()
+            "or run it as a native sidecar ({}{}), which the kubelet stops only after the app",
+            spelled(switch),
+            and_also(switch)
         ),
         (None, true) => {
             "or run it as a native sidecar, which the kubelet stops only after the app".to_owned()
@@ -321,9 +312,21 @@ pub fn keep_proxy_until_app_exits(
     }
 }
 
-/// What else turning `switch` on asks: the setting of the pod to remove with it, and
-/// why, as help says it.
-pub fn also(switch: &NativeSwitch) -> Option<String> {
+/// The switch as help writes it: `` `annotation: "value"` ``.
+fn spelled(switch: &NativeSwitch) -> String {
+    format!("`{}: \"{}\"`", switch.annotation, switch.value)
+}
+
+/// [`also`] as a clause that follows the switch (`"; …"`), or nothing.
+fn and_also(switch: &NativeSwitch) -> String {
+    also(switch)
+        .map(|also| format!("; {also}"))
+        .unwrap_or_default()
+}
+
+/// What else turning `switch` on asks: the setting of the pod to remove or set with
+/// it, and why, as help says it.
+fn also(switch: &NativeSwitch) -> Option<String> {
     let displaced = switch.displaces.as_ref()?;
     let change = match displaced.value {
         None => format!("remove `{}`", displaced.key()),

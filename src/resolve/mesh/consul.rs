@@ -8,11 +8,11 @@
 //! the whole shutdown grace period (30 s unless set), native or not: a native
 //! dataplane, signalled after the apps, can outlive the pod's grace period.
 
-use super::injected::{self, OptIn, PodSwitch, SidecarMesh};
-use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use serde_json::Value as Json;
 
+use super::injected::{self, OptIn, PodSwitch, SidecarMesh};
 use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::{
     Description, InManifestWords, Measure, Mesh, MeshInfo, SidecarModel, Stay, Suggestion, Words,
 };

@@ -385,6 +385,15 @@ pub enum Displacement {
 }
 
 impl Displaced {
+    /// The change that goes with the switch: the setting removed, or set to its value.
+    pub fn change(&self) -> crate::fix::Change {
+        use crate::fix::Change;
+        match self.value {
+            None => Change::Remove(self.path.clone()),
+            Some(value) => Change::Set(self.path.clone(), serde_json::Value::String(value.into())),
+        }
+    }
+
     /// The setting's own name: the last key of its path.
     pub fn key(&self) -> &str {
         self.path

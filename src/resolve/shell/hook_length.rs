@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::parse::parse;
-use super::syntax::{Command, List, LoopKind, Pipeline, SimpleCommand, Word};
+use super::syntax::{AndOr, Command, List, LoopKind, Pipeline, SimpleCommand, Word};
 use crate::time::Millis;
 
 /// Environment variables of a container, for `sleep $DELAY`.
@@ -105,34 +105,41 @@ fn command_length(command: &Command, env: &Env) -> Length {
 /// end the shell on). Such a hook runs until the grace period's SIGKILL, as
 /// `sleep infinity` does: the kubelet signals the container only once it returns.
 fn endless(kind: LoopKind, condition: &List, body: &List, env: &Env) -> bool {
-    let [only] = condition.0.as_slice() else {
+    let [
+        AndOr {
+            first: Pipeline { negated, commands },
+            rest,
+            background: false,
+        },
+    ] = condition.0.as_slice()
+    else {
         return false;
     };
-    let constant = match (only.rest.is_empty(), only.background, &only.first) {
-        (true, false, Pipeline { negated, commands }) => match commands.as_slice() {
-            [Command::Simple(test)] if test.words.len() == 1 && test.assignments.is_empty() => {
-                matches!(
-                    (kind, *negated, test.words[0].0.as_str()),
-                    (LoopKind::While, false, "true" | ":")
-                        | (LoopKind::While, true, "false")
-                        | (LoopKind::Until, false, "false")
-                        | (LoopKind::Until, true, "true" | ":")
-                )
-            }
-            _ => false,
-        },
-        _ => false,
+    let [Command::Simple(test)] = commands.as_slice() else {
+        return false;
     };
-    constant
-        && body.0.iter().all(|item| {
-            !item.background
-                && item.pipelines().all(|pipeline| {
-                    pipeline.commands.iter().all(|command| match command {
-                        Command::Simple(simple) => cannot_end(simple, env),
-                        _ => false,
-                    })
+    if !rest.is_empty() || !test.assignments.is_empty() || test.words.len() != 1 {
+        return false;
+    }
+    let succeeds = match test.words[0].0.as_str() {
+        "true" | ":" => true,
+        "false" => false,
+        _ => return false,
+    };
+    // `while` goes on while the condition succeeds, `until` while it fails.
+    let goes_on = succeeds != *negated;
+    if goes_on != (kind == LoopKind::While) {
+        return false;
+    }
+    body.0.iter().all(|item| {
+        !item.background
+            && item.pipelines().all(|pipeline| {
+                pipeline.commands.iter().all(|command| match command {
+                    Command::Simple(simple) => cannot_end(simple, env),
+                    _ => false,
                 })
-        })
+            })
+    })
 }
 
 /// A command that neither fails nor leaves the shell: a `sleep` of known length, or a

@@ -1,6 +1,7 @@
 use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::mesh::Displaced;
 use crate::resolve::shell::with_exit_trap;
 use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
 use crate::rules::help::{
@@ -297,15 +298,7 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
             .key(switch.annotation),
         Json::String(switch.value.into()),
     )];
-    changes.extend(
-        switch
-            .displaces
-            .as_ref()
-            .map(|displaced| match displaced.value {
-                None => Change::Remove(displaced.path.clone()),
-                Some(value) => Change::Set(displaced.path.clone(), Json::String(value.into())),
-            }),
-    );
+    changes.extend(switch.displaces.as_ref().map(Displaced::change));
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(

@@ -83,22 +83,19 @@ impl Violation for HookCut<'_> {
 
     fn message(&self) -> String {
         let entry = self.entry;
+        let returns = !never_returns(self.length);
         let lost = self.length.saturating_sub(entry.signal);
         format!(
             "the preStop hook of `{}` (`{}`) {}{} the grace period is {} s: the kubelet stops waiting at {}, sends SIGTERM with only {} s left and SIGKILLs at {}{}",
             self.container.name,
             describe::hook(self.hook),
             lasts(self.length),
-            if self.length < HookDuration::NEVER_RETURNS {
-                " but"
-            } else {
-                ", and"
-            },
+            if returns { " but" } else { ", and" },
             self.grace,
             entry.signal,
             (entry.kill - entry.signal).whole_secs(),
             entry.kill,
-            if lost.0 > 0 && self.length < HookDuration::NEVER_RETURNS {
+            if lost.0 > 0 && returns {
                 format!("; the hook's last {lost} never matter")
             } else {
                 String::new()
@@ -107,7 +104,7 @@ impl Violation for HookCut<'_> {
     }
 
     fn help(&self) -> String {
-        if self.length >= HookDuration::NEVER_RETURNS {
+        if never_returns(self.length) {
             return format!(
                 "make the hook return: no grace period is long enough for it; bound it (a `sleep N`, or a loop that ends), with N below the grace period of {} s less the time the container needs to shut down",
                 self.grace
@@ -164,9 +161,15 @@ impl Rule for PrestopOutlivesGrace {
     }
 }
 
+/// Whether a hook of `length` is one that never returns (`sleep infinity`, an endless
+/// loop): no grace period is long enough for it.
+fn never_returns(length: Millis) -> bool {
+    length >= HookDuration::NEVER_RETURNS
+}
+
 /// How long a hook lasts, as a message says it.
 fn lasts(length: Millis) -> String {
-    if length >= HookDuration::NEVER_RETURNS {
+    if never_returns(length) {
         "never returns".to_owned()
     } else {
         format!("lasts {length}")
