@@ -1393,3 +1393,35 @@ fn consul_s_dataplane_stays_by_its_lifecycle_s_grace_period() {
         );
     }
 }
+
+#[test]
+fn kuma_s_classic_sidecar_is_held_by_its_own_wait_for_the_dataplane() {
+    // Before Kubernetes 1.29 Kuma injects a classic sidecar and the app starts with it
+    // (ML101). Its own hold, `kuma.io/wait-for-dataplane-ready`, has the injector put
+    // the sidecar first with a postStart `kuma-dp wait` (docs/lifecycle.md §5.3): the
+    // help names it and the safe fix sets it, checked as every fix is.
+    const WAIT: &str = "kuma.io/wait-for-dataplane-ready";
+    let fixture = "rules/ml201-fire-kuma-classic-drain-time.yaml";
+    let report = common::lint_json(
+        &common::testdata(fixture),
+        &["--kubernetes-version", "1.28"],
+    )
+    .0;
+    let ml101 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|finding| finding["ruleId"] == "ML101")
+        .unwrap_or_else(|| panic!("{report}"));
+    let help = ml101["help"].as_str().unwrap();
+    assert!(help.contains(&format!("{WAIT}: \"true\"")), "{help}");
+    assert!(!help.contains("poll its readiness"), "{help}");
+    assert_eq!(ml101["fix"]["applicability"], "safe", "{ml101}");
+
+    let fixed = common::fixing::fix_fixture(fixture, "ML101", &[]);
+    assert!(
+        fixed.text.contains(&format!("{WAIT}: \"true\"")),
+        "{}",
+        fixed.text
+    );
+}

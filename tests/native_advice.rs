@@ -3,7 +3,8 @@
 //! and none where it reads none (docs/lifecycle.md §3.3 and §4.2). One case per version
 //! boundary: Istio's per-pod `sidecar.istio.io/nativeSidecar` from 1.24; Linkerd's alpha
 //! key from 2.15 and beta key from 2.19 (from 2.20 its proxy is native by default and
-//! ML101 has nothing to advise).
+//! ML101 has nothing to advise); Dapr's `dapr.io/enable-native-sidecar` from 1.18;
+//! istiod's `ENABLE_NATIVE_SIDECARS` where an Istio release reads no pod switch.
 
 mod common;
 
@@ -175,4 +176,92 @@ fn consuls_switch_comes_with_a_shutdown_grace_of_zero() {
         "{}",
         fixed.text
     );
+}
+
+/// Dapr's daprd (docs/lifecycle.md §5.1): from Dapr 1.18 the pod's
+/// `dapr.io/enable-native-sidecar` makes it native, and the kubelet then stops it after
+/// the apps; but the injector gives it no startup probe, so a native daprd holds no app.
+/// The switch is named where it stops daprd (ML202, ML301), with the release it needs,
+/// and never as a hold (ML101); ML301's fix is daprd's stop call, which works on every
+/// release, not a switch that would trade the finding for ML104's.
+#[test]
+fn daprs_switch_stops_daprd_after_the_apps_but_holds_no_app() {
+    const SWITCH: &str = "`dapr.io/enable-native-sidecar: \"true\"`";
+    const READY: &str = "GET :3500/v1.0/healthz/outbound";
+    let job = "rules/ml301-fire-dapr-job.yaml";
+
+    let (help, fix) = advice(job, &["--unsafe-fixes"], "ML301");
+    assert!(
+        help.contains(SWITCH) && help.contains("Dapr 1.18 or later"),
+        "{help}"
+    );
+    assert!(
+        help.contains("trap 'curl -fsS -X POST http://localhost:3500/v1.0/shutdown' EXIT"),
+        "{help}"
+    );
+    assert!(
+        fix.contains("/v1.0/shutdown") && !fix.contains("enable-native-sidecar"),
+        "{fix}"
+    );
+    let fixed = common::fixing::fix_fixture(job, "ML301", &["--unsafe-fixes"]);
+    assert!(
+        fixed
+            .text
+            .contains("trap 'curl -fsS -X POST http://localhost:3500/v1.0/shutdown' EXIT; curl"),
+        "{}",
+        fixed.text
+    );
+
+    let (help, _) = advice(job, &[], "ML202");
+    assert!(
+        help.contains(SWITCH) && help.contains("Dapr 1.18 or later"),
+        "{help}"
+    );
+
+    let (help, _) = advice(job, &[], "ML101");
+    assert!(help.contains(READY), "{help}");
+    assert!(
+        !help.contains("run `daprd` as a native sidecar") && !help.contains("init container"),
+        "{help}"
+    );
+
+    // Native already, daprd's missing probe is the injector's: the app waits for it.
+    let (help, _) = advice("rules/ml104-fire-dapr-native.yaml", &[], "ML104");
+    assert!(
+        help.contains(READY) && !help.contains("give `daprd` a startupProbe"),
+        "{help}"
+    );
+}
+
+/// A release whose injector reads no pod switch gets no "run it as a native sidecar"
+/// that the pod cannot follow: Istio 1.19 to 1.23 name istiod's `ENABLE_NATIVE_SIDECARS`
+/// instead, Istio 1.18 and Linkerd 2.14, which have no native mode, nothing.
+#[test]
+fn a_release_without_a_pod_switch_gets_only_native_advice_it_can_follow() {
+    let istio = "rules/ml202-fire-istio-app-prestop.yaml";
+    let linkerd = "rules/ml202-fire-linkerd-no-wait-before-exit.yaml";
+    let cases: [(&str, &[&str], bool); 4] = [
+        (istio, &["--istio-version", "1.22"], true),
+        (istio, &["--istio-version", "1.18"], false),
+        (
+            istio,
+            &["--istio-version", "1.22", "--kubernetes-version", "1.28"],
+            false,
+        ),
+        (linkerd, &["--linkerd-version", "2.14"], false),
+    ];
+    for (fixture, flags, install) in cases {
+        let (help, _) = advice(fixture, flags, "ML202");
+        assert!(keys_in(&help).is_empty(), "{flags:?}: {help}");
+        assert!(!help.contains("native sidecar, which"), "{flags:?}: {help}");
+        assert_eq!(
+            help.contains("`ENABLE_NATIVE_SIDECARS=true` in its environment"),
+            install,
+            "{flags:?}: {help}"
+        );
+    }
+    // From 1.24 the pod's own switch, not istiod's.
+    let (help, _) = advice(istio, &["--istio-version", "1.24"], "ML202");
+    assert_eq!(keys_in(&help), ["sidecar.istio.io/nativeSidecar"], "{help}");
+    assert!(!help.contains("ENABLE_NATIVE_SIDECARS"), "{help}");
 }

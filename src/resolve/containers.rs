@@ -119,6 +119,7 @@ impl<'a> Builder<'a> {
                 && shell::only_idles(&shell::parse_argv(&command.argv)),
             restart_in_place,
             native_switch: None,
+            native_install: None,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container

@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::fix::Remedy;
 use crate::load::JsonPath;
-use crate::resolve::mesh::{Displaced, Displacement, NativeSwitch, StopAfterWork};
+use crate::resolve::mesh::{Displaced, Displacement, InstallSwitch, NativeSwitch, StopAfterWork};
 use crate::resolve::{PlannedContainer, PodPlan, Release};
 use crate::settings::Sourced;
 use crate::settings::version::KubeVersion;
@@ -37,37 +37,41 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
 }
 
 /// How to hold the app until this proxy is ready: its mesh's hold, as help and as the
-/// fix, with the native sidecar where the versions in force let the pod ask for one
-/// (the same switch every native remedy names); else, for a sidecar of no mesh, a
-/// native sidecar where this Kubernetes runs them.
+/// fix, with the native sidecar where the versions in force make one that holds the app
+/// (the same switch every native remedy names); else a native sidecar that does, where
+/// the pod can ask for one; else the app's own wait for the proxy.
 pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Remedy>) {
+    let gated_switch = proxy.native_switch.as_ref().filter(|switch| switch.gated);
     match proxy.remedies().hold_app {
         Some(hold) => {
             let advice = hold(&plan.paths.pod_metadata.key("annotations"));
-            let native = match &proxy.native_switch {
-                Some(switch) => format!(
+            let native = match (gated_switch, &proxy.native_install) {
+                (Some(switch), _) => format!(
                     "or run the proxy as a native sidecar ({}{})",
                     spelled(switch),
                     and_also(switch)
                 ),
-                None => String::new(),
+                (None, Some(install)) => format!("or {}", install_native(install)),
+                (None, None) => String::new(),
             };
             (format!("{}{native}", advice.help), Some(advice.fix))
         }
         None if plan.kubernetes.value.runs_native_sidecars() => {
-            let (how, also) = match &proxy.native_switch {
-                Some(switch) => (
-                    format!(
-                        "{} on the pod template, and its injector adds it",
-                        spelled(switch)
-                    ),
-                    and_also(switch),
+            let how = match gated_switch {
+                Some(switch) => format!(
+                    "{} on the pod template, and its injector adds it with `restartPolicy: Always` and a startupProbe{}",
+                    spelled(switch),
+                    and_also(switch)
                 ),
-                None => ("an init container".to_owned(), String::new()),
+                // The injector builds the container: the pod cannot add the probe.
+                None if proxy.is_injected() => return (wait_in_app(proxy), None),
+                None => {
+                    "an init container with `restartPolicy: Always` and a startupProbe".to_owned()
+                }
             };
             (
                 format!(
-                    "run `{}` as a native sidecar ({how} with `restartPolicy: Always` and a startupProbe{also}), so the app starts once it is ready",
+                    "run `{}` as a native sidecar ({how}), so the app starts once it is ready",
                     proxy.name
                 ),
                 None,
@@ -75,12 +79,39 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
         }
         None => (
             format!(
-                "hold the app until `{}` is ready: poll its readiness in the app's command before starting the app (native sidecars, whose startupProbe holds the app, need Kubernetes 1.29 or later; this is {})",
-                proxy.name, plan.kubernetes.value
+                "{} (native sidecars, whose startupProbe holds the app, need Kubernetes 1.29 or later; this is {})",
+                wait_in_app(proxy),
+                plan.kubernetes.value
             ),
             None,
         ),
     }
+}
+
+/// The app's own wait for `proxy`: its command polls the proxy's readiness (the
+/// model's ready call, where it has one) before it starts the app; with why a native
+/// sidecar would not hold it either, where the injector adds one without a startupProbe.
+pub fn wait_in_app(proxy: &PlannedContainer) -> String {
+    let poll = match proxy.remedies().ready_api {
+        Some(call) => format!("poll `{call}` until it succeeds"),
+        None => "poll its readiness".to_owned(),
+    };
+    let ungated = proxy
+        .native_switch
+        .as_ref()
+        .filter(|switch| !switch.gated)
+        .map(|switch| {
+            format!(
+                " (the native `{}` that {} asks for gets no startupProbe from its injector, and would not hold the app either)",
+                proxy.name,
+                spelled(switch)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "hold the app until `{}` is ready: in the app's command, {poll}, then start the app{ungated}",
+        proxy.name
+    )
 }
 
 /// How a Job's work should stop this sidecar when it is done: its model's stop call in
@@ -283,15 +314,21 @@ pub fn keep_proxy_until_app_exits(
     own: Option<String>,
 ) -> String {
     let seconds = needed.0.div_euclid(1000) + i64::from(needed.0.rem_euclid(1000) > 0);
-    // An injected proxy is made native by its mesh's switch, named where it has one.
-    let native = match (&proxy.native_switch, kubernetes.runs_native_sidecars()) {
-        (_, false) => String::new(),
-        (Some(switch), true) => format!(
+    // An injected proxy is made native by its mesh's switch or its installation's, named
+    // where it has one; else the pod cannot make it native.
+    let native = match (&proxy.native_switch, &proxy.native_install) {
+        _ if !kubernetes.runs_native_sidecars() => String::new(),
+        (Some(switch), _) => format!(
             "or run it as a native sidecar ({}{}), which the kubelet stops only after the app",
             spelled(switch),
             and_also(switch)
         ),
-        (None, true) => {
+        (None, Some(install)) => format!(
+            "or {}, which the kubelet stops only after the app",
+            install_native(install)
+        ),
+        (None, None) if proxy.is_injected() => String::new(),
+        (None, None) => {
             "or run it as a native sidecar, which the kubelet stops only after the app".to_owned()
         }
     };
@@ -312,6 +349,28 @@ pub fn keep_proxy_until_app_exits(
     }
 }
 
+/// `proxy` run as a native sidecar that starts before the pod's own init containers,
+/// as a clause: for an injected proxy only through its mesh's switch, where the
+/// injector puts the native sidecar before them (Consul and Dapr append it after).
+pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
+    if !proxy.is_injected() {
+        return Some(format!(
+            "run `{}` as a native sidecar that starts before this init container",
+            proxy.name
+        ));
+    }
+    let switch = proxy
+        .native_switch
+        .as_ref()
+        .filter(|switch| switch.leads_inits)?;
+    Some(format!(
+        "run `{}` as a native sidecar, which starts before this init container ({}{})",
+        proxy.name,
+        spelled(switch),
+        and_also(switch)
+    ))
+}
+
 /// The switch as help writes it: `` `annotation: "value"` ``.
 fn spelled(switch: &NativeSwitch) -> String {
     format!("`{}: \"{}\"`", switch.annotation, switch.value)
@@ -324,15 +383,33 @@ fn and_also(switch: &NativeSwitch) -> String {
         .unwrap_or_default()
 }
 
-/// What else turning `switch` on asks: the setting of the pod to remove or set with
-/// it, and why, as help says it.
+/// What else turning `switch` on asks: the release that reads it, where the resolver
+/// cannot tell, and the setting of the pod to remove or set with it, and why, as help
+/// says it.
 fn also(switch: &NativeSwitch) -> Option<String> {
-    let displaced = switch.displaces.as_ref()?;
-    let change = match displaced.value {
-        None => format!("remove `{}`", displaced.key()),
-        Some(value) => format!("set `{}: \"{value}\"`", displaced.key()),
-    };
-    Some(format!("{change} with it: {}", displacement(displaced)))
+    let needs = switch
+        .needs
+        .map(|release| format!("needs {release} or later"));
+    let displaced = switch.displaces.as_ref().map(|displaced| {
+        let change = match displaced.value {
+            None => format!("remove `{}`", displaced.key()),
+            Some(value) => format!("set `{}: \"{value}\"`", displaced.key()),
+        };
+        format!("{change} with it: {}", displacement(displaced))
+    });
+    match (needs, displaced) {
+        (Some(needs), Some(displaced)) => Some(format!("{needs}; {displaced}")),
+        (needs, displaced) => needs.or(displaced),
+    }
+}
+
+/// The installation's switch to a native proxy, as a clause: "have istiod add every
+/// proxy as a native sidecar (…)".
+fn install_native(install: &InstallSwitch) -> String {
+    format!(
+        "have {} add every proxy as a native sidecar (`{}={}` in its environment; this release reads no pod annotation for it)",
+        install.component, install.variable, install.value
+    )
 }
 
 /// Why `displaced` goes with the native switch, in a clause.

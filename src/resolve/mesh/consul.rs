@@ -48,6 +48,9 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
     native_switch: Some(PodSwitch {
         annotation: NATIVE,
         wait_after_signal: Some(GRACE),
+        needs: None,
+        // Appended to the init containers, after the pod's own.
+        leads_inits: false,
     }),
 };
 

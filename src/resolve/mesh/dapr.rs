@@ -13,7 +13,7 @@
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::Builder;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
-use crate::resolve::mesh::injected::{self, OptIn, SidecarMesh};
+use crate::resolve::mesh::injected::{self, OptIn, PodSwitch, SidecarMesh};
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, SidecarModel, Words};
 use crate::resolve::mesh::{Measure, Remedies, Stay, StopRequest, StopVerdict, Suggestion};
 use crate::resolve::plan::*;
@@ -40,7 +40,16 @@ const DAPRD: SidecarMesh = SidecarMesh {
     containers: &[CONTAINER],
     native_probe: None,
     hold: None,
-    native_switch: None,
+    // `dapr.io/enable-native-sidecar` (`pkg/injector/patcher/sidecar_patcher.go`, from
+    // v1.18.0): the injector appends daprd to the init containers with `restartPolicy:
+    // Always` and no startup probe, so the switch stops it after the apps but holds no
+    // app. daprd keeps no wait of its own after its signal unless the pod asks for one.
+    native_switch: Some(PodSwitch {
+        annotation: NATIVE,
+        wait_after_signal: None,
+        needs: Some("Dapr 1.18"),
+        leads_inits: false,
+    }),
 };
 
 /// Dapr's `daprd`.
@@ -83,6 +92,10 @@ impl SidecarModel for Dapr {
         });
     }
 
+    fn stop_command(&self, _b: &Builder) -> Option<String> {
+        Some(STOP_CALL.to_owned())
+    }
+
     /// `POST :3500/v1.0/shutdown`, on whichever port it is called.
     fn judge_stop(&self, call: &StopRequest, _b: &Builder) -> Option<StopVerdict> {
         let StopTarget::Http { port, path } = call.target else {
@@ -107,6 +120,10 @@ impl SidecarModel for Dapr {
 
 /// daprd's stop endpoint.
 const SHUTDOWN: &str = "/v1.0/shutdown";
+
+/// The work's call to it, on the HTTP port the injector always gives daprd
+/// (`SidecarHTTPPort`, 3500: no annotation sets it).
+const STOP_CALL: &str = "curl -fsS -X POST http://localhost:3500/v1.0/shutdown";
 
 /// What the readers know of daprd: its stop endpoint.
 static VOCABULARY: Vocabulary = Vocabulary {
@@ -184,7 +201,10 @@ fn apply_shutdown(daprd: &mut PlannedContainer, graceful: Option<Sourced<Millis>
 
 /// What Dapr's own settings offer against each hazard.
 pub const REMEDIES: Remedies = Remedies {
+    stop_after_work: Some(|stop| stop.trapped("daprd", stop.call.unwrap_or(STOP_CALL))),
     stop_api: Some("POST :3500/v1.0/shutdown"),
+    // Answers 204 once daprd is initialised (`pkg/api/http/healthz.go`).
+    ready_api: Some("GET :3500/v1.0/healthz/outbound"),
     stay: Some(STAY),
     ..Remedies::NONE
 };

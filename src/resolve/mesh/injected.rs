@@ -38,6 +38,12 @@ pub(super) struct PodSwitch {
     /// the apps, so the wait no longer keeps anything served and would run past the
     /// pod's grace period.
     pub wait_after_signal: Option<&'static str>,
+    /// The first release whose injector reads the annotation, where the resolver has
+    /// no version of the mesh to decide by (`"Dapr 1.18"`).
+    pub needs: Option<&'static str>,
+    /// Whether the injector puts the native sidecar before the pod's own init
+    /// containers rather than after them.
+    pub leads_inits: bool,
 }
 
 /// A postStart hook that holds the next container until the sidecar is ready; the
@@ -124,7 +130,7 @@ pub(super) fn resolve(
         sidecar.native_switch = mesh
             .native_switch
             .as_ref()
-            .map(|switch| native_switch(b, switch, &sidecar.exit));
+            .map(|switch| native_switch(b, mesh, switch, &sidecar.exit));
     }
     let mode = match held {
         Some(mode) => mode,
@@ -150,9 +156,15 @@ pub(super) fn resolve(
     });
 }
 
-/// `switch` for a classic sidecar that stops by `exit`: with the wait after its signal
-/// set to `"0"` where it waits.
-fn native_switch(b: &Builder, switch: &PodSwitch, exit: &ExitPolicy) -> NativeSwitch {
+/// `switch` for a classic sidecar of `mesh` that stops by `exit`: with the wait after
+/// its signal set to `"0"` where it waits, gated where the injector gives the native
+/// sidecar a startup probe.
+fn native_switch(
+    b: &Builder,
+    mesh: &SidecarMesh,
+    switch: &PodSwitch,
+    exit: &ExitPolicy,
+) -> NativeSwitch {
     let waits = matches!(exit, ExitPolicy::After(wait) if wait.value > Millis::ZERO);
     NativeSwitch {
         displaces: switch
@@ -168,6 +180,9 @@ fn native_switch(b: &Builder, switch: &PodSwitch, exit: &ExitPolicy) -> NativeSw
                 because: Displacement::WaitsAfterApps,
                 value: Some("0"),
             }),
+        gated: mesh.native_probe.is_some(),
+        needs: switch.needs,
+        leads_inits: switch.leads_inits,
         ..NativeSwitch::new(switch.annotation, "true")
     }
 }

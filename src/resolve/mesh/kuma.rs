@@ -12,10 +12,12 @@
 //! (`kuma.io/sidecar-drain-time`, 30 s) before exiting.
 
 use super::injected::{self, Hold, OptIn, SidecarMesh};
+use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
 use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::{DecisionReason, Injection, MetadataKind, PodMetadata, ProxyMode};
 use crate::resolve::hooks::HookKind;
+use crate::resolve::mesh::Advice;
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, OptInWords, SidecarModel, Words};
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
@@ -23,6 +25,7 @@ use crate::resolve::vocabulary::Vocabulary;
 use crate::resolve::{Builder, Remedies};
 use crate::settings::{KubeVersion, Source, Sourced};
 use crate::time::Millis;
+use serde_json::Value as Json;
 
 const CONTAINER: &str = "kuma-sidecar";
 const INJECT: &str = "kuma.io/sidecar-injection";
@@ -87,11 +90,33 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     },
 });
 
-/// What the sidecar's own settings offer: the drain time a classic sidecar waits.
+/// What the sidecar's own settings offer: the hold and the drain time of a classic
+/// sidecar.
 static REMEDIES: Remedies = Remedies {
+    hold_app: Some(hold_app),
+    hold_hook: Some("[kuma-dp, wait]"),
     drain_setting: Some(DRAIN),
     ..Remedies::NONE
 };
+
+/// `kuma.io/wait-for-dataplane-ready: "true"` (Kuma 2.4+): the injector then puts the
+/// classic sidecar first with a postStart `kuma-dp wait`, which returns once the
+/// dataplane is ready (docs/lifecycle.md §5.3).
+fn hold_app(annotations: &JsonPath) -> Advice {
+    Advice {
+        help: format!(
+            "hold the app until the sidecar is ready; on the pod template:\n  metadata:\n    annotations:\n      {WAIT}: \"true\"\n(Kuma 2.4+)\n"
+        ),
+        fix: Remedy::new(
+            Applicability::Safe,
+            format!("hold the app until the sidecar is ready (`{WAIT}: \"true\"`, Kuma 2.4+)"),
+            vec![Change::Set(
+                annotations.key(WAIT),
+                Json::String("true".into()),
+            )],
+        ),
+    }
+}
 
 impl SidecarModel for Kuma {
     fn description(&self) -> &Description {

@@ -341,17 +341,45 @@ pub struct NativeSwitch {
     pub value: &'static str,
     /// The pod's own setting that cannot stay beside the switch, removed with it.
     pub displaces: Option<Displaced>,
+    /// Whether the injector gives the native sidecar a startupProbe, so that it holds
+    /// the apps until it is ready (Dapr's native daprd has none).
+    pub gated: bool,
+    /// The release from which the injector reads the switch, where the resolver has no
+    /// version of the mesh to decide by (`"Dapr 1.18"`).
+    pub needs: Option<&'static str>,
+    /// Whether the injector puts the native sidecar before the pod's own init
+    /// containers, which then run with it (Istio's, Linkerd's), rather than after them
+    /// (Consul's, Dapr's).
+    pub leads_inits: bool,
 }
 
 impl NativeSwitch {
-    /// The switch `annotation: value`, which displaces no setting of the pod.
+    /// The switch `annotation: value`, which displaces no setting of the pod, with a
+    /// startup probe, before the pod's init containers, read by the release in force.
     pub const fn new(annotation: &'static str, value: &'static str) -> NativeSwitch {
         NativeSwitch {
             annotation,
             value,
             displaces: None,
+            gated: true,
+            needs: None,
+            leads_inits: true,
         }
     }
+}
+
+/// A setting of the mesh's installation that makes its injector add every proxy as a
+/// native sidecar, where the release in force reads no pod annotation for it (istiod's
+/// `ENABLE_NATIVE_SIDECARS`, Istio 1.19 to 1.23): whoever runs the mesh changes it, for
+/// every pod the injector serves. Help names it; no fix can make it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstallSwitch {
+    /// The component that reads it (`istiod`).
+    pub component: &'static str,
+    /// Its environment variable.
+    pub variable: &'static str,
+    /// The value that turns native mode on.
+    pub value: &'static str,
 }
 
 /// A setting of the pod that native mode leaves without effect, refuses or turns

@@ -30,6 +30,10 @@ pub struct Remedies {
     pub working_stop_call: Option<&'static str>,
     /// The sidecar's own stop API, to use instead of a signal.
     pub stop_api: Option<&'static str>,
+    /// The call that answers once the sidecar is ready, for an app's command to poll
+    /// where nothing holds the app for it (Dapr's `/v1.0/healthz/outbound`, which the
+    /// Dapr SDKs' wait for the sidecar polls).
+    pub ready_api: Option<&'static str>,
     /// The one setting that keeps the sidecar carrying the pod's traffic later into
     /// termination: past the app's exit, past endpoint removal. A rule computes its
     /// value once, from the timeline, for every hazard it clears.
@@ -58,6 +62,7 @@ impl Remedies {
         stop_after_work: None,
         working_stop_call: None,
         stop_api: None,
+        ready_api: None,
         stay: None,
         bypass_for_init: None,
         drain_setting: None,
@@ -91,6 +96,24 @@ pub struct StopAfterWork<'a> {
     /// The pod already shares its process namespace, so the work can signal the
     /// sidecar.
     pub shares_pids: bool,
+}
+
+impl StopAfterWork<'_> {
+    /// `call` as the EXIT trap of the work's script, which stops `sidecar` ("the
+    /// proxy") on every path out of the work and keeps its exit status, with the native
+    /// switch after it where the pod can ask for one.
+    pub fn trapped(&self, sidecar: &str, call: &str) -> String {
+        let native = match self.native_switch {
+            Some(switch) => format!(
+                "\n(or `{}: \"{}\"` on the pod template{})",
+                switch.annotation, switch.value, self.native
+            ),
+            None => String::new(),
+        };
+        format!(
+            "stop {sidecar} when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap '{call}' EXIT\n    ./your-work   # not `exec`: the trap must outlive it{native}"
+        )
+    }
 }
 
 /// A setting that makes a sidecar carry traffic longer after termination starts (a

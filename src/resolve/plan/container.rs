@@ -4,7 +4,7 @@
 use super::{ContainerList, GateRequest, Hook, InitRun, Role, SelfStop, Sidecar, SidecarStop};
 use crate::load::JsonPath;
 use crate::resolve::Remedies;
-use crate::resolve::mesh::NativeSwitch;
+use crate::resolve::mesh::{InstallSwitch, NativeSwitch};
 use crate::settings::{Source, Sourced};
 use crate::time::Millis;
 
@@ -114,6 +114,10 @@ pub struct PlannedContainer {
     /// native sidecar, where the mesh's and the cluster's versions both run native
     /// sidecars: what every remedy that makes it native says.
     pub native_switch: Option<NativeSwitch>,
+    /// For a classic mesh proxy without a [`native_switch`](Self::native_switch) (its
+    /// release reads none), the installation's setting that makes it native, where
+    /// the cluster runs native sidecars.
+    pub native_install: Option<InstallSwitch>,
 }
 
 impl PlannedContainer {
@@ -150,6 +154,7 @@ impl PlannedContainer {
             only_stops: false,
             only_idles: false,
             native_switch: None,
+            native_install: None,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

@@ -67,11 +67,14 @@ declare_rule! {
     /// (`config.alpha.linkerd.io/proxy-enable-native-sidecar` from 2.15, the beta key
     /// from 2.19, `config.linkerd.io/…` from 2.20); for Consul's dataplane
     /// `consul.hashicorp.com/enable-consul-dataplane-as-sidecar: "true"` (consul-k8s
-    /// 1.9+, whose release is not an input), with its
-    /// `sidecar-proxy-lifecycle-shutdown-grace-period-seconds` set to `"0"` where it
-    /// waits: a native dataplane is signalled after the work and would still wait its
-    /// 30 s out (docs/lifecycle.md §5.2). An unknown mesh version is read as
-    /// the resolver reads it (Istio: the annotation is read; Linkerd: the alpha key, which
+    /// 1.9+, and 1.6.9, 1.7.5 and 1.8.2 on by backports; the release is not an input),
+    /// with its `sidecar-proxy-lifecycle-shutdown-grace-period-seconds` set to `"0"`
+    /// where it waits: a native dataplane is signalled after the work and would still
+    /// wait its 30 s out (docs/lifecycle.md §5.2). Not Dapr's
+    /// `dapr.io/enable-native-sidecar` (Dapr 1.18+), which the help names: its injector
+    /// gives a native daprd no startup probe, so the work would start before daprd is
+    /// ready (ML104's finding for this one). An unknown mesh version is read as the
+    /// resolver reads it (Istio: the annotation is read; Linkerd: the alpha key, which
     /// every release with native sidecars reads). A `holdApplicationUntilProxyStarts: true`
     /// of the pod's own `proxy.istio.io/config` is removed with it: native mode ignores
     /// it and the proxy's startup probe holds the app instead (left, it would be a new
@@ -98,10 +101,11 @@ declare_rule! {
     /// elsewhere than the pod's `containers`, nor one on Kubernetes before 1.29.
     ///
     /// Where the proxy cannot run natively (Kubernetes before 1.29, or a mesh release
-    /// without the switch), the mesh's stop call is set as the EXIT trap of the work's
-    /// `sh -c` script, first (unsafe: it changes the Job's command): Istio's
-    /// `curl -fsS -X POST http://localhost:15020/quitquitquit` (pilot-agent's status
-    /// port in use), Linkerd's `…:4191/shutdown` only where
+    /// without the switch, or one whose native sidecar holds no app), the mesh's stop
+    /// call is set as the EXIT trap of the work's `sh -c` script, first (unsafe: it
+    /// changes the Job's command): Istio's `curl -fsS -X POST
+    /// http://localhost:15020/quitquitquit` (pilot-agent's status port in use), Dapr's
+    /// `…:3500/v1.0/shutdown` (§5.1), Linkerd's `…:4191/shutdown` only where
     /// `config.linkerd.io/proxy-admin-shutdown: enabled` (or the proxy's environment, or
     /// the install) turns it on, as it answers 404 otherwise (docs/lifecycle.md §3.4,
     /// §4.3). The trap runs on every path out of the script and the shell keeps the
@@ -290,7 +294,12 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     if !sidecar.is_injected() {
         return None;
     }
-    let switch = sidecar.native_switch.as_ref()?;
+    // A native sidecar its injector leaves without a startup probe trades this finding
+    // for ML104's: the work would start before it is ready.
+    let switch = sidecar
+        .native_switch
+        .as_ref()
+        .filter(|switch| switch.gated)?;
     let mut changes = vec![Change::Set(
         plan.paths
             .pod_metadata
@@ -302,7 +311,7 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(
-            "run `{}` as a native sidecar (`{}: \"{}\"`{}), which the kubelet stops once the work is done (risk: assumes the mesh release in force, whose injector reads that annotation, and Kubernetes {}; the proxy then starts before every other container and stops after them)",
+            "run `{}` as a native sidecar (`{}: \"{}\"`{}), which the kubelet stops once the work is done (risk: assumes {}, whose injector reads that annotation, and Kubernetes {}; the proxy then starts before every other container and stops after them)",
             sidecar.name,
             switch.annotation,
             switch.value,
@@ -317,6 +326,10 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
                     format!(", {change}: {}", displacement(displaced))
                 })
                 .unwrap_or_default(),
+            switch.needs.map_or_else(
+                || "the mesh release in force".to_owned(),
+                |release| format!("{release} or later")
+            ),
             plan.kubernetes.value
         ),
         changes,
@@ -391,7 +404,11 @@ pub(super) fn native_move(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<
 /// script can take it ([`crate::resolve::StopEndpoint`]). Unsafe: it changes the
 /// Job's command.
 fn stop_on_exit(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    let native_route = !sidecar.is_injected() || sidecar.native_switch.is_some();
+    let gated_switch = sidecar
+        .native_switch
+        .as_ref()
+        .is_some_and(|switch| switch.gated);
+    let native_route = !sidecar.is_injected() || gated_switch;
     if plan.kubernetes.value.runs_native_sidecars() && native_route {
         return None;
     }

@@ -37,17 +37,23 @@ declare_rule! {
     ///       proxy.istio.io/config: |
     ///         holdApplicationUntilProxyStarts: true
     /// ```
-    /// or `config.linkerd.io/proxy-await: enabled` for Linkerd, or a native sidecar
-    /// (Kubernetes 1.29+) whose startupProbe holds the app. A loop in the app's own
-    /// command that polls the proxy's readiness before `exec`-ing the app works too.
+    /// or `config.linkerd.io/proxy-await: enabled` for Linkerd,
+    /// `kuma.io/wait-for-dataplane-ready: "true"` for Kuma (2.4+), or a native sidecar
+    /// (Kubernetes 1.29+) whose startupProbe holds the app: for an injected proxy
+    /// through its mesh's switch, and only where its injector gives the native sidecar
+    /// a startup probe (not Dapr's daprd, docs/lifecycle.md §5.1). A loop in the app's
+    /// own command that polls the proxy's readiness before `exec`-ing the app works too
+    /// (for daprd, `GET :3500/v1.0/healthz/outbound`).
     ///
     /// `lint --fix` (safe) sets the hold on the pod template: for Istio
     /// `holdApplicationUntilProxyStarts: true` inside `proxy.istio.io/config`, edited in
     /// that annotation's own format (or a new annotation), for Linkerd
-    /// `config.linkerd.io/proxy-await: enabled`. Both only delay the app's start until
-    /// the proxy is ready; for other sidecars the fix is shown, not made: they have
-    /// no setting that holds the app, so the remedy is a wait in the app's own command
-    /// or a native sidecar, a change to how the pod starts that its owner decides.
+    /// `config.linkerd.io/proxy-await: enabled`, for Kuma
+    /// `kuma.io/wait-for-dataplane-ready: "true"`. Each only delays the app's start
+    /// until the proxy is ready; for other sidecars the fix is shown, not made: they
+    /// have no setting that holds the app, so the remedy is a wait in the app's own
+    /// command or a native sidecar, a change to how the pod starts that its owner
+    /// decides.
     ///
     /// A proxy already written in the manifest (an injected pod saved as it runs) gets
     /// no fix: both settings are read by the injector, which has already run, so they
@@ -55,11 +61,11 @@ declare_rule! {
     /// setting that cannot hold the app). Inject again from the manifest without the
     /// proxy, with the setting on the template; or, keeping the proxy written in it,
     /// move it first in `containers` with the postStart its injector would add (Istio
-    /// `pilot-agent wait`, Linkerd `linkerd-await --timeout=2m --port=4191`; docs/lifecycle.md
-    /// §3.2, §4.2).
+    /// `pilot-agent wait`, Linkerd `linkerd-await --timeout=2m --port=4191`, Kuma
+    /// `kuma-dp wait`; docs/lifecycle.md §3.2, §4.2, §5.3).
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §2.8 (a container that only stops the sidecars is not the app)
+    /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §5.1 (Dapr's native daprd has no startup probe), §5.3 (`kuma-dp wait`), §2.8 (a container that only stops the sidecars is not the app)
     /// - https://github.com/istio/istio/issues/4341
     pub struct AppStartsBeforeProxy {
         id: "ML101",

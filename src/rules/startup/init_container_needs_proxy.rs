@@ -1,5 +1,5 @@
 use crate::resolve::{NetworkUse, PlannedContainer};
-use crate::rules::help::container_label;
+use crate::rules::help::{container_label, native_before_inits};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -82,16 +82,17 @@ impl Violation for CallsBeforeProxyRuns<'_> {
         )
     }
 
-    /// A native proxy placed first, or the mesh's own way to let the call bypass it.
+    /// A native proxy placed first, where the pod can have one, or the call in the
+    /// app, or the mesh's own way to let the call bypass the proxy.
     fn help(&self) -> String {
         let bypass = self.proxy.remedies().bypass_for_init.map_or_else(
             || "exclude its port from the proxy's redirection".to_owned(),
             |bypass| bypass(),
         );
-        format!(
-            "run `{}` as a native sidecar that starts before this init container, do the call in the app after its start gate, or {bypass}",
-            self.proxy.name
-        )
+        let native = native_before_inits(self.proxy)
+            .map(|native| format!("{native}, "))
+            .unwrap_or_default();
+        format!("{native}do the call in the app after its start gate, or {bypass}",)
     }
 }
 

@@ -2,7 +2,7 @@ use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{HookDuration, PlannedContainer, PodPlan};
-use crate::rules::help::container_label;
+use crate::rules::help::{container_label, wait_in_app};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -36,6 +36,10 @@ declare_rule! {
     ///     failureThreshold: 600
     /// ```
     /// (Istio injects this since 1.20 unless `global.proxy.startupProbe.enabled` is off.)
+    /// An injected proxy whose injector adds it without a probe and has no setting for
+    /// one (Dapr's native daprd, docs/lifecycle.md §5.1) cannot be given one by the
+    /// pod: the help has the app's command poll the proxy's readiness before starting
+    /// the app (`GET :3500/v1.0/healthz/outbound` for daprd).
     ///
     /// `lint --fix` (safe) turns the gate back on where a mesh setting turned it off
     /// (Linkerd's `config.linkerd.io/proxy-await: disabled` becomes `enabled`, and
@@ -47,7 +51,7 @@ declare_rule! {
     /// endpoint tells that it is ready.
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe)
+    /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe), §5.1 (Dapr's native daprd has none)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
     pub struct NativeSidecarNotGated {
         id: "ML104",
@@ -70,6 +74,8 @@ struct StartsBeforeReady<'a> {
     next_start: Millis,
     /// When the proxy is ready.
     ready: Millis,
+    /// The pod.
+    plan: &'a PodPlan,
 }
 
 impl Violation for StartsBeforeReady<'_> {
@@ -82,11 +88,25 @@ impl Violation for StartsBeforeReady<'_> {
         )
     }
 
+    /// The mesh's setting that turned the gate off, turned on; for another injected
+    /// proxy, whose container the pod cannot change, the app's own wait for it; for a
+    /// sidecar written in the manifest, a startupProbe.
     fn help(&self) -> String {
-        format!(
-            "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
-            self.proxy.name
-        )
+        let proxy = self.proxy;
+        let gate_off = proxy.shaped_by().and_then(|s| s.no_startup_gate.as_ref());
+        match proxy.remedies().hold_app {
+            Some(hold) if gate_off.is_some() => {
+                hold(&self.plan.paths.pod_metadata.key("annotations")).help
+            }
+            _ if proxy.is_injected() => format!(
+                "{} (its injector adds it without a startupProbe, and the pod cannot give it one)",
+                wait_in_app(proxy)
+            ),
+            _ => format!(
+                "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
+                proxy.name
+            ),
+        }
     }
 }
 
@@ -126,6 +146,7 @@ impl Rule for NativeSidecarNotGated {
                 next,
                 next_start,
                 ready,
+                plan,
             };
             findings.push(
                 Finding::new(&violation, primary_label(proxy))

@@ -61,6 +61,9 @@ pub(super) fn inject(
             ..switch
         })
     };
+    if !native && proxy.native_switch.is_none() {
+        proxy.native_install = install_switch(version(b), b.settings.kubernetes.value);
+    }
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
     proxy.readiness_probe = readiness_probe(b, native);

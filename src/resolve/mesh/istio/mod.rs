@@ -35,7 +35,7 @@ use crate::resolve::mesh::{
     Description, InManifestWords, Mesh, MeshInfo, SidecarModel, Words, written,
 };
 use crate::resolve::mesh::{
-    Displaced, Displacement, NativeSwitch, Remedies, StopRequest, StopVerdict,
+    Displaced, Displacement, InstallSwitch, NativeSwitch, Remedies, StopRequest, StopVerdict,
 };
 use crate::resolve::plan::*;
 use crate::settings::istio::{NativeSidecars, ProxyConfig};

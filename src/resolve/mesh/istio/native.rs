@@ -84,6 +84,25 @@ pub fn native_switch(istio: Option<IstioVersion>, kubernetes: KubeVersion) -> Op
     (read && kubernetes.runs_native_sidecars()).then_some(NativeSwitch::new(NATIVE, "true"))
 }
 
+/// The first minor whose istiod reads `ENABLE_NATIVE_SIDECARS`.
+const INSTALL_SWITCH_SINCE: u32 = 19;
+
+/// istiod's `ENABLE_NATIVE_SIDECARS`, where Istio `istio` has it but no pod annotation
+/// for native mode (1.19 to 1.23) and Kubernetes `kubernetes` runs native sidecars: the
+/// only way to a native proxy there, for every pod istiod injects.
+pub fn install_switch(
+    istio: Option<IstioVersion>,
+    kubernetes: KubeVersion,
+) -> Option<InstallSwitch> {
+    let minor = istio?.minor;
+    let read = (INSTALL_SWITCH_SINCE..NATIVE_SINCE).contains(&minor);
+    (read && kubernetes.runs_native_sidecars()).then_some(InstallSwitch {
+        component: "istiod",
+        variable: "ENABLE_NATIVE_SIDECARS",
+        value: "true",
+    })
+}
+
 /// A value that reads as "yes" (`true`, `True`, `1`, `yes`, `on`, …).
 pub(super) fn looks_true(value: &str) -> bool {
     matches!(

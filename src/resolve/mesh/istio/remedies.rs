@@ -22,6 +22,8 @@ pub const REMEDIES: Remedies = Remedies {
         "call pilot-agent with POST: curl -fsS -X POST http://localhost:15020/quitquitquit",
     ),
     stop_api: Some("POST :15020/quitquitquit"),
+    // The readiness probe the injector gives the proxy.
+    ready_api: Some("GET :15021/healthz/ready"),
     stay: Some(STAY),
     bypass_for_init: Some(|| {
         format!(
@@ -58,16 +60,7 @@ fn stop_after_work(stop: &StopAfterWork) -> String {
         || format!("curl -fsS -X POST http://localhost:{DEFAULT_STATUS_PORT}/quitquitquit"),
         str::to_owned,
     );
-    let native = match stop.native_switch {
-        Some(switch) => format!(
-            "\n(or `{}: \"{}\"` on the pod template{})",
-            switch.annotation, switch.value, stop.native
-        ),
-        None => String::new(),
-    };
-    format!(
-        "stop the proxy when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap '{call}' EXIT\n    ./your-work   # not `exec`: the trap must outlive it{native}"
-    )
+    stop.trapped("the proxy", &call)
 }
 
 /// `terminationDrainDuration` in the pod's `proxy.istio.io/config`: pilot-agent keeps

@@ -31,6 +31,8 @@ pub const REMEDIES: Remedies = Remedies {
     stop_api: Some(
         "`linkerd-await --shutdown`, with `config.linkerd.io/proxy-admin-shutdown: enabled`",
     ),
+    // The readiness probe the injector gives the proxy.
+    ready_api: Some("GET :4191/ready"),
     stay: Some(STAY),
     bypass_for_init: Some(|| {
         format!(
