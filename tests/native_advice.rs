@@ -265,3 +265,30 @@ fn a_release_without_a_pod_switch_gets_only_native_advice_it_can_follow() {
     assert_eq!(keys_in(&help), ["sidecar.istio.io/nativeSidecar"], "{help}");
     assert!(!help.contains("ENABLE_NATIVE_SIDECARS"), "{help}");
 }
+
+/// ML103: a native proxy helps an init container's call only if it starts before it.
+/// Istio's and Linkerd's injectors put theirs first (through the pod's switch, or for
+/// Istio 1.19 to 1.23 istiod's); Consul's appends it after the pod's own init
+/// containers, so its switch is not offered there (docs/lifecycle.md §5.2).
+#[test]
+fn ml103_offers_only_a_native_proxy_that_starts_before_the_init_containers() {
+    let istio = "rules/ml103-fire-istio-migration.yaml";
+    let (help, _) = advice(istio, &["--istio-version", "1.24"], "ML103");
+    assert_eq!(keys_in(&help), ["sidecar.istio.io/nativeSidecar"], "{help}");
+    let (help, _) = advice(istio, &["--istio-version", "1.22"], "ML103");
+    assert!(help.contains("`ENABLE_NATIVE_SIDECARS=true`"), "{help}");
+    let (help, _) = advice(istio, &["--istio-version", "1.18"], "ML103");
+    assert!(!help.contains("native"), "{help}");
+
+    let (help, _) = advice("rules/ml103-fire-consul-init-call.yaml", &[], "ML103");
+    assert!(
+        !help.contains("native") && help.contains("do the call in the app"),
+        "{help}"
+    );
+    // ML101 on the same pod still names the switch: there it holds the app.
+    let (help, _) = advice("rules/ml103-fire-consul-init-call.yaml", &[], "ML101");
+    assert!(
+        help.contains("consul.hashicorp.com/enable-consul-dataplane-as-sidecar"),
+        "{help}"
+    );
+}

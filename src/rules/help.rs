@@ -351,7 +351,8 @@ pub fn keep_proxy_until_app_exits(
 
 /// `proxy` run as a native sidecar that starts before the pod's own init containers,
 /// as a clause: for an injected proxy only through its mesh's switch, where the
-/// injector puts the native sidecar before them (Consul and Dapr append it after).
+/// injector puts the native sidecar before them (Consul and Dapr append it after), or
+/// its installation's.
 pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
     if !proxy.is_injected() {
         return Some(format!(
@@ -359,16 +360,23 @@ pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
             proxy.name
         ));
     }
-    let switch = proxy
-        .native_switch
-        .as_ref()
-        .filter(|switch| switch.leads_inits)?;
-    Some(format!(
-        "run `{}` as a native sidecar, which starts before this init container ({}{})",
-        proxy.name,
-        spelled(switch),
-        and_also(switch)
-    ))
+    let switch = proxy.native_switch.as_ref();
+    match (
+        switch.filter(|switch| switch.leads_inits),
+        &proxy.native_install,
+    ) {
+        (Some(switch), _) => Some(format!(
+            "run `{}` as a native sidecar, which starts before this init container ({}{})",
+            proxy.name,
+            spelled(switch),
+            and_also(switch)
+        )),
+        (None, Some(install)) if switch.is_none() => Some(format!(
+            "{}, so that the proxy starts before this init container",
+            install_native(install)
+        )),
+        _ => None,
+    }
 }
 
 /// The switch as help writes it: `` `annotation: "value"` ``.

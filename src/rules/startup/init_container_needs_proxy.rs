@@ -31,10 +31,13 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Run the proxy as a native sidecar, which both meshes place before the pod's own
-    /// init containers (`sidecar.istio.io/nativeSidecar: "true"`,
-    /// `config.beta.linkerd.io/proxy-enable-native-sidecar: "true"`), move the call into
-    /// the app container after its start gate, or let the call bypass the proxy:
+    /// Run the proxy as a native sidecar, which Istio and Linkerd place before the pod's
+    /// own init containers (`sidecar.istio.io/nativeSidecar: "true"`, or istiod's
+    /// `ENABLE_NATIVE_SIDECARS` on Istio 1.19 to 1.23, which read no pod annotation;
+    /// `config.beta.linkerd.io/proxy-enable-native-sidecar: "true"`); not Consul's
+    /// native dataplane, which its injector appends after them (docs/lifecycle.md
+    /// §5.2). Or move the call into the app container after its start gate, or let the
+    /// call bypass the proxy:
     /// ```yaml
     /// traffic.sidecar.istio.io/excludeOutboundPorts: "5432"   # Istio
     /// config.linkerd.io/skip-outbound-ports: "5432"           # Linkerd
@@ -47,7 +50,7 @@ declare_rule! {
     /// owner knows.
     ///
     /// ## References
-    /// - docs/lifecycle.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first)
+    /// - docs/lifecycle.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first), §5.2 (Consul appends its native dataplane after the pod's init containers)
     /// - https://istio.io/latest/docs/setup/additional-setup/cni/#compatibility-with-application-init-containers
     /// - https://github.com/istio/istio/issues/11130
     pub struct InitContainerNeedsProxy {

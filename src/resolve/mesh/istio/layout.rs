@@ -58,6 +58,8 @@ pub(super) fn inject(
                 }),
                 _ => None,
             },
+            // Native mode holds the app only with the startup probe Helm can turn off.
+            gated: startup_probe(b, true).is_some(),
             ..switch
         })
     };
