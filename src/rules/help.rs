@@ -41,7 +41,7 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
 /// (the same switch every native remedy names); else a native sidecar that does, where
 /// the pod can ask for one; else the app's own wait for the proxy.
 pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Remedy>) {
-    let gated_switch = proxy.native_switch.as_ref().filter(|switch| switch.gated);
+    let gated_switch = proxy.gated_native_switch();
     match proxy.remedies().hold_app {
         Some(hold) => {
             let advice = hold(&plan.paths.pod_metadata.key("annotations"));
@@ -360,18 +360,15 @@ pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
             proxy.name
         ));
     }
-    let switch = proxy.native_switch.as_ref();
-    match (
-        switch.filter(|switch| switch.leads_inits),
-        &proxy.native_install,
-    ) {
-        (Some(switch), _) => Some(format!(
+    // A proxy has a native install only where it has no switch.
+    match (&proxy.native_switch, &proxy.native_install) {
+        (Some(switch), _) if switch.leads_inits => Some(format!(
             "run `{}` as a native sidecar, which starts before this init container ({}{})",
             proxy.name,
             spelled(switch),
             and_also(switch)
         )),
-        (None, Some(install)) if switch.is_none() => Some(format!(
+        (None, Some(install)) => Some(format!(
             "{}, so that the proxy starts before this init container",
             install_native(install)
         )),
@@ -405,10 +402,8 @@ fn also(switch: &NativeSwitch) -> Option<String> {
         };
         format!("{change} with it: {}", displacement(displaced))
     });
-    match (needs, displaced) {
-        (Some(needs), Some(displaced)) => Some(format!("{needs}; {displaced}")),
-        (needs, displaced) => needs.or(displaced),
-    }
+    let clauses: Vec<String> = needs.into_iter().chain(displaced).collect();
+    (!clauses.is_empty()).then(|| clauses.join("; "))
 }
 
 /// The installation's switch to a native proxy, as a clause: "have istiod add every

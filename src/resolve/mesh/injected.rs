@@ -127,10 +127,7 @@ pub(super) fn resolve(
     };
     shutdown(&mut sidecar);
     if !opt_in.native && b.settings.kubernetes.value.runs_native_sidecars() {
-        sidecar.native_switch = mesh
-            .native_switch
-            .as_ref()
-            .map(|switch| native_switch(b, mesh, switch, &sidecar.exit));
+        sidecar.native_switch = native_switch(b, mesh, &sidecar.exit);
     }
     let mode = match held {
         Some(mode) => mode,
@@ -156,17 +153,13 @@ pub(super) fn resolve(
     });
 }
 
-/// `switch` for a classic sidecar of `mesh` that stops by `exit`: with the wait after
+/// `mesh`'s switch for its classic sidecar, which stops by `exit`: with the wait after
 /// its signal set to `"0"` where it waits, gated where the injector gives the native
 /// sidecar a startup probe.
-fn native_switch(
-    b: &Builder,
-    mesh: &SidecarMesh,
-    switch: &PodSwitch,
-    exit: &ExitPolicy,
-) -> NativeSwitch {
+fn native_switch(b: &Builder, mesh: &SidecarMesh, exit: &ExitPolicy) -> Option<NativeSwitch> {
+    let switch = mesh.native_switch.as_ref()?;
     let waits = matches!(exit, ExitPolicy::After(wait) if wait.value > Millis::ZERO);
-    NativeSwitch {
+    Some(NativeSwitch {
         displaces: switch
             .wait_after_signal
             .filter(|_| waits)
@@ -184,7 +177,7 @@ fn native_switch(
         needs: switch.needs,
         leads_inits: switch.leads_inits,
         ..NativeSwitch::new(switch.annotation, "true")
-    }
+    })
 }
 
 /// A sidecar that drains its listeners on SIGTERM, keeps serving, and exits after

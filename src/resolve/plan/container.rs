@@ -242,6 +242,12 @@ impl PlannedContainer {
     pub fn is_injected(&self) -> bool {
         matches!(self.provenance, Provenance::Injected { .. })
     }
+
+    /// Its [`native_switch`](Self::native_switch) where the native sidecar that asks
+    /// for has a startup probe, and so holds the apps until it is ready.
+    pub fn gated_native_switch(&self) -> Option<&NativeSwitch> {
+        self.native_switch.as_ref().filter(|switch| switch.gated)
+    }
 }
 
 /// A Service of the input that sends a container requests although it declares no

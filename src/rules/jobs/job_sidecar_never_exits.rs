@@ -296,10 +296,7 @@ fn native_switch(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
     }
     // A native sidecar its injector leaves without a startup probe trades this finding
     // for ML104's: the work would start before it is ready.
-    let switch = sidecar
-        .native_switch
-        .as_ref()
-        .filter(|switch| switch.gated)?;
+    let switch = sidecar.gated_native_switch()?;
     let mut changes = vec![Change::Set(
         plan.paths
             .pod_metadata
@@ -404,11 +401,7 @@ pub(super) fn native_move(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<
 /// script can take it ([`crate::resolve::StopEndpoint`]). Unsafe: it changes the
 /// Job's command.
 fn stop_on_exit(sidecar: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    let gated_switch = sidecar
-        .native_switch
-        .as_ref()
-        .is_some_and(|switch| switch.gated);
-    let native_route = !sidecar.is_injected() || gated_switch;
+    let native_route = !sidecar.is_injected() || sidecar.gated_native_switch().is_some();
     if plan.kubernetes.value.runs_native_sidecars() && native_route {
         return None;
     }

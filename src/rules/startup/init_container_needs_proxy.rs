@@ -95,7 +95,7 @@ impl Violation for CallsBeforeProxyRuns<'_> {
         let native = native_before_inits(self.proxy)
             .map(|native| format!("{native}, "))
             .unwrap_or_default();
-        format!("{native}do the call in the app after its start gate, or {bypass}",)
+        format!("{native}do the call in the app after its start gate, or {bypass}")
     }
 }
 

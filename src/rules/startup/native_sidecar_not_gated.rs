@@ -1,6 +1,8 @@
 use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
+use crate::load::JsonPath;
+use crate::resolve::mesh::Advice;
 use crate::resolve::{HookDuration, PlannedContainer, PodPlan};
 use crate::rules::help::{container_label, wait_in_app};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -93,16 +95,13 @@ impl Violation for StartsBeforeReady<'_> {
     /// sidecar written in the manifest, a startupProbe.
     fn help(&self) -> String {
         let proxy = self.proxy;
-        let gate_off = proxy.shaped_by().and_then(|s| s.no_startup_gate.as_ref());
-        match proxy.remedies().hold_app {
-            Some(hold) if gate_off.is_some() => {
-                hold(&self.plan.paths.pod_metadata.key("annotations")).help
-            }
-            _ if proxy.is_injected() => format!(
+        match gate_back_on(proxy, self.plan) {
+            Some(advice) => advice.help,
+            None if proxy.is_injected() => format!(
                 "{} (its injector adds it without a startupProbe, and the pod cannot give it one)",
                 wait_in_app(proxy)
             ),
-            _ => format!(
+            None => format!(
                 "give `{}` a startupProbe on its readiness endpoint (periodSeconds: 1) so the kubelet holds the next container until it passes",
                 proxy.name
             ),
@@ -158,10 +157,23 @@ impl Rule for NativeSidecarNotGated {
     }
 }
 
+/// The mesh setting that left an injected proxy without its gate
+/// (`config.linkerd.io/proxy-await: disabled`).
+fn gate_turned_off(proxy: &PlannedContainer) -> Option<&JsonPath> {
+    proxy.shaped_by()?.no_startup_gate.as_ref()
+}
+
+/// That setting turned back on, as help and as the fix (the mesh's hold).
+fn gate_back_on(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Advice> {
+    gate_turned_off(proxy)?;
+    let hold = proxy.remedies().hold_app?;
+    Some(hold(&plan.paths.pod_metadata.key("annotations")))
+}
+
 /// The setting that left an injected proxy without its gate, or the proxy itself.
 fn primary_label(proxy: &PlannedContainer) -> Label {
-    match proxy.shaped_by().and_then(|s| s.no_startup_gate.clone()) {
-        Some(path) => Label::value(path, "turns the start-up gate off"),
+    match gate_turned_off(proxy) {
+        Some(path) => Label::value(path.clone(), "turns the start-up gate off"),
         None => container_label(proxy, "nothing waits for it to be ready"),
     }
 }
@@ -176,13 +188,8 @@ const STARTUP_TRIES: i64 = 120;
 /// the containers after it then wait, and one that never turns ready keeps them from
 /// starting).
 fn gate(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Remedy> {
-    if proxy
-        .shaped_by()
-        .and_then(|s| s.no_startup_gate.as_ref())
-        .is_some()
-    {
-        let hold = proxy.remedies().hold_app?;
-        return Some(hold(&plan.paths.pod_metadata.key("annotations")).fix);
+    if gate_turned_off(proxy).is_some() {
+        return gate_back_on(proxy, plan).map(|advice| advice.fix);
     }
     let path = proxy.manifest_path()?;
     let mut probe = proxy.readiness_check.clone()?;
