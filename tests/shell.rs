@@ -556,3 +556,110 @@ fn agrees_with_brush_on_here_documents() {
         assert_eq!(ours(&shell::parse(script)), expected, "{script:?}");
     }
 }
+
+/// What the shell itself reports in `$-` after running `script` as `argv` says.
+fn options_in_effect(argv: &[&str], script: &str) -> String {
+    let (program, flags) = argv.split_first().expect("a shell");
+    let output = std::process::Command::new(program)
+        .args(flags)
+        .arg(script)
+        .output()
+        .unwrap_or_else(|error| panic!("{program} runs: {error}"));
+    assert!(output.status.success(), "{argv:?} {script:?}: {output:?}");
+    String::from_utf8(output.stdout).expect("utf-8")
+}
+
+/// The flags a shell is started with, as bash and dash read them: the script found
+/// after them, and errexit on exactly where the shell reports `e` in `$-`.
+#[test]
+fn reads_a_shells_flags_as_bash_and_dash_do() {
+    for argv in [
+        &["dash", "-c"][..],
+        &["dash", "-ec"],
+        &["dash", "-e", "+e", "-c"],
+        &["dash", "-ec", "--"],
+        &["bash", "-e", "-c"],
+        &["bash", "-euo", "pipefail", "-c"],
+        &["bash", "-o", "errexit", "-c"],
+        &["bash", "-o", "pipefail", "-c"],
+        &["bash", "+o", "errexit", "-ec"],
+        &["bash", "--norc", "-ec"],
+        &["bash", "-O", "extglob", "-c"],
+    ] {
+        let script = r#"echo "$-""#;
+        let full: Vec<String> = argv
+            .iter()
+            .chain([&script])
+            .map(|w| w.to_string())
+            .collect();
+        assert_eq!(shell::shell_script(&full), Some(script), "{argv:?}");
+        let reported = options_in_effect(argv, script);
+        assert_eq!(
+            shell::errexit(&full),
+            reported.contains('e'),
+            "{argv:?}: the shell reports {reported:?}"
+        );
+    }
+}
+
+/// `set` turning errexit on or off, as bash and dash read it.
+#[test]
+fn reads_set_as_bash_and_dash_do() {
+    for (shell_name, set) in [
+        ("dash", "set -e"),
+        ("dash", "set -eu"),
+        ("dash", "set -o errexit"),
+        ("dash", "set -e; set +e"),
+        ("dash", "set -x"),
+        ("bash", "set -euo pipefail"),
+        ("bash", "set -o nounset -o errexit"),
+        ("bash", "set -e +o errexit"),
+        ("bash", "set -o pipefail"),
+        ("bash", "set -- -e"),
+    ] {
+        let script = format!(r#"{set}; echo "$-""#);
+        let reported = options_in_effect(&[shell_name, "-c"], &script);
+        let ours = shell::parse(set)
+            .simple_commands()
+            .into_iter()
+            .rev()
+            .find_map(shell::set_errexit)
+            .unwrap_or(false);
+        assert_eq!(
+            ours,
+            reported.contains('e'),
+            "{shell_name} -c {set:?}: the shell reports {reported:?}"
+        );
+    }
+}
+
+/// A script's `#!` line, as the kernel and the shell read it: errexit on exactly where
+/// the shell that runs the file reports `e` in `$-`.
+#[test]
+fn reads_a_shebang_as_the_kernel_and_the_shell_do() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    for line in [
+        "#!/bin/sh",
+        "#!/bin/sh -e",
+        "#!/bin/bash -eu",
+        "#!/bin/bash -x",
+        "#!/usr/bin/env sh",
+        "#!/bin/sh +e",
+    ] {
+        let script = format!("{line}\necho \"$-\"\n");
+        let path = dir.path().join("run.sh");
+        std::fs::write(&path, &script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let output = std::process::Command::new(&path)
+            .output()
+            .unwrap_or_else(|error| panic!("{line}: {error}"));
+        assert!(output.status.success(), "{line}: {output:?}");
+        let reported = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            shell::shebang_errexit(&script),
+            reported.contains('e'),
+            "{line}: the shell reports {reported:?}"
+        );
+    }
+}

@@ -25,6 +25,9 @@ pub struct MountedScript {
     /// The shell that runs it: the one the command names (`sh /scripts/x.sh`), else
     /// its `#!` line's.
     pub shell: String,
+    /// Whether that shell starts with errexit on: from the command's options (`bash -e
+    /// /scripts/x.sh`), else from the `#!` line's (`#!/bin/sh -e`).
+    pub errexit: bool,
     /// What the file holds.
     pub contents: String,
     /// The file that holds the ConfigMap.
@@ -54,34 +57,35 @@ pub fn readable_command(
     config_maps: &[(ConfigMap, Source)],
 ) -> ReadableCommand {
     let argv = super::argv_of(container);
-    let mounted = script_file(&argv).and_then(|(file, shell, direct)| {
+    let mounted = script_file(&argv).and_then(|run| {
         let (text, config_map, key, mode, source) =
-            file_text(container, spec, namespace, config_maps, &file)?;
-        if direct && mode & 0o111 == 0 {
-            return None;
-        }
-        // Run directly, the file's `#!` line names its interpreter; without one the
-        // runtime cannot run it, and with another program's it is not shell.
-        let shell = match shell {
-            Some(named) => named.to_owned(),
-            None => interpreter(&text)?,
+            file_text(container, spec, namespace, config_maps, &run.path)?;
+        // Run directly, the file needs an execute bit, and its `#!` line names its
+        // interpreter: without one the runtime cannot run it, and with another
+        // program's it is not shell.
+        let (shell, errexit) = match run.shell {
+            Some(named) => (named.to_owned(), run.errexit),
+            None if mode & 0o111 == 0 => return None,
+            None => (interpreter(&text)?, shell::shebang_errexit(&text)),
         };
         Some(MountedScript {
-            path: file,
+            path: run.path,
             config_map,
             key,
             shell,
+            errexit,
             contents: text,
             source,
         })
     });
     match mounted {
         Some(script) => ReadableCommand {
-            argv: vec![
-                script.shell.clone(),
-                "-c".to_owned(),
-                script.contents.clone(),
-            ],
+            argv: [script.shell.as_str()]
+                .into_iter()
+                .chain(script.errexit.then_some("-e"))
+                .chain(["-c", script.contents.as_str()])
+                .map(str::to_owned)
+                .collect(),
             mounted: Some(script),
         },
         None => ReadableCommand {
@@ -91,12 +95,30 @@ pub fn readable_command(
     }
 }
 
-/// The script file `argv` runs: its path, the shell the command names for it, and
-/// whether the runtime executes the file itself.
-fn script_file(argv: &[String]) -> Option<(String, Option<&str>, bool)> {
+/// How a command runs a script file.
+#[derive(Debug, PartialEq, Eq)]
+struct FileRun<'a> {
+    /// The file.
+    path: String,
+    /// The shell the command names for it (`sh /scripts/x.sh`); none where the runtime
+    /// executes the file itself.
+    shell: Option<&'a str>,
+    /// Whether that shell starts with errexit on (`bash -e /scripts/x.sh`).
+    errexit: bool,
+}
+
+/// The script file `argv` runs: directly (`[/scripts/x.sh]`, or the one command of
+/// `sh -c`), or as a shell's operand, after its options (`[bash, -eo, pipefail,
+/// /scripts/x.sh]`).
+fn script_file(argv: &[String]) -> Option<FileRun<'_>> {
+    let direct = |path: &String| FileRun {
+        path: path.clone(),
+        shell: None,
+        errexit: false,
+    };
     let first = argv.first()?;
     if first.starts_with('/') && !is_shell(first) {
-        return Some((first.clone(), None, true));
+        return Some(direct(first));
     }
     if let Some(script) = shell::shell_script(argv) {
         let list = shell::parse(script);
@@ -105,12 +127,16 @@ fn script_file(argv: &[String]) -> Option<(String, Option<&str>, bool)> {
         };
         let file = &command.argv().first()?.0;
         return (list.0.len() == 1 && file.starts_with('/') && !is_shell(file))
-            .then(|| (file.clone(), None, true));
+            .then(|| direct(file));
     }
-    let (shell, rest) = argv.split_first()?;
-    let operand = rest.iter().find(|word| !word.starts_with('-'))?;
-    (is_shell(shell) && operand.starts_with('/'))
-        .then(|| (operand.clone(), Some(basename(shell)), false))
+    let operand = &argv[shell::script_file_index(argv)?];
+    // The shell is the word before its options: after `busybox`, when it leads.
+    let shell = argv.iter().find(|word| basename(word) != "busybox")?;
+    operand.starts_with('/').then(|| FileRun {
+        path: operand.clone(),
+        shell: Some(basename(shell)),
+        errexit: shell::errexit(argv),
+    })
 }
 
 fn is_shell(word: &str) -> bool {
@@ -222,20 +248,33 @@ mod tests {
 
     #[test]
     fn finds_the_script_file_a_command_runs() {
-        assert_eq!(
-            script_file(&words(&["/scripts/run.sh", "x"])),
-            Some(("/scripts/run.sh".to_owned(), None, true))
-        );
-        assert_eq!(
-            script_file(&words(&["bash", "-e", "/scripts/run.sh"])),
-            Some(("/scripts/run.sh".to_owned(), Some("bash"), false))
-        );
-        assert_eq!(
-            script_file(&words(&["sh", "-c", "/scripts/run.sh"])),
-            Some(("/scripts/run.sh".to_owned(), None, true))
-        );
-        assert_eq!(script_file(&words(&["sh", "-c", "cd /x; ./run"])), None);
-        assert_eq!(script_file(&words(&["./serve"])), None);
+        let run = |shell: Option<&'static str>, errexit: bool| FileRun {
+            path: "/scripts/run.sh".to_owned(),
+            shell,
+            errexit,
+        };
+        let cases: [(&[&str], Option<FileRun>); 8] = [
+            (&["/scripts/run.sh", "x"], Some(run(None, false))),
+            (&["sh", "-c", "/scripts/run.sh"], Some(run(None, false))),
+            (&["sh", "/scripts/run.sh"], Some(run(Some("sh"), false))),
+            (
+                &["bash", "-e", "/scripts/run.sh"],
+                Some(run(Some("bash"), true)),
+            ),
+            (
+                &["bash", "-o", "pipefail", "/scripts/run.sh"],
+                Some(run(Some("bash"), false)),
+            ),
+            (
+                &["busybox", "sh", "-eu", "/scripts/run.sh"],
+                Some(run(Some("sh"), true)),
+            ),
+            (&["sh", "-c", "cd /x; ./run"], None),
+            (&["./serve"], None),
+        ];
+        for (argv, expected) in cases {
+            assert_eq!(script_file(&words(argv)), expected, "{argv:?}");
+        }
     }
 
     #[test]

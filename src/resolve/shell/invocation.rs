@@ -1,4 +1,5 @@
-//! How a container's `command`/`args` reach a shell: `sh -c SCRIPT` in its spellings.
+//! How a container's `command`/`args` reach a shell: `sh -c SCRIPT` in its spellings,
+//! and the errexit option the script runs with.
 
 use super::parse::parse;
 use super::syntax::{AndOr, Command, List, Pipeline, SimpleCommand, Word, basename};
@@ -36,31 +37,134 @@ pub fn shell_script(argv: &[String]) -> Option<&str> {
 
 /// Where in `argv` the script of `sh -c SCRIPT` is.
 pub fn script_index(argv: &[String]) -> Option<usize> {
-    let mut rest = argv;
-    if rest.first().is_some_and(|w| basename(w) == "busybox") {
-        rest = &rest[1..];
+    invocation(argv)
+        .filter(|invocation| invocation.command_string && invocation.operand < argv.len())
+        .map(|invocation| invocation.operand)
+}
+
+/// Where in `argv` the script file of `sh [OPTIONS] FILE` is (`bash -e -o pipefail
+/// /scripts/run.sh`): the shell's first operand, without `-c`.
+pub fn script_file_index(argv: &[String]) -> Option<usize> {
+    invocation(argv)
+        .filter(|invocation| !invocation.command_string && invocation.operand < argv.len())
+        .map(|invocation| invocation.operand)
+}
+
+/// Whether the shell `argv` starts stops at the first command that fails: `-e` alone
+/// or among other letters (`-ec`, `-eux`), `-o errexit`.
+pub fn errexit(argv: &[String]) -> bool {
+    invocation(argv).is_some_and(|invocation| invocation.errexit)
+}
+
+/// Whether a script's `#!` line starts its shell with errexit on (`#!/bin/sh -e`,
+/// `#!/bin/bash -eu`): the kernel passes what follows the interpreter as one argument.
+pub fn shebang_errexit(script: &str) -> bool {
+    let Some(line) = script
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("#!"))
+    else {
+        return false;
+    };
+    let mut words = line.split_whitespace();
+    // `#!/usr/bin/env sh`: env's operand is the shell, and no option reaches it.
+    if words
+        .next()
+        .is_none_or(|program| basename(program) == "env")
+    {
+        return false;
     }
-    let (shell, mut rest) = rest.split_first()?;
-    if !SHELLS.contains(&basename(shell)) {
+    words
+        .next()
+        .and_then(option_letters)
+        .is_some_and(|(on, letters)| on && letters.contains('e'))
+}
+
+/// Whether `set …` turns the shell's errexit option on (`set -e`, `set -eu`, `set -o
+/// errexit`), off (`set +e`, `set +o errexit`), or leaves it alone: the last word that
+/// names it decides, as the shell reads them in order.
+pub fn set_errexit(command: &SimpleCommand) -> Option<bool> {
+    if command.name() != Some("set") {
         return None;
     }
-    let mut has_c = false;
-    while let Some((flag, tail)) = rest.split_first() {
-        if flag == "--" {
-            rest = tail;
-            continue;
+    let mut words = command.argv()[1..].iter().map(|word| word.0.as_str());
+    let mut errexit = None;
+    while let Some(word) = words.next() {
+        let Some((on, letters)) = option_letters(word) else {
+            // `--`, `-` or a positional parameter: no options follow.
+            break;
+        };
+        if letters.contains('e') {
+            errexit = Some(on);
         }
-        if let Some(letters) = flag
-            .strip_prefix('-')
-            .filter(|l| !l.is_empty() && !l.starts_with('-'))
-        {
-            has_c |= letters.contains('c');
-            rest = tail;
-            continue;
+        if letters.contains('o') && words.next() == Some("errexit") {
+            errexit = Some(on);
         }
-        break;
     }
-    (has_c && !rest.is_empty()).then(|| argv.len() - rest.len())
+    errexit
+}
+
+/// How a shell is started.
+struct Invocation {
+    /// Where its first operand is in the argv (the argv's length when it has none).
+    operand: usize,
+    /// Whether that operand is the script itself (`-c`), not a file.
+    command_string: bool,
+    /// The errexit option among the shell's flags.
+    errexit: bool,
+}
+
+/// Reads `[busybox] SHELL OPTIONS… [-c] OPERAND…`: options alone or together (`-ec`,
+/// `-euo pipefail`), each `-o`/`+o` (and bash's `-O`) with the option it names, bash's
+/// long options (`--norc`), a `--` that ends them.
+fn invocation(argv: &[String]) -> Option<Invocation> {
+    let shell_at = usize::from(argv.first().is_some_and(|w| basename(w) == "busybox"));
+    if !SHELLS.contains(&basename(argv.get(shell_at)?)) {
+        return None;
+    }
+    let (mut has_c, mut errexit) = (false, false);
+    let mut at = shell_at + 1;
+    while let Some(word) = argv.get(at) {
+        if word == "--" {
+            at += 1;
+            break;
+        }
+        if word.starts_with("--") {
+            at += 1;
+            continue;
+        }
+        let Some((on, letters)) = option_letters(word) else {
+            break;
+        };
+        at += 1;
+        has_c |= on && letters.contains('c');
+        if letters.contains('e') {
+            errexit = on;
+        }
+        if letters.contains(['o', 'O']) {
+            let name = argv.get(at)?;
+            at += 1;
+            if letters.contains('o') && name == "errexit" {
+                errexit = on;
+            }
+        }
+    }
+    Some(Invocation {
+        operand: at,
+        command_string: has_c,
+        errexit,
+    })
+}
+
+/// The letters of a cluster of one-letter options, `-eux` (turned on) or `+e` (off).
+fn option_letters(word: &str) -> Option<(bool, &str)> {
+    let (on, letters) = match word.split_at_checked(1)? {
+        ("-", letters) => (true, letters),
+        ("+", letters) => (false, letters),
+        _ => return None,
+    };
+    (!letters.is_empty() && letters.chars().all(|c| c.is_ascii_alphabetic()))
+        .then_some((on, letters))
 }
 
 #[cfg(test)]
@@ -76,5 +180,62 @@ mod tests {
         let argv: Vec<String> = ["sleep", "5"].map(String::from).to_vec();
         assert_eq!(shell_script(&argv), None);
         assert_eq!(parse_argv(&argv).simple_commands()[0].name(), Some("sleep"));
+    }
+
+    fn words(argv: &[&str]) -> Vec<String> {
+        argv.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn reads_the_options_a_shell_is_started_with() {
+        for (argv, stops_at_failure) in [
+            (&["sh", "-c", "true"][..], false),
+            (&["sh", "-ec", "true"], true),
+            (&["/bin/bash", "-e", "-c", "true"], true),
+            (&["bash", "-euo", "pipefail", "-c", "true"], true),
+            (&["bash", "-o", "errexit", "-c", "true"], true),
+            (&["bash", "-o", "pipefail", "-c", "true"], false),
+            (&["bash", "--norc", "-xc", "true"], false),
+            (&["busybox", "sh", "-ec", "true"], true),
+            (&["sh", "-e", "+e", "-c", "true"], false),
+            (&["bash", "-O", "extglob", "-c", "true"], false),
+        ] {
+            let argv = words(argv);
+            assert_eq!(shell_script(&argv), Some("true"), "{argv:?}");
+            assert_eq!(errexit(&argv), stops_at_failure, "{argv:?}");
+        }
+        // No script on the command line: a script file, nothing, not a shell.
+        for (argv, file, stops_at_failure) in [
+            (&["sh", "-e", "/scripts/run.sh"][..], Some(2), true),
+            (
+                &["bash", "-o", "pipefail", "/scripts/run.sh"],
+                Some(3),
+                false,
+            ),
+            (&["bash", "-o", "errexit"], None, true),
+            (&["sleep", "-c", "5"], None, false),
+        ] {
+            let argv = words(argv);
+            assert_eq!(shell_script(&argv), None, "{argv:?}");
+            assert_eq!(script_file_index(&argv), file, "{argv:?}");
+            assert_eq!(errexit(&argv), stops_at_failure, "{argv:?}");
+        }
+        assert_eq!(script_file_index(&words(&["sh", "-c", "true"])), None);
+    }
+
+    #[test]
+    fn reads_what_set_does_to_errexit() {
+        let set = |script: &str| set_errexit(parse(script).simple_commands()[0]);
+        assert_eq!(set("set -e"), Some(true));
+        assert_eq!(set("set -euo pipefail"), Some(true));
+        assert_eq!(set("set -o errexit"), Some(true));
+        assert_eq!(set("set -o nounset -o errexit"), Some(true));
+        assert_eq!(set("set +e"), Some(false));
+        assert_eq!(set("set -e +o errexit"), Some(false));
+        assert_eq!(set("set -x"), None);
+        assert_eq!(set("set -o pipefail"), None);
+        assert_eq!(set("set -- -e"), None);
+        assert_eq!(set("set foo -e"), None);
+        assert_eq!(set("echo -e"), None);
     }
 }

@@ -31,7 +31,10 @@ mod syntax;
 
 pub use hook_length::{Env, Length, Sleep, length, sleep_length};
 pub use idle::only_idles;
-pub use invocation::{parse_argv, script_index, shell_script};
+pub use invocation::{
+    errexit, parse_argv, script_file_index, script_index, set_errexit, shebang_errexit,
+    shell_script,
+};
 pub use network::network_use;
 pub use parse::parse;
 pub use pid1::{FamilyKnown, Last, ShellFamily, ShellPid1, ShellRun, Stays, stays_pid1};

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use super::invocation::{parse_argv, shell_script};
+use super::invocation::{self, parse_argv, set_errexit};
 use super::parse::parse;
 use super::stop_targets::{HttpMethod, Known, StopTarget, classify_call};
 use super::syntax::{Command, Connector, List, Pipeline, SimpleCommand, basename};
@@ -64,7 +64,7 @@ pub fn stop_calls(argv: &[String], known: Known) -> Vec<StopCall> {
 
 /// The stop calls of `list`, `argv` read.
 fn scan(argv: &[String], list: &List, known: Known) -> Vec<StopCall> {
-    let errexit = shell_errexit(argv);
+    let errexit = invocation::errexit(argv);
     let functions = functions(list);
     let Some((at, exec)) = replacing_exec(list) else {
         let mut calls = Vec::new();
@@ -121,16 +121,6 @@ pub(super) fn replacing_exec(list: &List) -> Option<(usize, String)> {
     })
 }
 
-/// `sh -e`/`-ec`/`bash -euo pipefail -c`: the script stops at the first failure.
-fn shell_errexit(argv: &[String]) -> bool {
-    shell_script(argv).is_some()
-        && argv
-            .iter()
-            .skip(1)
-            .take_while(|w| w.starts_with('-'))
-            .any(|flag| !flag.starts_with("--") && flag.contains('e'))
-}
-
 fn functions(list: &List) -> BTreeMap<String, List> {
     let mut found = BTreeMap::new();
     for item in &list.0 {
@@ -169,13 +159,8 @@ fn scan_list(
                     }
                     continue;
                 };
-                if simple.name() == Some("set")
-                    && simple
-                        .argv()
-                        .iter()
-                        .any(|w| w.0.starts_with('-') && w.0.contains('e'))
-                {
-                    errexit = true;
+                if let Some(on) = set_errexit(simple) {
+                    errexit = on;
                 }
                 if simple.name() == Some("trap") {
                     for handler in trap_handlers(simple, functions) {
@@ -405,6 +390,47 @@ mod tests {
         assert_eq!(
             status("set -e\n./work\ncurl -X POST localhost:15020/quitquitquit"),
             ExitStatus::HangsOnFailure
+        );
+        assert_eq!(
+            status("set -o errexit\n./work\ncurl -X POST localhost:15020/quitquitquit"),
+            ExitStatus::HangsOnFailure
+        );
+        // `set +e` before the work lets a failing work reach the call.
+        assert_eq!(
+            status("set -e\nsetup\nset +e\n./work\ncurl -X POST localhost:15020/quitquitquit"),
+            ExitStatus::LostOnFailure
+        );
+        // The shell's own flags, `-o` with its option among them, read the same way.
+        let started = |flags: &[&str], script: &str| {
+            let argv: Vec<String> = std::iter::once("bash")
+                .chain(flags.iter().copied())
+                .chain(["-c", script])
+                .map(String::from)
+                .collect();
+            let calls = stop_calls(&argv, known(&[]));
+            assert_eq!(calls.len(), 1, "{flags:?} {script}: {calls:?}");
+            calls[0].status
+        };
+        assert_eq!(
+            started(
+                &["-euo", "pipefail"],
+                "./work\ncurl -X POST localhost:15020/quitquitquit"
+            ),
+            ExitStatus::HangsOnFailure
+        );
+        assert_eq!(
+            started(
+                &["-euo", "pipefail"],
+                "trap 'curl -X POST localhost:15020/quitquitquit' EXIT\n./work"
+            ),
+            ExitStatus::Kept
+        );
+        assert_eq!(
+            started(
+                &["-o", "pipefail"],
+                "./work\ncurl -X POST localhost:15020/quitquitquit"
+            ),
+            ExitStatus::LostOnFailure
         );
         let calls = stop_calls(
             &[

@@ -11,8 +11,9 @@ declare_rule! {
     /// ## What it detects
     /// A Job's work stops its sidecar in a way that loses the work's result:
     /// `work; stop` reports the stop call's success for failed work; `work && stop` (or
-    /// `set -e`) never stops the sidecar when the work fails, so the pod hangs;
-    /// `work || stop` stops it only on failure. Also a sidecar that exits non-zero when
+    /// errexit: `set -e`, `sh -e`, `bash -euo pipefail`, a `#!/bin/sh -e` script) never
+    /// stops the sidecar when the work fails, so the pod hangs; `work || stop` stops it
+    /// only on failure. Also a sidecar that exits non-zero when
     /// stopped (the Cloud SQL proxy exits 143 on SIGTERM), which fails the pod although
     /// the work succeeded.
     ///
