@@ -52,7 +52,7 @@ fn advice(fixture: &str, flags: &[&str], rule: &str) -> (String, String) {
 
 #[test]
 fn ml101_help_names_the_key_the_release_reads() {
-    let cases: [(&str, &[&str], &[&str]); 6] = [
+    let cases: [(&str, &[&str], &[&str]); 2] = [
         (
             "rules/ml301-fire-no-native-sidecars.yaml",
             &["--istio-version", "1.23"],
@@ -63,30 +63,92 @@ fn ml101_help_names_the_key_the_release_reads() {
             &["--istio-version", "1.24"],
             &["sidecar.istio.io/nativeSidecar"],
         ),
-        (
-            "rules/ml101-fire-linkerd-await-disabled.yaml",
-            &["--linkerd-version", "2.14"],
-            &[],
-        ),
-        (
-            "rules/ml101-fire-linkerd-await-disabled.yaml",
-            &["--linkerd-version", "2.15"],
-            &["config.alpha.linkerd.io/proxy-enable-native-sidecar"],
-        ),
-        (
-            "rules/ml101-fire-linkerd-await-disabled.yaml",
-            &["--linkerd-version", "2.18"],
-            &["config.alpha.linkerd.io/proxy-enable-native-sidecar"],
-        ),
-        (
-            "rules/ml101-fire-linkerd-await-disabled.yaml",
-            &["--linkerd-version", "2.19"],
-            &["config.beta.linkerd.io/proxy-enable-native-sidecar"],
-        ),
     ];
     for (fixture, flags, expected) in cases {
         let (help, _) = advice(fixture, flags, "ML101");
         assert_eq!(keys_in(&help), expected, "{fixture} {flags:?}: {help}");
+    }
+}
+
+/// Linkerd's injector gives a native proxy its startupProbe only with proxy-await on
+/// (docs/lifecycle.md §4.2): where the pod turns await off, ML101 asks for await and
+/// offers no native proxy as the hold, on every release that reads a switch, nor ML103
+/// as the proxy its init containers wait for; the
+/// switch each release reads is still what ML202 offers for the proxy's exit.
+#[test]
+fn a_native_linkerd_proxy_holds_the_app_only_with_await() {
+    for version in ["2.14", "2.15", "2.18", "2.19"] {
+        let flags = ["--linkerd-version", version];
+        let (help, fix) = advice(
+            "rules/ml101-fire-linkerd-await-disabled.yaml",
+            &flags,
+            "ML101",
+        );
+        assert_eq!(keys_in(&help), [] as [&str; 0], "{version}: {help}");
+        assert!(
+            help.contains("config.linkerd.io/proxy-await: enabled")
+                && fix.contains("config.linkerd.io/proxy-await: enabled"),
+            "{version}: {help} / {fix}"
+        );
+    }
+    // Nor as the proxy that holds the pod's init containers (ML103).
+    let fixture =
+        std::fs::read_to_string(common::testdata("rules/ml103-fire-linkerd-classic.yaml"))
+            .expect("the fixture reads");
+    let without_await = fixture.replacen(
+        "        linkerd.io/inject: enabled\n",
+        "        linkerd.io/inject: enabled\n        config.linkerd.io/proxy-await: disabled\n",
+        1,
+    );
+    assert_ne!(without_await, fixture);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("init-call.yaml");
+    std::fs::write(&path, &without_await).unwrap();
+    for version in ["2.15", "2.19"] {
+        let (report, _) = common::lint_json(&path, &["--linkerd-version", version]);
+        let help = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["ruleId"] == "ML103")
+            .unwrap_or_else(|| panic!("ML103 with {version}: {report}"))["help"]
+            .as_str()
+            .unwrap();
+        assert_eq!(keys_in(help), [] as [&str; 0], "{version}: {help}");
+    }
+    let (report, _) = common::lint_json(
+        &common::testdata("rules/ml103-fire-linkerd-classic.yaml"),
+        &["--linkerd-version", "2.19"],
+    );
+    assert!(
+        report
+            .to_string()
+            .contains("config.beta.linkerd.io/proxy-enable-native-sidecar"),
+        "with await on, ML103 offers the native proxy: {report}"
+    );
+    let cases: [(&str, &[&str]); 4] = [
+        ("2.14", &[]),
+        (
+            "2.15",
+            &["config.alpha.linkerd.io/proxy-enable-native-sidecar"],
+        ),
+        (
+            "2.18",
+            &["config.alpha.linkerd.io/proxy-enable-native-sidecar"],
+        ),
+        (
+            "2.19",
+            &["config.beta.linkerd.io/proxy-enable-native-sidecar"],
+        ),
+    ];
+    for (version, expected) in cases {
+        let flags = ["--linkerd-version", version, "--kubernetes-version", "1.33"];
+        let (help, _) = advice(
+            "rules/ml202-fire-linkerd-no-wait-before-exit.yaml",
+            &flags,
+            "ML202",
+        );
+        assert_eq!(keys_in(&help), expected, "{version}: {help}");
     }
 }
 
@@ -235,7 +297,8 @@ fn daprs_switch_stops_daprd_after_the_apps_but_holds_no_app() {
 
 /// A release whose injector reads no pod switch gets no "run it as a native sidecar"
 /// that the pod cannot follow: Istio 1.19 to 1.23 name istiod's `ENABLE_NATIVE_SIDECARS`
-/// instead, Istio 1.18 and Linkerd 2.14, which have no native mode, nothing.
+/// instead (for a proxy's exit and for a Job's), Istio 1.18 and Linkerd 2.14, which
+/// have no native mode, nothing.
 #[test]
 fn a_release_without_a_pod_switch_gets_only_native_advice_it_can_follow() {
     let istio = "rules/ml202-fire-istio-app-prestop.yaml";
@@ -264,6 +327,20 @@ fn a_release_without_a_pod_switch_gets_only_native_advice_it_can_follow() {
     let (help, _) = advice(istio, &["--istio-version", "1.24"], "ML202");
     assert_eq!(keys_in(&help), ["sidecar.istio.io/nativeSidecar"], "{help}");
     assert!(!help.contains("ENABLE_NATIVE_SIDECARS"), "{help}");
+
+    // A Job's proxy: istiod's switch beside the stop call, which stays the fix (no fix
+    // changes the installation); on 1.18, the stop call alone.
+    let job = "rules/ml301-fire-no-native-sidecars.yaml";
+    for (version, install) in [("1.22", true), ("1.18", false)] {
+        let (help, fix) = advice(job, &["--istio-version", version], "ML301");
+        assert_eq!(
+            help.contains("`ENABLE_NATIVE_SIDECARS=true` in its environment"),
+            install,
+            "{version}: {help}"
+        );
+        assert!(keys_in(&help).is_empty(), "{version}: {help}");
+        assert!(fix.contains("trap '"), "{version}: {fix}");
+    }
 }
 
 /// ML103: a native proxy helps an init container's call only if it starts before it.
@@ -291,4 +368,53 @@ fn ml103_offers_only_a_native_proxy_that_starts_before_the_init_containers() {
         help.contains("consul.hashicorp.com/enable-consul-dataplane-as-sidecar"),
         "{help}"
     );
+}
+
+/// A native proxy without a startupProbe holds neither the app nor the init containers
+/// after it: Istio's with the status port turned off (`status.sidecar.istio.io/port:
+/// "0"` drops every probe of the proxy), whether the pod's switch (1.24) or istiod's
+/// (1.22) would make it native, is offered as neither.
+#[test]
+fn a_native_proxy_without_a_startup_probe_is_offered_as_no_hold() {
+    let fixture =
+        std::fs::read_to_string(common::testdata("rules/ml103-fire-istio-migration.yaml"))
+            .expect("the fixture reads");
+    let without_probes = fixture.replacen(
+        "      annotations:\n",
+        "      annotations:\n        status.sidecar.istio.io/port: \"0\"\n",
+        1,
+    );
+    let without_hold = without_probes.replacen(
+        "        proxy.istio.io/config: |\n          holdApplicationUntilProxyStarts: true\n",
+        "",
+        1,
+    );
+    assert!(without_probes != fixture && without_hold != without_probes);
+    let dir = tempfile::tempdir().unwrap();
+    let held = dir.path().join("held.yaml");
+    let unheld = dir.path().join("unheld.yaml");
+    std::fs::write(&held, without_probes).unwrap();
+    std::fs::write(&unheld, without_hold).unwrap();
+    let help = |path: &std::path::Path, version: &str, rule: &str| {
+        let (report, _) = common::lint_json(path, &["--istio-version", version]);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["ruleId"] == rule)
+            .unwrap_or_else(|| panic!("{rule} on {} with {version}: {report}", path.display()))
+            ["help"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    for version in ["1.22", "1.24"] {
+        for (path, rule) in [(&held, "ML103"), (&unheld, "ML103"), (&unheld, "ML101")] {
+            let help = help(path, version, rule);
+            assert!(
+                keys_in(&help).is_empty() && !help.contains("ENABLE_NATIVE_SIDECARS"),
+                "{version} {rule}: {help}"
+            );
+        }
+    }
 }

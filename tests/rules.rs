@@ -1,5 +1,6 @@
 //! Every rule fixture in `testdata/rules/` produces exactly the findings its
-//! `# expect:` comments name, at those lines, and nothing else.
+//! `# expect:` comments name, at those lines, and nothing else; their messages and help
+//! end with their last word.
 
 mod common;
 
@@ -25,6 +26,20 @@ fn every_fixture_yields_exactly_its_expected_findings() {
                 path.file_name().unwrap().to_string_lossy(),
                 common::messages(&report, "            ")
             ));
+        }
+        // Help and messages end with their last word: a stray line break shows as a
+        // blank line in the terminal and in every editor that shows the help.
+        for finding in report["findings"].as_array().unwrap() {
+            for field in ["message", "help"] {
+                let text = finding[field].as_str().unwrap_or_default();
+                if text.trim() != text {
+                    failures.push(format!(
+                        "{}: {} {field} has blank space at an end: {text:?}",
+                        path.display(),
+                        finding["ruleId"]
+                    ));
+                }
+            }
         }
         let errors = report["summary"]["errors"].as_u64().unwrap();
         let expected_status = if errors > 0 { 1 } else { 0 };

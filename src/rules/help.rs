@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::fix::Remedy;
 use crate::load::JsonPath;
-use crate::resolve::mesh::{Displaced, Displacement, InstallSwitch, NativeSwitch, StopAfterWork};
+use crate::resolve::mesh::{Displaced, Displacement, NativeSwitch, StopAfterWork};
 use crate::resolve::{PlannedContainer, PodPlan, Release};
 use crate::settings::Sourced;
 use crate::settings::version::KubeVersion;
@@ -51,8 +51,10 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
                     spelled(switch),
                     and_also(switch)
                 ),
-                (None, Some(install)) => format!("or {}", install_native(install)),
-                (None, None) => String::new(),
+                (None, Some(install)) if install.gated => {
+                    format!("or {}", install.help())
+                }
+                (None, _) => String::new(),
             };
             (format!("{}{native}", advice.help), Some(advice.fix))
         }
@@ -120,7 +122,7 @@ pub fn wait_in_app(proxy: &PlannedContainer) -> String {
 /// manifest); the same facts ML301's fixes use.
 pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     let native_route = match sidecar.shaped_by() {
-        Some(_) => sidecar.native_switch.is_some(),
+        Some(_) => sidecar.native_switch.is_some() || sidecar.native_install.is_some(),
         None => plan.kubernetes.value.runs_native_sidecars(),
     };
     let also = sidecar.native_switch.as_ref().and_then(also);
@@ -142,6 +144,7 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
     let stop = StopAfterWork {
         call,
         native_switch: sidecar.native_switch.as_ref(),
+        native_install: sidecar.native_install.as_ref(),
         native: &native,
         shares_pids: plan.share_process_namespace,
     };
@@ -153,10 +156,17 @@ pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
             spelled(switch),
             and_also(switch)
         ),
-        (None, None) if native_route => format!(
-            "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
-            sidecar.name
-        ),
+        (None, None) if native_route => match &sidecar.native_install {
+            Some(install) => format!(
+                "{}, so the kubelet stops `{}` once the work is done",
+                install.help(),
+                sidecar.name
+            ),
+            None => format!(
+                "make `{}` a native sidecar (move it to initContainers with `restartPolicy: Always`) so the kubelet stops it once the work is done",
+                sidecar.name
+            ),
+        },
         (None, None) => format!(
             "make `{}` exit once the work is done: a stop call or a signal from the work, or its command waiting for a file the work leaves{}",
             sidecar.name,
@@ -325,7 +335,7 @@ pub fn keep_proxy_until_app_exits(
         ),
         (None, Some(install)) => format!(
             "or {}, which the kubelet stops only after the app",
-            install_native(install)
+            install.help()
         ),
         (None, None) if proxy.is_injected() => String::new(),
         (None, None) => {
@@ -350,8 +360,9 @@ pub fn keep_proxy_until_app_exits(
 }
 
 /// `proxy` run as a native sidecar that starts before the pod's own init containers,
-/// as a clause: for an injected proxy only through its mesh's switch, where the
-/// injector puts the native sidecar before them (Consul and Dapr append it after), or
+/// and holds them until it is ready, as a clause: for an injected proxy only through
+/// its mesh's switch, where the injector puts the native sidecar before them (Consul
+/// and Dapr append it after) with a startupProbe (none with Linkerd's await off), or
 /// its installation's.
 pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
     if !proxy.is_injected() {
@@ -362,15 +373,15 @@ pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
     }
     // A proxy has a native install only where it has no switch.
     match (&proxy.native_switch, &proxy.native_install) {
-        (Some(switch), _) if switch.leads_inits => Some(format!(
+        (Some(switch), _) if switch.leads_inits && switch.gated => Some(format!(
             "run `{}` as a native sidecar, which starts before this init container ({}{})",
             proxy.name,
             spelled(switch),
             and_also(switch)
         )),
-        (None, Some(install)) => Some(format!(
+        (None, Some(install)) if install.gated => Some(format!(
             "{}, so that the proxy starts before this init container",
-            install_native(install)
+            install.help()
         )),
         _ => None,
     }
@@ -404,15 +415,6 @@ fn also(switch: &NativeSwitch) -> Option<String> {
     });
     let clauses: Vec<String> = needs.into_iter().chain(displaced).collect();
     (!clauses.is_empty()).then(|| clauses.join("; "))
-}
-
-/// The installation's switch to a native proxy, as a clause: "have istiod add every
-/// proxy as a native sidecar (…)".
-fn install_native(install: &InstallSwitch) -> String {
-    format!(
-        "have {} add every proxy as a native sidecar (`{}={}` in its environment; this release reads no pod annotation for it)",
-        install.component, install.variable, install.value
-    )
 }
 
 /// Why `displaced` goes with the native switch, in a clause.

@@ -231,14 +231,17 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of the violation's rule at its default severity, pointing at `primary`
-    /// and worded by the violation.
+    /// and worded by the violation. Its help ends with its last word: a remedy's YAML
+    /// snippet ends with a line break, which only a line after it needs.
     pub fn new<V: Violation>(violation: &V, primary: Label) -> Self {
+        let mut help = violation.help();
+        help.truncate(help.trim_end().len());
         Finding {
             rule: V::RULE,
             severity: V::RULE.severity,
             container: None,
             message: violation.message(),
-            help: violation.help(),
+            help,
             primary,
             related: Vec::new(),
             window: None,

@@ -380,6 +380,20 @@ pub struct InstallSwitch {
     pub variable: &'static str,
     /// The value that turns native mode on.
     pub value: &'static str,
+    /// Whether the injector gives the native proxy a startupProbe, so that it holds the
+    /// apps and the pod's init containers until it is ready ([`NativeSwitch::gated`]).
+    pub gated: bool,
+}
+
+impl InstallSwitch {
+    /// The change as help asks it of whoever runs the mesh, a clause: "have istiod add
+    /// every proxy as a native sidecar (…)".
+    pub fn help(&self) -> String {
+        format!(
+            "have {} add every proxy as a native sidecar (`{}={}` in its environment; this release reads no pod annotation for it)",
+            self.component, self.variable, self.value
+        )
+    }
 }
 
 /// A setting of the pod that native mode leaves without effect, refuses or turns

@@ -3,7 +3,7 @@
 //! each model fills its [`Remedies`] in its `remedies.rs`, and the rules word their
 //! findings with them.
 
-use super::NativeSwitch;
+use super::{InstallSwitch, NativeSwitch};
 use crate::fix::Remedy;
 use crate::load::JsonPath;
 
@@ -90,6 +90,9 @@ pub struct StopAfterWork<'a> {
     /// The annotation that has the injector add the sidecar natively, when the
     /// versions in force read one.
     pub native_switch: Option<&'a NativeSwitch>,
+    /// The installation's switch to native sidecars, where the release reads no
+    /// annotation for it.
+    pub native_install: Option<&'a InstallSwitch>,
     /// The clause that offers a native sidecar instead, empty where the sidecar cannot
     /// be one.
     pub native: &'a str,
@@ -101,14 +104,15 @@ pub struct StopAfterWork<'a> {
 impl StopAfterWork<'_> {
     /// `call` as the EXIT trap of the work's script, which stops `sidecar` ("the
     /// proxy") on every path out of the work and keeps its exit status, with the native
-    /// switch after it where the pod can ask for one.
+    /// switch after it where the pod can ask for one, or the installation's.
     pub fn trapped(&self, sidecar: &str, call: &str) -> String {
-        let native = match self.native_switch {
-            Some(switch) => format!(
+        let native = match (self.native_switch, self.native_install) {
+            (Some(switch), _) => format!(
                 "\n(or `{}: \"{}\"` on the pod template{})",
                 switch.annotation, switch.value, self.native
             ),
-            None => String::new(),
+            (None, Some(install)) => format!("\n(or {}{})", install.help(), self.native),
+            (None, None) => String::new(),
         };
         format!(
             "stop {sidecar} when the work ends, keeping the work's exit status:\n  command: [\"/bin/sh\", \"-c\"]\n  args:\n  - |\n    trap '{call}' EXIT\n    ./your-work   # not `exec`: the trap must outlive it{native}"

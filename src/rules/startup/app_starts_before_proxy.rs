@@ -41,9 +41,10 @@ declare_rule! {
     /// `kuma.io/wait-for-dataplane-ready: "true"` for Kuma (2.4+), or a native sidecar
     /// (Kubernetes 1.29+) whose startupProbe holds the app: for an injected proxy
     /// through its mesh's switch, and only where its injector gives the native sidecar
-    /// a startup probe (not Dapr's daprd, docs/lifecycle.md §5.1). A loop in the app's
-    /// own command that polls the proxy's readiness before `exec`-ing the app works too
-    /// (for daprd, `GET :3500/v1.0/healthz/outbound`).
+    /// a startup probe (not Dapr's daprd, docs/lifecycle.md §5.1; not Linkerd's proxy
+    /// with proxy-await off, §4.2; not Istio's with its status port off, §3.2). A loop
+    /// in the app's own command that polls the proxy's readiness before `exec`-ing the
+    /// app works too (for daprd, `GET :3500/v1.0/healthz/outbound`).
     ///
     /// `lint --fix` (safe) sets the hold on the pod template: for Istio
     /// `holdApplicationUntilProxyStarts: true` inside `proxy.istio.io/config`, edited in

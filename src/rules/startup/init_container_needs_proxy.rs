@@ -34,9 +34,11 @@ declare_rule! {
     /// Run the proxy as a native sidecar, which Istio and Linkerd place before the pod's
     /// own init containers (`sidecar.istio.io/nativeSidecar: "true"`, or istiod's
     /// `ENABLE_NATIVE_SIDECARS` on Istio 1.19 to 1.23, which read no pod annotation;
-    /// `config.beta.linkerd.io/proxy-enable-native-sidecar: "true"`); not Consul's
-    /// native dataplane, which its injector appends after them (docs/lifecycle.md
-    /// §5.2). Or move the call into the app container after its start gate, or let the
+    /// `config.beta.linkerd.io/proxy-enable-native-sidecar: "true"`), with the startup
+    /// probe that holds them until it is ready (Linkerd gives it one only with
+    /// proxy-await on, Istio only with its status port); not Consul's native
+    /// dataplane, which its injector appends after them (docs/lifecycle.md §5.2). Or
+    /// move the call into the app container after its start gate, or let the
     /// call bypass the proxy:
     /// ```yaml
     /// traffic.sidecar.istio.io/excludeOutboundPorts: "5432"   # Istio

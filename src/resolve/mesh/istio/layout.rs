@@ -64,7 +64,11 @@ pub(super) fn inject(
         })
     };
     if !native && proxy.native_switch.is_none() {
-        proxy.native_install = install_switch(version(b), b.settings.kubernetes.value);
+        proxy.native_install =
+            install_switch(version(b), b.settings.kubernetes.value).map(|install| InstallSwitch {
+                gated: startup_probe(b, true).is_some(),
+                ..install
+            });
     }
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);

@@ -100,6 +100,7 @@ pub fn install_switch(
         component: "istiod",
         variable: "ENABLE_NATIVE_SIDECARS",
         value: "true",
+        gated: true,
     })
 }
 

@@ -172,10 +172,15 @@ pub(super) fn inject(b: &mut Builder, trigger: JsonPath, asked_by: DecisionReaso
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
+    // The injector gives a native proxy its startupProbe only with await on (below):
+    // with await off, the switch alone would not hold the app.
     proxy.native_switch = if native {
         None
     } else {
-        switch_beside_wait(b, wait.as_ref())
+        switch_beside_wait(b, wait.as_ref()).map(|switch| NativeSwitch {
+            gated: awaits.value,
+            ..switch
+        })
     };
     proxy.image = Some("cr.l5d.io/linkerd/proxy".into());
     proxy.startup = startup;
