@@ -8,6 +8,8 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 /// Every native-sidecar annotation any release reads.
 const NATIVE_KEYS: [&str; 4] = [
     "sidecar.istio.io/nativeSidecar",
@@ -35,19 +37,37 @@ fn keys_in(text: &str) -> Vec<&'static str> {
 /// The help of `rule`'s finding and its fix's description, linting `fixture` with
 /// `flags`.
 fn advice(fixture: &str, flags: &[&str], rule: &str) -> (String, String) {
-    let (report, _) = common::lint_json(&common::testdata(fixture), flags);
+    advice_at(&common::testdata(fixture), flags, rule)
+}
+
+/// [`advice`] for the manifest at `path`.
+fn advice_at(path: &Path, flags: &[&str], rule: &str) -> (String, String) {
+    let (report, _) = common::lint_json(path, flags);
     let finding = report["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|f| f["ruleId"] == rule)
-        .unwrap_or_else(|| panic!("{rule} on {fixture} with {flags:?}: {report}"));
+        .unwrap_or_else(|| panic!("{rule} on {} with {flags:?}: {report}", path.display()));
     let help = finding["help"].as_str().unwrap().to_owned();
     let fix = finding["fix"]["description"]
         .as_str()
         .unwrap_or_default()
         .to_owned();
     (help, fix)
+}
+
+/// `fixture` with each `(from, to)` replaced once, written to a temporary directory.
+fn variant(fixture: &str, changes: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let mut text = std::fs::read_to_string(common::testdata(fixture)).expect("the fixture reads");
+    for (from, to) in changes {
+        assert!(text.contains(from), "{fixture} has {from:?}");
+        text = text.replacen(from, to, 1);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("variant.yaml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
 }
 
 #[test]
@@ -91,40 +111,25 @@ fn a_native_linkerd_proxy_holds_the_app_only_with_await() {
             "{version}: {help} / {fix}"
         );
     }
-    // Nor as the proxy that holds the pod's init containers (ML103).
-    let fixture =
-        std::fs::read_to_string(common::testdata("rules/ml103-fire-linkerd-classic.yaml"))
-            .expect("the fixture reads");
-    let without_await = fixture.replacen(
-        "        linkerd.io/inject: enabled\n",
-        "        linkerd.io/inject: enabled\n        config.linkerd.io/proxy-await: disabled\n",
-        1,
+    // Nor as the proxy that holds the pod's init containers (ML103), which it is with
+    // await on.
+    let init_call = "rules/ml103-fire-linkerd-classic.yaml";
+    let (_dir, without_await) = variant(
+        init_call,
+        &[(
+            "        linkerd.io/inject: enabled\n",
+            "        linkerd.io/inject: enabled\n        config.linkerd.io/proxy-await: disabled\n",
+        )],
     );
-    assert_ne!(without_await, fixture);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("init-call.yaml");
-    std::fs::write(&path, &without_await).unwrap();
     for version in ["2.15", "2.19"] {
-        let (report, _) = common::lint_json(&path, &["--linkerd-version", version]);
-        let help = report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["ruleId"] == "ML103")
-            .unwrap_or_else(|| panic!("ML103 with {version}: {report}"))["help"]
-            .as_str()
-            .unwrap();
-        assert_eq!(keys_in(help), [] as [&str; 0], "{version}: {help}");
+        let (help, _) = advice_at(&without_await, &["--linkerd-version", version], "ML103");
+        assert_eq!(keys_in(&help), [] as [&str; 0], "{version}: {help}");
     }
-    let (report, _) = common::lint_json(
-        &common::testdata("rules/ml103-fire-linkerd-classic.yaml"),
-        &["--linkerd-version", "2.19"],
-    );
-    assert!(
-        report
-            .to_string()
-            .contains("config.beta.linkerd.io/proxy-enable-native-sidecar"),
-        "with await on, ML103 offers the native proxy: {report}"
+    let (help, _) = advice(init_call, &["--linkerd-version", "2.19"], "ML103");
+    assert_eq!(
+        keys_in(&help),
+        ["config.beta.linkerd.io/proxy-enable-native-sidecar"],
+        "{help}"
     );
     let cases: [(&str, &[&str]); 4] = [
         ("2.14", &[]),
@@ -376,41 +381,20 @@ fn ml103_offers_only_a_native_proxy_that_starts_before_the_init_containers() {
 /// (1.22) would make it native, is offered as neither.
 #[test]
 fn a_native_proxy_without_a_startup_probe_is_offered_as_no_hold() {
-    let fixture =
-        std::fs::read_to_string(common::testdata("rules/ml103-fire-istio-migration.yaml"))
-            .expect("the fixture reads");
-    let without_probes = fixture.replacen(
+    let fixture = "rules/ml103-fire-istio-migration.yaml";
+    let without_probes = (
         "      annotations:\n",
         "      annotations:\n        status.sidecar.istio.io/port: \"0\"\n",
-        1,
     );
-    let without_hold = without_probes.replacen(
+    let without_hold = (
         "        proxy.istio.io/config: |\n          holdApplicationUntilProxyStarts: true\n",
         "",
-        1,
     );
-    assert!(without_probes != fixture && without_hold != without_probes);
-    let dir = tempfile::tempdir().unwrap();
-    let held = dir.path().join("held.yaml");
-    let unheld = dir.path().join("unheld.yaml");
-    std::fs::write(&held, without_probes).unwrap();
-    std::fs::write(&unheld, without_hold).unwrap();
-    let help = |path: &std::path::Path, version: &str, rule: &str| {
-        let (report, _) = common::lint_json(path, &["--istio-version", version]);
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["ruleId"] == rule)
-            .unwrap_or_else(|| panic!("{rule} on {} with {version}: {report}", path.display()))
-            ["help"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    };
+    let (_held_dir, held) = variant(fixture, &[without_probes]);
+    let (_unheld_dir, unheld) = variant(fixture, &[without_probes, without_hold]);
     for version in ["1.22", "1.24"] {
         for (path, rule) in [(&held, "ML103"), (&unheld, "ML103"), (&unheld, "ML101")] {
-            let help = help(path, version, rule);
+            let (help, _) = advice_at(path, &["--istio-version", version], rule);
             assert!(
                 keys_in(&help).is_empty() && !help.contains("ENABLE_NATIVE_SIDECARS"),
                 "{version} {rule}: {help}"

@@ -585,6 +585,10 @@ fn reads_a_shells_flags_as_bash_and_dash_do() {
         &["bash", "+o", "errexit", "-ec"],
         &["bash", "--norc", "-ec"],
         &["bash", "-O", "extglob", "-c"],
+        &["bash", "--init-file", "/dev/null", "-ec"],
+        &["bash", "-oo", "errexit", "nounset", "-c"],
+        &["dash", "+c"],
+        &["dash", "-ec", "-"],
     ] {
         let script = r#"echo "$-""#;
         let full: Vec<String> = argv
@@ -634,27 +638,43 @@ fn reads_set_as_bash_and_dash_do() {
 }
 
 /// A script's `#!` line, as the kernel and the shell read it: errexit on exactly where
-/// the shell that runs the file reports `e` in `$-`.
+/// the shell that runs the file reports `e` in `$-`. The kernel passes the rest of the
+/// line as one argument: `#!/bin/sh -e -x` is an option word the shell refuses.
 #[test]
 fn reads_a_shebang_as_the_kernel_and_the_shell_do() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    for line in [
-        "#!/bin/sh",
-        "#!/bin/sh -e",
-        "#!/bin/bash -eu",
-        "#!/bin/bash -x",
-        "#!/usr/bin/env sh",
-        "#!/bin/sh +e",
-    ] {
+    for (case, (line, starts)) in [
+        ("#!/bin/sh", true),
+        ("#!/bin/sh -e", true),
+        ("#!/bin/bash -eu", true),
+        ("#!/bin/bash -x", true),
+        ("#!/bin/sh +e", true),
+        ("#!/usr/bin/env sh", true),
+        ("#!/usr/bin/env -S bash -e", true),
+        ("#!/usr/bin/env -S bash -e +e", true),
+        ("#!/bin/sh -e -x", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let script = format!("{line}\necho \"$-\"\n");
-        let path = dir.path().join("run.sh");
+        // A file per case, so that no process another test starts still holds one
+        // being written (which makes running it fail with "text file busy").
+        let path = dir.path().join(format!("run-{case}.sh"));
         std::fs::write(&path, &script).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let output = std::process::Command::new(&path)
-            .output()
+        let output = (0..50)
+            .find_map(|_| match std::process::Command::new(&path).output() {
+                Err(error) if error.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    None
+                }
+                other => Some(other),
+            })
+            .unwrap_or_else(|| panic!("{line}: the file stays busy"))
             .unwrap_or_else(|error| panic!("{line}: {error}"));
-        assert!(output.status.success(), "{line}: {output:?}");
+        assert_eq!(output.status.success(), starts, "{line}: {output:?}");
         let reported = String::from_utf8(output.stdout).unwrap();
         assert_eq!(
             shell::shebang_errexit(&script),

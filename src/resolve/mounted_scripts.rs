@@ -97,7 +97,7 @@ pub fn readable_command(
 
 /// How a command runs a script file.
 #[derive(Debug, PartialEq, Eq)]
-struct FileRun<'a> {
+struct ScriptFile<'a> {
     /// The file.
     path: String,
     /// The shell the command names for it (`sh /scripts/x.sh`); none where the runtime
@@ -110,8 +110,8 @@ struct FileRun<'a> {
 /// The script file `argv` runs: directly (`[/scripts/x.sh]`, or the one command of
 /// `sh -c`), or as a shell's operand, after its options (`[bash, -eo, pipefail,
 /// /scripts/x.sh]`).
-fn script_file(argv: &[String]) -> Option<FileRun<'_>> {
-    let direct = |path: &String| FileRun {
+fn script_file(argv: &[String]) -> Option<ScriptFile<'_>> {
+    let direct = |path: &String| ScriptFile {
         path: path.clone(),
         shell: None,
         errexit: false,
@@ -129,13 +129,12 @@ fn script_file(argv: &[String]) -> Option<FileRun<'_>> {
         return (list.0.len() == 1 && file.starts_with('/') && !is_shell(file))
             .then(|| direct(file));
     }
-    let operand = &argv[shell::script_file_index(argv)?];
-    // The shell is the word before its options: after `busybox`, when it leads.
-    let shell = argv.iter().find(|word| basename(word) != "busybox")?;
-    operand.starts_with('/').then(|| FileRun {
-        path: operand.clone(),
-        shell: Some(basename(shell)),
-        errexit: shell::errexit(argv),
+    let run = shell::script_file_run(argv)?;
+    let file = &argv[run.file];
+    file.starts_with('/').then(|| ScriptFile {
+        path: file.clone(),
+        shell: Some(run.shell),
+        errexit: run.errexit,
     })
 }
 
@@ -146,12 +145,12 @@ fn is_shell(word: &str) -> bool {
     )
 }
 
-/// The shell of a `#!` line (`#!/bin/bash`, `#!/usr/bin/env sh`).
+/// The shell of a `#!` line (`#!/bin/bash`, `#!/usr/bin/env sh`, `#!/bin/busybox sh`).
 fn interpreter(text: &str) -> Option<String> {
     let line = text.lines().next()?.strip_prefix("#!")?;
     let mut words = line.split_whitespace();
     let program = basename(words.next()?);
-    let program = if program == "env" {
+    let program = if matches!(program, "env" | "busybox") {
         basename(words.find(|w| !w.starts_with('-'))?)
     } else {
         program
@@ -248,12 +247,12 @@ mod tests {
 
     #[test]
     fn finds_the_script_file_a_command_runs() {
-        let run = |shell: Option<&'static str>, errexit: bool| FileRun {
+        let run = |shell: Option<&'static str>, errexit: bool| ScriptFile {
             path: "/scripts/run.sh".to_owned(),
             shell,
             errexit,
         };
-        let cases: [(&[&str], Option<FileRun>); 8] = [
+        let cases: [(&[&str], Option<ScriptFile>); 8] = [
             (&["/scripts/run.sh", "x"], Some(run(None, false))),
             (&["sh", "-c", "/scripts/run.sh"], Some(run(None, false))),
             (&["sh", "/scripts/run.sh"], Some(run(Some("sh"), false))),
@@ -281,6 +280,7 @@ mod tests {
     fn reads_the_interpreter_of_a_shebang() {
         assert_eq!(interpreter("#!/bin/bash\nset -e"), Some("bash".into()));
         assert_eq!(interpreter("#!/usr/bin/env sh\n"), Some("sh".into()));
+        assert_eq!(interpreter("#!/bin/busybox sh\n"), Some("sh".into()));
         assert_eq!(interpreter("#!/usr/bin/python3\n"), None);
         assert_eq!(interpreter("echo hi"), None);
     }

@@ -121,6 +121,9 @@ pub fn wait_in_app(proxy: &PlannedContainer) -> String {
 /// an injected proxy, a move to `initContainers` for a sidecar written in the
 /// manifest); the same facts ML301's fixes use.
 pub fn stop_sidecar(sidecar: &PlannedContainer, plan: &PodPlan) -> String {
+    // A native sidecar without a startup probe still stops after the work, so help
+    // offers it; ML301's fix does not, as its check would count the work starting before
+    // the sidecar is ready (ML104) as new.
     let native_route = match sidecar.shaped_by() {
         Some(_) => sidecar.native_switch.is_some() || sidecar.native_install.is_some(),
         None => plan.kubernetes.value.runs_native_sidecars(),

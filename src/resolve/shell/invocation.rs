@@ -42,12 +42,28 @@ pub fn script_index(argv: &[String]) -> Option<usize> {
         .map(|invocation| invocation.operand)
 }
 
-/// Where in `argv` the script file of `sh [OPTIONS] FILE` is (`bash -e -o pipefail
-/// /scripts/run.sh`): the shell's first operand, without `-c`.
-pub fn script_file_index(argv: &[String]) -> Option<usize> {
-    invocation(argv)
-        .filter(|invocation| !invocation.command_string && invocation.operand < argv.len())
-        .map(|invocation| invocation.operand)
+/// A shell started to run a script file: `[busybox] SHELL [OPTIONS] FILE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRun<'a> {
+    /// The shell, by its basename (`bash`).
+    pub shell: &'a str,
+    /// Where the file is in the argv.
+    pub file: usize,
+    /// Whether the shell's options turn errexit on (`bash -e /scripts/run.sh`).
+    pub errexit: bool,
+}
+
+/// The script file `argv` has a shell run, after the shell's options (`bash -e -o
+/// pipefail /scripts/run.sh`); none with `-c` (the operand is the script) or `-s`
+/// (the script comes from standard input).
+pub fn script_file_run(argv: &[String]) -> Option<FileRun<'_>> {
+    let invocation = invocation(argv)?;
+    let runs_file = !invocation.command_string && !invocation.reads_stdin;
+    (runs_file && invocation.operand < argv.len()).then(|| FileRun {
+        shell: basename(&argv[invocation.shell]),
+        file: invocation.operand,
+        errexit: invocation.errexit,
+    })
 }
 
 /// Whether the shell `argv` starts stops at the first command that fails: `-e` alone
@@ -57,7 +73,9 @@ pub fn errexit(argv: &[String]) -> bool {
 }
 
 /// Whether a script's `#!` line starts its shell with errexit on (`#!/bin/sh -e`,
-/// `#!/bin/bash -eu`): the kernel passes what follows the interpreter as one argument.
+/// `#!/bin/bash -eu`, `#!/usr/bin/env -S bash -e`). Linux passes what follows the
+/// interpreter's path as one argument (`#!/bin/sh -e -x` is one option word, which
+/// the shell refuses); only `env -S` splits it into words.
 pub fn shebang_errexit(script: &str) -> bool {
     let Some(line) = script
         .lines()
@@ -66,18 +84,27 @@ pub fn shebang_errexit(script: &str) -> bool {
     else {
         return false;
     };
-    let mut words = line.split_whitespace();
+    let line = line.trim();
+    let (program, argument) = line
+        .split_once(char::is_whitespace)
+        .map_or((line, ""), |(program, argument)| (program, argument.trim()));
+    if basename(program) != "env" {
+        return option_letters(argument).is_some_and(|(on, letters)| on && letters.contains('e'));
+    }
     // `#!/usr/bin/env sh`: env's operand is the shell, and no option reaches it.
-    if words
-        .next()
-        .is_none_or(|program| basename(program) == "env")
-    {
+    let mut words = argument.split_whitespace();
+    if !matches!(words.next(), Some("-S" | "--split-string")) {
         return false;
     }
     words
-        .next()
-        .and_then(option_letters)
-        .is_some_and(|(on, letters)| on && letters.contains('e'))
+        .skip(1)
+        .map_while(option_letters)
+        .fold(
+            false,
+            |errexit, (on, letters)| {
+                if letters.contains('e') { on } else { errexit }
+            },
+        )
 }
 
 /// Whether `set …` turns the shell's errexit option on (`set -e`, `set -eu`, `set -o
@@ -106,52 +133,60 @@ pub fn set_errexit(command: &SimpleCommand) -> Option<bool> {
 
 /// How a shell is started.
 struct Invocation {
+    /// Where the shell is in the argv (after `busybox`).
+    shell: usize,
     /// Where its first operand is in the argv (the argv's length when it has none).
     operand: usize,
     /// Whether that operand is the script itself (`-c`), not a file.
     command_string: bool,
+    /// Whether the script comes from standard input (`-s`).
+    reads_stdin: bool,
     /// The errexit option among the shell's flags.
     errexit: bool,
 }
 
-/// Reads `[busybox] SHELL OPTIONS… [-c] OPERAND…`: options alone or together (`-ec`,
-/// `-euo pipefail`), each `-o`/`+o` (and bash's `-O`) with the option it names, bash's
-/// long options (`--norc`), a `--` that ends them.
+/// Reads `[busybox] SHELL OPTIONS… [-c] OPERAND…` as bash and dash do: options alone or
+/// together (`-ec`, `-euo pipefail`), `+` turning them off, each `o` (and bash's `O`) of
+/// a cluster with the option it names in the next word, bash's long options (`--norc`,
+/// `--rcfile FILE`), a `--` or `-` that ends them.
 fn invocation(argv: &[String]) -> Option<Invocation> {
-    let shell_at = usize::from(argv.first().is_some_and(|w| basename(w) == "busybox"));
-    if !SHELLS.contains(&basename(argv.get(shell_at)?)) {
+    let shell = usize::from(argv.first().is_some_and(|w| basename(w) == "busybox"));
+    if !SHELLS.contains(&basename(argv.get(shell)?)) {
         return None;
     }
-    let (mut has_c, mut errexit) = (false, false);
-    let mut at = shell_at + 1;
+    let (mut command_string, mut reads_stdin, mut errexit) = (false, false, false);
+    let mut at = shell + 1;
     while let Some(word) = argv.get(at) {
-        if word == "--" {
-            at += 1;
-            break;
-        }
-        if word.starts_with("--") {
-            at += 1;
-            continue;
-        }
-        let Some((on, letters)) = option_letters(word) else {
-            break;
-        };
         at += 1;
-        has_c |= on && letters.contains('c');
-        if letters.contains('e') {
-            errexit = on;
-        }
-        if letters.contains(['o', 'O']) {
-            let name = argv.get(at)?;
-            at += 1;
-            if letters.contains('o') && name == "errexit" {
-                errexit = on;
+        match word.as_str() {
+            "--" | "-" => break,
+            "--rcfile" | "--init-file" => at += 1,
+            long if long.starts_with("--") => {}
+            cluster => {
+                let Some((on, letters)) = option_letters(cluster) else {
+                    at -= 1;
+                    break;
+                };
+                command_string |= letters.contains('c');
+                reads_stdin |= on && letters.contains('s');
+                if letters.contains('e') {
+                    errexit = on;
+                }
+                for letter in letters.chars().filter(|c| matches!(c, 'o' | 'O')) {
+                    let name = argv.get(at)?;
+                    at += 1;
+                    if letter == 'o' && name == "errexit" {
+                        errexit = on;
+                    }
+                }
             }
         }
     }
     Some(Invocation {
+        shell,
         operand: at,
-        command_string: has_c,
+        command_string,
+        reads_stdin,
         errexit,
     })
 }
@@ -199,6 +234,10 @@ mod tests {
             (&["busybox", "sh", "-ec", "true"], true),
             (&["sh", "-e", "+e", "-c", "true"], false),
             (&["bash", "-O", "extglob", "-c", "true"], false),
+            (&["bash", "--init-file", "/etc/x.sh", "-ec", "true"], true),
+            (&["bash", "-oo", "errexit", "nounset", "-c", "true"], true),
+            (&["sh", "+c", "true"], false),
+            (&["sh", "-ec", "-", "true"], true),
         ] {
             let argv = words(argv);
             assert_eq!(shell_script(&argv), Some("true"), "{argv:?}");
@@ -212,15 +251,21 @@ mod tests {
                 Some(3),
                 false,
             ),
+            (&["sh", "-", "/scripts/run.sh"], Some(2), false),
             (&["bash", "-o", "errexit"], None, true),
             (&["sleep", "-c", "5"], None, false),
         ] {
             let argv = words(argv);
             assert_eq!(shell_script(&argv), None, "{argv:?}");
-            assert_eq!(script_file_index(&argv), file, "{argv:?}");
+            assert_eq!(script_file_run(&argv).map(|run| run.file), file, "{argv:?}");
             assert_eq!(errexit(&argv), stops_at_failure, "{argv:?}");
         }
-        assert_eq!(script_file_index(&words(&["sh", "-c", "true"])), None);
+        for argv in [
+            &["sh", "-c", "true"][..],
+            &["bash", "-s", "/scripts/run.sh"],
+        ] {
+            assert_eq!(script_file_run(&words(argv)), None, "{argv:?}");
+        }
     }
 
     #[test]

@@ -147,6 +147,9 @@ fn scan_list(
     exec: Option<&String>,
     calls: &mut Vec<StopCall>,
 ) {
+    // The errexit in force when the last command before a stop call ran: the work's
+    // failure ends the shell there, whatever a later `set +e` says.
+    let mut work_errexit = errexit;
     for (index, item) in list.0.iter().enumerate() {
         let chain: Vec<(Option<Connector>, &Pipeline)> = std::iter::once((None, &item.first))
             .chain(item.rest.iter().map(|(c, p)| (Some(*c), p)))
@@ -161,6 +164,7 @@ fn scan_list(
                 };
                 if let Some(on) = set_errexit(simple) {
                     errexit = on;
+                    continue;
                 }
                 if simple.name() == Some("trap") {
                     for handler in trap_handlers(simple, functions) {
@@ -189,6 +193,7 @@ fn scan_list(
                         .map(|call| (call.target, call.method));
                 }
                 let Some((target, method)) = found else {
+                    work_errexit = errexit;
                     continue;
                 };
                 let status = if matches!(
@@ -202,7 +207,7 @@ fn scan_list(
                     // The wrapper runs the work as its child and returns its status.
                     ExitStatus::Kept
                 } else {
-                    status_at(list, index, &chain, position, *connector, errexit)
+                    status_at(list, index, &chain, position, *connector, work_errexit)
                 };
                 calls.push(StopCall {
                     target,
@@ -395,10 +400,21 @@ mod tests {
             status("set -o errexit\n./work\ncurl -X POST localhost:15020/quitquitquit"),
             ExitStatus::HangsOnFailure
         );
-        // `set +e` before the work lets a failing work reach the call.
+        // `set +e` before the work lets a failing work reach the call; after it, the
+        // shell has already exited.
         assert_eq!(
             status("set -e\nsetup\nset +e\n./work\ncurl -X POST localhost:15020/quitquitquit"),
             ExitStatus::LostOnFailure
+        );
+        assert_eq!(
+            status("set -e\n./work\nset +e\ncurl -X POST localhost:15020/quitquitquit"),
+            ExitStatus::HangsOnFailure
+        );
+        assert_eq!(
+            status(
+                "set -e; ./work; rc=$?; set +e; curl -X POST localhost:15020/quitquitquit; exit $rc"
+            ),
+            ExitStatus::HangsOnFailure
         );
         // The shell's own flags, `-o` with its option among them, read the same way.
         let started = |flags: &[&str], script: &str| {

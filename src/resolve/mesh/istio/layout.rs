@@ -44,6 +44,8 @@ pub(super) fn inject(
     };
     let mut proxy =
         PlannedContainer::injected(PROXY, MESH, trigger.clone(), role).shaped(shaped_by);
+    // Native mode holds the app only with the startup probe Helm can turn off.
+    let native_gated = startup_probe(b, true).is_some();
     // Native mode ignores the hold (from 1.21, before the annotation exists): the pod's
     // own hold goes with the switch, which would leave it moot.
     proxy.native_switch = if native {
@@ -58,17 +60,13 @@ pub(super) fn inject(
                 }),
                 _ => None,
             },
-            // Native mode holds the app only with the startup probe Helm can turn off.
-            gated: startup_probe(b, true).is_some(),
+            gated: native_gated,
             ..switch
         })
     };
     if !native && proxy.native_switch.is_none() {
         proxy.native_install =
-            install_switch(version(b), b.settings.kubernetes.value).map(|install| InstallSwitch {
-                gated: startup_probe(b, true).is_some(),
-                ..install
-            });
+            install_switch(version(b), b.settings.kubernetes.value, native_gated);
     }
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);

@@ -89,10 +89,12 @@ const INSTALL_SWITCH_SINCE: u32 = 19;
 
 /// istiod's `ENABLE_NATIVE_SIDECARS`, where Istio `istio` has it but no pod annotation
 /// for native mode (1.19 to 1.23) and Kubernetes `kubernetes` runs native sidecars: the
-/// only way to a native proxy there, for every pod istiod injects.
+/// only way to a native proxy there, for every pod istiod injects. `gated`: whether the
+/// native proxy gets its startup probe.
 pub fn install_switch(
     istio: Option<IstioVersion>,
     kubernetes: KubeVersion,
+    gated: bool,
 ) -> Option<InstallSwitch> {
     let minor = istio?.minor;
     let read = (INSTALL_SWITCH_SINCE..NATIVE_SINCE).contains(&minor);
@@ -100,7 +102,7 @@ pub fn install_switch(
         component: "istiod",
         variable: "ENABLE_NATIVE_SIDECARS",
         value: "true",
-        gated: true,
+        gated,
     })
 }
 
