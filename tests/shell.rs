@@ -677,7 +677,7 @@ fn reads_a_shebang_as_the_kernel_and_the_shell_do() {
         assert_eq!(output.status.success(), starts, "{line}: {output:?}");
         let reported = String::from_utf8(output.stdout).unwrap();
         assert_eq!(
-            shell::shebang_errexit(&script),
+            shell::shebang(&script).is_some_and(|line| line.errexit),
             reported.contains('e'),
             "{line}: the shell reports {reported:?}"
         );

@@ -66,7 +66,10 @@ pub fn readable_command(
         let (shell, errexit) = match run.shell {
             Some(named) => (named.to_owned(), run.errexit),
             None if mode & 0o111 == 0 => return None,
-            None => (interpreter(&text)?, shell::shebang_errexit(&text)),
+            None => {
+                let shebang = shell::shebang(&text).filter(|line| is_shell(line.program))?;
+                (shebang.program.to_owned(), shebang.errexit)
+            }
         };
         Some(MountedScript {
             path: run.path,
@@ -143,19 +146,6 @@ fn is_shell(word: &str) -> bool {
         basename(word),
         "sh" | "bash" | "ash" | "dash" | "zsh" | "ksh" | "busybox"
     )
-}
-
-/// The shell of a `#!` line (`#!/bin/bash`, `#!/usr/bin/env sh`, `#!/bin/busybox sh`).
-fn interpreter(text: &str) -> Option<String> {
-    let line = text.lines().next()?.strip_prefix("#!")?;
-    let mut words = line.split_whitespace();
-    let program = basename(words.next()?);
-    let program = if matches!(program, "env" | "busybox") {
-        basename(words.find(|w| !w.starts_with('-'))?)
-    } else {
-        program
-    };
-    is_shell(program).then(|| program.to_owned())
 }
 
 /// The text of `file` in `container`: through the deepest of its mounts that holds the
@@ -278,9 +268,16 @@ mod tests {
 
     #[test]
     fn reads_the_interpreter_of_a_shebang() {
-        assert_eq!(interpreter("#!/bin/bash\nset -e"), Some("bash".into()));
-        assert_eq!(interpreter("#!/usr/bin/env sh\n"), Some("sh".into()));
-        assert_eq!(interpreter("#!/bin/busybox sh\n"), Some("sh".into()));
+        // The shell of the `#!` line, as `readable_command` takes it.
+        fn interpreter(text: &str) -> Option<&str> {
+            shell::shebang(text)
+                .map(|line| line.program)
+                .filter(|program| is_shell(program))
+        }
+        assert_eq!(interpreter("#!/bin/bash\nset -e"), Some("bash"));
+        assert_eq!(interpreter("#!/usr/bin/env sh\n"), Some("sh"));
+        assert_eq!(interpreter("#!/usr/bin/env -S bash -e\n"), Some("bash"));
+        assert_eq!(interpreter("#!/bin/busybox sh\n"), Some("sh"));
         assert_eq!(interpreter("#!/usr/bin/python3\n"), None);
         assert_eq!(interpreter("echo hi"), None);
     }

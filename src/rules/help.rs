@@ -45,16 +45,14 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
     match proxy.remedies().hold_app {
         Some(hold) => {
             let advice = hold(&plan.paths.pod_metadata.key("annotations"));
-            let native = match (gated_switch, &proxy.native_install) {
+            let native = match (gated_switch, proxy.gated_native_install()) {
                 (Some(switch), _) => format!(
                     "or run the proxy as a native sidecar ({}{})",
                     spelled(switch),
                     and_also(switch)
                 ),
-                (None, Some(install)) if install.gated => {
-                    format!("or {}", install.help())
-                }
-                (None, _) => String::new(),
+                (None, Some(install)) => format!("or {}", install.help()),
+                (None, None) => String::new(),
             };
             (format!("{}{native}", advice.help), Some(advice.fix))
         }
@@ -375,14 +373,14 @@ pub fn native_before_inits(proxy: &PlannedContainer) -> Option<String> {
         ));
     }
     // A proxy has a native install only where it has no switch.
-    match (&proxy.native_switch, &proxy.native_install) {
-        (Some(switch), _) if switch.leads_inits && switch.gated => Some(format!(
+    match (proxy.gated_native_switch(), proxy.gated_native_install()) {
+        (Some(switch), _) if switch.leads_inits => Some(format!(
             "run `{}` as a native sidecar, which starts before this init container ({}{})",
             proxy.name,
             spelled(switch),
             and_also(switch)
         )),
-        (None, Some(install)) if install.gated => Some(format!(
+        (None, Some(install)) => Some(format!(
             "{}, so that the proxy starts before this init container",
             install.help()
         )),

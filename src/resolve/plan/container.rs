@@ -248,6 +248,12 @@ impl PlannedContainer {
     pub fn gated_native_switch(&self) -> Option<&NativeSwitch> {
         self.native_switch.as_ref().filter(|switch| switch.gated)
     }
+
+    /// Its [`native_install`](Self::native_install) where the native proxy it makes
+    /// has a startup probe.
+    pub fn gated_native_install(&self) -> Option<&InstallSwitch> {
+        self.native_install.as_ref().filter(|install| install.gated)
+    }
 }
 
 /// A Service of the input that sends a container requests although it declares no

@@ -72,39 +72,47 @@ pub fn errexit(argv: &[String]) -> bool {
     invocation(argv).is_some_and(|invocation| invocation.errexit)
 }
 
-/// Whether a script's `#!` line starts its shell with errexit on (`#!/bin/sh -e`,
-/// `#!/bin/bash -eu`, `#!/usr/bin/env -S bash -e`). Linux passes what follows the
-/// interpreter's path as one argument (`#!/bin/sh -e -x` is one option word, which
-/// the shell refuses); only `env -S` splits it into words.
-pub fn shebang_errexit(script: &str) -> bool {
-    let Some(line) = script
-        .lines()
-        .next()
-        .and_then(|line| line.strip_prefix("#!"))
-    else {
-        return false;
-    };
-    let line = line.trim();
-    let (program, argument) = line
+/// A script's `#!` line, as the kernel runs the file it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shebang<'a> {
+    /// The program that runs the file, by its basename: after `env` or `busybox`, the
+    /// one they run (`#!/usr/bin/env sh` is `sh`).
+    pub program: &'a str,
+    /// Whether its options turn errexit on (`#!/bin/sh -e`, `#!/bin/bash -eu`,
+    /// `#!/usr/bin/env -S bash -e`).
+    pub errexit: bool,
+}
+
+/// Reads a script's `#!` line. Linux passes what follows the interpreter's path as one
+/// argument (`fs/binfmt_script.c`): `#!/bin/sh -e -x` is one option word, which the
+/// shell refuses; only `env -S` splits it into words.
+pub fn shebang(script: &str) -> Option<Shebang<'_>> {
+    let line = script.lines().next()?.strip_prefix("#!")?.trim();
+    let (path, argument) = line
         .split_once(char::is_whitespace)
-        .map_or((line, ""), |(program, argument)| (program, argument.trim()));
-    if basename(program) != "env" {
-        return option_letters(argument).is_some_and(|(on, letters)| on && letters.contains('e'));
+        .map_or((line, ""), |(path, argument)| (path, argument.trim()));
+    let program = basename(path);
+    if !matches!(program, "env" | "busybox") {
+        let errexit =
+            option_letters(argument).is_some_and(|(on, letters)| on && letters.contains('e'));
+        return Some(Shebang { program, errexit });
     }
-    // `#!/usr/bin/env sh`: env's operand is the shell, and no option reaches it.
-    let mut words = argument.split_whitespace();
-    if !matches!(words.next(), Some("-S" | "--split-string")) {
-        return false;
-    }
-    words
-        .skip(1)
-        .map_while(option_letters)
-        .fold(
-            false,
-            |errexit, (on, letters)| {
-                if letters.contains('e') { on } else { errexit }
-            },
-        )
+    let mut words = argument.split_whitespace().peekable();
+    let split = words
+        .next_if(|word| matches!(*word, "-S" | "--split-string"))
+        .is_some();
+    let program = basename(words.find(|word| !word.starts_with('-'))?);
+    // Without `-S` the shell gets no option: `#!/usr/bin/env sh`.
+    let errexit = split
+        && words
+            .map_while(option_letters)
+            .fold(
+                false,
+                |errexit, (on, letters)| {
+                    if letters.contains('e') { on } else { errexit }
+                },
+            );
+    Some(Shebang { program, errexit })
 }
 
 /// Whether `set …` turns the shell's errexit option on (`set -e`, `set -eu`, `set -o
