@@ -211,6 +211,126 @@ fn an_injected_native_proxy_is_judged_by_the_port_its_prestop_names() {
     }
 }
 
+// --- Istio's hold with the status port off (docs/lifecycle.md §3.5) ---------------------
+
+/// A Pod Istio injects, classic (Istio 1.22), with `annotations` (indented four spaces),
+/// an app `web` and `extra` lines after it.
+fn istio_classic(annotations: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n    sidecar.istio.io/inject: \"true\"\n  annotations:\n{annotations}spec:\n  containers:\n  - name: web\n    image: web\n{extra}"
+    )
+}
+
+const ISTIO_1_22: [&str; 2] = ["--istio-version", "1.22"];
+
+const HOLD: &str = "    proxy.istio.io/config: '{\"holdApplicationUntilProxyStarts\": true}'\n";
+
+const STATUS_OFF: &str = "    status.sidecar.istio.io/port: \"0\"\n";
+
+/// istio/istio master and 1.22.0: the injection template adds `postStart: pilot-agent
+/// wait` whenever `$holdProxy` (which does not read the status port); `pilot-agent
+/// wait` polls `http://localhost:15021/healthz/ready` every 500 ms for 60 s
+/// (`pilot/cmd/pilot-agent/app/wait.go`); Envoy routes that path to the cluster `agent`
+/// on the agent's status port (`tools/packaging/common/envoy_bootstrap.json`), and with
+/// the port 0 the agent serves no status (`app/cmd.go`, `if proxyConfig.StatusPort >
+/// 0`). The hook fails at 60 s and the kubelet starts `web` then, not when the proxy is
+/// ready at 2 s; ML102 names the setting.
+#[test]
+fn the_hold_fails_after_60_s_when_the_status_port_is_off() {
+    let held = explain(&istio_classic(HOLD, ""), &ISTIO_1_22);
+    assert_eq!(
+        at(&held, "startup", Some("istio-proxy"), "postStartDone"),
+        Some(2000)
+    );
+    assert_eq!(at(&held, "startup", Some("web"), "started"), Some(2000));
+    let off = explain(
+        &istio_classic(&format!("{HOLD}{STATUS_OFF}"), ""),
+        &ISTIO_1_22,
+    );
+    assert_eq!(
+        at(&off, "startup", Some("istio-proxy"), "postStartDone"),
+        None
+    );
+    assert_eq!(
+        at(&off, "startup", Some("istio-proxy"), "postStartFailed"),
+        Some(60_000)
+    );
+    assert_eq!(at(&off, "startup", Some("web"), "started"), Some(60_000));
+    assert_eq!(
+        container(&off, "istio-proxy")["postStart"]["duration"]["untilReady"]["unanswered"],
+        true
+    );
+    let (report, status) = lint(
+        &istio_classic(&format!("{HOLD}{STATUS_OFF}"), ""),
+        &ISTIO_1_22,
+    );
+    assert_eq!(rule_ids(&report), ["ML102"]);
+    assert_eq!(status, 1);
+    let finding = findings(&report, "ML102")[0];
+    assert_eq!(finding["line"], 9, "at the status port: {finding}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("fails at 60 s"), "{message}");
+    assert!(
+        message.contains("`web` starts without its proxy"),
+        "{message}"
+    );
+    let (report, _) = lint(&istio_classic(HOLD, ""), &ISTIO_1_22);
+    assert_eq!(rule_ids(&report), Vec::<String>::new());
+}
+
+/// A `pilot-agent wait` written with its own `--url` (Envoy's admin `/ready`, which
+/// answers without the status port) is answered: it returns when the proxy is ready.
+#[test]
+fn a_wait_with_its_own_url_is_answered_with_the_status_port_off() {
+    let written = |url: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n{STATUS_OFF}spec:\n  containers:\n  - name: istio-proxy\n    image: docker.io/istio/proxyv2:1.22.0\n    args: [proxy, sidecar]\n    lifecycle:\n      postStart:\n        exec:\n          command: [pilot-agent, wait{url}]\n  - name: web\n    image: web\n"
+        )
+    };
+    let own = explain(
+        &written(", --url=http://localhost:15000/ready"),
+        &ISTIO_1_22,
+    );
+    assert_eq!(at(&own, "startup", Some("web"), "started"), Some(2000));
+    let default = explain(&written(""), &ISTIO_1_22);
+    assert_eq!(
+        at(&default, "startup", Some("web"), "started"),
+        Some(60_000)
+    );
+    let (report, _) = lint(&written(""), &ISTIO_1_22);
+    assert_eq!(rule_ids(&report), ["ML102"]);
+}
+
+/// With the status port off the hold is no remedy and pilot-agent serves no
+/// `/quitquitquit`: ML101 offers no fix and has the app poll Envoy's admin `GET
+/// :15000/ready`; ML301 has the work call Envoy's own `POST :15000/quitquitquit`, which
+/// stops pilot-agent too (it exits once Envoy has, §3.4), and its fix leaves the Job
+/// clean of ML301.
+#[test]
+fn with_the_status_port_off_advice_uses_envoys_admin() {
+    let (report, _) = lint(
+        &istio_classic(STATUS_OFF, "    ports: [{containerPort: 80}]\n"),
+        &ISTIO_1_22,
+    );
+    let ml101 = findings(&report, "ML101")[0];
+    let help = ml101["help"].as_str().unwrap();
+    assert!(help.contains("poll `GET :15000/ready`"), "{help}");
+    assert!(!help.contains("poll `GET :15021"), "{help}");
+    assert!(help.contains("would not hold it"), "{help}");
+    assert!(ml101.get("fix").is_none_or(Value::is_null), "{ml101}");
+    let job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    metadata:\n      labels:\n        sidecar.istio.io/inject: \"true\"\n      annotations:\n        status.sidecar.istio.io/port: \"0\"\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        image: work\n        command: [sh, -c, \"curl -fsS http://db/ok; ./work\"]\n";
+    let (report, _) = lint(job, &ISTIO_1_22);
+    let help = findings(&report, "ML301")[0]["help"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        help.contains("curl -fsS -X POST http://localhost:15000/quitquitquit"),
+        "{help}"
+    );
+    assert!(!help.contains("15020"), "{help}");
+}
+
 // --- Kuma (docs/lifecycle.md §5.3) -------------------------------------------------------
 
 /// A Deployment Kuma injects (the pod's `kuma.io/sidecar-injection` label), with

@@ -395,10 +395,24 @@ fn a_native_proxy_without_a_startup_probe_is_offered_as_no_hold() {
     for version in ["1.22", "1.24"] {
         for (path, rule) in [(&held, "ML103"), (&unheld, "ML103"), (&unheld, "ML101")] {
             let (help, _) = advice_at(path, &["--istio-version", version], rule);
+            // Named only to say that it would not hold the app either.
+            let said_no_hold = help.contains(
+                "gets no startupProbe from its injector, and would not hold the app either",
+            );
             assert!(
-                keys_in(&help).is_empty() && !help.contains("ENABLE_NATIVE_SIDECARS"),
+                (keys_in(&help).is_empty() || said_no_hold)
+                    && !help.contains("ENABLE_NATIVE_SIDECARS"),
                 "{version} {rule}: {help}"
             );
         }
+        // Nor is the hold, which polls the status port that is off: the app polls
+        // Envoy's admin, and there is no fix.
+        let (help, fix) = advice_at(&unheld, &["--istio-version", version], "ML101");
+        assert!(
+            help.contains("poll `GET :15000/ready`")
+                && !help.contains("holdApplicationUntilProxyStarts: true"),
+            "{version}: {help}"
+        );
+        assert_eq!(fix, "", "{version}");
     }
 }

@@ -238,7 +238,11 @@ fn wait_timeout(
         .and_then(|flag| argv.iter().find_map(|arg| arg.strip_prefix(flag)))
         .and_then(|v| v.parse::<i64>().ok())
         .map_or(poll, Millis);
-    HookDuration::UntilReady { timeout, poll }
+    HookDuration::UntilReady {
+        timeout,
+        poll,
+        unanswered: false,
+    }
 }
 
 #[cfg(test)]
@@ -277,6 +281,7 @@ mod tests {
             let until = HookDuration::UntilReady {
                 timeout: Millis::secs(timeout),
                 poll: Millis(poll),
+                unanswered: false,
             };
             assert_eq!(hook.duration, until, "{argv:?}");
         }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::fix::Remedy;
 use crate::load::JsonPath;
-use crate::resolve::mesh::{Displaced, Displacement, NativeSwitch, StopAfterWork};
+use crate::resolve::mesh::{Displaced, Displacement, NativeSwitch, StatusOff, StopAfterWork};
 use crate::resolve::{PlannedContainer, PodPlan, Release};
 use crate::settings::Sourced;
 use crate::settings::version::KubeVersion;
@@ -41,6 +41,9 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
 /// (the same switch every native remedy names); else a native sidecar that does, where
 /// the pod can ask for one; else the app's own wait for the proxy.
 pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Remedy>) {
+    if status_off(proxy).is_some() {
+        return (wait_in_app(proxy), None);
+    }
     let gated_switch = proxy.gated_native_switch();
     match proxy.remedies().hold_app {
         Some(hold) => {
@@ -89,29 +92,59 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
 }
 
 /// The app's own wait for `proxy`: its command polls the proxy's readiness (the
-/// model's ready call, where it has one) before it starts the app; with why a native
-/// sidecar would not hold it either, where the injector adds one without a startupProbe.
+/// model's ready call, where it has one) before it starts the app; with why the mesh's
+/// hold would not hold it (the pod turned the status port off), nor a native sidecar
+/// where the injector adds one without a startupProbe.
 pub fn wait_in_app(proxy: &PlannedContainer) -> String {
-    let poll = match proxy.remedies().ready_api {
-        Some(call) => format!("poll `{call}` until it succeeds"),
-        None => "poll its readiness".to_owned(),
-    };
+    // The hold concerns a classic proxy only: a native one is held by its startupProbe.
+    let hold_fails = status_off(proxy)
+        .filter(|_| !proxy.is_native_sidecar())
+        .map(|off| off.hold_fails.to_owned());
     let ungated = proxy
         .native_switch
         .as_ref()
         .filter(|switch| !switch.gated)
         .map(|switch| {
             format!(
-                " (the native `{}` that {} asks for gets no startupProbe from its injector, and would not hold the app either)",
+                "the native `{}` that {} asks for gets no startupProbe from its injector, and would not hold the app either",
                 proxy.name,
                 spelled(switch)
             )
-        })
-        .unwrap_or_default();
+        });
+    let why_not: Vec<String> = hold_fails.into_iter().chain(ungated).collect();
+    if why_not.is_empty() {
+        app_waits(proxy)
+    } else {
+        format!("{} ({})", app_waits(proxy), why_not.join("; "))
+    }
+}
+
+/// The app's command polls `proxy`'s readiness before it starts the app.
+fn app_waits(proxy: &PlannedContainer) -> String {
     format!(
-        "hold the app until `{}` is ready: in the app's command, {poll}, then start the app{ungated}",
-        proxy.name
+        "hold the app until `{}` is ready: in the app's command, {}, then start the app",
+        proxy.name,
+        ready_poll(proxy)
     )
+}
+
+/// How a command polls `proxy`'s readiness: the model's ready call, or the one that
+/// still answers with the status port off.
+pub fn ready_poll(proxy: &PlannedContainer) -> String {
+    let ready_api = match status_off(proxy) {
+        Some(off) => Some(off.ready_api),
+        None => proxy.remedies().ready_api,
+    };
+    match ready_api {
+        Some(call) => format!("poll `{call}` until it succeeds"),
+        None => "poll its readiness".to_owned(),
+    }
+}
+
+/// What changes for a proxy whose status port the pod turns off, when it is one.
+pub fn status_off(proxy: &PlannedContainer) -> Option<&'static StatusOff> {
+    proxy.status_off.as_ref()?;
+    proxy.remedies().status_off.as_ref()
 }
 
 /// How a Job's work should stop this sidecar when it is done: its model's stop call in

@@ -139,15 +139,20 @@ fn post_start(
     };
     let done = match &hook.duration {
         HookDuration::Fixed(length) => now + *length,
-        HookDuration::UntilReady { timeout, poll } => {
-            // Polls from the start; returns at the first poll that finds it ready.
-            let found = ready.round_up_from(now, *poll);
-            if found - now > *timeout {
+        HookDuration::UntilReady {
+            timeout,
+            poll,
+            unanswered,
+        } => {
+            // Polls from the start; returns at the first poll that finds it ready, if
+            // anything answers its polls.
+            let found = (!unanswered).then(|| ready.round_up_from(now, *poll));
+            if let Some(found) = found.filter(|found| *found - now <= *timeout) {
+                found
+            } else {
                 // The gate gives up; the kubelet kills the container and moves on (§1.1).
                 entry.post_start_failed = true;
                 now + *timeout
-            } else {
-                found
             }
         }
         HookDuration::UntilAppsExit | HookDuration::UntilSelfExits | HookDuration::Unknown => now,

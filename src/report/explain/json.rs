@@ -159,7 +159,9 @@ fn hook(h: &Hook) -> Value {
         "summary": describe::hook(h),
         "duration": match &h.duration {
             HookDuration::Fixed(length) => json!({"fixedMs": length.0}),
-            HookDuration::UntilReady { timeout, poll } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0}}),
+            HookDuration::UntilReady { timeout, poll, unanswered: false } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0}}),
+            // What it polls is not served: it runs to its timeout and fails.
+            HookDuration::UntilReady { timeout, poll, unanswered: true } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0, "unanswered": true}}),
             HookDuration::UntilAppsExit => json!("untilAppsExit"),
             HookDuration::UntilSelfExits => json!("untilSelfExits"),
             HookDuration::Unknown => json!("unknown"),

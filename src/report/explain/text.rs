@@ -381,7 +381,25 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             )
         }
         EventKind::PostStartFailed => {
-            "postStart gives up; the kubelet kills it and starts the next container".to_owned()
+            let hook = container.and_then(|c| c.post_start.as_ref());
+            let unanswered = hook.is_some_and(|hook| {
+                matches!(
+                    hook.duration,
+                    HookDuration::UntilReady {
+                        unanswered: true,
+                        ..
+                    }
+                )
+            });
+            format!(
+                "postStart `{}` gives up{}; the kubelet kills it and starts the next container",
+                hook.map_or_else(String::new, describe::hook),
+                if unanswered {
+                    " (nothing answers its polls)"
+                } else {
+                    ""
+                }
+            )
         }
         EventKind::StartupProbePassed => "startupProbe passes".to_owned(),
         EventKind::StartupProbeFailed => {

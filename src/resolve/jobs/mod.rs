@@ -85,9 +85,9 @@ fn known<'b>(b: &'b Builder) -> Known<'b> {
 
 /// The call that stops each classic sidecar in `containers` whose model knows one, where
 /// the resolver judges it would work if the work made it, and the work's script to make
-/// it in (Istio's `/quitquitquit` on the status port in use, none when the port is 0;
-/// Linkerd's `/shutdown`, which answers only where it is enabled; the Cloud SQL proxy
-/// v2's `/quitquitquit`, served only with `--quitquitquit`).
+/// it in (Istio's `/quitquitquit` on the status port in use, Envoy's on its admin port
+/// when that is 0; Linkerd's `/shutdown`, which answers only where it is enabled; the
+/// Cloud SQL proxy v2's `/quitquitquit`, served only with `--quitquitquit`).
 fn stop_endpoints(b: &Builder, models: &Registry) -> Vec<StopEndpoint> {
     let work = written_regular(b, |c| c.role == Role::App);
     let work_script = match work.as_slice() {

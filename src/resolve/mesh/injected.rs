@@ -115,6 +115,7 @@ pub(super) fn resolve(
             hook.duration = HookDuration::UntilReady {
                 timeout: hold.timeout,
                 poll: hold.poll,
+                unanswered: false,
             };
             sidecar.post_start = Some(hook);
             sidecar.gate_request = Some(GateRequest {

@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 
 use serde::{Serialize, Serializer};
 
-pub use remedies::{Advice, Measure, Remedies, Stay, StayAt, StopAfterWork, Suggestion};
+pub use remedies::{Advice, Measure, Remedies, StatusOff, Stay, StayAt, StopAfterWork, Suggestion};
 
 use super::shell::{HttpMethod, StopTarget};
 use super::vocabulary::{Lexicon, Vocabulary};

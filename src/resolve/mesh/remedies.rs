@@ -50,6 +50,22 @@ pub struct Remedies {
     /// The command that stops the sidecar from inside its container (a JSON argv), for
     /// a controller that execs one in it (Argo's `kill-cmd` annotation).
     pub kill_command: Option<&'static str>,
+    /// What changes where the pod turns off the proxy's status port
+    /// ([`PlannedContainer::status_off`](crate::resolve::PlannedContainer)).
+    pub status_off: Option<StatusOff>,
+}
+
+/// A proxy whose status port the pod turns off: its readiness endpoints, and the hold
+/// that polls them, answer nothing.
+#[derive(Debug)]
+pub struct StatusOff {
+    /// The setting as written on the pod template (`status.sidecar.istio.io/port: "0"`).
+    pub setting: &'static str,
+    /// Why the mesh's hold cannot hold the app then.
+    pub hold_fails: &'static str,
+    /// The call that still answers once the proxy is ready, for the app to poll
+    /// instead of [`Remedies::ready_api`].
+    pub ready_api: &'static str,
 }
 
 impl Remedies {
@@ -68,6 +84,7 @@ impl Remedies {
         drain_setting: None,
         no_stop_call: None,
         kill_command: None,
+        status_off: None,
     };
 }
 

@@ -118,6 +118,9 @@ pub struct PlannedContainer {
     /// release reads none), the installation's setting that makes it native, where
     /// the cluster runs native sidecars.
     pub native_install: Option<InstallSwitch>,
+    /// For a proxy, the pod setting that turned off its agent's status port, which its
+    /// probes and its mesh's hold poll (`status.sidecar.istio.io/port: "0"`).
+    pub status_off: Option<JsonPath>,
 }
 
 impl PlannedContainer {
@@ -155,6 +158,7 @@ impl PlannedContainer {
             only_idles: false,
             native_switch: None,
             native_install: None,
+            status_off: None,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

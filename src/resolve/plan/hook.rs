@@ -70,6 +70,10 @@ pub enum HookDuration {
         timeout: Millis,
         /// How often readiness is polled.
         poll: Millis,
+        /// What it polls is not served in this pod (Istio's `pilot-agent wait` with
+        /// the status port turned off): it never finds the container ready, and fails
+        /// at its timeout.
+        unanswered: bool,
     },
     /// Until the app containers have exited (a loop on their connections or processes).
     UntilAppsExit,

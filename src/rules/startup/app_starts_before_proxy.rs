@@ -1,5 +1,5 @@
 use crate::resolve::PlannedContainer;
-use crate::rules::help::{container_label_path, hold_app, is_in_manifest};
+use crate::rules::help::{container_label_path, hold_app, is_in_manifest, status_off};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -118,7 +118,10 @@ impl Violation for CallsBeforeProxyReady<'_> {
         // The mesh's hold is read by its injector, which has already run for a proxy
         // written in the manifest.
         let remedies = self.proxy.remedies();
-        if is_in_manifest(self.proxy) && remedies.hold_app.is_some() {
+        if is_in_manifest(self.proxy)
+            && remedies.hold_app.is_some()
+            && status_off(self.proxy).is_none()
+        {
             let hook = match remedies.hold_hook {
                 Some(command) => format!(
                     ":\n  containers:\n  - name: {}\n    lifecycle:\n      postStart:\n        exec:\n          command: {command}\n  - name: {}\n",

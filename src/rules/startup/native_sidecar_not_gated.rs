@@ -4,7 +4,7 @@ use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
 use crate::resolve::mesh::Advice;
 use crate::resolve::{HookDuration, PlannedContainer, PodPlan};
-use crate::rules::help::{container_label, wait_in_app};
+use crate::rules::help::{container_label, ready_poll, status_off, wait_in_app};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -41,7 +41,10 @@ declare_rule! {
     /// An injected proxy whose injector adds it without a probe and has no setting for
     /// one (Dapr's native daprd, docs/lifecycle.md §5.1) cannot be given one by the
     /// pod: the help has the app's command poll the proxy's readiness before starting
-    /// the app (`GET :3500/v1.0/healthz/outbound` for daprd).
+    /// the app (`GET :3500/v1.0/healthz/outbound` for daprd). An Istio proxy whose pod
+    /// turns the status port off (`status.sidecar.istio.io/port: "0"`) gets no probes:
+    /// the finding points at that setting, and the help has the app poll Envoy's admin
+    /// (`GET :15000/ready`) if the port is to stay off.
     ///
     /// `lint --fix` (safe) turns the gate back on where a mesh setting turned it off
     /// (Linkerd's `config.linkerd.io/proxy-await: disabled` becomes `enabled`, and
@@ -95,6 +98,14 @@ impl Violation for StartsBeforeReady<'_> {
     /// sidecar written in the manifest, a startupProbe.
     fn help(&self) -> String {
         let proxy = self.proxy;
+        if let Some(off) = status_off(proxy) {
+            return format!(
+                "drop `{}`, which turns off the probes its injector gives `{}` (a startupProbe among them); or, to keep the port off, have the app's command {} before it starts the app",
+                off.setting,
+                proxy.name,
+                ready_poll(proxy)
+            );
+        }
         match gate_back_on(proxy, self.plan) {
             Some(advice) => advice.help,
             None if proxy.is_injected() => format!(
@@ -172,9 +183,10 @@ fn gate_back_on(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Advice> {
 
 /// The setting that left an injected proxy without its gate, or the proxy itself.
 fn primary_label(proxy: &PlannedContainer) -> Label {
-    match gate_turned_off(proxy) {
-        Some(path) => Label::value(path.clone(), "turns the start-up gate off"),
-        None => container_label(proxy, "nothing waits for it to be ready"),
+    match (gate_turned_off(proxy), &proxy.status_off) {
+        (Some(path), _) => Label::value(path.clone(), "turns the start-up gate off"),
+        (None, Some(path)) => Label::value(path.clone(), "turns off the proxy's probes"),
+        (None, None) => container_label(proxy, "nothing waits for it to be ready"),
     }
 }
 

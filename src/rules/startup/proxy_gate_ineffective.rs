@@ -1,5 +1,9 @@
-use crate::resolve::{GateRequest, GateSetting, HookDuration, PlannedContainer, Role};
-use crate::rules::help::{container_label_path, is_in_manifest};
+use crate::resolve::mesh::StatusOff;
+use crate::resolve::{ContainerId, GateRequest, GateSetting, HookDuration, PlannedContainer, Role};
+use crate::rules::describe;
+use crate::rules::help::{
+    container_label_path, is_in_manifest, quoted_list, ready_poll, status_off,
+};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
 use crate::simulate::Phase;
@@ -11,13 +15,19 @@ declare_rule! {
     /// `pilot-agent wait` (or `linkerd-await`) postStart hook but is not the first
     /// container, or `holdApplicationUntilProxyStarts` is set yet the proxy has no
     /// postStart that waits (for Istio, a custom `global.proxy.lifecycle` replaced it;
-    /// for Linkerd, the pod was injected without `linkerd-await`).
+    /// for Linkerd, the pod was injected without `linkerd-await`), or the proxy's
+    /// `pilot-agent wait` polls a status port the pod turns off
+    /// (`status.sidecar.istio.io/port: "0"`).
     ///
     /// ## Why it loses traffic
     /// A postStart hook only delays the containers *after* its own (docs/lifecycle.md §1.1).
     /// Containers listed before the proxy start at once, before the proxy is ready, and
     /// their first outbound calls fail, exactly as if there were no gate. A custom
-    /// proxy lifecycle drops the injected hook altogether (istio#37541).
+    /// proxy lifecycle drops the injected hook altogether (istio#37541). With the status
+    /// port off, nothing answers `pilot-agent wait` (it polls `:15021/healthz/ready`,
+    /// which Envoy passes to that port): the hook fails after 60 s, the kubelet kills
+    /// the proxy (`FailedPostStartHook`) and starts the app without it, and the proxy
+    /// restarts into the same wait (docs/lifecycle.md §3.5).
     ///
     /// ## Example
     /// ```yaml
@@ -40,12 +50,18 @@ declare_rule! {
     ///         exec: {command: [pilot-agent, wait]}
     /// ```
     ///
+    /// With the status port off, drop `status.sidecar.istio.io/port: "0"`; or keep it,
+    /// drop the hold and have the app's command poll Envoy's admin (`GET
+    /// :15000/ready`), which answers without the status port.
+    ///
     /// `lint --fix` makes no change: the remedy lies in what the injector reads (a
     /// re-injection, Helm values), not in this file, and reordering containers an
-    /// injector wrote would be undone by the next injection.
+    /// injector wrote would be undone by the next injection; the status port was turned
+    /// off on purpose, and which way to go is the user's choice.
     ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (only later containers wait), §3.2 (layouts B and D), §3.5, §7 F8
+    /// - `pilot/cmd/pilot-agent/app/wait.go`, `tools/packaging/common/envoy_bootstrap.json`
     /// - https://github.com/istio/istio/issues/37541
     pub struct ProxyGateIneffective {
         id: "ML102",
@@ -108,6 +124,53 @@ impl Violation for NoWaitingHook<'_> {
     }
 }
 
+/// A postStart gate that nothing answers: the pod turned off the status port it polls.
+struct GateUnanswered<'a> {
+    /// The gated proxy.
+    proxy: &'a PlannedContainer,
+    /// What the pod's setting changes for the proxy.
+    off: &'static StatusOff,
+    /// The hook's timeout, when it fails and the kubelet kills the proxy.
+    fails_at: Millis,
+    /// The app containers it was to hold, which start then.
+    held: Vec<&'a PlannedContainer>,
+}
+
+impl Violation for GateUnanswered<'_> {
+    const RULE: &'static RuleMeta = &ProxyGateIneffective::META;
+
+    fn message(&self) -> String {
+        let hook = self.proxy.post_start.as_ref().map(describe::hook);
+        let starts = match self.held.as_slice() {
+            [] => String::new(),
+            [app] => format!(", and `{}` starts without its proxy", app.name),
+            apps => format!(
+                ", and {} start without their proxy",
+                quoted_list(
+                    &apps.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+                    ", "
+                )
+            ),
+        };
+        format!(
+            "`{}`'s postStart `{}` waits for the proxy's status port, which `{}` turns off: nothing answers it, so it fails at {}, the kubelet kills `{}` (FailedPostStartHook){starts}",
+            self.proxy.name,
+            hook.unwrap_or_default(),
+            self.off.setting,
+            self.fails_at,
+            self.proxy.name,
+        )
+    }
+
+    fn help(&self) -> String {
+        format!(
+            "drop `{}`, so that the wait finds the proxy ready; or, to keep the port off, drop the hold and have the app's command {} before it starts the app",
+            self.off.setting,
+            ready_poll(self.proxy)
+        )
+    }
+}
+
 /// A proxy with the postStart gate that app containers start before.
 struct GateNotFirst<'a> {
     /// The gated proxy.
@@ -158,6 +221,10 @@ impl Rule for ProxyGateIneffective {
         let plan = pod.plan;
         let timeline = &pod.timeline;
         for (proxy_index, proxy) in plan.proxies() {
+            if let Some(finding) = gate_unanswered(pod, proxy_index, proxy) {
+                findings.push(finding);
+                continue;
+            }
             if proxy.is_native_sidecar() {
                 continue;
             }
@@ -219,4 +286,54 @@ impl Rule for ProxyGateIneffective {
             findings.push(finding);
         }
     }
+}
+
+/// The finding for a proxy whose postStart gate polls a status port the pod turned off.
+fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> Option<Finding> {
+    let unanswered = proxy.post_start.as_ref().is_some_and(|hook| {
+        matches!(
+            hook.duration,
+            HookDuration::UntilReady {
+                unanswered: true,
+                ..
+            }
+        )
+    });
+    let off = status_off(proxy).filter(|_| unanswered)?;
+    let setting = proxy.status_off.clone()?;
+    let entry = pod.timeline.start(index);
+    let (started, fails_at) = (entry.started?, entry.post_start_done?);
+    let held: Vec<_> = pod
+        .plan
+        .containers
+        .with_ids()
+        .filter(|(id, c)| *id > index && c.role == Role::App)
+        .filter(|(id, _)| pod.timeline.start(*id).started.is_some())
+        .map(|(_, c)| c)
+        .collect();
+    let violation = GateUnanswered {
+        proxy,
+        off,
+        fails_at,
+        held: held.clone(),
+    };
+    let mut finding = Finding::new(
+        &violation,
+        Label::value(setting, "turns off the status port the wait polls"),
+    )
+    .container(&proxy.name)
+    .window(
+        Phase::Startup,
+        started,
+        fails_at,
+        held.first().map(|c| c.name.as_str()),
+    );
+    if let Some(GateRequest {
+        source: Source::Manifest(path),
+        ..
+    }) = &proxy.gate_request
+    {
+        finding = finding.related(Label::key(path.clone(), "asks to hold the app"));
+    }
+    Some(finding)
 }

@@ -124,6 +124,8 @@ pub(super) fn inject(
             proxy.startup_probe = Some(crate::resolve::probe_timing(probe));
         }
     }
+    proxy.status_off = status_port_off(b);
+    mark_unanswered_wait(&mut proxy);
     judge_drain_request(&mut proxy, config.status_port);
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
     let mut init = PlannedContainer::injected(INIT, MESH, trigger, Role::INIT_STEP);
@@ -233,4 +235,41 @@ pub(super) fn status_port_disabled(b: &Builder) -> bool {
     b.workload
         .pod_annotation(STATUS_PORT)
         .is_some_and(|(port, _)| port.trim() == "0")
+}
+
+/// Where the pod turns the status port off, when it does.
+pub(super) fn status_port_off(b: &Builder) -> Option<JsonPath> {
+    b.workload
+        .pod_annotation(STATUS_PORT)
+        .filter(|(port, _)| port.trim() == "0")
+        .map(|(_, path)| path)
+}
+
+/// Marks a `pilot-agent wait` postStart that nothing will answer: it polls
+/// `http://localhost:15021/healthz/ready` unless `--url` says otherwise
+/// (`pilot-agent/app/wait.go`), Envoy routes that path to pilot-agent's status port
+/// (`envoy_bootstrap.json`, cluster `agent`), and with the port 0 pilot-agent serves no
+/// status at all (`initStatusServer` only `if proxyConfig.StatusPort > 0`). The wait
+/// fails after its timeout; docs/lifecycle.md §3.2.
+pub(super) fn mark_unanswered_wait(proxy: &mut PlannedContainer) {
+    let Some(hook) = proxy
+        .post_start
+        .as_mut()
+        .filter(|_| proxy.status_off.is_some())
+    else {
+        return;
+    };
+    let HookAction::Exec(argv) = &hook.action else {
+        return;
+    };
+    let is_wait = argv
+        .first()
+        .is_some_and(|program| crate::resolve::shell::basename(program) == "pilot-agent");
+    let own_url = argv.iter().any(|arg| arg.starts_with("--url"));
+    if let HookDuration::UntilReady { unanswered, .. } = &mut hook.duration
+        && is_wait
+        && !own_url
+    {
+        *unanswered = true;
+    }
 }

@@ -4,7 +4,7 @@ use serde_json::Value as Json;
 
 use super::*;
 use crate::fix::{Applicability, Change, Remedy};
-use crate::resolve::mesh::{Advice, Measure, Stay, StayAt, StopAfterWork, Suggestion};
+use crate::resolve::mesh::{Advice, Measure, StatusOff, Stay, StayAt, StopAfterWork, Suggestion};
 
 /// The ProxyConfig field for how long pilot-agent keeps Envoy after SIGTERM.
 const TERMINATION_DRAIN: &str = "terminationDrainDuration";
@@ -33,6 +33,12 @@ pub const REMEDIES: Remedies = Remedies {
     drain_setting: Some(TERMINATION_DRAIN),
     kill_command: Some(r#"["pilot-agent", "request", "POST", "quitquitquit"]"#),
     no_stop_call: None,
+    status_off: Some(StatusOff {
+        setting: "status.sidecar.istio.io/port: \"0\"",
+        hold_fails: "`holdApplicationUntilProxyStarts` would not hold it: the `pilot-agent wait` it adds polls `:15021/healthz/ready`, which Envoy passes to the status port the pod turns off, and fails after 60 s",
+        // Envoy's admin answers itself, without pilot-agent's status server.
+        ready_api: "GET :15000/ready",
+    }),
 };
 
 /// `holdApplicationUntilProxyStarts: true` in the pod's `proxy.istio.io/config`: the

@@ -84,10 +84,15 @@ pub(super) fn status_port(b: &Builder) -> u16 {
         .unwrap_or(DEFAULT_STATUS_PORT)
 }
 
-/// The call to pilot-agent's `/quitquitquit`, none when the status port is 0.
+/// The call to pilot-agent's `/quitquitquit`, or, with the status port 0 (no status
+/// server), Envoy's own on its admin port, which stops pilot-agent too where
+/// [`envoy_exit_stops_agent`].
 pub(super) fn stop_command(b: &Builder) -> Option<String> {
-    let port = status_port(b);
-    (port != 0).then(|| format!("curl -fsS -X POST http://localhost:{port}{QUIT}"))
+    let port = match status_port(b) {
+        0 => ENVOY_ADMIN_PORT,
+        port => port,
+    };
+    Some(format!("curl -fsS -X POST http://localhost:{port}{QUIT}"))
 }
 
 /// Where pilot-agent serves `path`.

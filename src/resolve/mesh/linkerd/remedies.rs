@@ -42,6 +42,7 @@ pub const REMEDIES: Remedies = Remedies {
     drain_setting: None,
     no_stop_call: None,
     kill_command: Some(r#"["/usr/lib/linkerd/linkerd-await", "sleep", "1", "--shutdown"]"#),
+    status_off: None,
 };
 
 /// Linkerd's remedies for a proxy written in the manifest (an injector's output): the
