@@ -270,10 +270,7 @@ fn the_hold_fails_after_60_s_when_the_status_port_is_off() {
     assert_eq!(finding["line"], 9, "at the status port: {finding}");
     let message = finding["message"].as_str().unwrap();
     assert!(message.contains("fails at 60 s"), "{message}");
-    assert!(
-        message.contains("`web` starts without its proxy"),
-        "{message}"
-    );
+    assert!(message.contains("starts `web` without it"), "{message}");
     let (report, _) = lint(&istio_classic(HOLD, ""), &ISTIO_1_22);
     assert_eq!(rule_ids(&report), Vec::<String>::new());
 }
@@ -292,13 +289,69 @@ fn a_wait_with_its_own_url_is_answered_with_the_status_port_off() {
         &ISTIO_1_22,
     );
     assert_eq!(at(&own, "startup", Some("web"), "started"), Some(2000));
-    let default = explain(&written(""), &ISTIO_1_22);
+    for url in ["", ", --url, http://localhost:15021/healthz/ready"] {
+        let default = explain(&written(url), &ISTIO_1_22);
+        assert_eq!(
+            at(&default, "startup", Some("web"), "started"),
+            Some(60_000),
+            "{url}"
+        );
+        let (report, _) = lint(&written(url), &ISTIO_1_22);
+        assert_eq!(rule_ids(&report), ["ML102"], "{url}");
+    }
+}
+
+/// pilot-agent reads the annotation with `strconv.Atoi` and takes 0 for what it cannot
+/// read (`applyAnnotations`, `pilot/cmd/pilot-agent/config/config.go`): `"00"` turns the
+/// status server off as `"0"` does, though the template, which compares the text with
+/// `"0"`, still adds the probes. A port of its own (`"15030"`) is answered.
+#[test]
+fn the_agent_reads_the_status_port_as_a_number() {
+    for (port, started) in [("00", 60_000), ("15030", 2000)] {
+        let annotations = format!("{HOLD}    status.sidecar.istio.io/port: \"{port}\"\n");
+        let report = explain(&istio_classic(&annotations, ""), &ISTIO_1_22);
+        assert_eq!(
+            at(&report, "startup", Some("web"), "started"),
+            Some(started),
+            "{port}"
+        );
+        let probe = &container(&report, "istio-proxy")["startupProbe"];
+        assert!(!probe.is_null(), "{port}: the template keeps the probes");
+    }
+}
+
+/// A restartable init container killed for a failed postStart is not running, and the
+/// kubelet starts the next init container only from a running one
+/// (`computeInitContainerActions`, kubernetes v1.29–v1.35): with Istio 1.20 native, which
+/// still adds `pilot-agent wait` with the hold (§3.2), nothing after the proxy starts.
+#[test]
+fn a_native_proxy_whose_wait_fails_holds_everything_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        "istio:\n  version: \"1.20\"\n  nativeSidecars: \"true\"\n",
+    )
+    .unwrap();
+    let flags = ["--config", config.to_str().unwrap()];
+    let pod = istio_classic(&format!("{HOLD}{STATUS_OFF}"), "");
+    let report = explain(&pod, &flags);
     assert_eq!(
-        at(&default, "startup", Some("web"), "started"),
+        names_in(&report, "initContainers"),
+        ["istio-init", "istio-proxy"]
+    );
+    assert_eq!(
+        at(&report, "startup", Some("istio-proxy"), "postStartFailed"),
         Some(60_000)
     );
-    let (report, _) = lint(&written(""), &ISTIO_1_22);
+    assert_eq!(at(&report, "startup", Some("web"), "started"), None);
+    let (report, _) = lint(&pod, &flags);
     assert_eq!(rule_ids(&report), ["ML102"]);
+    let message = findings(&report, "ML102")[0]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("nothing after it starts"), "{message}");
 }
 
 /// With the status port off the hold is no remedy and pilot-agent serves no
@@ -316,7 +369,7 @@ fn with_the_status_port_off_advice_uses_envoys_admin() {
     let help = ml101["help"].as_str().unwrap();
     assert!(help.contains("poll `GET :15000/ready`"), "{help}");
     assert!(!help.contains("poll `GET :15021"), "{help}");
-    assert!(help.contains("would not hold it"), "{help}");
+    assert!(help.contains("is no remedy here"), "{help}");
     assert!(ml101.get("fix").is_none_or(Value::is_null), "{ml101}");
     let job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    metadata:\n      labels:\n        sidecar.istio.io/inject: \"true\"\n      annotations:\n        status.sidecar.istio.io/port: \"0\"\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        image: work\n        command: [sh, -c, \"curl -fsS http://db/ok; ./work\"]\n";
     let (report, _) = lint(job, &ISTIO_1_22);

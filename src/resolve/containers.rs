@@ -120,7 +120,7 @@ impl<'a> Builder<'a> {
             restart_in_place,
             native_switch: None,
             native_install: None,
-            status_off: None,
+            status_port_off: None,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container

@@ -41,7 +41,7 @@ pub fn is_in_manifest(container: &PlannedContainer) -> bool {
 /// (the same switch every native remedy names); else a native sidecar that does, where
 /// the pod can ask for one; else the app's own wait for the proxy.
 pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Remedy>) {
-    if status_off(proxy).is_some() {
+    if status_off_remedy(proxy).is_some() {
         return (wait_in_app(proxy), None);
     }
     let gated_switch = proxy.gated_native_switch();
@@ -97,7 +97,7 @@ pub fn hold_app(proxy: &PlannedContainer, plan: &PodPlan) -> (String, Option<Rem
 /// where the injector adds one without a startupProbe.
 pub fn wait_in_app(proxy: &PlannedContainer) -> String {
     // The hold concerns a classic proxy only: a native one is held by its startupProbe.
-    let hold_fails = status_off(proxy)
+    let hold_fails = status_off_remedy(proxy)
         .filter(|_| !proxy.is_native_sidecar())
         .map(|off| off.hold_fails.to_owned());
     let ungated = proxy
@@ -131,7 +131,7 @@ fn app_waits(proxy: &PlannedContainer) -> String {
 /// How a command polls `proxy`'s readiness: the model's ready call, or the one that
 /// still answers with the status port off.
 pub fn ready_poll(proxy: &PlannedContainer) -> String {
-    let ready_api = match status_off(proxy) {
+    let ready_api = match status_off_remedy(proxy) {
         Some(off) => Some(off.ready_api),
         None => proxy.remedies().ready_api,
     };
@@ -142,8 +142,8 @@ pub fn ready_poll(proxy: &PlannedContainer) -> String {
 }
 
 /// What changes for a proxy whose status port the pod turns off, when it is one.
-pub fn status_off(proxy: &PlannedContainer) -> Option<&'static StatusOff> {
-    proxy.status_off.as_ref()?;
+pub fn status_off_remedy(proxy: &PlannedContainer) -> Option<&'static StatusOff> {
+    proxy.status_port_off.as_ref()?;
     proxy.remedies().status_off.as_ref()
 }
 

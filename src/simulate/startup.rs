@@ -70,7 +70,10 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
 }
 
 /// Starts a native sidecar at `now`; returns when the next container may start, or
-/// `None` when its startupProbe fails and nothing after it ever starts.
+/// `None` when its postStart or its startupProbe fails and nothing after it ever
+/// starts: the kubelet starts the next init container only once a restartable one is
+/// running with its startupProbe passed (`computeInitContainerActions`), and one killed
+/// for a failed postStart restarts into the same hook.
 fn start_sidecar(
     container: &PlannedContainer,
     now: Millis,
@@ -80,6 +83,9 @@ fn start_sidecar(
     let ready = now + container.startup;
     entry.ready = Some(ready);
     let hook_done = post_start(container, now, ready, entry);
+    if entry.post_start_failed {
+        return None;
+    }
     let probe_passed = match container.startup_probe {
         Some(probe) => startup_probe(container, probe, now, ready, entry, plan)?,
         None => now,

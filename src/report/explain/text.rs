@@ -391,8 +391,14 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
                     }
                 )
             });
+            // A native sidecar's next container waits for it to run (§1.2).
+            let next = if container.is_some_and(|c| c.is_native_sidecar()) {
+                ", and nothing after it starts"
+            } else {
+                " and starts the next container"
+            };
             format!(
-                "postStart `{}` gives up{}; the kubelet kills it and starts the next container",
+                "postStart `{}` gives up{}; the kubelet kills it{next}",
                 hook.map_or_else(String::new, describe::hook),
                 if unanswered {
                     " (nothing answers its polls)"

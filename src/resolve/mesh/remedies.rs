@@ -63,6 +63,8 @@ pub struct StatusOff {
     pub setting: &'static str,
     /// Why the mesh's hold cannot hold the app then.
     pub hold_fails: &'static str,
+    /// The pod's own setting that turns the hold off, wherever it was turned on.
+    pub hold_off: &'static str,
     /// The call that still answers once the proxy is ready, for the app to poll
     /// instead of [`Remedies::ready_api`].
     pub ready_api: &'static str,

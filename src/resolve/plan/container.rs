@@ -120,7 +120,7 @@ pub struct PlannedContainer {
     pub native_install: Option<InstallSwitch>,
     /// For a proxy, the pod setting that turned off its agent's status port, which its
     /// probes and its mesh's hold poll (`status.sidecar.istio.io/port: "0"`).
-    pub status_off: Option<JsonPath>,
+    pub status_port_off: Option<JsonPath>,
 }
 
 impl PlannedContainer {
@@ -158,7 +158,7 @@ impl PlannedContainer {
             only_idles: false,
             native_switch: None,
             native_install: None,
-            status_off: None,
+            status_port_off: None,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

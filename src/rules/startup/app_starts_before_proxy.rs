@@ -1,5 +1,5 @@
 use crate::resolve::PlannedContainer;
-use crate::rules::help::{container_label_path, hold_app, is_in_manifest, status_off};
+use crate::rules::help::{container_label_path, hold_app, is_in_manifest, status_off_remedy};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -120,7 +120,7 @@ impl Violation for CallsBeforeProxyReady<'_> {
         let remedies = self.proxy.remedies();
         if is_in_manifest(self.proxy)
             && remedies.hold_app.is_some()
-            && status_off(self.proxy).is_none()
+            && status_off_remedy(self.proxy).is_none()
         {
             let hook = match remedies.hold_hook {
                 Some(command) => format!(

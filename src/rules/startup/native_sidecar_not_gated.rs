@@ -4,7 +4,7 @@ use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
 use crate::resolve::mesh::Advice;
 use crate::resolve::{HookDuration, PlannedContainer, PodPlan};
-use crate::rules::help::{container_label, ready_poll, status_off, wait_in_app};
+use crate::rules::help::{container_label, ready_poll, status_off_remedy, wait_in_app};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -98,11 +98,12 @@ impl Violation for StartsBeforeReady<'_> {
     /// sidecar written in the manifest, a startupProbe.
     fn help(&self) -> String {
         let proxy = self.proxy;
-        if let Some(off) = status_off(proxy) {
+        if let Some(off) = status_off_remedy(proxy) {
             return format!(
-                "drop `{}`, which turns off the probes its injector gives `{}` (a startupProbe among them); or, to keep the port off, have the app's command {} before it starts the app",
+                "drop `{}`: with it, the injector gives `{}` no probes, so no startupProbe holds the next container; or, to keep the port off, have `{}`'s command {} before it starts",
                 off.setting,
                 proxy.name,
+                self.next.name,
                 ready_poll(proxy)
             );
         }
@@ -183,7 +184,7 @@ fn gate_back_on(proxy: &PlannedContainer, plan: &PodPlan) -> Option<Advice> {
 
 /// The setting that left an injected proxy without its gate, or the proxy itself.
 fn primary_label(proxy: &PlannedContainer) -> Label {
-    match (gate_turned_off(proxy), &proxy.status_off) {
+    match (gate_turned_off(proxy), &proxy.status_port_off) {
         (Some(path), _) => Label::value(path.clone(), "turns the start-up gate off"),
         (None, Some(path)) => Label::value(path.clone(), "turns off the proxy's probes"),
         (None, None) => container_label(proxy, "nothing waits for it to be ready"),

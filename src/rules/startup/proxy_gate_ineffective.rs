@@ -1,9 +1,7 @@
 use crate::resolve::mesh::StatusOff;
 use crate::resolve::{ContainerId, GateRequest, GateSetting, HookDuration, PlannedContainer, Role};
 use crate::rules::describe;
-use crate::rules::help::{
-    container_label_path, is_in_manifest, quoted_list, ready_poll, status_off,
-};
+use crate::rules::help::{container_label_path, is_in_manifest, ready_poll, status_off_remedy};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
 use crate::simulate::Phase;
@@ -27,7 +25,8 @@ declare_rule! {
     /// port off, nothing answers `pilot-agent wait` (it polls `:15021/healthz/ready`,
     /// which Envoy passes to that port): the hook fails after 60 s, the kubelet kills
     /// the proxy (`FailedPostStartHook`) and starts the app without it, and the proxy
-    /// restarts into the same wait (docs/lifecycle.md §3.5).
+    /// restarts into the same wait (docs/lifecycle.md §3.5); a native proxy (Istio
+    /// 1.19 and 1.20 still add the wait to one) holds everything after it for good.
     ///
     /// ## Example
     /// ```yaml
@@ -51,8 +50,9 @@ declare_rule! {
     /// ```
     ///
     /// With the status port off, drop `status.sidecar.istio.io/port: "0"`; or keep it,
-    /// drop the hold and have the app's command poll Envoy's admin (`GET
-    /// :15000/ready`), which answers without the status port.
+    /// turn the hold off for the pod (`holdApplicationUntilProxyStarts: false` in its
+    /// `proxy.istio.io/config`, which overrides the mesh's) and have the app's command
+    /// poll Envoy's admin (`GET :15000/ready`), which answers without the status port.
     ///
     /// `lint --fix` makes no change: the remedy lies in what the injector reads (a
     /// re-injection, Helm values), not in this file, and reordering containers an
@@ -141,19 +141,17 @@ impl Violation for GateUnanswered<'_> {
 
     fn message(&self) -> String {
         let hook = self.proxy.post_start.as_ref().map(describe::hook);
-        let starts = match self.held.as_slice() {
+        let names: Vec<String> = self.held.iter().map(|c| format!("`{}`", c.name)).collect();
+        // A native sidecar's next container waits for it to run (§1.2); a classic
+        // one's starts anyway (§1.1).
+        let then = match names.as_slice() {
+            _ if self.proxy.is_native_sidecar() => ", and nothing after it starts".to_owned(),
             [] => String::new(),
-            [app] => format!(", and `{}` starts without its proxy", app.name),
-            apps => format!(
-                ", and {} start without their proxy",
-                quoted_list(
-                    &apps.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-                    ", "
-                )
-            ),
+            [one] => format!(" and starts {one} without it"),
+            [rest @ .., last] => format!(" and starts {} and {last} without it", rest.join(", ")),
         };
         format!(
-            "`{}`'s postStart `{}` waits for the proxy's status port, which `{}` turns off: nothing answers it, so it fails at {}, the kubelet kills `{}` (FailedPostStartHook){starts}",
+            "`{}`'s postStart `{}` waits for the proxy's status port, which `{}` turns off: nothing answers it, so it fails at {}, the kubelet kills `{}` (FailedPostStartHook){then}; every restart of the proxy runs the same wait",
             self.proxy.name,
             hook.unwrap_or_default(),
             self.off.setting,
@@ -163,9 +161,14 @@ impl Violation for GateUnanswered<'_> {
     }
 
     fn help(&self) -> String {
+        let app = self
+            .held
+            .first()
+            .map_or_else(|| "the app".to_owned(), |app| format!("`{}`", app.name));
         format!(
-            "drop `{}`, so that the wait finds the proxy ready; or, to keep the port off, drop the hold and have the app's command {} before it starts the app",
+            "drop `{}`, so that the wait finds the proxy ready; or, to keep the port off, turn the hold off ({}) and have {app}'s command {} before it starts",
             self.off.setting,
+            self.off.hold_off,
             ready_poll(self.proxy)
         )
     }
@@ -299,8 +302,8 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
             }
         )
     });
-    let off = status_off(proxy).filter(|_| unanswered)?;
-    let setting = proxy.status_off.clone()?;
+    let off = status_off_remedy(proxy).filter(|_| unanswered)?;
+    let setting = proxy.status_port_off.clone()?;
     let entry = pod.timeline.start(index);
     let (started, fails_at) = (entry.started?, entry.post_start_done?);
     let held: Vec<_> = pod
@@ -311,23 +314,19 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
         .filter(|(id, _)| pod.timeline.start(*id).started.is_some())
         .map(|(_, c)| c)
         .collect();
+    let first_held = held.first().map(|c| c.name.clone());
     let violation = GateUnanswered {
         proxy,
         off,
         fails_at,
-        held: held.clone(),
+        held,
     };
     let mut finding = Finding::new(
         &violation,
         Label::value(setting, "turns off the status port the wait polls"),
     )
     .container(&proxy.name)
-    .window(
-        Phase::Startup,
-        started,
-        fails_at,
-        held.first().map(|c| c.name.as_str()),
-    );
+    .window(Phase::Startup, started, fails_at, first_held.as_deref());
     if let Some(GateRequest {
         source: Source::Manifest(path),
         ..

@@ -159,7 +159,7 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
     // `pilot/cmd/pilot-agent/config/config.go`, 1.28.0); a value `strconv.Atoi` cannot
     // read is logged and leaves 0.
     let status_port = match b.workload.pod_annotation(STATUS_PORT) {
-        Some((value, _)) => value.trim().parse().unwrap_or(0),
+        Some((value, _)) => value.parse().unwrap_or(0),
         None => layered
             .status_port
             .as_ref()

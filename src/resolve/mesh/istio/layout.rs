@@ -124,7 +124,7 @@ pub(super) fn inject(
             proxy.startup_probe = Some(crate::resolve::probe_timing(probe));
         }
     }
-    proxy.status_off = status_port_off(b);
+    proxy.status_port_off = status_port_off(b, &config);
     mark_unanswered_wait(&mut proxy);
     judge_drain_request(&mut proxy, config.status_port);
     apply_shutdown(&mut proxy, &config, native, intercepts_inbound(b));
@@ -190,7 +190,7 @@ pub(super) fn inject(
 /// native mode, the readiness probe's values as a startup probe instead. None when the
 /// status port is 0.
 pub(super) fn startup_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
-    if status_port_disabled(b) {
+    if probes_off(b) {
         return None;
     }
     if !has(b, 20) {
@@ -210,7 +210,7 @@ pub(super) fn startup_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
 /// The injected readiness probe, absent in 1.19 native mode (which turned it into the
 /// startup probe) and when the status port is 0.
 pub(super) fn readiness_probe(b: &Builder, native: bool) -> Option<ProbeTiming> {
-    (!status_port_disabled(b) && (has(b, 20) || !native)).then(|| readiness_timing(b))
+    (!probes_off(b) && (has(b, 20) || !native)).then(|| readiness_timing(b))
 }
 
 /// Readiness timing: initial delay / period / failures 0 s / 15 s / 4 since Istio 1.20,
@@ -230,19 +230,22 @@ pub(super) fn readiness_timing(b: &Builder) -> ProbeTiming {
     }
 }
 
-/// `status.sidecar.istio.io/port: "0"`: the template adds no probes at all.
-pub(super) fn status_port_disabled(b: &Builder) -> bool {
+/// `status.sidecar.istio.io/port: "0"`: the template adds no probes at all. It
+/// compares the text with `"0"` (`ne (annotation …) "0"`): `"00"` or `" 0"` keep the
+/// probes, though pilot-agent reads them as 0 too ([`status_port_off`]).
+pub(super) fn probes_off(b: &Builder) -> bool {
     b.workload
         .pod_annotation(STATUS_PORT)
-        .is_some_and(|(port, _)| port.trim() == "0")
+        .is_some_and(|(port, _)| port == "0")
 }
 
-/// Where the pod turns the status port off, when it does.
-pub(super) fn status_port_off(b: &Builder) -> Option<JsonPath> {
-    b.workload
-        .pod_annotation(STATUS_PORT)
-        .filter(|(port, _)| port.trim() == "0")
-        .map(|(_, path)| path)
+/// Where the pod turns pilot-agent's status server off: the annotation, when the agent
+/// reads its port as 0 (`Effective::status_port`).
+pub(super) fn status_port_off(b: &Builder, config: &Effective) -> Option<JsonPath> {
+    if config.status_port != 0 {
+        return None;
+    }
+    b.workload.pod_annotation(STATUS_PORT).map(|(_, path)| path)
 }
 
 /// Marks a `pilot-agent wait` postStart that nothing will answer: it polls
@@ -250,13 +253,13 @@ pub(super) fn status_port_off(b: &Builder) -> Option<JsonPath> {
 /// (`pilot-agent/app/wait.go`), Envoy routes that path to pilot-agent's status port
 /// (`envoy_bootstrap.json`, cluster `agent`), and with the port 0 pilot-agent serves no
 /// status at all (`initStatusServer` only `if proxyConfig.StatusPort > 0`). The wait
-/// fails after its timeout; docs/lifecycle.md §3.2.
+/// fails after its timeout; docs/lifecycle.md §3.5. A `--url` to another port (Envoy's
+/// admin `/ready`) is answered.
 pub(super) fn mark_unanswered_wait(proxy: &mut PlannedContainer) {
-    let Some(hook) = proxy
-        .post_start
-        .as_mut()
-        .filter(|_| proxy.status_off.is_some())
-    else {
+    if proxy.status_port_off.is_none() {
+        return;
+    }
+    let Some(hook) = proxy.post_start.as_mut() else {
         return;
     };
     let HookAction::Exec(argv) = &hook.action else {
@@ -264,12 +267,31 @@ pub(super) fn mark_unanswered_wait(proxy: &mut PlannedContainer) {
     };
     let is_wait = argv
         .first()
-        .is_some_and(|program| crate::resolve::shell::basename(program) == "pilot-agent");
-    let own_url = argv.iter().any(|arg| arg.starts_with("--url"));
+        .is_some_and(|program| crate::resolve::shell::basename(program) == "pilot-agent")
+        && argv.get(1).is_some_and(|word| word == "wait");
+    let polls_status =
+        url_port(argv).is_none_or(|port| port == HEALTH_PORT || port == DEFAULT_STATUS_PORT);
     if let HookDuration::UntilReady { unanswered, .. } = &mut hook.duration
         && is_wait
-        && !own_url
+        && polls_status
     {
         *unanswered = true;
     }
+}
+
+/// Envoy's health port, whose `/healthz/ready` Envoy passes to pilot-agent.
+const HEALTH_PORT: u16 = 15021;
+
+/// The port of `pilot-agent wait --url URL` (or `--url=URL`), when one is given.
+fn url_port(argv: &[String]) -> Option<u16> {
+    let url = argv.iter().enumerate().find_map(|(i, arg)| {
+        arg.strip_prefix("--url=").or_else(|| {
+            (arg == "--url")
+                .then(|| argv.get(i + 1).map(String::as_str))
+                .flatten()
+        })
+    })?;
+    let authority = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host_port = authority.split('/').next()?;
+    host_port.rsplit_once(':')?.1.parse().ok()
 }

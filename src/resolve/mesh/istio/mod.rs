@@ -142,9 +142,9 @@ fn adopt_injected(b: &mut Builder, list: ContainerList, index: usize) {
     let switch = native_switch(version(b), b.settings.kubernetes.value);
     let written = written::adopt(b, (list, index), KIND, switch, "pilot-agent wait");
     let intercepts = intercepts_inbound(b);
-    let status_off = status_port_off(b);
+    let status_off = status_port_off(b, &config);
     let proxy = b.get_mut(list, index);
-    proxy.status_off = status_off;
+    proxy.status_port_off = status_off;
     mark_unanswered_wait(proxy);
     if !written.waits && config.hold.value {
         proxy.gate_request = Some(GateRequest {

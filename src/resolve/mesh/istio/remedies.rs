@@ -35,7 +35,8 @@ pub const REMEDIES: Remedies = Remedies {
     no_stop_call: None,
     status_off: Some(StatusOff {
         setting: "status.sidecar.istio.io/port: \"0\"",
-        hold_fails: "`holdApplicationUntilProxyStarts` would not hold it: the `pilot-agent wait` it adds polls `:15021/healthz/ready`, which Envoy passes to the status port the pod turns off, and fails after 60 s",
+        hold_fails: "`holdApplicationUntilProxyStarts` is no remedy here: the `pilot-agent wait` it adds polls `:15021/healthz/ready`, which Envoy passes to the status port the pod turns off, so it would fail after 60 s and get the proxy killed",
+        hold_off: "`holdApplicationUntilProxyStarts: false` in the pod's `proxy.istio.io/config`",
         // Envoy's admin answers itself, without pilot-agent's status server.
         ready_api: "GET :15000/ready",
     }),

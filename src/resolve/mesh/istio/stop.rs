@@ -76,12 +76,12 @@ fn agent_request(argv: &[&str]) -> Option<StopAsked> {
     Some((target, Some(HttpMethod::Post)))
 }
 
-/// pilot-agent's status port in this pod (15020 unless the pod moves it).
+/// pilot-agent's status port in this pod (15020 unless the pod moves it); a value
+/// `strconv.Atoi` cannot read leaves 0, no status server (docs/lifecycle.md §3.3).
 pub(super) fn status_port(b: &Builder) -> u16 {
     b.workload
         .pod_annotation(STATUS_PORT)
-        .and_then(|(v, _)| v.parse().ok())
-        .unwrap_or(DEFAULT_STATUS_PORT)
+        .map_or(DEFAULT_STATUS_PORT, |(v, _)| v.parse().unwrap_or(0))
 }
 
 /// The call to pilot-agent's `/quitquitquit`, or, with the status port 0 (no status
