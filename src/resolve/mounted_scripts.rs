@@ -9,7 +9,7 @@
 
 use k8s_openapi::api::core::v1::{Container, PodSpec, Volume};
 
-use super::shell::{self, basename};
+use super::shell::{self, is_shell};
 use crate::settings::Source;
 use crate::workload::ConfigMap;
 
@@ -139,13 +139,6 @@ fn script_file(argv: &[String]) -> Option<ScriptFile<'_>> {
         shell: Some(run.shell),
         errexit: run.errexit,
     })
-}
-
-fn is_shell(word: &str) -> bool {
-    matches!(
-        basename(word),
-        "sh" | "bash" | "ash" | "dash" | "zsh" | "ksh" | "busybox"
-    )
 }
 
 /// The text of `file` in `container`: through the deepest of its mounts that holds the

@@ -30,6 +30,13 @@ pub fn parse_argv(argv: &[String]) -> List {
 
 const SHELLS: [&str; 6] = ["sh", "bash", "ash", "dash", "zsh", "ksh"];
 
+/// Whether `program` is a shell whose command line this module reads, or busybox,
+/// which runs one (`busybox sh`).
+pub fn is_shell(program: &str) -> bool {
+    let name = basename(program);
+    name == "busybox" || SHELLS.contains(&name)
+}
+
 /// The script of `sh -c SCRIPT` (also `busybox sh -c`, `/bin/bash -ec --`).
 pub fn shell_script(argv: &[String]) -> Option<&str> {
     script_index(argv).map(|at| argv[at].as_str())

@@ -32,8 +32,8 @@ mod syntax;
 pub use hook_length::{Env, Length, Sleep, length, sleep_length};
 pub use idle::only_idles;
 pub use invocation::{
-    FileRun, Shebang, errexit, parse_argv, script_file_run, script_index, set_errexit, shebang,
-    shell_script,
+    FileRun, Shebang, errexit, is_shell, parse_argv, script_file_run, script_index, set_errexit,
+    shebang, shell_script,
 };
 pub use network::network_use;
 pub use parse::parse;
