@@ -354,6 +354,35 @@ fn a_native_proxy_whose_wait_fails_holds_everything_after_it() {
     assert!(message.contains("nothing after it starts"), "{message}");
 }
 
+/// A Job's proxy killed for its failed wait stays gone: `restartPolicy: Never` restarts
+/// nothing, and under `OnFailure` pilot-agent, which exits 0 on the kill, is not
+/// restarted either (istio#45627). The Job ends with its work (ML301 would say it never
+/// completes), and ML102 says the proxy does not come back.
+#[test]
+fn a_jobs_proxy_killed_for_its_wait_stays_gone() {
+    for policy in ["Never", "OnFailure"] {
+        let job = format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    metadata:\n      labels:\n        sidecar.istio.io/inject: \"true\"\n      annotations:\n        status.sidecar.istio.io/port: \"0\"\n        proxy.istio.io/config: '{{\"holdApplicationUntilProxyStarts\": true}}'\n    spec:\n      restartPolicy: {policy}\n      containers:\n      - name: work\n        image: work\n"
+        );
+        let report = explain(&job, &ISTIO_1_22);
+        assert_eq!(
+            at(&report, "completion", Some("istio-proxy"), "exited"),
+            Some(60_000),
+            "{policy}"
+        );
+        let (report, _) = lint(&job, &ISTIO_1_22);
+        assert_eq!(rule_ids(&report), ["ML102"], "{policy}");
+        let message = findings(&report, "ML102")[0]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.contains(&format!("is not restarted under `restartPolicy: {policy}`")),
+            "{message}"
+        );
+    }
+}
+
 /// With the status port off the hold is no remedy and pilot-agent serves no
 /// `/quitquitquit`: ML101 offers no fix and has the app poll Envoy's admin `GET
 /// :15000/ready`; ML301 has the work call Envoy's own `POST :15000/quitquitquit`, which

@@ -1,5 +1,7 @@
 use crate::resolve::mesh::StatusOff;
-use crate::resolve::{ContainerId, GateRequest, GateSetting, HookDuration, PlannedContainer, Role};
+use crate::resolve::{
+    ContainerId, GateRequest, GateSetting, HookDuration, PlannedContainer, RestartPolicy, Role,
+};
 use crate::rules::describe;
 use crate::rules::help::{container_label_path, is_in_manifest, ready_poll, status_off_remedy};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -25,7 +27,8 @@ declare_rule! {
     /// port off, nothing answers `pilot-agent wait` (it polls `:15021/healthz/ready`,
     /// which Envoy passes to that port): the hook fails after 60 s, the kubelet kills
     /// the proxy (`FailedPostStartHook`) and starts the app without it, and the proxy
-    /// restarts into the same wait (docs/lifecycle.md §3.5); a native proxy (Istio
+    /// restarts into the same wait, or, in a Job (`restartPolicy: Never` or
+    /// `OnFailure`), stays gone (docs/lifecycle.md §3.5); a native proxy (Istio
     /// 1.19 and 1.20 still add the wait to one) holds everything after it for good.
     ///
     /// ## Example
@@ -134,6 +137,8 @@ struct GateUnanswered<'a> {
     fails_at: Millis,
     /// The app containers it was to hold, which start then.
     held: Vec<&'a PlannedContainer>,
+    /// The pod's restart policy, which decides whether a classic proxy comes back.
+    restart: RestartPolicy,
 }
 
 impl Violation for GateUnanswered<'_> {
@@ -150,8 +155,18 @@ impl Violation for GateUnanswered<'_> {
             [one] => format!(" and starts {one} without it"),
             [rest @ .., last] => format!(" and starts {} and {last} without it", rest.join(", ")),
         };
+        // A native sidecar always restarts; a classic one as the pod's policy says, and
+        // pilot-agent exits 0 on the kill, which OnFailure does not restart (istio#45627).
+        let after = match self.restart {
+            _ if self.proxy.is_native_sidecar() => "every restart of the proxy runs the same wait",
+            RestartPolicy::Always => "every restart of the proxy runs the same wait",
+            RestartPolicy::OnFailure => {
+                "the proxy, which exits 0 on the kill, is not restarted under `restartPolicy: OnFailure`"
+            }
+            RestartPolicy::Never => "the proxy is not restarted under `restartPolicy: Never`",
+        };
         format!(
-            "`{}`'s postStart `{}` waits for the proxy's status port, which `{}` turns off: nothing answers it, so it fails at {}, the kubelet kills `{}` (FailedPostStartHook){then}; every restart of the proxy runs the same wait",
+            "`{}`'s postStart `{}` waits for the proxy's status port, which `{}` turns off: nothing answers it, so it fails at {}, the kubelet kills `{}` (FailedPostStartHook){then}; {after}",
             self.proxy.name,
             hook.unwrap_or_default(),
             self.off.setting,
@@ -320,6 +335,7 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
         off,
         fails_at,
         held,
+        restart: pod.plan.restart_policy,
     };
     let mut finding = Finding::new(
         &violation,
