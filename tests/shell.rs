@@ -569,11 +569,18 @@ fn options_in_effect(argv: &[&str], script: &str) -> String {
     String::from_utf8(output.stdout).expect("utf-8")
 }
 
-/// The flags a shell is started with, as bash and dash read them: the script found
+/// The flags a shell is started with, as bash, dash and zsh read them: the script found
 /// after them, and errexit on exactly where the shell reports `e` in `$-`.
 #[test]
 fn reads_a_shells_flags_as_bash_and_dash_do() {
     for argv in [
+        &["zsh", "-oerrexit", "-c"][..],
+        &["zsh", "--errexit", "-c"],
+        &["zsh", "-o", "ERR_EXIT", "-c"],
+        &["zsh", "-e", "--no-errexit", "-c"],
+        &["zsh", "-eonoerrexit", "-c"],
+        &["zsh", "+oerrexit", "-ec"],
+        &["zsh", "-eo", "pipefail", "-c"],
         &["dash", "-c"][..],
         &["dash", "-ec"],
         &["dash", "-e", "+e", "-c"],

@@ -160,15 +160,19 @@ struct Invocation {
     errexit: bool,
 }
 
-/// Reads `[busybox] SHELL OPTIONS… [-c] OPERAND…` as bash and dash do: options alone or
-/// together (`-ec`, `-euo pipefail`), `+` turning them off, each `o` (and bash's `O`) of
-/// a cluster with the option it names in the next word, bash's long options (`--norc`,
-/// `--rcfile FILE`), a `--` or `-` that ends them.
+/// Reads `[busybox] SHELL OPTIONS… [-c] OPERAND…` as bash, dash and zsh do: options
+/// alone or together (`-ec`, `-euo pipefail`), `+` turning them off, each `o` (and bash's
+/// `O`) of a cluster with the option it names in the next word, bash's long options
+/// (`--norc`, `--rcfile FILE`), a `--` or `-` that ends them. zsh also takes the rest of
+/// a cluster after `o` as the name (`-oerrexit`), and any option as a long one
+/// (`--errexit`, `--no-errexit`).
 fn invocation(argv: &[String]) -> Option<Invocation> {
     let shell = usize::from(argv.first().is_some_and(|w| basename(w) == "busybox"));
-    if !SHELLS.contains(&basename(argv.get(shell)?)) {
+    let name = basename(argv.get(shell)?);
+    if !SHELLS.contains(&name) {
         return None;
     }
+    let zsh = name == "zsh";
     let (mut command_string, mut reads_stdin, mut errexit) = (false, false, false);
     let mut at = shell + 1;
     while let Some(word) = argv.get(at) {
@@ -176,11 +180,19 @@ fn invocation(argv: &[String]) -> Option<Invocation> {
         match word.as_str() {
             "--" | "-" => break,
             "--rcfile" | "--init-file" => at += 1,
-            long if long.starts_with("--") => {}
+            long if long.starts_with("--") => {
+                if let Some(sets) = errexit_option(&long[2..], zsh).filter(|_| zsh) {
+                    errexit = sets;
+                }
+            }
             cluster => {
                 let Some((on, letters)) = option_letters(cluster) else {
                     at -= 1;
                     break;
+                };
+                let (letters, attached) = match letters.split_once('o') {
+                    Some((letters, name)) if zsh && !name.is_empty() => (letters, Some(name)),
+                    _ => (letters, None),
                 };
                 command_string |= letters.contains('c');
                 reads_stdin |= on && letters.contains('s');
@@ -190,9 +202,12 @@ fn invocation(argv: &[String]) -> Option<Invocation> {
                 for letter in letters.chars().filter(|c| matches!(c, 'o' | 'O')) {
                     let name = argv.get(at)?;
                     at += 1;
-                    if letter == 'o' && name == "errexit" {
-                        errexit = on;
+                    if let Some(sets) = errexit_option(name, zsh).filter(|_| letter == 'o') {
+                        errexit = on == sets;
                     }
+                }
+                if let Some(sets) = attached.and_then(|name| errexit_option(name, zsh)) {
+                    errexit = on == sets;
                 }
             }
         }
@@ -204,6 +219,25 @@ fn invocation(argv: &[String]) -> Option<Invocation> {
         reads_stdin,
         errexit,
     })
+}
+
+/// What naming `name` as an option does to errexit: `Some(true)` for `errexit`,
+/// `Some(false)` for zsh's `noerrexit`. zsh ignores case, `_` and `-` in option names
+/// (`ERR_EXIT`, `no-errexit`); bash and dash take the name as written.
+fn errexit_option(name: &str, zsh: bool) -> Option<bool> {
+    if !zsh {
+        return (name == "errexit").then_some(true);
+    }
+    let name: String = name
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    match name.as_str() {
+        "errexit" => Some(true),
+        "noerrexit" => Some(false),
+        _ => None,
+    }
 }
 
 /// The letters of a cluster of one-letter options, `-eux` (turned on) or `+e` (off).
