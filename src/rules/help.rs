@@ -131,10 +131,9 @@ fn app_waits(proxy: &PlannedContainer) -> String {
 /// How a command polls `proxy`'s readiness: the model's ready call, or the one that
 /// still answers with the status port off.
 pub fn ready_poll(proxy: &PlannedContainer) -> String {
-    let ready_api = match status_off_remedy(proxy) {
-        Some(off) => Some(off.ready_api),
-        None => proxy.remedies().ready_api,
-    };
+    let ready_api = status_off_remedy(proxy)
+        .map(|off| off.ready_api)
+        .or(proxy.remedies().ready_api);
     match ready_api {
         Some(call) => format!("poll `{call}` until it succeeds"),
         None => "poll its readiness".to_owned(),

@@ -70,22 +70,16 @@ pub fn simulate(
             failing.push((id, container.exit_code_on_signal));
         }
     }
-    // A classic sidecar the kubelet killed for a failed postStart (docs/lifecycle.md
-    // §1.1) stays gone unless the pod's policy restarts it: `Always`, or `OnFailure`
-    // for one that exits non-zero on the kill (pilot-agent exits 0, istio#45627).
+    // A classic sidecar the kubelet killed for a failed postStart stays gone unless
+    // the pod's policy restarts it.
     for (id, container) in plan.regular() {
         let start = &timeline[id].start;
-        let restarts = match plan.restart_policy {
-            RestartPolicy::Always => true,
-            RestartPolicy::OnFailure => container.exit_code_on_signal != 0,
-            RestartPolicy::Never => false,
-        };
         if container.sidecar().is_some()
             && start.post_start_failed
-            && !restarts
+            && !plan.restarts_after_kill(container)
             && timeline[id].job.exit.is_none()
         {
-            timeline[id].job.exit = timeline[id].start.post_start_done;
+            timeline[id].job.exit = start.post_start_done;
         }
     }
     // A non-zero exit fails the pod under `Never`; under `OnFailure` the kubelet

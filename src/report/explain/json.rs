@@ -159,14 +159,16 @@ fn hook(h: &Hook) -> Value {
         "summary": describe::hook(h),
         "duration": match &h.duration {
             HookDuration::Fixed(length) => json!({"fixedMs": length.0}),
-            HookDuration::UntilReady { timeout, poll, unanswered: false } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0}}),
-            // What it polls is not served: it runs to its timeout and fails.
-            HookDuration::UntilReady { timeout, poll, unanswered: true } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0, "unanswered": true}}),
+            HookDuration::UntilReady { timeout, poll, .. } => json!({"untilReady": {"timeoutMs": timeout.0, "pollMs": poll.0}}),
             HookDuration::UntilAppsExit => json!("untilAppsExit"),
             HookDuration::UntilSelfExits => json!("untilSelfExits"),
             HookDuration::Unknown => json!("unknown"),
         },
     });
+    // Only a wait that nothing answers (it runs to its timeout and fails) says so.
+    if h.duration.is_unanswered() {
+        value["duration"]["untilReady"]["unanswered"] = json!(true);
+    }
     // Only a drain hook that starts no drain says so.
     if let Some(miss) = describe::drain_miss(h) {
         value["drainMissed"] = json!(miss);

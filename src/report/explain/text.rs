@@ -382,15 +382,7 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
         }
         EventKind::PostStartFailed => {
             let hook = container.and_then(|c| c.post_start.as_ref());
-            let unanswered = hook.is_some_and(|hook| {
-                matches!(
-                    hook.duration,
-                    HookDuration::UntilReady {
-                        unanswered: true,
-                        ..
-                    }
-                )
-            });
+            let unanswered = hook.is_some_and(|hook| hook.duration.is_unanswered());
             // A native sidecar's next container waits for it to run (§1.2).
             let next = if container.is_some_and(|c| c.is_native_sidecar()) {
                 ", and nothing after it starts"

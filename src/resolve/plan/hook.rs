@@ -89,6 +89,17 @@ impl HookDuration {
     /// nothing in it ends): longer than any grace period, so the kubelet always stops
     /// waiting for it.
     pub const NEVER_RETURNS: Millis = Millis::secs(u32::MAX as i64);
+
+    /// A wait for readiness that nothing answers, so it fails at its timeout.
+    pub fn is_unanswered(&self) -> bool {
+        matches!(
+            self,
+            HookDuration::UntilReady {
+                unanswered: true,
+                ..
+            }
+        )
+    }
 }
 
 /// What a hook does to traffic.

@@ -147,6 +147,19 @@ impl PodPlan {
         self.rejections.is_empty()
     }
 
+    /// Whether the kubelet starts `container` again after killing it (a failed
+    /// postStart, docs/lifecycle.md §1.1): a native sidecar always (its own `restartPolicy:
+    /// Always`); another as the pod's policy says, `OnFailure` only for one that exits
+    /// non-zero on the kill (pilot-agent exits 0, istio#45627).
+    pub fn restarts_after_kill(&self, container: &PlannedContainer) -> bool {
+        match self.restart_policy {
+            _ if container.is_native_sidecar() => true,
+            RestartPolicy::Always => true,
+            RestartPolicy::OnFailure => container.exit_code_on_signal != 0,
+            RestartPolicy::Never => false,
+        }
+    }
+
     /// Whether the pod runs to completion (Job, CronJob, a pod of a Job).
     pub fn runs_to_completion(&self) -> bool {
         self.completes

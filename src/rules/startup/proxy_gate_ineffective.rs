@@ -137,7 +137,9 @@ struct GateUnanswered<'a> {
     fails_at: Millis,
     /// The app containers it was to hold, which start then.
     held: Vec<&'a PlannedContainer>,
-    /// The pod's restart policy, which decides whether a classic proxy comes back.
+    /// Whether the kubelet starts the killed proxy again.
+    restarts: bool,
+    /// The pod's restart policy, which decided it.
     restart: RestartPolicy,
 }
 
@@ -155,15 +157,12 @@ impl Violation for GateUnanswered<'_> {
             [one] => format!(" and starts {one} without it"),
             [rest @ .., last] => format!(" and starts {} and {last} without it", rest.join(", ")),
         };
-        // A native sidecar always restarts; a classic one as the pod's policy says, and
-        // pilot-agent exits 0 on the kill, which OnFailure does not restart (istio#45627).
         let after = match self.restart {
-            _ if self.proxy.is_native_sidecar() => "every restart of the proxy runs the same wait",
-            RestartPolicy::Always => "every restart of the proxy runs the same wait",
+            _ if self.restarts => "every restart of the proxy runs the same wait",
             RestartPolicy::OnFailure => {
                 "the proxy, which exits 0 on the kill, is not restarted under `restartPolicy: OnFailure`"
             }
-            RestartPolicy::Never => "the proxy is not restarted under `restartPolicy: Never`",
+            _ => "the proxy is not restarted under `restartPolicy: Never`",
         };
         format!(
             "`{}`'s postStart `{}` waits for the proxy's status port, which `{}` turns off: nothing answers it, so it fails at {}, the kubelet kills `{}` (FailedPostStartHook){then}; {after}",
@@ -308,15 +307,10 @@ impl Rule for ProxyGateIneffective {
 
 /// The finding for a proxy whose postStart gate polls a status port the pod turned off.
 fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> Option<Finding> {
-    let unanswered = proxy.post_start.as_ref().is_some_and(|hook| {
-        matches!(
-            hook.duration,
-            HookDuration::UntilReady {
-                unanswered: true,
-                ..
-            }
-        )
-    });
+    let unanswered = proxy
+        .post_start
+        .as_ref()
+        .is_some_and(|hook| hook.duration.is_unanswered());
     let off = status_off_remedy(proxy).filter(|_| unanswered)?;
     let setting = proxy.status_port_off.clone()?;
     let entry = pod.timeline.start(index);
@@ -335,6 +329,7 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
         off,
         fails_at,
         held,
+        restarts: pod.plan.restarts_after_kill(proxy),
         restart: pod.plan.restart_policy,
     };
     let mut finding = Finding::new(

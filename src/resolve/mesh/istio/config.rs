@@ -155,11 +155,9 @@ pub(super) fn effective_config(b: &mut Builder, injected: Option<&Container>) ->
         .drain_duration
         .clone()
         .unwrap_or_else(|| Sourced::default_value(Millis::secs(45)));
-    // The annotation overrides ProxyConfig's `statusPort` (`applyAnnotations`,
-    // `pilot/cmd/pilot-agent/config/config.go`, 1.28.0); a value `strconv.Atoi` cannot
-    // read is logged and leaves 0.
-    let status_port = match b.workload.pod_annotation(STATUS_PORT) {
-        Some((value, _)) => value.parse().unwrap_or(0),
+    // The annotation overrides ProxyConfig's `statusPort` (`applyAnnotations`).
+    let status_port = match annotated_status_port(b) {
+        Some(port) => port,
         None => layered
             .status_port
             .as_ref()

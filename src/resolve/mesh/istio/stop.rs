@@ -76,12 +76,18 @@ fn agent_request(argv: &[&str]) -> Option<StopAsked> {
     Some((target, Some(HttpMethod::Post)))
 }
 
-/// pilot-agent's status port in this pod (15020 unless the pod moves it); a value
-/// `strconv.Atoi` cannot read leaves 0, no status server (docs/lifecycle.md §3.3).
+/// pilot-agent's status port in this pod (15020 unless the pod moves it).
 pub(super) fn status_port(b: &Builder) -> u16 {
+    annotated_status_port(b).unwrap_or(DEFAULT_STATUS_PORT)
+}
+
+/// The status port the pod's annotation gives pilot-agent: a value `strconv.Atoi`
+/// cannot read is logged and leaves 0, no status server (`applyAnnotations`,
+/// `pilot/cmd/pilot-agent/config/config.go`, 1.28.0; docs/lifecycle.md §3.3).
+pub(super) fn annotated_status_port(b: &Builder) -> Option<u16> {
     b.workload
         .pod_annotation(STATUS_PORT)
-        .map_or(DEFAULT_STATUS_PORT, |(v, _)| v.parse().unwrap_or(0))
+        .map(|(value, _)| value.parse().unwrap_or(0))
 }
 
 /// The call to pilot-agent's `/quitquitquit`, or, with the status port 0 (no status
