@@ -233,8 +233,9 @@ const STATUS_OFF: &str = "    status.sidecar.istio.io/port: \"0\"\n";
 /// (`pilot/cmd/pilot-agent/app/wait.go`); Envoy routes that path to the cluster `agent`
 /// on the agent's status port (`tools/packaging/common/envoy_bootstrap.json`), and with
 /// the port 0 the agent serves no status (`app/cmd.go`, `if proxyConfig.StatusPort >
-/// 0`). The hook fails at 60 s and the kubelet starts `web` then, not when the proxy is
-/// ready at 2 s; ML102 names the setting.
+/// 0`). The hook fails at 60 s and the kubelet starts `web` once the killed proxy is
+/// gone (pilot-agent's 5-s drain after the SIGTERM, §1.1), not when the proxy is ready at
+/// 2 s; ML102 names the setting.
 #[test]
 fn the_hold_fails_after_60_s_when_the_status_port_is_off() {
     let held = explain(&istio_classic(HOLD, ""), &ISTIO_1_22);
@@ -255,7 +256,11 @@ fn the_hold_fails_after_60_s_when_the_status_port_is_off() {
         at(&off, "startup", Some("istio-proxy"), "postStartFailed"),
         Some(60_000)
     );
-    assert_eq!(at(&off, "startup", Some("web"), "started"), Some(60_000));
+    assert_eq!(
+        at(&off, "startup", Some("istio-proxy"), "exited"),
+        Some(65_000)
+    );
+    assert_eq!(at(&off, "startup", Some("web"), "started"), Some(65_000));
     assert_eq!(
         container(&off, "istio-proxy")["postStart"]["duration"]["untilReady"]["unanswered"],
         true
@@ -270,9 +275,48 @@ fn the_hold_fails_after_60_s_when_the_status_port_is_off() {
     assert_eq!(finding["line"], 9, "at the status port: {finding}");
     let message = finding["message"].as_str().unwrap();
     assert!(message.contains("fails at 60 s"), "{message}");
-    assert!(message.contains("starts `web` without it"), "{message}");
+    assert!(
+        message.contains("once it is gone at 65 s, starts `web` without it"),
+        "{message}"
+    );
     let (report, _) = lint(&istio_classic(HOLD, ""), &ISTIO_1_22);
     assert_eq!(rule_ids(&report), Vec::<String>::new());
+}
+
+/// The kubelet starts the next container only once the one it killed for a failed
+/// postStart is gone: `startContainer` calls `killContainer`, which runs the preStop,
+/// signals, and waits on the runtime's `StopContainer` for the pod's
+/// `terminationGracePeriodSeconds` (no deletion sets another; docs/lifecycle.md §1.1).
+/// pilot-agent exits its `terminationDrainDuration` after the SIGTERM (5 s by default,
+/// §3.6), and a grace period shorter than that ends it with SIGKILL.
+#[test]
+fn the_next_container_waits_until_the_killed_proxy_is_gone() {
+    let drain = "\"terminationDrainDuration\": \"12s\", ";
+    for (drain, grace, gone) in [
+        ("", "", 65_000),
+        (drain, "", 72_000),
+        (drain, "  terminationGracePeriodSeconds: 3\n", 63_000),
+    ] {
+        let pod = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n    sidecar.istio.io/inject: \"true\"\n  annotations:\n{STATUS_OFF}    proxy.istio.io/config: '{{{drain}\"holdApplicationUntilProxyStarts\": true}}'\nspec:\n{grace}  containers:\n  - name: web\n    image: web\n"
+        );
+        let report = explain(&pod, &ISTIO_1_22);
+        assert_eq!(
+            at(&report, "startup", Some("istio-proxy"), "postStartFailed"),
+            Some(60_000),
+            "{pod}"
+        );
+        assert_eq!(
+            at(&report, "startup", Some("istio-proxy"), "exited"),
+            Some(gone),
+            "{pod}"
+        );
+        assert_eq!(
+            at(&report, "startup", Some("web"), "started"),
+            Some(gone),
+            "{pod}"
+        );
+    }
 }
 
 /// A `pilot-agent wait` written with its own `--url` (Envoy's admin `/ready`, which
@@ -293,7 +337,7 @@ fn a_wait_with_its_own_url_is_answered_with_the_status_port_off() {
         let default = explain(&written(url), &ISTIO_1_22);
         assert_eq!(
             at(&default, "startup", Some("web"), "started"),
-            Some(60_000),
+            Some(65_000),
             "{url}"
         );
         let (report, _) = lint(&written(url), &ISTIO_1_22);
@@ -307,7 +351,7 @@ fn a_wait_with_its_own_url_is_answered_with_the_status_port_off() {
 /// `"0"`, still adds the probes. A port of its own (`"15030"`) is answered.
 #[test]
 fn the_agent_reads_the_status_port_as_a_number() {
-    for (port, started) in [("00", 60_000), ("15030", 2000)] {
+    for (port, started) in [("00", 65_000), ("15030", 2000)] {
         let annotations = format!("{HOLD}    status.sidecar.istio.io/port: \"{port}\"\n");
         let report = explain(&istio_classic(&annotations, ""), &ISTIO_1_22);
         assert_eq!(
@@ -367,7 +411,7 @@ fn a_jobs_proxy_killed_for_its_wait_stays_gone() {
         let report = explain(&job, &ISTIO_1_22);
         assert_eq!(
             at(&report, "completion", Some("istio-proxy"), "exited"),
-            Some(60_000),
+            Some(65_000),
             "{policy}"
         );
         let (report, _) = lint(&job, &ISTIO_1_22);

@@ -34,6 +34,9 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             };
             push(Phase::Startup, at, c, kind);
         }
+        if let Some(at) = entry.killed_exit {
+            push(Phase::Startup, at, c, EventKind::Exited);
+        }
         if let Some(at) = entry.startup_probe_passed {
             push(Phase::Startup, at, c, EventKind::StartupProbePassed);
         }

@@ -5,9 +5,10 @@
 //! run them ([`probe_ticks`]): from the moment the pod is added, not from each
 //! container's start.
 
+use super::termination::killed_at_start;
 use super::timeline::{ContainerTimeline, StartEntry, Startup};
 use crate::resolve::{
-    ByContainer, HookDuration, InitRun, PlannedContainer, PodPlan, ProbeTiming, Role,
+    ByContainer, ContainerId, HookDuration, InitRun, PlannedContainer, PodPlan, ProbeTiming, Role,
 };
 use crate::time::Millis;
 
@@ -35,7 +36,15 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
                 entry.exited = Some(done);
                 Some(done)
             }
-            Role::App | Role::ClassicSidecar(_) => Some(start_regular(container, now, entry, plan)),
+            Role::App | Role::ClassicSidecar(_) => {
+                let next = start_regular(container, now, entry, plan);
+                let failed = entry.post_start_failed;
+                Some(if failed {
+                    killed(plan, id, container, next, timeline)
+                } else {
+                    next
+                })
+            }
         };
     }
     // Apps that gate themselves on a proxy start using the network once it is ready.
@@ -84,6 +93,7 @@ fn start_sidecar(
     entry.ready = Some(ready);
     let hook_done = post_start(container, now, ready, entry);
     if entry.post_start_failed {
+        entry.killed_exit = Some(hook_done + killed_at_start(container, plan, false).exit);
         return None;
     }
     let probe_passed = match container.startup_probe {
@@ -91,6 +101,23 @@ fn start_sidecar(
         None => now,
     };
     Some(hook_done.max(probe_passed))
+}
+
+/// The kill of a regular container whose postStart failed at `failed`: the kubelet
+/// waits for it to be gone before it starts the next container (§1.1). Returns then.
+fn killed(
+    plan: &PodPlan,
+    id: ContainerId,
+    container: &PlannedContainer,
+    failed: Millis,
+    timeline: &mut ByContainer<ContainerTimeline>,
+) -> Millis {
+    let apps_running = plan.containers.with_ids().any(|(other, c)| {
+        other < id && c.role == Role::App && timeline[other].start.started.is_some()
+    });
+    let gone = failed + killed_at_start(container, plan, apps_running).exit;
+    timeline[id].start.killed_exit = Some(gone);
+    gone
 }
 
 /// Starts a regular container at `now`; returns when the next one may start.

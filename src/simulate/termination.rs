@@ -132,6 +132,34 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
     }
 }
 
+/// How a container the kubelet kills during start-up, for its failed postStart, goes
+/// (docs/lifecycle.md §1.1), timed from the kill: `startContainer` calls `killContainer`
+/// with the pod's own grace period (no deletion sets another), which runs the preStop,
+/// then signals with the 2-second floor, and waits for the exit. No request reaches a
+/// pod that is not ready. A hook that waits for the apps to exit outlasts the grace
+/// period when `apps_running`: started before it, they are not being stopped.
+pub fn killed_at_start(
+    container: &PlannedContainer,
+    plan: &PodPlan,
+    apps_running: bool,
+) -> StopEntry {
+    let budget = Budget {
+        grace: plan.grace_period.value.max(0),
+        floor: MINIMUM_GRACE_SECONDS,
+        deadline: None,
+    };
+    let apps_exit = if apps_running {
+        HookDuration::NEVER_RETURNS
+    } else {
+        Millis::ZERO
+    };
+    let load = Load {
+        longest_request: None,
+        endpoints_removed: Millis::ZERO,
+    };
+    stop_unordered(container, budget, apps_exit, load)
+}
+
 /// A Job's native sidecars once its work is done (docs/lifecycle.md §2.6): the kubelet
 /// kills the pod without a deletion, so with the pod's own grace period (no pod-worker
 /// floor: `killContainer` skips the preStop and the ordering wait when it is 0), and

@@ -71,6 +71,10 @@ pub struct StartEntry {
     pub post_start_done: Option<Millis>,
     /// Whether its postStart hook gave up (a gate that timed out).
     pub post_start_failed: bool,
+    /// For a container killed for its failed postStart: when it is gone. The kill runs
+    /// its preStop, then the stop signal, SIGKILL after the pod's grace period, and the
+    /// kubelet starts the next container only after it (docs/lifecycle.md §1.1).
+    pub killed_exit: Option<Millis>,
     /// For init containers that run to completion: when they exit.
     pub exited: Option<Millis>,
     /// For apps: when they first use the network (after their own start gate).

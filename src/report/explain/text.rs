@@ -387,7 +387,7 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             let next = if container.is_some_and(|c| c.is_native_sidecar()) {
                 ", and nothing after it starts"
             } else {
-                " and starts the next container"
+                ", and starts the next container once it is gone"
             };
             format!(
                 "postStart `{}` gives up{}; the kubelet kills it{next}",

@@ -26,7 +26,8 @@ declare_rule! {
     /// proxy lifecycle drops the injected hook altogether (istio#37541). With the status
     /// port off, nothing answers `pilot-agent wait` (it polls `:15021/healthz/ready`,
     /// which Envoy passes to that port): the hook fails after 60 s, the kubelet kills
-    /// the proxy (`FailedPostStartHook`) and starts the app without it, and the proxy
+    /// the proxy (`FailedPostStartHook`) and, once it has drained and exited, starts the
+    /// app without it, and the proxy
     /// restarts into the same wait, or, in a Job (`restartPolicy: Never` or
     /// `OnFailure`), stays gone (docs/lifecycle.md §3.5); a native proxy (Istio
     /// 1.19 and 1.20 still add the wait to one) holds everything after it for good.
@@ -135,6 +136,8 @@ struct GateUnanswered<'a> {
     off: &'static StatusOff,
     /// The hook's timeout, when it fails and the kubelet kills the proxy.
     fails_at: Millis,
+    /// When the killed proxy is gone, and the kubelet goes on (docs/lifecycle.md §1.1).
+    gone: Millis,
     /// The app containers it was to hold, which start then.
     held: Vec<&'a PlannedContainer>,
     /// Whether the kubelet starts the killed proxy again.
@@ -154,8 +157,15 @@ impl Violation for GateUnanswered<'_> {
         let then = match names.as_slice() {
             _ if self.proxy.is_native_sidecar() => ", and nothing after it starts".to_owned(),
             [] => String::new(),
-            [one] => format!(" and starts {one} without it"),
-            [rest @ .., last] => format!(" and starts {} and {last} without it", rest.join(", ")),
+            [one] => format!(
+                " and, once it is gone at {}, starts {one} without it",
+                self.gone
+            ),
+            [rest @ .., last] => format!(
+                " and, once it is gone at {}, starts {} and {last} without it",
+                self.gone,
+                rest.join(", ")
+            ),
         };
         let after = match self.restart {
             _ if self.restarts => "every restart of the proxy runs the same wait",
@@ -315,6 +325,7 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
     let setting = proxy.status_port_off.clone()?;
     let entry = pod.timeline.start(index);
     let (started, fails_at) = (entry.started?, entry.post_start_done?);
+    let gone = entry.killed_exit.unwrap_or(fails_at);
     let held: Vec<_> = pod
         .plan
         .containers
@@ -328,6 +339,7 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
         proxy,
         off,
         fails_at,
+        gone,
         held,
         restarts: pod.plan.restarts_after_kill(proxy),
         restart: pod.plan.restart_policy,
@@ -337,7 +349,7 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
         Label::value(setting, "turns off the status port the wait polls"),
     )
     .container(&proxy.name)
-    .window(Phase::Startup, started, fails_at, first_held.as_deref());
+    .window(Phase::Startup, started, gone, first_held.as_deref());
     if let Some(GateRequest {
         source: Source::Manifest(path),
         ..

@@ -117,6 +117,7 @@ fn startup(analysis: &Analysis) -> Panel {
                 entry.ready,
                 entry.post_start_done,
                 entry.exited,
+                entry.killed_exit,
             ]
             .into_iter()
             .flatten(),
@@ -148,23 +149,28 @@ fn startup(analysis: &Analysis) -> Panel {
                 lane.note = Some("never exits: restartPolicy Always is not a sidecar here".into());
             }
             _ => {
-                let ready = entry.ready.unwrap_or(started);
+                // One killed for its failed postStart runs until it is gone.
+                let until = entry.killed_exit.unwrap_or(end);
+                let ready = entry.ready.unwrap_or(started).min(until);
                 if container.sidecar().is_some() && ready > started {
                     segment(&mut lane, started, ready, State::Starting);
-                    segment(&mut lane, ready, end, State::Running);
-                    mark(&mut lane, ready, MarkKind::Ready);
+                    segment(&mut lane, ready, until, State::Running);
+                    if ready < until {
+                        mark(&mut lane, ready, MarkKind::Ready);
+                    }
                 } else {
-                    segment(&mut lane, started, end, State::Running);
+                    segment(&mut lane, started, until, State::Running);
+                }
+                if let Some(gone) = entry.killed_exit {
+                    mark(&mut lane, gone, MarkKind::Exit);
                 }
                 if let Some(done) = entry.post_start_done.filter(|d| *d > started) {
-                    lane.note = Some(format!(
-                        "postStart until {done}{}",
-                        if entry.post_start_failed {
-                            " (gave up)"
-                        } else {
-                            ""
-                        }
-                    ));
+                    let outcome = match (entry.post_start_failed, entry.killed_exit) {
+                        (true, Some(gone)) => format!(" (gave up); killed, gone at {gone}"),
+                        (true, None) => " (gave up)".to_owned(),
+                        (false, _) => String::new(),
+                    };
+                    lane.note = Some(format!("postStart until {done}{outcome}"));
                 }
                 if of_unknown_length(container.post_start.as_ref()) {
                     mark(&mut lane, started, MarkKind::UnknownLength);
