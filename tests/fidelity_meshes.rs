@@ -288,7 +288,8 @@ fn the_hold_fails_after_60_s_when_the_status_port_is_off() {
 /// signals, and waits on the runtime's `StopContainer` for the pod's
 /// `terminationGracePeriodSeconds` (no deletion sets another; docs/lifecycle.md §1.1).
 /// pilot-agent exits its `terminationDrainDuration` after the SIGTERM (5 s by default,
-/// §3.6), and a grace period shorter than that ends it with SIGKILL.
+/// §3.6), and a grace period shorter than that ends it with SIGKILL, 3 s after the
+/// SIGTERM.
 #[test]
 fn the_next_container_waits_until_the_killed_proxy_is_gone() {
     let drain = "\"terminationDrainDuration\": \"12s\", ";
@@ -306,6 +307,13 @@ fn the_next_container_waits_until_the_killed_proxy_is_gone() {
             Some(60_000),
             "{pod}"
         );
+        assert_eq!(
+            at(&report, "startup", Some("istio-proxy"), "sigterm"),
+            Some(60_000),
+            "{pod}"
+        );
+        let sigkill = at(&report, "startup", Some("istio-proxy"), "sigkill");
+        assert_eq!(sigkill, (gone == 63_000).then_some(gone), "{pod}");
         assert_eq!(
             at(&report, "startup", Some("istio-proxy"), "exited"),
             Some(gone),

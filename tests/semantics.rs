@@ -621,7 +621,7 @@ fn s3_5_pilot_agent_wait_polls_every_500_ms_for_60_s() {
     assert!(proxy.post_start_failed);
     assert_eq!(proxy.post_start_done, Some(s(60.0)));
     // §1.1: the kill is waited for, and pilot-agent drains 5 s after its SIGTERM.
-    assert_eq!(proxy.killed_exit, Some(s(65.0)));
+    assert_eq!(proxy.killed_exit(), Some(s(65.0)));
     assert_eq!(
         start(&a, "app").started,
         Some(s(65.0)),

@@ -79,7 +79,7 @@ pub fn simulate(
             && !plan.restarts_after_kill(container)
             && timeline[id].job.exit.is_none()
         {
-            timeline[id].job.exit = start.killed_exit;
+            timeline[id].job.exit = start.killed_exit();
         }
     }
     // A non-zero exit fails the pod under `Never`; under `OnFailure` the kubelet

@@ -34,8 +34,8 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             };
             push(Phase::Startup, at, c, kind);
         }
-        if let Some(at) = entry.killed_exit {
-            push(Phase::Startup, at, c, EventKind::Exited);
+        if let (Some(kill), Some(failed)) = (&entry.kill, entry.post_start_done) {
+            stop_events(Phase::Startup, failed, id, kill, &mut push);
         }
         if let Some(at) = entry.startup_probe_passed {
             push(Phase::Startup, at, c, EventKind::StartupProbePassed);

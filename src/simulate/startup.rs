@@ -93,7 +93,7 @@ fn start_sidecar(
     entry.ready = Some(ready);
     let hook_done = post_start(container, now, ready, entry);
     if entry.post_start_failed {
-        entry.killed_exit = Some(hook_done + killed_at_start(container, plan, false).exit);
+        entry.kill = Some(killed_at_start(container, plan, false).shifted(hook_done));
         return None;
     }
     let probe_passed = match container.startup_probe {
@@ -115,8 +115,9 @@ fn killed(
     let apps_running = plan.containers.with_ids().any(|(other, c)| {
         other < id && c.role == Role::App && timeline[other].start.started.is_some()
     });
-    let gone = failed + killed_at_start(container, plan, apps_running).exit;
-    timeline[id].start.killed_exit = Some(gone);
+    let kill = killed_at_start(container, plan, apps_running).shifted(failed);
+    let gone = kill.exit;
+    timeline[id].start.kill = Some(kill);
     gone
 }
 

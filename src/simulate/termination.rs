@@ -136,8 +136,9 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
 /// (docs/lifecycle.md §1.1), timed from the kill: `startContainer` calls `killContainer`
 /// with the pod's own grace period (no deletion sets another), which runs the preStop,
 /// then signals with the 2-second floor, and waits for the exit. No request reaches a
-/// pod that is not ready. A hook that waits for the apps to exit outlasts the grace
-/// period when `apps_running`: started before it, they are not being stopped.
+/// pod that is not ready, so the stop cuts none. A hook that waits for the apps to exit
+/// outlasts the grace period when `apps_running`: started before it, they are not
+/// being stopped.
 pub fn killed_at_start(
     container: &PlannedContainer,
     plan: &PodPlan,
@@ -157,7 +158,13 @@ pub fn killed_at_start(
         longest_request: None,
         endpoints_removed: Millis::ZERO,
     };
-    stop_unordered(container, budget, apps_exit, load)
+    StopEntry {
+        requests_done: None,
+        inbound_refused: None,
+        inbound_drained: None,
+        outbound_refused: None,
+        ..stop_unordered(container, budget, apps_exit, load)
+    }
 }
 
 /// A Job's native sidecars once its work is done (docs/lifecycle.md §2.6): the kubelet

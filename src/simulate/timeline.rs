@@ -71,10 +71,11 @@ pub struct StartEntry {
     pub post_start_done: Option<Millis>,
     /// Whether its postStart hook gave up (a gate that timed out).
     pub post_start_failed: bool,
-    /// For a container killed for its failed postStart: when it is gone. The kill runs
-    /// its preStop, then the stop signal, SIGKILL after the pod's grace period, and the
-    /// kubelet starts the next container only after it (docs/lifecycle.md §1.1).
-    pub killed_exit: Option<Millis>,
+    /// For a container killed for its failed postStart, that kill on this clock: its
+    /// preStop from the failure, then the stop signal, SIGKILL after the pod's grace
+    /// period. The kubelet starts the next container only once it has exited
+    /// (docs/lifecycle.md §1.1).
+    pub kill: Option<StopEntry>,
     /// For init containers that run to completion: when they exit.
     pub exited: Option<Millis>,
     /// For apps: when they first use the network (after their own start gate).
@@ -87,6 +88,13 @@ pub struct StartEntry {
     pub probe_kill_grace: Option<i64>,
     /// When the kubelet first counts it ready (its readiness probe, if any, passed).
     pub serving: Option<Millis>,
+}
+
+impl StartEntry {
+    /// When a container killed for its failed postStart is gone.
+    pub fn killed_exit(&self) -> Option<Millis> {
+        self.kill.as_ref().map(|kill| kill.exit)
+    }
 }
 
 /// Termination after deletion; 0 is when the kubelet starts killing the pod (T0).

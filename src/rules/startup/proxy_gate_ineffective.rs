@@ -325,7 +325,7 @@ fn gate_unanswered(pod: &Pod, index: ContainerId, proxy: &PlannedContainer) -> O
     let setting = proxy.status_port_off.clone()?;
     let entry = pod.timeline.start(index);
     let (started, fails_at) = (entry.started?, entry.post_start_done?);
-    let gone = entry.killed_exit.unwrap_or(fails_at);
+    let gone = entry.killed_exit().unwrap_or(fails_at);
     let held: Vec<_> = pod
         .plan
         .containers

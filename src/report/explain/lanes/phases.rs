@@ -117,7 +117,7 @@ fn startup(analysis: &Analysis) -> Panel {
                 entry.ready,
                 entry.post_start_done,
                 entry.exited,
-                entry.killed_exit,
+                entry.killed_exit(),
             ]
             .into_iter()
             .flatten(),
@@ -149,8 +149,13 @@ fn startup(analysis: &Analysis) -> Panel {
                 lane.note = Some("never exits: restartPolicy Always is not a sidecar here".into());
             }
             _ => {
-                // One killed for its failed postStart runs until it is gone.
-                let until = entry.killed_exit.unwrap_or(end);
+                // One killed for its failed postStart runs until the kill: its preStop,
+                // if it has one, then its stop signal, and it stops until it is gone.
+                let until = match (&entry.kill, entry.post_start_done) {
+                    (Some(kill), Some(failed)) if kill.pre_stop_end.is_some() => failed,
+                    (Some(kill), _) => kill.signal,
+                    (None, _) => end,
+                };
                 let ready = entry.ready.unwrap_or(started).min(until);
                 if container.sidecar().is_some() && ready > started {
                     segment(&mut lane, started, ready, State::Starting);
@@ -161,11 +166,19 @@ fn startup(analysis: &Analysis) -> Panel {
                 } else {
                     segment(&mut lane, started, until, State::Running);
                 }
-                if let Some(gone) = entry.killed_exit {
-                    mark(&mut lane, gone, MarkKind::Exit);
+                if let Some(kill) = &entry.kill {
+                    if let Some(hook_end) = kill.pre_stop_end {
+                        segment(&mut lane, until, hook_end, State::Hook);
+                    }
+                    segment(&mut lane, kill.signal, kill.exit, State::Stopping);
+                    mark(&mut lane, kill.signal, MarkKind::Sigterm);
+                    if kill.killed {
+                        mark(&mut lane, kill.kill, MarkKind::Sigkill);
+                    }
+                    mark(&mut lane, kill.exit, MarkKind::Exit);
                 }
                 if let Some(done) = entry.post_start_done.filter(|d| *d > started) {
-                    let outcome = match (entry.post_start_failed, entry.killed_exit) {
+                    let outcome = match (entry.post_start_failed, entry.killed_exit()) {
                         (true, Some(gone)) => format!(" (gave up); killed, gone at {gone}"),
                         (true, None) => " (gave up)".to_owned(),
                         (false, _) => String::new(),
