@@ -416,3 +416,47 @@ fn a_native_proxy_without_a_startup_probe_is_offered_as_no_hold() {
         assert_eq!(fix, "", "{version}");
     }
 }
+
+/// Helm's `global.proxy.startupProbe.enabled: false` (the configuration's
+/// `istio.startupProbe`) is what leaves an injected native Istio proxy without the
+/// startupProbe that holds the next container (docs/lifecycle.md §3.2): ML104's help
+/// names it and where it is set. With the status port off as well, dropping the
+/// annotation alone brings no startupProbe back, and the help asks for both changes;
+/// without the Helm setting, for the annotation alone.
+#[test]
+fn ml104_names_helms_startup_probe_switch_where_it_is_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        "istio:\n  version: \"1.26\"\n  startupProbe: false\n",
+    )
+    .unwrap();
+    let helm_off = ["--config", config.to_str().unwrap()];
+    let fixture = "rules/ml104-fire-istio-status-port-off.yaml";
+    let helm_back_on = format!(
+        "turn Helm `global.proxy.startupProbe.enabled` back on (false in config {})",
+        config.display()
+    );
+    let (help, _) = advice(fixture, &helm_off, "ML104");
+    assert!(
+        help.starts_with(&format!(
+            "drop `status.sidecar.istio.io/port: \"0\"` and {helm_back_on}:"
+        )),
+        "{help}"
+    );
+    let port_on = (
+        "        status.sidecar.istio.io/port: \"0\"  # expect: ML104\n",
+        "",
+    );
+    let (_dir, with_port) = variant(fixture, &[port_on]);
+    let (help, _) = advice_at(&with_port, &helm_off, "ML104");
+    assert!(help.starts_with(&helm_back_on), "{help}");
+    assert!(help.contains("poll `GET :15021/healthz/ready`"), "{help}");
+    let (help, _) = advice(fixture, &["--istio-version", "1.26"], "ML104");
+    assert!(
+        help.starts_with("drop `status.sidecar.istio.io/port: \"0\"`: with it,")
+            && !help.contains("global.proxy.startupProbe.enabled"),
+        "{help}"
+    );
+}

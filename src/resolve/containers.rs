@@ -121,6 +121,7 @@ impl<'a> Builder<'a> {
             native_switch: None,
             native_install: None,
             status_port_off: None,
+            startup_probe_off: None,
             network_use,
             run_as_user: self.run_as_user(container),
             missing_tools: container

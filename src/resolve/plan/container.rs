@@ -121,6 +121,10 @@ pub struct PlannedContainer {
     /// For a proxy, the pod setting that turned off its agent's status port, which its
     /// probes and its mesh's hold poll (`status.sidecar.istio.io/port: "0"`).
     pub status_port_off: Option<JsonPath>,
+    /// For an injected proxy, the mesh-wide setting that leaves out the startupProbe its
+    /// injector would add (Istio's Helm `global.proxy.startupProbe.enabled: false`):
+    /// where it is set.
+    pub startup_probe_off: Option<Source>,
 }
 
 impl PlannedContainer {
@@ -159,6 +163,7 @@ impl PlannedContainer {
             native_switch: None,
             native_install: None,
             status_port_off: None,
+            startup_probe_off: None,
             network_use: None,
             run_as_user: None,
             missing_tools: Default::default(),

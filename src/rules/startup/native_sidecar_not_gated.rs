@@ -6,6 +6,7 @@ use crate::resolve::mesh::Advice;
 use crate::resolve::{HookDuration, PlannedContainer, PodPlan};
 use crate::rules::help::{container_label, ready_poll, status_off_remedy, wait_in_app};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::settings::Source;
 use crate::simulate::Phase;
 use crate::time::Millis;
 
@@ -44,7 +45,10 @@ declare_rule! {
     /// the app (`GET :3500/v1.0/healthz/outbound` for daprd). An Istio proxy whose pod
     /// turns the status port off (`status.sidecar.istio.io/port: "0"`) gets no probes:
     /// the finding points at that setting, and the help has the app poll Envoy's admin
-    /// (`GET :15000/ready`) if the port is to stay off.
+    /// (`GET :15000/ready`) if the port is to stay off. Where the configuration turns
+    /// Helm's `global.proxy.startupProbe.enabled` off, the help names it and where it is
+    /// set: turned back on, the injector adds the probe (and, with the status port
+    /// off, both must change).
     ///
     /// `lint --fix` (safe) turns the gate back on where a mesh setting turned it off
     /// (Linkerd's `config.linkerd.io/proxy-await: disabled` becomes `enabled`, and
@@ -98,13 +102,36 @@ impl Violation for StartsBeforeReady<'_> {
     /// sidecar written in the manifest, a startupProbe.
     fn help(&self) -> String {
         let proxy = self.proxy;
+        // Helm's switch for the injected startupProbe, when it is off.
+        let helm_on = |source: &Source| {
+            format!("turn Helm `global.proxy.startupProbe.enabled` back on (false in {source})")
+        };
         if let Some(off) = status_off_remedy(proxy) {
+            let (drop, why) = match &proxy.startup_probe_off {
+                Some(source) => (
+                    format!("drop `{}` and {}", off.setting, helm_on(source)),
+                    format!(
+                        "the injector gives `{}` no probes with the first, and no startupProbe with the second",
+                        proxy.name
+                    ),
+                ),
+                None => (
+                    format!("drop `{}`", off.setting),
+                    format!("with it, the injector gives `{}` no probes", proxy.name),
+                ),
+            };
             return format!(
-                "drop `{}`: with it, the injector gives `{}` no probes, so no startupProbe holds the next container; or, to keep the port off, have `{}`'s command {} before it starts",
-                off.setting,
-                proxy.name,
+                "{drop}: {why}, so no startupProbe holds the next container; or, to keep the port off, have `{}`'s command {} before it starts",
                 self.next.name,
                 ready_poll(proxy)
+            );
+        }
+        if let Some(source) = &proxy.startup_probe_off {
+            return format!(
+                "{}, so that the injector adds the startupProbe that holds the next container until `{}` is ready; or {}",
+                helm_on(source),
+                proxy.name,
+                wait_in_app(proxy)
             );
         }
         match gate_back_on(proxy, self.plan) {

@@ -70,6 +70,7 @@ pub(super) fn inject(
     }
     proxy.image = Some("istio/proxyv2".into());
     proxy.startup_probe = startup_probe(b, native);
+    proxy.startup_probe_off = startup_probe_off(b);
     proxy.readiness_probe = readiness_probe(b, native);
     proxy.startup = startup;
     if hold {
@@ -183,6 +184,13 @@ pub(super) fn inject(
         && b.find(PROXY)
             .is_some_and(|(list, index)| drains_on_pre_stop(b.get(list, index)));
     note_moot_drain(b, &config, exits_on_signal);
+}
+
+/// Where Helm's `global.proxy.startupProbe.enabled: false` is set, for a release whose
+/// injector would otherwise add the startup probe (1.20 on, docs/lifecycle.md §3.2).
+fn startup_probe_off(b: &Builder) -> Option<Source> {
+    let setting = revision_settings(b).startup_probe.as_ref()?;
+    (has(b, 20) && !setting.value).then(|| setting.source.clone())
 }
 
 /// The injected startup probe (docs/lifecycle.md §3.2): from Istio 1.20,
