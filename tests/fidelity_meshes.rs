@@ -378,13 +378,8 @@ fn the_agent_reads_the_status_port_as_a_number() {
 /// still adds `pilot-agent wait` with the hold (§3.2), nothing after the proxy starts.
 #[test]
 fn a_native_proxy_whose_wait_fails_holds_everything_after_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.yaml");
-    std::fs::write(
-        &config,
-        "istio:\n  version: \"1.20\"\n  nativeSidecars: \"true\"\n",
-    )
-    .unwrap();
+    let (_dir, config) =
+        common::config_file("istio:\n  version: \"1.20\"\n  nativeSidecars: \"true\"\n");
     let flags = ["--config", config.to_str().unwrap()];
     let pod = istio_classic(&format!("{HOLD}{STATUS_OFF}"), "");
     let report = explain(&pod, &flags);

@@ -425,13 +425,8 @@ fn a_native_proxy_without_a_startup_probe_is_offered_as_no_hold() {
 /// without the Helm setting, for the annotation alone.
 #[test]
 fn ml104_names_helms_startup_probe_switch_where_it_is_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.yaml");
-    std::fs::write(
-        &config,
-        "istio:\n  version: \"1.26\"\n  startupProbe: false\n",
-    )
-    .unwrap();
+    let (_dir, config) =
+        common::config_file("istio:\n  version: \"1.26\"\n  startupProbe: false\n");
     let helm_off = ["--config", config.to_str().unwrap()];
     let fixture = "rules/ml104-fire-istio-status-port-off.yaml";
     let helm_back_on = format!(

@@ -36,16 +36,13 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
                 entry.exited = Some(done);
                 Some(done)
             }
-            Role::App | Role::ClassicSidecar(_) => {
-                let next = start_regular(container, now, entry, plan);
-                let failed = entry.post_start_failed;
-                Some(if failed {
-                    killed(plan, id, container, next, timeline)
-                } else {
-                    next
-                })
-            }
+            Role::App | Role::ClassicSidecar(_) => Some(start_regular(container, now, entry, plan)),
         };
+        // The kubelet goes on only once a container it killed for its failed postStart
+        // is gone; after a native sidecar, nothing goes on.
+        if let Some(gone) = kill_for_failed_post_start(plan, id, container, timeline) {
+            clock = clock.map(|_| gone);
+        }
     }
     // Apps that gate themselves on a proxy start using the network once it is ready.
     let proxies_ready = plan
@@ -93,7 +90,6 @@ fn start_sidecar(
     entry.ready = Some(ready);
     let hook_done = post_start(container, now, ready, entry);
     if entry.post_start_failed {
-        entry.kill = Some(killed_at_start(container, plan, false).shifted(hook_done));
         return None;
     }
     let probe_passed = match container.startup_probe {
@@ -103,22 +99,24 @@ fn start_sidecar(
     Some(hook_done.max(probe_passed))
 }
 
-/// The kill of a regular container whose postStart failed at `failed`: the kubelet
-/// waits for it to be gone before it starts the next container (§1.1). Returns then.
-fn killed(
+/// The kill of a container whose postStart failed, recorded in its entry: the
+/// kubelet waits for it to be gone before it goes on (§1.1). Returns when it is gone;
+/// `None` when its postStart did not fail.
+fn kill_for_failed_post_start(
     plan: &PodPlan,
     id: ContainerId,
     container: &PlannedContainer,
-    failed: Millis,
     timeline: &mut ByContainer<ContainerTimeline>,
-) -> Millis {
+) -> Option<Millis> {
+    let entry = &timeline[id].start;
+    let failed = entry.post_start_done.filter(|_| entry.post_start_failed)?;
     let apps_running = plan.containers.with_ids().any(|(other, c)| {
         other < id && c.role == Role::App && timeline[other].start.started.is_some()
     });
     let kill = killed_at_start(container, plan, apps_running).shifted(failed);
     let gone = kill.exit;
     timeline[id].start.kill = Some(kill);
-    gone
+    Some(gone)
 }
 
 /// Starts a regular container at `now`; returns when the next one may start.

@@ -32,6 +32,15 @@ pub fn rule_fixtures() -> Vec<PathBuf> {
     files
 }
 
+/// A configuration file (`--config`) holding `text`, `config.yaml` in a temporary
+/// directory that lives as long as the returned guard.
+pub fn config_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("config.yaml");
+    std::fs::write(&path, text).expect("the configuration file is written");
+    (dir, path)
+}
+
 /// The plugin binary, ready to run with arguments.
 pub fn cli() -> Command {
     let mut command = Command::cargo_bin("kubectl-mesh_lifecycle").expect("the binary is built");
