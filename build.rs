@@ -1,4 +1,4 @@
-//! Lists the fuzz targets for `tests/fuzz_replay.rs`, which replays each target's
+//! Lists the fuzz targets for `tests/it/fuzz_replay.rs`, which replays each target's
 //! corpus and crash cases as an ordinary test: every `fuzz/fuzz_targets/*.rs` there is,
 //! so a target added later is replayed without being named anywhere else.
 //!

@@ -12,7 +12,7 @@ over 100 namespaces; with `--shape owned` each belongs to one of N/1000 Deployme
 through its ReplicaSet (a real cluster's shape: one pod per revision is linted), with
 `--shape standalone` none has an owner (every pod is linted).
 
-Python 3.11 standard library only; the tests' stand-in (tests/common/apiserver.rs)
+Python 3.11 standard library only; the tests' stand-in (tests/it/common/apiserver.rs)
 answers the same requests from recorded objects.
 """
 

@@ -9,7 +9,7 @@
 //! and flags.
 //!
 //! The scripts in `completions/` are this output, checked for staleness by
-//! `tests/completions.rs`, which also runs each in its shell.
+//! `tests/it/completions.rs`, which also runs each in its shell.
 
 use std::io::{self, Write};
 

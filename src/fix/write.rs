@@ -157,7 +157,7 @@ fn still_as_read(target: &Path, original: &str, before: &fs::Metadata) -> Result
 
 /// Fault injection for the test suite: a shell command run, with the file's path as
 /// `$1`, after the new text is on disk and before the original is checked and replaced
-/// (`tests/fix_writes.rs` changes the file there). Unset in any real run.
+/// (`tests/it/fix_writes.rs` changes the file there). Unset in any real run.
 fn before_write_hook(path: &Path) {
     let Some(command) = std::env::var_os("MESH_LIFECYCLE_TEST_BEFORE_WRITE") else {
         return;

@@ -17,7 +17,7 @@
 //! to an anchor elsewhere), more alias expansion than the document may hold, CR line
 //! ends, a `List` whose items are not a block sequence — makes [`parse_list`] answer
 //! `None`, and the document is parsed whole as before, with the same diagnostics.
-//! `tests/list.rs` checks that the tree put together is the one the document parses to.
+//! `tests/it/list.rs` checks that the tree put together is the one the document parses to.
 
 use super::json;
 use super::parse::{Limits, check_document_lines, parse_counting_aliases, parse_documents};

@@ -13,7 +13,7 @@
 //! the document is parsed in full, so that a document it passes is one the parser
 //! accepts, and an invalid one is still reported by the parser with its own diagnostic.
 //!
-//! `tests/skim.rs` holds it to that: every document it passes, among generated and
+//! `tests/it/skim.rs` holds it to that: every document it passes, among generated and
 //! mutated ones and every file of `testdata/`, parses, to the same top-level values.
 
 /// What [`skim`] read of a well-formed document: its top-level `kind` and

@@ -111,7 +111,7 @@ pub fn rule_json(meta: &RuleMeta) -> serde_json::Value {
 
 /// The pages of `docs/rules/`: one per rule and an index, as `(file name, contents)`.
 pub fn documentation_pages(rules: &[&dyn Rule]) -> Vec<(String, String)> {
-    const NOTE: &str = "<!-- Generated from the rule's doc comment by `MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test docs`; do not edit. -->\n\n";
+    const NOTE: &str = "<!-- Generated from the rule's doc comment by `MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it docs::`; do not edit. -->\n\n";
     let mut pages = Vec::new();
     let mut index = format!(
         "{NOTE}# Rules\n\nIds and names are a contract: CI configurations, suppressions and SARIF refer to them.\n\n| id | name | default severity | summary |\n|---|---|---|---|\n"

@@ -32,7 +32,7 @@ use panel::{draw_analysis, draw_panel};
 
 /// The stylesheet of every picture: one class per colour, named by its meaning. The
 /// colours differ in lightness as well as hue where they meet in a lane, so that they
-/// stay apart in greyscale and for colour-blind readers (tests/browser.rs checks both);
+/// stay apart in greyscale and for colour-blind readers (tests/it/browser.rs checks both);
 /// light fills get a darker outline that stands out from the white page.
 pub(crate) const STYLE: &str = concat!(
     ".title{font-weight:bold;font-size:14px}.panel{font-weight:bold}.tick,.caption{fill:#4d4d4d}",

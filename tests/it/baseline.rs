@@ -1,0 +1,242 @@
+//! Baselines through the binary: written by `lint --write-baseline`, read by `lint
+//! --baseline`; only new findings fail, baselined ones are counted and listed on
+//! request, and entries that match nothing any more are named.
+
+use crate::common;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// A Deployment named `name`; with `hazard`, ML206 (an error).
+fn deployment(name: &str, hazard: bool) -> String {
+    common::deployment(name, None, hazard)
+}
+
+fn lint(dir: &Path, args: &[&str]) -> (String, String, i32) {
+    let output = common::cli()
+        .current_dir(dir)
+        .arg("lint")
+        .arg("--no-config")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        output.status.code().unwrap_or(-1),
+    )
+}
+
+fn json(stdout: &str) -> Value {
+    let report: Value = serde_json::from_str(stdout).unwrap();
+    common::validate_lint_json(&report);
+    report
+}
+
+#[test]
+fn the_baseline_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("deploy")).unwrap();
+    std::fs::write(d.join("deploy/web.yaml"), deployment("web", true)).unwrap();
+    std::fs::write(d.join("deploy/db.yaml"), deployment("db", true)).unwrap();
+    std::fs::write(d.join("deploy/api.yaml"), deployment("api", false)).unwrap();
+    // Today's findings fail the run.
+    let (_, _, code) = lint(d, &["deploy"]);
+    assert_eq!(code, 1);
+    // Written: sorted, one entry per line, named relative to the baseline's directory.
+    std::fs::create_dir(d.join("ci")).unwrap();
+    let (_, stderr, code) = lint(d, &["--write-baseline", "ci/baseline.json", "deploy"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("wrote 2 findings to the baseline ci/baseline.json"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(d.join("ci/baseline.json")).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("\"ruleId\"")).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].contains("\"file\":\"../deploy/db.yaml\""),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("\"file\":\"../deploy/web.yaml\""),
+        "{text}"
+    );
+    assert!(
+        lines.iter().all(|l| l.contains("\"ruleId\":\"ML206\"")),
+        "{text}"
+    );
+    // Read with it: nothing new, exit 0, the two counted.
+    let (stdout, _, code) = lint(
+        d,
+        &[
+            "--baseline",
+            "ci/baseline.json",
+            "--format",
+            "json",
+            "deploy",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    let report = json(&stdout);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 0);
+    assert_eq!(report["summary"]["baselined"], 2);
+    assert_eq!(report["summary"]["errors"], 0);
+    // From another directory, the baseline still holds: its paths are its own.
+    let (_, _, code) = lint(&d.join("ci"), &["--baseline", "baseline.json", "../deploy"]);
+    assert_eq!(code, 0);
+    // Lines move (a comment on top): the fingerprints do not.
+    std::fs::write(
+        d.join("deploy/web.yaml"),
+        format!("# owned by the web team\n\n{}", deployment("web", true)),
+    )
+    .unwrap();
+    let (_, _, code) = lint(d, &["--baseline", "ci/baseline.json", "deploy"]);
+    assert_eq!(code, 0);
+    // A new hazard fails the run, and is the only finding reported.
+    std::fs::write(d.join("deploy/api.yaml"), deployment("api", true)).unwrap();
+    let (stdout, _, code) = lint(
+        d,
+        &[
+            "--baseline",
+            "ci/baseline.json",
+            "--format",
+            "json",
+            "deploy",
+        ],
+    );
+    assert_eq!(code, 1);
+    let report = json(&stdout);
+    let findings: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["ruleId"].as_str().unwrap(),
+                f["workload"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(findings, [("ML206", "api")]);
+    assert_eq!(report["summary"]["baselined"], 2);
+    // --show-baselined lists the others too, marked.
+    let (stdout, _, code) = lint(
+        d,
+        &[
+            "--baseline",
+            "ci/baseline.json",
+            "--show-baselined",
+            "--format",
+            "json",
+            "deploy",
+        ],
+    );
+    assert_eq!(code, 1);
+    let report = json(&stdout);
+    let baselined: Vec<bool> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.get("baselined").is_some())
+        .collect();
+    assert_eq!(baselined.iter().filter(|b| **b).count(), 2);
+    assert_eq!(baselined.len(), 3);
+    let (stdout, _, _) = lint(
+        d,
+        &[
+            "--baseline",
+            "ci/baseline.json",
+            "--show-baselined",
+            "deploy",
+        ],
+    );
+    assert!(stdout.contains("Baselined (2, not failing):"), "{stdout}");
+    assert!(stdout.contains("; 2 baselined"), "{stdout}");
+    // SARIF says which results are new.
+    let (stdout, _, _) = lint(
+        d,
+        &[
+            "--baseline",
+            "ci/baseline.json",
+            "--show-baselined",
+            "--format",
+            "sarif",
+            "deploy",
+        ],
+    );
+    let log: Value = serde_json::from_str(&stdout).unwrap();
+    common::validate_sarif(&log);
+    let mut states: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["baselineState"].as_str().unwrap())
+        .collect();
+    states.sort_unstable();
+    assert_eq!(states, ["new", "unchanged", "unchanged"]);
+    // An old hazard fixed: its entry is stale, and named so the file can shrink.
+    std::fs::write(d.join("deploy/db.yaml"), deployment("db", false)).unwrap();
+    std::fs::write(d.join("deploy/api.yaml"), deployment("api", false)).unwrap();
+    let (stdout, stderr, code) = lint(
+        d,
+        &[
+            "--baseline",
+            "ci/baseline.json",
+            "--format",
+            "json",
+            "deploy",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("baseline entry ML206 prestop-outlives-grace of Deployment db (container `db`) in ../deploy/db.yaml matches no finding any more"),
+        "{stderr}"
+    );
+    let report = json(&stdout);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(report["notes"][0]["file"], "ci/baseline.json");
+    // Entries of files this run did not read are not stale.
+    let (_, stderr, code) = lint(d, &["--baseline", "ci/baseline.json", "deploy/web.yaml"]);
+    assert_eq!(code, 0);
+    assert!(!stderr.contains("matches no finding"), "{stderr}");
+}
+
+#[test]
+fn a_baseline_is_not_written_from_inputs_that_could_not_be_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("web.yaml"), deployment("web", true)).unwrap();
+    std::fs::write(d.join("broken.yaml"), "kind: Deployment\n  bad: [\n").unwrap();
+    let (_, stderr, code) = lint(d, &["--write-baseline", "baseline.json", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!d.join("baseline.json").exists());
+    assert!(stderr.contains("baseline.json not written"), "{stderr}");
+}
+
+#[test]
+fn a_baseline_that_cannot_be_read_is_an_error_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("web.yaml"), deployment("web", true)).unwrap();
+    std::fs::write(
+        d.join("baseline.json"),
+        "{\n  \"version\": 1,\n  \"findings\": [{]\n}\n",
+    )
+    .unwrap();
+    let (_, stderr, code) = lint(d, &["--baseline", "baseline.json", "web.yaml"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("not a baseline this version reads"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("baseline.json:3"), "{stderr}");
+}

@@ -1,0 +1,207 @@
+//! Every rule fixture in `testdata/rules/` produces exactly the findings its
+//! `# expect:` comments name, at those lines, and nothing else; their messages and help
+//! end with their last word.
+
+use crate::common;
+
+use common::{expectations, lint_json, profile_flags, rule_lines, testdata};
+
+fn fixtures() -> Vec<std::path::PathBuf> {
+    common::rule_fixtures()
+}
+
+#[test]
+fn every_fixture_yields_exactly_its_expected_findings() {
+    let mut failures = Vec::new();
+    for path in fixtures() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let flags = profile_flags(&text);
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (report, status) = lint_json(&path, &flags);
+        let expected = expectations(&text);
+        let found = rule_lines(&report);
+        if found != expected {
+            failures.push(format!(
+                "{}:\n  expected {expected:?}\n  found    {found:?}\n  messages: {}",
+                path.file_name().unwrap().to_string_lossy(),
+                common::messages(&report, "            ")
+            ));
+        }
+        // Help and messages end with their last word: a stray line break shows as a
+        // blank line in the terminal and in every editor that shows the help.
+        for finding in report["findings"].as_array().unwrap() {
+            for field in ["message", "help"] {
+                let text = finding[field].as_str().unwrap_or_default();
+                if text.trim() != text {
+                    failures.push(format!(
+                        "{}: {} {field} has blank space at an end: {text:?}",
+                        path.display(),
+                        finding["ruleId"]
+                    ));
+                }
+            }
+        }
+        let errors = report["summary"]["errors"].as_u64().unwrap();
+        let expected_status = if errors > 0 { 1 } else { 0 };
+        if status != expected_status {
+            failures.push(format!(
+                "{}: exit status {status}, expected {expected_status}",
+                path.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_rule_has_fixtures_that_fire_and_that_stay_silent() {
+    let names: Vec<String> = fixtures()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for rule in mesh_lifecycle::rules::RULES {
+        let id = rule.meta().id.to_lowercase();
+        let fire = names
+            .iter()
+            .filter(|n| n.starts_with(&format!("{id}-fire-")))
+            .count();
+        let silent = names
+            .iter()
+            .filter(|n| n.starts_with(&format!("{id}-silent-")))
+            .count();
+        assert!(fire >= 2, "{id} has {fire} firing fixtures");
+        assert!(silent >= 2, "{id} has {silent} silent fixtures");
+    }
+}
+
+#[test]
+fn app_starts_before_proxy_is_an_error_in_jobs() {
+    let (report, _) = lint_json(&testdata("rules/ml101-fire-job.yaml"), &[]);
+    let ml101 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML101")
+        .expect("ML101 fires");
+    assert_eq!(ml101["severity"], "error");
+    let (report, _) = lint_json(&testdata("rules/ml101-fire-inject-label.yaml"), &[]);
+    assert_eq!(report["findings"][0]["severity"], "warning");
+}
+
+#[test]
+fn a_linkerd_pod_gets_linkerd_advice_only() {
+    // Regression: ML102 gave an injected Linkerd pod Istio's fix (`pilot-agent wait`,
+    // Helm `global.proxy.lifecycle`). Every finding's text comes from the pod's mesh.
+    let path = testdata("rules/ml102-fire-linkerd-await-missing.yaml");
+    let (report, _) = lint_json(&path, &[]);
+    let findings = report["findings"].as_array().unwrap();
+    let gate = findings
+        .iter()
+        .find(|f| f["ruleId"] == "ML102")
+        .expect("ML102 fires");
+    assert!(
+        gate["help"].as_str().unwrap().contains("linkerd-await"),
+        "{gate}"
+    );
+    for finding in findings {
+        let text = format!("{} {}", finding["message"], finding["help"]);
+        for istio in ["pilot-agent", "global.proxy.lifecycle", "istio", "15020"] {
+            assert!(!text.contains(istio), "Istio text `{istio}` in: {text}");
+        }
+    }
+}
+
+#[test]
+fn no_mesh_gets_another_mesh_s_text() {
+    // Every finding's words come from the pod's own mesh: a Linkerd pod's stop call is
+    // worded with Linkerd's annotation and never Istio's, an Istio pod's never Linkerd's.
+    let cases = [
+        (
+            "rules/ml304-fire-linkerd-shutdown-disabled.yaml",
+            "config.linkerd.io/proxy-admin-shutdown",
+            ["pilot-agent", "istio", "15020", "terminationDrainDuration"],
+        ),
+        (
+            "rules/ml304-fire-get-to-pilot-agent.yaml",
+            "pilot-agent",
+            ["linkerd", "4191", "proxy-admin-shutdown", "/shutdown"],
+        ),
+    ];
+    for (fixture, own, foreign) in cases {
+        let (report, _) = lint_json(&testdata(fixture), &[]);
+        let findings = report["findings"].as_array().unwrap();
+        let texts: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{} {}", f["message"], f["help"]))
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains(own)),
+            "{fixture}: no finding names `{own}`: {texts:?}"
+        );
+        for text in &texts {
+            for word in foreign {
+                assert!(
+                    !text.to_lowercase().contains(word),
+                    "{fixture}: `{word}` in: {text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
+    // Linkerd's injector renders the proxy's preStop from
+    // `config.alpha.linkerd.io/proxy-wait-before-exit-seconds` only when it adds the
+    // proxy (linkerd/linkerd2 charts/partials/templates/_proxy.tpl, `preStop: exec:
+    // /bin/sleep`); once the proxy is in the manifest the annotation does nothing, so
+    // ML202 and ML203 name the preStop to write on the proxy itself.
+    let injected = testdata(
+        "corpus/linkerd-inject/linkerd2-b24cd40/inject_emojivoto_already_injected.input.yml",
+    );
+    let (report, _) = lint_json(&injected, &[]);
+    let findings: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML202" || f["ruleId"] == "ML203")
+        .collect();
+    assert!(
+        findings.iter().any(|f| f["ruleId"] == "ML202")
+            && findings.iter().any(|f| f["ruleId"] == "ML203"),
+        "{findings:?}"
+    );
+    for finding in &findings {
+        let help = finding["help"].as_str().unwrap();
+        assert!(
+            help.contains("- name: linkerd-proxy\n    lifecycle:\n      preStop:")
+                && help.contains("command: [/bin/sleep,"),
+            "{help}"
+        );
+        assert!(
+            !help.starts_with("delay the proxy's shutdown past the app's: config.alpha")
+                && !help.contains("proxy-wait-before-exit-seconds: \""),
+            "{help}"
+        );
+    }
+    // A pod the injector has yet to inject is still told the annotation, at the value
+    // that clears ML202 and ML203 together.
+    let (report, _) = lint_json(
+        &testdata("rules/ml202-fire-linkerd-no-wait-before-exit.yaml"),
+        &[],
+    );
+    let ml203 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == "ML203")
+        .expect("ML203 fires");
+    assert!(
+        ml203["help"]
+            .as_str()
+            .unwrap()
+            // The one value that also clears ML202: the app's exit at 15 s.
+            .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"15\""),
+        "{ml203}"
+    );
+}
