@@ -200,3 +200,25 @@ fn the_catalogs_carry_each_declaration() {
         );
     }
 }
+
+/// The table of what each rule's fix does (docs/usage.md, "Fixing findings") says "no
+/// automatic fix" for exactly the rules declared `never`, and lists every rule.
+#[test]
+fn the_fix_table_agrees_with_each_declaration() {
+    let usage = std::fs::read_to_string(common::root().join("docs/usage.md")).unwrap();
+    let rows: Vec<(&str, bool)> = usage
+        .lines()
+        .skip_while(|line| !line.starts_with("| Rule | Fix | Applicability |"))
+        .skip(2)
+        .take_while(|line| line.starts_with("| ML"))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
+            (cells[0].trim(), cells[1].starts_with("no automatic fix"))
+        })
+        .collect();
+    let declared: Vec<(&str, bool)> = RULES
+        .iter()
+        .map(|rule| (rule.meta().id, rule.meta().fix == FixAvailability::Never))
+        .collect();
+    assert_eq!(rows, declared);
+}
