@@ -13,6 +13,7 @@ use super::{
     usage_error,
 };
 use crate::cluster::{Snapshot, Sources};
+use crate::external::CallBounds;
 use crate::load::discover::{self, Discovery, Exclude, Input, identity};
 use crate::load::{InputError, Inputs, Limits, ReadLimits};
 
@@ -38,6 +39,8 @@ pub struct Prepared {
     /// The files the run reads (inputs, config, mesh config), which nothing it writes
     /// may be.
     read: Vec<identity::FileId>,
+    /// What bounds each call of a renderer, and of git.
+    pub render_bounds: CallBounds,
     /// What every report names about the inputs: a directory not rendered and how to
     /// render it, a file that is a kustomize patch.
     pub input_notes: Vec<InputError>,
@@ -119,6 +122,20 @@ impl InputArgs {
         }
     }
 
+    /// What bounds each call of a renderer (and of git): `--render-timeout`, else the
+    /// config's `renderTimeout`, else the default; and `--max-input-size`.
+    pub fn render_bounds(&self, layers: &crate::settings::layers::FileLayers) -> CallBounds {
+        let default = crate::render::default_bounds();
+        CallBounds {
+            timeout: self
+                .render_timeout
+                .clone()
+                .or_else(|| layers.render_timeout.clone())
+                .unwrap_or(default.timeout),
+            max_output: self.max_input_size,
+        }
+    }
+
     fn discovery(&self, config_exclude: Option<Exclude>) -> Discovery {
         let mut exclude = Vec::new();
         if !self.exclude.is_empty() {
@@ -170,6 +187,7 @@ pub fn prepare(
     }
     // The report must not overwrite what the run reads; the files of a cluster run are
     // its config files alone, checked before kubectl runs.
+    let render_bounds = input.render_bounds(&layers);
     let refuse = |inputs: &[Input]| {
         let path = output.output.as_deref()?;
         overwrites_an_input(path, inputs, &layers.files, &input.paths)
@@ -196,11 +214,20 @@ pub fn prepare(
             if let Some(message) = refuse(&found.inputs) {
                 return usage_error(message).map(Err);
             }
-            render(&mut found, &discovery);
+            render(&mut found, &discovery, &render_bounds);
             (found, None)
         }
     };
-    complete(input, profile, output, layers, found, snapshot, None)
+    complete(
+        input,
+        profile,
+        output,
+        layers,
+        found,
+        snapshot,
+        None,
+        render_bounds,
+    )
 }
 
 /// The inputs `found` ready to read, and the profile they complete over `layers`, with
@@ -213,6 +240,7 @@ fn complete(
     found: discover::Discovered,
     snapshot: Option<Snapshot>,
     cluster: Option<&crate::cluster::profile::Profile>,
+    render_bounds: CallBounds,
 ) -> std::io::Result<Result<Prepared, u8>> {
     let read: Vec<identity::FileId> = found
         .inputs
@@ -249,6 +277,7 @@ fn complete(
                 config,
                 strict,
                 read,
+                render_bounds,
                 input_notes: found.input_notes,
             }))
         }
@@ -276,6 +305,7 @@ pub fn prepare_side(
     cluster: Option<&crate::cluster::profile::Profile>,
 ) -> std::io::Result<Result<Prepared, u8>> {
     let (layers, config_notes) = profile.read_files(input.max_config_size);
+    let render_bounds = input.render_bounds(&layers);
     let found = match inputs {
         SideInputs::Paths(paths) => {
             // Said once, by the side read from the paths given.
@@ -293,7 +323,7 @@ pub fn prepare_side(
             {
                 return usage_error(message).map(Err);
             }
-            render(&mut found, &discovery);
+            render(&mut found, &discovery, &render_bounds);
             found
         }
         SideInputs::Given(inputs) => discover::Discovered {
@@ -301,16 +331,25 @@ pub fn prepare_side(
             ..discover::Discovered::default()
         },
     };
-    complete(input, profile, output, layers, found, None, cluster)
+    complete(
+        input,
+        profile,
+        output,
+        layers,
+        found,
+        None,
+        cluster,
+        render_bounds,
+    )
 }
 
 /// Renders the directories the search handed over whole (kustomizations, Helm charts)
 /// into inputs of their own, among the others in name order; a kustomization that
 /// cannot be rendered is searched as files. Files that a kustomization applies as
 /// patches are noted.
-pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery) {
+pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery, bounds: &CallBounds) {
     let targets = std::mem::take(&mut found.render);
-    let rendered = crate::render::render(&targets);
+    let rendered = crate::render::render(&targets, bounds);
     found.input_notes.extend(rendered.notes);
     found
         .input_notes
