@@ -19,6 +19,7 @@ mod lint;
 mod lsp;
 mod manual;
 mod output;
+mod overwrite;
 mod profile;
 mod rules;
 mod sides;
