@@ -26,7 +26,7 @@ pub fn step_summary(output: Option<&Path>, reads: impl Fn(&Path) -> bool) -> Opt
     if reads(Path::new(&path)) {
         super::diagnostic(&format!(
             "warning: the job summary is not written: $GITHUB_STEP_SUMMARY ({}) is a file this run reads\n",
-            crate::report::escape::controls(&Path::new(&path).display().to_string())
+            crate::escape::controls(&Path::new(&path).display().to_string())
         ));
         return None;
     }
@@ -35,7 +35,7 @@ pub fn step_summary(output: Option<&Path>, reads: impl Fn(&Path) -> bool) -> Opt
         Err(error) => {
             super::diagnostic(&format!(
                 "warning: cannot write the job summary to {}: {error}\n",
-                crate::report::escape::controls(&Path::new(&path).display().to_string())
+                crate::escape::controls(&Path::new(&path).display().to_string())
             ));
             return None;
         }

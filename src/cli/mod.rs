@@ -40,9 +40,7 @@ pub use output::Output;
 pub use profile::ProfileArgs;
 pub use sides::SideArgs;
 
-pub use crate::PLUGIN_NAME;
-/// The executable's name, which makes it a kubectl plugin.
-pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
+pub use crate::{BINARY_NAME, PLUGIN_NAME};
 
 /// Finds traffic lost when service-mesh pods start and stop.
 ///
@@ -139,7 +137,7 @@ fn finish(status: std::io::Result<u8>) -> ExitCode {
         Err(error) => {
             diagnostic(&format!(
                 "error: {}\n",
-                crate::report::escape::controls(&error.to_string())
+                crate::escape::controls(&error.to_string())
             ));
             ExitCode::from(2)
         }
@@ -171,7 +169,7 @@ fn document_problems(report: &crate::pipeline::DocumentReport, style: crate::rep
     for note in &report.notes {
         diagnostic(&format!(
             "note: {}\n",
-            crate::report::escape::controls(&note.error.to_string())
+            crate::escape::controls(&note.error.to_string())
         ));
     }
 }

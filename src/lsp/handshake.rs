@@ -63,7 +63,7 @@ pub fn serve(connection: &Connection, overrides: Overrides) -> Result<Ending, St
     let result = serde_json::json!({
         "capabilities": server_capabilities(encoding),
         "serverInfo": ServerInfo {
-            name: crate::cli::BINARY_NAME.to_owned(),
+            name: crate::BINARY_NAME.to_owned(),
             version: Some(env!("CARGO_PKG_VERSION").to_owned()),
         },
     });

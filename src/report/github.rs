@@ -20,8 +20,9 @@ use std::io::{self, Write};
 
 use super::paths::{Artifact, PathBase};
 use super::summary_text::summary_line;
-use super::{Reporter, Summary, escape, subject};
+use super::{Reporter, Summary, subject};
 use crate::cluster::Sources;
+use crate::escape;
 use crate::load::InputError;
 use crate::report::located::Located;
 use crate::rules::Severity;

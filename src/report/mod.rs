@@ -4,7 +4,6 @@
 pub mod assumptions;
 pub mod catalog;
 pub mod diff;
-pub mod escape;
 pub mod excerpt;
 pub mod explain;
 pub mod fingerprint;

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use comfy_table::{Attribute, Cell, Table};
 
 use super::style::{Style, Tone};
-use super::{Reporter, Summary, escape, subject, wrap};
+use super::{Reporter, Summary, subject, wrap};
+use crate::escape;
 use crate::load::InputError;
 use crate::report::located::Located;
 use crate::rules::{RuleMeta, Severity};

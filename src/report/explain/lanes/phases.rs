@@ -58,7 +58,7 @@ fn tag(container: &PlannedContainer) -> String {
 
 fn lane(container: &PlannedContainer) -> Lane {
     Lane {
-        label: crate::report::escape::controls(&container.name).into_owned(),
+        label: crate::escape::controls(&container.name).into_owned(),
         tag: tag(container),
         segments: Vec::new(),
         marks: Vec::new(),
