@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub use compare::{compare, pair_up};
 pub use moves::{Gate, Moment, Move, RoleKind, StopOrder};
 
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::resolve::MootSetting;
 use crate::rules::Severity;
 use crate::workload::WorkloadRef;

@@ -5,7 +5,7 @@
 //! open, close, grow or shrink, and the settings that become moot or start to apply.
 
 use super::SettingChange;
-use crate::report::located::{Analysis, Located};
+use crate::pipeline::located::{Analysis, Located};
 use crate::resolve::{ContainerId, HookDuration, InitRun, PlannedContainer, PodPlan, Role};
 use crate::rules::RuleMeta;
 use crate::simulate::{Phase, Timeline};

@@ -13,16 +13,19 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use crate::fix::Applicability;
-use crate::fix::rounds;
 use crate::load::inputs::Unit;
 use crate::load::{self, InputError, Inputs, Limits, Pos};
-pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
 use crate::resolve::Registry;
 use crate::rules::selector::Policy;
 use crate::settings::Settings;
 
 mod analyse;
 mod attribute;
+pub mod fix;
+pub mod located;
+
+use fix::rounds;
+pub use located::{Analysis, DocumentReport, Located, Place};
 
 use analyse::{Piece, Reading, Stages, analyze, passed_over, unchanged};
 pub use attribute::{Attributing, attribute};

@@ -24,7 +24,7 @@ use super::{Reporter, Summary, subject};
 use crate::cluster::Sources;
 use crate::escape;
 use crate::load::InputError;
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::rules::Severity;
 
 /// Annotations of one level that GitHub shows per step.

@@ -19,7 +19,7 @@ use super::summary_text::summary_block;
 use super::{Reporter, Summary, subject, wrap};
 use crate::escape;
 use crate::load::{InputError, Pos};
-use crate::report::located::{Located, Place};
+use crate::pipeline::located::{Located, Place};
 use crate::rules::{RuleMeta, Severity};
 
 impl Style {

@@ -3,7 +3,7 @@
 
 use super::super::scale::Scale;
 use super::{Hazard, Lane, Mark, MarkKind, Panel, Segment, State};
-use crate::report::located::Analysis;
+use crate::pipeline::located::Analysis;
 use crate::resolve::{ContainerList, Hook, HookDuration, InitRun, PlannedContainer, Role};
 use crate::simulate::Phase;
 use crate::time::Millis;

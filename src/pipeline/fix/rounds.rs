@@ -19,12 +19,12 @@
 
 use std::sync::Arc;
 
+use super::checks;
 use super::compare::Graded;
-use super::verify::Decoded;
-use super::{Applicability, Fix, Outcome, apply_fixes, checks};
-use crate::report::located::{DocumentReport, Located};
-use crate::rules::RuleMeta;
-use crate::workload::WorkloadRef;
+use super::fixed::{FixedPiece, Made, Refused};
+use crate::fix::verify::Decoded;
+use crate::fix::{Applicability, Fix, Outcome, apply_fixes};
+use crate::pipeline::located::{DocumentReport, Located};
 
 /// At most this many rounds are made on one piece (ruff's limit too): fixes whose
 /// results kept producing new fixes must not loop.
@@ -45,7 +45,7 @@ pub struct Analysed {
     /// Every rule's findings, selected or not, suppressed or not.
     pub graded: Vec<Graded>,
     /// Its documents decoded from the trees this analysis read, for the check that a
-    /// fix changed exactly what it meant to ([`super::verify`]): kept when the piece has
+    /// fix changed exactly what it meant to ([`crate::fix::verify`]): kept when the piece has
     /// a fix to check or is itself a fixed text, so a check never parses a text twice.
     /// `None` when nothing asked for them; `Err` when the text did not load.
     pub decoded: Option<Result<Decoded, String>>,
@@ -75,54 +75,6 @@ pub enum Purpose {
     /// documents decoded: no finding is located and no fix built, which on a pod of
     /// thousands of findings is most of an analysis.
     Check,
-}
-
-/// One fix made.
-#[derive(Clone, Debug)]
-pub struct Made {
-    /// The rule whose finding it fixed.
-    pub rule: &'static RuleMeta,
-    /// What it did.
-    pub description: String,
-    /// How safe it was.
-    pub applicability: Applicability,
-    /// The document it changed (0-based, in its input).
-    pub document: usize,
-    /// The workload the finding was about.
-    pub workload: WorkloadRef,
-    /// The container, when the finding names one.
-    pub container: Option<String>,
-}
-
-/// A fix selected but not made, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refused {
-    /// The rule whose finding it was for.
-    pub rule: &'static str,
-    /// The finding's line in the text as read.
-    pub line: u32,
-    /// Why, in one sentence.
-    pub reason: String,
-}
-
-/// What fixing a piece came to.
-#[derive(Clone, Debug)]
-pub struct FixedPiece {
-    /// The piece's text as read.
-    pub original: Arc<str>,
-    /// Its text with every fix made.
-    pub text: Arc<str>,
-    /// Its first line in the input.
-    pub first_line: u32,
-    /// The fixes made, in the order they were made.
-    pub made: Vec<Made>,
-    /// Selected fixes that were not made, as they stand at the end.
-    pub refused: Vec<Refused>,
-    /// The Helm template the piece was rendered from, when it was (`# Source:` as
-    /// `helm template` writes it): its fixes belong in the chart.
-    pub rendered_from: Option<String>,
-    /// Whether fixes were still due after [`MAX_ROUNDS`] rounds.
-    pub unfinished: bool,
 }
 
 /// Checks every fix the report's findings carry (not suppressed, with edits) and turns
