@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::fix::FixedPiece;
 use super::fix::compare::Graded;
-use super::fix::rounds::{Analysed, Analyze, Purpose};
+use super::fix::{Analysed, Analyze, Purpose};
 use crate::fan_out;
 use crate::fix;
 use crate::load::inputs::Unit;

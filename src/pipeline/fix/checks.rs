@@ -31,8 +31,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::analysed::{Analysed, Analyze, Purpose};
 use super::compare::{self, Graded};
-use super::rounds::{Analysed, Analyze, Purpose};
 use crate::fan_out;
 use crate::fix::verify::{Decoded, decode_stream, verify_decoded};
 use crate::fix::{Change, Edit, Fix, Outcome, Planned, apply_fixes};

@@ -3,6 +3,7 @@
 //! remedies made concrete as edits, applied, verified, shown as a diff, written back —
 //! is [`crate::fix`], below every stage.
 //!
+//! * [`analysed`]: how the loop asks the pipeline for an analysis of a fixed text.
 //! * [`compare`]: whether a fix makes the pod worse, on every rule's findings.
 //! * [`checks`]: each fix checked against the timeline before it is offered or made
 //!   (alone, or in groups where one text carries many).
@@ -13,11 +14,13 @@
 //!   language server): the findings of a text with their checked fixes, and the text
 //!   with every fix of a chosen safety made.
 
+pub mod analysed;
 pub mod checks;
 pub mod compare;
 pub mod fixed;
 pub mod rounds;
 pub mod session;
 
+pub use analysed::{Analysed, Analyze, Purpose};
 pub use fixed::{FixedPiece, Made, Refused};
 pub use session::{Checked, FixedText, InputFix, check, fix_all, fix_in_text};
