@@ -42,7 +42,7 @@ pub use plan::{
     Provenance, Rejection, RejectionCause, Rejector, RestartPolicy, Role, ScriptCall, SelfStop,
     SelfStopTrigger, Served, ServedBy, ShapedBy, Sidecar, SidecarKind, SidecarStop,
     SleepActionProblem, StartGate, StopEndpoint, StopFailure, StopMethod, SwitchedOff, TrafficCuts,
-    VolumePath, WorkScript,
+    VolumePath, WorkScript, signal_permitted,
 };
 pub use problems::{
     ConfigProblem, Conflict, ExactValue, Expected, Fault, KeyInstead, OptIn, OptInIgnored,

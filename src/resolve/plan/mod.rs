@@ -22,7 +22,7 @@ pub use moot::{DrainMoot, GateMoot, GateRequest, GateSetting, Moot, MootSetting}
 pub use role::{ContainerList, InitRun, Role, Sidecar, SidecarKind};
 pub use stop::{
     ExitStatus, ScriptCall, SelfStop, SelfStopTrigger, Served, SidecarStop, StopEndpoint,
-    StopFailure, StopMethod, SwitchedOff, VolumePath, WorkScript,
+    StopFailure, StopMethod, SwitchedOff, VolumePath, WorkScript, signal_permitted,
 };
 
 use super::assumption::Assumption;
