@@ -9,14 +9,15 @@
 
 pub mod helm;
 pub mod kustomize;
+mod tool;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::load::discover::KUSTOMIZATION_FILES;
 use crate::load::rendered::Renderer;
 use crate::load::{Input, InputError};
+pub use tool::Failure;
+use tool::{display, kustomization_file, normalize, run, tool_message};
 
 /// What rendering the directories of a run gave.
 #[derive(Debug, Default)]
@@ -60,63 +61,6 @@ pub fn render(targets: &[(PathBuf, Renderer)]) -> Rendered {
     rendered
 }
 
-/// Why a directory was not rendered.
-#[derive(Debug)]
-pub enum Failure {
-    /// The tool ran and failed: its message.
-    Failed(String),
-    /// The tool is not installed: a note saying how to render the directory.
-    Missing(String),
-}
-
-/// Runs `program` with `args`; `Err` when it cannot be started, `NotFound` included.
-fn run(program: &std::ffi::OsStr, args: &[&std::ffi::OsStr]) -> std::io::Result<Output> {
-    Command::new(program)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-}
-
-/// What a tool printed on standard error, for an input error: trimmed, and the tool's
-/// own prefixes kept.
-fn tool_message(command: &str, output: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let stderr = stderr.trim();
-    if stderr.is_empty() {
-        format!("`{command}` failed ({})", output.status)
-    } else {
-        format!("`{command}` failed: {stderr}")
-    }
-}
-
-/// `path` as reports write paths: relative to the working directory when it is below
-/// it, else absolute.
-fn display(path: &Path) -> PathBuf {
-    let cwd = std::env::current_dir()
-        .and_then(|dir| dir.canonicalize())
-        .unwrap_or_default();
-    match path.strip_prefix(&cwd) {
-        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
-        _ => path.to_path_buf(),
-    }
-}
-
-/// `path` with `.` and `..` resolved lexically (its directories exist: kustomize read
-/// them).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Notes for the files of `inputs` that a kustomization of their directory, or of one
 /// above it, applies as a patch: linted alone, a patch is a fragment, and the
 /// kustomization's directory is what to lint.
@@ -141,12 +85,4 @@ pub fn patch_notes(inputs: &[Input]) -> Vec<InputError> {
         ));
     }
     notes
-}
-
-/// The kustomization file of `dir`, when it holds one.
-fn kustomization_file(dir: &Path) -> Option<PathBuf> {
-    KUSTOMIZATION_FILES
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|file| file.is_file())
 }

@@ -448,14 +448,6 @@ const STILL_CIRCULAR: &[(&str, &str)] = &[
         "load/mod.rs declares Document, SourceText and InputError and reads text through its children",
     ),
     (
-        "src/render/",
-        "render/mod.rs declares Failure and run for its kustomize and helm children",
-    ),
-    (
-        "src/report/explain/lanes/",
-        "lanes/mod.rs declares the lane types phases.rs fills",
-    ),
-    (
         "src/resolve/",
         "resolve/mod.rs, mesh/mod.rs and plan/mod.rs declare what their children use; vocabulary and shell/stop_targets share StopTarget and Lexicon",
     ),
