@@ -456,8 +456,8 @@ const STILL_CIRCULAR: &[(&str, &str)] = &[
         "rules/mod.rs declares Finding, Label, RuleMeta and declare_rule for the rules it lists",
     ),
     (
-        "src/settings/",
-        "settings/mod.rs and its config, mesh_config and version modules declare what their children use",
+        "src/settings/config/",
+        "config/mod.rs declares the rule settings (RuleLevel, RuleSetting, Fixable) its schema decodes",
     ),
     (
         "src/workload/",
