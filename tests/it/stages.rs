@@ -440,10 +440,6 @@ const STILL_CIRCULAR: &[(&str, &str)] = &[
         "cluster/mod.rs, kubectl/mod.rs and objects/mod.rs declare types their children use; kubectl's bounds and reply share End and Bounds",
     ),
     (
-        "src/diff/",
-        "diff/mod.rs declares the Comparison its compare and moves children build",
-    ),
-    (
         "src/load/",
         "load/mod.rs declares Document, SourceText and InputError and reads text through its children",
     ),
