@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::End;
+use super::end::End;
 use crate::load::ReadLimits;
 
 /// What bounds every kubectl call of a run.

@@ -9,6 +9,7 @@
 //! ended, in words for the user, is `reply`.
 
 mod bounds;
+mod end;
 mod process;
 mod reply;
 
@@ -16,8 +17,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub use bounds::{Bounds, DEFAULT_CLUSTER_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, Timeout};
-use process::Terminal;
-pub use reply::{End, Reply};
+pub use end::End;
+pub use reply::Reply;
 
 /// How to reach the cluster: kubectl's own flags, passed through as given.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,6 +47,15 @@ const SIDE_BY_SIDE: usize = 6;
 
 /// The environment variable naming the kubectl to run.
 pub const KUBECTL_VARIABLE: &str = "KUBECTL";
+
+/// Whether a call shares the user's terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Terminal {
+    /// Standard input is kubectl's, and standard error is passed on as it comes.
+    Shared { forward: bool },
+    /// No standard input; standard error is kept for the caller.
+    Detached,
+}
 
 impl Kubectl {
     /// The kubectl of `$KUBECTL`, else `kubectl` from `PATH`, with `connection`'s flags

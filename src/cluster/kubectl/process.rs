@@ -14,20 +14,11 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{End, KUBECTL_VARIABLE, Kubectl, Reply};
+use super::{End, KUBECTL_VARIABLE, Kubectl, Reply, Terminal};
 
 /// The most of a call's standard error kept (and shown): kubectl's messages are a few
 /// lines; beyond this it is not saying anything useful.
 const MAX_STDERR: usize = 64 * 1024;
-
-/// Whether a call shares the user's terminal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Terminal {
-    /// Standard input is kubectl's, and standard error is passed on as it comes.
-    Shared { forward: bool },
-    /// No standard input; standard error is kept for the caller.
-    Detached,
-}
 
 impl Kubectl {
     /// Why kubectl could not be started.
