@@ -19,7 +19,7 @@ pub mod suppression;
 pub mod termination;
 mod violation;
 
-pub use meta::{Group, RuleMeta, Severity};
+pub use meta::{FixAvailability, Group, RuleMeta, Severity};
 pub(crate) use rule::declare_rule;
 pub use rule::{Declared, Finding, Label, Pod, Rule, Window};
 pub use violation::Violation;

@@ -175,6 +175,7 @@ macro_rules! declare_rule {
             id: $id:literal,
             name: $rule_name:literal,
             severity: $severity:ident,
+            fix: $fix:ident,
             group: $group:ident,
             summary: $summary:literal,
             since: $since:literal
@@ -190,6 +191,7 @@ macro_rules! declare_rule {
                 id: $id,
                 name: $rule_name,
                 severity: $crate::rules::Severity::$severity,
+                fix: $crate::rules::FixAvailability::$fix,
                 group: $crate::rules::Group::$group,
                 summary: $summary,
                 since: $since,
