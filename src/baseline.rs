@@ -20,8 +20,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::load::InputError;
+use crate::pipeline::located::{DocumentReport, Located};
 use crate::report::fingerprint::{self, Occurrences};
-use crate::report::located::{DocumentReport, Located};
 use crate::report::paths::encode_path;
 use crate::report::subject;
 

@@ -1,6 +1,6 @@
 //! Work cut into shares, each run on a scoped thread of its own, the results in order:
 //! what a `List` of many workloads has analysed (`pipeline`), and its fixes checked
-//! (`fix::checks`), apart from one another.
+//! (`pipeline::fix::checks`), apart from one another.
 
 use std::ops::Range;
 

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod cluster;
 pub mod diff;
 pub mod documented;
+pub mod escape;
 pub mod external;
 pub mod fan_out;
 pub mod fix;
@@ -36,3 +37,7 @@ pub mod workload;
 
 /// The name kubectl users type: every stage that prints the tool's name uses it.
 pub const PLUGIN_NAME: &str = "kubectl mesh-lifecycle";
+
+/// The executable's name, which makes it a kubectl plugin: the command line and the
+/// language server (its `serverInfo`) name it.
+pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";

@@ -107,10 +107,7 @@ pub const EXPLAIN_FORMATS: &[ExplainFormat] = &[
 /// (no colour here), whatever the input held.
 fn terminal_text(out: &[u8]) {
     let text = std::str::from_utf8(out).expect("output is not UTF-8");
-    if let Some(c) = text
-        .chars()
-        .find(|&c| mesh_lifecycle::report::escape::is_unsafe(c))
-    {
+    if let Some(c) = text.chars().find(|&c| mesh_lifecycle::escape::is_unsafe(c)) {
         panic!("a control character reaches the terminal: {c:?} in {text:?}");
     }
 }

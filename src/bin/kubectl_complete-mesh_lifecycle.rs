@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-/// `mesh_lifecycle::cli::BINARY_NAME`.
+/// `mesh_lifecycle::BINARY_NAME`.
 const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
 /// `mesh_lifecycle::cli::complete::COMPLETE`.
 const COMPLETE: &str = "__complete";

@@ -10,8 +10,8 @@ use super::PLUGIN_NAME;
 use crate::cluster::kinds::{RESOURCES, Resource};
 use crate::cluster::kubectl::{self, Bounds, Connection, Timeout};
 use crate::cluster::{self, KubectlError, Request, Snapshot, Targets, Type};
+use crate::escape;
 use crate::load::{Input, InputError};
-use crate::report::escape;
 use crate::workload::DeclaredKind;
 
 /// Reading what is deployed instead of files, with kubectl's flags.

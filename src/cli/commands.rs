@@ -1,10 +1,11 @@
 //! Each subcommand's flags, from which `--help`, the man pages and the completion
 //! scripts are generated; the groups several of them share are in `groups`.
 
-use clap::{Args, ValueEnum, ValueHint};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use super::groups::{ReadArgs, RuleArgs};
 use super::{Output, ProfileArgs, SideArgs, output, values};
+use crate::{BINARY_NAME, PLUGIN_NAME};
 
 /// `lint`: findings, in a format for people or machines, and an exit status for CI.
 #[derive(Debug, Args)]
@@ -287,4 +288,58 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// Finds traffic lost when service-mesh pods start and stop.
+///
+/// Simulates how the kubelet and the sidecar proxy (Istio, Linkerd, native sidecars)
+/// start and stop each pod, and reports every place where requests can fail: the app
+/// starting before its proxy, the proxy leaving before the app, preStop hooks and drains
+/// running past the grace period, Jobs that never complete.
+#[derive(Debug, Parser)]
+#[command(name = BINARY_NAME, bin_name = PLUGIN_NAME, version, propagate_version = true)]
+#[command(max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint manifests and report every hazard at its YAML line, with a fix.
+    ///
+    /// Exit status: 0 when nothing reaches --fail-on, 1 when findings do, 2 when an
+    /// input could not be read or parsed (everything else is still linted).
+    ///
+    /// Settings: every key of .mesh-lifecycle.yaml is listed in docs/configuration.md,
+    /// section "Settings of .mesh-lifecycle.yaml".
+    Lint(LintArgs),
+    /// Show what changes between two sides of the same workloads: two profiles
+    /// (--to istio=1.27), a git revision and the working tree (--base REF), two
+    /// rendered trees (--base-dir), or what is deployed and the files that would
+    /// replace it (--cluster).
+    ///
+    /// Exit status: 0 when no finding at or above --fail-on-new is added, 1 when one
+    /// is, 2 when an input could not be read.
+    Diff(DiffArgs),
+    /// Draw the simulated start-up and shutdown timeline of each workload.
+    Explain(ExplainArgs),
+    /// List the rules, or print one rule's documentation.
+    Rules(RulesArgs),
+    /// Run the language server: findings, quick fixes and timelines in the editor.
+    ///
+    /// Speaks the Language Server Protocol on standard input and output. Each open
+    /// manifest is linted as you type, from the editor's buffer, with the settings
+    /// `lint` would use for it: the nearest .mesh-lifecycle.yaml at or above the file
+    /// (read again when it changes), and the Namespaces, Services and mesh
+    /// configuration of the workspace's other manifests. docs/usage.md, section
+    /// "Editors", sets it up in Neovim, Helix and VS Code.
+    #[command(mut_arg("config", |arg| arg.help(
+        "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
+    )))]
+    Lsp(LspArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
 }

@@ -16,8 +16,9 @@ use std::io::{self, Write};
 use clap::CommandFactory;
 use clap_complete::{Generator, Shell};
 
+use super::Cli;
 use super::complete::{COMPLETE, COMPLETE_NO_DESC, directive};
-use super::{BINARY_NAME, Cli};
+use crate::BINARY_NAME;
 
 /// The completion script for `shell`.
 pub fn script(shell: Shell) -> Vec<u8> {

@@ -57,7 +57,7 @@ pub fn run(args: DiffArgs) -> io::Result<u8> {
             let mut reporter = SarifReporter::new(&mut out, base)
                 .with_sources(sources)
                 .with_baseline(true);
-            let added: Vec<&crate::report::located::Located> = comparison
+            let added: Vec<&crate::pipeline::located::Located> = comparison
                 .workloads
                 .iter()
                 .flat_map(|w| &w.findings)

@@ -7,8 +7,9 @@ use super::{
     ExplainArgs, ExplainFormat, RuleArgs, diagnostic, document_problems, inputs, sides, usage_error,
 };
 use crate::cluster::kinds::Resource;
+use crate::escape;
 use crate::pipeline::{self, Analysis, DocumentReport, RunOptions};
-use crate::report::{escape, explain};
+use crate::report::explain;
 use crate::workload::kinds::ROWS;
 use crate::workload::{DeclaredKind, Kind};
 

@@ -1,5 +1,5 @@
 //! `lint --fix`, `--fix-only` and `--diff`: the library's fix loop
-//! ([`crate::fix::rounds`]) over every input at once, each input's result then
+//! ([`crate::pipeline::fix::rounds`]) over every input at once, each input's result then
 //! written back ([`crate::fix::write`]), printed (standard input) or shown as a diff.
 //!
 //! Each input is taken on its own terms. A file is fixed in place, except its
@@ -16,9 +16,10 @@
 use std::io::{self, Write};
 
 use super::LintArgs;
-use crate::fix::{self, Applicability, FixedText, InputFix};
+use crate::fix::{self, Applicability};
 use crate::load::rendered::{Renderer, Rendering};
 use crate::load::{InputError, Source};
+use crate::pipeline::fix::{FixedText, InputFix, Made, rounds};
 use crate::pipeline::{self, FixMode, RunOptions};
 use crate::report::paths::{Artifact, PathBase};
 use crate::rules::RuleMeta;
@@ -182,7 +183,7 @@ impl<'a> Session<'a> {
         if fixed.unfinished {
             self.note(&format!(
                 "{name}: fixes still due after {} rounds; not every fix was made",
-                fix::rounds::MAX_ROUNDS
+                rounds::MAX_ROUNDS
             ));
         }
         let path = self.diff_path(name);
@@ -373,7 +374,7 @@ impl<'a> Session<'a> {
 }
 
 /// Fixes made, by rule in the order first made.
-fn by_rule(made: &[fix::rounds::Made]) -> Vec<(&'static RuleMeta, usize)> {
+fn by_rule(made: &[Made]) -> Vec<(&'static RuleMeta, usize)> {
     let mut rules: Vec<(&'static RuleMeta, usize)> = Vec::new();
     for made in made {
         match rules.iter_mut().find(|(rule, _)| rule.id == made.rule.id) {

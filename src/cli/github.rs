@@ -36,7 +36,7 @@ pub fn step_summary(output: Option<&Path>) -> Option<StepSummary> {
         Err(error) => {
             super::diagnostic(&format!(
                 "warning: cannot write the job summary to {}: {error}\n",
-                crate::report::escape::controls(&Path::new(&path).display().to_string())
+                crate::escape::controls(&Path::new(&path).display().to_string())
             ));
             return None;
         }

@@ -8,9 +8,9 @@ use super::{
     usage_error,
 };
 use crate::baseline::{self, Baseline};
+use crate::escape;
 use crate::load::InputError;
 use crate::pipeline::{self, DocumentReport, FixMode, RunOptions};
-use crate::report::escape;
 use crate::report::github::GithubReporter;
 use crate::report::html::HtmlReporter;
 use crate::report::human::{FixView, HumanReporter, render_input_error};

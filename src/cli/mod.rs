@@ -23,17 +23,18 @@ mod overwrite;
 mod profile;
 mod rules;
 mod sides;
+mod stderr;
 mod values;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::CommandFactory;
 
 pub use cluster::ClusterArgs;
 pub use commands::{
-    CompletionsArgs, DiffArgs, DiffFormat, ExplainArgs, ExplainFormat, FailOn, LintArgs,
-    LintFormat, LspArgs, RulesArgs, RulesFormat,
+    Cli, Command, CompletionsArgs, DiffArgs, DiffFormat, ExplainArgs, ExplainFormat, FailOn,
+    LintArgs, LintFormat, LspArgs, RulesArgs, RulesFormat,
 };
 pub use groups::{InputArgs, ReadArgs, RuleArgs};
 pub use manual::{ENVIRONMENT, EXIT_STATUS};
@@ -41,63 +42,9 @@ pub use output::Output;
 pub use profile::ProfileArgs;
 pub use sides::SideArgs;
 
-pub use crate::PLUGIN_NAME;
-/// The executable's name, which makes it a kubectl plugin.
-pub const BINARY_NAME: &str = "kubectl-mesh_lifecycle";
+pub use crate::{BINARY_NAME, PLUGIN_NAME};
 
-/// Finds traffic lost when service-mesh pods start and stop.
-///
-/// Simulates how the kubelet and the sidecar proxy (Istio, Linkerd, native sidecars)
-/// start and stop each pod, and reports every place where requests can fail: the app
-/// starting before its proxy, the proxy leaving before the app, preStop hooks and drains
-/// running past the grace period, Jobs that never complete.
-#[derive(Debug, Parser)]
-#[command(name = BINARY_NAME, bin_name = PLUGIN_NAME, version, propagate_version = true)]
-#[command(max_term_width = 100)]
-pub struct Cli {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Lint manifests and report every hazard at its YAML line, with a fix.
-    ///
-    /// Exit status: 0 when nothing reaches --fail-on, 1 when findings do, 2 when an
-    /// input could not be read or parsed (everything else is still linted).
-    ///
-    /// Settings: every key of .mesh-lifecycle.yaml is listed in docs/configuration.md,
-    /// section "Settings of .mesh-lifecycle.yaml".
-    Lint(LintArgs),
-    /// Show what changes between two sides of the same workloads: two profiles
-    /// (--to istio=1.27), a git revision and the working tree (--base REF), two
-    /// rendered trees (--base-dir), or what is deployed and the files that would
-    /// replace it (--cluster).
-    ///
-    /// Exit status: 0 when no finding at or above --fail-on-new is added, 1 when one
-    /// is, 2 when an input could not be read.
-    Diff(DiffArgs),
-    /// Draw the simulated start-up and shutdown timeline of each workload.
-    Explain(ExplainArgs),
-    /// List the rules, or print one rule's documentation.
-    Rules(RulesArgs),
-    /// Run the language server: findings, quick fixes and timelines in the editor.
-    ///
-    /// Speaks the Language Server Protocol on standard input and output. Each open
-    /// manifest is linted as you type, from the editor's buffer, with the settings
-    /// `lint` would use for it: the nearest .mesh-lifecycle.yaml at or above the file
-    /// (read again when it changes), and the Namespaces, Services and mesh
-    /// configuration of the workspace's other manifests. docs/usage.md, section
-    /// "Editors", sets it up in Neovim, Helix and VS Code.
-    #[command(mut_arg("config", |arg| arg.help(
-        "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
-    )))]
-    Lsp(LspArgs),
-    /// Print a shell completion script.
-    Completions(CompletionsArgs),
-}
+use stderr::{diagnostic, document_problems, profile_errors, usage_error};
 
 /// Parses `args` and runs the command; the return value is the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
@@ -140,7 +87,7 @@ fn finish(status: std::io::Result<u8>) -> ExitCode {
         Err(error) => {
             diagnostic(&format!(
                 "error: {}\n",
-                crate::report::escape::controls(&error.to_string())
+                crate::escape::controls(&error.to_string())
             ));
             ExitCode::from(2)
         }
@@ -154,44 +101,4 @@ fn printed(status: std::io::Result<u8>) -> std::io::Result<u8> {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
         other => other,
     }
-}
-
-/// Writes to standard error. A closed standard error (`lint … 2>&1 | head -1`) loses the
-/// text but never the exit status (`eprint!` would panic).
-fn diagnostic(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
-}
-
-/// Prints what stood in the way of reading a document: its input errors at their place,
-/// then its notes (a workload not linted, and why).
-fn document_problems(report: &crate::pipeline::DocumentReport, style: crate::report::human::Style) {
-    for error in &report.errors {
-        diagnostic(&crate::report::human::render_input_error(error, style));
-    }
-    for note in &report.notes {
-        diagnostic(&format!(
-            "note: {}\n",
-            crate::report::escape::controls(&note.error.to_string())
-        ));
-    }
-}
-
-/// Errors in the profile (config file, mesh config, flags): printed at their place, exit 2.
-fn profile_errors(
-    errors: &[crate::load::InputError],
-    style: crate::report::human::Style,
-) -> std::io::Result<u8> {
-    for error in errors {
-        diagnostic(&crate::report::human::render_input_error(error, style));
-    }
-    Ok(2)
-}
-
-/// A usage error in an argument clap could not check: printed like clap's, exit 2.
-fn usage_error(message: impl std::fmt::Display) -> std::io::Result<u8> {
-    diagnostic(&format!(
-        "error: {message}\n\nFor more information, try '--help'.\n"
-    ));
-    Ok(2)
 }

@@ -77,7 +77,7 @@ impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let path = shown(&self.path);
         let input = match &self.role {
-            Role::Input { name, .. } => crate::report::escape::controls(name).into_owned(),
+            Role::Input { name, .. } => crate::escape::controls(name).into_owned(),
             Role::Stdin => "- (standard input)".to_owned(),
             Role::Settings { path, config: true } => format!("{}, the config file", shown(path)),
             Role::Settings {
@@ -110,7 +110,7 @@ impl std::fmt::Display for Refusal {
 
 /// `path` as messages show it: control characters escaped.
 fn shown(path: &Path) -> String {
-    crate::report::escape::controls(&path.display().to_string()).into_owned()
+    crate::escape::controls(&path.display().to_string()).into_owned()
 }
 
 impl ReadFiles {

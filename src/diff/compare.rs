@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Comparison, FindingChange, Presence, SettingChange, WorkloadChange, moves};
+use crate::pipeline::located::{Analysis, Located};
 use crate::report::fingerprint::{self, Occurrences};
-use crate::report::located::{Analysis, Located};
 use crate::report::paths::PathBase;
 use crate::workload::Kind;
 

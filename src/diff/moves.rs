@@ -4,12 +4,22 @@
 //! them, the moments that move (`istio-proxy` exits 5 s → 35 s), the loss windows that
 //! open, close, grow or shrink, and the settings that become moot or start to apply.
 
-use super::SettingChange;
-use crate::report::located::{Analysis, Located};
-use crate::resolve::{ContainerId, HookDuration, InitRun, PlannedContainer, PodPlan, Role};
+use crate::pipeline::located::{Analysis, Located};
+use crate::resolve::{
+    ContainerId, HookDuration, InitRun, MootSetting, PlannedContainer, PodPlan, Role,
+};
 use crate::rules::RuleMeta;
 use crate::simulate::{Phase, Timeline};
 use crate::time::Millis;
+
+/// A setting that has no effect on one side and has on the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingChange {
+    /// The setting, where it is, and what makes it moot on the side where it is.
+    pub setting: MootSetting,
+    /// True when it becomes moot on the second side; false when it starts to apply.
+    pub becomes_moot: bool,
+}
 
 /// One thing that moved on a workload's timeline.
 #[derive(Clone, Debug)]

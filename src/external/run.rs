@@ -315,7 +315,7 @@ fn relay(mut from: impl Read, forward: bool) -> String {
                         cleared = true;
                     }
                     let text = String::from_utf8_lossy(&buffer[..n]);
-                    let _ = stderr.write_all(crate::report::escape::controls(&text).as_bytes());
+                    let _ = stderr.write_all(crate::escape::controls(&text).as_bytes());
                     let _ = stderr.flush();
                 }
                 let room = MAX_STDERR.saturating_sub(kept.len());

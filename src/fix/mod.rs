@@ -1,6 +1,8 @@
-//! Fixes that apply themselves: typed edits to a manifest's text, checked against the
-//! timeline, made in rounds to a fixed point, written back without risk, or shown as a
-//! unified diff.
+//! Fixes as text edits: typed edits to a manifest's text, applied, verified against
+//! the original, written back without risk, or shown as a unified diff. The loop that
+//! checks them against the timeline and makes them in rounds re-runs the stages, so it
+//! lives with the driver ([`crate::pipeline::fix`]); this module reads only the loader's
+//! tree and a workload's paths.
 //!
 //! A rule that knows the remedy for its finding states it as a [`Remedy`]: how safe it
 //! is to apply ([`Applicability`]), one line saying what it does, and the [`Change`]s
@@ -17,15 +19,7 @@
 //!   and a remedy made concrete ([`Editor::plan`]).
 //! * [`verify`]: re-reads the fixed text with the loader and checks that it decodes to
 //!   the original object with exactly the intended change.
-//! * [`compare`]: whether a fix makes the pod worse, on every rule's findings.
 //! * [`apply`]: picks the fixes of a round that do not overlap and applies them.
-//! * [`checks`]: each fix checked against the timeline before it is offered or made
-//!   (alone, or in groups where one text carries many).
-//! * [`rounds`]: the fix loop over one piece of an input: each fix checked, fixes made
-//!   in rounds until none passes.
-//! * [`session`]: the entry points for a front end (the command line, an editor's
-//!   language server): the findings of a text with their checked fixes, and the text
-//!   with every fix of a chosen safety made.
 //! * [`write`]: writes a fixed file back atomically.
 //! * [`diff`]: the unified diff `--diff` prints.
 //!
@@ -52,14 +46,10 @@
 //! the same loader the linter uses.
 
 pub mod apply;
-pub mod checks;
-pub mod compare;
 pub mod diff;
 pub mod edit;
 pub mod plan;
 mod render;
-pub mod rounds;
-pub mod session;
 pub mod verify;
 pub mod vocabulary;
 pub mod write;
@@ -67,6 +57,5 @@ pub mod write;
 pub use apply::{Applied, Outcome, apply_fixes};
 pub use diff::unified_diff;
 pub use edit::{EditError, Editor};
-pub use session::{Checked, FixedText, InputFix, check, fix_all, fix_in_text};
 pub use verify::{Rejection, verify, verify_all};
 pub use vocabulary::{Applicability, Change, Edit, Fix, Planned, Remedy};

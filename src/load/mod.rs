@@ -11,6 +11,7 @@ pub mod inputs;
 pub mod json;
 pub mod lines;
 pub mod list;
+pub mod locate;
 pub mod open;
 pub mod parse;
 pub mod path;
@@ -118,7 +119,7 @@ pub struct Document {
 impl Document {
     /// The position of the node at `path` (see [`Node::locate`]), mapped exactly even
     /// inside quoted scalars that hold escapes, since the document's text is at hand.
-    pub fn locate(&self, path: &JsonPath, part: EntryPart) -> tree::Located {
+    pub fn locate(&self, path: &JsonPath, part: EntryPart) -> locate::Located {
         self.root.locate_in(path, part, Some(&self.source))
     }
 }

@@ -1,10 +1,11 @@
 //! The fix engine as the server uses it, and the one place that calls it: the fixes
 //! offered are those `lint --fix` would make, checked the same way (against the
-//! timeline: [`crate::fix::session`]), on the buffer's text with the document's
+//! timeline: [`crate::pipeline::fix::session`]), on the buffer's text with the document's
 //! context.
 
-use crate::fix::{self as engine, Applicability, Fix};
+use crate::fix::{Applicability, Fix};
 use crate::pipeline::Located;
+use crate::pipeline::fix as engine;
 
 use super::context::Context;
 

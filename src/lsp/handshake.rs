@@ -15,17 +15,7 @@ use lsp_types::{
 use super::actions::{self, EditSupport};
 use super::context::{Overrides, Workspace};
 use super::position::Encoding;
-use super::server::Server;
-
-/// How the session ended: whether `shutdown` came before `exit`, which decides the
-/// exit status the protocol asks for (0, else 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// `shutdown`, then `exit`.
-    Clean,
-    /// `exit` without `shutdown`, or the editor went away.
-    Abrupt,
-}
+use super::server::{Ending, Server};
 
 /// Runs the server on `connection` until the editor exits or goes away.
 pub fn serve(connection: &Connection, overrides: Overrides) -> Result<Ending, String> {
@@ -63,7 +53,7 @@ pub fn serve(connection: &Connection, overrides: Overrides) -> Result<Ending, St
     let result = serde_json::json!({
         "capabilities": server_capabilities(encoding),
         "serverInfo": ServerInfo {
-            name: crate::cli::BINARY_NAME.to_owned(),
+            name: crate::BINARY_NAME.to_owned(),
             version: Some(env!("CARGO_PKG_VERSION").to_owned()),
         },
     });

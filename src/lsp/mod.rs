@@ -30,8 +30,8 @@ mod transport;
 mod uri;
 
 pub use context::{ConfigChoice, Overrides};
-pub use handshake::Ending;
 pub use server::DEBOUNCE;
+pub use server::Ending;
 
 /// Serves the editor on standard input and output until it exits: `Ok` with the
 /// process's exit status (0 after `shutdown` then `exit`, 1 when the editor left

@@ -41,9 +41,18 @@ use super::analysis::{self, Snapshot};
 use super::context::Workspace;
 use super::diagnostics;
 use super::document::OpenDocument;
-use super::handshake::Ending;
 use super::hover;
 use super::position::Encoding;
+
+/// How the session ended: whether `shutdown` came before `exit`, which decides the
+/// exit status the protocol asks for (0, else 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// `shutdown`, then `exit`.
+    Clean,
+    /// `exit` without `shutdown`, or the editor went away.
+    Abrupt,
+}
 
 /// Changes that come closer together than this are linted once, this long after the
 /// last of them.

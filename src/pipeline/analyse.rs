@@ -3,13 +3,15 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::fix::FixedPiece;
+use super::fix::compare::Graded;
+use super::fix::{Analysed, Analyze, Purpose};
 use crate::fan_out;
-use crate::fix::rounds::{self, Analysed, Analyze, Purpose};
-use crate::fix::{self, compare::Graded};
+use crate::fix;
 use crate::load::inputs::Unit;
 use crate::load::split::Framing;
 use crate::load::{self, InputError};
-pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
+pub use crate::pipeline::located::{Analysis, DocumentReport, Located, Place};
 use crate::resolve::{self};
 use crate::rules::suppression::suppression;
 use crate::rules::{self, Finding};
@@ -30,8 +32,8 @@ pub(super) struct Piece {
 }
 
 /// A piece no fix could be made in, as its text was read.
-pub(super) fn unchanged(text: Arc<str>, first_line: u32) -> rounds::FixedPiece {
-    rounds::FixedPiece {
+pub(super) fn unchanged(text: Arc<str>, first_line: u32) -> FixedPiece {
+    FixedPiece {
         original: text.clone(),
         text,
         first_line,

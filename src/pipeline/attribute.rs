@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use crate::report::located::{DocumentReport, Located};
+pub use crate::pipeline::located::{DocumentReport, Located};
 use crate::workload::WorkloadRef;
 
 /// Attributes the findings of owned inputs to their owners: `owners` names, by input,

@@ -12,62 +12,23 @@ use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::fix::Applicability;
-use crate::fix::rounds;
 use crate::load::inputs::Unit;
-use crate::load::{self, InputError, Inputs, Limits, Pos};
-pub use crate::report::located::{Analysis, DocumentReport, Located, Place};
-use crate::resolve::Registry;
-use crate::rules::selector::Policy;
+use crate::load::{self, InputError, Inputs, Pos};
 use crate::settings::Settings;
 
 mod analyse;
 mod attribute;
+pub mod fix;
+pub mod located;
+mod options;
+
+use fix::rounds;
+pub use located::{Analysis, DocumentReport, Located, Place};
 
 use analyse::{Piece, Reading, Stages, analyze, passed_over, unchanged};
 pub use attribute::{Attributing, attribute};
-
-/// Options of a run.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// Bounds on hostile input.
-    pub limits: Limits,
-    /// Worker threads; 0 means one per core.
-    pub threads: usize,
-    /// Which rules run and at what severity.
-    pub policy: Policy,
-    /// What is done with the fixes findings carry.
-    pub fixes: FixMode,
-    /// The sidecar models resolve runs: the standard ones unless a caller brings its
-    /// own.
-    pub models: &'static Registry,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            limits: Limits::default(),
-            threads: 0,
-            policy: Policy::default(),
-            fixes: FixMode::default(),
-            models: Registry::standard(),
-        }
-    }
-}
-
-/// What a run does with the fixes its findings carry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FixMode {
-    /// Each is checked against the timeline ([`fix::rounds::verify`]); one that fails is
-    /// `Err(reason)`: what every report that shows fixes needs.
-    #[default]
-    Verify,
-    /// Built, not checked: for reports that never show them.
-    Unchecked,
-    /// Each piece's text fixed to a fixed point with the fixes at least this safe
-    /// ([`fix::rounds::fix`]); its [`DocumentReport::fixed`] says what was made.
-    Apply(Applicability),
-}
+use options::threads;
+pub use options::{FixMode, RunOptions};
 
 /// Below this many input bytes the default is one thread: a few milliseconds of work
 /// gain less from a second core than starting the workers costs (BENCHMARKS.md, the
@@ -344,14 +305,6 @@ fn process(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentRep
     }
 }
 
-/// The threads one piece may use: `-j`, or one per core.
-pub(super) fn threads(options: &RunOptions) -> usize {
-    match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,7 +337,7 @@ mod tests {
         let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: a, image: x}]\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {istio-injection: enabled}\n";
         let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
         let mut settings = Settings::default();
-        crate::settings::layers::gather_context(&inputs, Limits::default(), &mut settings);
+        crate::settings::layers::gather_context(&inputs, load::Limits::default(), &mut settings);
         assert!(settings.namespaces.contains_key("shop"));
         let mut workloads = 0;
         run(&inputs, &settings, &RunOptions::default(), |report| {

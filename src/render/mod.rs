@@ -14,15 +14,17 @@
 
 pub mod helm;
 pub mod kustomize;
+mod tool;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use crate::external::CallBounds as Bounds;
-use crate::external::{self, CommandLine, Ended, Finished, Stdin, Timeout};
-use crate::load::discover::KUSTOMIZATION_FILES;
+use crate::external::Timeout;
 use crate::load::rendered::Renderer;
 use crate::load::{Input, InputError};
+pub use tool::Failure;
+use tool::{display, kustomization_file, normalize, run, start_failure, tool_failure};
 
 /// How long one call of a renderer may take when neither `--render-timeout` nor the
 /// config's `renderTimeout` says: room for a chart with dependencies or a
@@ -81,88 +83,6 @@ pub fn render(targets: &[(PathBuf, Renderer)], bounds: &Bounds) -> Rendered {
     rendered
 }
 
-/// Why a directory was not rendered.
-#[derive(Debug)]
-pub enum Failure {
-    /// The tool ran and failed: its message.
-    Failed(String),
-    /// The tool is not installed: a note saying how to render the directory.
-    Missing(String),
-}
-
-/// Runs `line` within `bounds`, with no standard input; `Err` when it cannot be
-/// started (`NotFound`: the tool is not installed).
-fn run(line: &CommandLine, bounds: &Bounds) -> std::io::Result<Finished> {
-    external::run(line, bounds.call(Stdin::Null))
-}
-
-/// Why a tool's call did not render, for an input error: what it printed on standard
-/// error, trimmed, with the tool's own prefixes kept; or how it was stopped. `None`
-/// when it succeeded.
-fn tool_failure(line: &CommandLine, finished: &Finished, bounds: &Bounds) -> Option<String> {
-    let command = line.shown();
-    let stderr = finished.stderr.trim();
-    let said = |ours: String| {
-        if stderr.is_empty() {
-            ours
-        } else {
-            format!("{ours}: {stderr}")
-        }
-    };
-    Some(match finished.ended {
-        Ended::Exited(0) => return None,
-        Ended::Exited(_) | Ended::Signalled(_) if !stderr.is_empty() => {
-            format!("`{command}` failed: {stderr}")
-        }
-        Ended::Exited(code) => format!("`{command}` failed (exit status {code})"),
-        Ended::Signalled(signal) => format!("`{command}` was killed by signal {signal}"),
-        Ended::Stopped => said(format!(
-            "`{command}` did not finish within {} and was stopped, with every process it started (a remote base or chart repository that does not answer?); raise the limit with --render-timeout or renderTimeout",
-            bounds.timeout
-        )),
-        Ended::TooLarge => said(format!(
-            "`{command}` printed more than {} and was stopped (--max-input-size raises the limit)",
-            crate::load::size(bounds.max_output)
-        )),
-    })
-}
-
-/// Why a tool could not be started, other than its absence.
-fn start_failure(line: &CommandLine, error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::InvalidInput => format!("`{}` not run: {error}", line.shown()),
-        _ => format!("cannot run `{}`: {error}", line.shown()),
-    }
-}
-
-/// `path` as reports write paths: relative to the working directory when it is below
-/// it, else absolute.
-fn display(path: &Path) -> PathBuf {
-    let cwd = std::env::current_dir()
-        .and_then(|dir| dir.canonicalize())
-        .unwrap_or_default();
-    match path.strip_prefix(&cwd) {
-        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
-        _ => path.to_path_buf(),
-    }
-}
-
-/// `path` with `.` and `..` resolved lexically (its directories exist: kustomize read
-/// them).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Notes for the files of `inputs` that a kustomization of their directory, or of one
 /// above it, applies as a patch: linted alone, a patch is a fragment, and the
 /// kustomization's directory is what to lint.
@@ -187,12 +107,4 @@ pub fn patch_notes(inputs: &[Input]) -> Vec<InputError> {
         ));
     }
     notes
-}
-
-/// The kustomization file of `dir`, when it holds one.
-fn kustomization_file(dir: &Path) -> Option<PathBuf> {
-    KUSTOMIZATION_FILES
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|file| file.is_file())
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use super::escape;
+use crate::escape;
 use crate::load::{self, Pos, SourceText};
 
 /// The longest line an excerpt quotes, in characters. miette pads its labels with

@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use super::located::Located;
 use super::paths::{Artifact, PathBase, encode_path, file_uri};
+use crate::pipeline::located::Located;
 use crate::workload::WorkloadRef;
 
 /// How reports for a CI server name an input: a URI relative to `base`

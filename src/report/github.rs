@@ -20,10 +20,11 @@ use std::io::{self, Write};
 
 use super::paths::{Artifact, PathBase};
 use super::summary_text::summary_line;
-use super::{Reporter, Summary, escape, subject};
+use super::{Reporter, Summary, subject};
 use crate::cluster::Sources;
+use crate::escape;
 use crate::load::InputError;
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::rules::Severity;
 
 /// Annotations of one level that GitHub shows per step.

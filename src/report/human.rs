@@ -17,9 +17,9 @@ pub use super::style::Style;
 use super::style::Tone;
 use super::summary_text::summary_block;
 use super::{Reporter, Summary, subject, wrap};
+use crate::escape;
 use crate::load::{InputError, Pos};
-use crate::report::escape;
-use crate::report::located::{Located, Place};
+use crate::pipeline::located::{Located, Place};
 use crate::rules::{RuleMeta, Severity};
 
 impl Style {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{Reporter, Summary};
 use crate::cluster::{ObjectSource, Sources};
 use crate::load::InputError;
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::workload::WorkloadRef;
 
 /// Streams the JSON report: findings as they come, errors and the summary at the end.

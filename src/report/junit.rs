@@ -27,7 +27,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use super::paths::{Artifact, PathBase};
 use super::{Reporter, Summary, subject};
 use crate::load::InputError;
-use crate::report::located::{Analysis, Located};
+use crate::pipeline::located::{Analysis, Located};
 
 /// Collects test cases per file and writes the report at the end.
 pub struct JunitReporter<W: Write> {

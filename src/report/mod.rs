@@ -4,7 +4,6 @@
 pub mod assumptions;
 pub mod catalog;
 pub mod diff;
-pub mod escape;
 pub mod excerpt;
 pub mod explain;
 pub mod fingerprint;
@@ -13,7 +12,6 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
-pub mod located;
 pub mod markdown;
 pub mod paths;
 pub mod sarif;
@@ -27,7 +25,7 @@ use std::io;
 use serde::Serialize;
 
 use crate::load::InputError;
-use crate::report::located::{Analysis, DocumentReport, Located};
+use crate::pipeline::located::{Analysis, DocumentReport, Located};
 use crate::rules::Severity;
 use crate::workload::{Unlinted, WorkloadRef};
 

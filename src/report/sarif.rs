@@ -32,7 +32,7 @@ use super::paths::{Artifact, PathBase, file_uri};
 use super::{Reporter, Summary, subject};
 use crate::cluster::{ObjectSource, Sources};
 use crate::load::{InputError, Pos};
-use crate::report::located::{Located, Place};
+use crate::pipeline::located::{Located, Place};
 use crate::rules::{RULES, RuleMeta, Severity};
 
 /// The `$schema` of the output: the OASIS SARIF 2.1.0 schema.

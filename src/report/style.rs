@@ -119,10 +119,10 @@ impl Style {
     }
 
     /// `text` in `tone` when colour is on, else as it is; its own control characters
-    /// shown as escapes either way ([`super::escape::controls`]), so that the only
+    /// shown as escapes either way ([`crate::escape::controls`]), so that the only
     /// escape sequences written are the colours.
     pub fn paint(&self, text: &str, tone: Tone) -> String {
-        let text = super::escape::controls(text);
+        let text = crate::escape::controls(text);
         if self.color && !text.is_empty() {
             format!("\x1b[{}m{text}\x1b[0m", tone.sgr())
         } else {

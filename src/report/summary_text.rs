@@ -1,7 +1,8 @@
 //! The summary in words — counts, what was not linted, the config in force, and what
 //! became of the fixes — shared by the text, table, GitHub and HTML reports.
 
-use super::{Summary, escape, wrap};
+use super::{Summary, wrap};
+use crate::escape;
 
 /// "2 errors, 1 warning in 3 workloads (4 files)".
 pub fn summary_line(summary: &Summary) -> String {

@@ -6,9 +6,10 @@ use std::io::{self, Write};
 use comfy_table::{Attribute, Cell, Table};
 
 use super::style::{Style, Tone};
-use super::{Reporter, Summary, escape, subject, wrap};
+use super::{Reporter, Summary, subject, wrap};
+use crate::escape;
 use crate::load::InputError;
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::rules::{RuleMeta, Severity};
 
 /// Collects rows as documents arrive and draws the table at the end, when every

@@ -38,10 +38,10 @@ pub fn separator() -> WordSeparator {
 /// `text` wrapped at `width`, continuation lines indented by `indent`; line breaks in
 /// `text` are kept. A quote stays whole unless that makes a line too wide. Control
 /// characters, which a terminal would obey, are shown as escapes
-/// ([`super::escape::controls`]).
+/// ([`crate::escape::controls`]).
 pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> String {
-    let text = &*super::escape::controls(text);
-    let first = &*super::escape::controls(first);
+    let text = &*crate::escape::controls(text);
+    let first = &*crate::escape::controls(first);
     let fill = |separator| {
         let options = options(width, separator)
             .initial_indent(first)

@@ -3,6 +3,8 @@
 
 use super::shell::ShellFamily;
 use super::vocabulary::Lexicon;
+#[cfg(test)]
+use super::vocabulary::ShellLessImage;
 
 /// Marks of images built without a shell or coreutils (distroless, scratch-based,
 /// static), where an exec hook running `sh` or `sleep` fails.
@@ -14,19 +16,6 @@ const MINIMAL_MARKS: [&str; 6] = [
     "scratch",
     "chainguard/static",
 ];
-
-/// An image that ships without a shell although its name does not say so: a sidecar's
-/// own, which its model names in its vocabulary.
-#[derive(Debug)]
-pub struct ShellLessImage {
-    /// A mark of the image in its name (`example/proxy:`).
-    pub mark: &'static str,
-    /// Whether it still carries a `sleep` binary.
-    pub has_sleep: bool,
-    /// The tag suffixes of its variants that do have a shell (`-alpine`); none when no
-    /// variant has one.
-    pub shell_variants: &'static [&'static str],
-}
 
 /// The programs of hooks that an image most likely lacks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

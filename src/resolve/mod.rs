@@ -30,10 +30,24 @@ pub use admission::sleep_action_problem;
 pub use assumption::{Assumed, Assumption};
 pub use builder::Builder;
 pub use containers::{argv_of, command_path, probe_timing, script_item};
-pub use decision::*;
+pub use decision::{
+    AutoFrom, DecisionReason, Enrollment, Injection, LabelOwner, MeshDecision, MetadataKind,
+    NativeReason, NotInjectedCause, PodMetadata, ProxyMode, Release,
+};
 pub use mesh::{Mesh, Registry, Remedies, SidecarModel};
-pub use plan::*;
-pub use problems::*;
+pub use plan::{
+    ByContainer, Bypass, ContainerId, ContainerList, Cut, DrainMiss, DrainMoot, DroppedHook,
+    ExitPolicy, ExitStatus, GateMoot, GateRequest, GateSetting, Hook, HookAction, HookDuration,
+    HookEffect, InitRun, Moot, MootSetting, NetworkUse, PlannedContainer, PodPlan, ProbeTiming,
+    Provenance, Rejection, RejectionCause, Rejector, RestartPolicy, Role, ScriptCall, SelfStop,
+    SelfStopTrigger, Served, ServedBy, ShapedBy, Sidecar, SidecarKind, SidecarStop,
+    SleepActionProblem, StartGate, StopEndpoint, StopFailure, StopMethod, SwitchedOff, TrafficCuts,
+    VolumePath, WorkScript, signal_permitted,
+};
+pub use problems::{
+    ConfigProblem, Conflict, ExactValue, Expected, Fault, KeyInstead, OptIn, OptInIgnored,
+    Unreadable,
+};
 pub use reading::{Reading, parse_go_bool};
 pub use stop_signal::DroppedSignal;
 

@@ -3,9 +3,21 @@
 //! the hook reader and the image reader know no sidecar; a model lists its words in a [`Vocabulary`], and a registry's
 //! models together make the [`Lexicon`] the readers are given.
 
-use super::images::ShellLessImage;
 use super::shell::{HttpMethod, StopTarget};
 use crate::time::Millis;
+
+/// An image that ships without a shell although its name does not say so: a sidecar's
+/// own, which its model names in its vocabulary.
+#[derive(Debug)]
+pub struct ShellLessImage {
+    /// A mark of the image in its name (`example/proxy:`).
+    pub mark: &'static str,
+    /// Whether it still carries a `sleep` binary.
+    pub has_sleep: bool,
+    /// The tag suffixes of its variants that do have a shell (`-alpine`); none when no
+    /// variant has one.
+    pub shell_variants: &'static [&'static str],
+}
 
 /// The words of one sidecar.
 #[derive(Debug)]

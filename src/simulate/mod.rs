@@ -12,7 +12,10 @@ mod termination;
 pub mod timeline;
 
 pub use events::events;
-pub use timeline::*;
+pub use timeline::{
+    Completion, ContainerTimeline, Event, EventKind, JobEntry, Outcome, Phase, StartEntry, Startup,
+    StopEntry, Termination, Timeline,
+};
 
 use crate::resolve::PodPlan;
 

@@ -11,7 +11,7 @@
 //! index it once per finding. Not timed: the count is the same on any machine.
 //!
 //! Checking a fix (that it removes its finding and makes nothing worse) analyses text
-//! again, which `fix::checks::checked_bytes` counts: a fix in a `List` item is checked
+//! again, which `pipeline::fix::checks::checked_bytes` counts: a fix in a `List` item is checked
 //! on that item, so the bytes per fix do not grow with the `List`.
 //!
 //! This file holds one test, so that no other test of the process adds to the counts.
@@ -19,9 +19,9 @@
 use crate::common;
 
 use common::lists::{json_list, yaml_list};
-use mesh_lifecycle::fix::checks::checked_bytes;
 use mesh_lifecycle::load::Inputs;
 use mesh_lifecycle::load::lines::indexed_bytes;
+use mesh_lifecycle::pipeline::fix::checks::checked_bytes;
 use mesh_lifecycle::pipeline::{self, Analysis, RunOptions};
 use mesh_lifecycle::report::explain;
 use mesh_lifecycle::report::github::GithubReporter;

@@ -1,4 +1,4 @@
-//! Tests that count the library's own work (`fix::checks::checked_bytes`,
+//! Tests that count the library's own work (`pipeline::fix::checks::checked_bytes`,
 //! `load::lines::indexed_bytes`): the counters are process-wide, so these tests run in
 //! a binary of their own, one at a time ([`counting`]), with nothing else analysing
 //! in the process.

@@ -4,7 +4,7 @@
 //!
 //! A fix in a `List` item is checked on that item (the `List` with it alone), where a
 //! fix in a stream is checked on its whole document: the verdicts must be the same.
-//! The check's work is counted (`fix::checks::checked_bytes`), process-wide: the test
+//! The check's work is counted (`pipeline::fix::checks::checked_bytes`), process-wide: the test
 //! that reads the count holds `crate::counting`, the others run the binary.
 
 use crate::common;
@@ -12,8 +12,8 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::lists::{list_of, stream_of};
-use mesh_lifecycle::fix::checks::checked_bytes;
 use mesh_lifecycle::load::parse::{Limits, parse_documents};
+use mesh_lifecycle::pipeline::fix::checks::checked_bytes;
 
 /// The workload kinds whose rule fixtures go into the `List`: objects the context pass
 /// does not read (it reads a stream's Namespaces and Services, not a `List`'s items).

@@ -1,16 +1,16 @@
 //! A Pod of many containers carries a fix per container: checking each on its own
 //! analysis of the whole pod would cost the pod's size squared, so fixes of one rule
-//! are checked in groups (`fix::checks`). The verdicts must be those each fix gets
+//! are checked in groups (`pipeline::fix::checks`). The verdicts must be those each fix gets
 //! where it is checked alone, and the work must stay a few analyses of the pod.
 //!
-//! The work is counted (`fix::checks::checked_bytes`), process-wide: the test holds
+//! The work is counted (`pipeline::fix::checks::checked_bytes`), process-wide: the test holds
 //! `crate::counting` while it counts.
 
 use crate::common;
 
 use std::collections::BTreeSet;
 
-use mesh_lifecycle::fix::checks::checked_bytes;
+use mesh_lifecycle::pipeline::fix::checks::checked_bytes;
 
 /// An Istio-injected Pod of `containers` serving containers with no preStop delay
 /// (ML207 on each). With `first_waits`, the first container's preStop sleeps 15 s, so

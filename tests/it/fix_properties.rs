@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mesh_lifecycle::fix::compare::{Graded, no_worse};
 use mesh_lifecycle::fix::{Change, verify::decode_stream};
 use mesh_lifecycle::load::path::{JsonPath, Segment};
 use mesh_lifecycle::load::{Inputs, Limits, ReadLimits, Source};
+use mesh_lifecycle::pipeline::fix::compare::{Graded, no_worse};
 use mesh_lifecycle::pipeline::{self, RunOptions};
 use mesh_lifecycle::settings::layers::{FileLayers, Flags};
 use serde_json::Value;

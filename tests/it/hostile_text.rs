@@ -11,7 +11,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use mesh_lifecycle::report::escape::is_unsafe;
+use mesh_lifecycle::escape::is_unsafe;
 
 /// The hostile manifest copied under a file name that holds an escape sequence.
 fn hostile() -> (tempfile::TempDir, PathBuf) {

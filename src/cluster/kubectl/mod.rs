@@ -11,6 +11,7 @@
 //! (`--context=NAME`), so no value can be read as another flag.
 
 mod bounds;
+mod end;
 mod process;
 mod reply;
 
@@ -20,8 +21,8 @@ use std::path::PathBuf;
 use crate::external::Args;
 pub use crate::external::Timeout;
 pub use bounds::{Bounds, DEFAULT_CLUSTER_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
-use process::Terminal;
-pub use reply::{End, Reply};
+pub use end::End;
+pub use reply::Reply;
 
 /// How to reach the cluster: kubectl's own flags, passed through as given.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,6 +57,15 @@ pub fn program() -> OsString {
     std::env::var_os(KUBECTL_VARIABLE)
         .filter(|program| !program.is_empty())
         .unwrap_or_else(|| OsString::from("kubectl"))
+}
+
+/// Whether a call shares the user's terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Terminal {
+    /// Standard input is kubectl's, and standard error is passed on as it comes.
+    Shared { forward: bool },
+    /// No standard input; standard error is kept for the caller.
+    Detached,
 }
 
 impl Kubectl {

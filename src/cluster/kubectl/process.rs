@@ -11,17 +11,8 @@
 use std::io::IsTerminal;
 use std::time::Instant;
 
-use super::{End, KUBECTL_VARIABLE, Kubectl, Reply};
+use super::{End, KUBECTL_VARIABLE, Kubectl, Reply, Terminal};
 use crate::external::{self, Args, Call, CommandLine, Ended, Stdin};
-
-/// Whether a call shares the user's terminal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Terminal {
-    /// Standard input is kubectl's, and standard error is passed on as it comes.
-    Shared { forward: bool },
-    /// No standard input; standard error is kept for the caller.
-    Detached,
-}
 
 impl Kubectl {
     /// Why kubectl could not be started.

@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::{Header, movement, setting};
 use crate::diff::{Comparison, FindingChange, FindingMove, Move, Presence, Tally};
+use crate::pipeline::located::Located;
 use crate::report::json::FindingFields;
-use crate::report::located::Located;
 use crate::time::Millis;
 use crate::workload::WorkloadRef;
 

@@ -182,7 +182,7 @@ fn finding_line(change: &FindingChange) -> String {
 /// link; code spans written by the messages (`` `istio-proxy` ``) stay code.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in crate::report::escape::controls(text).chars() {
+    for c in crate::escape::controls(text).chars() {
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -199,7 +199,7 @@ fn escape(text: &str) -> String {
 
 /// Text inside HTML (a `<summary>`), control characters shown as escapes.
 fn html(text: &str) -> String {
-    crate::report::escape::controls(text)
+    crate::escape::controls(text)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -208,7 +208,7 @@ fn html(text: &str) -> String {
 /// `text` as a code span, with a fence longer than any run of backticks in it and
 /// control characters shown as escapes.
 fn code(text: &str) -> String {
-    let text = crate::report::escape::controls(text);
+    let text = crate::escape::controls(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {

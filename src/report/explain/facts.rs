@@ -3,8 +3,8 @@
 //! the timeline rests on.
 
 use super::reasons;
+use crate::pipeline::located::Analysis;
 use crate::report::assumptions::assumed;
-use crate::report::located::Analysis;
 use crate::resolve::PodPlan;
 use crate::simulate::Timeline;
 

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use super::facts;
 use super::lanes::{Panel, panels};
 use super::svg::{self, Geometry, Legend, escape};
+use crate::pipeline::located::{Analysis, Located};
 use crate::report::assumptions;
-use crate::report::located::{Analysis, Located};
 use crate::rules::Severity;
 use crate::settings::Settings;
 

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
+use crate::pipeline::located::Analysis;
 use crate::report::assumptions::assumed;
-use crate::report::located::Analysis;
 use crate::resolve::{
     ContainerList, ExitPolicy, Hook, HookDuration, Injection, PlannedContainer, Provenance, Role,
 };

@@ -22,7 +22,7 @@ pub(crate) use svg::{
 pub use svg::{SvgIndex, svg};
 pub use text::text;
 
-use crate::report::located::Analysis;
+use crate::pipeline::located::Analysis;
 use crate::settings::Settings;
 
 /// A drawing of a whole run that says first what it holds (the SVG picture's size, the

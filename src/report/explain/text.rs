@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::facts;
 use super::lanes::{Lane, MarkKind, Panel, State, Swatch, panels};
 use super::scale::Scale;
-use crate::report::located::Analysis;
+use crate::pipeline::located::Analysis;
 use crate::report::style::{Style, Tone};
 use crate::report::wrap;
 use crate::resolve::HookDuration;

@@ -26,9 +26,9 @@ use std::io::{self, Write};
 
 use super::explain::lanes::Panel;
 use super::explain::{self, DRAWING_STYLE, Geometry, ROOT_STYLE, WORKLOAD_STYLE, escape};
-use super::located::{Analysis, Located};
 use super::{Reporter, Summary};
 use crate::load::InputError;
+use crate::pipeline::located::{Analysis, Located};
 
 mod assets;
 mod drawings;

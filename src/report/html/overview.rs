@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 
 use super::super::explain::lanes::Panel;
 use super::super::explain::{self, Legend, escape};
-use super::super::located::Analysis;
 use super::super::summary_text::summary_line;
 use super::super::{Summary, subject};
 use crate::load::InputError;
+use crate::pipeline::located::Analysis;
 use crate::rules::{RuleMeta, Severity};
 
 /// The legend's width, in pixels: the drawings' own width, about.

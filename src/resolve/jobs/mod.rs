@@ -320,20 +320,3 @@ fn judge_call(
         StopTarget::Wrapper { .. } | StopTarget::File { .. } => unreachable!("judged above"),
     }
 }
-
-/// Whether the work may signal `process`, which runs as `owner`: a non-root process
-/// may signal only its own user's processes.
-pub fn signal_permitted(
-    process: &str,
-    work_user: Option<i64>,
-    owner: i64,
-) -> Result<(), StopFailure> {
-    match work_user {
-        Some(user) if user != 0 && user != owner => Err(StopFailure::OtherUser {
-            user,
-            process: process.to_owned(),
-            owner,
-        }),
-        _ => Ok(()),
-    }
-}

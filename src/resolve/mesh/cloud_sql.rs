@@ -4,9 +4,9 @@
 use super::{
     Description, Measure, Remedies, SidecarModel, Stay, StopRequest, StopVerdict, Suggestion,
 };
-use crate::resolve::images::ShellLessImage;
 use crate::resolve::plan::*;
 use crate::resolve::shell::StopTarget;
+use crate::resolve::vocabulary::ShellLessImage;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 use crate::resolve::{Builder, argv_of};
 use crate::time::Millis;

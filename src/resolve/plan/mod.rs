@@ -12,12 +12,18 @@ mod stop;
 
 use std::ops::{Index, IndexMut};
 
-pub use admission::*;
-pub use container::*;
-pub use hook::*;
-pub use moot::*;
-pub use role::*;
-pub use stop::*;
+pub use admission::{DroppedHook, Rejection, RejectionCause, Rejector, SleepActionProblem};
+pub use container::{
+    Bypass, Cut, ExitPolicy, NetworkUse, PlannedContainer, ProbeTiming, Provenance, ServedBy,
+    ShapedBy, StartGate, TrafficCuts,
+};
+pub use hook::{DrainMiss, Hook, HookAction, HookDuration, HookEffect};
+pub use moot::{DrainMoot, GateMoot, GateRequest, GateSetting, Moot, MootSetting};
+pub use role::{ContainerList, InitRun, Role, Sidecar, SidecarKind};
+pub use stop::{
+    ExitStatus, ScriptCall, SelfStop, SelfStopTrigger, Served, SidecarStop, StopEndpoint,
+    StopFailure, StopMethod, SwitchedOff, VolumePath, WorkScript, signal_permitted,
+};
 
 use super::assumption::Assumption;
 use super::decision::MeshDecision;

@@ -2,7 +2,17 @@
 //! proto names too) for checking a key, with the nearest known one for a misspelt
 //! key, and the Helm values and IstioOperator parts the reader takes.
 
-use super::*;
+use std::fmt;
+
+use k8s_openapi::api::core::v1::Lifecycle;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::settings::file::WholeSeconds;
+use crate::settings::istio::{ProxyConfig, ProxyConfigError};
+use crate::settings::version::read::ReleaseTag;
+use crate::settings::{IstioVersion, LinkerdVersion, Source};
 
 /// The fields of Istio's `ProxyConfig` (mesh/v1alpha1/proxy.proto in istio/api, every
 /// field of 1.3 to 1.29), by their proto names; JSON also takes them in lower camel

@@ -16,19 +16,15 @@ mod fields;
 pub use fields::ProxyConfigFields;
 use fields::*;
 
-use std::fmt;
 use std::path::Path;
 
-use k8s_openapi::api::core::v1::Lifecycle;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::file::{SettingsFile, WholeSeconds, with_path};
-use super::istio::{IstioOverlay, NativeSidecars, ProxyConfig, ProxyConfigError};
+use super::istio::{IstioOverlay, NativeSidecars};
 use super::linkerd::LinkerdOverlay;
-use super::version::ReleaseTag;
-use super::{IstioVersion, LinkerdVersion, Settings, Source, Sourced};
+use super::version::read::ReleaseTag;
+use super::{LinkerdVersion, Settings, Source, Sourced};
 use crate::load::de::{Reading, from_node};
 use crate::load::{EntryPart, InputError, JsonPath, Node, SourceText};
 use crate::time::{Millis, parse_go_duration};
@@ -375,6 +371,7 @@ impl<'r> Place<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::IstioVersion;
     use std::sync::Arc;
 
     /// The settings `text` lays over the defaults, what is wrong in it, and whether the

@@ -10,9 +10,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-mod read;
-
-pub use read::{Release, ReleaseTag};
+pub mod read;
 
 /// A Kubernetes minor release (`1.29`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

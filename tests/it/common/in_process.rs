@@ -2,8 +2,8 @@
 //! reports leave out (why a fix was refused) or count the library's own work.
 
 use mesh_lifecycle::load::Inputs;
+use mesh_lifecycle::pipeline::located::Located;
 use mesh_lifecycle::pipeline::{self, RunOptions};
-use mesh_lifecycle::report::located::Located;
 use mesh_lifecycle::settings::Settings;
 
 /// Lints `text` with the default settings on one thread, giving `each` every finding

@@ -3,6 +3,7 @@
 
 pub mod apiserver;
 pub mod fixing;
+pub mod imports;
 pub mod in_process;
 pub mod lists;
 pub mod reports;

@@ -3,7 +3,7 @@
 
 use super::super::scale::Scale;
 use super::{Hazard, Lane, Mark, MarkKind, Panel, Segment, State};
-use crate::report::located::Analysis;
+use crate::pipeline::located::Analysis;
 use crate::resolve::{ContainerList, Hook, HookDuration, InitRun, PlannedContainer, Role};
 use crate::simulate::Phase;
 use crate::time::Millis;
@@ -58,7 +58,7 @@ fn tag(container: &PlannedContainer) -> String {
 
 fn lane(container: &PlannedContainer) -> Lane {
     Lane {
-        label: crate::report::escape::controls(&container.name).into_owned(),
+        label: crate::escape::controls(&container.name).into_owned(),
         tag: tag(container),
         segments: Vec::new(),
         marks: Vec::new(),

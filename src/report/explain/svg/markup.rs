@@ -42,7 +42,7 @@ pub(super) fn whole_numbers(svg: &str) -> String {
 /// `text` for SVG and HTML character data and attribute values: markup escaped, and
 /// control characters, which XML cannot hold even as references, shown as escapes.
 pub(crate) fn escape(text: &str) -> String {
-    crate::report::escape::controls(text)
+    crate::escape::controls(text)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

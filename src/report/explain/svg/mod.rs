@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use super::facts;
 use super::lanes::{Panel, panels};
-use crate::report::located::Analysis;
+use crate::pipeline::located::Analysis;
 
 mod geometry;
 mod legend;

@@ -12,7 +12,7 @@ use super::geometry::{
 };
 use super::markup::escape;
 use super::shapes::{cut_shape, mark_shape};
-use crate::report::located::Analysis;
+use crate::pipeline::located::Analysis;
 
 pub(super) fn draw_analysis(
     out: &mut String,

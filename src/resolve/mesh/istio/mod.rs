@@ -16,10 +16,12 @@ mod shutdown;
 mod stop;
 
 use config::*;
-pub use inject::*;
+use inject::{Decision, INJECT, injection};
+pub use inject::{selected_revision, selector_matches};
 use layout::*;
-pub use native::*;
-pub use remedies::*;
+use native::{NATIVE, native_mode};
+pub use native::{install_switch, native_switch};
+pub use remedies::REMEDIES;
 use shutdown::*;
 use stop::*;
 

@@ -6,9 +6,9 @@
 //! commands, endpoints and hooks the readers know.
 
 use super::*;
-use crate::resolve::jobs::signal_permitted;
 use crate::resolve::mesh::{StopRequest, StopVerdict};
 use crate::resolve::shell::{HttpMethod, StopTarget};
+use crate::resolve::signal_permitted;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 
 /// Envoy's admin port, where its own `/quitquitquit` is.

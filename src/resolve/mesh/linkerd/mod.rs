@@ -13,8 +13,9 @@ mod shutdown;
 mod stop;
 
 use inject::*;
-pub use native::*;
-pub use remedies::*;
+pub use native::native_switch;
+use native::{NATIVE, native_mode, native_setting, native_switch_in_force};
+pub use remedies::{REMEDIES, STAY, WRITTEN_REMEDIES};
 use shutdown::*;
 use stop::*;
 

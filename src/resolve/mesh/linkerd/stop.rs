@@ -5,10 +5,10 @@
 //! and hooks the readers know.
 
 use super::*;
-use crate::resolve::images::ShellLessImage;
-use crate::resolve::jobs::signal_permitted;
 use crate::resolve::mesh::{StopRequest, StopVerdict};
 use crate::resolve::shell::{HttpMethod, StopTarget};
+use crate::resolve::signal_permitted;
+use crate::resolve::vocabulary::ShellLessImage;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 
 /// The proxy's admin port, where `/shutdown` is.

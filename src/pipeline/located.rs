@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::fix::FixedPiece;
 use crate::fix::{Fix, Planned};
 use crate::load::{InputError, Pos, SourceText};
 use crate::resolve::PodPlan;
@@ -137,5 +138,5 @@ pub struct DocumentReport {
     /// With `lint --fix`: the piece's text as read and as fixed, and what was made; `None`
     /// for a part of an input that could not be read (its text is not there to write
     /// back).
-    pub fixed: Option<crate::fix::rounds::FixedPiece>,
+    pub fixed: Option<FixedPiece>,
 }

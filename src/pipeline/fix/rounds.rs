@@ -19,111 +19,15 @@
 
 use std::sync::Arc;
 
-use super::compare::Graded;
-use super::verify::Decoded;
-use super::{Applicability, Fix, Outcome, apply_fixes, checks};
-use crate::report::located::{DocumentReport, Located};
-use crate::rules::RuleMeta;
-use crate::workload::WorkloadRef;
+use super::analysed::{Analysed, Analyze, Purpose};
+use super::checks;
+use super::fixed::{FixedPiece, Made, Refused};
+use crate::fix::{Applicability, Fix, Outcome, apply_fixes};
+use crate::pipeline::located::Located;
 
 /// At most this many rounds are made on one piece (ruff's limit too): fixes whose
 /// results kept producing new fixes must not loop.
 pub const MAX_ROUNDS: usize = 100;
-
-/// One analysis of a piece's text: what the report shows, and every rule's findings
-/// for the comparison.
-#[derive(Debug)]
-pub struct Analysed {
-    /// The text analysed.
-    pub text: Arc<str>,
-    /// Index, in its input, of the piece's first document.
-    pub first_index: usize,
-    /// The input's line the text starts at.
-    pub first_line: u32,
-    /// The findings as reported (rules the policy selects), with their fixes built.
-    pub report: DocumentReport,
-    /// Every rule's findings, selected or not, suppressed or not.
-    pub graded: Vec<Graded>,
-    /// Its documents decoded from the trees this analysis read, for the check that a
-    /// fix changed exactly what it meant to ([`super::verify`]): kept when the piece has
-    /// a fix to check or is itself a fixed text, so a check never parses a text twice.
-    /// `None` when nothing asked for them; `Err` when the text did not load.
-    pub decoded: Option<Result<Decoded, String>>,
-}
-
-/// How a piece's text is analysed: the pipeline's stages over it, with the run's
-/// settings and policy.
-pub trait Analyze: Sync {
-    /// The analysis of `text`, a new version of the piece's text, that may become its
-    /// state.
-    fn analyze(&self, text: Arc<str>) -> Analysed;
-
-    /// The analysis of `text`, a version of part of the piece's text whose first line
-    /// is line `first_line` of the input, for `purpose`.
-    fn analyze_at(&self, text: Arc<str>, first_line: u32, purpose: Purpose) -> Analysed;
-
-    /// How many threads checks of independent parts of the piece may use.
-    fn threads(&self) -> usize;
-}
-
-/// What the analysis of a fixed text is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    /// It may become the piece's state: its findings are located, their fixes built.
-    State,
-    /// It only decides a check, which reads every rule's findings graded and the
-    /// documents decoded: no finding is located and no fix built, which on a pod of
-    /// thousands of findings is most of an analysis.
-    Check,
-}
-
-/// One fix made.
-#[derive(Clone, Debug)]
-pub struct Made {
-    /// The rule whose finding it fixed.
-    pub rule: &'static RuleMeta,
-    /// What it did.
-    pub description: String,
-    /// How safe it was.
-    pub applicability: Applicability,
-    /// The document it changed (0-based, in its input).
-    pub document: usize,
-    /// The workload the finding was about.
-    pub workload: WorkloadRef,
-    /// The container, when the finding names one.
-    pub container: Option<String>,
-}
-
-/// A fix selected but not made, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refused {
-    /// The rule whose finding it was for.
-    pub rule: &'static str,
-    /// The finding's line in the text as read.
-    pub line: u32,
-    /// Why, in one sentence.
-    pub reason: String,
-}
-
-/// What fixing a piece came to.
-#[derive(Clone, Debug)]
-pub struct FixedPiece {
-    /// The piece's text as read.
-    pub original: Arc<str>,
-    /// Its text with every fix made.
-    pub text: Arc<str>,
-    /// Its first line in the input.
-    pub first_line: u32,
-    /// The fixes made, in the order they were made.
-    pub made: Vec<Made>,
-    /// Selected fixes that were not made, as they stand at the end.
-    pub refused: Vec<Refused>,
-    /// The Helm template the piece was rendered from, when it was (`# Source:` as
-    /// `helm template` writes it): its fixes belong in the chart.
-    pub rendered_from: Option<String>,
-    /// Whether fixes were still due after [`MAX_ROUNDS`] rounds.
-    pub unfinished: bool,
-}
 
 /// Checks every fix the report's findings carry (not suppressed, with edits) and turns
 /// each that fails into `Err(reason)`. Fixes the same for several findings (one remedy

@@ -26,8 +26,8 @@
 
 use std::sync::Arc;
 
-use super::rounds::{Made, Refused};
-use super::{Applicability, Fix};
+use super::fixed::{Made, Refused};
+use crate::fix::{Applicability, Fix};
 use crate::load::{InputError, Inputs, Source};
 use crate::pipeline::{self, DocumentReport, FixMode, Located, RunOptions};
 use crate::settings::Settings;

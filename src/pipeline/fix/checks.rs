@@ -2,7 +2,7 @@
 //!
 //! A fix is checked on the text it would write, analysed again with the run's
 //! settings: the text must read as the original with exactly the fix's changes
-//! ([`super::verify`]), the findings it was made for must be gone, and no finding of
+//! ([`crate::fix::verify`]), the findings it was made for must be gone, and no finding of
 //! any rule may be new, more severe or longer ([`super::compare`]).
 //!
 //! Each check analyses the text the fix is in: a document, or a `List` item with the
@@ -31,13 +31,13 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::analysed::{Analysed, Analyze, Purpose};
 use super::compare::{self, Graded};
-use super::rounds::{Analysed, Analyze, Purpose};
-use super::verify::{Decoded, decode_stream, verify_decoded};
-use super::{Edit, Fix, Outcome, Planned, apply_fixes};
 use crate::fan_out;
+use crate::fix::verify::{Decoded, decode_stream, verify_decoded};
+use crate::fix::{Change, Edit, Fix, Outcome, Planned, apply_fixes};
 use crate::load::list::Items;
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::workload::WorkloadRef;
 
 /// A text carrying more fixes to check than this has its fixes of one rule checked in
@@ -473,7 +473,7 @@ fn decoded(state: &Analysed) -> Cow<'_, Result<Decoded, String>> {
 }
 
 /// The changes of the fixes `made`, each with its document's index in the piece.
-fn changes_of<'m>(before: &Analysed, made: &[&'m Located]) -> Vec<(usize, &'m [super::Change])> {
+fn changes_of<'m>(before: &Analysed, made: &[&'m Located]) -> Vec<(usize, &'m [Change])> {
     made.iter()
         .filter_map(|located| match &located.fix {
             Some(Ok(planned)) => Some((

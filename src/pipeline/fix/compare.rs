@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::located::Located;
+use crate::pipeline::located::Located;
 use crate::rules::{Finding, Severity};
 use crate::time::Millis;
 use crate::workload::WorkloadRef;

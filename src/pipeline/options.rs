@@ -1,0 +1,57 @@
+//! What a run is asked to do: its limits, threads, rule policy, what it does with
+//! fixes and which sidecar models it runs.
+
+use crate::fix::Applicability;
+use crate::load::Limits;
+use crate::resolve::Registry;
+use crate::rules::selector::Policy;
+
+/// Options of a run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Bounds on hostile input.
+    pub limits: Limits,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Which rules run and at what severity.
+    pub policy: Policy,
+    /// What is done with the fixes findings carry.
+    pub fixes: FixMode,
+    /// The sidecar models resolve runs: the standard ones unless a caller brings its
+    /// own.
+    pub models: &'static Registry,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            limits: Limits::default(),
+            threads: 0,
+            policy: Policy::default(),
+            fixes: FixMode::default(),
+            models: Registry::standard(),
+        }
+    }
+}
+
+/// What a run does with the fixes its findings carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FixMode {
+    /// Each is checked against the timeline ([`super::fix::rounds::verify`]); one that fails is
+    /// `Err(reason)`: what every report that shows fixes needs.
+    #[default]
+    Verify,
+    /// Built, not checked: for reports that never show them.
+    Unchecked,
+    /// Each piece's text fixed to a fixed point with the fixes at least this safe
+    /// ([`super::fix::rounds::fix`]); its [`DocumentReport::fixed`](super::DocumentReport::fixed) says what was made.
+    Apply(Applicability),
+}
+
+/// The threads one piece may use: `-j`, or one per core.
+pub(super) fn threads(options: &RunOptions) -> usize {
+    match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+}
