@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum, ValueHint};
 
 use super::groups::{ReadArgs, RuleArgs};
+use super::output::Format;
 use super::{Output, ProfileArgs, SideArgs, output, values};
 
 /// `lint`: findings, in a format for people or machines, and an exit status for CI.
@@ -13,8 +14,9 @@ pub struct LintArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human, help_heading = "Report")]
+    /// Output format, as kubectl's -o and ruff's --output-format (the report file is
+    /// --output-file).
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<LintFormat>::new(), default_value = "human", help_heading = "Report")]
     pub format: LintFormat,
 
     /// Lowest severity that makes the exit status 1.
@@ -87,6 +89,22 @@ pub struct LintArgs {
     #[arg(long, help_heading = "Fixes")]
     pub exit_non_zero_on_fix: bool,
 
+    /// Print how many findings each rule made, and how many of them --fix fixes
+    /// ([*] all, [-] some, [ ] none), instead of the findings (-o json: the same as
+    /// JSON).
+    #[arg(long, help_heading = "Report")]
+    pub statistics: bool,
+
+    /// Exit 0 whatever is found, as --fail-on never does (an input that could not be
+    /// read, or a workload --strict refuses, still exits 2).
+    #[arg(long, conflicts_with = "fail_on", help_heading = "Rules")]
+    pub exit_zero: bool,
+
+    /// Lint again whenever a file or directory given, or a config file in force,
+    /// changes: the terminal is cleared and the report printed anew, until Ctrl-C.
+    #[arg(long, conflicts_with_all = ["fix", "fix_only", "diff", "write_baseline", "cluster", "stdin_filename"], help_heading = "Inputs")]
+    pub watch: bool,
+
     /// Where the report goes.
     #[command(flatten)]
     pub output: Output,
@@ -142,8 +160,9 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub sides: SideArgs,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormat::Human, help_heading = "Report")]
+    /// Output format, as kubectl's -o and ruff's --output-format (the report file is
+    /// --output-file).
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<DiffFormat>::new(), default_value = "human", help_heading = "Report")]
     pub format: DiffFormat,
 
     /// Lowest severity of an added finding that makes the exit status 1 (removed
@@ -197,8 +216,9 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text, help_heading = "Report")]
+    /// Output format, as kubectl's -o and ruff's --output-format (the report file is
+    /// --output-file).
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<ExplainFormat>::new(), default_value = "text", help_heading = "Report")]
     pub format: ExplainFormat,
 
     /// Draw each workload's two timelines one above the other: the sides are given as
@@ -244,8 +264,8 @@ pub struct RulesArgs {
     #[arg(value_name = "RULE", value_parser = values::RULE, hide_possible_values = true)]
     pub rule: Option<String>,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = RulesFormat::Table)]
+    /// Output format, as kubectl's -o and ruff's --output-format.
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<RulesFormat>::new(), default_value = "table")]
     pub format: RulesFormat,
 
     /// When to colour the catalog.

@@ -469,7 +469,7 @@ mod tests {
             complete_line("lint deploy/ ").directive,
             directive::FILTER_FILE_EXT
         );
-        let output = complete_line("lint --output ");
+        let output = complete_line("lint --output-file ");
         assert_eq!(
             output,
             Completion {

@@ -354,7 +354,7 @@ fn overwrites_an_input(
     let target = identity::of_path(output)?;
     let same = |input: &str| {
         format!(
-            "--output {} is the same file as the input {input}; writing the report there would overwrite it",
+            "--output-file {} is the same file as the input {input}; writing the report there would overwrite it",
             output.display()
         )
     };

@@ -10,6 +10,7 @@ mod commands;
 pub mod complete;
 pub mod completions;
 mod diff;
+mod examples;
 mod explain;
 pub(crate) mod fix;
 mod github;
@@ -23,6 +24,7 @@ mod profile;
 mod rules;
 mod sides;
 mod values;
+mod watch;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -69,6 +71,7 @@ pub enum Command {
     ///
     /// Settings: every key of .mesh-lifecycle.yaml is listed in the README, section
     /// "Settings of .mesh-lifecycle.yaml".
+    #[command(after_help = examples::LINT)]
     Lint(LintArgs),
     /// Show what changes between two sides of the same workloads: two profiles
     /// (--to istio=1.27), a git revision and the working tree (--base REF), two
@@ -77,10 +80,13 @@ pub enum Command {
     ///
     /// Exit status: 0 when no finding at or above --fail-on-new is added, 1 when one
     /// is, 2 when an input could not be read.
+    #[command(after_help = examples::DIFF)]
     Diff(DiffArgs),
     /// Draw the simulated start-up and shutdown timeline of each workload.
+    #[command(after_help = examples::EXPLAIN)]
     Explain(ExplainArgs),
     /// List the rules, or print one rule's documentation.
+    #[command(after_help = examples::RULES)]
     Rules(RulesArgs),
     /// Run the language server: findings, quick fixes and timelines in the editor.
     ///
@@ -90,11 +96,13 @@ pub enum Command {
     /// (read again when it changes), and the Namespaces, Services and mesh
     /// configuration of the workspace's other manifests. The README's "Editors" section
     /// sets it up in Neovim, Helix and VS Code.
+    #[command(after_help = examples::LSP)]
     #[command(mut_arg("config", |arg| arg.help(
         "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
     )))]
     Lsp(LspArgs),
     /// Print a shell completion script.
+    #[command(after_help = examples::COMPLETIONS)]
     Completions(CompletionsArgs),
 }
 
@@ -111,13 +119,28 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             .collect();
         return finish(printed(complete::run(&words, first == complete::COMPLETE)));
     }
-    let cli = match Cli::command().try_get_matches_from(args) {
+    let (mut cli, matches) = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-            Ok(cli) => cli,
+            Ok(cli) => (cli, matches),
             Err(error) => error.exit(),
         },
         Err(error) => error.exit(),
     };
+    if let Some((_, sub)) = matches.subcommand() {
+        let refused = match &mut cli.command {
+            Command::Lint(args) => args.read.input.gather(sub, args.read.cluster.cluster),
+            Command::Explain(args) => args
+                .read
+                .input
+                .gather(sub, args.read.cluster.cluster && !args.compare),
+            // The files of `diff --cluster` are the side that would replace it.
+            Command::Diff(args) => args.read.input.gather(sub, false),
+            _ => None,
+        };
+        if let Some(message) = refused {
+            return finish(usage_error(message));
+        }
+    }
     let status = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Diff(args) => diff::run(args),

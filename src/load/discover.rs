@@ -402,6 +402,21 @@ pub mod identity {
         }
     }
 
+    /// The file an open `file` is; `None` where that cannot be told.
+    pub fn of_file(file: &std::fs::File) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let meta = file.metadata().ok()?;
+            Some(FileId((meta.dev(), meta.ino())))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = file;
+            None
+        }
+    }
+
     /// The file (or pipe, or terminal) standard input is.
     pub fn of_stdin() -> Option<FileId> {
         #[cfg(unix)]

@@ -17,6 +17,7 @@ pub mod located;
 pub mod markdown;
 pub mod paths;
 pub mod sarif;
+pub mod statistics;
 pub mod style;
 pub mod summary_text;
 pub mod table;

@@ -147,7 +147,7 @@ rows! {
         let manifest = dir.path().join("web.yaml");
         std::fs::copy(testdata(INFO_ONLY), &manifest).unwrap();
         let manifest = manifest.to_string_lossy().into_owned();
-        let args = ["lint", "--no-config", &manifest, "-o", &manifest];
+        let args = ["lint", "--no-config", &manifest, "--output-file", &manifest];
         assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
     }
     lint_note: "`lint`", "a workload not linted (a note: no containers, a kind it does not read, a kind `--cluster` may not list, no workload in scope)" => "as without it" {
@@ -164,19 +164,19 @@ rows! {
     }
     lint_closed: "`lint`", "the report's reader goes away (`lint … | head -1`)" => "the whole run's: every input is still checked" {
         for format in ["human", "table", "json", "sarif", "junit", "github"] {
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY), &data(ERROR_FINDING)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY), &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 1, "{format}");
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 0, "{format}");
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY), &data(UNREADABLE)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY), &data(UNREADABLE)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 2, "{format}");
         }
     }
     lint_unwritable: "`lint`", "the report cannot be written (a full disk: `-o /dev/full`)" => "2" {
         for format in ["human", "json", "sarif", "junit", "github"] {
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY)];
             assert_eq!(status(&args, Sink::Full, Sink::Read), 2, "{format}");
-            let args = ["lint", "--no-config", "-f", format, "-o", "/dev/full", &data(INFO_ONLY)];
+            let args = ["lint", "--no-config", "-o", format, "--output-file", "/dev/full", &data(INFO_ONLY)];
             assert_eq!(status(&args, Sink::Read, Sink::Read), 2, "{format}");
         }
     }
@@ -250,7 +250,7 @@ rows! {
     }
     explain_drawn: "`explain`", "every input read" => "0" {
         for format in ["text", "json", "svg", "html"] {
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Read, Sink::Read), 0, "{format}");
         }
     }
@@ -260,15 +260,15 @@ rows! {
     }
     explain_closed: "`explain`", "the drawing's reader goes away" => "the whole run's" {
         for format in ["text", "json", "svg", "html"] {
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 0, "{format}");
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING), &data(UNREADABLE)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING), &data(UNREADABLE)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 2, "{format}");
         }
     }
     explain_unwritable: "`explain`", "the drawing cannot be written" => "2" {
         for format in ["text", "json", "svg", "html"] {
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Full, Sink::Read), 2, "{format}");
         }
     }

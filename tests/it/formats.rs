@@ -118,7 +118,7 @@ fn output_writes_the_report_to_a_file() {
     let dir = tempfile::tempdir().unwrap();
     for format in FORMATS {
         let path = dir.path().join(format!("report.{format}"));
-        let output = lint(format, &["--output", path.to_str().unwrap(), ERROR]);
+        let output = lint(format, &["--output-file", path.to_str().unwrap(), ERROR]);
         assert_eq!(status(&output), 1, "{format}");
         assert!(output.stdout.is_empty(), "{format}: nothing on stdout");
         let report = std::fs::read_to_string(&path).unwrap();
@@ -129,7 +129,7 @@ fn output_writes_the_report_to_a_file() {
     let json = std::fs::read_to_string(dir.path().join("report.json")).unwrap();
     serde_json::from_str::<serde_json::Value>(&json).unwrap();
 
-    let output = lint("json", &["--output", "no/such/dir/report.json", ERROR]);
+    let output = lint("json", &["--output-file", "no/such/dir/report.json", ERROR]);
     assert_eq!(status(&output), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -669,7 +669,7 @@ fn the_github_job_summary_stays_under_one_mebibyte() {
                 "pods.yaml",
             ]);
         if let Some(file) = output_file {
-            command.args(["--output", file]);
+            command.args(["--output-file", file]);
         }
         let output = command.output().unwrap();
         assert_eq!(status(&output), 1);

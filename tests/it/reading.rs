@@ -393,7 +393,7 @@ fn the_report_never_overwrites_an_input() {
         for command in ["lint", "explain"] {
             let result = cli()
                 .current_dir(dir.path())
-                .args([command, "--output", output])
+                .args([command, "--output-file", output])
                 .args(&inputs)
                 .output()
                 .unwrap();
@@ -420,7 +420,7 @@ fn the_report_never_overwrites_an_input() {
     // Standard input redirected from the file the report would replace.
     let result = Command::new(binary())
         .current_dir(dir.path())
-        .args(["lint", "-o", "web.yaml", "-"])
+        .args(["lint", "--output-file", "web.yaml", "-"])
         .stdin(fs::File::open(&manifest).unwrap())
         .output()
         .unwrap();
@@ -431,7 +431,7 @@ fn the_report_never_overwrites_an_input() {
     for output in ["report.txt", "report.txt"] {
         let result = cli()
             .current_dir(dir.path())
-            .args(["lint", "-o", output, "web.yaml"])
+            .args(["lint", "--output-file", output, "web.yaml"])
             .output()
             .unwrap();
         assert_eq!(result.status.code(), Some(1));
