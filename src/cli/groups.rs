@@ -18,11 +18,6 @@ pub struct InputArgs {
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<String>,
 
-    /// A file or directory to read, as kubectl's -f (repeatable; `-` reads standard
-    /// input): the same as naming it as an argument.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", value_hint = ValueHint::AnyPath, help_heading = "Inputs")]
-    pub filenames: Vec<String>,
-
     /// Worker threads (0: one per core; at most 1024). Reports are the same whatever
     /// the count: documents are analysed in parallel and reported in input order.
     #[arg(
@@ -34,6 +29,11 @@ pub struct InputArgs {
         hide_short_help = true
     )]
     pub threads: usize,
+
+    /// A file or directory to read, as kubectl's -f (repeatable; `-` reads standard
+    /// input): the same as naming it as an argument.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", value_hint = ValueHint::AnyPath, help_heading = "Inputs")]
+    pub filenames: Vec<String>,
 
     /// Leave paths matching GLOB out of directory searches (gitignore syntax, relative
     /// to the working directory; repeatable). Paths named on the command line are read.
