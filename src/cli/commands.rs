@@ -35,7 +35,8 @@ pub struct LintArgs {
     /// Fail (exit 2) when a workload may have gone unlinted: a kind without containers
     /// at its pod's path, an object of a kind the linter does not read that holds a
     /// pod, a Rollout whose template is elsewhere, a kind the cluster does not let it
-    /// list, no workload at all. Also `strict: true` in .mesh-lifecycle.yaml.
+    /// list, no workload at all, a Helm chart or kustomization whose tool is not
+    /// installed. Also `strict: true` in .mesh-lifecycle.yaml.
     #[arg(long, help_heading = "Rules")]
     pub strict: bool,
 
@@ -230,7 +231,7 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub sides: SideArgs,
 
-    /// Only workloads with this name.
+    /// Only workloads with this name (exit 2 when none has it).
     #[arg(long, value_name = "NAME", help_heading = "Workloads")]
     pub workload: Option<String>,
 

@@ -232,7 +232,19 @@ fn once(args: &LintArgs) -> io::Result<u8> {
         }
     }
     for note in &prepared.input_notes {
-        if !args.quiet {
+        // A chart or kustomization its tool could not render hides its workloads: an
+        // input error under `--strict`, a note said whatever `--quiet` says otherwise.
+        let unrendered = prepared.is_unrendered(note);
+        if unrendered && strict {
+            let error = strict_error(note.clone());
+            diagnostic(&render_input_error(&error, stderr_style));
+            if report.is_ok() {
+                report = reporter.input_error(&error);
+            }
+            summary.add_input_error();
+            continue;
+        }
+        if !args.quiet || unrendered {
             diagnostic(&format!("note: {note}\n"));
         }
         if report.is_ok() {

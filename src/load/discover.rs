@@ -105,6 +105,10 @@ pub struct Discovered {
     pub render: Vec<(PathBuf, Renderer)>,
     /// What every report names about the inputs (filled in once they are rendered).
     pub input_notes: Vec<InputError>,
+    /// Those of [`Discovered::input_notes`] that say a directory could not be rendered
+    /// (its tool is not installed), which hides its workloads: `lint --strict` makes
+    /// them input errors.
+    pub unrendered: Vec<InputError>,
 }
 
 /// The files that make a directory a kustomization, as kustomize looks for them.

@@ -10,6 +10,7 @@ mod common;
 mod lsp_client;
 mod man;
 
+mod accidents;
 mod bad_input;
 mod baseline;
 mod browser;
@@ -54,9 +55,9 @@ mod reading;
 mod references;
 mod registry;
 mod render;
+mod ruff_habits;
 mod rule_messages;
 mod rules;
-mod ruff_habits;
 mod sandbox;
 mod sarif;
 mod semantics;
