@@ -250,12 +250,13 @@ fn suppressed_findings_are_counted_and_kept_out_of_the_gate() {
     }
 }
 
-/// The JUnit report, parsed by a real XML parser. (Kustomizations read as files: a
-/// rendered workload's findings may lie in several source files, which the count of
-/// passing cases below, by file, would not follow.)
+/// The JUnit report, parsed by a real XML parser, at `--fail-on info`, where every
+/// finding is a failing case (below the gate it is skipped: `tests/it/accidents.rs`).
+/// (Kustomizations read as files: a rendered workload's findings may lie in several
+/// source files, which the count of passing cases below, by file, would not follow.)
 #[test]
 fn junit_is_well_formed_with_unique_test_case_names() {
-    let output = lint("junit", &["--no-render", "testdata"]);
+    let output = lint("junit", &["--no-render", "--fail-on", "info", "testdata"]);
     assert_eq!(status(&output), 2);
     let text = stdout(&output);
     let xml = roxmltree::Document::parse(&text).expect("well-formed XML");
@@ -820,4 +821,73 @@ fn a_step_summary_that_is_an_input_is_never_written() {
         let commands = workflow_commands(&stdout(&output));
         assert_eq!(commands.iter().filter(|(l, _, _)| l == "error").count(), 2);
     }
+}
+
+/// The human report opens each finding where every machine format places it: the
+/// first excerpt of a diagnostic is at the finding's line and column, even when a
+/// related place lies above it (a Job's work container above its proxy).
+#[test]
+fn the_human_report_opens_each_finding_where_json_places_it() {
+    let inputs = [
+        "testdata/rules",
+        "testdata/corpus/istio-inject/istio-1.24.0/job.yaml.injected",
+    ];
+    let output = cli()
+        .current_dir(root())
+        .env("COLUMNS", "200")
+        .args(["lint", "--no-config", "--show-infos", "--color", "never"])
+        .args(inputs)
+        .output()
+        .unwrap();
+    let human = String::from_utf8(output.stdout).unwrap();
+    // Each diagnostic starts with its rule (`ML101(app-starts-before-proxy)`); its
+    // first excerpt names `file:line:column`.
+    let mut opened: Vec<(String, String)> = Vec::new();
+    let mut rule: Option<String> = None;
+    for line in human.lines() {
+        if let Some((id, _)) = line.split_once('(')
+            && id.len() == 5
+            && id.starts_with("ML")
+            && !line.starts_with(' ')
+        {
+            rule = Some(id.to_owned());
+        } else if let Some(at) = line.find("╭─[")
+            && let Some(id) = rule.take()
+        {
+            let place = &line[at + "╭─[".len()..line.rfind(']').unwrap()];
+            let mut parts = place.rsplitn(3, ':');
+            let (column, line) = (parts.next().unwrap(), parts.next().unwrap());
+            opened.push((id, format!("{line}:{column}")));
+        }
+    }
+    let output = cli()
+        .current_dir(root())
+        .args(["lint", "--no-config", "-o", "json"])
+        .args(inputs)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let placed: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("suppressed").is_none_or(|s| s.is_null()))
+        .map(|f| {
+            (
+                f["ruleId"].as_str().unwrap().to_owned(),
+                format!("{}:{}", f["line"], f["column"]),
+            )
+        })
+        .collect();
+    assert!(opened.len() > 100, "{} diagnostics", opened.len());
+    let job = opened
+        .iter()
+        .zip(&placed)
+        .position(|(human, json)| human != json);
+    assert_eq!(
+        job.map(|at| (&opened[at], &placed[at])),
+        None,
+        "the human report and JSON disagree"
+    );
+    assert_eq!(opened.len(), placed.len());
 }
