@@ -65,9 +65,10 @@ impl<E: ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for Format<E
             return Err(error);
         }
         let text = value.to_string_lossy();
-        let json = E::value_variants()
-            .iter()
-            .any(|v| v.to_possible_value().is_some_and(|p| p.matches("json", true)));
+        let json = E::value_variants().iter().any(|v| {
+            v.to_possible_value()
+                .is_some_and(|p| p.matches("json", true))
+        });
         let tip = if text.eq_ignore_ascii_case("yaml") && json {
             Some("the machine form of this report is JSON: -o json".to_owned())
         } else if text.contains(['.', '/', std::path::MAIN_SEPARATOR]) || text.is_empty() {
@@ -225,16 +226,21 @@ impl Color {
             ColorChoice::Never => false,
             ColorChoice::Auto => terminal && !no_color && !dumb,
         };
-        // COLUMNS wins, as for ls and clap; then the terminal's own width.
-        let width = columns()
-            .or_else(|| stream.filter(|s| s.is_terminal())?.terminal_width())
-            .unwrap_or(DEFAULT_WIDTH);
+        let width = width(stream);
         Style {
             color,
             unicode: true,
             width,
         }
     }
+}
+
+/// The width of text written to `stream` (`None`: a file): `COLUMNS` wins, as for ls
+/// and clap; then the terminal's own width.
+pub fn width(stream: Option<Stream>) -> usize {
+    columns()
+        .or_else(|| stream.filter(|s| s.is_terminal())?.terminal_width())
+        .unwrap_or(DEFAULT_WIDTH)
 }
 
 /// `COLUMNS`, when it holds a width.
