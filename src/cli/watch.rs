@@ -100,9 +100,8 @@ struct Scope {
 impl Scope {
     fn new(args: &LintArgs) -> Result<Scope, String> {
         let existing = |path: &Path| {
-            path.canonicalize().map_err(|error| {
-                format!("--watch cannot watch {}: {error}", path.display())
-            })
+            path.canonicalize()
+                .map_err(|error| format!("--watch cannot watch {}: {error}", path.display()))
         };
         let inputs = args
             .read

@@ -89,8 +89,9 @@ fn a_file_name_given_as_the_format_is_refused_with_the_flag_that_writes_it() {
 fn every_command_takes_dash_o_for_its_format() {
     let json = |args: &[&str]| {
         let output = cli().args(args).output().unwrap();
-        serde_json::from_slice::<serde_json::Value>(&output.stdout)
-            .unwrap_or_else(|e| panic!("{args:?}: {e}\n{}", String::from_utf8_lossy(&output.stderr)))
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap_or_else(|e| {
+            panic!("{args:?}: {e}\n{}", String::from_utf8_lossy(&output.stderr))
+        })
     };
     let job = testdata(JOB);
     let job = job.to_str().unwrap();
@@ -103,7 +104,11 @@ fn every_command_takes_dash_o_for_its_format() {
 fn dash_f_reads_files_as_arguments_do() {
     let (job, error) = (testdata(JOB), testdata(ERROR));
     let files = |args: &[&std::ffi::OsStr]| -> Vec<String> {
-        let output = cli().args(["lint", "-o", "json"]).args(args).output().unwrap();
+        let output = cli()
+            .args(["lint", "-o", "json"])
+            .args(args)
+            .output()
+            .unwrap();
         let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         let mut files: Vec<String> = Vec::new();
         for finding in report["findings"].as_array().unwrap() {

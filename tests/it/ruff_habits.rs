@@ -74,7 +74,8 @@ fn statistics_count_findings_and_fixes_by_rule() {
         assert_eq!(name.trim(), meta.name);
         seen.insert(rule.to_owned(), count);
     }
-    let counts: BTreeMap<String, u64> = expected.iter().map(|(r, (n, _))| (r.clone(), *n)).collect();
+    let counts: BTreeMap<String, u64> =
+        expected.iter().map(|(r, (n, _))| (r.clone(), *n)).collect();
     assert_eq!(seen, counts, "{text}");
 
     let output = cli()
@@ -110,7 +111,11 @@ fn statistics_count_findings_and_fixes_by_rule() {
 fn exit_zero_passes_findings_but_not_unreadable_input() {
     let error = testdata("rules/ml206-fire-sleep-45.yaml");
     cli().arg("lint").arg(&error).assert().code(1);
-    cli().args(["lint", "--exit-zero"]).arg(&error).assert().code(0);
+    cli()
+        .args(["lint", "--exit-zero"])
+        .arg(&error)
+        .assert()
+        .code(0);
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.yaml");
     std::fs::write(&broken, "kind: Deployment\nspec: [\n").unwrap();
@@ -176,11 +181,19 @@ fn watch_lints_again_when_a_file_changes() {
     let stdout = collect(child.stdout.take().unwrap());
     let stderr = collect(child.stderr.take().unwrap());
     wait_for(&stderr, "watching . for changes", 1, "the first run");
-    assert_eq!(stdout.lock().unwrap().matches("\"schemaVersion\"").count(), 1);
+    assert_eq!(
+        stdout.lock().unwrap().matches("\"schemaVersion\"").count(),
+        1
+    );
     assert!(!stdout.lock().unwrap().contains("ML206"));
     // A change to the file: the next report has its finding.
     std::fs::copy(testdata("rules/ml206-fire-sleep-45.yaml"), &manifest).unwrap();
-    wait_for(&stderr, "watching . for changes", 2, "the run after the change");
+    wait_for(
+        &stderr,
+        "watching . for changes",
+        2,
+        "the run after the change",
+    );
     let reports = stdout.lock().unwrap().clone();
     let second = reports.rsplit("{\n  \"schemaVersion\"").next().unwrap();
     assert!(second.contains("\"ML206\""), "{reports}");
