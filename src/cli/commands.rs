@@ -46,7 +46,7 @@ pub struct LintArgs {
     pub show_infos: bool,
 
     /// Apply the safe fixes in place, then report what remains (standard input: print
-    /// the fixed stream, and report on stderr or to --output).
+    /// the fixed stream, and report on stderr or to --output-file).
     #[arg(long, help_heading = "Fixes")]
     pub fix: bool,
 
@@ -56,7 +56,7 @@ pub struct LintArgs {
     pub unsafe_fixes: bool,
 
     /// Print a unified diff of what --fix would change (to standard output, or
-    /// --output), write nothing; exit 1 when there is something to change.
+    /// --output-file), write nothing; exit 1 when there is something to change.
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
 
