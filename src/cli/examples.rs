@@ -80,7 +80,7 @@ Examples:
 /// `lsp --help`.
 pub const LSP: &str = "\
 Examples:
-  # What an editor runs (the README's \"Editors\" section sets it up)
+  # What an editor runs (docs/usage.md, \"Editors\", sets it up)
   kubectl-mesh_lifecycle lsp
 
   # With a cluster profile for every document
