@@ -9,7 +9,9 @@
 //! After the last stage, [`baseline`] marks the findings a baseline accepts, and
 //! [`diff`] compares the results of two runs over two sides of the same workloads.
 //! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
-//! that shows the same findings in an editor.
+//! that shows the same findings in an editor. Every program the tool runs (`helm`,
+//! `kubectl`, `git`) is started by [`external`], within bounds, with nothing from an
+//! input read as an option.
 
 #![warn(missing_docs)]
 pub mod baseline;
@@ -17,6 +19,7 @@ pub mod cli;
 pub mod cluster;
 pub mod diff;
 pub mod documented;
+pub mod external;
 pub mod fan_out;
 pub mod fix;
 pub mod load;

@@ -31,7 +31,14 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
 
 /// One run of `lint`: the report, and its exit status.
 fn once(args: &LintArgs) -> io::Result<u8> {
-    let prepared = match inputs::prepare("lint", &args.read, &args.output)? {
+    let other = inputs::OtherFiles {
+        write_baseline: args.write_baseline.as_deref(),
+        job_summary: (args.format == LintFormat::Github)
+            .then(github::summary_path)
+            .flatten(),
+        baseline: args.baseline.as_deref(),
+    };
+    let prepared = match inputs::prepare("lint", &args.read, &args.output, &other)? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
@@ -107,7 +114,7 @@ fn once(args: &LintArgs) -> io::Result<u8> {
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
     // The fixed standard input took standard output: the report goes to standard
-    // error, unless --output names a file.
+    // error, unless --output-file names a file.
     let to_stderr =
         fixed.as_ref().is_some_and(|done| done.stdout_taken) && args.output.output.is_none();
     let (out, closed) = if to_stderr {
@@ -160,7 +167,7 @@ fn once(args: &LintArgs) -> io::Result<u8> {
                 out,
                 github::workspace()?,
                 args.quiet,
-                github::step_summary(args.output.output.as_deref(), |path| prepared.reads(path)),
+                github::step_summary(args.output.output.as_deref()),
             )
             .with_sources(sources),
         ),

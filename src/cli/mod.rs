@@ -20,6 +20,7 @@ mod lint;
 mod lsp;
 mod manual;
 mod output;
+mod overwrite;
 mod profile;
 mod rules;
 mod sides;
