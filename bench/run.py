@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The benchmark suite: `lint --format json` beside the bare parse floor and checkov,
+"""The benchmark suite: `lint -o json` beside the bare parse floor and checkov,
 and `lint --fix` beside `lint`.
 
     python3 bench/run.py                  # everything; writes bench/out/results.md
@@ -198,7 +198,7 @@ def identical_across_threads(binary: str, path: str, scratch: str) -> tuple[bool
     for label, extra in [("j1", ["-j", "1"]), ("default", [])]:
         target = os.path.join(scratch, f"determinism-{os.path.basename(path)}-{label}.json")
         with open(target, "wb") as stdout:
-            status = subprocess.run([binary, "lint", "--format", "json", *extra, path],
+            status = subprocess.run([binary, "lint", "-o", "json", *extra, path],
                                     stdout=stdout, stderr=subprocess.DEVNULL, cwd=ROOT).returncode
         if status not in (0, 1):
             raise SystemExit(f"lint exited {status} on {path}: an input error in a generated corpus")
@@ -223,7 +223,7 @@ def instructions(command: list[str], scratch: str, name: str) -> int:
 
 
 def instruction_table(lint: str, floor: str, path: str, size: int, scratch: str) -> str:
-    rows = [("lint `-j 1`", [lint, "lint", "--format", "json", "-j", "1", path]),
+    rows = [("lint `-j 1`", [lint, "lint", "-o", "json", "-j", "1", path]),
             ("parse floor", [floor, path]),
             ("read + split only", [floor, "--split-only", path])]
     counts = {}
@@ -261,16 +261,16 @@ def shape_cells(add, lint: str, corpus: str, runs: int) -> None:
     """lint (JSON) on every shape; explain (text and the HTML page) on the stream and
     the Lists of 1,000 and 500."""
     for name, path in shape_paths(corpus).items():
-        add(name, "lint", [lint, "lint", "--format", "json", path], runs)
+        add(name, "lint", [lint, "lint", "-o", "json", path], runs)
         if name != "deployments-list-json":
             for fmt in ("text", "html"):
-                add(name, f"explain-{fmt}", [lint, "explain", "--format", fmt, path], runs)
+                add(name, f"explain-{fmt}", [lint, "explain", "-o", fmt, path], runs)
 
 
 def wide_pod_cells(add, lint: str, corpus: str, runs: int) -> None:
     """lint (JSON) on one Pod of 10,000 and of 20,000 containers."""
     for name in ("pod-10k", "pod-20k"):
-        add(name, "lint", [lint, "lint", "--format", "json", os.path.join(corpus, name + ".yaml")], runs)
+        add(name, "lint", [lint, "lint", "-o", "json", os.path.join(corpus, name + ".yaml")], runs)
 
 
 def shape_checks(cells: dict, check) -> None:
@@ -415,7 +415,7 @@ def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict
         for cell in cells.values() if cell.tool in ("lint", "checkov") and cell.corpus != "startup") + "."]
     if "stream-50MB/junit" in cells:
         floor = cells["stream-50MB/floor"].throughput()
-        notes += ["", "The 50 MB stream without fix checks (`--format junit`, which shows no fix): throughput "
+        notes += ["", "The 50 MB stream without fix checks (`-o junit`, which shows no fix): throughput "
                   "÷ parse floor " + ", ".join(
                       f"{cells[f'stream-50MB/{tool}'].throughput() / floor:.2f} {label}"
                       for tool, label in (("junit", "with 2 threads"), ("junit-j1", "at `-j 1`"))) + "."]
@@ -453,7 +453,7 @@ def fixable_stream(count: int) -> str:
 
 
 def time_fix_rows(lint: str, scratch: str, runs: int) -> dict[int, tuple[float, float, int]]:
-    """Median wall times of `lint` and `lint --fix` (both `--format json`) at each size,
+    """Median wall times of `lint` and `lint --fix` (both `-o json`) at each size,
     and how many findings one `--fix` fixed."""
     results = {}
     for count in FIX_SIZES:
@@ -464,12 +464,12 @@ def time_fix_rows(lint: str, scratch: str, runs: int) -> dict[int, tuple[float, 
         lint_walls, fix_walls, fixed = [], [], 0
         for _ in range(runs + 1):  # the first of each is a warm-up
             start = time.perf_counter()
-            subprocess.run([lint, "lint", "--format", "json", source], stdout=subprocess.DEVNULL,
+            subprocess.run([lint, "lint", "-o", "json", source], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, check=False)
             lint_walls.append(time.perf_counter() - start)
             shutil.copyfile(source, target)
             start = time.perf_counter()
-            done = subprocess.run([lint, "lint", "--fix", "--format", "json", target],
+            done = subprocess.run([lint, "lint", "--fix", "-o", "json", target],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
             fix_walls.append(time.perf_counter() - start)
             fixed = json.loads(done.stdout)["summary"]["fixes"].get("fixed", 0)
@@ -480,7 +480,7 @@ def time_fix_rows(lint: str, scratch: str, runs: int) -> dict[int, tuple[float, 
 def fix_section(lint: str, scratch: str, runs: int) -> str:
     """The `--fix` rows: times, ratio to `lint`, growth per doubling, with the targets."""
     results = time_fix_rows(lint, scratch, runs)
-    lines = ["", f"`lint --fix` against `lint` (`--format json`), N Deployments with one safe fix each "
+    lines = ["", f"`lint --fix` against `lint` (`-o json`), N Deployments with one safe fix each "
              f"in one stream; median of {runs} runs:", "",
              "| N | lint | lint --fix | fixed | --fix ÷ lint | --fix growth from N/2 |", "|---|---|---|---|---|---|"]
     checks = ["", "| target | measured | limit | |", "|---|---|---|---|"]
@@ -507,11 +507,11 @@ def fix_section(lint: str, scratch: str, runs: int) -> str:
 
 
 def cluster_rows(lint: str, scratch: str, sizes: list[tuple[str, int]]) -> str:
-    """Runs `lint --cluster -A --format json` through the real kubectl against the
+    """Runs `lint --cluster -A -o json` through the real kubectl against the
     stand-in, once per (shape, pods), under `/usr/bin/time -v` (whose peak RSS is the
     largest of the linter and the kubectl calls it runs), and returns the Markdown table
     and its checks."""
-    rows = ["", "`lint --cluster -A --format json` against bench/apiserver.py (pages of 500, "
+    rows = ["", "`lint --cluster -A -o json` against bench/apiserver.py (pages of 500, "
                 "default limits; peak RSS is the largest process: the linter or one kubectl call):", "",
             "| pods | shape | wall | peak RSS | exit | linted | errors |", "|---|---|---|---|---|---|---|"]
     checks = []
@@ -540,7 +540,7 @@ def cluster_rows(lint: str, scratch: str, sizes: list[tuple[str, int]]) -> str:
             start = time.monotonic()
             with open(report_path, "wb") as out, open(os.path.join(home, "stderr"), "wb") as err:
                 status = subprocess.run(["/usr/bin/time", "-v", "-o", time_v, lint, "lint", "--cluster", "-A",
-                                         "--no-config", "--format", "json"], stdout=out, stderr=err, env=env,
+                                         "--no-config", "-o", "json"], stdout=out, stderr=err, env=env,
                                         cwd=home).returncode
             wall = time.monotonic() - start
         finally:
@@ -643,11 +643,11 @@ def main() -> None:
         f.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
     add("startup", "true", ["/bin/true"], args.small_runs)
     add("startup", "version", [lint, "--version"], args.small_runs)
-    add("startup", "empty", [lint, "lint", "--format", "json", empty], args.small_runs)
+    add("startup", "empty", [lint, "lint", "-o", "json", empty], args.small_runs)
     for name, path in paths.items():
         runs = args.small_runs if name == "single" else args.runs
-        add(name, "lint", [lint, "lint", "--format", "json", path], runs)
-        add(name, "lint-j1", [lint, "lint", "--format", "json", "-j", "1", path], runs)
+        add(name, "lint", [lint, "lint", "-o", "json", path], runs)
+        add(name, "lint-j1", [lint, "lint", "-o", "json", "-j", "1", path], runs)
         add(name, "floor", [floor, path], runs)
         if checkov_bin and name in ("single", "deployments"):
             # checkov takes a directory; the single file's directory holds only it.
@@ -658,7 +658,7 @@ def main() -> None:
     # The same stream as JUnit, the one report that shows no fix and so checks none:
     # what checking the offered fixes costs on the throughput targets.
     for tool, threads in (("junit", []), ("junit-j1", ["-j", "1"])):
-        add("stream-50MB", tool, [lint, "lint", "--format", "junit", *threads, paths["stream-50MB"]],
+        add("stream-50MB", tool, [lint, "lint", "-o", "junit", *threads, paths["stream-50MB"]],
             args.runs)
     # The cost of the reports themselves: one document, 21,000 findings (and half as
     # many), in every format that collects or renders findings.
@@ -666,7 +666,7 @@ def main() -> None:
         path = os.path.join(corpus, name + ".yaml")
         for fmt in ("json", "human", "table", "sarif", "junit"):
             extra = ["--show-infos"] if fmt == "human" else []
-            add(name, fmt, [lint, "lint", "--format", fmt, *extra, path], args.runs)
+            add(name, fmt, [lint, "lint", "-o", fmt, *extra, path], args.runs)
 
     shape_cells(add, lint, corpus, args.runs)
     wide_pod_cells(add, lint, corpus, args.runs)

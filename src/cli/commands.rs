@@ -4,6 +4,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use super::groups::{ReadArgs, RuleArgs};
+use super::output::Format;
 use super::{Output, ProfileArgs, SideArgs, output, values};
 use crate::{BINARY_NAME, PLUGIN_NAME};
 
@@ -14,8 +15,9 @@ pub struct LintArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = LintFormat::Human, help_heading = "Report")]
+    /// Output format, as kubectl's -o and ruff's --output-format (the report file is
+    /// --output-file).
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<LintFormat>::new(), default_value = "human", help_heading = "Report")]
     pub format: LintFormat,
 
     /// Lowest severity that makes the exit status 1.
@@ -34,7 +36,8 @@ pub struct LintArgs {
     /// Fail (exit 2) when a workload may have gone unlinted: a kind without containers
     /// at its pod's path, an object of a kind the linter does not read that holds a
     /// pod, a Rollout whose template is elsewhere, a kind the cluster does not let it
-    /// list, no workload at all. Also `strict: true` in .mesh-lifecycle.yaml.
+    /// list, no workload at all, a Helm chart or kustomization whose tool is not
+    /// installed. Also `strict: true` in .mesh-lifecycle.yaml.
     #[arg(long, help_heading = "Rules")]
     pub strict: bool,
 
@@ -44,7 +47,7 @@ pub struct LintArgs {
     pub show_infos: bool,
 
     /// Apply the safe fixes in place, then report what remains (standard input: print
-    /// the fixed stream, and report on stderr or to --output).
+    /// the fixed stream, and report on stderr or to --output-file).
     #[arg(long, help_heading = "Fixes")]
     pub fix: bool,
 
@@ -54,7 +57,7 @@ pub struct LintArgs {
     pub unsafe_fixes: bool,
 
     /// Print a unified diff of what --fix would change (to standard output, or
-    /// --output), write nothing; exit 1 when there is something to change.
+    /// --output-file), write nothing; exit 1 when there is something to change.
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
 
@@ -87,6 +90,22 @@ pub struct LintArgs {
     /// Exit 1 when --fix made a fix, even if no finding remains.
     #[arg(long, help_heading = "Fixes")]
     pub exit_non_zero_on_fix: bool,
+
+    /// Print how many findings each rule made, and how many of them --fix fixes
+    /// ([*] all, [-] some, [ ] none), instead of the findings (-o json: the same as
+    /// JSON).
+    #[arg(long, help_heading = "Report")]
+    pub statistics: bool,
+
+    /// Exit 0 whatever is found, as --fail-on never does (an input that could not be
+    /// read, or a workload --strict refuses, still exits 2).
+    #[arg(long, conflicts_with = "fail_on", help_heading = "Rules")]
+    pub exit_zero: bool,
+
+    /// Lint again whenever a file or directory given, or a config file in force,
+    /// changes: the terminal is cleared and the report printed anew, until Ctrl-C.
+    #[arg(long, conflicts_with_all = ["fix", "fix_only", "diff", "write_baseline", "cluster", "stdin_filename"], help_heading = "Inputs")]
+    pub watch: bool,
 
     /// Where the report goes.
     #[command(flatten)]
@@ -143,8 +162,9 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub sides: SideArgs,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormat::Human, help_heading = "Report")]
+    /// Output format, as kubectl's -o and ruff's --output-format (the report file is
+    /// --output-file).
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<DiffFormat>::new(), default_value = "human", help_heading = "Report")]
     pub format: DiffFormat,
 
     /// Lowest severity of an added finding that makes the exit status 1 (removed
@@ -198,8 +218,9 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = ExplainFormat::Text, help_heading = "Report")]
+    /// Output format, as kubectl's -o and ruff's --output-format (the report file is
+    /// --output-file).
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<ExplainFormat>::new(), default_value = "text", help_heading = "Report")]
     pub format: ExplainFormat,
 
     /// Draw each workload's two timelines one above the other: the sides are given as
@@ -211,7 +232,7 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub sides: SideArgs,
 
-    /// Only workloads with this name.
+    /// Only workloads with this name (exit 2 when none has it).
     #[arg(long, value_name = "NAME", help_heading = "Workloads")]
     pub workload: Option<String>,
 
@@ -245,8 +266,8 @@ pub struct RulesArgs {
     #[arg(value_name = "RULE", value_parser = values::RULE, hide_possible_values = true)]
     pub rule: Option<String>,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = RulesFormat::Table)]
+    /// Output format, as kubectl's -o and ruff's --output-format.
+    #[arg(short = 'o', long = "output", visible_aliases = ["output-format", "format"], value_name = "FORMAT", value_parser = Format::<RulesFormat>::new(), default_value = "table")]
     pub format: RulesFormat,
 
     /// When to colour the catalog.
@@ -315,6 +336,7 @@ pub enum Command {
     ///
     /// Settings: every key of .mesh-lifecycle.yaml is listed in docs/configuration.md,
     /// section "Settings of .mesh-lifecycle.yaml".
+    #[command(after_help = super::examples::LINT)]
     Lint(LintArgs),
     /// Show what changes between two sides of the same workloads: two profiles
     /// (--to istio=1.27), a git revision and the working tree (--base REF), two
@@ -323,10 +345,13 @@ pub enum Command {
     ///
     /// Exit status: 0 when no finding at or above --fail-on-new is added, 1 when one
     /// is, 2 when an input could not be read.
+    #[command(after_help = super::examples::DIFF)]
     Diff(DiffArgs),
     /// Draw the simulated start-up and shutdown timeline of each workload.
+    #[command(after_help = super::examples::EXPLAIN)]
     Explain(ExplainArgs),
     /// List the rules, or print one rule's documentation.
+    #[command(after_help = super::examples::RULES)]
     Rules(RulesArgs),
     /// Run the language server: findings, quick fixes and timelines in the editor.
     ///
@@ -336,10 +361,12 @@ pub enum Command {
     /// (read again when it changes), and the Namespaces, Services and mesh
     /// configuration of the workspace's other manifests. docs/usage.md, section
     /// "Editors", sets it up in Neovim, Helix and VS Code.
+    #[command(after_help = super::examples::LSP)]
     #[command(mut_arg("config", |arg| arg.help(
         "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
     )))]
     Lsp(LspArgs),
     /// Print a shell completion script.
+    #[command(after_help = super::examples::COMPLETIONS)]
     Completions(CompletionsArgs),
 }

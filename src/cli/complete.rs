@@ -354,19 +354,22 @@ mod tests {
         assert_eq!(
             values_of(&flags),
             [
+                "--filename",
                 "--feature-gates",
-                "--format",
                 "--fail-on",
                 "--fix",
                 "--fix-only"
             ]
         );
-        let formats = complete_line("lint --format ");
-        assert_eq!(
-            values_of(&formats),
-            ["human", "table", "json", "sarif", "junit", "github", "html"]
-        );
-        assert_eq!(values_of(&complete_line("lint -f s")), ["sarif"]);
+        // The format under each of its names: kubectl's, ruff's and the old one.
+        for flag in ["--output", "--output-format", "--format"] {
+            let formats = complete_line(&format!("lint {flag} "));
+            assert_eq!(
+                values_of(&formats),
+                ["human", "table", "json", "sarif", "junit", "github", "html"]
+            );
+        }
+        assert_eq!(values_of(&complete_line("lint -o s")), ["sarif"]);
         assert_eq!(
             values_of(&complete_line("lint --format=j")),
             ["--format=json", "--format=junit"]
@@ -469,7 +472,7 @@ mod tests {
             complete_line("lint deploy/ ").directive,
             directive::FILTER_FILE_EXT
         );
-        let output = complete_line("lint --output ");
+        let output = complete_line("lint --output-file ");
         assert_eq!(
             output,
             Completion {

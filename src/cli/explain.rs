@@ -63,7 +63,13 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         fixes: pipeline::FixMode::Unchecked,
         ..RunOptions::default()
     };
-    let wanted = |analysis: &Analysis| asked_for(&args, kinds.as_deref(), analysis);
+    // Whether a workload was drawn: a filter that matches none is a usage error.
+    let matched = std::cell::Cell::new(false);
+    let wanted = |analysis: &Analysis| {
+        let wanted = asked_for(&args, kinds.as_deref(), analysis);
+        matched.set(matched.get() || wanted);
+        wanted
+    };
     // Every document is read once to be drawn; the SVG picture and the HTML page say
     // first what they hold (the picture's size, the page's counts), so they read the
     // inputs twice: once for that index, once to draw, never holding the run. The
@@ -144,10 +150,31 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
     if draw.written.is_ok() {
         draw.written = draw.out.flush();
     }
+    let unmatched = !matched.get() && unmatched_filter(&args);
     match draw.written {
         Err(error) if !closed.get() => Err(error),
-        _ => Ok(if input_errors > 0 { 2 } else { 0 }),
+        _ => Ok(if input_errors > 0 || unmatched { 2 } else { 0 }),
     }
+}
+
+/// Whether `--workload` or `--kind` asked for workloads: when none matched, says so on
+/// standard error (the run's exit status is then 2: a misspelt name never passes).
+fn unmatched_filter(args: &ExplainArgs) -> bool {
+    let mut asked = Vec::new();
+    if let Some(name) = &args.workload {
+        asked.push(format!("--workload {name}"));
+    }
+    if let Some(kind) = &args.kind {
+        asked.push(format!("--kind {kind}"));
+    }
+    if asked.is_empty() {
+        return false;
+    }
+    diagnostic(&format!(
+        "error: no workload of the inputs matches {}\n",
+        escape::controls(&asked.join(" "))
+    ));
+    true
 }
 
 /// Where the drawing goes, and whether every write so far went through: after the
@@ -266,9 +293,10 @@ fn compare(args: &ExplainArgs) -> io::Result<u8> {
         };
         written = finish_drawing(&mut out, args.format, drawn.is_empty(), analyses, &settings);
     }
+    let unmatched = drawn.is_empty() && unmatched_filter(args);
     match written {
         Err(error) if !closed.get() => Err(error),
-        _ => Ok(if input_errors > 0 { 2 } else { 0 }),
+        _ => Ok(if input_errors > 0 || unmatched { 2 } else { 0 }),
     }
 }
 

@@ -5,7 +5,7 @@
 //! Each input is taken on its own terms. A file is fixed in place, except its
 //! documents Helm rendered (`# Source: chart/templates/…`), whose fixes belong in the
 //! chart and are shown as a diff. Standard input is printed back, fixed, on standard
-//! output (the report then goes to `--output`, or standard error). A stream (`<(…)`),
+//! output (the report then goes to `--output-file`, or standard error). A stream (`<(…)`),
 //! the output of a kustomization or a chart the run rendered, and an object read with
 //! `--cluster` cannot be written back: they get the diff. A
 //! file that cannot be written is an error of that file alone: the others are fixed,
@@ -115,7 +115,7 @@ struct Session<'a> {
     /// What the run reads, which no fix may be written over but the input fixed.
     guard: &'a super::overwrite::ReadFiles,
     from_cluster: bool,
-    /// Where `--diff` writes: `--output`, or standard output.
+    /// Where `--diff` writes: `--output-file`, or standard output.
     diff_out: Option<Box<dyn Write>>,
     stdout: io::StdoutLock<'static>,
     /// Whether standard output (or the diff's file) went away.

@@ -25,7 +25,7 @@ pub fn summary_path() -> Option<PathBuf> {
 
 /// The job summary file (`$GITHUB_STEP_SUMMARY`), opened for appending, with the URL
 /// that links a file at the commit under test; `output` is where the annotations go
-/// (`--output`), named in the summary when its table is cut short. A summary that is a
+/// (`--output-file`), named in the summary when its table is cut short. A summary that is a
 /// file the run reads was refused before the run began
 /// ([`super::overwrite`]); one that cannot be opened is reported and left out: the
 /// annotations still go out.

@@ -30,6 +30,11 @@ pub struct InputArgs {
     )]
     pub threads: usize,
 
+    /// A file or directory to read, as kubectl's -f (repeatable; `-` reads standard
+    /// input): the same as naming it as an argument.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", value_hint = ValueHint::AnyPath, help_heading = "Inputs")]
+    pub filenames: Vec<String>,
+
     /// Leave paths matching GLOB out of directory searches (gitignore syntax, relative
     /// to the working directory; repeatable). Paths named on the command line are read.
     #[arg(long, value_name = "GLOB", value_hint = ValueHint::Other, help_heading = "Inputs")]
@@ -79,6 +84,29 @@ pub struct InputArgs {
     /// The largest config or mesh-config file read.
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size, hide_short_help = true, help_heading = "Limits")]
     pub max_config_size: u64,
+}
+
+impl InputArgs {
+    /// Puts the paths given with `-f` among those given as arguments, in the order they
+    /// were typed, as kubectl reads them. `None` when `-f` names files where the
+    /// arguments are something else (`TYPE/NAME` with `--cluster`): the usage error.
+    pub fn gather(&mut self, matches: &clap::ArgMatches, cluster: bool) -> Option<String> {
+        if self.filenames.is_empty() {
+            return None;
+        }
+        if cluster {
+            return Some(
+                "-f/--filename names files, which --cluster does not read: give TYPE or TYPE/NAME as arguments (deploy/web)".to_owned(),
+            );
+        }
+        let indexed = |id: &str| matches.indices_of(id).into_iter().flatten();
+        let paths = indexed("paths").zip(std::mem::take(&mut self.paths));
+        let named = indexed("filenames").zip(std::mem::take(&mut self.filenames));
+        let mut all: Vec<(usize, String)> = paths.chain(named).collect();
+        all.sort_by_key(|(index, _)| *index);
+        self.paths = all.into_iter().map(|(_, path)| path).collect();
+        None
+    }
 }
 
 /// A `-j` count: 0 (one per core) to [`MAX_THREADS`].

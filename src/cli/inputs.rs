@@ -59,6 +59,8 @@ pub struct Prepared {
     /// What every report names about the inputs: a directory not rendered and how to
     /// render it, a file that is a kustomize patch.
     pub input_notes: Vec<InputError>,
+    /// Those of the input notes that say a directory could not be rendered.
+    unrendered: Vec<InputError>,
 }
 
 impl Prepared {
@@ -92,6 +94,14 @@ impl Prepared {
             .as_ref()
             .map(cluster::hidden)
             .unwrap_or_default()
+    }
+
+    /// Whether `note`, one of [`Prepared::input_notes`], says a directory could not be
+    /// rendered: its workloads went unlinted.
+    pub fn is_unrendered(&self, note: &InputError) -> bool {
+        self.unrendered
+            .iter()
+            .any(|u| u.file == note.file && u.message == note.message)
     }
 
     /// The config file in force as reports name it: relative to the working
@@ -315,6 +325,7 @@ fn complete(
                 guard,
                 render_bounds,
                 input_notes: found.input_notes,
+                unrendered: found.unrendered,
             }))
         }
         Err(errors) => profile_errors(&errors, output.stderr_style()).map(Err),
@@ -403,6 +414,7 @@ pub fn prepare_side(
 pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery, bounds: &CallBounds) {
     let targets = std::mem::take(&mut found.render);
     let rendered = crate::render::render(&targets, bounds);
+    found.unrendered.extend(rendered.notes.iter().cloned());
     found.input_notes.extend(rendered.notes);
     found
         .input_notes

@@ -18,10 +18,19 @@ use crate::report::json::JsonReporter;
 use crate::report::junit::JunitReporter;
 use crate::report::paths::PathBase;
 use crate::report::sarif::SarifReporter;
+use crate::report::statistics::StatisticsReporter;
 use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
+    if args.watch {
+        return super::watch::run(&args, once);
+    }
+    once(&args)
+}
+
+/// One run of `lint`: the report, and its exit status.
+fn once(args: &LintArgs) -> io::Result<u8> {
     let other = inputs::OtherFiles {
         write_baseline: args.write_baseline.as_deref(),
         job_summary: (args.format == LintFormat::Github)
@@ -47,9 +56,19 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     if args.diff && args.format != LintFormat::Human {
         return usage_error(
-            "--diff prints a unified diff, not a report: --format does not apply (--fix reports in any format)",
+            "--diff prints a unified diff, not a report: -o/--output does not apply (--fix reports in any format)",
         );
     }
+    if args.statistics && !matches!(args.format, LintFormat::Human | LintFormat::Json) {
+        return usage_error(
+            "--statistics prints counts by rule, as text or with -o json: no other format holds them",
+        );
+    }
+    let fail_on = if args.exit_zero {
+        FailOn::Never
+    } else {
+        args.fail_on
+    };
     // Reports that show fixes check each against the timeline first.
     let shows_fixes = matches!(
         args.format,
@@ -68,7 +87,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     };
     let mut fixed = None;
     if args.fix || args.fix_only || args.diff {
-        match super::fix::run(&args, &prepared, &options)? {
+        match super::fix::run(args, &prepared, &options)? {
             Next::Exit(status) => return Ok(status),
             Next::Report(done) => fixed = Some(done),
         }
@@ -95,7 +114,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     let settings = &prepared.profile.settings;
     let sources = prepared.sources();
     // The fixed standard input took standard output: the report goes to standard
-    // error, unless --output names a file.
+    // error, unless --output-file names a file.
     let to_stderr =
         fixed.as_ref().is_some_and(|done| done.stdout_taken) && args.output.output.is_none();
     let (out, closed) = if to_stderr {
@@ -117,6 +136,12 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         },
     };
     let mut reporter: Box<dyn Reporter> = match args.format {
+        _ if args.statistics => Box::new(StatisticsReporter::new(
+            out,
+            style,
+            args.format == LintFormat::Json,
+            args.unsafe_fixes,
+        )),
         LintFormat::Human => Box::new(
             HumanReporter::new(
                 out,
@@ -124,7 +149,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 args.quiet,
                 crate::report::assumptions::items(settings),
             )
-            .show_infos(args.show_infos || args.fail_on == FailOn::Info)
+            .show_infos(args.show_infos || fail_on == FailOn::Info)
             .fixes(view),
         ),
         LintFormat::Table => Box::new(TableReporter::new(out, style, args.quiet)),
@@ -134,7 +159,9 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 .with_sources(sources)
                 .with_baseline(baseline.is_some()),
         ),
-        LintFormat::Junit => Box::new(JunitReporter::new(out, PathBase::current_dir()?)),
+        LintFormat::Junit => Box::new(
+            JunitReporter::new(out, PathBase::current_dir()?).failing_from(fail_on.threshold()),
+        ),
         LintFormat::Github => Box::new(
             GithubReporter::new(
                 out,
@@ -212,7 +239,19 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
         }
     }
     for note in &prepared.input_notes {
-        if !args.quiet {
+        // A chart or kustomization its tool could not render hides its workloads: an
+        // input error under `--strict`, a note said whatever `--quiet` says otherwise.
+        let unrendered = prepared.is_unrendered(note);
+        if unrendered && strict {
+            let error = strict_error(note.clone());
+            diagnostic(&render_input_error(&error, stderr_style));
+            if report.is_ok() {
+                report = reporter.input_error(&error);
+            }
+            summary.add_input_error();
+            continue;
+        }
+        if !args.quiet || unrendered {
             diagnostic(&format!("note: {note}\n"));
         }
         if report.is_ok() {
@@ -289,7 +328,9 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
     // After --fix, what became of the findings is said on standard error when the
     // report does not say it: quiet, or a machine format.
     if fixed.is_some()
-        && (args.quiet || !matches!(args.format, LintFormat::Human | LintFormat::Table))
+        && (args.quiet
+            || args.statistics
+            || !matches!(args.format, LintFormat::Human | LintFormat::Table))
     {
         for line in crate::report::summary_text::fix_lines(&summary)
             .into_iter()
@@ -298,7 +339,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
             diagnostic(&format!("{line}\n"));
         }
     }
-    let status = exit_status(&summary, args.fail_on);
+    let status = exit_status(&summary, fail_on);
     let status = match summary.fixes.fixed {
         Some(made) if made > 0 && args.exit_non_zero_on_fix => status.max(1),
         _ => status,

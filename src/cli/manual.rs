@@ -18,15 +18,15 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "GITHUB_WORKSPACE",
-        "With --format github, file paths are written relative to this directory (the checkout), as GitHub matches annotations against them.",
+        "With -o github, file paths are written relative to this directory (the checkout), as GitHub matches annotations against them.",
     ),
     (
         "GITHUB_STEP_SUMMARY",
-        "With --format github, the job summary (a table of the findings) is appended to this file; the table stops short of GitHub's 1 MiB limit and says how many rows it left out.",
+        "With -o github, the job summary (a table of the findings) is appended to this file; the table stops short of GitHub's 1 MiB limit and says how many rows it left out.",
     ),
     (
         "GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_SHA",
-        "With --format github, link each location in the job summary to its line at the commit under test.",
+        "With -o github, link each location in the job summary to its line at the commit under test.",
     ),
     (
         "KUBECONFIG",

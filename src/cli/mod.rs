@@ -10,6 +10,7 @@ mod commands;
 pub mod complete;
 pub mod completions;
 mod diff;
+mod examples;
 mod explain;
 pub(crate) mod fix;
 mod github;
@@ -25,6 +26,7 @@ mod rules;
 mod sides;
 mod stderr;
 mod values;
+mod watch;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -59,13 +61,28 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             .collect();
         return finish(printed(complete::run(&words, first == complete::COMPLETE)));
     }
-    let cli = match Cli::command().try_get_matches_from(args) {
+    let (mut cli, matches) = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-            Ok(cli) => cli,
+            Ok(cli) => (cli, matches),
             Err(error) => error.exit(),
         },
         Err(error) => error.exit(),
     };
+    if let Some((_, sub)) = matches.subcommand() {
+        let refused = match &mut cli.command {
+            Command::Lint(args) => args.read.input.gather(sub, args.read.cluster.cluster),
+            Command::Explain(args) => args
+                .read
+                .input
+                .gather(sub, args.read.cluster.cluster && !args.compare),
+            // The files of `diff --cluster` are the side that would replace it.
+            Command::Diff(args) => args.read.input.gather(sub, false),
+            _ => None,
+        };
+        if let Some(message) = refused {
+            return finish(usage_error(message));
+        }
+    }
     let status = match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Diff(args) => diff::run(args),

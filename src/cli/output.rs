@@ -6,6 +6,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use std::ffi::OsStr;
+use std::marker::PhantomData;
+
+use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, ValueEnum};
 
 use crate::report::style::{DEFAULT_WIDTH, Style};
@@ -14,13 +19,81 @@ use crate::report::style::{DEFAULT_WIDTH, Style};
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Report")]
 pub struct Output {
-    /// Write the report to FILE instead of standard output.
-    #[arg(long, short = 'o', value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    /// Write the report to FILE instead of standard output (-o picks the format).
+    #[arg(id = "output_file", long = "output-file", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub output: Option<PathBuf>,
 
     /// When to colour the report and diagnostics.
     #[command(flatten)]
     pub color: Color,
+}
+
+/// The parser of `-o`/`--output`, the format: kubectl's `-o json`. A value that is no
+/// format of the command is refused with a tip where it reads as something else: a
+/// path (the report file, once `--output FILE`, is `--output-file`), or `yaml` where
+/// the machine form is JSON.
+#[derive(Clone, Debug)]
+pub struct Format<E>(PhantomData<E>);
+
+impl<E> Format<E> {
+    /// The parser of `E`'s values.
+    pub fn new() -> Self {
+        Format(PhantomData)
+    }
+}
+
+impl<E> Default for Format<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for Format<E> {
+    type Value = E;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<E, clap::Error> {
+        let mut error = match EnumValueParser::<E>::new().parse_ref(command, arg, value) {
+            Ok(format) => return Ok(format),
+            Err(error) => error,
+        };
+        if error.kind() != ErrorKind::InvalidValue {
+            return Err(error);
+        }
+        let text = value.to_string_lossy();
+        let json = E::value_variants().iter().any(|v| {
+            v.to_possible_value()
+                .is_some_and(|p| p.matches("json", true))
+        });
+        let tip = if text.eq_ignore_ascii_case("yaml") && json {
+            Some("the machine form of this report is JSON: -o json".to_owned())
+        } else if text.contains(['.', '/', std::path::MAIN_SEPARATOR]) || text.is_empty() {
+            Some(format!(
+                "-o/--output is the format; to write the report to a file, use --output-file {text}"
+            ))
+        } else {
+            None
+        };
+        if let Some(tip) = tip {
+            error.insert(
+                ContextKind::Suggested,
+                ContextValue::StyledStrs(vec![tip.into()]),
+            );
+        }
+        Err(error)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            E::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
 }
 
 /// `--color`, for every command that prints text that can be coloured.
@@ -85,6 +158,35 @@ impl<W: Write> Write for Watched<W> {
     }
 }
 
+/// `cannot write FILE: why`, of the same kind as `error`.
+fn cannot_write(path: &std::path::Path, error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        format!("cannot write {}: {error}", path.display()),
+    )
+}
+
+/// A writer to the report file whose errors name it: a full disk (`--output-file
+/// /dev/full`) fails at the first flush, long after the file was opened.
+struct Named<W> {
+    inner: W,
+    path: PathBuf,
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner
+            .write(buf)
+            .map_err(|error| cannot_write(&self.path, error))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner
+            .flush()
+            .map_err(|error| cannot_write(&self.path, error))
+    }
+}
+
 /// Which standard stream a style is for: its width and whether it is a terminal.
 #[derive(Clone, Copy, Debug)]
 pub enum Stream {
@@ -124,16 +226,21 @@ impl Color {
             ColorChoice::Never => false,
             ColorChoice::Auto => terminal && !no_color && !dumb,
         };
-        // COLUMNS wins, as for ls and clap; then the terminal's own width.
-        let width = columns()
-            .or_else(|| stream.filter(|s| s.is_terminal())?.terminal_width())
-            .unwrap_or(DEFAULT_WIDTH);
+        let width = width(stream);
         Style {
             color,
             unicode: true,
             width,
         }
     }
+}
+
+/// The width of text written to `stream` (`None`: a file): `COLUMNS` wins, as for ls
+/// and clap; then the terminal's own width.
+pub fn width(stream: Option<Stream>) -> usize {
+    columns()
+        .or_else(|| stream.filter(|s| s.is_terminal())?.terminal_width())
+        .unwrap_or(DEFAULT_WIDTH)
 }
 
 /// `COLUMNS`, when it holds a width.
@@ -151,12 +258,13 @@ impl Output {
     pub fn writer(&self) -> io::Result<(Box<dyn Write>, Closed)> {
         let closed = Closed::default();
         let inner: Box<dyn Write> = match &self.output {
-            Some(path) => Box::new(BufWriter::new(File::create(path).map_err(|error| {
-                io::Error::new(
-                    error.kind(),
-                    format!("cannot write {}: {error}", path.display()),
-                )
-            })?)),
+            Some(path) => {
+                let file = File::create(path).map_err(|error| cannot_write(path, error))?;
+                Box::new(Named {
+                    inner: BufWriter::new(file),
+                    path: path.clone(),
+                })
+            }
             None => Box::new(BufWriter::new(io::stdout().lock())),
         };
         let watched = Watched {

@@ -1,4 +1,4 @@
-//! What a run may not write over: any file it reads. The report (`--output`), the
+//! What a run may not write over: any file it reads. The report (`--output-file`), the
 //! baseline it records (`--write-baseline`), the GitHub job summary
 //! (`$GITHUB_STEP_SUMMARY`) and the files `--fix` writes back are each checked here,
 //! against the same list: the manifests named or found by a directory search, the
@@ -14,7 +14,7 @@ use crate::load::discover::{Input, identity};
 /// What a run would write over a file it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Writer {
-    /// The report, `--output FILE`.
+    /// The report, `--output-file FILE`.
     Output,
     /// The baseline, `--write-baseline FILE`.
     WriteBaseline,
@@ -28,7 +28,7 @@ impl Writer {
     /// The flag or variable that names the file.
     fn named_by(self) -> &'static str {
         match self {
-            Writer::Output => "--output",
+            Writer::Output => "--output-file",
             Writer::WriteBaseline => "--write-baseline",
             Writer::JobSummary => "$GITHUB_STEP_SUMMARY",
             Writer::Fix => "--fix: the fixed file",

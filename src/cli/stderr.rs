@@ -2,10 +2,43 @@
 //! errors and notes, usage errors.
 
 /// Writes to standard error. A closed standard error (`lint … 2>&1 | head -1`) loses the
-/// text but never the exit status (`eprint!` would panic).
+/// text but never the exit status (`eprint!` would panic). On a terminal, a `note:` line
+/// is wrapped at its width, never inside a word (off a terminal it stays one line, for
+/// logs and grep).
 pub(super) fn diagnostic(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    use std::io::{IsTerminal, Write};
+    let stderr = std::io::stderr();
+    let wrapped;
+    let text = if stderr.is_terminal() && text.lines().any(|line| line.starts_with("note: ")) {
+        wrapped = wrap_notes(
+            text,
+            super::output::width(Some(super::output::Stream::Stderr)),
+        );
+        &wrapped
+    } else {
+        text
+    };
+    let _ = stderr.lock().write_all(text.as_bytes());
+}
+
+/// `text` with each line that starts with `note: ` wrapped at `width`, its
+/// continuation lines indented past `note: `.
+fn wrap_notes(text: &str, width: usize) -> String {
+    let width = width.max(crate::report::style::MIN_WIDTH);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        if body.starts_with("note: ") && body.chars().count() > width {
+            out.push_str(&crate::report::wrap::wrap(body, width, "", "      "));
+            out.push_str(end);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Prints what stood in the way of reading a document: its input errors at their place,

@@ -105,6 +105,10 @@ pub struct Discovered {
     pub render: Vec<(PathBuf, Renderer)>,
     /// What every report names about the inputs (filled in once they are rendered).
     pub input_notes: Vec<InputError>,
+    /// Those of [`Discovered::input_notes`] that say a directory could not be rendered
+    /// (its tool is not installed), which hides its workloads: `lint --strict` makes
+    /// them input errors.
+    pub unrendered: Vec<InputError>,
 }
 
 /// The files that make a directory a kustomization, as kustomize looks for them.
@@ -399,6 +403,21 @@ pub mod identity {
         #[cfg(not(unix))]
         {
             path.canonicalize().ok().map(FileId)
+        }
+    }
+
+    /// The file an open `file` is; `None` where that cannot be told.
+    pub fn of_file(file: &std::fs::File) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let meta = file.metadata().ok()?;
+            Some(FileId((meta.dev(), meta.ino())))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = file;
+            None
         }
     }
 

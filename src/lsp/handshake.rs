@@ -15,7 +15,7 @@ use lsp_types::{
 use super::actions::{self, EditSupport};
 use super::context::{Overrides, Workspace};
 use super::position::Encoding;
-use super::server::{Ending, Server};
+use super::server::{Client, Ending, Server};
 
 /// Runs the server on `connection` until the editor exits or goes away.
 pub fn serve(connection: &Connection, overrides: Overrides) -> Result<Ending, String> {
@@ -60,16 +60,37 @@ pub fn serve(connection: &Connection, overrides: Overrides) -> Result<Ending, St
     connection
         .initialize_finish(id, result)
         .map_err(|error| error.to_string())?;
+    let client = Client {
+        edits: support,
+        hover_width: hover_width(params.initialization_options.as_ref()),
+    };
     let mut server = Server::new(
         connection.sender.clone(),
         Workspace::new(folders(&params), overrides),
         encoding,
-        support,
+        client,
     );
     if watches {
         server.watch_files();
     }
     Ok(server.run(&connection.receiver))
+}
+
+/// The width of a hover's timeline when the editor does not say (`hoverWidth`): what an
+/// 80-column window shows without wrapping.
+pub const DEFAULT_HOVER_WIDTH: usize = 80;
+
+/// The columns hovers are laid out for: `initializationOptions.hoverWidth` where the
+/// editor gives it (its window's width; the protocol has no field of its own for it),
+/// within the widths every report is drawn for; else [`DEFAULT_HOVER_WIDTH`].
+fn hover_width(options: Option<&serde_json::Value>) -> usize {
+    options
+        .and_then(|options| options.get("hoverWidth"))
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|width| usize::try_from(width).ok())
+        .map_or(DEFAULT_HOVER_WIDTH, |width| {
+            width.clamp(crate::report::style::MIN_WIDTH, 400)
+        })
 }
 
 fn server_capabilities(encoding: Encoding) -> ServerCapabilities {

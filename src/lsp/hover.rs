@@ -9,11 +9,9 @@ use super::diagnostics::{doc_url, range};
 use crate::pipeline::Located;
 use crate::report::{assumptions, explain, style::Style};
 
-/// Columns the timeline is laid out for: what a hover shows without wrapping.
-const TIMELINE_WIDTH: usize = 100;
-
-/// The hover at `position` in the snapshot's document, if there is something to say.
-pub fn hover(snapshot: &Snapshot, position: Position) -> Option<Hover> {
+/// The hover at `position` in the snapshot's document, if there is something to say; a
+/// timeline is laid out for `width` columns, the editor's hover window.
+pub fn hover(snapshot: &Snapshot, position: Position, width: usize) -> Option<Hover> {
     let Verdict::Linted(linted) = &snapshot.verdict else {
         return None;
     };
@@ -41,7 +39,7 @@ pub fn hover(snapshot: &Snapshot, position: Position) -> Option<Hover> {
             .find(|at| contains(*at))
             .map(|at| (workload.analysis, at))
     })?;
-    Some(markdown(timeline(linted, analysis), at))
+    Some(markdown(timeline(linted, analysis, width), at))
 }
 
 fn markdown(value: String, range: Range) -> Hover {
@@ -80,9 +78,9 @@ fn finding(located: &Located) -> String {
 }
 
 /// A workload's timeline as `explain` draws it, and the profile's assumptions.
-fn timeline(linted: &Linted, analysis: usize) -> String {
+fn timeline(linted: &Linted, analysis: usize, width: usize) -> String {
     let style = Style {
-        width: TIMELINE_WIDTH,
+        width,
         ..Style::plain()
     };
     let drawing = explain::text(&linted.analyses[analysis], style);

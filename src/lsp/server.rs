@@ -81,6 +81,15 @@ impl Tracked {
     }
 }
 
+/// What the editor said of itself at `initialize` that shapes the answers.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Client {
+    /// How it takes workspace edits.
+    pub edits: EditSupport,
+    /// The columns a hover's timeline is laid out for.
+    pub hover_width: usize,
+}
+
 /// A request about a document, answered from its snapshot.
 enum Question {
     Hover(HoverParams),
@@ -96,7 +105,7 @@ impl Question {
     }
 
     /// The answer from `snapshot` (`None`: the document is not open).
-    fn answer(self, snapshot: Option<&Snapshot>, support: EditSupport) -> serde_json::Value {
+    fn answer(self, snapshot: Option<&Snapshot>, client: Client) -> serde_json::Value {
         let Some(snapshot) = snapshot else {
             return serde_json::Value::Null;
         };
@@ -104,9 +113,10 @@ impl Question {
             Question::Hover(params) => serde_json::to_value(hover::hover(
                 snapshot,
                 params.text_document_position_params.position,
+                client.hover_width,
             )),
             Question::CodeActions(params) => {
-                serde_json::to_value(actions::code_actions(snapshot, &params, support))
+                serde_json::to_value(actions::code_actions(snapshot, &params, client.edits))
             }
         }
         .unwrap_or_default()
@@ -129,7 +139,7 @@ pub(super) struct Server {
     sender: Sender<Message>,
     workspace: Arc<Workspace>,
     encoding: Encoding,
-    support: EditSupport,
+    client: Client,
     documents: HashMap<Uri, Tracked>,
     requests: ReqQueue<(), ()>,
     /// Requests waiting for their document's current snapshot.
@@ -144,7 +154,7 @@ impl Server {
         sender: Sender<Message>,
         workspace: Workspace,
         encoding: Encoding,
-        support: EditSupport,
+        client: Client,
     ) -> Server {
         let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
         let (done, outcomes) = crossbeam_channel::unbounded();
@@ -168,7 +178,7 @@ impl Server {
             sender,
             workspace: Arc::new(workspace),
             encoding,
-            support,
+            client,
             documents: HashMap::new(),
             requests: ReqQueue::default(),
             waiting: Vec::new(),
@@ -307,10 +317,10 @@ impl Server {
 
     /// Answers `question` on a worker from `snapshot` (`None`: nothing to say).
     fn answer(&self, id: RequestId, question: Question, snapshot: Option<Arc<Snapshot>>) {
-        let support = self.support;
+        let client = self.client;
         self.spawn(move || {
             let answer = catch_unwind(AssertUnwindSafe(|| {
-                question.answer(snapshot.as_deref(), support)
+                question.answer(snapshot.as_deref(), client)
             }));
             Outcome::Answer(match answer {
                 Ok(result) => Response::new_ok(id, result),

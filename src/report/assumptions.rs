@@ -186,10 +186,21 @@ pub fn items(settings: &Settings) -> Vec<String> {
         } else {
             names.join(", ")
         };
+        // Offline, an object without `metadata.namespace` is read as kubectl applies it
+        // where the context names no namespace: in `default`.
+        let unset = if !from_cluster
+            && settings
+                .namespaces
+                .contains_key(crate::settings::DEFAULT_NAMESPACE)
+        {
+            " (default's also for objects without metadata.namespace)"
+        } else {
+            ""
+        };
         items.push(if from_cluster {
             format!("namespace labels known for {listed} (from the cluster)")
         } else {
-            format!("namespace labels known for {listed}")
+            format!("namespace labels known for {listed}{unset}")
         });
     }
     items

@@ -152,6 +152,24 @@ impl Excerpts {
         DocumentCode {
             name,
             excerpts: Arc::clone(self),
+            seam: None,
+        }
+    }
+
+    /// [`Excerpts::code`], its excerpts in an order that starts at `line` (a line of
+    /// the document, 1-based as positions count): miette quotes excerpts in the order
+    /// of their offsets, so the offsets it is given start there, then run from the
+    /// document's start up to that line. A diagnostic whose primary label lies below a
+    /// related one thus opens where the finding is, as every other report places it.
+    pub fn code_from(self: &Arc<Self>, name: String, line: u32) -> DocumentCode {
+        let seam = self
+            .line_of(Pos { line, column: 1 })
+            .filter(|&line| line > 0)
+            .map(|line| self.quoted_starts()[line]);
+        DocumentCode {
+            name,
+            excerpts: Arc::clone(self),
+            seam,
         }
     }
 
@@ -165,10 +183,46 @@ impl Excerpts {
 
 /// A document's text as miette source: line numbers continue from the document's
 /// first line in its file.
+///
+/// With a seam ([`Excerpts::code_from`]), the offsets miette sees are those of the
+/// text from the seam to its end, then from its start to the seam: two pieces, each
+/// quoted as if it were the whole text, so that no excerpt runs across the seam.
 #[derive(Debug)]
 pub struct DocumentCode {
     name: String,
     excerpts: Arc<Excerpts>,
+    /// Where the offsets miette sees start, in the quoted text (a line's start).
+    seam: Option<usize>,
+}
+
+impl DocumentCode {
+    /// The span for a label from `start` to `end` ([`Excerpts::span`]), in the offsets
+    /// miette sees.
+    pub fn span(&self, start: Pos, end: Pos) -> SourceSpan {
+        let span = self.excerpts.span(start, end);
+        SourceSpan::from((self.seen(span.offset()), span.len()))
+    }
+
+    /// The offset miette sees for `offset` of the quoted text.
+    fn seen(&self, offset: usize) -> usize {
+        let length = self.excerpts.quoted.len();
+        match self.seam {
+            Some(seam) if offset >= seam => offset - seam,
+            Some(seam) => offset + (length - seam),
+            None => offset,
+        }
+    }
+
+    /// The offset of the quoted text that miette's `offset` stands for, and the piece
+    /// of the quoted text it lies in.
+    fn quoted(&self, offset: usize) -> (usize, std::ops::Range<usize>) {
+        let length = self.excerpts.quoted.len();
+        match self.seam {
+            Some(seam) if offset < length - seam => (offset + seam, seam..length),
+            Some(seam) => (offset - (length - seam), 0..seam),
+            None => (offset, 0..length),
+        }
+    }
 }
 
 impl SourceCode for DocumentCode {
@@ -180,18 +234,26 @@ impl SourceCode for DocumentCode {
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let excerpts = &self.excerpts;
         let text = excerpts.quoted.as_ref();
+        let (offset, piece) = self.quoted(span.offset().min(text.len()));
+        // A span across the seam is two excerpts: miette, told so, quotes them apart.
+        if self.seam.is_some() && offset + span.len() > piece.end {
+            return Err(MietteError::OutOfBounds);
+        }
+        let span = &SourceSpan::from((offset, span.len()));
+        let (piece_first, piece_end) = (excerpts.line_at(piece.start), piece.end);
         // The lines miette reads for this span: its own and the context around them,
         // and one more at each end so that miette finds the same line breaks it would
-        // in the whole text.
+        // in the whole text; within the piece of the text the span lies in.
         let first = excerpts.line_at(span.offset().min(text.len()));
         let last = excerpts.line_at((span.offset() + span.len()).min(text.len()));
-        let window_line = first.saturating_sub(context_before + 1);
+        let window_line = first.saturating_sub(context_before + 1).max(piece_first);
         let window_start = excerpts.quoted_starts()[window_line];
         let window_end = excerpts
             .quoted_starts()
             .get(last + context_after + 2)
             .copied()
-            .unwrap_or(text.len());
+            .unwrap_or(text.len())
+            .min(piece_end);
         let window = &text[window_start..window_end];
         let local = SourceSpan::from((span.offset() - window_start, span.len()));
         let inner = window.read_span(&local, context_before, context_after)?;
@@ -208,7 +270,10 @@ impl SourceCode for DocumentCode {
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.clone(),
             inner.data(),
-            SourceSpan::from((inner.span().offset() + window_start, inner.span().len())),
+            SourceSpan::from((
+                self.seen(inner.span().offset() + window_start),
+                inner.span().len(),
+            )),
             inner.line() + lines_before,
             column,
             // miette compares line counts with lines to merge nearby labels into one

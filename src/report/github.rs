@@ -47,7 +47,7 @@ pub struct StepSummary {
     /// `https://github.com/OWNER/REPO/blob/SHA/`: links locations to the commit.
     pub blob_url: Option<String>,
     /// Where every finding is when the table is cut short: "this step's log", or the
-    /// `--output` file.
+    /// `--output-file` file.
     pub full_report: String,
 }
 

@@ -36,9 +36,12 @@ impl Style {
             .with_word_separator(wrap::separator())
             .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
             .with_break_words(false)
-            .with_context_lines(2)
+            .with_context_lines(CONTEXT_LINES)
     }
 }
+
+/// The lines quoted above and below a label.
+const CONTEXT_LINES: usize = 2;
 
 /// Workloads named in an info group's line before "and N more".
 const GROUP_NAMES: usize = 3;
@@ -341,9 +344,9 @@ fn fix_diff(located: &Located, style: Style) -> Option<String> {
     let fixed = crate::fix::apply_fixes(text, std::slice::from_ref(fix), true).text;
     let diff = similar::TextDiff::from_lines(text, fixed.as_str());
     let first = located.source.first_line as usize;
-    let mut out = format!(
-        "  {} {} fix: {}\n",
-        style.paint("ℹ", Tone::Cyan),
+    let width = style.columns();
+    let heading = format!(
+        "{} fix: {}",
         match fix.applicability {
             crate::fix::Applicability::Safe => "Safe",
             crate::fix::Applicability::Unsafe => "Unsafe",
@@ -351,6 +354,14 @@ fn fix_diff(located: &Located, style: Style) -> Option<String> {
         },
         fix.description
     );
+    // The heading wraps as prose after its mark; the mark is painted once it fits.
+    let heading = wrap::wrap(&heading, width, "  ℹ ", "    ");
+    let mut out = match heading.strip_prefix("  ℹ") {
+        Some(rest) => format!("  {}{rest}\n", style.paint("ℹ", Tone::Cyan)),
+        None => format!("{heading}\n"),
+    };
+    // The gutter: two old and new line numbers and the bar, 16 columns.
+    const GUTTER: usize = 16;
     for group in diff.grouped_ops(1) {
         for op in group {
             for change in diff.iter_changes(&op) {
@@ -362,16 +373,25 @@ fn fix_diff(located: &Located, style: Style) -> Option<String> {
                     similar::ChangeTag::Insert => ("+", Some(Tone::Green)),
                     similar::ChangeTag::Equal => (" ", None),
                 };
-                let line = format!("{sign} {}", change.value().trim_end_matches(['\n', '\r']));
-                out.push_str(&format!(
-                    "  {} {} │ {}\n",
-                    number(change.old_index()),
-                    number(change.new_index()),
-                    match tone {
-                        Some(tone) => style.paint(&line, tone),
-                        None => line,
-                    }
-                ));
+                let code = change.value().trim_end_matches(['\n', '\r']);
+                // A line wider than the terminal continues under itself, the gutter
+                // left blank, rather than where the terminal would cut it.
+                let pieces = wrap::code(code, width.saturating_sub(GUTTER + 2));
+                for (index, piece) in pieces.iter().enumerate() {
+                    let (old, new, sign) = if index == 0 {
+                        (number(change.old_index()), number(change.new_index()), sign)
+                    } else {
+                        (number(None), number(None), " ")
+                    };
+                    let line = format!("{sign} {piece}");
+                    out.push_str(&format!(
+                        "  {old} {new} │ {}\n",
+                        match tone {
+                            Some(tone) => style.paint(&line, tone),
+                            None => escape::controls(&line).into_owned(),
+                        }
+                    ));
+                }
             }
         }
     }
@@ -418,18 +438,26 @@ impl<'a> FindingDiagnostic<'a> {
                 marked,
             };
         }
+        let name = escape::controls(&name).into_owned();
+        let code = match opening_line(located) {
+            Some(line) => excerpts.code_from(name, line),
+            None => excerpts.code(name),
+        };
         FindingDiagnostic {
             headline: escape::controls(&format!("{subject}: {}", located.finding.message))
                 .into_owned(),
             excerpts,
-            code: Some(excerpts.code(escape::controls(&name).into_owned())),
+            code: Some(code),
             located,
             marked,
         }
     }
 
     fn label(&self, place: &Place, primary: bool) -> LabeledSpan {
-        let span = self.excerpts.span(place.start, place.end);
+        let span = match &self.code {
+            Some(code) => code.span(place.start, place.end),
+            None => self.excerpts.span(place.start, place.end),
+        };
         let text = Some(escape::controls(&place.text).into_owned()).filter(|t| !t.is_empty());
         if primary {
             LabeledSpan::new_primary_with_span(text, span)
@@ -437,6 +465,36 @@ impl<'a> FindingDiagnostic<'a> {
             LabeledSpan::new_with_span(text, span)
         }
     }
+}
+
+/// Where the excerpts of `located` must start for the first to quote its primary
+/// place, when a related place lies above it, out of reach of its excerpt: the first
+/// line quoted with the primary place (the related places near enough to share its
+/// excerpt among it). miette quotes excerpts top to bottom, so without this a Job's
+/// finding at its proxy (line 107) would open at its work container (line 31) while
+/// every machine format says 107. `None` when the primary place comes first anyway.
+fn opening_line(located: &Located) -> Option<u32> {
+    let primary = located.primary.start.line;
+    let mut above: Vec<u32> = located
+        .related
+        .iter()
+        .map(|place| place.start.line)
+        .filter(|&line| line < primary)
+        .collect();
+    above.sort_unstable_by(|a, b| b.cmp(a));
+    // Two excerpts share their lines, and so are one, when their labels are at most
+    // this far apart (each quotes CONTEXT_LINES around its label).
+    let reach = 2 * CONTEXT_LINES as u32 + 1;
+    let mut start = primary;
+    for line in &above {
+        if start - line <= reach {
+            start = *line;
+        }
+    }
+    above
+        .iter()
+        .any(|&line| line < start)
+        .then(|| start.saturating_sub(CONTEXT_LINES as u32).max(1))
 }
 
 impl fmt::Debug for FindingDiagnostic<'_> {

@@ -8,6 +8,8 @@
 //!   `Deployment shop/api: ML201 grace-period-exceeded (istio-proxy)` and failing with
 //!   the finding's message; the body gives every occurrence with its line, the fix and
 //!   the related places.
+//! - A finding below the run's `--fail-on` threshold is a skipped test case that says
+//!   so, with the same body: a run that passes its gate has no failing test case.
 //! - A finding silenced by an annotation is a skipped test case with the reason.
 //! - A workload with no unsuppressed finding is one passing test case named after the
 //!   workload, so a clean run still reports what was checked.
@@ -28,6 +30,7 @@ use super::paths::{Artifact, PathBase};
 use super::{Reporter, Summary, subject};
 use crate::load::InputError;
 use crate::pipeline::located::{Analysis, Located};
+use crate::rules::Severity;
 
 /// Collects test cases per file and writes the report at the end.
 pub struct JunitReporter<W: Write> {
@@ -36,6 +39,8 @@ pub struct JunitReporter<W: Write> {
     /// Suites in the order their files were first seen.
     suites: Vec<Suite>,
     index: HashMap<String, usize>,
+    /// The lowest severity that fails the run (`--fail-on`); `None`: none does.
+    threshold: Option<Severity>,
 }
 
 struct Suite {
@@ -61,7 +66,15 @@ impl<W: Write> JunitReporter<W> {
             base,
             suites: Vec::new(),
             index: HashMap::new(),
+            threshold: Some(Severity::Info),
         }
+    }
+
+    /// Fails the test cases of findings at or above `threshold` only (`--fail-on`; every
+    /// finding fails without it), the others skipped.
+    pub fn failing_from(mut self, threshold: Option<Severity>) -> Self {
+        self.threshold = threshold;
+        self
     }
 
     fn suite(&mut self, file: &str) -> &mut Suite {
@@ -105,7 +118,12 @@ impl<W: Write> JunitReporter<W> {
             });
         }
         for members in groups {
-            cases.push(finding_case(&workload, analysis.document, &members));
+            cases.push(finding_case(
+                &workload,
+                analysis.document,
+                &members,
+                self.threshold,
+            ));
         }
         self.suite(&analysis.file).cases.extend(cases);
     }
@@ -146,8 +164,13 @@ impl<W: Write> JunitReporter<W> {
 }
 
 /// The test case of one workload × rule × container: failing, or skipped when the
-/// findings are suppressed.
-fn finding_case(workload: &str, document: usize, members: &[&Located]) -> Case {
+/// findings are suppressed or below `threshold`.
+fn finding_case(
+    workload: &str,
+    document: usize,
+    members: &[&Located],
+    threshold: Option<Severity>,
+) -> Case {
     let first = members[0];
     let finding = &first.finding;
     let mut detail = format!("{} {}", finding.rule.id, finding.rule.name);
@@ -172,7 +195,14 @@ fn finding_case(workload: &str, document: usize, members: &[&Located]) -> Case {
             if members.len() > 1 {
                 message.push_str(&format!(" (and {} more)", members.len() - 1));
             }
-            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let failing = threshold.is_some_and(|threshold| finding.severity >= threshold);
+            let mut status = if failing {
+                TestCaseStatus::non_success(NonSuccessKind::Failure)
+            } else {
+                let gate = threshold.map_or("never".to_owned(), |t| t.to_string());
+                message = format!("not failing the run (--fail-on {gate}): {message}");
+                TestCaseStatus::skipped()
+            };
             status
                 .set_message(message)
                 .set_type(finding.rule.id)

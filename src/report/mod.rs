@@ -15,6 +15,7 @@ pub mod junit;
 pub mod markdown;
 pub mod paths;
 pub mod sarif;
+pub mod statistics;
 pub mod style;
 pub mod summary_text;
 pub mod table;

@@ -59,6 +59,28 @@ pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> String {
     }
 }
 
+/// A line of code (YAML in a fix's diff) in pieces at most `width` wide, broken only
+/// at spaces: a line that fits is one piece, a word wider than `width` runs past it.
+/// The pieces after the first are indented as the line is, two more, so that they read
+/// as its continuation.
+pub fn code(line: &str, width: usize) -> Vec<String> {
+    if textwrap::core::display_width(line) <= width {
+        return vec![line.to_owned()];
+    }
+    let body = line.trim_start();
+    let indent = " ".repeat(line.len() - body.len() + 2);
+    let options = Options::new(width.max(1))
+        .word_separator(WordSeparator::AsciiSpace)
+        .word_splitter(WordSplitter::NoHyphenation)
+        .break_words(false)
+        .initial_indent(&line[..line.len() - body.len()])
+        .subsequent_indent(&indent);
+    textwrap::wrap(body, options)
+        .into_iter()
+        .map(|piece| piece.into_owned())
+        .collect()
+}
+
 /// The width of the widest piece of `text` that [`wrap`] never breaks.
 pub fn longest_word(text: &str) -> usize {
     text.lines()
@@ -183,6 +205,29 @@ fn is_unit(piece: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_breaks_at_spaces_and_keeps_its_indentation() {
+        let line = "    command: [\"/bin/sh\", \"-c\", \"sleep 5 && curl -X POST localhost:15020/quitquitquit\"]";
+        assert_eq!(code(line, 200), [line]);
+        let pieces = code(line, 40);
+        assert!(pieces.len() > 1, "{pieces:?}");
+        assert!(pieces[0].starts_with("    command:"), "{pieces:?}");
+        for piece in &pieces[1..] {
+            assert!(piece.starts_with("      "), "{pieces:?}");
+        }
+        let words = |text: &str| {
+            text.split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(words(&pieces.join(" ")), words(line), "no word is broken");
+        assert!(
+            pieces
+                .iter()
+                .all(|p| p.chars().count() <= 40 || !p.trim().contains(' '))
+        );
+    }
 
     fn lines(text: &str, width: usize) -> Vec<String> {
         wrap(text, width, "", "")

@@ -49,7 +49,7 @@ pub struct FileLayers {
     errors: Vec<InputError>,
     /// The config file's `exclude:` globs, relative to its directory.
     pub exclude: Option<Exclude>,
-    /// Every file read, so that `--output` cannot overwrite one.
+    /// Every file read, so that `--output-file` cannot overwrite one.
     pub files: Vec<PathBuf>,
     /// The config file in force, if any.
     pub config: Option<PathBuf>,

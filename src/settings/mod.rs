@@ -162,6 +162,10 @@ pub struct NamespaceInfo {
     pub source: Option<Source>,
 }
 
+/// The namespace `kubectl apply` puts an object without `metadata.namespace` in when
+/// the context names none.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
 /// A sidecar that users declare in config, with its own start and stop behaviour.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeclaredSidecar {
@@ -220,6 +224,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// What is known of the namespace an object lands in, given its
+    /// `metadata.namespace`: without one, [`DEFAULT_NAMESPACE`], as kubectl applies it
+    /// (a context naming another namespace is not known offline).
+    pub fn namespace_of(&self, namespace: Option<&str>) -> Option<(&str, &NamespaceInfo)> {
+        self.namespaces
+            .get_key_value(namespace.unwrap_or(DEFAULT_NAMESPACE))
+            .map(|(name, info)| (name.as_str(), info))
+    }
+
     /// The oldest kubelet of the nodes: [`Settings::nodes`] when known, else the
     /// Kubernetes version.
     pub fn node_version(&self) -> &Sourced<KubeVersion> {

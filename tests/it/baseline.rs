@@ -318,7 +318,7 @@ fn the_report_is_never_written_over_the_baseline_read() {
         &[
             "--baseline",
             "baseline.json",
-            "--output",
+            "--output-file",
             "baseline.json",
             "web.yaml",
         ],
@@ -326,7 +326,7 @@ fn the_report_is_never_written_over_the_baseline_read() {
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains(
-            "--output baseline.json is the same file as the input baseline.json, the baseline read"
+            "--output-file baseline.json is the same file as the input baseline.json, the baseline read"
         ),
         "{stderr}"
     );

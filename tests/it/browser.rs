@@ -728,3 +728,77 @@ fn a_lint_report_of_10000_workloads_renders_and_counts_as_json_does() {
         );
     }
 }
+
+/// Measures each timeline picture of a lint report in a window 800 px wide, every
+/// section open: its box, its container's, and the picture's own size.
+const MEASURE_PICTURES: &str = r#"
+<script>
+(function () {
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  const out = {pictures: 0, wider: 0, cut: [], distorted: []};
+  document.querySelectorAll('.picture').forEach((p, i) => {
+    out.pictures += 1;
+    const box = p.getBoundingClientRect();
+    const holder = p.parentElement.getBoundingClientRect();
+    const style = getComputedStyle(p);
+    // The picture's own size, from the SVG it draws.
+    const m = decodeURIComponent(style.backgroundImage).match(/<svg[^>]* width="([\d.]+)" height="([\d.]+)"/);
+    const [w, h] = [+m[1], +m[2]];
+    if (w > holder.width) out.wider += 1;
+    // The size the picture is drawn at in its box.
+    const size = style.backgroundSize;
+    const drawn = size === 'auto' || size === 'auto auto' ? [w, h]
+      : size === '100% 100%' ? [box.width, box.height] : null;
+    if (!drawn) { out.cut.push(`${i}: background-size ${size}`); return; }
+    // The picture lies within its box, the box within what holds it and within the
+    // window: nothing of it is cut off or needs a scroll to the side.
+    if (drawn[0] > box.width + 0.5 || drawn[1] > box.height + 0.5 ||
+        box.right > Math.min(holder.right, window.innerWidth) + 0.5)
+      out.cut.push(`${i}: ${drawn[0].toFixed(1)}x${drawn[1].toFixed(1)} in ${box.width.toFixed(1)}x${box.height.toFixed(1)} ending at ${box.right.toFixed(1)} of ${holder.right.toFixed(1)}`);
+    // Scaled whole: its proportions are the picture's.
+    if (Math.abs(drawn[0] / drawn[1] - w / h) > 0.02)
+      out.distorted.push(`${i}: ${drawn[0].toFixed(1)}x${drawn[1].toFixed(1)} for ${w}x${h}`);
+  });
+  const pre = document.createElement('pre');
+  pre.id = 'measured';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"#;
+
+#[test]
+fn the_lint_report_shows_whole_pictures_in_a_narrow_window() {
+    let Some(chromium) = chromium() else { return };
+    let output = cli()
+        .current_dir(root())
+        .args(["lint", "--no-config", "-o", "html"])
+        .args(FIXTURES)
+        .output()
+        .unwrap();
+    let page = String::from_utf8(output.stdout).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let at = page.rfind("</body>").unwrap();
+    let path = dir.path().join("report.html");
+    std::fs::write(
+        &path,
+        format!("{}{MEASURE_PICTURES}{}", &page[..at], &page[at..]),
+    )
+    .unwrap();
+    let output = run_chromium(
+        &chromium,
+        &dir.path().join("profile"),
+        &path,
+        &["--window-size=800,2000".to_owned(), "--dump-dom".to_owned()],
+    );
+    let dom = String::from_utf8_lossy(&output.stdout);
+    let start = dom.find("<pre id=\"measured\">").expect("measured") + 19;
+    let json = &dom[start..];
+    let measured: serde_json::Value =
+        serde_json::from_str(&json[..json.find("</pre>").unwrap()]).unwrap();
+    assert!(measured["pictures"].as_u64().unwrap() >= 8, "{measured}");
+    // The window is narrower than the pictures: they are scaled, not cut.
+    assert!(measured["wider"].as_u64().unwrap() >= 1, "{measured}");
+    assert_eq!(measured["cut"], serde_json::json!([]), "{measured}");
+    assert_eq!(measured["distorted"], serde_json::json!([]), "{measured}");
+}

@@ -533,7 +533,7 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
     );
     // The note is in every format, and --strict fails the gate on it.
     let empty = "no workloads found in namespace default";
-    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "sarif"]);
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-o", "sarif"]);
     assert_eq!(output.status.code(), Some(0));
     let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
     common::validate_sarif(&sarif);
@@ -547,7 +547,7 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
             .contains(empty),
         "{invocation}"
     );
-    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "github", "-q"]);
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-o", "github", "-q"]);
     assert_eq!(output.status.code(), Some(0));
     let github = String::from_utf8(output.stdout).unwrap();
     assert!(
@@ -556,7 +556,7 @@ fn without_a_namespace_the_contexts_is_read_else_default() {
             && line.contains(empty)),
         "{github}"
     );
-    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-f", "junit"]);
+    let output = cluster.run(&["lint", "--cluster", "-n", "default", "-o", "junit"]);
     assert_eq!(output.status.code(), Some(0));
     let junit = String::from_utf8(output.stdout).unwrap();
     roxmltree::Document::parse(&junit).unwrap();
@@ -1033,7 +1033,7 @@ fn the_progress_line_is_for_terminals_only() {
     let Some(terminal) = on_a_terminal(
         &cluster,
         &cluster.kubeconfig,
-        "lint --cluster -A --format json -o /dev/null",
+        "lint --cluster -A --format json --output-file /dev/null",
     ) else {
         return;
     };
@@ -1201,7 +1201,7 @@ fn the_first_calls_messages_reach_a_terminal_as_kubectl_writes_them() {
     let Some(terminal) = on_a_terminal(
         &cluster,
         &cluster.kubeconfig,
-        "lint --cluster --format json -o /dev/null",
+        "lint --cluster --format json --output-file /dev/null",
     ) else {
         return;
     };
@@ -1272,7 +1272,7 @@ fn the_report_file_and_the_flags_of_file_inputs() {
         "--cluster",
         "--config",
         config.to_str().unwrap(),
-        "--output",
+        "--output-file",
         config.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(2));
@@ -1290,7 +1290,7 @@ fn the_report_file_and_the_flags_of_file_inputs() {
         "deploy/web",
         "--format",
         "json",
-        "--output",
+        "--output-file",
         report.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0));

@@ -405,7 +405,7 @@ fn elvish_completes_subcommands_flags_and_values() {
     );
     assert_eq!(words, ["deploy/a.yaml", "deploy/dir/"]);
     let words = offered(
-        &elvish_complete("kubectl-mesh_lifecycle lint -o out/"),
+        &elvish_complete("kubectl-mesh_lifecycle lint --output-file out/"),
         "elvish",
     );
     assert_eq!(words, ["out/a.yaml", "out/b.txt", "out/dir/"]);
@@ -444,7 +444,9 @@ fn the_kubectl_completion_helper_answers_in_cobras_protocol() {
         "--format=sarif\tSARIF 2.1.0, for GitHub code scanning and other SARIF viewers\n:36\n"
     );
     assert_eq!(complete(&["lint", "deploy/", ""]), "yaml\nyml\njson\n:8\n");
-    assert_eq!(complete(&["lint", "-o", ""]), ":0\n");
+    // kubectl's -o: the formats; the report file completes as a path.
+    assert!(complete(&["lint", "-o", ""]).starts_with("human\tDiagnostics"));
+    assert_eq!(complete(&["lint", "--output-file", ""]), ":0\n");
     let rules = complete(&["rules", ""]);
     for rule in mesh_lifecycle::rules::RULES {
         assert!(rules.contains(&format!("{}\t", rule.meta().id)), "{rules}");

@@ -127,6 +127,12 @@ rows! {
         let args = ["lint", "--no-config", "--fail-on", "never", &data(ERROR_FINDING)];
         assert_eq!(status(&args, Sink::Read, Sink::Read), 0);
     }
+    lint_exit_zero: "`lint --exit-zero`", "findings (an input error, or a workload `--strict` refuses, still exits 2)" => "0" {
+        let args = ["lint", "--no-config", "--exit-zero", &data(ERROR_FINDING)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 0);
+        let args = ["lint", "--no-config", "--exit-zero", &data(ERROR_FINDING), &data(UNREADABLE)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
+    }
     lint_input_error: "`lint`", "an input that cannot be read or parsed, whatever else is found and whatever `--fail-on` says" => "2" {
         let args = ["lint", "--no-config", "--fail-on", "never", &data(ERROR_FINDING), &data(UNREADABLE)];
         assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
@@ -142,12 +148,12 @@ rows! {
         let dir = with_config("rules:\n  ML206: offf\n");
         assert_eq!(status_in(dir.path(), &["lint", &data(INFO_ONLY)], Sink::Read, Sink::Read, &[]), 2);
     }
-    lint_output_input: "`lint`", "`--output` names a file the run reads" => "2" {
+    lint_output_input: "`lint`", "`--output-file` names a file the run reads" => "2" {
         let dir = tempfile::tempdir().unwrap();
         let manifest = dir.path().join("web.yaml");
         std::fs::copy(testdata(INFO_ONLY), &manifest).unwrap();
         let manifest = manifest.to_string_lossy().into_owned();
-        let args = ["lint", "--no-config", &manifest, "-o", &manifest];
+        let args = ["lint", "--no-config", &manifest, "--output-file", &manifest];
         assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
     }
     lint_note: "`lint`", "a workload not linted (a note: no containers, a kind it does not read, a kind `--cluster` may not list, no workload in scope)" => "as without it" {
@@ -162,21 +168,30 @@ rows! {
         let args = ["lint", &data(NOT_LINTED)];
         assert_eq!(status_in(dir.path(), &args, Sink::Read, Sink::Read, &[]), 2);
     }
+    lint_strict_unrendered: "`lint --strict`", "a Helm chart or kustomization whose tool is not installed (without `--strict`: a note)" => "2" {
+        let empty = tempfile::tempdir().unwrap();
+        let kubectl = empty.path().join("kubectl");
+        let env = [("PATH", empty.path().as_os_str()), ("KUBECTL", kubectl.as_os_str())];
+        for chart in ["helm/shop", "kustomize/app"] {
+            let args = ["lint", "--no-config", "--strict", &data(chart)];
+            assert_eq!(status_in(&root(), &args, Sink::Read, Sink::Read, &env), 2, "{chart}");
+        }
+    }
     lint_closed: "`lint`", "the report's reader goes away (`lint … | head -1`)" => "the whole run's: every input is still checked" {
         for format in ["human", "table", "json", "sarif", "junit", "github"] {
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY), &data(ERROR_FINDING)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY), &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 1, "{format}");
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 0, "{format}");
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY), &data(UNREADABLE)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY), &data(UNREADABLE)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 2, "{format}");
         }
     }
-    lint_unwritable: "`lint`", "the report cannot be written (a full disk: `-o /dev/full`)" => "2" {
+    lint_unwritable: "`lint`", "the report cannot be written (a full disk: `--output-file /dev/full`)" => "2" {
         for format in ["human", "json", "sarif", "junit", "github"] {
-            let args = ["lint", "--no-config", "-f", format, &data(INFO_ONLY)];
+            let args = ["lint", "--no-config", "-o", format, &data(INFO_ONLY)];
             assert_eq!(status(&args, Sink::Full, Sink::Read), 2, "{format}");
-            let args = ["lint", "--no-config", "-f", format, "-o", "/dev/full", &data(INFO_ONLY)];
+            let args = ["lint", "--no-config", "-o", format, "--output-file", "/dev/full", &data(INFO_ONLY)];
             assert_eq!(status(&args, Sink::Read, Sink::Read), 2, "{format}");
         }
     }
@@ -250,7 +265,7 @@ rows! {
     }
     explain_drawn: "`explain`", "every input read" => "0" {
         for format in ["text", "json", "svg", "html"] {
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Read, Sink::Read), 0, "{format}");
         }
     }
@@ -260,17 +275,23 @@ rows! {
     }
     explain_closed: "`explain`", "the drawing's reader goes away" => "the whole run's" {
         for format in ["text", "json", "svg", "html"] {
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 0, "{format}");
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING), &data(UNREADABLE)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING), &data(UNREADABLE)];
             assert_eq!(status(&args, Sink::Closed, Sink::Read), 2, "{format}");
         }
     }
     explain_unwritable: "`explain`", "the drawing cannot be written" => "2" {
         for format in ["text", "json", "svg", "html"] {
-            let args = ["explain", "--no-config", "-f", format, &data(ERROR_FINDING)];
+            let args = ["explain", "--no-config", "-o", format, &data(ERROR_FINDING)];
             assert_eq!(status(&args, Sink::Full, Sink::Read), 2, "{format}");
         }
+    }
+    explain_unmatched: "`explain --workload NAME` (or `--kind`)", "no workload matches" => "2" {
+        let args = ["explain", "--no-config", "--workload", "no-such-name", &data(ERROR_FINDING)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
+        let args = ["explain", "--no-config", "--kind", "CronJob", &data(ERROR_FINDING)];
+        assert_eq!(status(&args, Sink::Read, Sink::Read), 2);
     }
     printed: "`rules`, `completions`", "printed" => "0" {
         assert_eq!(status(&["rules"], Sink::Read, Sink::Read), 0);

@@ -339,7 +339,7 @@ fn helm_output_gets_the_diff_and_every_other_file_is_fixed_in_every_format() {
         let output = common::cli()
             .current_dir(dir.path())
             .args(["lint", "--fix", "--fail-on", "warning"])
-            .args(["--format", format, "-o", "report.out"])
+            .args(["--format", format, "--output-file", "report.out"])
             .args(["rendered.yaml", "plain.yaml", "hand.yaml"])
             .output()
             .unwrap();

@@ -1,4 +1,4 @@
-//! Every `lint --format` as a CI gate: the exit status contract, `--output`, `--quiet`,
+//! Every `lint -o FORMAT` as a CI gate: the exit status contract, `--output-file`, `--quiet`,
 //! `--select`/`--ignore`, suppressions, and what each format promises (JUnit read by a
 //! real XML parser, GitHub's workflow commands, colour only on a terminal).
 
@@ -118,7 +118,7 @@ fn output_writes_the_report_to_a_file() {
     let dir = tempfile::tempdir().unwrap();
     for format in FORMATS {
         let path = dir.path().join(format!("report.{format}"));
-        let output = lint(format, &["--output", path.to_str().unwrap(), ERROR]);
+        let output = lint(format, &["--output-file", path.to_str().unwrap(), ERROR]);
         assert_eq!(status(&output), 1, "{format}");
         assert!(output.stdout.is_empty(), "{format}: nothing on stdout");
         let report = std::fs::read_to_string(&path).unwrap();
@@ -129,7 +129,7 @@ fn output_writes_the_report_to_a_file() {
     let json = std::fs::read_to_string(dir.path().join("report.json")).unwrap();
     serde_json::from_str::<serde_json::Value>(&json).unwrap();
 
-    let output = lint("json", &["--output", "no/such/dir/report.json", ERROR]);
+    let output = lint("json", &["--output-file", "no/such/dir/report.json", ERROR]);
     assert_eq!(status(&output), 2);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -250,12 +250,13 @@ fn suppressed_findings_are_counted_and_kept_out_of_the_gate() {
     }
 }
 
-/// The JUnit report, parsed by a real XML parser. (Kustomizations read as files: a
-/// rendered workload's findings may lie in several source files, which the count of
-/// passing cases below, by file, would not follow.)
+/// The JUnit report, parsed by a real XML parser, at `--fail-on info`, where every
+/// finding is a failing case (below the gate it is skipped: `tests/it/accidents.rs`).
+/// (Kustomizations read as files: a rendered workload's findings may lie in several
+/// source files, which the count of passing cases below, by file, would not follow.)
 #[test]
 fn junit_is_well_formed_with_unique_test_case_names() {
-    let output = lint("junit", &["--no-render", "testdata"]);
+    let output = lint("junit", &["--no-render", "--fail-on", "info", "testdata"]);
     assert_eq!(status(&output), 2);
     let text = stdout(&output);
     let xml = roxmltree::Document::parse(&text).expect("well-formed XML");
@@ -669,7 +670,7 @@ fn the_github_job_summary_stays_under_one_mebibyte() {
                 "pods.yaml",
             ]);
         if let Some(file) = output_file {
-            command.args(["--output", file]);
+            command.args(["--output-file", file]);
         }
         let output = command.output().unwrap();
         assert_eq!(status(&output), 1);
@@ -822,4 +823,73 @@ fn a_step_summary_that_is_an_input_is_never_written() {
         );
         assert!(workflow_commands(&stdout(&output)).is_empty());
     }
+}
+
+/// The human report opens each finding where every machine format places it: the
+/// first excerpt of a diagnostic is at the finding's line and column, even when a
+/// related place lies above it (a Job's work container above its proxy).
+#[test]
+fn the_human_report_opens_each_finding_where_json_places_it() {
+    let inputs = [
+        "testdata/rules",
+        "testdata/corpus/istio-inject/istio-1.24.0/job.yaml.injected",
+    ];
+    let output = cli()
+        .current_dir(root())
+        .env("COLUMNS", "200")
+        .args(["lint", "--no-config", "--show-infos", "--color", "never"])
+        .args(inputs)
+        .output()
+        .unwrap();
+    let human = String::from_utf8(output.stdout).unwrap();
+    // Each diagnostic starts with its rule (`ML101(app-starts-before-proxy)`); its
+    // first excerpt names `file:line:column`.
+    let mut opened: Vec<(String, String)> = Vec::new();
+    let mut rule: Option<String> = None;
+    for line in human.lines() {
+        if let Some((id, _)) = line.split_once('(')
+            && id.len() == 5
+            && id.starts_with("ML")
+            && !line.starts_with(' ')
+        {
+            rule = Some(id.to_owned());
+        } else if let Some(at) = line.find("╭─[")
+            && let Some(id) = rule.take()
+        {
+            let place = &line[at + "╭─[".len()..line.rfind(']').unwrap()];
+            let mut parts = place.rsplitn(3, ':');
+            let (column, line) = (parts.next().unwrap(), parts.next().unwrap());
+            opened.push((id, format!("{line}:{column}")));
+        }
+    }
+    let output = cli()
+        .current_dir(root())
+        .args(["lint", "--no-config", "-o", "json"])
+        .args(inputs)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let placed: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("suppressed").is_none_or(|s| s.is_null()))
+        .map(|f| {
+            (
+                f["ruleId"].as_str().unwrap().to_owned(),
+                format!("{}:{}", f["line"], f["column"]),
+            )
+        })
+        .collect();
+    assert!(opened.len() > 100, "{} diagnostics", opened.len());
+    let job = opened
+        .iter()
+        .zip(&placed)
+        .position(|(human, json)| human != json);
+    assert_eq!(
+        job.map(|at| (&opened[at], &placed[at])),
+        None,
+        "the human report and JSON disagree"
+    );
+    assert_eq!(opened.len(), placed.len());
 }

@@ -63,7 +63,7 @@ fn text_reports_show_control_characters_as_escapes() {
     for format in ["human", "table", "github"] {
         for color in ["never", "always"] {
             let (stdout, stderr, code) = run(
-                &["lint", "-f", format, "--color", color, "--show-infos"],
+                &["lint", "-o", format, "--color", color, "--show-infos"],
                 &path,
             );
             assert_eq!(code, 1, "{format}: {stderr}");
@@ -103,17 +103,17 @@ fn text_reports_show_control_characters_as_escapes() {
 #[test]
 fn xml_reports_stay_well_formed() {
     let (_dir, path) = hostile();
-    let (junit, stderr, code) = run(&["lint", "-f", "junit"], &path);
+    let (junit, stderr, code) = run(&["lint", "-o", "junit"], &path);
     assert_eq!(code, 1, "{stderr}");
     roxmltree::Document::parse(&junit).unwrap_or_else(|e| panic!("JUnit: {e}\n{junit}"));
-    let (svg, stderr, code) = run(&["explain", "-f", "svg"], &path);
+    let (svg, stderr, code) = run(&["explain", "-o", "svg"], &path);
     assert_eq!(code, 0, "{stderr}");
     roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("SVG: {e}\n{svg}"));
     assert!(
         svg.contains(r"app\x1b[1A\x1b[2KAll checks passed\x0d"),
         "{svg}"
     );
-    let (html, stderr, code) = run(&["explain", "-f", "html"], &path);
+    let (html, stderr, code) = run(&["explain", "-o", "html"], &path);
     assert_eq!(code, 0, "{stderr}");
     assert_terminal_safe(&html, "explain -f html");
     // Each drawing of the page is an SVG document of its own.
@@ -127,7 +127,7 @@ fn xml_reports_stay_well_formed() {
 #[test]
 fn machine_formats_keep_the_exact_values() {
     let (_dir, path) = hostile();
-    let (json, stderr, code) = run(&["lint", "-f", "json"], &path);
+    let (json, stderr, code) = run(&["lint", "-o", "json"], &path);
     assert_eq!(code, 1, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let names: Vec<&str> = report["findings"]

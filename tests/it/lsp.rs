@@ -305,6 +305,47 @@ fn fix_all_makes_every_safe_fix_and_unsafe_fixes_say_so() {
     assert_eq!(server.shutdown().code(), Some(0));
 }
 
+/// The longest line of the drawing in a hover's first code block, in characters.
+fn drawing_width(hover: &str) -> usize {
+    let drawing = hover.split("```text\n").nth(1).unwrap();
+    let drawing = drawing.split("```").next().unwrap();
+    drawing.lines().map(|l| l.chars().count()).max().unwrap()
+}
+
+#[test]
+fn the_hover_timeline_takes_the_width_the_editor_gives() {
+    let text = read(&testdata("rules/ml201-fire-prestop-plus-drain.yaml"));
+    let kind_line = text.lines().position(|l| l.starts_with("kind:")).unwrap() as u64;
+    for (options, width) in [
+        (Value::Null, 80),
+        (serde_json::json!({"hoverWidth": 60}), 60),
+        (serde_json::json!({"hoverWidth": 140}), 140),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("web.yaml"), &text).unwrap();
+        let mut server = Server::start(dir.path(), &[]);
+        server.initialize_with(dir.path(), capabilities(), options.clone());
+        let uri = server.open(&dir.path().join("web.yaml"), &text);
+        server.diagnostics(&uri, 1);
+        let hover = hover_text(&mut server, &uri, kind_line, 7).unwrap();
+        let widest = drawing_width(&hover);
+        assert!(widest <= width, "{options}: {widest} columns\n{hover}");
+        assert!(
+            widest + 15 >= width,
+            "{options}: {widest} of {width}\n{hover}"
+        );
+        let explain = cli()
+            .current_dir(dir.path())
+            .env("COLUMNS", width.to_string())
+            .args(["explain", "--no-config", "--color", "never", "web.yaml"])
+            .output()
+            .unwrap();
+        let explain = String::from_utf8(explain.stdout).unwrap();
+        assert!(hover.contains(&explain), "{options}:\n{hover}\n{explain}");
+        assert_eq!(server.shutdown().code(), Some(0));
+    }
+}
+
 #[test]
 fn hovers_name_the_rule_and_draw_the_workloads_timeline() {
     let text = read(&testdata("rules/ml101-fire-inject-label.yaml"));
@@ -331,8 +372,10 @@ fn hovers_name_the_rule_and_draw_the_workloads_timeline() {
     // Over `kind`: the timeline `explain` draws, and the assumptions.
     let kind_line = text.lines().position(|l| l.starts_with("kind:")).unwrap() as u64;
     let timeline = hover_text(&mut server, &uri, kind_line, 7).unwrap();
+    // Laid out for 80 columns, the editor having said nothing of its width.
     let explain = cli()
         .current_dir(dir.path())
+        .env("COLUMNS", "80")
         .args(["explain", "--no-config", "--color", "never", "web.yaml"])
         .output()
         .unwrap();

@@ -35,7 +35,7 @@ const WEBAPP: &str = "WebApp portal has no containers at `spec.runtime.template.
 
 #[test]
 fn every_format_names_what_was_not_linted() {
-    let (stdout, stderr, code) = lint(&["-f", "json", "-q"]);
+    let (stdout, stderr, code) = lint(&["-o", "json", "-q"]);
     assert_eq!(code, 0, "{stderr}");
     // Standard error, whatever --quiet says.
     for note in [
@@ -72,7 +72,7 @@ fn every_format_names_what_was_not_linted() {
                 && message.starts_with(WEBAPP))
     );
 
-    let (stdout, _, code) = lint(&["-f", "sarif"]);
+    let (stdout, _, code) = lint(&["-o", "sarif"]);
     assert_eq!(code, 0);
     let sarif: Value = serde_json::from_str(&stdout).unwrap();
     common::validate_sarif(&sarif);
@@ -85,7 +85,7 @@ fn every_format_names_what_was_not_linted() {
     );
     assert_eq!(invocation["executionSuccessful"], true);
 
-    let (stdout, _, code) = lint(&["-f", "github", "-q"]);
+    let (stdout, _, code) = lint(&["-o", "github", "-q"]);
     assert_eq!(code, 0);
     let warnings: Vec<&str> = stdout
         .lines()
@@ -97,7 +97,7 @@ fn every_format_names_what_was_not_linted() {
         "{stdout}"
     );
 
-    let (stdout, _, code) = lint(&["-f", "junit"]);
+    let (stdout, _, code) = lint(&["-o", "junit"]);
     assert_eq!(code, 0);
     let junit = roxmltree::Document::parse(&stdout).unwrap();
     let skipped: Vec<&str> = junit
@@ -108,7 +108,7 @@ fn every_format_names_what_was_not_linted() {
     assert_eq!(skipped.len(), 2, "{stdout}");
 
     // The summary line, wrapped to the width of the report.
-    let (stdout, _, _) = lint(&["-f", "human"]);
+    let (stdout, _, _) = lint(&["-o", "human"]);
     let unwrapped = stdout.replace("\n  ", " ");
     assert!(
         unwrapped.contains("2 workloads without containers not linted (see the notes)"),
@@ -118,7 +118,7 @@ fn every_format_names_what_was_not_linted() {
 
 #[test]
 fn strict_makes_each_an_input_error() {
-    let (stdout, stderr, code) = lint(&["-f", "json", "--strict"]);
+    let (stdout, stderr, code) = lint(&["-o", "json", "--strict"]);
     assert_eq!(code, 2, "{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
     common::validate_lint_json(&report);

@@ -631,3 +631,31 @@ fn pre_commit_hooks_run_lint_on_manifests() {
     assert_eq!(output.status.code(), Some(1));
     assert!(output.stderr.is_empty());
 }
+
+/// What the manifest says is true: each file of the repository it names exists, and
+/// its description, which says the plugin lints without a cluster, also says what
+/// `--cluster` does, since that flag does contact one.
+#[test]
+fn the_manifest_says_what_is_so() {
+    let text = std::fs::read_to_string(root().join("krew-manifest.yaml")).unwrap();
+    let cited: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|word| word.ends_with(".rs") || word.ends_with(".sh"))
+        .collect();
+    assert!(!cited.is_empty());
+    for path in cited {
+        assert!(
+            root().join(path).is_file(),
+            "krew-manifest.yaml cites {path}"
+        );
+    }
+    let description = manifest()["spec"]["description"]
+        .as_str()
+        .unwrap()
+        .replace('\n', " ");
+    assert!(
+        !description.contains("never contacts a cluster"),
+        "{description}"
+    );
+    assert!(description.contains("--cluster"), "{description}");
+}

@@ -393,7 +393,7 @@ fn the_report_never_overwrites_an_input() {
         for command in ["lint", "explain"] {
             let result = cli()
                 .current_dir(dir.path())
-                .args([command, "--output", output])
+                .args([command, "--output-file", output])
                 .args(&inputs)
                 .output()
                 .unwrap();
@@ -420,7 +420,7 @@ fn the_report_never_overwrites_an_input() {
     // Standard input redirected from the file the report would replace.
     let result = Command::new(binary())
         .current_dir(dir.path())
-        .args(["lint", "-o", "web.yaml", "-"])
+        .args(["lint", "--output-file", "web.yaml", "-"])
         .stdin(fs::File::open(&manifest).unwrap())
         .output()
         .unwrap();
@@ -431,7 +431,7 @@ fn the_report_never_overwrites_an_input() {
     for output in ["report.txt", "report.txt"] {
         let result = cli()
             .current_dir(dir.path())
-            .args(["lint", "-o", output, "web.yaml"])
+            .args(["lint", "--output-file", output, "web.yaml"])
             .output()
             .unwrap();
         assert_eq!(result.status.code(), Some(1));
@@ -831,4 +831,49 @@ fn refused_threads_mean_fewer_threads_not_a_panic() {
         .read_to_end(&mut buffer)
         .unwrap();
     assert_eq!(json(&buffer)["summary"]["errors"], 20);
+}
+
+/// An object without `metadata.namespace` lands, as `kubectl apply` puts it where the
+/// context names no namespace, in `default`: a `Namespace default` of the input that
+/// enables injection injects it, and the assumptions say so; another namespace's
+/// labels do not.
+#[test]
+fn an_object_without_a_namespace_is_read_in_default() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: example/web:1.0\n";
+    let namespace = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  labels:\n    istio-injection: enabled\n---\n"
+        )
+    };
+    let lint = |text: String| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("all.yaml"), text).unwrap();
+        let json = cli()
+            .current_dir(dir.path())
+            .args(["lint", "--no-config", "-o", "json", "all.yaml"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        let rules: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["ruleId"].as_str().unwrap().to_owned())
+            .collect();
+        let human = cli()
+            .current_dir(dir.path())
+            .args(["explain", "--no-config", "all.yaml"])
+            .output()
+            .unwrap();
+        (rules, String::from_utf8(human.stdout).unwrap())
+    };
+    let (rules, explain) = lint(namespace("default") + deployment);
+    assert!(rules.contains(&"ML101".to_owned()), "{rules:?}");
+    assert!(
+        explain.contains("namespace default has injection enabled"),
+        "{explain}"
+    );
+    let (rules, explain) = lint(namespace("shop") + deployment);
+    assert!(!rules.contains(&"ML101".to_owned()), "{rules:?}");
+    assert!(!explain.contains("added by the injector"), "{explain}");
 }

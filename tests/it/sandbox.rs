@@ -4,7 +4,7 @@
 //! * In a network namespace with no interfaces (`unshare -n`, or `unshare -rn` as an
 //!   unprivileged user) every command behaves byte for byte as it does outside.
 //! * Traced with strace, no command makes a network system call, and no command opens a
-//!   file for writing, creates, renames or removes one — except the report `--output`
+//!   file for writing, creates, renames or removes one — except the report `--output-file`
 //!   names.
 //! * Run with its working directory, HOME and TMPDIR in empty directories, it leaves them
 //!   empty.
@@ -264,13 +264,13 @@ fn no_network_call_and_no_write_is_made() {
             bad.join("\n")
         );
     }
-    // With --output, the report file is the one file written.
+    // With --output-file, the report file is the one file written.
     let report = dir.path().join("report.json");
     let args: Vec<OsString> = vec![
         "lint".into(),
-        "--format".into(),
+        "-o".into(),
         "json".into(),
-        "--output".into(),
+        "--output-file".into(),
         report.clone().into(),
         testdata("rules").into(),
     ];
@@ -283,7 +283,7 @@ fn no_network_call_and_no_write_is_made() {
     let bad = violations(&trace, Some(&report));
     assert!(
         bad.is_empty(),
-        "--output made these calls:\n{}",
+        "--output-file made these calls:\n{}",
         bad.join("\n")
     );
 }
@@ -338,10 +338,10 @@ fn nothing_is_left_behind() {
             assert_eq!(entries(dir), Vec::<PathBuf>::new(), "rendering left files");
         }
     }
-    // `--output` writes exactly the file it names, relative to the working directory.
+    // `--output-file` writes exactly the file it names, relative to the working directory.
     let mut command = Command::new(binary());
     command
-        .args(["lint", "--format", "json", "--output", "report.json"])
+        .args(["lint", "-o", "json", "--output-file", "report.json"])
         .arg(testdata("rules"));
     isolate(&mut command);
     run(command, None);

@@ -324,3 +324,125 @@ fn off_a_terminal_columns_and_the_flag_decide() {
         "prose wraps at 100 columns without COLUMNS: {widest}"
     );
 }
+
+/// Lines of `text` wider than `columns` but for a quoted excerpt (as [`too_wide`]
+/// allows) and a diff line of `--show-fixes` whose code is one word past its gutter,
+/// which cannot break without changing the YAML.
+fn too_wide_fixes(text: &str, columns: usize) -> Vec<String> {
+    too_wide(text, columns)
+        .into_iter()
+        .filter(|line| {
+            let Some((gutter, code)) = line.split_once(" │ ") else {
+                return true;
+            };
+            let gutter_only = gutter.chars().all(|c| c.is_ascii_digit() || c == ' ');
+            let one_word = code
+                .trim_start_matches(['+', '-', ' '])
+                .split_whitespace()
+                .count()
+                == 1;
+            !(gutter_only && one_word)
+        })
+        .collect()
+}
+
+/// Fixes whose description and code are wider than a terminal.
+const WIDE_FIXES: [&str; 3] = [
+    "testdata/rules/ml301-fire-consul-job.yaml",
+    "testdata/rules/ml203-fire-consul-lifecycle-off.yaml",
+    "testdata/rules/ml303-fire-no-shared-pid.yaml",
+];
+
+#[test]
+fn show_fixes_fits_the_terminal_and_breaks_no_word() {
+    for columns in [60u16, 80, 120] {
+        let width = usize::from(columns);
+        let mut args = vec!["lint", "--no-config", "--show-fixes", "--unsafe-fixes"];
+        args.extend(WIDE_FIXES);
+        let (text, status) = on_terminal(columns, &args, &[]);
+        assert_eq!(status, 1, "{text}");
+        let text = plain(&text);
+        assert!(text.contains("Unsafe fix: "), "{text}");
+        let wide = too_wide_fixes(&text, width);
+        assert!(
+            wide.is_empty(),
+            "at {columns} columns:\n{}",
+            wide.join("\n")
+        );
+        // Every word of a fix's description is whole on its line: its text, joined,
+        // is the description as the JSON report gives it.
+        let description: String = text
+            .split("Unsafe fix: ")
+            .nth(1)
+            .unwrap()
+            .lines()
+            .take_while(|line| !line.contains(" │ "))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let output = cli()
+            .args(["lint", "--no-config", "--unsafe-fixes", "-o", "json"])
+            .args(WIDE_FIXES)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let descriptions: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["fix"]["description"].as_str())
+            .collect();
+        assert!(
+            descriptions.contains(&description.as_str()),
+            "{description:?} not among {descriptions:#?}"
+        );
+    }
+    // Off a terminal, COLUMNS decides, as for every report.
+    let output = cli()
+        .args(["lint", "--no-config", "--show-fixes", "--unsafe-fixes"])
+        .args(WIDE_FIXES)
+        .current_dir(root())
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let wide = too_wide_fixes(&text, 80);
+    assert!(wide.is_empty(), "COLUMNS=80:\n{}", wide.join("\n"));
+}
+
+#[test]
+fn notes_on_a_terminal_wrap_at_its_width() {
+    // A workload that is not linted: a note on standard error, a long one.
+    let args = [
+        "lint",
+        "--no-config",
+        "testdata/not-linted/scaledjob-no-containers.yaml",
+    ];
+    for columns in [60u16, 80] {
+        let (text, _) = on_terminal(columns, &args, &[]);
+        let text = plain(&text);
+        let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
+        assert!(!notes.is_empty(), "{text}");
+        // Continued under itself, past `note: `.
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("      ") && !l.starts_with("       "))
+        );
+        let wide = too_wide(&text, usize::from(columns));
+        assert!(
+            wide.is_empty(),
+            "at {columns} columns:\n{}",
+            wide.join("\n")
+        );
+    }
+    // Piped, a note stays one line, for logs and grep.
+    let output = cli()
+        .current_dir(root())
+        .args(args)
+        .env("COLUMNS", "60")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let note = stderr.lines().find(|l| l.starts_with("note: ")).unwrap();
+    assert!(note.chars().count() > 60, "{stderr}");
+}

@@ -206,3 +206,86 @@ fn a_version_newer_than_the_model_is_checked_as_the_newest_and_named_in_every_fo
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// Every markdown file of the repository whose lines say what the model knows, its text
+/// with each run of whitespace made one space (a sentence wraps anywhere).
+fn documents() -> Vec<(std::path::PathBuf, String)> {
+    let mut files = vec![common::root().join("README.md")];
+    files.extend(
+        common::files_under(&common::root().join("docs"))
+            .into_iter()
+            .filter(|path| path.extension().is_some_and(|e| e == "md")),
+    );
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            (path, flat)
+        })
+        .collect()
+}
+
+/// The version-like word after each occurrence of `before` in `text` (`1.36`,
+/// `edge-26.5.2`), its trailing punctuation dropped.
+fn after<'t>(text: &'t str, before: &str) -> Vec<&'t str> {
+    text.match_indices(before)
+        .map(|(at, _)| {
+            let rest = &text[at + before.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+                .unwrap_or(rest.len());
+            rest[..end].trim_end_matches('.')
+        })
+        .collect()
+}
+
+/// The docs' lines about the versions the model knows say what the binary's tables
+/// hold: the newest Kubernetes (the default), and each range.
+#[test]
+fn the_docs_name_the_versions_the_model_knows() {
+    use mesh_lifecycle::settings::version::{IstioVersion, KubeVersion, LinkerdVersion};
+    let newest = KubeVersion::NEWEST_KNOWN.to_string();
+    let known = format!(
+        "knows Kubernetes {} to {}, Istio {} to {}, Linkerd {} to {} and {} to {}",
+        KubeVersion::OLDEST_KNOWN,
+        KubeVersion::NEWEST_KNOWN,
+        IstioVersion::OLDEST_KNOWN,
+        IstioVersion::NEWEST_KNOWN,
+        LinkerdVersion::OLDEST_STABLE,
+        LinkerdVersion::NEWEST_STABLE,
+        LinkerdVersion::OLDEST_EDGE,
+        LinkerdVersion::NEWEST_EDGE,
+    );
+    let (mut ranges_said, mut newest_said) = (0, 0);
+    for (path, text) in documents() {
+        let name = path
+            .strip_prefix(common::root())
+            .unwrap()
+            .display()
+            .to_string();
+        for (at, _) in text.match_indices("knows Kubernetes ") {
+            let said = &text[at..(at + known.len()).min(text.len())];
+            assert_eq!(said, known, "{name}");
+            ranges_said += 1;
+        }
+        for phrase in [
+            "the newest Kubernetes it models (",
+            "is checked as Kubernetes ",
+            "| `kubernetesVersion` | version (`\"1.30\"`) | ",
+        ] {
+            for version in after(&text, phrase) {
+                assert_eq!(version, newest, "{name}: `{phrase}{version}`");
+                newest_said += 1;
+            }
+        }
+    }
+    assert!(
+        ranges_said >= 1,
+        "no doc says which versions the model knows"
+    );
+    assert!(
+        newest_said >= 2,
+        "no doc says which Kubernetes is the default"
+    );
+}

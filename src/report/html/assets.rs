@@ -31,7 +31,7 @@ details.workload{background:#fff;border:1px solid #d0d7de;border-radius:8px;padd
 details.workload>summary{cursor:pointer;display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}
 details.workload>summary .name{font-weight:600}
 details.workload>summary .origin{font-size:12px}
-.picture{background-repeat:no-repeat;max-width:100%}
+.picture{background-repeat:no-repeat;background-size:100% 100%;max-width:100%;height:auto}
 svg.defs{position:absolute}
 .body{scroll-margin-top:64px}
 .toggle{position:absolute;opacity:0;pointer-events:none}

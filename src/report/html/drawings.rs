@@ -20,7 +20,9 @@ pub(super) struct Drawings {
 
 impl Drawings {
     /// Draws `panel` into `page`: an element of the class `d{n}` whose background is
-    /// the picture, the class defined the first time the picture is seen.
+    /// the picture, the class defined the first time the picture is seen. The element
+    /// keeps the picture's proportions, so that in a window narrower than the picture
+    /// it is scaled down whole rather than cut at the right (where hazard labels are).
     pub(super) fn draw(&mut self, page: &mut String, panel: &Panel, geometry: &Geometry) {
         let drawing = panel_drawing(panel, geometry, None);
         let key = (
@@ -41,7 +43,8 @@ impl Drawings {
         }
         let _ = writeln!(
             page,
-            "<div class=\"picture d{number}\" style=\"width:{}px;height:{}px\" role=\"img\" aria-label=\"{}\"></div>",
+            "<div class=\"picture d{number}\" style=\"width:{}px;aspect-ratio:{}/{}\" role=\"img\" aria-label=\"{}\"></div>",
+            drawing.width,
             drawing.width,
             drawing.height,
             escape(&panel.title)

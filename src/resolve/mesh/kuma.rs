@@ -273,8 +273,8 @@ fn injection(b: &Builder) -> Option<(JsonPath, DecisionReason)> {
             (trigger, DecisionReason::PodOptIn(opt_in))
         });
     }
-    let namespace = b.workload.namespace.as_deref()?;
-    let value = b.settings.namespaces.get(namespace)?.labels.get(INJECT)?;
+    let (namespace, info) = b.settings.namespace_of(b.workload.namespace.as_deref())?;
+    let value = info.labels.get(INJECT)?;
     (enabled(value) == Some(true)).then(|| {
         (
             b.workload.paths.pod_metadata.clone(),

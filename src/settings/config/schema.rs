@@ -23,7 +23,10 @@ crate::documented! {
         /// The values of Linkerd's control-plane chart.
         linkerd: Option<LinkerdConfig> = "upstream defaults",
         /// Namespaces by name, with what their labels and annotations say about
-        /// injection (a `Namespace` among the inputs says the same).
+        /// injection (a `Namespace` among the inputs says the same). An object without
+        /// `metadata.namespace` is read in `default`, where `kubectl apply` puts it
+        /// when the context names no namespace (`kubectl apply -n shop` or a context's
+        /// namespace is not known offline: give the object its namespace).
         namespaces: Option<BTreeMap<String, Option<NamespaceConfig>>> = "none known",
         /// The scenario values: what no manifest can state about the application.
         scenario: Option<ScenarioConfig> = "each value's default",

@@ -72,15 +72,22 @@ impl Server {
     /// `initialize` and `initialized` with `root` as the workspace folder and the
     /// capabilities an editor would have; returns the server's capabilities.
     pub fn initialize(&mut self, root: &Path, capabilities: Value) -> Value {
-        let id = self.request(
-            "initialize",
-            json!({
-                "processId": std::process::id(),
-                "rootUri": uri(root),
-                "workspaceFolders": [{"uri": uri(root), "name": "test"}],
-                "capabilities": capabilities,
-            }),
-        );
+        self.initialize_with(root, capabilities, Value::Null)
+    }
+
+    /// [`Server::initialize`] with the editor's `initializationOptions` (none when
+    /// `options` is null).
+    pub fn initialize_with(&mut self, root: &Path, capabilities: Value, options: Value) -> Value {
+        let mut params = json!({
+            "processId": std::process::id(),
+            "rootUri": uri(root),
+            "workspaceFolders": [{"uri": uri(root), "name": "test"}],
+            "capabilities": capabilities,
+        });
+        if !options.is_null() {
+            params["initializationOptions"] = options;
+        }
+        let id = self.request("initialize", params);
         let result = self.result(id);
         self.notify("initialized", json!({}));
         result

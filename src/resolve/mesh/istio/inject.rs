@@ -35,10 +35,9 @@ pub fn selected_revision<'s>(
     if settings.istio_revisions.is_empty() {
         return None;
     }
-    let namespace = workload
-        .namespace
-        .as_ref()
-        .and_then(|ns| settings.namespaces.get(ns));
+    let namespace = settings
+        .namespace_of(workload.namespace.as_deref())
+        .map(|(_, info)| info);
     let labels = namespace.map(|ns| &ns.labels);
     if labels.is_some_and(|labels| labels.contains_key(NAMESPACE_LABEL)) {
         return None;
@@ -68,11 +67,12 @@ pub(super) fn injection(b: &mut Builder, has_template: bool) -> Option<Decision>
     let label = w.pod_label(INJECT);
     let annotation = w.pod_annotation(INJECT);
     let revision = w.pod_label(REVISION);
-    let namespace = w.namespace.clone();
-    let ns_info = namespace
-        .as_ref()
-        .and_then(|ns| b.settings.namespaces.get(ns))
-        .cloned();
+    // The namespace it lands in: its own, else `default`, as kubectl applies it.
+    let found = b.settings.namespace_of(w.namespace.as_deref());
+    let namespace = found
+        .map(|(name, _)| name.to_owned())
+        .or_else(|| w.namespace.clone());
+    let ns_info = found.map(|(_, info)| info.clone());
     let ambient = ambient_enrollment(b.workload, ns_info.as_ref());
     let not_injected = |b: &mut Builder, cause: NotInjectedCause| {
         let mode = match &ambient {

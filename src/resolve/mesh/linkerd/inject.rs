@@ -19,11 +19,12 @@ pub(super) fn injection(b: &mut Builder) -> Option<(JsonPath, DecisionReason)> {
         .workload
         .pod_annotation(INJECT)
         .map(|(v, p)| (v.to_owned(), p));
-    let namespace = b.workload.namespace.clone();
-    let ns_info = namespace
-        .as_ref()
-        .and_then(|ns| b.settings.namespaces.get(ns))
-        .cloned();
+    // The namespace it lands in: its own, else `default`, as kubectl applies it.
+    let found = b.settings.namespace_of(b.workload.namespace.as_deref());
+    let namespace = found
+        .map(|(name, _)| name.to_owned())
+        .or_else(|| b.workload.namespace.clone());
+    let ns_info = found.map(|(_, info)| info.clone());
     let ns_value = ns_info
         .as_ref()
         .and_then(|info| info.annotations.get(INJECT).cloned());

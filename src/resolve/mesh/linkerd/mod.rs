@@ -117,8 +117,7 @@ fn setting(b: &Builder, key: &str) -> Option<(String, Source)> {
     if let Some((value, path)) = b.workload.pod_annotation(key) {
         return Some((value.to_owned(), Source::Manifest(path)));
     }
-    let namespace = b.workload.namespace.as_ref()?;
-    let info = b.settings.namespaces.get(namespace)?;
+    let (_, info) = b.settings.namespace_of(b.workload.namespace.as_deref())?;
     let value = info.annotations.get(key)?;
     Some((
         value.clone(),
