@@ -9,9 +9,12 @@
 //! After the last stage, [`baseline`] marks the findings a baseline accepts, and
 //! [`diff`] compares the results of two runs over two sides of the same workloads.
 //! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
-//! that shows the same findings in an editor.
+//! that shows the same findings in an editor; [`admission`] (`serve --admission`) puts the
+//! linter where manifests land, in the API server's admission.
 
 #![warn(missing_docs)]
+#[cfg(feature = "admission")]
+pub mod admission;
 pub mod baseline;
 pub mod cli;
 pub mod cluster;

@@ -21,6 +21,8 @@ mod manual;
 mod output;
 mod profile;
 mod rules;
+#[cfg(feature = "admission")]
+mod serve;
 mod sides;
 mod values;
 
@@ -94,6 +96,16 @@ pub enum Command {
         "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
     )))]
     Lsp(LspArgs),
+    /// Run a server where manifests land: with --admission, a validating admission
+    /// webhook that lints every Pod and workload the API server admits.
+    ///
+    /// Findings are warnings by default (`kubectl apply` prints `Warning: ML201 …`);
+    /// --deny-on denies. Each review is linted as `lint` would lint the object, with
+    /// the profile of --config (mesh versions, namespace labels) and answered within
+    /// --review-timeout, admitted unchecked past it. deploy/admission/ and
+    /// docs/admission.md install it with cert-manager.
+    #[cfg(feature = "admission")]
+    Serve(serve::ServeArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
 }
@@ -124,6 +136,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Rules(args) => printed(rules::run(args)),
         Command::Lsp(args) => lsp::run(args),
+        #[cfg(feature = "admission")]
+        Command::Serve(args) => serve::run(args),
         Command::Completions(args) => printed(completions::run(args.shell)),
     };
     finish(status)

@@ -10,6 +10,8 @@ mod common;
 mod lsp_client;
 mod man;
 
+#[cfg(feature = "admission")]
+mod admission;
 mod bad_input;
 mod baseline;
 mod browser;
