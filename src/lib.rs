@@ -9,8 +9,9 @@
 //! After the last stage, [`baseline`] marks the findings a baseline accepts, and
 //! [`diff`] compares the results of two runs over two sides of the same workloads.
 //! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
-//! that shows the same findings in an editor; [`admission`] (`serve --admission`) puts the
-//! linter where manifests land, in the API server's admission.
+//! that shows the same findings in an editor; [`admission`] (`serve --admission`) and
+//! [`mcp`] put the linter where manifests land: the API server's admission, and an
+//! assistant's tools.
 
 #![warn(missing_docs)]
 #[cfg(feature = "admission")]
@@ -24,6 +25,8 @@ pub mod fan_out;
 pub mod fix;
 pub mod load;
 pub mod lsp;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod pipeline;
 pub mod render;
 pub mod report;

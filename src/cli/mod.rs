@@ -18,6 +18,8 @@ mod inputs;
 mod lint;
 mod lsp;
 mod manual;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod output;
 mod profile;
 mod rules;
@@ -106,6 +108,15 @@ pub enum Command {
     /// docs/admission.md install it with cert-manager.
     #[cfg(feature = "admission")]
     Serve(serve::ServeArgs),
+    /// Run a Model Context Protocol server on standard input and output, for
+    /// assistants: tools lint, explain, rules, diff and fix.
+    ///
+    /// Each tool runs the matching command of this program and returns its output
+    /// (`lint --format json`, `explain`, …). `fix` returns the fixed text, and writes
+    /// files only with --allow-writes. docs/mcp.md configures Claude, VS Code and
+    /// Cursor.
+    #[cfg(feature = "mcp")]
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
 }
@@ -138,6 +149,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         #[cfg(feature = "admission")]
         Command::Serve(args) => serve::run(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => mcp::run(args),
         Command::Completions(args) => printed(completions::run(args.shell)),
     };
     finish(status)

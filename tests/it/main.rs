@@ -44,6 +44,8 @@ mod kinds;
 mod kubectl_reading;
 mod list;
 mod lsp;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod native_advice;
 mod neovim;
 mod not_linted;
