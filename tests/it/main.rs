@@ -10,6 +10,7 @@ mod common;
 mod lsp_client;
 mod man;
 
+mod action;
 #[cfg(feature = "admission")]
 mod admission;
 mod bad_input;
