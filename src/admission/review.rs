@@ -235,7 +235,7 @@ impl Reviewer {
             .map_or(self.warn_on, |deny| deny.min(self.warn_on));
         found.retain(|finding| finding.severity >= shown);
         // Worst first, each severity in the rules' order.
-        found.sort_by(|a, b| b.severity.cmp(&a.severity));
+        found.sort_by_key(|finding| std::cmp::Reverse(finding.severity));
         found
     }
 }
@@ -278,4 +278,86 @@ fn encode(response: AdmissionResponse) -> Vec<u8> {
         fields.insert("kind".into(), "AdmissionReview".into());
     }
     serde_json::to_vec(&review).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn reviewer() -> Reviewer {
+        Reviewer {
+            settings: Settings::default(),
+            options: RunOptions {
+                threads: 1,
+                fixes: crate::pipeline::FixMode::Unchecked,
+                ..RunOptions::default()
+            },
+            warn_on: Severity::Info,
+            deny_on: Some(Severity::Error),
+        }
+    }
+
+    const REVIEW: &str = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"namespace":"shop","operation":"CREATE","userInfo":{},"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"linkerd.io/inject":"enabled"}},"spec":{"containers":[{"name":"app","image":"app"},{"name":"linkerd-proxy","image":"cr.l5d.io/linkerd/proxy:stable-2.14.0"}]}}}}"#;
+
+    fn answer_is_well_formed(answer: &Answer) {
+        let review: serde_json::Value =
+            serde_json::from_slice(&answer.body).expect("an answer is JSON");
+        assert_eq!(review["apiVersion"], REVIEW_API_VERSION);
+        assert_eq!(review["kind"], "AdmissionReview");
+        assert!(review["response"]["allowed"].is_boolean(), "{review}");
+        assert!(matches!(answer.status, 200 | 400), "{}", answer.status);
+    }
+
+    #[test]
+    fn a_review_is_answered_with_its_uid_in_the_namespace_of_the_request() {
+        let answer = reviewer().review(REVIEW.as_bytes());
+        answer_is_well_formed(&answer);
+        let review: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(review["response"]["uid"], "u1");
+        assert_eq!(answer.kind.as_deref(), Some("Pod"));
+    }
+
+    #[test]
+    fn delete_and_connect_are_allowed_unread() {
+        let delete = REVIEW.replace("\"CREATE\"", "\"DELETE\"");
+        let answer = reviewer().review(delete.as_bytes());
+        assert_eq!(answer.verdict, Verdict::Allowed);
+        assert!(answer.findings.is_empty());
+    }
+
+    #[test]
+    fn a_namespace_labelled_out_is_not_linted() {
+        let mut reviewer = reviewer();
+        reviewer.settings.namespaces.insert(
+            "shop".into(),
+            crate::settings::NamespaceInfo {
+                labels: [(OPT_OUT_LABEL.to_owned(), OPT_OUT_VALUE.to_owned())].into(),
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            reviewer.review(REVIEW.as_bytes()).verdict,
+            Verdict::OptedOut
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any bytes get a well-formed answer, never a panic.
+        #[test]
+        fn any_body_is_answered(body in proptest::collection::vec(any::<u8>(), 0..512)) {
+            answer_is_well_formed(&reviewer().review(&body));
+        }
+
+        /// So does a real review cut anywhere or with a byte changed.
+        #[test]
+        fn a_damaged_review_is_answered(cut in 0..REVIEW.len(), at in 0..REVIEW.len(), byte in any::<u8>()) {
+            answer_is_well_formed(&reviewer().review(&REVIEW.as_bytes()[..cut]));
+            let mut changed = REVIEW.as_bytes().to_vec();
+            changed[at] = byte;
+            answer_is_well_formed(&reviewer().review(&changed));
+        }
+    }
 }

@@ -16,6 +16,12 @@ pub struct McpArgs {
     #[arg(long)]
     pub allow_writes: bool,
 
+    /// The directory relative paths are read from, and the only one --allow-writes
+    /// writes under (default: the working directory; clients such as Claude Desktop
+    /// start servers in no directory of yours).
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub root: Option<std::path::PathBuf>,
+
     /// The most time one tool call takes.
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = super::profile::parse_duration)]
     pub tool_timeout: crate::time::Millis,
@@ -23,7 +29,13 @@ pub struct McpArgs {
 
 pub fn run(args: McpArgs) -> io::Result<u8> {
     let program = std::env::current_exe()?;
-    let root = std::env::current_dir()?;
+    let root = match args.root {
+        Some(dir) => std::path::absolute(dir)?,
+        None => std::env::current_dir()?,
+    };
+    if !root.is_dir() {
+        return super::usage_error(format!("--root {}: not a directory", root.display()));
+    }
     let options = crate::mcp::Options {
         program,
         root,

@@ -273,7 +273,7 @@ fn lint_findings(name: &str, at_least: &str) -> Vec<String> {
             )
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
     found.into_iter().map(|(_, line)| line).collect()
 }
 
