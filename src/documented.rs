@@ -1,8 +1,8 @@
 //! Settings documented where they are decoded: [`documented!`] wraps the serde struct of
 //! a config section and records, next to each field, its doc comment, the type's name in
 //! the docs and what applies when the key is absent. The keys are serde's own (read back
-//! from the derived `Deserialize`, so they follow every rename), and the README's list of
-//! settings is generated from this table, so a setting cannot exist undocumented.
+//! from the derived `Deserialize`, so they follow every rename), and the list of settings
+//! in docs/configuration.md is generated from this table, so a setting cannot exist undocumented.
 //!
 //! A `macro_rules!` macro is enough: it sees each field's doc attributes, type and
 //! default as tokens, and serde reports the keys; a derive crate would add a build

@@ -1,7 +1,7 @@
 //! kubectl mesh-lifecycle: finds the traffic a service mesh loses when pods start and
 //! stop.
 //!
-//! The pipeline (README, Design notes), one module per stage, data flowing one way:
+//! The pipeline (docs/architecture.md, Design notes), one module per stage, data flowing one way:
 //! [`load`] → [`workload`] → [`resolve`] → [`simulate`] → [`rules`] → [`report`],
 //! driven by [`pipeline`] and configured by [`settings`]. With `--cluster`, [`cluster`]
 //! reads the inputs and a layer of the settings from a live cluster, before the first

@@ -71,8 +71,8 @@ pub enum Command {
     /// Exit status: 0 when nothing reaches --fail-on, 1 when findings do, 2 when an
     /// input could not be read or parsed (everything else is still linted).
     ///
-    /// Settings: every key of .mesh-lifecycle.yaml is listed in the README, section
-    /// "Settings of .mesh-lifecycle.yaml".
+    /// Settings: every key of .mesh-lifecycle.yaml is listed in docs/configuration.md,
+    /// section "Settings of .mesh-lifecycle.yaml".
     Lint(LintArgs),
     /// Show what changes between two sides of the same workloads: two profiles
     /// (--to istio=1.27), a git revision and the working tree (--base REF), two
@@ -92,8 +92,8 @@ pub enum Command {
     /// manifest is linted as you type, from the editor's buffer, with the settings
     /// `lint` would use for it: the nearest .mesh-lifecycle.yaml at or above the file
     /// (read again when it changes), and the Namespaces, Services and mesh
-    /// configuration of the workspace's other manifests. The README's "Editors" section
-    /// sets it up in Neovim, Helix and VS Code.
+    /// configuration of the workspace's other manifests. docs/usage.md, section
+    /// "Editors", sets it up in Neovim, Helix and VS Code.
     #[command(mut_arg("config", |arg| arg.help(
         "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
     )))]

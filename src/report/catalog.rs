@@ -76,11 +76,12 @@ pub fn text(meta: &RuleMeta, style: Style) -> String {
 /// One rule's full documentation as Markdown.
 pub fn markdown(meta: &RuleMeta) -> String {
     format!(
-        "# {} `{}`\n\nDefault severity: **{}** · Group: {} · Since: {}\n\n{}\n\n{}",
+        "# {} `{}`\n\nDefault severity: **{}** · Group: {} · Automatic fix: {} · Since: {}\n\n{}\n\n{}",
         meta.id,
         meta.name,
         meta.severity,
         meta.group.title(),
+        meta.fix,
         meta.since,
         capitalize(meta.summary),
         meta.doc()
@@ -102,6 +103,7 @@ pub fn rule_json(meta: &RuleMeta) -> serde_json::Value {
         "id": meta.id,
         "name": meta.name,
         "severity": meta.severity,
+        "fix": meta.fix,
         "group": meta.group,
         "summary": meta.summary,
         "since": meta.since,
@@ -114,14 +116,14 @@ pub fn documentation_pages(rules: &[&dyn Rule]) -> Vec<(String, String)> {
     const NOTE: &str = "<!-- Generated from the rule's doc comment by `MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it docs::`; do not edit. -->\n\n";
     let mut pages = Vec::new();
     let mut index = format!(
-        "{NOTE}# Rules\n\nIds and names are a contract: CI configurations, suppressions and SARIF refer to them.\n\n| id | name | default severity | summary |\n|---|---|---|---|\n"
+        "{NOTE}# Rules\n\nIds and names are a contract: CI configurations, suppressions and SARIF refer to them.\n\n| id | name | default severity | automatic fix | summary |\n|---|---|---|---|---|\n"
     );
     for rule in rules {
         let meta = rule.meta();
         let file = format!("{}-{}.md", meta.id, meta.name);
         index.push_str(&format!(
-            "| [{}]({file}) | `{}` | {} | {} |\n",
-            meta.id, meta.name, meta.severity, meta.summary
+            "| [{}]({file}) | `{}` | {} | {} | {} |\n",
+            meta.id, meta.name, meta.severity, meta.fix, meta.summary
         ));
         pages.push((file, format!("{NOTE}{}", markdown(meta))));
     }

@@ -385,6 +385,7 @@ fn descriptor(meta: &RuleMeta) -> ReportingDescriptor {
                     crate::rules::Group::Configuration => "configuration",
                 },
             ],
+            fix: meta.fix,
         },
     }
 }
@@ -494,6 +495,9 @@ struct ReportingDescriptor {
 #[derive(Serialize)]
 struct RuleProperties {
     tags: Vec<&'static str>,
+    /// Whether the rule's findings are offered a fix (`always`, `sometimes`, `never`);
+    /// a result's own fix, when it has one, is in its `fixes`.
+    fix: crate::rules::FixAvailability,
 }
 
 #[derive(Serialize)]

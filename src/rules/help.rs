@@ -293,6 +293,19 @@ pub fn exit_description(container: &PlannedContainer) -> String {
     }
 }
 
+/// How to give a pod's containers `seconds` before SIGKILL: the pod's
+/// `terminationGracePeriodSeconds`, or, when a deletion's own grace period is simulated
+/// (`--deletion-grace-period`, `deletionGracePeriodSeconds`), which overrides the pod's,
+/// that deletion's.
+pub fn longer_grace(plan: &PodPlan, seconds: i64) -> String {
+    match &plan.deletion_grace_period {
+        Some(_) => format!(
+            "delete with a grace period of at least {seconds} s (`kubectl delete --grace-period`)"
+        ),
+        None => format!("raise `terminationGracePeriodSeconds` to at least {seconds}"),
+    }
+}
+
 /// A label on the grace period, or on the pod spec when it is left at its default.
 pub fn grace_label(plan: &PodPlan) -> crate::rules::Label {
     use crate::rules::Label;

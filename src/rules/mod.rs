@@ -67,6 +67,41 @@ impl fmt::Display for Severity {
     }
 }
 
+/// Whether a rule's findings come with a fix, as ruff's `FixAvailability` says it:
+/// what the rule's check attaches to its findings. A fix it attaches still reaches a
+/// report only when it passes its check against the timeline and `fixable:` allows
+/// it, so "always" means every finding is offered one, not that every finding has one
+/// `--fix` can make. `tests/it/fix_availability.rs` holds each declaration to what
+/// the rule does over its fixtures and the corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FixAvailability {
+    /// Every finding is offered a fix.
+    Always,
+    /// Some findings are: where the manifest writes what the fix changes, the versions
+    /// in force allow it, the mesh has the setting.
+    Sometimes,
+    /// No finding is: the change is the owner's choice, or lies outside the manifest.
+    Never,
+}
+
+impl FixAvailability {
+    /// `always`, `sometimes` or `never`, as `rules --format json` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::Always => "always",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Never => "never",
+        }
+    }
+}
+
+impl fmt::Display for FixAvailability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The part of the pod's life a rule is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -102,6 +137,8 @@ pub struct RuleMeta {
     pub name: &'static str,
     /// The default severity; config may override it.
     pub severity: Severity,
+    /// Whether its findings are offered a fix.
+    pub fix: FixAvailability,
     /// The part of the pod's life it concerns.
     pub group: Group,
     /// One line, for tables.
@@ -301,6 +338,7 @@ macro_rules! declare_rule {
             id: $id:literal,
             name: $rule_name:literal,
             severity: $severity:ident,
+            fix: $fix:ident,
             group: $group:ident,
             summary: $summary:literal,
             since: $since:literal
@@ -316,6 +354,7 @@ macro_rules! declare_rule {
                 id: $id,
                 name: $rule_name,
                 severity: $crate::rules::Severity::$severity,
+                fix: $crate::rules::FixAvailability::$fix,
                 group: $crate::rules::Group::$group,
                 summary: $summary,
                 since: $since,

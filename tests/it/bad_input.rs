@@ -4,7 +4,7 @@
 //!
 //! Every case gets one clear diagnostic with its location (or none at all, when the input
 //! is fine to skip), never a panic or a hang, and the exit status of the output contract
-//! (README, Exit status): 0 nothing at or above `--fail-on`, 1 findings, 2 an input that could not
+//! (docs/usage.md, Exit status): 0 nothing at or above `--fail-on`, 1 findings, 2 an input that could not
 //! be read or parsed. Each case is run three ways:
 //!
 //! * alone, `lint --format json`: the exit status, the one entry of `errors` (message,
@@ -164,7 +164,7 @@ fn catalogue() -> Vec<Case> {
             .error("while scanning a plain scalar, found a tab", 8, 1),
         // YAML forbids duplicate keys and kustomize (kyaml, go-yaml v3) refuses them, while
         // kubectl apply -f keeps the later one silently (go-yaml v2's non-strict
-        // Unmarshal): a deliberate difference (README). The later key is the error, the
+        // Unmarshal): a deliberate difference (docs/architecture.md). The later key is the error, the
         // first is shown as related.
         case("duplicate key", File("duplicate-key.yaml")).error(
             "duplicate key `name`: a key must be unique in its mapping (kustomize refuses the file) while kubectl apply -f silently keeps the later value",
@@ -313,7 +313,7 @@ fn catalogue() -> Vec<Case> {
             21,
             26,
         ),
-        // --- Not workloads: skipped without a word, as the README says. ---
+        // --- Not workloads: skipped without a word, as docs/reliability.md says. ---
         // An unknown kind is somebody else's object, whatever its spec holds.
         case("unknown kind", File("unknown-kind.yaml")),
         // A custom resource reusing a built-in name (`batch.volcano.sh` Job) has its own

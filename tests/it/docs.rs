@@ -1,6 +1,7 @@
 //! `docs/rules/` is generated from the rule docs and must not go stale; every rule's doc
 //! has the sections users rely on and cites the docs/lifecycle.md sections it rests on;
-//! the README's list of settings is generated from the structs that decode the config.
+//! the list of settings in docs/configuration.md is generated from the structs that decode
+//! the config; the README links every page of docs/ and its catalog lists every rule.
 
 use crate::common;
 
@@ -111,27 +112,27 @@ fn rules_output_snapshots() {
 const SETTINGS_START: &str = "<!-- settings:start -->\n";
 const SETTINGS_END: &str = "<!-- settings:end -->";
 
-/// The README's list of `.mesh-lifecycle.yaml` settings is generated from the structs
+/// The list of `.mesh-lifecycle.yaml` settings in docs/configuration.md is generated from the structs
 /// that decode the file, between its markers.
 #[test]
-fn readme_settings_list_is_up_to_date() {
-    let path = common::root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let start = readme
+fn settings_list_is_up_to_date() {
+    let path = common::root().join("docs/configuration.md");
+    let page = std::fs::read_to_string(&path).unwrap();
+    let start = page
         .find(SETTINGS_START)
-        .expect("README has the settings start marker")
+        .expect("docs/configuration.md has the settings start marker")
         + SETTINGS_START.len();
-    let end = readme
+    let end = page
         .find(SETTINGS_END)
-        .expect("README has the settings end marker");
+        .expect("docs/configuration.md has the settings end marker");
     let generated = markdown(&settings());
     if std::env::var_os("MESH_LIFECYCLE_UPDATE_DOCS").is_some() {
-        let updated = format!("{}{generated}{}", &readme[..start], &readme[end..]);
+        let updated = format!("{}{generated}{}", &page[..start], &page[end..]);
         std::fs::write(&path, updated).unwrap();
     } else {
         assert!(
-            readme[start..end] == generated,
-            "the README's settings list is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it docs::"
+            page[start..end] == generated,
+            "the settings list of docs/configuration.md is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it docs::"
         );
     }
 }
@@ -210,30 +211,72 @@ fn the_decoder_accepts_exactly_the_listed_keys() {
     }
 }
 
-/// The README's rule catalog has one row per rule, in id order, with its name and a
-/// severity that begins with the rule's own.
+/// The README's rule catalog has one row per rule, in id order, with its name, a
+/// severity that begins with the rule's own, and the rule's fix availability.
 #[test]
 fn the_readme_catalog_lists_every_rule() {
     let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
-    let rows: Vec<(&str, &str, &str)> = readme
+    let rows: Vec<(&str, &str, &str, &str)> = readme
         .lines()
         .filter_map(|line| {
             let cells: Vec<&str> = line.split(" | ").collect();
             let id = cells.first()?.strip_prefix("| ")?;
             let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
-            (id.starts_with("ML") && cells.len() == 4).then_some((id, name, cells[2]))
+            (id.starts_with("ML") && cells.len() == 5).then_some((id, name, cells[2], cells[3]))
         })
         .collect();
     let expected: Vec<(&str, &str)> = RULES
         .iter()
         .map(|rule| (rule.meta().id, rule.meta().name))
         .collect();
-    let listed: Vec<(&str, &str)> = rows.iter().map(|(id, name, _)| (*id, *name)).collect();
+    let listed: Vec<(&str, &str)> = rows.iter().map(|(id, name, _, _)| (*id, *name)).collect();
     assert_eq!(listed, expected);
-    for ((id, _, severity), rule) in rows.iter().zip(RULES) {
+    for ((id, _, severity, fix), rule) in rows.iter().zip(RULES) {
         assert!(
             severity.starts_with(rule.meta().severity.as_str()),
             "{id}: {severity}"
         );
+        assert_eq!(*fix, rule.meta().fix.as_str(), "{id}: the fix column");
     }
+}
+
+/// The Markdown pages of the documentation: `docs/*.md`, the rule index and
+/// BENCHMARKS.md, relative to the repository's root.
+fn documentation_pages_on_disk() -> Vec<String> {
+    let root = common::root();
+    let mut pages: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    pages.extend([
+        "docs/rules/README.md".to_owned(),
+        "BENCHMARKS.md".to_owned(),
+    ]);
+    pages.sort();
+    pages
+}
+
+/// A newcomer finds every page from the README: each page of the documentation is
+/// linked from it, so a section moved out of the README stays one click away.
+#[test]
+fn the_readme_links_every_page_of_the_documentation() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let linked: Vec<&str> = readme
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|target| target.split('#').next().unwrap_or_default())
+        .collect();
+    let pages = documentation_pages_on_disk();
+    assert!(pages.len() >= 10, "{pages:?}");
+    let unlinked: Vec<&String> = pages
+        .iter()
+        .filter(|page| !linked.contains(&page.as_str()))
+        .collect();
+    assert!(
+        unlinked.is_empty(),
+        "pages the README does not link: {unlinked:?}"
+    );
 }

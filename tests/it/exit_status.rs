@@ -1,5 +1,5 @@
-//! The exit status of every mode in every situation, as the README's table
-//! "Exit status of each mode" gives it: one test per row, through the binary, with the
+//! The exit status of every mode in every situation, as the table of docs/usage.md
+//! ("Exit status") gives it: one test per row, through the binary, with the
 //! pipes and files a CI job meets (a reader that goes away, a full disk, standard error
 //! closed). `every_row_of_the_table_is_tested` keeps the table and these tests the same.
 
@@ -95,7 +95,7 @@ fn silent_kubectl(dir: &Path) -> PathBuf {
     path
 }
 
-/// One row of the table: the mode and situation as the README writes them, and the
+/// One row of the table: the mode and situation as docs/usage.md writes them, and the
 /// status.
 struct Row {
     mode: &'static str,
@@ -336,14 +336,14 @@ fn lsp_status(session: &[u8]) -> i32 {
     output.status.code().expect("an exit status")
 }
 
-/// The rows of the README's table, as `(mode, situation, status)`.
-fn readme_rows() -> Vec<(String, String, String)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let table = readme
+/// The rows of the table in docs/usage.md, as `(mode, situation, status)`.
+fn documented_rows() -> Vec<(String, String, String)> {
+    let usage = std::fs::read_to_string(root().join("docs/usage.md")).unwrap();
+    let table = usage
         .split("<!-- exit-status:start -->")
         .nth(1)
         .and_then(|rest| rest.split("<!-- exit-status:end -->").next())
-        .expect("the README's exit status table, between its markers");
+        .expect("the exit status table of docs/usage.md, between its markers");
     table
         .lines()
         .filter(|line| line.starts_with('|'))
@@ -368,7 +368,7 @@ fn every_row_of_the_table_is_tested() {
         .collect();
     // `--fix`, `--fix-only` and `--diff` have their rows in the same table, tested with
     // the fixes (tests/it/fix_writes.rs).
-    let documented: Vec<(String, String, String)> = readme_rows()
+    let documented: Vec<(String, String, String)> = documented_rows()
         .into_iter()
         .filter(|(mode, _, _)| !mode.contains("--fix") && !mode.contains("--diff"))
         .collect();

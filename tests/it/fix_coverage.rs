@@ -1,4 +1,4 @@
-//! Fix coverage: the README's table of findings with a safe fix, an unsafe fix or none
+//! Fix coverage: the table in docs/usage.md of findings with a safe fix, an unsafe fix or none
 //! over `testdata/corpus` is what `lint` reports (regenerated with
 //! `MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it fix_coverage::`); each fix added for
 //! coverage is made through the binary where it is offered, read back by kubectl, and
@@ -62,25 +62,25 @@ fn corpus_coverage() -> (Counts, String) {
 }
 
 #[test]
-fn readme_coverage_table_is_what_lint_reports_over_the_corpus() {
+fn documented_coverage_table_is_what_lint_reports_over_the_corpus() {
     let (counts, table) = corpus_coverage();
-    let path = common::root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let start = readme
+    let path = common::root().join("docs/usage.md");
+    let usage = std::fs::read_to_string(&path).unwrap();
+    let start = usage
         .find(COVERAGE_START)
-        .expect("README has the fix-coverage start marker")
+        .expect("docs/usage.md has the fix-coverage start marker")
         + COVERAGE_START.len();
-    let end = readme
+    let end = usage
         .find(COVERAGE_END)
-        .expect("README has the fix-coverage end marker");
+        .expect("docs/usage.md has the fix-coverage end marker");
     if std::env::var_os("MESH_LIFECYCLE_UPDATE_DOCS").is_some() {
-        let updated = format!("{}{table}{}", &readme[..start], &readme[end..]);
+        let updated = format!("{}{table}{}", &usage[..start], &usage[end..]);
         std::fs::write(&path, updated).unwrap();
     } else {
         assert_eq!(
-            readme[start..end],
+            usage[start..end],
             table,
-            "the README's fix coverage is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it fix_coverage::"
+            "the fix coverage in docs/usage.md is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it fix_coverage::"
         );
     }
     // Every finding the corpus shows with a mechanical remedy carries a fix: ML202 on

@@ -2,7 +2,7 @@
 //! disk, a read-only file, a file changed while the run went on, a symbolic link, a
 //! signal during the write, an input over the size limit; each input on its own terms
 //! (Helm-rendered documents, standard input, streams); and the exit status of every
-//! `--fix` and `--diff` situation the README's table lists.
+//! `--fix` and `--diff` situation the table of docs/usage.md lists.
 //!
 //! The full disk and the read-only file need a private mount namespace (`unshare -rm`,
 //! a small tmpfs, a read-only bind mount): without one the checks are skipped with a
@@ -468,7 +468,7 @@ fn a_closed_pipe_after_a_diff_still_says_there_is_something_to_fix() {
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1");
 }
 
-/// The `--fix` and `--diff` rows of the README's exit-status table.
+/// The `--fix` and `--diff` rows of the exit-status table of docs/usage.md.
 #[test]
 fn fix_and_diff_exit_statuses() {
     let status = |args: &[&str], fixture_name: &str| -> i32 {

@@ -15,7 +15,7 @@
 //! * inputs drawn from a seeded generator, the same on every run, for targets that
 //!   build their input from bytes.
 //!
-//! A real fuzz run is `fuzz/smoke SECONDS` (README, "Fuzzing").
+//! A real fuzz run is `fuzz/smoke SECONDS` (docs/reliability.md, "Fuzzing").
 
 use crate::common;
 

@@ -22,7 +22,7 @@
 //!   input error.
 //!
 //! The few deliberate differences are the classes of [`Explained`], each listed with its
-//! reason in the README ("Reading manifests as kubectl does"); any other difference
+//! reason in docs/architecture.md ("Reading manifests as kubectl does"); any other difference
 //! fails the test. The corpus runs against the `kubectl` on `PATH`; the generated cases
 //! also against every older or newer kubectl release installed beside it
 //! (`kubectl.1.27` … as the Google Cloud SDK installs them).
@@ -287,7 +287,7 @@ fn compared(kind: Kind, metadata: &ObjectMeta, pod: &ObjectMeta, spec: &PodSpec)
 }
 
 /// The deliberate differences: what the linter reports where kubectl accepts a file, or
-/// accepts where kubectl refuses it. Each is in the README with its reason.
+/// accepts where kubectl refuses it. Each is in docs/architecture.md with its reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Explained {
     /// A duplicate key: kubectl keeps the later value, the linter refuses the document.

@@ -30,6 +30,7 @@ mod fidelity;
 mod fidelity_cli;
 mod fidelity_meshes;
 mod fidelity_workflows;
+mod fix_availability;
 mod fix_cli;
 mod fix_coverage;
 mod fix_engine;

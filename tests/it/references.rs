@@ -82,35 +82,119 @@ fn no_file_cites_a_document_outside_the_repository() {
     );
 }
 
+/// The anchors GitHub gives the headings of a Markdown text: each heading outside code
+/// blocks, lower-cased, with what is not a letter, digit, space, `-` or `_` dropped and
+/// spaces made `-`; a heading met again gets `-1`, `-2`, ….
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut anchors = BTreeSet::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(heading) = line
+            .strip_prefix('#')
+            .map(|rest| rest.trim_start_matches('#'))
+            .and_then(|rest| rest.strip_prefix(' '))
+        else {
+            continue;
+        };
+        if fenced {
+            continue;
+        }
+        let slug: String = heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let mut anchor = slug.clone();
+        let mut seen = 0;
+        while anchors.contains(&anchor) {
+            seen += 1;
+            anchor = format!("{slug}-{seen}");
+        }
+        anchors.insert(anchor);
+    }
+    anchors
+}
+
+/// Every Markdown link to a file of the repository resolves, and a link to a heading
+/// (`docs/usage.md#exit-status`, `#workload-kinds`) names one the page has: a section
+/// moved to another page takes its links with it.
 #[test]
 fn markdown_links_to_files_resolve() {
     let root = common::root();
+    let files = text_files();
+    let markdown: std::collections::BTreeMap<PathBuf, &str> = files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".md"))
+        .map(|(p, text)| (root.join(p), text.as_str()))
+        .collect();
     let mut broken = Vec::new();
-    for (path, text) in text_files().into_iter().filter(|(p, _)| p.ends_with(".md")) {
-        let dir = root.join(&path).parent().unwrap().to_path_buf();
-        for target in text
+    let mut anchored = 0;
+    for (path, text) in files.iter().filter(|(p, _)| p.ends_with(".md")) {
+        let dir = root.join(path).parent().unwrap().to_path_buf();
+        for link in text
             .split("](")
             .skip(1)
             .filter_map(|rest| rest.split(')').next())
         {
-            let target = target.split('#').next().unwrap_or_default();
-            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+            if link.contains("://") || link.starts_with("mailto:") {
                 continue;
             }
-            let resolved: PathBuf = dir.join(target);
-            let inside = resolved
-                .canonicalize()
+            let (target, anchor) = link.split_once('#').unwrap_or((link, ""));
+            let resolved: PathBuf = if target.is_empty() {
+                root.join(path)
+            } else {
+                dir.join(target)
+            };
+            let real = resolved.canonicalize();
+            let inside = real
+                .as_ref()
                 .is_ok_and(|real| real.starts_with(root.canonicalize().unwrap()));
             if !inside {
-                broken.push(format!("{path}: ({target})"));
+                broken.push(format!("{path}: ({link})"));
+                continue;
+            }
+            if anchor.is_empty() {
+                continue;
+            }
+            anchored += 1;
+            let page = real.ok().and_then(|real| {
+                markdown
+                    .iter()
+                    .find(|(file, _)| file.canonicalize().ok().as_ref() == Some(&real))
+                    .map(|(_, text)| *text)
+            });
+            if !page.is_some_and(|page| anchors(page).contains(anchor)) {
+                broken.push(format!("{path}: ({link}): no such heading"));
             }
         }
     }
+    assert!(anchored > 30, "{anchored} links to headings");
     assert!(
         broken.is_empty(),
         "links that lead nowhere in the repository:\n{}",
         broken.join("\n")
     );
+}
+
+#[test]
+fn headings_make_the_anchors_github_makes() {
+    let text = "# Usage\n## Linting what is deployed (`--cluster`)\n```sh\n# not a heading\n```\n### Settings of `.mesh-lifecycle.yaml`\n## Usage\n";
+    let expected: BTreeSet<String> = [
+        "usage",
+        "usage-1",
+        "linting-what-is-deployed---cluster",
+        "settings-of-mesh-lifecycleyaml",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(anchors(text), expected);
 }
 
 /// The sections (`2`, `2.2`) and failure modes (`F19`) of `docs/lifecycle.md`.

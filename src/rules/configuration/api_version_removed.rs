@@ -45,6 +45,7 @@ declare_rule! {
         id: "ML405",
         name: "api-version-removed",
         severity: Error,
+        fix: Never,
         group: Configuration,
         summary: "a workload API version the Kubernetes version in force no longer serves",
         since: "0.1.0",

@@ -50,6 +50,7 @@ declare_rule! {
         id: "ML406",
         name: "field-not-allowed",
         severity: Error,
+        fix: Always,
         group: Configuration,
         summary: "a container field the workload's controller does not allow (Knative's `lifecycle`)",
         since: "0.1.0",

@@ -60,6 +60,7 @@ declare_rule! {
         id: "ML404",
         name: "inject-annotation-ignored",
         severity: Warning,
+        fix: Sometimes,
         group: Configuration,
         summary: "an injection opt-in that the injector ignores",
         since: "0.1.0",

@@ -42,6 +42,7 @@ declare_rule! {
         id: "ML402",
         name: "injection-conflict",
         severity: Warning,
+        fix: Never,
         group: Configuration,
         summary: "injection settings that disagree",
         since: "0.1.0",

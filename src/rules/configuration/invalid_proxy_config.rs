@@ -41,6 +41,7 @@ declare_rule! {
         id: "ML401",
         name: "invalid-proxy-config",
         severity: Error,
+        fix: Never,
         group: Configuration,
         summary: "an unparsable or wrongly typed mesh setting",
         since: "0.1.0",

@@ -44,6 +44,7 @@ declare_rule! {
         id: "ML403",
         name: "redundant-gate",
         severity: Info,
+        fix: Sometimes,
         group: Configuration,
         summary: "a start gate made moot by another",
         since: "0.1.0",

@@ -64,6 +64,7 @@ declare_rule! {
         id: "ML305",
         name: "container-restarts-in-place",
         severity: Error,
+        fix: Sometimes,
         group: Jobs,
         summary: "a regular container's own restartPolicy restarts it in place, so the Job never completes",
         since: "0.1.0",

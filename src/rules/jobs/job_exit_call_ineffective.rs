@@ -55,6 +55,7 @@ declare_rule! {
         id: "ML304",
         name: "job-exit-call-ineffective",
         severity: Error,
+        fix: Never,
         group: Jobs,
         summary: "the call meant to stop the sidecar cannot work",
         since: "0.1.0",

@@ -63,6 +63,7 @@ declare_rule! {
         id: "ML302",
         name: "job-exit-status-lost",
         severity: Error,
+        fix: Sometimes,
         group: Jobs,
         summary: "the sidecar is stopped in a way that loses the work's result",
         since: "0.1.0",

@@ -44,6 +44,7 @@ declare_rule! {
         id: "ML303",
         name: "job-kill-needs-shared-pid",
         severity: Error,
+        fix: Sometimes,
         group: Jobs,
         summary: "the sidecar is signalled from a container that cannot reach its process",
         since: "0.1.0",

@@ -125,6 +125,7 @@ declare_rule! {
         id: "ML301",
         name: "job-sidecar-never-exits",
         severity: Error,
+        fix: Sometimes,
         group: Jobs,
         summary: "a Job's sidecar is never stopped, so the Job never completes",
         since: "0.1.0",

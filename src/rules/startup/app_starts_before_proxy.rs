@@ -72,6 +72,7 @@ declare_rule! {
         id: "ML101",
         name: "app-starts-before-proxy",
         severity: Warning,
+        fix: Sometimes,
         group: Startup,
         summary: "the app can start and call out before its proxy is ready",
         since: "0.1.0",

@@ -59,6 +59,7 @@ declare_rule! {
         id: "ML103",
         name: "init-container-needs-proxy",
         severity: Warning,
+        fix: Never,
         group: Startup,
         summary: "an init container calls out before the proxy it needs is running",
         since: "0.1.0",

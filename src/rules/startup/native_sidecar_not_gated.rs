@@ -66,6 +66,7 @@ declare_rule! {
         id: "ML104",
         name: "native-sidecar-not-gated",
         severity: Warning,
+        fix: Sometimes,
         group: Startup,
         summary: "a native sidecar proxy has no startupProbe, so nothing waits for it",
         since: "0.1.0",

@@ -41,6 +41,7 @@ declare_rule! {
         id: "ML105",
         name: "native-sidecar-unsupported",
         severity: Error,
+        fix: Never,
         group: Startup,
         summary: "a native sidecar on a Kubernetes version that blocks on it instead",
         since: "0.1.0",

@@ -71,6 +71,7 @@ declare_rule! {
         id: "ML102",
         name: "proxy-gate-ineffective",
         severity: Error,
+        fix: Never,
         group: Startup,
         summary: "a start gate is configured but cannot hold the app",
         since: "0.1.0",

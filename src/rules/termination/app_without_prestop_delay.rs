@@ -62,6 +62,7 @@ declare_rule! {
         id: "ML207",
         name: "app-without-prestop-delay",
         severity: Info,
+        fix: Sometimes,
         group: Termination,
         summary: "a serving app gets SIGTERM while endpoints still route to it",
         since: "0.1.0",

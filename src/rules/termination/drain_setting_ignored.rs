@@ -44,6 +44,7 @@ declare_rule! {
         id: "ML205",
         name: "drain-setting-ignored",
         severity: Info,
+        fix: Sometimes,
         group: Termination,
         summary: "a drain setting that has no effect in this pod",
         since: "0.1.0",

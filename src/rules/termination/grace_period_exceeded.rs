@@ -1,8 +1,10 @@
 use crate::load::JsonPath;
-use crate::resolve::PlannedContainer;
 use crate::resolve::{ANNOTATION_PREFIX, ExitPolicy, HookDuration, Role};
+use crate::resolve::{PlannedContainer, PodPlan};
 use crate::rules::describe;
-use crate::rules::help::{PendingRequests, container_label_path, exit_description, is_in_manifest};
+use crate::rules::help::{
+    PendingRequests, container_label_path, exit_description, is_in_manifest, longer_grace,
+};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
 use crate::simulate::StopEntry;
@@ -66,6 +68,7 @@ declare_rule! {
         id: "ML201",
         name: "grace-period-exceeded",
         severity: Error,
+        fix: Sometimes,
         group: Termination,
         summary: "preStop plus drain or shutdown runs past the grace period: SIGKILL cuts it off",
         since: "0.1.0",
@@ -82,6 +85,8 @@ struct KilledBeforeExit<'a> {
     requests: Option<PendingRequests<'a>>,
     /// The grace period the deletion uses, in seconds.
     grace: i64,
+    /// The pod, for the grace period to lengthen: its own, or the deletion's.
+    plan: &'a PodPlan,
     /// The assumed app shutdown its exit rests on, when the app's own is not set.
     assumed_shutdown: Option<Millis>,
 }
@@ -148,7 +153,8 @@ impl Violation for KilledBeforeExit<'_> {
             _ => "the shutdown".to_owned(),
         };
         format!(
-            "raise `terminationGracePeriodSeconds` to at least {needed}, or shorten the preStop hook or {what}"
+            "{}, or shorten the preStop hook or {what}",
+            longer_grace(self.plan, needed)
         )
     }
 }
@@ -190,6 +196,7 @@ impl Rule for GracePeriodExceeded {
                 entry,
                 requests,
                 grace: plan.deletion_grace().value,
+                plan,
                 assumed_shutdown,
             };
             let exit_source = match &container.exit {

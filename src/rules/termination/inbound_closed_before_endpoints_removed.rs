@@ -63,6 +63,7 @@ declare_rule! {
         id: "ML203",
         name: "inbound-closed-before-endpoints-removed",
         severity: Warning,
+        fix: Sometimes,
         group: Termination,
         summary: "the proxy refuses new requests while endpoints still route to the pod",
         since: "0.1.0",

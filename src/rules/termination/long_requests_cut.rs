@@ -50,6 +50,7 @@ declare_rule! {
         id: "ML204",
         name: "long-requests-cut",
         severity: Warning,
+        fix: Sometimes,
         group: Termination,
         summary: "requests admitted before shutdown cannot finish in time",
         since: "0.1.0",

@@ -48,6 +48,7 @@ declare_rule! {
         id: "ML208",
         name: "prestop-needs-shell",
         severity: Warning,
+        fix: Sometimes,
         group: Termination,
         summary: "an exec hook needs a shell or sleep the image likely lacks",
         since: "0.1.0",

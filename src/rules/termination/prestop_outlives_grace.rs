@@ -1,5 +1,6 @@
-use crate::resolve::{Hook, HookAction, HookDuration, PlannedContainer};
+use crate::resolve::{Hook, HookAction, HookDuration, PlannedContainer, PodPlan};
 use crate::rules::describe;
+use crate::rules::help::longer_grace;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::{self, StopEntry};
 use crate::time::Millis;
@@ -56,6 +57,7 @@ declare_rule! {
         id: "ML206",
         name: "prestop-outlives-grace",
         severity: Error,
+        fix: Sometimes,
         group: Termination,
         summary: "a preStop hook alone lasts the whole grace period",
         since: "0.1.0",
@@ -76,6 +78,8 @@ struct HookCut<'a> {
     grace: i64,
     /// The grace period with which every container exits on its own, when one does.
     needed: Option<i64>,
+    /// The pod, for the grace period to lengthen: its own, or the deletion's.
+    plan: &'a PodPlan,
 }
 
 impl Violation for HookCut<'_> {
@@ -114,7 +118,8 @@ impl Violation for HookCut<'_> {
             (self.length.whole_secs().saturating_add(15)).max(self.grace.saturating_add(1))
         });
         format!(
-            "raise `terminationGracePeriodSeconds` to at least {suggested} (the hook plus time to shut down), or shorten the hook"
+            "{} (the hook plus time to shut down), or shorten the hook",
+            longer_grace(self.plan, suggested)
         )
     }
 }
@@ -149,6 +154,7 @@ impl Rule for PrestopOutlivesGrace {
                 entry,
                 grace: plan.deletion_grace().value,
                 needed: simulate::grace_needed(plan),
+                plan,
             };
             findings.push(super::cut_by_grace(
                 &violation,

@@ -74,6 +74,7 @@ declare_rule! {
         id: "ML202",
         name: "proxy-exits-before-app",
         severity: Error,
+        fix: Sometimes,
         group: Termination,
         summary: "the proxy is gone while the app still serves or calls out",
         since: "0.1.0",

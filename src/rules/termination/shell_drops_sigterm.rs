@@ -71,6 +71,7 @@ declare_rule! {
         id: "ML210",
         name: "shell-drops-sigterm",
         severity: Warning,
+        fix: Sometimes,
         group: Termination,
         summary: "PID 1 is a shell that drops SIGTERM: the program runs until SIGKILL",
         since: "0.1.0",

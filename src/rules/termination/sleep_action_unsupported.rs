@@ -54,6 +54,7 @@ declare_rule! {
         id: "ML209",
         name: "sleep-action-unsupported",
         severity: Error,
+        fix: Sometimes,
         group: Termination,
         summary: "a sleep hook action the Kubernetes version rejects or drops",
         since: "0.1.0",

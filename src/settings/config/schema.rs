@@ -220,7 +220,7 @@ impl<'de> Deserialize<'de> for NativeSidecars {
 }
 
 /// Every setting of the config file, each nested one after the key that holds it: the
-/// README's list of settings is generated from it.
+/// list of settings in docs/configuration.md is generated from it.
 pub fn settings() -> Vec<Row> {
     documented::rows(documented::section_of::<ConfigFile>())
 }
