@@ -28,6 +28,9 @@ use crate::report::subject;
 /// The version of the file format; a reader refuses any other.
 pub const VERSION: u32 = 1;
 
+/// The largest baseline read: the limit on one input.
+const MAX_BYTES: u64 = 256 << 20;
+
 /// One finding the baseline accepts. Only `fingerprint` decides a match; the other
 /// fields say what it is, for a reviewer and for the note about a stale entry.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -157,15 +160,19 @@ impl Baseline {
     /// the line of what cannot be read.
     pub fn read(path: &Path) -> Result<Baseline, InputError> {
         let name: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            InputError::whole(
-                name.clone(),
-                format!(
-                    "cannot read the baseline: {}",
-                    crate::load::discover::describe_io(&error)
-                ),
-            )
-        })?;
+        let cannot = |reason: String| {
+            InputError::whole(name.clone(), format!("cannot read the baseline: {reason}"))
+        };
+        let bytes = crate::load::open::read_bounded(path, MAX_BYTES)
+            .map_err(|error| cannot(error.describe()))?;
+        if bytes.len() as u64 > MAX_BYTES {
+            return Err(cannot(format!(
+                "larger than {}",
+                crate::load::size(MAX_BYTES)
+            )));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8 text".to_owned()))?;
         let file: File = serde_json::from_str(&text).map_err(|error| {
             let mut input = InputError::whole(
                 name.clone(),

@@ -11,7 +11,9 @@
 //! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
 //! that shows the same findings in an editor; [`admission`] (`serve --admission`) and
 //! [`mcp`] put the linter where manifests land: the API server's admission, and an
-//! assistant's tools.
+//! assistant's tools. Every program the tool runs (`helm`, `kubectl`, `git`, and itself
+//! for `mcp`) is started by [`external`], within bounds, with nothing from an input read
+//! as an option.
 
 #![warn(missing_docs)]
 #[cfg(feature = "admission")]
@@ -21,6 +23,7 @@ pub mod cli;
 pub mod cluster;
 pub mod diff;
 pub mod documented;
+pub mod external;
 pub mod fan_out;
 pub mod fix;
 pub mod load;

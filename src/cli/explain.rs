@@ -25,7 +25,12 @@ pub fn run(args: ExplainArgs) -> io::Result<u8> {
         return usage_error("--from, --to, --base and --base-dir give the sides of --compare");
     }
     let kind = args.kind.as_deref();
-    let prepared = match inputs::prepare("explain", &args.read, &args.output)? {
+    let prepared = match inputs::prepare(
+        "explain",
+        &args.read,
+        &args.output,
+        &inputs::OtherFiles::default(),
+    )? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };

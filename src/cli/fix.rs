@@ -111,6 +111,8 @@ pub fn run(
 /// The state of a fix run across its inputs.
 struct Session<'a> {
     args: &'a LintArgs,
+    /// What the run reads, which no fix may be written over but the input fixed.
+    guard: &'a super::overwrite::ReadFiles,
     from_cluster: bool,
     /// Where `--diff` writes: `--output`, or standard output.
     diff_out: Option<Box<dyn Write>>,
@@ -127,7 +129,7 @@ struct Session<'a> {
 }
 
 impl<'a> Session<'a> {
-    fn new(args: &'a LintArgs, prepared: &super::inputs::Prepared) -> io::Result<Session<'a>> {
+    fn new(args: &'a LintArgs, prepared: &'a super::inputs::Prepared) -> io::Result<Session<'a>> {
         let diff_out = if args.diff {
             Some(args.output.writer()?.0)
         } else {
@@ -135,6 +137,7 @@ impl<'a> Session<'a> {
         };
         Ok(Session {
             args,
+            guard: &prepared.guard,
             from_cluster: prepared.cluster.is_some(),
             diff_out,
             stdout: io::stdout().lock(),
@@ -227,7 +230,20 @@ impl<'a> Session<'a> {
         }
         match target {
             Target::File(file) => {
-                if fixed.in_place != fixed.original {
+                let refused = self.guard.refuse(super::overwrite::Writer::Fix, file);
+                if fixed.in_place != fixed.original
+                    && let Some(refusal) = refused
+                {
+                    let error = InputError::whole(
+                        name.clone(),
+                        format!(
+                            "{} not written: {refusal}; the file is as it was",
+                            count(fixed.made.len())
+                        ),
+                    );
+                    super::diagnostic(&format!("error: {error}\n"));
+                    self.done.unwritten.push(error);
+                } else if fixed.in_place != fixed.original {
                     match fix::write::replace(file, &fixed.original, &fixed.in_place) {
                         Ok(()) => {
                             self.done.fixed += fixed.made.len();

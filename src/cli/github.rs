@@ -2,7 +2,7 @@
 
 use std::fs::OpenOptions;
 use std::io::{self, BufWriter};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::report::github::StepSummary;
 use crate::report::paths::PathBase;
@@ -16,20 +16,21 @@ pub fn workspace() -> io::Result<PathBase> {
     }
 }
 
+/// The job summary file, `$GITHUB_STEP_SUMMARY`, when it is set.
+pub fn summary_path() -> Option<PathBuf> {
+    std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
 /// The job summary file (`$GITHUB_STEP_SUMMARY`), opened for appending, with the URL
 /// that links a file at the commit under test; `output` is where the annotations go
-/// (`--output`), named in the summary when its table is cut short. A summary that
-/// cannot be opened, or that is one of the files the run reads (`reads`), is reported
-/// and left out: the annotations still go out.
-pub fn step_summary(output: Option<&Path>, reads: impl Fn(&Path) -> bool) -> Option<StepSummary> {
-    let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
-    if reads(Path::new(&path)) {
-        super::diagnostic(&format!(
-            "warning: the job summary is not written: $GITHUB_STEP_SUMMARY ({}) is a file this run reads\n",
-            crate::report::escape::controls(&Path::new(&path).display().to_string())
-        ));
-        return None;
-    }
+/// (`--output`), named in the summary when its table is cut short. A summary that is a
+/// file the run reads was refused before the run began
+/// ([`super::overwrite`]); one that cannot be opened is reported and left out: the
+/// annotations still go out.
+pub fn step_summary(output: Option<&Path>) -> Option<StepSummary> {
+    let path = summary_path()?;
     let file = match OpenOptions::new().create(true).append(true).open(&path) {
         Ok(file) => file,
         Err(error) => {

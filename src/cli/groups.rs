@@ -45,6 +45,19 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Inputs")]
     pub no_render: bool,
 
+    /// How long each call of kubectl kustomize, helm template (and, for diff --base,
+    /// git) may take: 30s, 2m, or 0 for no limit. A call still running then is
+    /// stopped with all it started, and its directory is an input error. Also
+    /// `renderTimeout` in .mesh-lifecycle.yaml; default 60s.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        hide_short_help = true,
+        help_heading = "Inputs"
+    )]
+    #[arg(value_parser = |text: &str| crate::external::Timeout::parse("--render-timeout", text))]
+    pub render_timeout: Option<crate::external::Timeout>,
+
     /// The path that standard input stands for, to name it in every report (SARIF,
     /// GitHub annotations, JUnit, JSON, human).
     #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = "Inputs")]

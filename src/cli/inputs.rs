@@ -2,19 +2,35 @@
 //! file first (its `exclude:` decides what directory searches find), then the inputs
 //! (each read once: files and standard input, or with `--cluster` the objects kubectl
 //! prints), then the profile they complete — refusing at once a run that would wait on
-//! a terminal or write its report over one of its inputs.
+//! a terminal or write its report, its baseline or its job summary over a file it
+//! reads ([`super::overwrite`]).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::overwrite::{ReadFiles, Writer};
 use super::{
     InputArgs, Output, PLUGIN_NAME, ProfileArgs, ReadArgs, cluster, diagnostic, profile_errors,
     usage_error,
 };
 use crate::cluster::{Snapshot, Sources};
-use crate::load::discover::{self, Discovery, Exclude, Input, identity};
+use crate::external::CallBounds;
+use crate::load::discover::{self, Discovery, Exclude, Input};
 use crate::load::{InputError, Inputs, Limits, ReadLimits};
+use crate::settings::layers::FileLayers;
+
+/// The files a command writes besides its report, and the baseline it reads, which
+/// nothing it writes may be either.
+#[derive(Clone, Debug, Default)]
+pub struct OtherFiles<'a> {
+    /// `--write-baseline`.
+    pub write_baseline: Option<&'a Path>,
+    /// The GitHub job summary, when the report is the github format.
+    pub job_summary: Option<PathBuf>,
+    /// `--baseline`.
+    pub baseline: Option<&'a Path>,
+}
 
 /// Everything a run needs before its first document.
 pub struct Prepared {
@@ -35,9 +51,11 @@ pub struct Prepared {
     /// Whether the config file makes notes that hide a workload fail the run
     /// (`strict: true`).
     pub strict: bool,
-    /// The files the run reads (inputs, config, mesh config), which nothing it writes
-    /// may be.
-    read: Vec<identity::FileId>,
+    /// The files the run reads (inputs, config, mesh configs, the baseline), which
+    /// nothing it writes may be.
+    pub guard: ReadFiles,
+    /// What bounds each call of a renderer, and of git.
+    pub render_bounds: CallBounds,
     /// What every report names about the inputs: a directory not rendered and how to
     /// render it, a file that is a kustomize patch.
     pub input_notes: Vec<InputError>,
@@ -74,11 +92,6 @@ impl Prepared {
             .as_ref()
             .map(cluster::hidden)
             .unwrap_or_default()
-    }
-
-    /// Whether `path` is, through any path or link, a file the run reads.
-    pub fn reads(&self, path: &Path) -> bool {
-        path.is_file() && identity::of_path(path).is_some_and(|target| self.read.contains(&target))
     }
 
     /// The config file in force as reports name it: relative to the working
@@ -119,6 +132,20 @@ impl InputArgs {
         }
     }
 
+    /// What bounds each call of a renderer (and of git): `--render-timeout`, else the
+    /// config's `renderTimeout`, else the default; and `--max-input-size`.
+    pub fn render_bounds(&self, layers: &FileLayers) -> CallBounds {
+        let default = crate::render::default_bounds();
+        CallBounds {
+            timeout: self
+                .render_timeout
+                .clone()
+                .or_else(|| layers.render_timeout.clone())
+                .unwrap_or(default.timeout),
+            max_output: self.max_input_size,
+        }
+    }
+
     fn discovery(&self, config_exclude: Option<Exclude>) -> Discovery {
         let mut exclude = Vec::new();
         if !self.exclude.is_empty() {
@@ -139,11 +166,13 @@ impl InputArgs {
 
 /// Reads the config, finds and reads the inputs (or the cluster), and builds the
 /// profile for `command` (`lint`, `explain`). `Err` is the exit status of a run that
-/// cannot start, its reason already printed.
+/// cannot start, its reason already printed: among them, a run that would write its
+/// report or one of `other` over a file it reads.
 pub fn prepare(
     command: &str,
     read_args: &ReadArgs,
     output: &Output,
+    other: &OtherFiles,
 ) -> std::io::Result<Result<Prepared, u8>> {
     let (input, profile) = (&read_args.input, &read_args.profile);
     // The config first: the kinds it declares are TYPEs of a cluster run.
@@ -168,24 +197,22 @@ pub fn prepare(
         ))
         .map(Err);
     }
-    // The report must not overwrite what the run reads; the files of a cluster run are
-    // its config files alone, checked before kubectl runs.
-    let refuse = |inputs: &[Input]| {
-        let path = output.output.as_deref()?;
-        overwrites_an_input(path, inputs, &layers.files, &input.paths)
-    };
-    let (found, snapshot) = match &request {
+    let render_bounds = input.render_bounds(&layers);
+    let (found, snapshot, guard) = match &request {
         Some(request) => {
-            if let Some(message) = refuse(&[]) {
-                return usage_error(message).map(Err);
-            }
+            // The files of a cluster run are its config files alone, checked before
+            // kubectl runs.
+            let guard = match guard(&[], &input.paths, &layers, output, other) {
+                Ok(guard) => guard,
+                Err(message) => return usage_error(message).map(Err),
+            };
             let mut snapshot = cluster::read(request, output.stderr_style().width);
             let found = discover::Discovered {
                 inputs: cluster::take_inputs(&mut snapshot),
                 errors: cluster::input_errors(&snapshot),
                 ..discover::Discovered::default()
             };
-            (found, Some(snapshot))
+            (found, Some(snapshot), guard)
         }
         None => {
             let discovery = input.discovery(layers.exclude.clone());
@@ -193,38 +220,75 @@ pub fn prepare(
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
-            if let Some(message) = refuse(&found.inputs) {
+            // Checked before the renderers run, and again after: a kustomization left
+            // unrendered is searched as files, which are inputs too.
+            if let Err(message) = guard(&found.inputs, &input.paths, &layers, output, other) {
                 return usage_error(message).map(Err);
             }
-            render(&mut found, &discovery);
-            (found, None)
+            render(&mut found, &discovery, &render_bounds);
+            let guard = match guard(&found.inputs, &input.paths, &layers, output, other) {
+                Ok(guard) => guard,
+                Err(message) => return usage_error(message).map(Err),
+            };
+            (found, None, guard)
         }
     };
-    complete(input, profile, output, layers, found, snapshot, None)
+    complete(
+        input,
+        profile,
+        output,
+        layers,
+        found,
+        snapshot,
+        None,
+        guard,
+        render_bounds,
+    )
+}
+
+/// The files the run reads, once none of what it writes (`output`'s report, `other`'s
+/// files) is one of them; `Err` is the refusal of the first that is.
+fn guard(
+    inputs: &[Input],
+    named: &[String],
+    layers: &FileLayers,
+    output: &Output,
+    other: &OtherFiles,
+) -> Result<ReadFiles, String> {
+    let guard = ReadFiles::new(
+        inputs,
+        named,
+        &layers.files,
+        layers.config.as_deref(),
+        other.baseline,
+    );
+    let writes = [
+        (Writer::Output, output.output.as_deref()),
+        (Writer::WriteBaseline, other.write_baseline),
+        (Writer::JobSummary, other.job_summary.as_deref()),
+    ];
+    for (writer, path) in writes {
+        if let Some(refusal) = path.and_then(|path| guard.refuse(writer, path)) {
+            return Err(refusal.to_string());
+        }
+    }
+    Ok(guard)
 }
 
 /// The inputs `found` ready to read, and the profile they complete over `layers`, with
 /// the cluster's profile (`snapshot`'s, else `cluster`) laid over the files'.
+#[allow(clippy::too_many_arguments)]
 fn complete(
     input: &InputArgs,
     profile: &ProfileArgs,
     output: &Output,
-    layers: crate::settings::layers::FileLayers,
+    layers: FileLayers,
     found: discover::Discovered,
     snapshot: Option<Snapshot>,
     cluster: Option<&crate::cluster::profile::Profile>,
+    guard: ReadFiles,
+    render_bounds: CallBounds,
 ) -> std::io::Result<Result<Prepared, u8>> {
-    let read: Vec<identity::FileId> = found
-        .inputs
-        .iter()
-        .filter_map(Input::identity)
-        .chain(
-            layers
-                .files
-                .iter()
-                .filter_map(|file| identity::of_path(file)),
-        )
-        .collect();
     let (config, strict) = (layers.config.clone(), layers.strict);
     let inputs = Inputs::new(
         found.inputs,
@@ -248,7 +312,8 @@ fn complete(
                 cluster: snapshot,
                 config,
                 strict,
-                read,
+                guard,
+                render_bounds,
                 input_notes: found.input_notes,
             }))
         }
@@ -276,7 +341,8 @@ pub fn prepare_side(
     cluster: Option<&crate::cluster::profile::Profile>,
 ) -> std::io::Result<Result<Prepared, u8>> {
     let (layers, config_notes) = profile.read_files(input.max_config_size);
-    let found = match inputs {
+    let render_bounds = input.render_bounds(&layers);
+    let (found, named) = match inputs {
         SideInputs::Paths(paths) => {
             // Said once, by the side read from the paths given.
             for note in &config_notes {
@@ -287,30 +353,56 @@ pub fn prepare_side(
             for note in &found.notes {
                 diagnostic(&format!("note: {note}\n"));
             }
-            if let Some(path) = output.output.as_deref()
-                && let Some(message) =
-                    overwrites_an_input(path, &found.inputs, &layers.files, paths)
-            {
+            if let Err(message) = guard(
+                &found.inputs,
+                paths,
+                &layers,
+                output,
+                &OtherFiles::default(),
+            ) {
                 return usage_error(message).map(Err);
             }
-            render(&mut found, &discovery);
-            found
+            render(&mut found, &discovery, &render_bounds);
+            (found, paths)
         }
-        SideInputs::Given(inputs) => discover::Discovered {
-            inputs,
-            ..discover::Discovered::default()
-        },
+        SideInputs::Given(inputs) => (
+            discover::Discovered {
+                inputs,
+                ..discover::Discovered::default()
+            },
+            &[][..],
+        ),
     };
-    complete(input, profile, output, layers, found, None, cluster)
+    let guard = match guard(
+        &found.inputs,
+        named,
+        &layers,
+        output,
+        &OtherFiles::default(),
+    ) {
+        Ok(guard) => guard,
+        Err(message) => return usage_error(message).map(Err),
+    };
+    complete(
+        input,
+        profile,
+        output,
+        layers,
+        found,
+        None,
+        cluster,
+        guard,
+        render_bounds,
+    )
 }
 
 /// Renders the directories the search handed over whole (kustomizations, Helm charts)
 /// into inputs of their own, among the others in name order; a kustomization that
 /// cannot be rendered is searched as files. Files that a kustomization applies as
 /// patches are noted.
-pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery) {
+pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery, bounds: &CallBounds) {
     let targets = std::mem::take(&mut found.render);
-    let rendered = crate::render::render(&targets);
+    let rendered = crate::render::render(&targets, bounds);
     found.input_notes.extend(rendered.notes);
     found
         .input_notes
@@ -335,56 +427,4 @@ pub(super) fn render(found: &mut discover::Discovered, discovery: &Discovery) {
         found.inputs.extend(files.inputs);
     }
     found.inputs.sort_by_key(Input::display_name);
-}
-
-/// Why writing the report to `output` would destroy an input (a manifest, standard input
-/// redirected from a file, the config or a mesh config), through whatever path or link
-/// it is named; `None` when it would not.
-fn overwrites_an_input(
-    output: &Path,
-    inputs: &[Input],
-    files: &[PathBuf],
-    named: &[String],
-) -> Option<String> {
-    // Only a regular file can be overwritten: `-o /dev/stdout` on the terminal that is
-    // also standard input is fine.
-    if !output.is_file() {
-        return None;
-    }
-    let target = identity::of_path(output)?;
-    let same = |input: &str| {
-        format!(
-            "--output {} is the same file as the input {input}; writing the report there would overwrite it",
-            output.display()
-        )
-    };
-    for input in inputs {
-        if input.identity().as_ref() == Some(&target) {
-            let mut message = same(&match input {
-                Input::Stdin => "- (standard input)".to_owned(),
-                Input::File(_) | Input::Memory { .. } | Input::Rendered { .. } => {
-                    input.display_name().to_string()
-                }
-            });
-            // A report from an earlier run, found again by a directory search: say how
-            // to keep the two apart rather than leave the user guessing.
-            let named_itself = named
-                .iter()
-                .any(|name| identity::of_path(Path::new(name)).as_ref() == Some(&target));
-            if !named_itself {
-                message.push_str(&format!(
-                    " (a directory search found it): write the report outside the searched directories, or leave it out with --exclude '{}'",
-                    output.file_name().map_or_else(
-                        || output.display().to_string(),
-                        |name| name.to_string_lossy().into_owned()
-                    )
-                ));
-            }
-            return Some(message);
-        }
-    }
-    files
-        .iter()
-        .find(|file| identity::of_path(file).as_ref() == Some(&target))
-        .map(|file| same(&file.display().to_string()))
 }

@@ -22,7 +22,14 @@ use crate::report::table::TableReporter;
 use crate::report::{Reporter, Summary};
 
 pub fn run(args: LintArgs) -> io::Result<u8> {
-    let prepared = match inputs::prepare("lint", &args.read, &args.output)? {
+    let other = inputs::OtherFiles {
+        write_baseline: args.write_baseline.as_deref(),
+        job_summary: (args.format == LintFormat::Github)
+            .then(github::summary_path)
+            .flatten(),
+        baseline: args.baseline.as_deref(),
+    };
+    let prepared = match inputs::prepare("lint", &args.read, &args.output, &other)? {
         Ok(prepared) => prepared,
         Err(status) => return Ok(status),
     };
@@ -133,7 +140,7 @@ pub fn run(args: LintArgs) -> io::Result<u8> {
                 out,
                 github::workspace()?,
                 args.quiet,
-                github::step_summary(args.output.output.as_deref(), |path| prepared.reads(path)),
+                github::step_summary(args.output.output.as_deref()),
             )
             .with_sources(sources),
         ),

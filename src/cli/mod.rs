@@ -21,6 +21,7 @@ mod manual;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod output;
+mod overwrite;
 mod profile;
 mod rules;
 #[cfg(feature = "admission")]

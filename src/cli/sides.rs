@@ -391,7 +391,7 @@ fn one_side(
 /// paths searched, each named as the second side names the file it became.
 fn revision_inputs(name: &str, after: &Prepared, paths: &[String]) -> Result<Vec<Input>, String> {
     let cwd = std::env::current_dir().map_err(|error| error.to_string())?;
-    let revision = Revision::open(&cwd, name)?;
+    let revision = Revision::open(&cwd, name, after.render_bounds.clone())?;
     let changes = revision.changes()?;
     let renamed_from = |path: &str| {
         changes.iter().find_map(|change| match change {
@@ -481,7 +481,7 @@ fn base_dir_inputs(base: &Path, head: &Path, after: &Prepared, input: &InputArgs
         exclude: Vec::new(),
     };
     let mut found = discover::discover(&[base.to_string_lossy().into_owned()], &discovery);
-    inputs::render(&mut found, &discovery);
+    inputs::render(&mut found, &discovery, &after.render_bounds);
     for error in &found.errors {
         diagnostic(&format!("error: {error}\n"));
     }

@@ -29,6 +29,7 @@ use super::profile::{
 use super::{
     ClusterObject, Hidden, Identity, KubectlError, ObjectSource, Request, Snapshot, Targets, Type,
 };
+use crate::external::Args;
 use crate::workload::Kind;
 
 /// Reads the cluster. `progress` is told what is being read; `forward` passes the first
@@ -221,7 +222,10 @@ impl Reader<'_> {
         let namespaces = if request.all_namespaces {
             args(&["get", "namespaces", "-o", "json"])
         } else {
-            args(&["get", "namespace", namespace, "-o", "json"])
+            Args::new()
+                .words(&["get", "namespace"])
+                .checked(namespace)
+                .words(&["-o", "json"])
         };
         let environment_calls = [
             namespaces,
@@ -267,21 +271,19 @@ impl Reader<'_> {
         order.sort_by_key(|(rank, served)| (owner_rank(served.kind), *rank));
         let named_call = match targets {
             Resolved::Named(names) => {
-                let mut call = args(&["get"]);
-                call.extend(
-                    names
-                        .iter()
-                        .map(|(resource, name)| format!("{resource}/{name}")),
-                );
-                call.extend(args(&["-n", namespace, "-o", "json"]));
-                Some(call)
+                let call = names
+                    .iter()
+                    .fold(Args::new().word("get"), |call, (resource, name)| {
+                        call.checked(&format!("{resource}/{name}"))
+                    });
+                Some(call.word("-n").checked(namespace).words(&["-o", "json"]))
             }
             _ => None,
         };
         let first_pages = order
             .iter()
             .map(|(_, resource)| self.page_call(resource, scope, None));
-        let calls: Vec<Vec<String>> = environment_calls
+        let calls: Vec<Args> = environment_calls
             .iter()
             .cloned()
             .chain(named_call)
@@ -470,12 +472,7 @@ impl Reader<'_> {
 
     /// The call that reads one page of `resource` in `namespace` (every namespace with
     /// `None`), from `token` on: the query kubectl's own paging sends, keys in order.
-    fn page_call(
-        &self,
-        resource: &Served,
-        namespace: Option<&str>,
-        token: Option<&str>,
-    ) -> Vec<String> {
+    fn page_call(&self, resource: &Served, namespace: Option<&str>, token: Option<&str>) -> Args {
         let mut query = Vec::new();
         if let Some(token) = token {
             query.push(format!("continue={}", kinds::percent_encode(token)));
@@ -492,7 +489,7 @@ impl Reader<'_> {
         } else {
             format!("{path}?{}", query.join("&"))
         };
-        args(&["get", "--raw", &target])
+        Args::new().words(&["get", "--raw"]).checked(&target)
     }
 
     /// Lists `resource` in `namespace` (every namespace with `None`) page by page from
@@ -626,19 +623,13 @@ impl Reader<'_> {
         );
         revisions.extend(profile.tags.values().cloned());
         revisions.insert(profile::DEFAULT_REVISION.to_owned());
-        let mut call = args(&["get", "configmaps"]);
-        call.extend(
-            revisions
-                .iter()
-                .flat_map(|revision| profile::configmap_names(revision)),
-        );
-        call.extend(args(&[
-            "-n",
-            ISTIO_NAMESPACE,
-            "--ignore-not-found",
-            "-o",
-            "json",
-        ]));
+        let call = revisions
+            .iter()
+            .flat_map(|revision| profile::configmap_names(revision))
+            .fold(Args::new().words(&["get", "configmaps"]), |call, name| {
+                call.checked(&name)
+            })
+            .words(&["-n", ISTIO_NAMESPACE, "--ignore-not-found", "-o", "json"]);
         let [reply] = self.batch([call]);
         let found = match self.objects(reply) {
             Ok(found) => found,
@@ -689,7 +680,7 @@ impl Reader<'_> {
     }
 
     /// Runs a fixed number of independent calls side by side.
-    fn batch<const N: usize>(&self, calls: [Vec<String>; N]) -> [Result<Reply, String>; N] {
+    fn batch<const N: usize>(&self, calls: [Args; N]) -> [Result<Reply, String>; N] {
         self.kubectl
             .run_all(&calls)
             .try_into()
@@ -728,8 +719,9 @@ impl Reader<'_> {
     }
 }
 
-fn args(items: &[&str]) -> Vec<String> {
-    items.iter().map(|item| (*item).to_owned()).collect()
+/// A call made of the tool's own words alone.
+fn args(words: &[&'static str]) -> Args {
+    Args::new().words(words)
 }
 
 /// `serverVersion.gitVersion` of `kubectl version -o json`.

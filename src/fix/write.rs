@@ -162,12 +162,24 @@ fn before_write_hook(path: &Path) {
     let Some(command) = std::env::var_os("MESH_LIFECYCLE_TEST_BEFORE_WRITE") else {
         return;
     };
-    let _ = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .arg("sh")
-        .arg(path)
-        .status();
+    use crate::external::{Args, Call, CommandLine, Stdin};
+    let line = CommandLine::new("sh").args(
+        &Args::new()
+            .word("-c")
+            .operand(command)
+            .operand("sh")
+            .path(path),
+    );
+    let _ = crate::external::run(
+        &line,
+        Call {
+            stdin: Stdin::Null,
+            own_group: false,
+            forward_stderr: true,
+            stop_at: None,
+            max_stdout: 1 << 20,
+        },
+    );
 }
 
 /// Installs, once, the handler that removes the temporary file in flight when a signal

@@ -11,6 +11,7 @@ pub mod inputs;
 pub mod json;
 pub mod lines;
 pub mod list;
+pub mod open;
 pub mod parse;
 pub mod path;
 pub mod rendered;
@@ -358,7 +359,10 @@ pub fn size(bytes: u64) -> String {
 /// Every document of a small file read whole (a kustomization, a patch, a
 /// `Chart.yaml`), as far as it parses; `None` when it cannot be read as text.
 pub fn parse_file(file: &std::path::Path) -> Option<Vec<Document>> {
-    let bytes = std::fs::read(file).ok()?;
+    let limit = ReadLimits::default().document_bytes as u64;
+    let bytes = open::read_bounded(file, limit)
+        .ok()
+        .filter(|bytes| bytes.len() as u64 <= limit)?;
     let name: Arc<str> = Arc::from(file.to_string_lossy().as_ref());
     let mut documents = Vec::new();
     for (index, chunk) in split::split_all(&bytes[..], usize::MAX)

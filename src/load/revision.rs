@@ -1,15 +1,24 @@
-//! The manifests at a git revision, read with the user's own `git` (`git -C DIR show
-//! REV:PATH`), for `diff --base REV`: which files the revision has, which were renamed
-//! or deleted since, and their text there.
+//! The manifests at a git revision, read with the user's own `git` (`git show
+//! REV:PATH` in the repository), for `diff --base REV`: which files the revision has,
+//! which were renamed or deleted since, and their text there.
+//!
+//! Each git call runs within the bounds of rendering ([`crate::external::CallBounds`]:
+//! `--render-timeout`, `--max-input-size`), in the repository's directory rather than
+//! with `-C PATH`; the revision, which `rev-parse --verify` cannot take after `--`, is
+//! refused when it begins with `-`, and the paths asked of `cat-file` go on its
+//! standard input, never on its command line.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
+use crate::external::{self, Args, CallBounds as Bounds, CommandLine, Ended, Stdin};
 
 /// A revision of the repository the working directory is in.
 #[derive(Clone, Debug)]
 pub struct Revision {
     /// The repository's top directory, absolute.
     pub root: PathBuf,
+    /// What bounds each git call.
+    bounds: Bounds,
     /// The revision as the user gave it (`HEAD~1`, `origin/main`, a hash).
     pub name: String,
     /// The commit it names, for `show`: a branch that moves during the run does not
@@ -36,20 +45,16 @@ pub enum Change {
 impl Revision {
     /// The revision `name` of the repository that holds `dir`; the error says why not,
     /// in git's words where git gave them.
-    pub fn open(dir: &Path, name: &str) -> Result<Revision, String> {
-        let root = git(dir, &["rev-parse", "--show-toplevel"])
+    pub fn open(dir: &Path, name: &str, bounds: Bounds) -> Result<Revision, String> {
+        let root = git(dir, &args(&["rev-parse", "--show-toplevel"]), None, &bounds)
             .map_err(|error| format!("{} is not in a git repository: {error}", dir.display()))?;
         let root = PathBuf::from(String::from_utf8_lossy(&root).trim_end_matches(['\n', '\r']));
-        let commit = git(
-            &root,
-            &[
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                &format!("{name}^{{commit}}"),
-            ],
-        )
-        .map_err(|_| {
+        let verify =
+            args(&["rev-parse", "--verify", "--quiet"]).checked(&format!("{name}^{{commit}}"));
+        if let Some(refused) = verify.refused() {
+            return Err(format!("`{name}` is not a revision: {refused}"));
+        }
+        let commit = git(&root, &verify, None, &bounds).map_err(|_| {
             format!(
                 "`{name}` is not a revision of the repository at {}",
                 root.display()
@@ -57,6 +62,7 @@ impl Revision {
         })?;
         Ok(Revision {
             root,
+            bounds,
             name: name.to_owned(),
             commit: String::from_utf8_lossy(&commit).trim().to_owned(),
         })
@@ -67,7 +73,11 @@ impl Revision {
     pub fn changes(&self) -> Result<Vec<Change>, String> {
         let output = git(
             &self.root,
-            &["diff", "-M", "--name-status", "-z", &self.commit, "--"],
+            &args(&["diff", "-M", "--name-status", "-z"])
+                .checked(&self.commit)
+                .word("--"),
+            None,
+            &self.bounds,
         )?;
         let text = String::from_utf8_lossy(&output);
         let mut fields = text.split('\0').filter(|field| !field.is_empty());
@@ -104,27 +114,26 @@ impl Revision {
     /// `None` for a path the revision does not have: what `git show REV:PATH` prints,
     /// asked of one `git cat-file --batch` for all of them.
     pub fn show(&self, paths: &[String]) -> Result<Vec<Option<Vec<u8>>>, String> {
-        use std::io::{BufRead, BufReader, Read, Write};
+        use std::io::{BufRead, Read};
         if paths.is_empty() {
             return Ok(Vec::new());
         }
-        let mut child = Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args(["cat-file", "--batch"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|error| format!("cannot run git: {error}"))?;
-        let mut stdin = child.stdin.take().expect("stdin is piped");
         let requests: String = paths
             .iter()
             .map(|path| format!("{}:{path}\n", self.commit))
             .collect();
-        // Written beside the reading, so that neither pipe fills while the other waits.
-        let writer = std::thread::spawn(move || stdin.write_all(requests.as_bytes()));
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        // Each text is an input, at most the input limit; all of them are held anyway.
+        let bounds = Bounds {
+            max_output: self.bounds.max_output.saturating_mul(paths.len() as u64),
+            ..self.bounds.clone()
+        };
+        let output = git(
+            &self.root,
+            &args(&["cat-file", "--batch"]),
+            Some(requests.into_bytes()),
+            &bounds,
+        )?;
+        let mut stdout = &output[..];
         let mut texts = Vec::with_capacity(paths.len());
         let broken = |what: &str| format!("git cat-file --batch stopped {what}");
         for _ in paths {
@@ -143,7 +152,7 @@ impl Revision {
                 .next()
                 .and_then(|size| size.parse().ok())
                 .ok_or_else(|| broken(&format!("with `{header}`")))?;
-            let mut text = vec![0; size + 1];
+            let mut text = vec![0; size.min(stdout.len()) + 1];
             stdout
                 .read_exact(&mut text)
                 .map_err(|_| broken("in the middle of an object"))?;
@@ -151,8 +160,6 @@ impl Revision {
             // A directory at that path is no file.
             texts.push((kind == "blob").then_some(text));
         }
-        let _ = writer.join();
-        let _ = child.wait();
         Ok(texts)
     }
 
@@ -178,24 +185,37 @@ impl Revision {
     }
 }
 
-/// Runs `git -C dir ARGS` and returns its standard output; the error is git's own
-/// message, or why git could not run.
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
+/// A git call made of the tool's own words.
+fn args(words: &[&'static str]) -> Args {
+    Args::without_end_marker().words(words)
+}
+
+/// Runs `git ARGS` in `dir`, with `input` on its standard input, within `bounds`, and
+/// returns its standard output; the error is git's own message, or why git could not
+/// run or was stopped.
+fn git(
+    dir: &Path,
+    args: &Args,
+    input: Option<Vec<u8>>,
+    bounds: &Bounds,
+) -> Result<Vec<u8>, String> {
+    let line = CommandLine::new("git").args(args).current_dir(dir);
+    let finished = external::run(&line, bounds.call(input.map_or(Stdin::Null, Stdin::Bytes)))
         .map_err(|error| format!("cannot run git: {error}"))?;
-    if output.status.success() {
-        Ok(output.stdout)
-    } else {
-        let message = String::from_utf8_lossy(&output.stderr).trim().to_owned();
-        Err(if message.is_empty() {
-            format!("git {} failed", args.join(" "))
-        } else {
-            message
-        })
+    let said = finished.stderr.trim();
+    match finished.ended {
+        Ended::Exited(0) => Ok(finished.stdout),
+        Ended::Stopped => Err(format!(
+            "`{}` did not finish within {} and was stopped",
+            line.shown(),
+            bounds.timeout
+        )),
+        Ended::TooLarge => Err(format!(
+            "`{}` printed more than {} and was stopped (--max-input-size raises the limit)",
+            line.shown(),
+            crate::load::size(bounds.max_output)
+        )),
+        _ if !said.is_empty() => Err(said.to_owned()),
+        _ => Err(format!("`{}` failed", line.shown())),
     }
 }

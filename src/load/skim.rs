@@ -55,8 +55,13 @@ pub fn skim(text: &str) -> Option<Outline<'_>> {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             lines.next();
         } else if let Some(rest) = line.strip_prefix("---") {
-            let rest = rest.trim_start_matches(' ');
-            if separators > 0 || !(rest.is_empty() || rest.starts_with('#')) {
+            // A comment after the marker needs a space before it: `---#…` is no marker
+            // but the start of a plain scalar (YAML 1.2, §6.6 and §9.1.4).
+            let comment = rest.starts_with(' ') && {
+                let after = rest.trim_start_matches(' ');
+                after.is_empty() || after.starts_with('#')
+            };
+            if separators > 0 || !(rest.is_empty() || comment) {
                 return None;
             }
             separators += 1;
@@ -595,6 +600,7 @@ mod tests {
             "a:\tb\n",               // a tab
             "a: 1\r\n",              // CR line ends
             "a: 1\n---\nb: 2\n",     // a second document
+            "---#\na: 1\n",          // no marker: a comment needs a space before it
             "- a\n",                 // not a mapping
             "  a: 1\n",              // indented first line
             "a: |\n    x\n  y\n",    // a block scalar's line indented less

@@ -7,12 +7,11 @@
 //! once, so it is cut into documents as it is read and the documents are held in memory,
 //! within [`ReadLimits::input_bytes`].
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{InputError, chunk_error, discover, split};
+use super::{InputError, chunk_error, split};
 
 /// Bounds on what reading one input may cost, whatever it holds: an endless stream, a
 /// line without end, a document of gigabytes. Each is named, with the flag that raises
@@ -143,11 +142,10 @@ impl Source {
         match std::fs::metadata(&path) {
             Ok(meta) if meta.is_file() => Source::file(name, path),
             Ok(meta) if meta.is_dir() => Source::failed(InputError::whole(name, "is a directory")),
-            _ => match File::open(&path) {
-                Ok(file) => Source::stream(name, file, limits),
-                Err(error) => {
-                    Source::failed(InputError::whole(name, discover::describe_io(&error)))
-                }
+            // A named pipe with no writer is refused after a while, not waited on.
+            _ => match super::open::open(&path, super::open::WRITER_WAIT) {
+                Ok(opened) => Source::stream(name, opened, limits),
+                Err(error) => Source::failed(InputError::whole(name, error.describe())),
             },
         }
     }
@@ -200,11 +198,17 @@ impl Source {
                 message,
             ))))
         };
-        match File::open(path) {
-            Err(error) => failed(discover::describe_io(&error)),
+        // Opened as a stream is: the file may have become a named pipe since.
+        match super::open::open(path, super::open::WRITER_WAIT) {
+            Err(error) => failed(error.describe()),
             // Refused before reading: a file larger than the limit would be read up to
             // it only to be refused.
-            Ok(file) if file.metadata().is_ok_and(|m| m.len() > limits.input_bytes) => {
+            Ok(file)
+                if file
+                    .file()
+                    .metadata()
+                    .is_ok_and(|m| m.len() > limits.input_bytes) =>
+            {
                 failed(format!(
                     "larger than {}, the limit on one input; not read (raise it with --max-input-size)",
                     super::size(limits.input_bytes)

@@ -9,9 +9,11 @@
 //! the editor's messages into lints and answers; nothing here decides what a finding is.
 //!
 //! Built on `lsp-server` and `lsp-types`, as rust-analyzer and ruff's server are: the
-//! protocol's plumbing (framing, the handshake, request bookkeeping) from a maintained
-//! crate, and a synchronous loop with worker threads, since linting is CPU work that an
-//! async runtime would only wrap.
+//! protocol's plumbing (the handshake, request bookkeeping, message types) from a
+//! maintained crate, and a synchronous loop with worker threads, since linting is CPU
+//! work that an async runtime would only wrap. The framing on standard input and
+//! output is the server's own ([`transport`]), bounded and resynchronised, so that no
+//! frame can exhaust its memory or end it.
 
 mod actions;
 mod analysis;
@@ -19,10 +21,12 @@ mod context;
 mod diagnostics;
 mod document;
 mod fixes;
+mod framing;
 mod handshake;
 mod hover;
 mod position;
 mod server;
+mod transport;
 mod uri;
 
 pub use context::{ConfigChoice, Overrides};
@@ -33,7 +37,9 @@ pub use server::DEBOUNCE;
 /// process's exit status (0 after `shutdown` then `exit`, 1 when the editor left
 /// without `shutdown`), `Err` when the conversation broke down.
 pub fn run(overrides: Overrides) -> Result<u8, String> {
-    let (connection, io_threads) = lsp_server::Connection::stdio();
+    // A frame is at most the largest document the command line parses.
+    let max_frame = crate::load::ReadLimits::default().document_bytes;
+    let (connection, io_threads) = transport::stdio(max_frame);
     let ending = handshake::serve(&connection, overrides)?;
     drop(connection);
     // The reader has stopped at `exit`; the writer stops once every message is out.

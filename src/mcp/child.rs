@@ -1,12 +1,16 @@
 //! One tool call as a run of this program: its arguments, the text it reads on
-//! standard input, and what it printed, within the call's time.
+//! standard input, and what it printed, within the call's time. The run is
+//! [`crate::external`]'s, as every program the tool starts: in a process group of its
+//! own, stopped whole at its deadline, its output read up to a limit.
 
-use std::ffi::OsString;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::io::AsyncWriteExt;
+use crate::external::{self, Args, Call, CommandLine, Ended, Stdin};
+
+/// The most a call's report may print: far more than any report of the inputs a
+/// call can name.
+const MAX_OUTPUT: u64 = 256 << 20;
 
 /// What a run printed, and how it ended.
 #[derive(Debug)]
@@ -20,48 +24,45 @@ pub struct Ran {
 }
 
 /// Runs `program` with `args` in `dir`, `stdin` on its standard input (nothing when
-/// `None`), for at most `timeout`.
+/// `None`), for at most `timeout`, on a thread of the runtime's blocking pool.
 pub async fn run(
     program: &Path,
     dir: &Path,
-    args: Vec<OsString>,
+    args: Args,
     stdin: Option<String>,
     timeout: Duration,
 ) -> Result<Ran, String> {
-    let mut command = tokio::process::Command::new(program);
-    command
-        .args(&args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut process = command
-        .spawn()
-        .map_err(|error| format!("cannot run {}: {error}", program.display()))?;
-    if let (Some(text), Some(mut input)) = (stdin, process.stdin.take()) {
-        // Written while the output is read, so that neither side waits on the other.
-        tokio::spawn(async move {
-            let _ = input.write_all(text.as_bytes()).await;
-        });
-    }
-    let output = tokio::time::timeout(timeout, process.wait_with_output())
+    let line = CommandLine::new(program).args(&args).current_dir(dir);
+    let call = Call {
+        stdin: stdin.map_or(Stdin::Null, |text| Stdin::Bytes(text.into_bytes())),
+        own_group: true,
+        forward_stderr: false,
+        stop_at: Instant::now().checked_add(timeout),
+        max_stdout: MAX_OUTPUT,
+    };
+    let finished = tokio::task::spawn_blocking(move || external::run(&line, call))
         .await
-        .map_err(|_| {
-            format!(
+        .map_err(|error| format!("the call failed: {error}"))?
+        .map_err(|error| format!("cannot run {}: {error}", program.display()))?;
+    let status = match finished.ended {
+        Ended::Exited(code) => Some(code),
+        Ended::Signalled(_) => None,
+        Ended::Stopped => {
+            return Err(format!(
                 "the call took longer than {} s and was stopped",
                 timeout.as_secs()
-            )
-        })?
-        .map_err(|error| format!("cannot read the run's output: {error}"))?;
+            ));
+        }
+        Ended::TooLarge => {
+            return Err(format!(
+                "the report is larger than {} MiB; name fewer inputs",
+                MAX_OUTPUT >> 20
+            ));
+        }
+    };
     Ok(Ran {
-        status: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        status,
+        stdout: String::from_utf8_lossy(&finished.stdout).into_owned(),
+        stderr: finished.stderr,
     })
 }

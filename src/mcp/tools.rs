@@ -1,7 +1,6 @@
 //! The tools: `lint`, `explain`, `rules`, `diff` and `fix`, each the command line's
 //! command run with the call's arguments.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -14,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::Options;
 use super::child::{self, Ran};
+use crate::external::Args;
 
 /// The largest file `fix` reads to return its fixed text.
 const MAX_FIX_BYTES: u64 = 16 << 20;
@@ -158,10 +158,13 @@ impl Server {
         &self,
         Parameters(params): Parameters<LintParams>,
     ) -> Result<CallToolResult, String> {
-        let mut args = command(&["lint", "--format", "json", "--color", "never"]);
-        profile_args(&params.profile, &mut args);
-        rule_args(&params.select, &params.ignore, &mut args);
-        let stdin = input_args(&params.manifests, &mut args)?;
+        let args = Args::new().words(&["lint", "--format=json", "--color=never"]);
+        let args = rule_args(
+            profile_args(args, &params.profile),
+            &params.select,
+            &params.ignore,
+        );
+        let (args, stdin) = input_args(args, &params.manifests)?;
         let ran = self.run(args, stdin).await?;
         Ok(json_result(&ran, &[0, 1, 2], "result"))
     }
@@ -174,20 +177,21 @@ impl Server {
         &self,
         Parameters(params): Parameters<ExplainParams>,
     ) -> Result<CallToolResult, String> {
-        let mut common = Vec::new();
-        profile_args(&params.profile, &mut common);
-        if let Some(workload) = &params.workload {
-            common.extend(["--workload".into(), workload.into()]);
-        }
-        if let Some(kind) = &params.kind {
-            common.extend(["--kind".into(), kind.into()]);
-        }
-        let mut text_args = command(&["explain", "--format", "text", "--color", "never"]);
-        text_args.extend(common.iter().cloned());
-        let stdin = input_args(&params.manifests, &mut text_args)?;
-        let mut json_args = command(&["explain", "--format", "json", "--color", "never"]);
-        json_args.extend(common);
-        input_args(&params.manifests, &mut json_args)?;
+        let explain = |format: &'static str| {
+            let mut args = profile_args(
+                Args::new().words(&["explain", format, "--color=never"]),
+                &params.profile,
+            );
+            if let Some(workload) = &params.workload {
+                args = args.option("--workload", workload);
+            }
+            if let Some(kind) = &params.kind {
+                args = args.option("--kind", kind);
+            }
+            input_args(args, &params.manifests)
+        };
+        let (text_args, stdin) = explain("--format=text")?;
+        let (json_args, _) = explain("--format=json")?;
         let text = self.run(text_args, stdin.clone()).await?;
         let ran = self.run(json_args, stdin).await?;
         let mut result = json_result(&ran, &[0, 1, 2], "result");
@@ -207,19 +211,15 @@ impl Server {
     ) -> Result<CallToolResult, String> {
         match &params.rule {
             Some(rule) => {
-                let args = vec![
-                    "rules".into(),
-                    "--format".into(),
-                    "markdown".into(),
-                    "--".into(),
-                    rule.into(),
-                ];
+                let args = Args::new()
+                    .words(&["rules", "--format=markdown"])
+                    .operand(rule);
                 let ran = self.run(args, None).await?;
                 Ok(text_result(&ran))
             }
             None => {
                 let ran = self
-                    .run(command(&["rules", "--format", "json"]), None)
+                    .run(Args::new().words(&["rules", "--format=json"]), None)
                     .await?;
                 Ok(json_result(&ran, &[0], "rules"))
             }
@@ -234,24 +234,21 @@ impl Server {
         &self,
         Parameters(params): Parameters<DiffParams>,
     ) -> Result<CallToolResult, String> {
-        let mut args = command(&[
+        let mut args = Args::new().words(&[
             "diff",
-            "--format",
-            "json",
-            "--color",
-            "never",
-            "--fail-on-new",
-            "never",
+            "--format=json",
+            "--color=never",
+            "--fail-on-new=never",
         ]);
-        profile_args(&params.profile, &mut args);
+        args = profile_args(args, &params.profile);
         for from in &params.from {
-            args.extend(["--from".into(), from.into()]);
+            args = args.option("--from", from);
         }
         for to in &params.to {
-            args.extend(["--to".into(), to.into()]);
+            args = args.option("--to", to);
         }
         if let Some(base) = &params.base {
-            args.extend(["--base".into(), base.into()]);
+            args = args.option("--base", base);
         }
         if params.base.is_none() && params.from.is_empty() && params.to.is_empty() {
             return Err(
@@ -259,13 +256,13 @@ impl Server {
                     .to_owned(),
             );
         }
-        let stdin = if params.base.is_some()
+        let (args, stdin) = if params.base.is_some()
             && params.manifests.paths.is_empty()
             && params.manifests.yaml.is_none()
         {
-            None
+            (args, None)
         } else {
-            input_args(&params.manifests, &mut args)?
+            input_args(args, &params.manifests)?
         };
         let ran = self.run(args, stdin).await?;
         Ok(json_result(&ran, &[0, 1, 2], "result"))
@@ -284,18 +281,16 @@ impl Server {
         &self,
         Parameters(params): Parameters<FixParams>,
     ) -> Result<CallToolResult, String> {
-        let mut flags = command(&["lint", "--fix-only", "--color", "never"]);
+        let mut flags = Args::new().words(&["lint", "--fix-only", "--color=never"]);
         if params.unsafe_fixes {
-            flags.push("--unsafe-fixes".into());
+            flags = flags.word("--unsafe-fixes");
         }
-        profile_args(&params.profile, &mut flags);
-        rule_args(&params.select, &[], &mut flags);
+        let flags = rule_args(profile_args(flags, &params.profile), &params.select, &[]);
         if let Some(text) = &params.manifests.yaml {
             if params.write {
                 return Err("`write` needs paths: the text given has no file to write".to_owned());
             }
-            let mut args = flags;
-            let stdin = input_args(&params.manifests, &mut args)?;
+            let (args, stdin) = input_args(flags, &params.manifests)?;
             let ran = self.run(args, stdin).await?;
             if ran.status != Some(0) {
                 return Ok(failed(&ran));
@@ -316,16 +311,13 @@ impl Server {
             let file = self.file_under_root(path, params.write)?;
             let text = read_bounded(&file)?;
             let fixed = if params.write {
-                let mut args = flags.clone();
-                args.extend(["--".into(), file.clone().into()]);
-                let ran = self.run(args, None).await?;
+                let ran = self.run(flags.clone().operand(&file), None).await?;
                 if ran.status != Some(0) {
                     return Ok(failed(&ran));
                 }
                 read_bounded(&file)?
             } else {
-                let mut args = flags.clone();
-                args.extend(["--stdin-filename".into(), path.into(), "-".into()]);
+                let args = flags.clone().option("--stdin-filename", path).operand("-");
                 let ran = self.run(args, Some(text.clone())).await?;
                 if ran.status != Some(0) {
                     return Ok(failed(&ran));
@@ -351,7 +343,7 @@ impl Server {
 impl ServerHandler for Server {}
 
 impl Server {
-    async fn run(&self, args: Vec<OsString>, stdin: Option<String>) -> Result<Ran, String> {
+    async fn run(&self, args: Args, stdin: Option<String>) -> Result<Ran, String> {
         child::run(
             &self.options.program,
             &self.options.root,
@@ -382,11 +374,8 @@ impl Server {
     }
 }
 
-fn command(words: &[&str]) -> Vec<OsString> {
-    words.iter().map(OsString::from).collect()
-}
-
-fn profile_args(profile: &Profile, args: &mut Vec<OsString>) {
+/// The profile's flags, each value glued to its name.
+fn profile_args(mut args: Args, profile: &Profile) -> Args {
     let flags = [
         ("--config", &profile.config),
         ("--kubernetes-version", &profile.kubernetes_version),
@@ -395,38 +384,42 @@ fn profile_args(profile: &Profile, args: &mut Vec<OsString>) {
     ];
     for (flag, value) in flags {
         if let Some(value) = value {
-            args.push(format!("{flag}={value}").into());
+            args = args.option(flag, value);
         }
     }
+    args
 }
 
-fn rule_args(select: &[String], ignore: &[String], args: &mut Vec<OsString>) {
+fn rule_args(mut args: Args, select: &[String], ignore: &[String]) -> Args {
     for rule in select {
-        args.push(format!("--select={rule}").into());
+        args = args.option("--select", rule);
     }
     for rule in ignore {
-        args.push(format!("--ignore={rule}").into());
+        args = args.option("--ignore", rule);
     }
+    args
 }
 
-/// The inputs as arguments (after `--`, so that no path is read as a flag), or the
-/// text for standard input.
-fn input_args(manifests: &Manifests, args: &mut Vec<OsString>) -> Result<Option<String>, String> {
+/// The inputs as operands (after `--`, so that no path is read as a flag), or `-` and
+/// the text for standard input.
+fn input_args(args: Args, manifests: &Manifests) -> Result<(Args, Option<String>), String> {
     match (&manifests.yaml, manifests.paths.is_empty()) {
         (Some(_), false) => Err("give `paths` or `yaml`, not both".to_owned()),
         (Some(text), true) => {
-            if let Some(name) = &manifests.filename {
-                args.push(format!("--stdin-filename={name}").into());
-            }
-            args.push("-".into());
-            Ok(Some(text.clone()))
+            let args = match &manifests.filename {
+                Some(name) => args.option("--stdin-filename", name),
+                None => args,
+            };
+            Ok((args.operand("-"), Some(text.clone())))
         }
         (None, true) => Err("give `paths` or `yaml`".to_owned()),
-        (None, false) => {
-            args.push("--".into());
-            args.extend(manifests.paths.iter().map(OsString::from));
-            Ok(None)
-        }
+        (None, false) => Ok((
+            manifests
+                .paths
+                .iter()
+                .fold(args, |args, path| args.operand(path)),
+            None,
+        )),
     }
 }
 

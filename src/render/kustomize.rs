@@ -11,46 +11,47 @@
 //! patch file.
 
 use std::collections::HashSet;
-use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use super::{Failure, display, kustomization_file, normalize, run, tool_message};
+use super::{
+    Bounds, Failure, display, kustomization_file, normalize, run, start_failure, tool_failure,
+};
+use crate::external::{Args, CommandLine};
 use crate::load::rendered::{Patch, Renderer, Rendering, Resource};
 use crate::load::{Document, Node, Value};
 
 /// The annotation kustomize writes a resource's origin in.
 const ORIGIN: &str = "config.kubernetes.io/origin";
 
-/// The kubectl to run: `$KUBECTL`, else the one on `PATH`.
-fn kubectl() -> OsString {
-    std::env::var_os(crate::cluster::kubectl::KUBECTL_VARIABLE)
-        .filter(|program| !program.is_empty())
-        .unwrap_or_else(|| OsString::from("kubectl"))
+/// `kubectl kustomize -- DIR`: the directory after `--`, and written `./DIR` when
+/// relative, so that a directory named like a flag is a directory.
+fn kustomize(dir: &Path) -> CommandLine {
+    CommandLine::new(crate::cluster::kubectl::program())
+        .args(&Args::new().word("kustomize").path(dir))
 }
 
 /// Renders the kustomization in `dir`.
-pub fn render(dir: &Path) -> Result<(Vec<u8>, Rendering), Failure> {
-    let program = kubectl();
-    let shown = format!("kubectl kustomize {}", dir.display());
-    let output = match run(&program, &[OsStr::new("kustomize"), dir.as_os_str()]) {
-        Ok(output) => output,
+pub fn render(dir: &Path, bounds: &Bounds) -> Result<(Vec<u8>, Rendering), Failure> {
+    let line = kustomize(dir);
+    let finished = match run(&line, bounds) {
+        Ok(finished) => finished,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(Failure::Missing(format!(
                 "a kustomization, not rendered: `{}` was not found (kubectl renders it; set $KUBECTL to another), so its files are linted as they are; --no-render does so without this note",
-                program.to_string_lossy()
+                line.program().to_string_lossy()
             )));
         }
-        Err(error) => return Err(Failure::Failed(format!("cannot run `{shown}`: {error}"))),
+        Err(error) => return Err(Failure::Failed(start_failure(&line, &error))),
     };
-    if !output.status.success() {
-        return Err(Failure::Failed(tool_message(&shown, &output)));
+    if let Some(message) = tool_failure(&line, &finished, bounds) {
+        return Err(Failure::Failed(message));
     }
     let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let resources = origins(&program, &root).unwrap_or_default();
+    let resources = origins(&root, bounds).unwrap_or_default();
     let mut patches = Vec::new();
     collect_patches(&root, &mut patches, &mut HashSet::new());
     Ok((
-        output.stdout,
+        finished.stdout,
         Rendering::new(
             Renderer::Kustomize,
             dir.to_path_buf(),
@@ -63,8 +64,8 @@ pub fn render(dir: &Path) -> Result<(Vec<u8>, Rendering), Failure> {
 
 /// Each resource of the kustomization in `root` and the file it came from, from a
 /// render that asks for origin annotations; `None` when that render fails (a kubectl
-/// whose kustomize predates them).
-fn origins(program: &OsStr, root: &Path) -> Option<Vec<Resource>> {
+/// whose kustomize predates them) or runs past its bounds.
+fn origins(root: &Path, bounds: &Bounds) -> Option<Vec<Resource>> {
     let temporary = tempfile::Builder::new()
         .prefix("mesh-lifecycle-kustomize")
         .tempdir()
@@ -83,12 +84,12 @@ fn origins(program: &OsStr, root: &Path) -> Option<Vec<Resource>> {
         ),
     )
     .ok()?;
-    let output = run(program, &[OsStr::new("kustomize"), wrapper.as_os_str()]).ok()?;
-    if !output.status.success() {
+    let finished = run(&kustomize(&wrapper), bounds).ok()?;
+    if !finished.success() {
         return None;
     }
     let mut resources = Vec::new();
-    for (index, chunk) in crate::load::split::split_all(&output.stdout[..], usize::MAX)
+    for (index, chunk) in crate::load::split::split_all(&finished.stdout[..], usize::MAX)
         .into_iter()
         .enumerate()
     {

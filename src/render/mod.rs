@@ -6,17 +6,38 @@
 //! ([`crate::load::rendered`]). A tool that fails is an input error in its own words;
 //! a missing `helm` is a note saying how to render the chart. A file linted on its own
 //! that a kustomization uses as a patch gets a note naming the kustomization.
+//!
+//! Each tool runs within [`Bounds`] ([`crate::external::run`]): a render still running
+//! at `--render-timeout` (a kustomization whose remote base never answers, a `helm`
+//! that hangs) is stopped with every process it started, and is an input error of its
+//! directory; the other inputs are linted and reported.
 
 pub mod helm;
 pub mod kustomize;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
+pub use crate::external::CallBounds as Bounds;
+use crate::external::{self, CommandLine, Ended, Finished, Stdin, Timeout};
 use crate::load::discover::KUSTOMIZATION_FILES;
 use crate::load::rendered::Renderer;
 use crate::load::{Input, InputError};
+
+/// How long one call of a renderer may take when neither `--render-timeout` nor the
+/// config's `renderTimeout` says: room for a chart with dependencies or a
+/// kustomization with a few remote bases, not for one that never answers.
+pub const DEFAULT_RENDER_TIMEOUT: &str = "60s";
+
+/// The bounds of each call of a renderer (and of git, for `diff --base`) without
+/// flags or config: [`DEFAULT_RENDER_TIMEOUT`] and the default input limit.
+pub fn default_bounds() -> Bounds {
+    Bounds {
+        timeout: Timeout::parse("--render-timeout", DEFAULT_RENDER_TIMEOUT)
+            .expect("the default is a duration"),
+        max_output: crate::load::ReadLimits::default().input_bytes,
+    }
+}
 
 /// What rendering the directories of a run gave.
 #[derive(Debug, Default)]
@@ -31,14 +52,14 @@ pub struct Rendered {
     pub unrendered: Vec<PathBuf>,
 }
 
-/// Renders each directory of `targets`.
-pub fn render(targets: &[(PathBuf, Renderer)]) -> Rendered {
+/// Renders each directory of `targets`, each call within `bounds`.
+pub fn render(targets: &[(PathBuf, Renderer)], bounds: &Bounds) -> Rendered {
     let mut rendered = Rendered::default();
     for (dir, renderer) in targets {
         let name: Arc<str> = Arc::from(dir.to_string_lossy().as_ref());
         let result = match renderer {
-            Renderer::Kustomize => kustomize::render(dir),
-            Renderer::Helm => helm::render(dir),
+            Renderer::Kustomize => kustomize::render(dir, bounds),
+            Renderer::Helm => helm::render(dir, bounds),
         };
         match result {
             Ok((bytes, rendering)) => rendered.inputs.push(Input::Rendered {
@@ -69,23 +90,48 @@ pub enum Failure {
     Missing(String),
 }
 
-/// Runs `program` with `args`; `Err` when it cannot be started, `NotFound` included.
-fn run(program: &std::ffi::OsStr, args: &[&std::ffi::OsStr]) -> std::io::Result<Output> {
-    Command::new(program)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
+/// Runs `line` within `bounds`, with no standard input; `Err` when it cannot be
+/// started (`NotFound`: the tool is not installed).
+fn run(line: &CommandLine, bounds: &Bounds) -> std::io::Result<Finished> {
+    external::run(line, bounds.call(Stdin::Null))
 }
 
-/// What a tool printed on standard error, for an input error: trimmed, and the tool's
-/// own prefixes kept.
-fn tool_message(command: &str, output: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let stderr = stderr.trim();
-    if stderr.is_empty() {
-        format!("`{command}` failed ({})", output.status)
-    } else {
-        format!("`{command}` failed: {stderr}")
+/// Why a tool's call did not render, for an input error: what it printed on standard
+/// error, trimmed, with the tool's own prefixes kept; or how it was stopped. `None`
+/// when it succeeded.
+fn tool_failure(line: &CommandLine, finished: &Finished, bounds: &Bounds) -> Option<String> {
+    let command = line.shown();
+    let stderr = finished.stderr.trim();
+    let said = |ours: String| {
+        if stderr.is_empty() {
+            ours
+        } else {
+            format!("{ours}: {stderr}")
+        }
+    };
+    Some(match finished.ended {
+        Ended::Exited(0) => return None,
+        Ended::Exited(_) | Ended::Signalled(_) if !stderr.is_empty() => {
+            format!("`{command}` failed: {stderr}")
+        }
+        Ended::Exited(code) => format!("`{command}` failed (exit status {code})"),
+        Ended::Signalled(signal) => format!("`{command}` was killed by signal {signal}"),
+        Ended::Stopped => said(format!(
+            "`{command}` did not finish within {} and was stopped, with every process it started (a remote base or chart repository that does not answer?); raise the limit with --render-timeout or renderTimeout",
+            bounds.timeout
+        )),
+        Ended::TooLarge => said(format!(
+            "`{command}` printed more than {} and was stopped (--max-input-size raises the limit)",
+            crate::load::size(bounds.max_output)
+        )),
+    })
+}
+
+/// Why a tool could not be started, other than its absence.
+fn start_failure(line: &CommandLine, error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::InvalidInput => format!("`{}` not run: {error}", line.shown()),
+        _ => format!("cannot run `{}`: {error}", line.shown()),
     }
 }
 

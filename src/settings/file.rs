@@ -35,18 +35,9 @@ impl SettingsFile {
     /// Reads and parses `path`, refusing it past `max_bytes`. The file is read once, so
     /// that `--mesh-config <(kubectl get cm istio -o yaml)` works.
     pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<SettingsFile, InputError> {
-        use std::io::Read;
         let name: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
-        let cannot = |error: std::io::Error| {
-            InputError::whole(name.clone(), load::discover::describe_io(&error))
-        };
-        let mut text = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|file| {
-                file.take(max_bytes.saturating_add(1))
-                    .read_to_end(&mut text)
-            })
-            .map_err(cannot)?;
+        let text = load::open::read_bounded(path, max_bytes)
+            .map_err(|error| InputError::whole(name.clone(), error.describe()))?;
         if text.len() as u64 > max_bytes {
             return Err(InputError::whole(
                 name,

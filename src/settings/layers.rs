@@ -55,6 +55,8 @@ pub struct FileLayers {
     pub config: Option<PathBuf>,
     /// `strict:` of the config file.
     pub strict: bool,
+    /// `renderTimeout:` of the config file.
+    pub render_timeout: Option<crate::external::Timeout>,
 }
 
 /// What the command line sets, the last layers: a preset, then flags.
@@ -91,6 +93,7 @@ impl FileLayers {
             files: Vec::new(),
             config: config.map(Path::to_path_buf),
             strict: false,
+            render_timeout: None,
         };
         let mut mesh_paths = Vec::new();
         if let Some(path) = config {
@@ -102,6 +105,17 @@ impl FileLayers {
                 Ok(extras) => {
                     layers.rules = extras.rules;
                     layers.strict = extras.strict;
+                    layers.render_timeout =
+                        extras
+                            .render_timeout
+                            .map(|timeout| crate::external::Timeout {
+                                duration: u64::try_from(timeout.0)
+                                    .ok()
+                                    .filter(|ms| *ms > 0)
+                                    .map(std::time::Duration::from_millis),
+                                flag: "renderTimeout",
+                                text: timeout.to_string(),
+                            });
                     layers.fixable = extras.fixable;
                     mesh_paths.extend(extras.mesh_config);
                     if !extras.exclude.is_empty() {

@@ -966,3 +966,51 @@ fn a_line_too_long_to_quote_is_named_not_quoted() {
     );
     assert!(output.stdout.len() < 2000, "no excerpt: {}", output.stdout);
 }
+
+/// A named pipe no process writes to: opening it for reading would wait for a writer
+/// forever, so it is opened without waiting, given a bounded time for a writer, then
+/// refused: an input error (exit 2), and the good file beside it still reported.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_without_a_writer_is_an_input_error_in_bounded_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("pipe.yaml");
+    let Some(mkfifo) = tools::program("mkfifo") else {
+        return;
+    };
+    let made = std::process::Command::new(mkfifo).arg(&pipe).status();
+    assert!(
+        made.is_ok_and(|status| status.success()),
+        "mkfifo makes a FIFO"
+    );
+    let started = std::time::Instant::now();
+    let output = cli()
+        .args(["lint", "--no-config", "--format", "json"])
+        .arg(&pipe)
+        .arg(testdata(GOOD))
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "after {elapsed:?}: {stderr}");
+    assert!(elapsed < Duration::from_secs(40), "{elapsed:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("a named pipe that no process opened for writing within 10 s"),
+        "{errors:#?}"
+    );
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["ruleId"] == "ML206"),
+        "{report:#}"
+    );
+}

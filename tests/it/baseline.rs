@@ -240,3 +240,98 @@ fn a_baseline_that_cannot_be_read_is_an_error_at_its_line() {
     );
     assert!(stderr.contains("baseline.json:3"), "{stderr}");
 }
+
+/// `--write-baseline` never writes over a file the run reads, through any name: a
+/// manifest named, one a directory search found (a baseline of an earlier run in the
+/// tree), the config file. The run stops before the first document, exit 2, and the
+/// file is as it was.
+#[cfg(unix)]
+#[test]
+fn a_baseline_is_never_written_over_a_file_the_run_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("deploy")).unwrap();
+    let manifest = deployment("web", true);
+    std::fs::write(d.join("deploy/web.yaml"), &manifest).unwrap();
+    std::os::unix::fs::symlink("web.yaml", d.join("deploy/link.yaml")).unwrap();
+    let earlier = "{\"version\": 1, \"findings\": []}\n";
+    std::fs::write(d.join("deploy/old.json"), earlier).unwrap();
+    let config = "kubernetesVersion: \"1.30\"\n";
+    std::fs::write(d.join("config.yaml"), config).unwrap();
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("the input named", &["deploy/web.yaml"], "deploy/web.yaml"),
+        ("a link to it", &["deploy/web.yaml"], "deploy/link.yaml"),
+        ("a file the search found", &["deploy"], "deploy/old.json"),
+        (
+            "the config file",
+            &["--config", "config.yaml", "deploy/web.yaml"],
+            "config.yaml",
+        ),
+    ];
+    for (case, args, target) in cases {
+        let output = common::cli()
+            .current_dir(d)
+            .args(["lint", "--write-baseline", target])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{case}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "--write-baseline {target} is the same file as the input"
+            )) && stderr.contains("writing the baseline there would overwrite it"),
+            "{case}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains("--exclude 'old.json'"),
+            case == "a file the search found",
+            "{case}: {stderr}"
+        );
+        assert!(!stderr.contains("wrote"), "{case}: {stderr}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("deploy/web.yaml")).unwrap(),
+        manifest
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("deploy/old.json")).unwrap(),
+        earlier
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("config.yaml")).unwrap(),
+        config
+    );
+}
+
+/// The baseline a run reads is one of its files: the report never goes over it.
+#[test]
+fn the_report_is_never_written_over_the_baseline_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("web.yaml"), deployment("web", true)).unwrap();
+    let (_, stderr, code) = lint(d, &["--write-baseline", "baseline.json", "web.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    let baseline = std::fs::read_to_string(d.join("baseline.json")).unwrap();
+    let (_, stderr, code) = lint(
+        d,
+        &[
+            "--baseline",
+            "baseline.json",
+            "--output",
+            "baseline.json",
+            "web.yaml",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "--output baseline.json is the same file as the input baseline.json, the baseline read"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("baseline.json")).unwrap(),
+        baseline
+    );
+}

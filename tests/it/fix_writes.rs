@@ -513,3 +513,28 @@ fn diff_says_how_many_findings_it_would_fix() {
         stderr(&output)
     );
 }
+
+/// `--fix` writes its inputs back, never a file the run reads as something else: a
+/// manifest that is also the mesh config (`--mesh-config`) is left as it was, an error
+/// of that file (exit 2); the fix is not made.
+#[test]
+fn a_fix_is_never_written_over_a_file_the_run_reads_as_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("all.yaml");
+    let text = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\ndata:\n  mesh: |\n    defaultConfig:\n      terminationDrainDuration: 5s\n---\n{}",
+        fixture(SAFE)
+    );
+    std::fs::write(&path, &text).unwrap();
+    let named = path.to_str().unwrap();
+    let output = lint(&["--fix", "--no-config", "--mesh-config", named, named]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = stderr(&output);
+    assert!(
+        stderr.contains("1 fix not written: --fix: the fixed file")
+            && stderr.contains("a mesh config; writing the fixes there would overwrite it"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert_eq!(strays(dir.path(), &["all.yaml"]), Vec::<String>::new());
+}

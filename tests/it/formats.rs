@@ -794,7 +794,8 @@ fn the_human_report_groups_infos_by_rule() {
 }
 
 /// `$GITHUB_STEP_SUMMARY` naming a file the run reads: the manifest is left as it was
-/// (never appended to), a warning says why, and the annotations still go out.
+/// (never appended to), and the run is refused as a report over an input is, exit 2,
+/// saying why.
 #[test]
 fn a_step_summary_that_is_an_input_is_never_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -809,15 +810,16 @@ fn a_step_summary_that_is_an_input_is_never_written() {
             .args(["lint", "--format", "github", "--select", "ML206", "."])
             .output()
             .unwrap();
-        assert_eq!(status(&output), 1);
+        assert_eq!(status(&output), 2);
         assert_eq!(std::fs::read_to_string(&manifest).unwrap(), text);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stderr.contains("warning: the job summary is not written: $GITHUB_STEP_SUMMARY (")
-                && stderr.contains("is a file this run reads"),
+            stderr.contains(&format!(
+                "error: $GITHUB_STEP_SUMMARY {} is the same file as the input pods.yaml",
+                named.display()
+            )) && stderr.contains("writing the job summary there would overwrite it"),
             "{stderr}"
         );
-        let commands = workflow_commands(&stdout(&output));
-        assert_eq!(commands.iter().filter(|(l, _, _)| l == "error").count(), 2);
+        assert!(workflow_commands(&stdout(&output)).is_empty());
     }
 }

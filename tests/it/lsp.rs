@@ -657,3 +657,72 @@ fn declared_workload_kinds_are_linted_and_a_config_in_error_says_so() {
     assert_eq!(diagnostics[0]["severity"], 1);
     assert_eq!(server.shutdown().code(), Some(0));
 }
+
+/// The most memory the server's process has held, from `/proc` (`None` elsewhere).
+fn peak_memory_kib(server: &Server) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The JSON-RPC error of a response: its code and id.
+fn error_of(response: &Value) -> (i64, Value) {
+    (
+        response["error"]["code"].as_i64().unwrap_or_default(),
+        response["id"].clone(),
+    )
+}
+
+/// Frames the server cannot read are answered as JSON-RPC says, and the server goes
+/// on: a frame claiming 4 GB is refused without allocating it, a malformed header and
+/// a body that is not JSON get a parse error (-32700), JSON that is no message an
+/// invalid request (-32600). After each, the next request is answered; then a
+/// document is linted and the session ends cleanly.
+#[test]
+fn frames_it_cannot_read_are_answered_and_the_server_goes_on() {
+    let (dir, mut server) = workspace(&[]);
+    let is_error = |message: &Value| message.get("error").is_some();
+    let still_answers = |server: &mut Server| {
+        let uri = lsp_client::uri(&dir.path().join("closed.yaml"));
+        assert_eq!(hover_text(server, &uri, 0, 0), None);
+    };
+    // A frame larger than any document, with a short body after it.
+    server.send_raw(b"Content-Length: 4000000000\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}");
+    let refused = server.wait_for("the refusal of a huge frame", is_error);
+    assert_eq!(error_of(&refused), (-32700, Value::Null), "{refused:#}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("4000000000 bytes is larger than 16 MiB"),
+        "{refused:#}"
+    );
+    still_answers(&mut server);
+    // A header that is not one.
+    server.send_raw(b"Content-Lenght 2\r\n\r\n{}");
+    let refused = server.wait_for("the refusal of a bad header", is_error);
+    assert_eq!(error_of(&refused), (-32700, Value::Null), "{refused:#}");
+    still_answers(&mut server);
+    // A body that is not JSON, then JSON that is not a message.
+    server.send_raw(b"Content-Length: 9\r\n\r\n{\"id\": 1,");
+    let refused = server.wait_for("the parse error", is_error);
+    assert_eq!(error_of(&refused), (-32700, Value::Null), "{refused:#}");
+    server.send_raw(b"Content-Length: 10\r\n\r\n{\"id\": 41}");
+    let refused = server.wait_for("the invalid request", is_error);
+    assert_eq!(error_of(&refused), (-32600, json!(41)), "{refused:#}");
+    still_answers(&mut server);
+    // The server still lints.
+    let text = read(&testdata("rules/ml101-fire-inject-label.yaml"));
+    let uri = server.open(&dir.path().join("web.yaml"), &text);
+    let diagnostics = server.diagnostics(&uri, 1);
+    assert!(
+        diagnostics.iter().any(|d| d["code"] == "ML101"),
+        "{diagnostics:#?}"
+    );
+    if let Some(peak) = peak_memory_kib(&server) {
+        assert!(peak < 512 * 1024, "the server held {peak} KiB");
+    }
+    assert_eq!(server.shutdown().code(), Some(0));
+}

@@ -38,6 +38,7 @@ mod fix_properties;
 mod fix_writes;
 mod formats;
 mod fuzz_replay;
+mod hostile;
 mod hostile_text;
 mod html_report;
 mod input_fidelity;

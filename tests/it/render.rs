@@ -4,7 +4,9 @@
 //! installable from the registries this project reaches). Findings point into the source
 //! file that says what the rendered output does (the patch that adds injection), or at
 //! the rendered line, naming the file it came from. A patch linted alone is named one;
-//! a tool that fails is an input error in its words; no `helm` is one note.
+//! a tool that fails is an input error in its words; no `helm` is one note. A tool
+//! that hangs (a remote base that never answers) is stopped at `--render-timeout`,
+//! with all it started, and only its directory is an input error.
 
 use crate::common;
 
@@ -266,7 +268,7 @@ fn stand_in_helm(output: &Path, status: i32, stderr: &str) -> tempfile::TempDir 
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\n# helm template RELEASE CHART, for the shop chart only.\n[ \"$1\" = template ] && [ \"$2\" = shop ] || exit 64\ncase \"$3\" in *helm/shop) ;; *) exit 65 ;; esac\ncat '{}'\nprintf '%s' '{stderr}' >&2\nexit {status}\n",
+            "#!/bin/sh\n# helm template -- RELEASE CHART, for the shop chart only.\n[ \"$1\" = template ] && [ \"$2\" = -- ] && [ \"$3\" = shop ] || exit 64\ncase \"$4\" in *helm/shop) ;; *) exit 65 ;; esac\ncat '{}'\nprintf '%s' '{stderr}' >&2\nexit {status}\n",
             output.display()
         ),
     )
@@ -347,7 +349,7 @@ fn a_chart_that_does_not_render_is_an_input_error_in_helms_words() {
     assert_eq!(error["file"], "testdata/helm/shop");
     assert_eq!(
         error["message"].as_str().unwrap(),
-        format!("`helm template shop testdata/helm/shop` failed: {message}")
+        format!("`helm template -- shop ./testdata/helm/shop` failed: {message}")
     );
 }
 
@@ -372,8 +374,9 @@ fn without_helm_a_chart_gets_one_note_saying_how() {
     let message = notes[0]["message"].as_str().unwrap();
     assert!(
         message.starts_with("a Helm chart, not rendered: `helm` is not on PATH")
-            && message
-                .ends_with("helm template shop testdata/helm/shop | kubectl mesh-lifecycle lint -"),
+            && message.ends_with(
+                "helm template -- shop ./testdata/helm/shop | kubectl mesh-lifecycle lint -"
+            ),
         "{message}"
     );
     assert_eq!(stderr.matches("note:").count(), 1, "{stderr}");
@@ -465,4 +468,165 @@ fn diff_compares_two_kustomizations_as_they_render() {
         .unwrap();
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(0), "{report:#}");
+}
+
+/// A directory holding the stand-in `helm` and `kubectl` that hang: each starts a child
+/// that would outlive it, writes the child's pid to `NAME.pid`, and waits for it.
+#[cfg(unix)]
+fn hanging_tools() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["helm", "kubectl"] {
+        let script = dir.path().join(name);
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nsleep 300 &\necho $! > '{}'\nwait\n",
+                dir.path().join(format!("{name}.pid")).display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+/// A tree with a kustomization whose remote base never answers, a chart, and a file
+/// with a finding beside them.
+#[cfg(unix)]
+fn tree_with_renders() -> tempfile::TempDir {
+    let tree = tempfile::tempdir().unwrap();
+    let remote = tree.path().join("remote");
+    std::fs::create_dir(&remote).unwrap();
+    std::fs::write(
+        remote.join("kustomization.yaml"),
+        "resources:\n- https://git.example.invalid/never/answers//base?ref=v1\n",
+    )
+    .unwrap();
+    let chart = tree.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("testdata/rules/ml101-fire-inject-label.yaml"),
+        tree.path().join("web.yaml"),
+    )
+    .unwrap();
+    tree
+}
+
+/// Runs `lint --format json .` in `tree` with the hanging tools; stops it after a
+/// minute, which fails the test, rather than hang. Returns the report, standard
+/// error, the exit status and how long it took.
+#[cfg(unix)]
+fn lint_with_hanging_tools(
+    tree: &Path,
+    tools: &Path,
+    flags: &[&str],
+) -> (Value, String, i32, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let output = cli()
+        .current_dir(tree)
+        .env("PATH", path_with(tools))
+        .env("KUBECTL", tools.join("kubectl"))
+        .args(["lint", "--format", "json"])
+        .args(flags)
+        .arg(".")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let report = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error} after {elapsed:?}: {stderr}"));
+    (report, stderr, output.status.code().unwrap_or(-1), elapsed)
+}
+
+/// Whether process `pid` (from `file`) still runs.
+#[cfg(unix)]
+fn still_runs(file: &Path) -> bool {
+    let pid: i32 = std::fs::read_to_string(file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Reaped or a zombie: gone either way.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z'))
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hanging_helm_and_a_remote_base_that_never_answers_end_at_the_render_timeout() {
+    let tools = hanging_tools();
+    let tree = tree_with_renders();
+    let (report, stderr, status, elapsed) = lint_with_hanging_tools(
+        tree.path(),
+        tools.path(),
+        &["--no-config", "--render-timeout", "2s"],
+    );
+    assert_eq!(status, 2, "{report:#}\n{stderr}");
+    // Two renders of 2 s each, then the rest: well under the minute the test allows.
+    assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
+    let errors = report["errors"].as_array().unwrap();
+    let mut failed: Vec<&str> = errors.iter().map(|e| e["file"].as_str().unwrap()).collect();
+    failed.sort();
+    assert_eq!(failed, ["chart", "remote"], "{errors:#?}");
+    for error in errors {
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("did not finish within --render-timeout 2s and was stopped"),
+            "{message}"
+        );
+    }
+    // The file beside them is linted and reported.
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f.0 == "ML101" && f.1 == "web.yaml"),
+        "{report:#}"
+    );
+    // What each tool started was stopped with it.
+    for name in ["helm", "kubectl"] {
+        let pid = tools.path().join(format!("{name}.pid"));
+        assert!(
+            !still_runs(&pid),
+            "the child of the stand-in {name} outlived it"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_render_timeout_comes_from_the_config_file_and_the_flag_wins() {
+    let tools = hanging_tools();
+    let tree = tree_with_renders();
+    std::fs::remove_dir_all(tree.path().join("chart")).unwrap();
+    let config = tree.path().join("limits.yaml");
+    std::fs::write(&config, "renderTimeout: 1s\n").unwrap();
+    let config = config.to_str().unwrap();
+    let (report, stderr, status, elapsed) =
+        lint_with_hanging_tools(tree.path(), tools.path(), &["--config", config]);
+    assert_eq!(status, 2, "{report:#}\n{stderr}");
+    assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+    let message = report["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("within renderTimeout 1 s"), "{message}");
+    let (report, stderr, status, _) = lint_with_hanging_tools(
+        tree.path(),
+        tools.path(),
+        &["--config", config, "--render-timeout", "1500ms"],
+    );
+    assert_eq!(status, 2, "{stderr}");
+    let message = report["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("within --render-timeout 1500ms"),
+        "{message}"
+    );
 }

@@ -6,7 +6,9 @@
 //! unchanged and no Kubernetes client is linked in. Independent reads run side by side.
 //! This module builds each call's arguments and runs calls one by one or side by side;
 //! what bounds a call is `bounds`, how one is run and stopped is `process`, and how it
-//! ended, in words for the user, is `reply`.
+//! ended, in words for the user, is `reply`. Every call is built as
+//! [`crate::external::Args`]: the connection's flags carry their values glued
+//! (`--context=NAME`), so no value can be read as another flag.
 
 mod bounds;
 mod process;
@@ -15,7 +17,9 @@ mod reply;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-pub use bounds::{Bounds, DEFAULT_CLUSTER_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, Timeout};
+use crate::external::Args;
+pub use crate::external::Timeout;
+pub use bounds::{Bounds, DEFAULT_CLUSTER_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
 use process::Terminal;
 pub use reply::{End, Reply};
 
@@ -36,7 +40,7 @@ pub struct Connection {
 #[derive(Clone, Debug)]
 pub struct Kubectl {
     program: OsString,
-    global: Vec<OsString>,
+    global: Args,
     bounds: Bounds,
 }
 
@@ -47,27 +51,32 @@ const SIDE_BY_SIDE: usize = 6;
 /// The environment variable naming the kubectl to run.
 pub const KUBECTL_VARIABLE: &str = "KUBECTL";
 
+/// The kubectl to run: `$KUBECTL`, else `kubectl` from `PATH`.
+pub fn program() -> OsString {
+    std::env::var_os(KUBECTL_VARIABLE)
+        .filter(|program| !program.is_empty())
+        .unwrap_or_else(|| OsString::from("kubectl"))
+}
+
 impl Kubectl {
     /// The kubectl of `$KUBECTL`, else `kubectl` from `PATH`, with `connection`'s flags
     /// and the request timeout of `bounds`.
     pub fn new(connection: &Connection, bounds: Bounds) -> Kubectl {
-        let program = std::env::var_os(KUBECTL_VARIABLE)
-            .filter(|program| !program.is_empty())
-            .unwrap_or_else(|| OsString::from("kubectl"));
-        let mut global: Vec<OsString> = Vec::new();
+        let program = program();
+        let mut global = Args::new();
         if let Some(context) = &connection.context {
-            global.extend(["--context".into(), context.into()]);
+            global = global.option("--context", context);
         }
         if let Some(kubeconfig) = &connection.kubeconfig {
-            global.extend(["--kubeconfig".into(), kubeconfig.into()]);
+            global = global.option("--kubeconfig", kubeconfig);
         }
         if let Some(user) = &connection.user {
-            global.extend(["--as".into(), user.into()]);
+            global = global.option("--as", user);
         }
         for group in &connection.groups {
-            global.extend(["--as-group".into(), group.into()]);
+            global = global.option("--as-group", group);
         }
-        global.push(format!("--request-timeout={}", bounds.request_timeout.text).into());
+        global = global.option("--request-timeout", &bounds.request_timeout.text);
         Kubectl {
             program,
             global,
@@ -81,40 +90,26 @@ impl Kubectl {
     }
 
     /// `kubectl get … -o json`, as the user could type it (global flags left out).
-    fn command_line(&self, args: &[String]) -> String {
-        let mut line = String::from("kubectl");
-        for arg in args {
-            line.push(' ');
-            let plain = arg
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c));
-            if plain {
-                line.push_str(arg);
-            } else {
-                line.push('\'');
-                line.push_str(&arg.replace('\'', r"'\''"));
-                line.push('\'');
-            }
-        }
-        line
+    fn command_line(&self, args: &Args) -> String {
+        format!("kubectl {}", args.shown())
     }
 
     /// Runs the first call of a run with the user's terminal: standard input is kubectl's,
     /// so an exec credential plugin can ask for a password, and with `forward` its
     /// standard error reaches the user as it comes (a plugin's "open this URL to log
     /// in"), as well as being kept.
-    pub fn run_first(&self, args: &[String], forward: bool) -> Result<Reply, String> {
+    pub fn run_first(&self, args: &Args, forward: bool) -> Result<Reply, String> {
         self.run(args, Terminal::Shared { forward })
     }
 
     /// Runs one call with no standard input.
-    pub fn run_one(&self, args: &[String]) -> Result<Reply, String> {
+    pub fn run_one(&self, args: &Args) -> Result<Reply, String> {
         self.run(args, Terminal::Detached)
     }
 
     /// Runs independent calls side by side, at most [`SIDE_BY_SIDE`] at a time, with no
     /// standard input; the replies are in the order of `calls`.
-    pub fn run_all(&self, calls: &[Vec<String>]) -> Vec<Result<Reply, String>> {
+    pub fn run_all(&self, calls: &[Args]) -> Vec<Result<Reply, String>> {
         let next = std::sync::atomic::AtomicUsize::new(0);
         let replies: Vec<std::sync::Mutex<Option<Result<Reply, String>>>> =
             calls.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -155,9 +150,9 @@ mod tests {
     #[test]
     fn command_lines_quote_what_a_shell_would_split() {
         let kubectl = Kubectl::new(&Connection::default(), bounds());
-        let args: Vec<String> = ["get", "nodes", "-o", "jsonpath={.items[*].metadata.name}"]
-            .map(String::from)
-            .to_vec();
+        let args = Args::new()
+            .words(&["get", "nodes", "-o"])
+            .checked("jsonpath={.items[*].metadata.name}");
         assert_eq!(
             kubectl.command_line(&args),
             "kubectl get nodes -o 'jsonpath={.items[*].metadata.name}'"
@@ -165,12 +160,12 @@ mod tests {
     }
 
     #[test]
-    fn connection_flags_come_first_then_the_request_timeout() {
+    fn connection_flags_come_first_with_their_values_then_the_request_timeout() {
         let kubectl = Kubectl::new(
             &Connection {
                 context: Some("prod".into()),
                 kubeconfig: Some("/tmp/kc".into()),
-                user: Some("jane".into()),
+                user: Some("--jane".into()),
                 groups: vec!["dev".into(), "ops".into()],
             },
             bounds(),
@@ -179,16 +174,11 @@ mod tests {
         assert_eq!(
             flags,
             [
-                "--context",
-                "prod",
-                "--kubeconfig",
-                "/tmp/kc",
-                "--as",
-                "jane",
-                "--as-group",
-                "dev",
-                "--as-group",
-                "ops",
+                "--context=prod",
+                "--kubeconfig=/tmp/kc",
+                "--as=--jane",
+                "--as-group=dev",
+                "--as-group=ops",
                 "--request-timeout=30s"
             ]
         );

@@ -235,6 +235,8 @@ pub struct ConfigExtras {
     pub exclude: Vec<String>,
     /// `strict:`.
     pub strict: bool,
+    /// `renderTimeout:`.
+    pub render_timeout: Option<crate::time::Millis>,
 }
 
 #[cfg(test)]

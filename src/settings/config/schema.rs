@@ -55,6 +55,11 @@ crate::documented! {
         /// not let it list, a scope without workloads) fails the run as an input
         /// error, as `--strict` makes it.
         strict: Option<bool> = "false",
+        /// How long each call of `kubectl kustomize` and `helm template` (and of git,
+        /// for `diff --base`) may take before it is stopped with all it started, its
+        /// directory then an input error; `0s` for no limit. `--render-timeout`
+        /// overrides it.
+        render_timeout: Option<GoDuration> = "60s",
     }
 }
 
@@ -441,6 +446,7 @@ impl ConfigFile {
         let mut extras = ConfigExtras {
             exclude: self.exclude.unwrap_or_default(),
             strict: self.strict.unwrap_or(false),
+            render_timeout: self.render_timeout.map(|GoDuration(timeout)| timeout),
             ..ConfigExtras::default()
         };
         if let Some(version) = self.kubernetes_version {

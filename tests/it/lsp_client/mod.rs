@@ -98,6 +98,20 @@ impl Server {
             .expect("the server reads its input");
     }
 
+    /// Sends bytes as they are: frames the server must survive.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("standard input is open");
+        stdin
+            .write_all(bytes)
+            .and_then(|()| stdin.flush())
+            .expect("the server reads its input");
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends a request; returns its id.
     pub fn request(&mut self, method: &str, params: Value) -> i64 {
         self.next_id += 1;
