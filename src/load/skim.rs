@@ -56,7 +56,7 @@ pub fn skim(text: &str) -> Option<Outline<'_>> {
             lines.next();
         } else if let Some(rest) = line.strip_prefix("---") {
             // A comment after the marker needs a space before it: `---#…` is no marker
-            // but the start of a plain scalar (YAML 1.2, §6.6 and §9.1.4).
+            // but the start of a plain scalar (the YAML 1.2 spec, sections 6.6 and 9.1.4).
             let comment = rest.starts_with(' ') && {
                 let after = rest.trim_start_matches(' ');
                 after.is_empty() || after.starts_with('#')
