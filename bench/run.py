@@ -6,6 +6,7 @@ and `lint --fix` beside `lint`.
     python3 bench/run.py --quick          # fewer runs, to check that the suite works
     python3 bench/run.py --cluster-only   # only `lint --cluster -A` against 400,000 pods
     python3 bench/run.py --only-fixes     # the `lint --fix` rows alone
+    python3 bench/run.py --only-admission # `serve --admission` under load (bench/admission.py)
 
 It builds the release binary and the parse floor example, generates the corpora
 (bench/gen.py, seeded) into bench/out/corpus, installs checkov 3.3.30 into
@@ -585,6 +586,8 @@ def main() -> None:
                         help="only the `lint --cluster` rows (needs kubectl)")
     parser.add_argument("--only-fixes", action="store_true",
                         help="only the `lint --fix` rows (built binary, no corpora, no checkov)")
+    parser.add_argument("--only-admission", action="store_true",
+                        help="only `serve --admission` under load: bench/admission.py's defaults")
     parser.add_argument("--update-benchmarks", metavar="LABEL",
                         help="also put the results into BENCHMARKS.md's results section, headed by LABEL")
     args = parser.parse_args()
@@ -602,6 +605,10 @@ def main() -> None:
                      ("standalone", args.cluster_pods)] if args.cluster_pods else []
     if args.quick:
         cluster_sizes = cluster_sizes[:1]
+    if args.only_admission:
+        import admission
+        admission.main(["--binary", lint])
+        return
     if args.cluster_only or args.only_fixes:
         text = ""
         if args.cluster_only:

@@ -30,6 +30,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server: findings, quick fixes and timelines in the editor')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run a server where manifests land: with --admission, a validating admission webhook that lints every Pod and workload the API server admits')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Run a Model Context Protocol server on standard input and output, for assistants: tools lint, explain, rules, diff and fix')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -267,6 +269,50 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-mesh_lifecycle;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to listen on (port 0: any free port, printed at start)')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'The PEM certificate chain to serve (read again when it changes)')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The PEM private key of the certificate (read again when it changes)')
+            [CompletionResult]::new('--warn-on', '--warn-on', [CompletionResultType]::ParameterName, 'The lowest severity of a finding that is worth a warning (infos are rarely worth a line on every `kubectl apply`)')
+            [CompletionResult]::new('--deny-on', '--deny-on', [CompletionResultType]::ParameterName, 'Deny objects with findings at or above this severity, the findings as the reason (default: admit every object, the findings as warnings)')
+            [CompletionResult]::new('--review-timeout', '--review-timeout', [CompletionResultType]::ParameterName, 'The most time one review takes; past it the object is admitted with a warning that it was not checked (at most 9s: the API server waits 10 s at most)')
+            [CompletionResult]::new('--max-review-size', '--max-review-size', [CompletionResultType]::ParameterName, 'The largest review read (the API server stores objects up to 1.5 MiB; an update''s review holds the old object too)')
+            [CompletionResult]::new('--max-in-flight', '--max-in-flight', [CompletionResultType]::ParameterName, 'The most reviews held at once; more are answered 503 at once (the API server then applies the webhook''s failurePolicy)')
+            [CompletionResult]::new('--tls-reload-interval', '--tls-reload-interval', [CompletionResultType]::ParameterName, 'How often the certificate and key are read again')
+            [CompletionResult]::new('--shutdown-delay', '--shutdown-delay', [CompletionResultType]::ParameterName, 'How long the server answers after SIGTERM, reporting not ready, so that the Service stops sending reviews before it stops listening')
+            [CompletionResult]::new('--select', '--select', [CompletionResultType]::ParameterName, 'Run only these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Skip these rules (ids or names, comma-separated or repeated)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The config file (default: the nearest .mesh-lifecycle.yaml at or above the working directory)')
+            [CompletionResult]::new('--mesh-config', '--mesh-config', [CompletionResultType]::ParameterName, 'The cluster''s mesh configuration: an Istio `istio` ConfigMap, an IstioOperator, or Helm values (Istio''s or Linkerd''s)')
+            [CompletionResult]::new('--preset', '--preset', [CompletionResultType]::ParameterName, 'Defaults of a managed mesh (alibaba-asm)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version of the cluster (default: newest known)')
+            [CompletionResult]::new('--node-version', '--node-version', [CompletionResultType]::ParameterName, 'The oldest kubelet version among the nodes, which Istio''s native-sidecar `auto` mode looks at (default: the Kubernetes version)')
+            [CompletionResult]::new('--istio-version', '--istio-version', [CompletionResultType]::ParameterName, 'Istio version (unknown by default: classic sidecars assumed)')
+            [CompletionResult]::new('--linkerd-version', '--linkerd-version', [CompletionResultType]::ParameterName, 'Linkerd version (2.x, version-2.x or edge-yy.m.n)')
+            [CompletionResult]::new('--proxy-startup', '--proxy-startup', [CompletionResultType]::ParameterName, 'Proxy start-up time, process start to ready (default 2s)')
+            [CompletionResult]::new('--endpoint-propagation', '--endpoint-propagation', [CompletionResultType]::ParameterName, 'Time until no new requests are routed to a deleted pod (default 5s)')
+            [CompletionResult]::new('--app-shutdown', '--app-shutdown', [CompletionResultType]::ParameterName, 'An app container''s SIGTERM-to-exit time (default 5s)')
+            [CompletionResult]::new('--longest-request', '--longest-request', [CompletionResultType]::ParameterName, 'The longest request the apps serve (unset by default)')
+            [CompletionResult]::new('--deletion-grace-period', '--deletion-grace-period', [CompletionResultType]::ParameterName, 'Simulate a deletion with this grace period (`kubectl delete --grace-period`), which overrides the pod''s terminationGracePeriodSeconds; 0 is taken as 1, as kubectl sends it without --force (the kubelet gives a pod at least 1 s)')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true)')
+            [CompletionResult]::new('--admission', '--admission', [CompletionResultType]::ParameterName, 'Serve a validating admission webhook (`admission.k8s.io/v1` AdmissionReview at /validate; /healthz, /readyz and /metrics beside it)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore any .mesh-lifecycle.yaml')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-mesh_lifecycle;mcp' {
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The directory relative paths are read from, and the only one --allow-writes writes under (default: the working directory; clients such as Claude Desktop start servers in no directory of yours)')
+            [CompletionResult]::new('--tool-timeout', '--tool-timeout', [CompletionResultType]::ParameterName, 'The most time one tool call takes')
+            [CompletionResult]::new('--allow-writes', '--allow-writes', [CompletionResultType]::ParameterName, 'Let the `fix` tool write fixed files back when a call asks it to, and only files under the working directory (by default it only returns the fixed text)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-mesh_lifecycle;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -280,6 +326,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Draw the simulated start-up and shutdown timeline of each workload')
             [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'List the rules, or print one rule''s documentation')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'Run the language server: findings, quick fixes and timelines in the editor')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Run a server where manifests land: with --admission, a validating admission webhook that lints every Pod and workload the API server admits')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Run a Model Context Protocol server on standard input and output, for assistants: tools lint, explain, rules, diff and fix')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -297,6 +345,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-mesh_lifecycle' -Script
             break
         }
         'kubectl-mesh_lifecycle;help;lsp' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;serve' {
+            break
+        }
+        'kubectl-mesh_lifecycle;help;mcp' {
             break
         }
         'kubectl-mesh_lifecycle;help;completions' {

@@ -9,11 +9,15 @@
 //! After the last stage, [`baseline`] marks the findings a baseline accepts, and
 //! [`diff`] compares the results of two runs over two sides of the same workloads.
 //! [`cli`] and [`lsp`] are the front ends: the command line, and the language server
-//! that shows the same findings in an editor. Every program the tool runs (`helm`,
-//! `kubectl`, `git`) is started by [`external`], within bounds, with nothing from an
-//! input read as an option.
+//! that shows the same findings in an editor; [`admission`] (`serve --admission`) and
+//! [`mcp`] put the linter where manifests land: the API server's admission, and an
+//! assistant's tools. Every program the tool runs (`helm`, `kubectl`, `git`, and itself
+//! for `mcp`) is started by [`external`], within bounds, with nothing from an input read
+//! as an option.
 
 #![warn(missing_docs)]
+#[cfg(feature = "admission")]
+pub mod admission;
 pub mod baseline;
 pub mod cli;
 pub mod cluster;
@@ -25,6 +29,8 @@ pub mod fan_out;
 pub mod fix;
 pub mod load;
 pub mod lsp;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod pipeline;
 pub mod render;
 pub mod report;

@@ -366,6 +366,27 @@ pub enum Command {
         "The config file for every document (default: each document's nearest .mesh-lifecycle.yaml, at or above its directory)"
     )))]
     Lsp(LspArgs),
+    /// Run a server where manifests land: with --admission, a validating admission
+    /// webhook that lints every Pod and workload the API server admits.
+    ///
+    /// Findings are warnings by default (`kubectl apply` prints `Warning: ML201 …`);
+    /// --deny-on denies. Each review is linted as `lint` would lint the object, with
+    /// the profile of --config (mesh versions, namespace labels) and answered within
+    /// --review-timeout, admitted unchecked past it. deploy/admission/ and
+    /// docs/admission.md install it with cert-manager.
+    #[cfg(feature = "admission")]
+    #[command(after_help = super::examples::SERVE)]
+    Serve(super::serve::ServeArgs),
+    /// Run a Model Context Protocol server on standard input and output, for
+    /// assistants: tools lint, explain, rules, diff and fix.
+    ///
+    /// Each tool runs the matching command of this program and returns its output
+    /// (`lint --format json`, `explain`, …). `fix` returns the fixed text, and writes
+    /// files only with --allow-writes. docs/mcp.md configures Claude, VS Code and
+    /// Cursor.
+    #[cfg(feature = "mcp")]
+    #[command(after_help = super::examples::MCP)]
+    Mcp(super::mcp::McpArgs),
     /// Print a shell completion script.
     #[command(after_help = super::examples::COMPLETIONS)]
     Completions(CompletionsArgs),

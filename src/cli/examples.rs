@@ -99,3 +99,23 @@ Examples:
   # fish
   kubectl-mesh_lifecycle completions fish > ~/.config/fish/completions/kubectl-mesh_lifecycle.fish
 ";
+
+/// `serve --help`.
+pub const SERVE: &str = "\
+Examples:
+  # The admission webhook with cert-manager's certificate (deploy/admission/ installs it)
+  kubectl-mesh_lifecycle serve --admission --tls-cert /tls/tls.crt --tls-key /tls/tls.key
+
+  # Deny what would be an error, with the cluster's profile
+  kubectl-mesh_lifecycle serve --admission --tls-cert c.pem --tls-key k.pem --deny-on error
+";
+
+/// `mcp --help`.
+pub const MCP: &str = "\
+Examples:
+  # What an assistant runs (docs/mcp.md sets it up)
+  kubectl-mesh_lifecycle mcp
+
+  # Reading one repository, and allowed to write the fixes it makes
+  kubectl-mesh_lifecycle mcp --root ~/src/platform --allow-writes
+";

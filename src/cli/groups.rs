@@ -124,7 +124,7 @@ fn parse_threads(text: &str) -> Result<usize, String> {
 
 /// A size in bytes: `1048576`, `512KiB`, `16MiB`, `1GiB` (or `K`, `M`, `G`: powers of
 /// 1024, as in ripgrep's `--max-filesize`).
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
     let digits = trimmed
         .find(|c: char| !c.is_ascii_digit())

@@ -19,10 +19,14 @@ mod inputs;
 mod lint;
 mod lsp;
 mod manual;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod output;
 mod overwrite;
 mod profile;
 mod rules;
+#[cfg(feature = "admission")]
+mod serve;
 mod sides;
 mod stderr;
 mod values;
@@ -89,6 +93,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Rules(args) => printed(rules::run(args)),
         Command::Lsp(args) => lsp::run(args),
+        #[cfg(feature = "admission")]
+        Command::Serve(args) => serve::run(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => mcp::run(args),
         Command::Completions(args) => printed(completions::run(args.shell)),
     };
     finish(status)

@@ -84,7 +84,7 @@ pub struct ProfileArgs {
     pub feature_gates: Vec<String>,
 }
 
-fn parse_duration(text: &str) -> Result<Millis, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Millis, String> {
     parse_go_duration(text)
         .filter(|d| *d >= Millis::ZERO)
         .ok_or_else(|| format!("`{text}` is not a duration such as 5s or 1m30s"))

@@ -11,6 +11,9 @@ mod lsp_client;
 mod man;
 
 mod accidents;
+mod action;
+#[cfg(feature = "admission")]
+mod admission;
 mod bad_input;
 mod baseline;
 mod browser;
@@ -46,6 +49,8 @@ mod kubectl_habits;
 mod kubectl_reading;
 mod list;
 mod lsp;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod native_advice;
 mod neovim;
 mod not_linted;

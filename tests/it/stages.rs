@@ -423,6 +423,10 @@ const LAYERS: &[(&[&str], &str)] = &[
     ),
     (&["lsp"], "a front end: the language server"),
     (
+        &["admission", "mcp"],
+        "front ends where manifests land: the admission webhook and the assistants' server",
+    ),
+    (
         &["cli"],
         "the front end that runs every other, the language server among them",
     ),

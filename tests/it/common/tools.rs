@@ -19,8 +19,23 @@ pub const REQUIRE: &str = "MESH_LIFECYCLE_REQUIRE";
 /// The programs a test may run that a machine may lack. `tests/it/tools.rs` holds every
 /// test to asking [`program`] for them, and hides them all from one run of the suite.
 pub const OPTIONAL: &[&str] = &[
-    "zsh", "fish", "elvish", "chromium", "nvim", "strace", "kubectl", "helm", "script", "mkfifo",
-    "python3", "setpriv", "prlimit", "unshare", "git",
+    "zsh",
+    "fish",
+    "elvish",
+    "chromium",
+    "nvim",
+    "strace",
+    "kubectl",
+    "helm",
+    "script",
+    "mkfifo",
+    "python3",
+    "setpriv",
+    "prlimit",
+    "unshare",
+    "git",
+    "curl",
+    "check-jsonschema",
 ];
 
 /// What the run requires, from [`REQUIRE`].
