@@ -274,6 +274,45 @@ def wide_pod_cells(add, lint: str, corpus: str, runs: int) -> None:
         add(name, "lint", [lint, "lint", "-o", "json", os.path.join(corpus, name + ".yaml")], runs)
 
 
+# Shapes that cost by count, not by bytes: 100,000 one-line documents, 4 MB of `---`
+# lines (a million empty documents) and a `List` of 300,000 small Pods, each on the
+# default threads and on `-j 1`. Written here, not by gen.py, so the seeded corpora
+# keep their generator.
+
+COUNT_SHAPES = ("tiny-documents", "separators", "small-item-list")
+
+
+def count_shape_cells(add, lint: str, scratch: str, runs: int, sizes: dict) -> None:
+    texts = {
+        "tiny-documents": "".join(f"a: {n}\n---\n" for n in range(100_000)),
+        "separators": "---\n" * (1 << 20),
+        "small-item-list": "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+            f"- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{n}}}\n  spec:\n"
+            "    containers: [{name: a, image: x}]\n" for n in range(300_000)),
+    }
+    for name, text in texts.items():
+        path = os.path.join(scratch, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        documents = 1 if name == "small-item-list" else text.count("---\n")
+        sizes[name] = {"bytes": len(text.encode()), "documents": documents}
+        add(name, "lint", [lint, "lint", "-o", "json", path], runs)
+        add(name, "lint-j1", [lint, "lint", "-o", "json", "-j", "1", path], runs)
+
+
+def count_shape_checks(cells: dict, check) -> None:
+    for name in COUNT_SHAPES:
+        if f"{name}/lint" not in cells:
+            continue
+        ratio = cells[f"{name}/lint"].median / cells[f"{name}/lint-j1"].median
+        check(f"{name}: default threads ÷ `-j 1`: lint time", f"{ratio:.2f}×", "≤ 1.0×", ratio <= 1.0)
+    if "small-item-list/lint" in cells:
+        cell = cells["small-item-list/lint"]
+        ratio = cell.rss_mib * MIB / cell.input_bytes
+        check("`List` of 300,000 small Pods: peak RSS ÷ its size", f"{ratio:.0f}×", "≤ 15×",
+              ratio <= 15)
+
+
 def shape_checks(cells: dict, check) -> None:
     stream = cells["deployments-stream/lint"].median
     for name, label in [("deployments-list", "YAML"), ("deployments-list-json", "JSON")]:
@@ -398,6 +437,7 @@ def report(cells: dict[str, Cell], manifest: dict, determinism: dict, info: dict
                   max(per) <= 4 * 1024)
 
     shape_checks(cells, check)
+    count_shape_checks(cells, check)
 
     notes = ["", "Corpora (bench/gen.py, seed %d):" % manifest["seed"], ""]
     for name, info_ in corpora_info.items():
@@ -677,6 +717,7 @@ def main() -> None:
 
     shape_cells(add, lint, corpus, args.runs)
     wide_pod_cells(add, lint, corpus, args.runs)
+    count_shape_cells(add, lint, scratch, args.runs, manifest["corpora"])
 
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     info = machine()
@@ -699,7 +740,7 @@ def main() -> None:
         findings = {0, 1}
         expected = {"lint": findings, "lint-j1": findings, "junit": findings, "junit-j1": findings,
                     "checkov": findings}.get(cell.tool, {0})
-        if cell.corpus in SHAPES or cell.corpus.startswith("pod-"):
+        if cell.corpus in SHAPES or cell.corpus in COUNT_SHAPES or cell.corpus.startswith("pod-"):
             expected = {0, 1}
         if cell.corpus.startswith("findings-"):
             expected = {0}

@@ -82,6 +82,19 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// The bytes of text the unit holds: what the stages will read of it.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Unit::Text { text, .. } => text.len(),
+            Unit::Failed(_) => 0,
+            Unit::Parsed(parsed) => parsed
+                .documents
+                .iter()
+                .map(|document| document.source.text.len())
+                .sum(),
+        }
+    }
+
     /// The file and first line of the unit, for an error about all of it.
     pub fn whereabouts(&self) -> (Arc<str>, Option<Pos>) {
         let start = |line| Some(Pos { line, column: 1 });

@@ -51,7 +51,15 @@ pub enum FixMode {
 /// The threads one piece may use: `-j`, or one per core.
 pub(super) fn threads(options: &RunOptions) -> usize {
     match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        0 => cores(),
         n => n,
     }
+}
+
+/// The cores this process may run on, asked of the system once: the answer costs
+/// several reads of files (the affinity mask, the cgroup's quota), more than the work
+/// on a small document.
+pub(super) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }

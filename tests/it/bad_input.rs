@@ -1014,3 +1014,31 @@ fn a_named_pipe_without_a_writer_is_an_input_error_in_bounded_time() {
         "{report:#}"
     );
 }
+
+/// 4 MB of `---` lines: a million empty documents, each handed to the stages. Handed to
+/// the threads one by one, they kept a two-core run busy for minutes; in batches they
+/// take about as long as on one thread. Only a hang guard: the time is measured with a
+/// release build (BENCHMARKS.md), not here.
+#[test]
+fn a_file_of_separators_ends_on_the_default_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("separators.yaml");
+    fs::write(&path, "---\n".repeat(1 << 20)).unwrap();
+    let started = std::time::Instant::now();
+    let output = cli()
+        .args(["lint", "--no-config", "--format", "json"])
+        .arg(&path)
+        .timeout(Duration::from_secs(90))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "after {elapsed:?}: {stderr}");
+    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["errors"].as_array().map(Vec::len),
+        Some(0),
+        "{report}"
+    );
+}
