@@ -74,7 +74,7 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "SECONDS", help_heading = "Scenario")]
     pub deletion_grace_period: Option<u32>,
 
-    /// Kubelet feature gates to simulate (SidecarsRestartableDuringPodTermination=true).
+    /// Feature gates to simulate (SidecarsRestartableDuringPodTermination=true, ContainerRestartRules=false).
     #[arg(
         long,
         value_name = "GATE=BOOL",

@@ -215,6 +215,12 @@ pub fn assumed(assumed: &Assumed) -> String {
         } => format!(
             "{container}: Kubernetes {kubernetes} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook"
         ),
+        Assumed::ContainerRestartPolicyDropped {
+            container,
+            kubernetes,
+        } => format!(
+            "{container}: Kubernetes {kubernetes} drops its restartPolicy (ContainerRestartRules is off): the pod is admitted and the container restarts by the pod's policy"
+        ),
         Assumed::SleepActionBeta {
             container,
             kubernetes,

@@ -104,15 +104,36 @@ impl<'a> Builder<'a> {
     }
 
     /// From 1.28 (when `restartPolicy` joined the container type, for init containers)
-    /// to 1.34, validation refuses it on a regular container (`validateContainers`:
-    /// "may not be set for non-init containers") unless `ContainerRestartRules` is on:
-    /// alpha and off in 1.34, on from 1.35 (docs/lifecycle.md §2.9).
+    /// to 1.33, validation refuses it on a regular container (`validateContainers`:
+    /// "may not be set for non-init containers"). From 1.34 the `ContainerRestartRules`
+    /// gate decides: while it is off (alpha and off in 1.34) the API server drops the
+    /// field before validation (`dropDisabledFields` → `dropContainerRestartRules`) and
+    /// the pod is admitted with a plain container; on (from 1.35), it is honoured
+    /// (docs/lifecycle.md §2.9).
     pub(super) fn check_container_restart_policies(&mut self) {
         let version = self.settings.kubernetes.value;
+        let workload = self.workload;
+        let spec = &workload.pod_spec;
+        if version.has_container_restart_rules_gate() {
+            if self.settings.container_restart_rules() {
+                return;
+            }
+            for (container, path) in spec.containers.iter().zip(&workload.paths.containers) {
+                if container.restart_policy.is_some() {
+                    self.assume(
+                        Assumed::ContainerRestartPolicyDropped {
+                            container: container.name.clone(),
+                            kubernetes: version,
+                        },
+                        Source::Manifest(path.key("restartPolicy")),
+                    );
+                }
+            }
+            return;
+        }
         if !version.forbids_container_restart_policy() {
             return;
         }
-        let spec = &self.workload.pod_spec;
         for (container, path) in spec.containers.iter().zip(&self.workload.paths.containers) {
             if let Some(value) = &container.restart_policy {
                 self.rejections.push(Rejection {

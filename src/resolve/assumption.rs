@@ -27,6 +27,15 @@ pub enum Assumed {
         /// The Kubernetes version.
         kubernetes: KubeVersion,
     },
+    /// This Kubernetes version drops a regular container's own `restartPolicy` (the
+    /// `ContainerRestartRules` gate is off): the pod is admitted, the container a plain
+    /// one.
+    ContainerRestartPolicyDropped {
+        /// The container.
+        container: String,
+        /// The Kubernetes version.
+        kubernetes: KubeVersion,
+    },
     /// The `sleep` action is beta in this version and taken as enabled.
     SleepActionBeta {
         /// The container whose hook it is.

@@ -64,14 +64,10 @@ impl<'a> Builder<'a> {
                 )
             })
             .flatten();
-        // Its own `restartPolicy: Always`, honoured from 1.35 (docs/lifecycle.md §2.9).
+        // Its own `restartPolicy: Always`, honoured while ContainerRestartRules is on (from 1.35) (docs/lifecycle.md §2.9).
         let restart_in_place = (list == ContainerList::Regular
             && container.restart_policy.as_deref() == Some("Always")
-            && self
-                .settings
-                .kubernetes
-                .value
-                .honours_container_restart_policy())
+            && self.settings.container_restart_rules())
         .then(|| path.key("restartPolicy"));
         let runs_for = match list {
             ContainerList::Init if !restart_always => Some(self.scenario.init_duration.value),

@@ -328,14 +328,24 @@ impl Flags {
                 "false" => false,
                 other => return Err(format!("`{other}` is not true or false in `{gate}`")),
             };
+            let version = settings.kubernetes.value;
             match name {
                 "SidecarsRestartableDuringPodTermination" => {
                     settings.restartable_sidecars_during_termination =
                         Sourced::new(on, Source::Flag("--feature-gates"));
                 }
+                "ContainerRestartRules" if !version.has_container_restart_rules_gate() => {
+                    return Err(format!(
+                        "Kubernetes {version} has no feature gate `ContainerRestartRules` (alpha from 1.34, beta and on from 1.35)"
+                    ));
+                }
+                "ContainerRestartRules" => {
+                    settings.container_restart_rules =
+                        Some(Sourced::new(on, Source::Flag("--feature-gates")));
+                }
                 other => {
                     return Err(format!(
-                        "unknown feature gate `{other}`; the simulator models SidecarsRestartableDuringPodTermination"
+                        "unknown feature gate `{other}`; the simulator models SidecarsRestartableDuringPodTermination and ContainerRestartRules"
                     ));
                 }
             }
@@ -384,5 +394,22 @@ mod tests {
             wrong.apply(&mut settings).unwrap_err(),
             "`yes` is not true or false in `SidecarsRestartableDuringPodTermination=yes`"
         );
+        // A gate the version does not have is refused, by name, not ignored.
+        let too_old = Flags {
+            kubernetes_version: KubeVersion::parse("1.33"),
+            feature_gates: vec!["ContainerRestartRules=true".into()],
+            ..Flags::default()
+        };
+        assert_eq!(
+            too_old.apply(&mut settings).unwrap_err(),
+            "Kubernetes 1.33 has no feature gate `ContainerRestartRules` (alpha from 1.34, beta and on from 1.35)"
+        );
+        let on = Flags {
+            kubernetes_version: KubeVersion::parse("1.34"),
+            feature_gates: vec!["ContainerRestartRules".into()],
+            ..Flags::default()
+        };
+        on.apply(&mut settings).unwrap();
+        assert!(settings.container_restart_rules());
     }
 }

@@ -221,6 +221,10 @@ pub struct Settings {
     /// termination against an absolute deadline, without the 2-second floor
     /// (docs/lifecycle.md §2.5).
     pub restartable_sidecars_during_termination: Sourced<bool>,
+    /// The `ContainerRestartRules` gate as `--feature-gates` sets it, when it does;
+    /// otherwise the version's default (alpha and off in 1.34, beta and on from 1.35).
+    /// docs/lifecycle.md §2.9.
+    pub container_restart_rules: Option<Sourced<bool>>,
 }
 
 impl Settings {
@@ -237,6 +241,17 @@ impl Settings {
     /// Kubernetes version.
     pub fn node_version(&self) -> &Sourced<KubeVersion> {
         self.nodes.as_ref().unwrap_or(&self.kubernetes)
+    }
+
+    /// Whether `ContainerRestartRules` is on: as `--feature-gates` sets it on a version
+    /// that has the gate (1.34 and later), else the version's default (on from 1.35).
+    /// docs/lifecycle.md §2.9.
+    pub fn container_restart_rules(&self) -> bool {
+        let version = self.kubernetes.value;
+        match &self.container_restart_rules {
+            Some(gate) if version.has_container_restart_rules_gate() => gate.value,
+            _ => version.honours_container_restart_policy(),
+        }
     }
 }
 
@@ -258,6 +273,7 @@ impl Default for Settings {
             templates: crate::workload::Templates::default(),
             deletion_grace_period: None,
             restartable_sidecars_during_termination: Sourced::default_value(false),
+            container_restart_rules: None,
         }
     }
 }

@@ -51,6 +51,7 @@ fn flags(profile: &[String], fixture: &str) -> Flags {
             }
             "--preset" => flags.preset = Some(value.clone()),
             "--deletion-grace-period" => flags.deletion_grace_period = Some(value.parse().unwrap()),
+            "--feature-gates" => flags.feature_gates.push(value.clone()),
             other => {
                 let key = ScenarioKey::ALL
                     .into_iter()

@@ -12,7 +12,9 @@ declare_rule! {
     /// A container in `containers` (not `initContainers`) with its own `restartPolicy`.
     /// In a Job or CronJob pod on Kubernetes 1.35 or later, `restartPolicy: Always`
     /// there restarts the container in place after every exit; on Kubernetes 1.28 to
-    /// 1.34 the API server refuses the field on a regular container, in any pod.
+    /// 1.33 the API server refuses the field on a regular container, in any pod. On
+    /// 1.34, where `ContainerRestartRules` is alpha and off, the API server drops the
+    /// field and admits the pod (`dropContainerRestartRules`): nothing to report.
     ///
     /// ## Why it loses traffic
     /// `restartPolicy: Always` makes a native sidecar only in `initContainers`. In
@@ -21,9 +23,10 @@ declare_rule! {
     /// exits, whatever the pod's `restartPolicy` (`ContainerShouldRestart`). It is not a
     /// sidecar: it starts with the work, nothing stops it when the work is done, and a
     /// stop call (`/quitquitquit`, `kill`) only restarts it. The pod stays `Running`, so
-    /// the Job never completes (docs/lifecycle.md §2.6, §2.9). Before 1.35 validation
+    /// the Job never completes (docs/lifecycle.md §2.6, §2.9). Before 1.34 validation
     /// refuses the field ("may not be set for non-init containers"): the Job's pods are
-    /// never created.
+    /// never created. `--feature-gates ContainerRestartRules=true` simulates 1.34 with
+    /// the gate on, `=false` 1.35 or later with it off.
     ///
     /// ## Example
     /// ```yaml

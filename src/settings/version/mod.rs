@@ -98,9 +98,16 @@ impl KubeVersion {
 
     /// Whether the API server refuses `restartPolicy` on a regular container: the field
     /// exists from 1.28 (for init containers) and validation forbids it elsewhere until
-    /// `ContainerRestartRules` is on. docs/lifecycle.md §2.9.
+    /// the `ContainerRestartRules` gate exists (1.34); from then on, with the gate off,
+    /// the API server drops it instead (`dropDisabledFields` →
+    /// `dropContainerRestartRules`). docs/lifecycle.md §2.9.
     pub fn forbids_container_restart_policy(self) -> bool {
-        (28..35).contains(&self.minor)
+        (28..34).contains(&self.minor)
+    }
+
+    /// Whether the version has the `ContainerRestartRules` gate (alpha from 1.34).
+    pub fn has_container_restart_rules_gate(self) -> bool {
+        self.minor >= 34
     }
 }
 
@@ -466,7 +473,10 @@ mod tests {
         let v = |minor| KubeVersion { minor };
         assert!(!v(27).forbids_container_restart_policy());
         assert!(v(28).forbids_container_restart_policy());
-        assert!(v(34).forbids_container_restart_policy());
+        assert!(v(33).forbids_container_restart_policy());
+        assert!(!v(34).forbids_container_restart_policy());
+        assert!(!v(33).has_container_restart_rules_gate());
+        assert!(v(34).has_container_restart_rules_gate());
         assert!(!v(34).honours_container_restart_policy());
         assert!(!v(35).forbids_container_restart_policy());
         assert!(v(35).honours_container_restart_policy());

@@ -342,11 +342,19 @@ pub(super) fn check_opt_in(
     form: Form,
     ns: Option<&crate::settings::NamespaceInfo>,
 ) {
-    let namespace_injects = ns.map(|ns| {
-        ns.labels
-            .get(NAMESPACE_LABEL)
-            .is_some_and(|v| v == "enabled")
-    });
+    // The webhook is called for the pod whatever its opt-in says: its namespace has
+    // istio-injection=enabled, or names a revision, or (in a namespace without
+    // istio-injection) the pod's own `istio.io/rev` label selects the revision's
+    // webhook, which then reads the annotation (stage 2).
+    let pod_revision = b.workload.pod_label(REVISION).is_some();
+    let namespace_injects = match ns {
+        Some(ns) => Some(match ns.labels.get(NAMESPACE_LABEL) {
+            Some(v) => v == "enabled",
+            None => ns.labels.contains_key(REVISION) || pod_revision,
+        }),
+        None if pod_revision => Some(true),
+        None => None,
+    };
     let ignored = match InjectValue::read(value) {
         InjectValue::Unset => return,
         InjectValue::Skip
