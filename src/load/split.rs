@@ -178,6 +178,10 @@ pub struct Splitter<R> {
     replay: VecDeque<Vec<u8>>,
     /// Chunks found but not yet handed out (several JSON values can end on one line).
     ready: VecDeque<Result<Chunk, ChunkError>>,
+    /// A JSON stream's last value, held back until the stream shows what follows it:
+    /// the line break and blank lines after the stream's last value are its text too,
+    /// so that the chunks hold the whole input (`--fix` writes back what it read).
+    held: Option<Result<Chunk, ChunkError>>,
     /// Why a JSON stream went on as YAML, for the first YAML chunk.
     not_json: Option<Box<InvalidJson>>,
 }
@@ -244,6 +248,7 @@ impl<R: BufRead> Splitter<R> {
             had_bom: false,
             replay: VecDeque::new(),
             ready: VecDeque::new(),
+            held: None,
             not_json: None,
         }
     }
@@ -590,8 +595,10 @@ impl<R: BufRead> Splitter<R> {
             }
             let between_values = !json.scanner.started();
             let step = json.scanner.step(line[at]);
-            if between_values && json.scanner.started() {
+            let starts_value = between_values && json.scanner.started();
+            if starts_value {
                 json.value_line = self.line;
+                self.release_held();
             }
             match step {
                 Step::Continue => at += 1,
@@ -613,6 +620,7 @@ impl<R: BufRead> Splitter<R> {
             }
         }
         if cut {
+            self.release_held();
             self.pending = Vec::new();
             self.refused = None;
             self.over_limit = false;
@@ -627,7 +635,8 @@ impl<R: BufRead> Splitter<R> {
         self.line_buf = line;
     }
 
-    /// The end of a JSON stream: a number may end there, anything else open is cut short.
+    /// The end of a JSON stream: a number may end there, anything else open is cut
+    /// short. What follows the last value (its final line break) joins its text.
     fn json_end(&mut self) {
         let Mode::Json(json) = &mut self.mode else {
             return;
@@ -649,7 +658,23 @@ impl<R: BufRead> Splitter<R> {
                 self.json_error((line, column.max(1) as u32), "unexpected EOF".into(), &[]);
             }
             Step::EndBefore => self.json_value(&[], 0, 0),
-            _ => {}
+            _ => {
+                let tail = std::mem::take(&mut self.pending);
+                if let Some(Ok(last)) = &mut self.held
+                    && let Ok(tail) = std::str::from_utf8(&tail)
+                {
+                    last.text.push_str(tail);
+                }
+            }
+        }
+        self.release_held();
+    }
+
+    /// Hands out the value held back (`held`): what comes next is another
+    /// value, an error or the end.
+    fn release_held(&mut self) {
+        if let Some(chunk) = self.held.take() {
+            self.ready.push_back(chunk);
         }
     }
 
@@ -694,12 +719,14 @@ impl<R: BufRead> Splitter<R> {
             )
         };
         self.pending.clear();
-        self.ready.push_back(chunk);
+        self.release_held();
+        self.held = Some(chunk);
     }
 
     /// The JSON stream cannot go on at `(line, column)`; `rest` is the rest of the
     /// current line from where the pending text stopped.
     fn json_error(&mut self, (line, column): (u32, u32), message: String, rest: &[u8]) {
+        self.release_held();
         let Mode::Json(json) = &mut self.mode else {
             return;
         };

@@ -3,25 +3,26 @@
 
 use serde_json::Value as Json;
 
+use super::headroom::Headroom;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::PodPlan;
 use crate::settings::Source;
 use crate::simulate;
 
 /// `terminationGracePeriodSeconds` raised to the shortest grace period with which every
-/// container of the pod exits on its own ([`simulate::grace_needed`]), inserted in the
-/// pod spec when it is not set. Unsafe: every deletion of the pod may then take that
-/// long. `None` when the period is not the pod's own to raise (a deletion's
-/// `--grace-period`, a value set outside the manifest) or no period is long enough (a
-/// hook that never ends).
+/// container of the pod exits on its own ([`simulate::grace_needed`]) plus the fixes'
+/// headroom ([`Headroom`]), inserted in the pod spec when it is not set. Unsafe: every
+/// deletion of the pod may then take that long. `None` when the period is not the pod's
+/// own to raise (a deletion's `--grace-period`, a value set outside the manifest) or no
+/// period is long enough (a hook that never ends).
 pub fn raise_grace_period(plan: &PodPlan) -> Option<Remedy> {
-    let seconds = simulate::grace_needed(plan)?;
+    let grace = Headroom::over(simulate::grace_needed(plan)?);
     Some(Remedy::new(
         Applicability::Unsafe,
         format!(
-            "raise `terminationGracePeriodSeconds` to {seconds}, the time every container needs to exit on its own"
+            "raise `terminationGracePeriodSeconds` to {grace}, the time every container needs to exit on its own"
         ),
-        vec![grace_period_at(plan, seconds)?],
+        vec![grace_period_at(plan, grace.seconds())?],
     ))
 }
 

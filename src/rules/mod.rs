@@ -7,6 +7,7 @@
 pub mod configuration;
 pub mod describe;
 mod fixes;
+mod headroom;
 mod help;
 pub mod jobs;
 mod meta;

@@ -6,11 +6,12 @@
 //! clears every one of them the setting can clear; both rules word their help and
 //! build their fix from this answer, and say which others it clears.
 
-use crate::fix::{Applicability, Change, Remedy};
+use crate::fix::{Applicability, Remedy};
 use crate::resolve::mesh::{Measure, Stay, StayAt};
 use crate::resolve::{ContainerId, PlannedContainer, PodPlan, Role};
 use crate::rules::RuleMeta;
 use crate::rules::fixes::grace_period_at;
+use crate::rules::headroom::Headroom;
 use crate::rules::termination::{
     InboundClosedBeforeEndpointsRemoved, LongRequestsCut, ProxyExitsBeforeApp,
 };
@@ -210,13 +211,17 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
             hazards.push((cut.cut_at, cut.finishes, &LongRequestsCut::META));
         }
     }
+    // The proxy stays past the latest target by the fixes' headroom, and the kubelet's
+    // SIGKILL comes that much later again: no two of them fall on one second.
+    let latest = hazards.iter().map(|(_, target, _)| *target).max()?;
+    let stay_until = Headroom::over(whole_seconds(latest));
+    let shift = Millis(stay_until.seconds().saturating_mul(1000)) - latest;
     let value = hazards
         .iter()
-        .map(|(cut, target, _)| value_for(&stay, stop, *cut, *target))
+        .map(|(cut, target, _)| value_for(&stay, stop, *cut, *target + shift))
         .max()?;
-    // The proxy must reach the latest target before the kubelet's SIGKILL.
-    let latest = hazards.iter().map(|(_, target, _)| *target).max()?;
-    let grace = grace_period_at(plan, whole_seconds(latest));
+    let grace_seconds = Headroom::over(stay_until.seconds());
+    let grace = grace_period_at(plan, grace_seconds.seconds());
     let seconds = whole_seconds(value);
     let suggestion = (stay.at)(&StayAt {
         seconds,
@@ -230,10 +235,14 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
         .fix
         .filter(|_| !plan.runs_to_completion())
         .map(|mut fix| {
-            if let Some(Change::Set(_, seconds)) = &grace {
+            fix.description = format!(
+                "{}, which keeps the proxy up until {stay_until} after the deletion",
+                fix.description
+            );
+            if grace.is_some() {
                 fix.applicability = Applicability::Unsafe;
                 fix.description = format!(
-                    "{}, and raise `terminationGracePeriodSeconds` to {seconds} for it",
+                    "{}, and raise `terminationGracePeriodSeconds` to {grace_seconds} for it",
                     fix.description
                 );
                 fix.changes.extend(grace.clone());

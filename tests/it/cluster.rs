@@ -2030,7 +2030,7 @@ fn fix_on_cluster_objects_prints_the_diff_and_writes_nothing() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(r#"+                        "terminationMessagePolicy": "File", "lifecycle": {"preStop": {"sleep": {"seconds": 5}}}"#),
+        stderr.contains(r#"+                        "terminationMessagePolicy": "File", "lifecycle": {"preStop": {"sleep": {"seconds": 10}}}"#),
         "{stderr}"
     );
     // A fix that would make the pod worse is refused here as it is for a file.

@@ -169,15 +169,15 @@ fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
 #[test]
 fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
     for (name, rule, seconds) in [
-        // 25 s of preStop, then the declared 10 s of shutdown; inserted after the
-        // containers, in the pod spec's indentation.
-        ("ml201-fire-app-shutdown.yaml", "ML201", 35),
-        // The proxy's 10 s preStop, then its 25 s drain.
-        ("ml201-fire-prestop-plus-drain.yaml", "ML201", 35),
-        // A 45 s hook, then 5 s of shutdown.
-        ("ml206-fire-sleep-45.yaml", "ML206", 50),
-        ("ml206-fire-sleep-action.yaml", "ML206", 35),
-        ("ml206-fire-sleep-after-heredoc.yaml", "ML206", 105),
+        // 25 s of preStop, then the declared 10 s of shutdown, plus a fifth of that
+        // as headroom; inserted after the containers, in the pod spec's indentation.
+        ("ml201-fire-app-shutdown.yaml", "ML201", 42),
+        // The proxy's 10 s preStop, then its 25 s drain, plus 7 s.
+        ("ml201-fire-prestop-plus-drain.yaml", "ML201", 42),
+        // A 45 s hook, then 5 s of shutdown, plus 10 s.
+        ("ml206-fire-sleep-45.yaml", "ML206", 60),
+        ("ml206-fire-sleep-action.yaml", "ML206", 42),
+        ("ml206-fire-sleep-after-heredoc.yaml", "ML206", 126),
     ] {
         let (fixed, read) = fix_unsafe_fixture(name, rule);
         insta::assert_snapshot!(name, fixed);
@@ -197,12 +197,28 @@ fn ml205_removes_the_ignored_drain_setting() {
         // The only key of the annotation's YAML: the annotation goes, and
         // `annotations:`, which held nothing else; no empty mapping is left.
         "ml205-fire-drain-on-native.yaml",
-        "ml205-fire-drain-with-exit-on-zero.yaml",
         // Two findings, two keys removed in one round.
         "ml205-fire-exit-on-zero-on-native.yaml",
     ] {
         let (fixed, _) = fix_fixture(name, "ML205", &[]);
         insta::assert_snapshot!(name, fixed);
+    }
+    // A drain length the mode replaces keeps its intent: the 40 s move to the setting
+    // the mode reads, which lengthens the drain from its 5 s default (unsafe).
+    let name = "ml205-fire-drain-with-exit-on-zero.yaml";
+    let (fixed, read) = fix_unsafe_fixture_with(name, "ML205", &[]);
+    insta::assert_snapshot!(name, fixed);
+    assert!(
+        fixed.contains("MINIMUM_DRAIN_DURATION: 40s")
+            && !fixed.contains("terminationDrainDuration: 40s  #"),
+        "{fixed}"
+    );
+    if let Some(object) = read {
+        let config = object["spec"]["template"]["metadata"]["annotations"]["proxy.istio.io/config"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(!config.contains("terminationDrainDuration"), "{config}");
     }
     // A variable of `env` is not a key to remove: unsetting its value would set it to
     // the empty string. No fix is offered.
@@ -337,7 +353,8 @@ fn ml207_adds_or_lengthens_a_prestop_sleep() {
                 serde_json::Value::Null => pre_stop["exec"]["command"][1].clone(),
                 sleep => sleep["seconds"].clone(),
             };
-            assert!(seconds == 5 || seconds == "5", "{name}: {pre_stop}");
+            // 5 s of endpoint propagation and the 5 s floor of headroom.
+            assert!(seconds == 10 || seconds == "10", "{name}: {pre_stop}");
         }
     }
     // A tcpSocket hook is invalid, not short: what to run instead is the user's choice.
@@ -353,33 +370,27 @@ fn ml207_adds_or_lengthens_a_prestop_sleep() {
 }
 
 #[test]
-fn ml303_shares_the_process_namespace() {
-    for name in [
-        "ml303-fire-no-shared-pid.yaml",
-        // ML302 stays: sharing the namespace makes the kill reach, not the status kept
+fn ml303_stops_the_proxy_through_its_endpoint_not_a_shared_namespace() {
+    for (name, shared_before) in [
+        ("ml303-fire-no-shared-pid.yaml", false),
+        // ML302 stays: the call now reaches, but the status is still the call's
         // (ML302's own fix is left out here with `--select`).
-        "ml303-fire-semicolon-without-shared-pid.yaml",
+        ("ml303-fire-semicolon-without-shared-pid.yaml", false),
+        // Shared already, but the work runs as another user: the call needs neither.
+        ("ml303-fire-other-user.yaml", true),
     ] {
         let (fixed, read) = fix_unsafe_fixture_with(name, "ML303", &["--select", "ML303"]);
         insta::assert_snapshot!(name, fixed);
+        assert!(
+            fixed.contains("curl -fsS -X POST http://localhost:15020/quitquitquit")
+                && !fixed.contains("pkill -TERM"),
+            "{name}: {fixed}"
+        );
         if let Some(object) = read {
-            assert_eq!(pod_spec(&object)["shareProcessNamespace"], true, "{name}");
+            let shared = pod_spec(&object)["shareProcessNamespace"] == true;
+            assert_eq!(shared, shared_before, "{name}");
         }
     }
-    // Already shared: the signal fails for the work's user, which no pod setting alone
-    // changes. No fix is offered.
-    let path = common::testdata("rules/ml303-fire-other-user.yaml");
-    let flags = common::profile_flags(&std::fs::read_to_string(&path).unwrap());
-    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    let (report, _) = common::lint_json(&path, &flags);
-    let ml303: Vec<&serde_json::Value> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["ruleId"] == "ML303")
-        .collect();
-    assert!(!ml303.is_empty());
-    assert!(ml303.iter().all(|f| f.get("fix").is_none()), "{report}");
 }
 
 #[test]
@@ -1231,7 +1242,7 @@ fn ml207_is_not_offered_where_it_would_make_ml202_longer() {
     // ML207's delay is still not, as the wait covers the app without it only.
     let with_wait = original.replace(
         "        linkerd.io/inject: enabled\n",
-        "        linkerd.io/inject: enabled\n        config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"5\"\n",
+        "        linkerd.io/inject: enabled\n        config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"\n",
     );
     for (select, expected) in [
         (&[][..], &with_wait),
@@ -1363,9 +1374,9 @@ fn fixable_findings_are_marked_and_counted() {
         "{with_unsafe}"
     );
     assert!(
-        with_unsafe.contains("Unsafe fix: raise `terminationGracePeriodSeconds` to 35")
+        with_unsafe.contains("Unsafe fix: raise `terminationGracePeriodSeconds` to 42 s (35 s needed plus 7 s headroom)")
             && with_unsafe.contains("20       │ -       terminationGracePeriodSeconds: 30")
-            && with_unsafe.contains("20 │ +       terminationGracePeriodSeconds: 35"),
+            && with_unsafe.contains("20 │ +       terminationGracePeriodSeconds: 42"),
         "{with_unsafe}"
     );
 }
@@ -1387,7 +1398,7 @@ fn consul_s_dataplane_stays_by_its_lifecycle_s_grace_period() {
         );
         assert!(
             fixed.text.contains(&format!("{LIFECYCLE}: \"true\""))
-                && fixed.text.contains(&format!("{GRACE}: \"5\"")),
+                && fixed.text.contains(&format!("{GRACE}: \"10\"")),
             "{}",
             fixed.text
         );

@@ -188,14 +188,14 @@ fn ml202_and_ml203_linkerd_wait_is_set_once_to_the_value_that_clears_both() {
         &["--unsafe-fixes"],
     );
     assert!(
-        text.contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"15\""),
+        text.contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"20\""),
         "{text}"
     );
     if let Some((before, after)) = reads {
         let annotations = "/spec/template/metadata/annotations";
         let mut expected = before.clone();
         expected.pointer_mut(annotations).unwrap()["config.alpha.linkerd.io/proxy-wait-before-exit-seconds"] =
-            "15".into();
+            "20".into();
         assert_eq!(after, expected, "exactly the wait changed");
     }
 }
@@ -205,7 +205,7 @@ fn ml202_and_ml203_fix_is_safe_once_the_times_it_rests_on_are_set() {
     let flags = ["--app-shutdown", "5s", "--endpoint-propagation", "5s"];
     let (text, _) = fixed("linkerd-wait-3-app-sleep-10.yaml", "ML203", &flags);
     assert!(
-        text.contains("proxy-wait-before-exit-seconds: \"15\""),
+        text.contains("proxy-wait-before-exit-seconds: \"20\""),
         "plain --fix sets the wait: {text}"
     );
 }
@@ -221,7 +221,7 @@ fn ml202_and_ml203_on_a_written_linkerd_proxy_edit_its_prestop() {
         let proxy = container(&after, "linkerd-proxy");
         assert_eq!(
             proxy["lifecycle"]["preStop"],
-            serde_json::json!({"exec": {"command": ["/bin/sleep", "10"]}})
+            serde_json::json!({"exec": {"command": ["/bin/sleep", "15"]}})
         );
         assert_eq!(
             proxy["lifecycle"]["postStart"],
@@ -234,7 +234,7 @@ fn ml202_and_ml203_on_a_written_linkerd_proxy_edit_its_prestop() {
 #[test]
 fn ml202_istio_sets_termination_drain_duration_in_the_proxy_config() {
     let (text, reads) = fixed("istio-app-prestop.yaml", "ML202", &["--unsafe-fixes"]);
-    assert!(text.contains("terminationDrainDuration: 25s"), "{text}");
+    assert!(text.contains("terminationDrainDuration: 30s"), "{text}");
     if let Some((_, after)) = reads {
         let config = at(
             &after,
@@ -244,7 +244,7 @@ fn ml202_istio_sets_termination_drain_duration_in_the_proxy_config() {
         .unwrap();
         assert!(
             config.contains("holdApplicationUntilProxyStarts: true")
-                && config.contains("terminationDrainDuration: 25s"),
+                && config.contains("terminationDrainDuration: 30s"),
             "{config}"
         );
     }
@@ -254,7 +254,7 @@ fn ml202_istio_sets_termination_drain_duration_in_the_proxy_config() {
 fn ml202_and_ml203_dapr_sets_block_shutdown_duration() {
     let (text, reads) = fixed("dapr-invocation.yaml", "ML203", &["--unsafe-fixes"]);
     assert!(
-        text.contains("dapr.io/block-shutdown-duration: 10s"),
+        text.contains("dapr.io/block-shutdown-duration: 15s"),
         "{text}"
     );
     if let Some((_, after)) = reads {
@@ -263,7 +263,7 @@ fn ml202_and_ml203_dapr_sets_block_shutdown_duration() {
                 &after,
                 "/spec/template/metadata/annotations/dapr.io~1block-shutdown-duration"
             ),
-            "10s"
+            "15s"
         );
     }
 }
@@ -313,12 +313,12 @@ fn ml204_istio_drain_lets_the_longest_request_finish_with_the_grace_period_it_ne
         .as_str()
         .unwrap();
         assert!(
-            config.contains("\"terminationDrainDuration\": \"65s\""),
+            config.contains("\"terminationDrainDuration\": \"78s\""),
             "{config}"
         );
         assert_eq!(
             at(&after, "/spec/template/spec/terminationGracePeriodSeconds"),
-            65
+            94
         );
     }
 }
@@ -329,7 +329,7 @@ fn ml204_cut_by_sigkill_raises_the_grace_period() {
     if let Some((_, after)) = reads {
         assert_eq!(
             at(&after, "/spec/template/spec/terminationGracePeriodSeconds"),
-            100
+            120
         );
     }
 }

@@ -326,6 +326,38 @@ fn fixing_the_corpus_changes_only_what_the_fixes_intend() {
     assert!(changed > 0, "no corpus file had a fix made");
 }
 
+/// No fix offered on the rule fixtures or the corpus shares the pod's process
+/// namespace: that would show a Job's work every process of its proxy, their
+/// environment and the workload's certificates. The mesh's stop call is the remedy.
+#[test]
+fn no_fix_shares_the_process_namespace() {
+    let mut files = Vec::new();
+    for dir in ["rules", "corpus"] {
+        let root = common::testdata(dir);
+        files.extend(
+            yaml_files(&root)
+                .into_iter()
+                .map(|relative| (format!("{dir}/{}", relative.display()), root.join(relative))),
+        );
+    }
+    let mut offered = 0;
+    let mut sharing = Vec::new();
+    for_each_finding(&files, |located| {
+        let Some(Ok(planned)) = &located.fix else {
+            return;
+        };
+        offered += 1;
+        let shares = planned.changes.iter().any(|change| {
+            matches!(change, Change::Set(path, _) if path.ends_with_key("shareProcessNamespace"))
+        });
+        if shares {
+            sharing.push(format!("{}: {}", located.file, located.finding.rule.id));
+        }
+    });
+    assert!(offered > 100, "only {offered} fixes offered");
+    assert_eq!(sharing, Vec::<String>::new());
+}
+
 mod generated {
     //! Generated manifests: a few workloads per file, each in a layout of its own,
     //! injected by Istio or Linkerd, with or without the settings the fixes set.

@@ -538,3 +538,39 @@ fn a_fix_is_never_written_over_a_file_the_run_reads_as_settings() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     assert_eq!(strays(dir.path(), &["all.yaml"]), Vec::<String>::new());
 }
+
+/// A JSON manifest is written back whole, its final line break (or none) kept: the
+/// text after its last value is the file's as much as the value.
+#[test]
+fn a_json_manifest_is_fixed_with_or_without_a_final_newline() {
+    let value = r#"{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  "metadata": {"name": "web", "namespace": "shop"},
+  "spec": {
+    "selector": {"matchLabels": {"app": "web"}},
+    "template": {
+      "metadata": {"labels": {"app": "web", "sidecar.istio.io/inject": "true"}},
+      "spec": {"containers": [{"name": "web", "image": "example/web:1.0"}]}
+    }
+  }
+}"#;
+    for tail in ["", "\n", "\n\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("web.json");
+        std::fs::write(&path, format!("{value}{tail}")).unwrap();
+        let output = lint(&["--fix", "--no-config", path.to_str().unwrap()]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{tail:?}: {}",
+            stderr(&output)
+        );
+        let fixed = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            fixed.contains("holdApplicationUntilProxyStarts: true")
+                && fixed.ends_with(&format!("}}{tail}")),
+            "{tail:?}: {fixed}"
+        );
+    }
+}

@@ -27,11 +27,12 @@ fn only(fixture: &str, rule: &str, flags: &[&str]) -> serde_json::Value {
 #[test]
 fn linkerd_wait_already_set_ml202_and_ml203_give_the_one_value_that_clears_both() {
     // Wait 3 s, app preStop 10 s then app-shutdown 5 s: the app exits at 15 s, after
-    // endpoint removal at 5 s, so 15 clears both (not 15 - 3 = 12, nor a fixed 10).
+    // endpoint removal at 5 s, so 15 clears both (not 15 - 3 = 12, nor a fixed 10),
+    // and the fixes' 5 s of headroom make it 20.
     let fixture = "fixes/coverage/linkerd-wait-3-app-sleep-10.yaml";
     let ml202 = only(fixture, "ML202", &[]);
     let ml203 = only(fixture, "ML203", &[]);
-    let wait = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"15\"";
+    let wait = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"20\"";
     for (finding, other) in [(&ml202, "ML203"), (&ml203, "ML202")] {
         let help = finding["help"].as_str().unwrap();
         assert!(help.contains(wait), "{help}");
@@ -45,7 +46,7 @@ fn linkerd_wait_already_set_ml202_and_ml203_give_the_one_value_that_clears_both(
         ml202["fix"]["description"]
             .as_str()
             .unwrap()
-            .contains("proxy-wait-before-exit-seconds: \"15\""),
+            .contains("proxy-wait-before-exit-seconds: \"20\""),
         "{}",
         ml202["fix"]
     );
@@ -53,7 +54,8 @@ fn linkerd_wait_already_set_ml202_and_ml203_give_the_one_value_that_clears_both(
 
 #[test]
 fn the_value_follows_the_scenario() {
-    // A longer app shutdown moves the app's exit, and so the one value, with it.
+    // A longer app shutdown moves the app's exit, and so the one value, with it: 22 s
+    // and a fifth of it as headroom.
     let fixture = "fixes/coverage/linkerd-wait-3-app-sleep-10.yaml";
     let flags = ["--app-shutdown", "12s"];
     for rule in ["ML202", "ML203"] {
@@ -62,7 +64,7 @@ fn the_value_follows_the_scenario() {
             .unwrap()
             .to_owned();
         assert!(
-            help.contains("proxy-wait-before-exit-seconds: \"22\""),
+            help.contains("proxy-wait-before-exit-seconds: \"27\""),
             "{rule}: {help}"
         );
     }
@@ -71,29 +73,33 @@ fn the_value_follows_the_scenario() {
     let finding = only(fixture, "ML202", &flags);
     let help = finding["help"].as_str().unwrap();
     assert!(
-        help.contains("proxy-wait-before-exit-seconds: \"20\""),
+        help.contains("proxy-wait-before-exit-seconds: \"25\""),
         "{help}"
     );
     assert_eq!(
         finding["fix"]["applicability"], "safe",
         "set times make the fix safe"
     );
-    // A wait that reaches the grace period (30 s) is still the answer, but the check
-    // against the timeline refuses it as a fix: the proxy would then be cut short.
+    // A wait past the grace period (30 s) is still the answer, and the fix raises the
+    // grace period with it, by the headroom again, so the proxy is not cut short.
     let flags = ["--app-shutdown", "1s", "--endpoint-propagation", "30s"];
     let finding = only(fixture, "ML202", &flags);
     let help = finding["help"].as_str().unwrap();
     assert!(
-        help.contains("proxy-wait-before-exit-seconds: \"30\""),
+        help.contains("proxy-wait-before-exit-seconds: \"36\""),
         "{help}"
     );
-    assert!(finding["fix"].is_null(), "{}", finding["fix"]);
+    let description = finding["fix"]["description"].as_str().unwrap();
+    assert!(
+        description.contains("raise `terminationGracePeriodSeconds` to 44 s"),
+        "{description}"
+    );
 }
 
 #[test]
 fn a_written_linkerd_proxy_gets_its_prestop_at_the_same_value_in_both_helps() {
     let fixture = "fixes/coverage/linkerd-written-proxy.yaml";
-    let snippet = "command: [/bin/sleep, \"10\"]";
+    let snippet = "command: [/bin/sleep, \"15\"]";
     for rule in ["ML202", "ML203"] {
         let help = only(fixture, rule, &[])["help"]
             .as_str()
@@ -110,7 +116,7 @@ fn istio_drain_help_names_the_value_that_covers_the_app() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(help.contains("terminationDrainDuration: 25s"), "{help}");
+    assert!(help.contains("terminationDrainDuration: 30s"), "{help}");
     assert!(help.contains("EXIT_ON_ZERO_ACTIVE_CONNECTIONS"), "{help}");
 }
 

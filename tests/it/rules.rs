@@ -200,8 +200,9 @@ fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
         ml203["help"]
             .as_str()
             .unwrap()
-            // The one value that also clears ML202: the app's exit at 15 s.
-            .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"15\""),
+            // The one value that also clears ML202: the app's exit at 15 s, and the
+            // fixes' 5 s of headroom.
+            .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"20\""),
         "{ml203}"
     );
 }

@@ -153,19 +153,32 @@ fn written_regular<'a>(
 }
 
 /// The script item of `argv` (the container's `command` then `args`) and the call's
-/// place in it, when the call is written there as a command of its own.
+/// place in it: its span when it is a command of its own, else the one place its
+/// words are written (inside a trap's quotes).
 fn script_call(
     container: &Container,
     path: &JsonPath,
     argv: &[String],
     call: &StopCall,
 ) -> Option<ScriptCall> {
-    let call_span = call.span.clone()?;
     let at = shell::script_index(argv)?;
+    let script = &argv[at];
+    let (call_span, own_command) = match &call.span {
+        Some(span) => (span.clone(), true),
+        None => {
+            let mut places = script.match_indices(call.written.as_str());
+            let (start, _) = places.next()?;
+            if places.next().is_some() {
+                return None;
+            }
+            (start..start + call.written.len(), false)
+        }
+    };
     Some(ScriptCall {
         item: script_item(container, path, at),
-        script: argv[at].clone(),
+        script: script.clone(),
         call: call_span,
+        own_command,
     })
 }
 

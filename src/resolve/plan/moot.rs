@@ -76,6 +76,9 @@ pub enum DrainMoot {
         by: &'static str,
         /// Its value.
         by_value: Millis,
+        /// Whether that value is set somewhere (not the mesh's default): a fix that
+        /// carries the removed value over must not overwrite it.
+        by_set: bool,
         /// The mode that makes the difference (`EXIT_ON_ZERO_ACTIVE_CONNECTIONS`).
         mode: &'static str,
     },

@@ -22,8 +22,8 @@ pub struct SidecarStop {
     /// The sidecar exits as soon as the call reaches it, skipping the drain it does on
     /// SIGTERM (pilot-agent's `/quitquitquit` disables draining).
     pub exits_at_once: bool,
-    /// Where the call is written in an `sh -c` script, when a fix can take it from
-    /// there (a pipeline of its own at the script's top level).
+    /// Where the call is written in an `sh -c` script written in the manifest, when
+    /// a fix can find it there.
     pub script: Option<ScriptCall>,
 }
 
@@ -39,6 +39,10 @@ pub struct ScriptCall {
     pub script: String,
     /// The call's bytes in it.
     pub call: std::ops::Range<usize>,
+    /// The call is a pipeline of its own at the script's top level, which a fix can
+    /// move (into an EXIT trap); otherwise it sits inside another command (a trap's
+    /// quoted body), where a fix can only replace its words.
+    pub own_command: bool,
 }
 
 /// A call a Job's work could make to stop a classic mesh proxy in `containers`, judged

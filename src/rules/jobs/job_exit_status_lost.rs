@@ -1,8 +1,11 @@
 use serde_json::Value as Json;
 
+use super::endpoint_call;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::shell::trap_stop_call;
-use crate::resolve::{ExitStatus, PlannedContainer, RestartPolicy, SidecarStop, StopFailure};
+use crate::resolve::{
+    ExitStatus, PlannedContainer, PodPlan, RestartPolicy, SidecarStop, StopFailure,
+};
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::simulate::Phase;
@@ -127,16 +130,36 @@ fn lost(status: ExitStatus) -> Option<Lost> {
 }
 
 /// The stop call made the script's EXIT trap, set before the work (see the doc's
-/// "Fix"). Unsafe: it changes the Job's command.
-fn trap_fix(stop: &SidecarStop) -> Option<Remedy> {
-    let at = stop.script.as_ref()?;
-    let script = trap_stop_call(&at.script, at.call.clone())?;
-    Some(Remedy::new(
-        Applicability::Unsafe,
-        format!(
+/// "Fix"); a signal to another container's process becomes the sidecar's own stop call
+/// on the way ([`endpoint_call`]), which needs no shared process namespace. Unsafe: it
+/// changes the Job's command.
+fn trap_fix(plan: &PodPlan, stop: &SidecarStop) -> Option<Remedy> {
+    let at = stop.script.as_ref().filter(|at| at.own_command)?;
+    let endpoint = endpoint_call::instead_of_signal(plan, stop);
+    let (script, call) = match endpoint {
+        Some(endpoint) => {
+            endpoint_call::swapped(&at.script, at.call.clone(), &stop.written, endpoint)
+        }
+        None => (at.script.clone(), at.call.clone()),
+    };
+
+    let script = trap_stop_call(&script, call)?;
+    let description = match endpoint {
+        Some(endpoint) => format!(
+            "stop `{}` through its own endpoint, `{}`, instead of `{}`, run as the script's EXIT trap before the work, so it runs on every path and the work's status is kept{}",
+            endpoint.sidecar,
+            endpoint.call,
+            stop.written,
+            endpoint_call::client_risk(endpoint)
+        ),
+        None => format!(
             "run `{}` as the script's EXIT trap, before the work, so it runs on every path and the work's status is kept",
             stop.written
         ),
+    };
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        description,
         vec![Change::Set(at.item.clone(), Json::String(script))],
     ))
 }
@@ -205,7 +228,7 @@ impl Rule for JobExitStatusLost {
                         Label::key(stop.path.clone(), "the stop call"),
                     )
                     .container(&app.name)
-                    .with_fix(trap_fix(stop)),
+                    .with_fix(trap_fix(plan, stop)),
                 );
             }
         }

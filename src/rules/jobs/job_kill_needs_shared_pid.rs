@@ -1,5 +1,6 @@
 use serde_json::Value as Json;
 
+use super::endpoint_call;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{PlannedContainer, PodPlan, SidecarStop, StopFailure, StopMethod};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -24,18 +25,25 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
+    /// Stop the sidecar through its own endpoint, which needs nothing shared:
     /// ```yaml
-    /// spec:
-    ///   shareProcessNamespace: true
+    ///     command:
+    ///     - /bin/sh
+    ///     - -c
+    ///     - ./work; curl -fsS -X POST localhost:15020/quitquitquit
     /// ```
-    /// or, better, stop the sidecar through its API (`POST :15020/quitquitquit`) or run
-    /// it as a native sidecar.
+    /// or run it as a native sidecar, which the kubelet stops once the work is done.
+    /// `spec.shareProcessNamespace: true` would let the signal through, but it shows
+    /// the work container every process of the proxy, its environment and its workload
+    /// certificates under `/proc`, and makes the pause container PID 1: the help names
+    /// it only where the sidecar has no stop endpoint (Cloud SQL proxy v1).
     ///
-    /// `lint --fix --unsafe-fixes` (unsafe) sets `spec.shareProcessNamespace: true`
-    /// when the pod does not share its process namespace. Unsafe because every
-    /// container then sees and may signal the others' processes (and their files under
-    /// `/proc`), and the pause container becomes PID 1 of each. Not made when the
-    /// namespace is already shared and the signal fails for the user it runs as.
+    /// `lint --fix --unsafe-fixes` (unsafe) replaces the signal in the work's script
+    /// with the sidecar's stop call (Istio's `/quitquitquit` on the status port in use,
+    /// the Cloud SQL proxy's `/quitquitquit` where it is served, Linkerd's `/shutdown`
+    /// where it is enabled). Unsafe because it changes the Job's command, and, where
+    /// the script does not run `curl` itself, assumes the image has it. No fix sets
+    /// `shareProcessNamespace`.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (a running regular container keeps the pod Running), §3.4 (the agent's `/quitquitquit`), §7 F1
@@ -97,9 +105,9 @@ impl Violation for SignalCannotReach<'_> {
             ),
             (true, None) => "run the work as root or as the sidecar's user".to_owned(),
             (false, Some(api)) => format!(
-                "set `spec.shareProcessNamespace: true`, or stop the sidecar through its API ({api})"
+                "stop the sidecar through its API instead ({api}), or run it as a native sidecar"
             ),
-            (false, None) => "set `spec.shareProcessNamespace: true`".to_owned(),
+            (false, None) => "run the sidecar as a native sidecar, or set `spec.shareProcessNamespace: true` (risk: the work then sees the sidecar's processes, their environment and files under /proc)".to_owned(),
         }
     }
 }
@@ -137,7 +145,7 @@ impl Rule for JobKillNeedsSharedPid {
                     &violation,
                     Label::key(stop.path.clone(), "signals another container's process"),
                 )
-                .with_fix(share_process_namespace(plan, failure))
+                .with_fix(stop_call_instead(plan, stop))
                 .container(&app.name)
                 .related(Label::key(
                     plan.pod_spec_path().key("shareProcessNamespace"),
@@ -148,21 +156,25 @@ impl Rule for JobKillNeedsSharedPid {
     }
 }
 
-/// `spec.shareProcessNamespace: true`, which lets the work's signal reach the sidecar's
-/// process. Unsafe: it also shows every container the others' processes and makes the
-/// pause container PID 1. `None` when the namespace is shared already (the signal then
-/// fails for its user, which no setting of the pod spec alone changes).
-fn share_process_namespace(plan: &PodPlan, failure: &StopFailure) -> Option<Remedy> {
-    if plan.share_process_namespace || *failure != StopFailure::NoSharedProcessNamespace {
-        return None;
-    }
+/// The signal replaced, where it is written in the work's script, by the stop call of
+/// the sidecar it is meant for ([`endpoint_call`]). `spec.shareProcessNamespace` is
+/// never set: it would show the work every process of the proxy, its environment and
+/// its workload certificates. Unsafe: it changes the Job's command. `None` when the
+/// sidecar has no stop call that works here, or the call's place is not the
+/// manifest's to rewrite (a mounted script).
+fn stop_call_instead(plan: &PodPlan, stop: &SidecarStop) -> Option<Remedy> {
+    let endpoint = endpoint_call::instead_of_signal(plan, stop)?;
+    let at = stop.script.as_ref()?;
+    let (script, _) = endpoint_call::swapped(&at.script, at.call.clone(), &stop.written, endpoint);
     Some(Remedy::new(
         Applicability::Unsafe,
-        "set `spec.shareProcessNamespace: true`, so the work's signal reaches the sidecar's process (risk: every container can then see, signal and read the processes of the others, their environment and files through /proc, and the pause container becomes PID 1)"
-            .to_owned(),
-        vec![Change::Set(
-            plan.pod_spec_path().key("shareProcessNamespace"),
-            Json::from(true),
-        )],
+        format!(
+            "stop `{}` through its own endpoint: replace `{}` with `{}`, which needs no shared process namespace{}",
+            endpoint.sidecar,
+            stop.written,
+            endpoint.call,
+            endpoint_call::client_risk(endpoint)
+        ),
+        vec![Change::Set(at.item.clone(), Json::String(script))],
     ))
 }

@@ -1,6 +1,7 @@
 //! Job rules (ML3xx): sidecars that keep a Job from completing or lose its result.
 
 pub(super) mod container_restarts_in_place;
+mod endpoint_call;
 mod job_exit_call_ineffective;
 mod job_exit_status_lost;
 mod job_kill_needs_shared_pid;

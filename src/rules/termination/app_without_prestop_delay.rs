@@ -2,6 +2,7 @@ use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{HookAction, HookDuration, PlannedContainer};
+use crate::rules::headroom::Headroom;
 use crate::rules::help::container_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
@@ -191,7 +192,8 @@ impl Rule for AppWithoutPrestopDelay {
 /// the fix where it would not). A hook of another kind is the user's to change.
 fn delay(app: &PlannedContainer, removed: Millis, kubernetes: KubeVersion) -> Option<Remedy> {
     let container = app.manifest_path()?;
-    let seconds = (removed.0.saturating_add(999) / 1000).max(1);
+    let delay = Headroom::over((removed.0.saturating_add(999) / 1000).max(1));
+    let seconds = delay.seconds();
     let pre_stop = container.key("lifecycle").key("preStop");
     let change = match app.pre_stop.as_ref().map(|hook| &hook.action) {
         None if kubernetes.has_sleep_action() => {
@@ -216,7 +218,7 @@ fn delay(app: &PlannedContainer, removed: Millis, kubernetes: KubeVersion) -> Op
     };
     Some(Remedy::new(
         Applicability::Unsafe,
-        format!("delay SIGTERM by a {seconds} s preStop sleep, past endpoint propagation"),
+        format!("delay SIGTERM by a preStop sleep of {delay}, past endpoint propagation"),
         vec![change],
     ))
 }

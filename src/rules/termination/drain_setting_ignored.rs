@@ -1,9 +1,13 @@
+use serde_json::Value as Json;
+
 use crate::fix::{Applicability, Change, Remedy};
+use crate::load::JsonPath;
 use crate::load::path::Segment;
 use crate::resolve::{DrainMoot, Moot, MootSetting};
 use crate::rules::help::source_label;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::Source;
+use crate::time::Millis;
 
 declare_rule! {
     /// ## What it detects
@@ -34,8 +38,12 @@ declare_rule! {
     /// annotation, a key of `proxy.istio.io/config` edited in its own format): safe when
     /// the pod's own settings make it moot (a native sidecar, the other drain mode),
     /// unsafe (`--unsafe-fixes`) when only the mesh's version does, which an upgrade
-    /// changes. A proxy container's `env` entry is left for the user: removing its value
-    /// would set the variable to the empty string.
+    /// changes. A `terminationDrainDuration` longer than the `MINIMUM_DRAIN_DURATION`
+    /// that `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` reads instead keeps its intent: where that
+    /// entry is unset, the value moves to `proxyMetadata.MINIMUM_DRAIN_DURATION`
+    /// (unsafe: the proxy then drains at least that long). A proxy container's `env`
+    /// entry is left for the user: removing its value would set the variable to the
+    /// empty string.
     ///
     /// ## References
     /// - docs/lifecycle.md §3.3 (a native proxy's drain preStop, and when it fails and the drain settings are used again), §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
@@ -77,6 +85,7 @@ impl Violation for IgnoredDrainSetting<'_> {
                 by,
                 by_value,
                 mode,
+                ..
             } => format!("{setting} ({value}) is not used when {mode} is on; {by} ({by_value}) is"),
             DrainMoot::ModeOff { setting, mode } => {
                 format!("{setting} only applies when {mode} is on")
@@ -110,7 +119,11 @@ impl Rule for DrainSettingIgnored {
 
 /// The setting removed, where the manifest holds it. Safe when the pod's own settings
 /// make it moot (native sidecar mode, the other drain mode); unsafe when only the
-/// mesh's version does, which an upgrade changes.
+/// mesh's version does, which an upgrade changes. A drain length the mode replaces
+/// keeps its intent: where the setting read instead is at its default and shorter,
+/// the removed value moves to it (`terminationDrainDuration: 40s` beside
+/// `EXIT_ON_ZERO_ACTIVE_CONNECTIONS` becomes `proxyMetadata.MINIMUM_DRAIN_DURATION:
+/// 40s`, which that mode reads); unsafe, as the proxy then drains that long.
 fn remove(moot: &MootSetting, why: &DrainMoot) -> Option<Remedy> {
     let Source::Manifest(path) = &moot.source else {
         return None;
@@ -121,6 +134,9 @@ fn remove(moot: &MootSetting, why: &DrainMoot) -> Option<Remedy> {
         && list == "env"
     {
         return None;
+    }
+    if let Some(carried) = carry_over(path, why) {
+        return Some(carried);
     }
     let applicability = match why {
         DrainMoot::TooNew { .. } => Applicability::Unsafe,
@@ -139,4 +155,47 @@ fn remove(moot: &MootSetting, why: &DrainMoot) -> Option<Remedy> {
         format!("remove {setting}, which has no effect here"),
         vec![Change::Remove(path.clone())],
     ))
+}
+
+/// The replaced drain length at `path` moved to the `proxyMetadata` entry the mode
+/// reads instead, where that entry is unset and the mesh's default for it shorter.
+fn carry_over(path: &JsonPath, why: &DrainMoot) -> Option<Remedy> {
+    let DrainMoot::Replaced {
+        setting,
+        value,
+        by,
+        by_value,
+        by_set: false,
+        mode,
+    } = why
+    else {
+        return None;
+    };
+    let [config @ .., Segment::Key(key)] = path.segments() else {
+        return None;
+    };
+    if key != setting || value <= by_value {
+        return None;
+    }
+    let metadata = JsonPath::from_segments(config).key("proxyMetadata").key(by);
+    let written = go_duration(*value);
+    Some(Remedy::new(
+        Applicability::Unsafe,
+        format!(
+            "move {setting} to `proxyMetadata.{by}: {written}`, which {mode} reads instead (risk: the proxy then drains at least {written})"
+        ),
+        vec![
+            Change::Remove(path.clone()),
+            Change::Set(metadata, Json::String(written)),
+        ],
+    ))
+}
+
+/// A length as Go's `time.ParseDuration` reads it, as Istio's settings are written.
+fn go_duration(length: Millis) -> String {
+    if length.0 % 1000 == 0 {
+        format!("{}s", length.0 / 1000)
+    } else {
+        format!("{}ms", length.0)
+    }
 }

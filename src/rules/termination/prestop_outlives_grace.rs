@@ -37,15 +37,18 @@ declare_rule! {
     ///
     /// `lint --fix --unsafe-fixes` (unsafe) sets `terminationGracePeriodSeconds` on the
     /// pod spec, inserted when it is not set, to the shortest grace period with which
-    /// every container of the pod exits on its own on the simulated timeline: the last
+    /// every container of the pod exits on its own on the simulated timeline, plus
+    /// headroom: the last
     /// exit with the period left open, in whole seconds rounded up (the next second
     /// when a container would exit just as the period ends). The scenario's margins are
     /// in that exit already: each preStop hook, the app's `app-shutdown`, the requests
     /// it finishes first (`longest-request`, taken until `endpoint-propagation`), each
     /// proxy's wait or drain, and native sidecars stopped in turn after the app.
     /// Endpoint propagation keeps no container running by itself (a proxy that refuses
-    /// before it is ML203's), so it adds nothing more. No headroom is added on top: for
-    /// more, set those times to what the pod really takes. Unsafe because every
+    /// before it is ML203's), so it adds nothing more. The fixes' headroom goes on top
+    /// (a fifth of the time needed, at least 5 s: 35 s becomes 42 s; docs/usage.md,
+    /// "Values with headroom"), so the SIGKILL does not fall on the second the last
+    /// container exits. Unsafe because every
     /// deletion of the pod, a rollout's included, may then take that long. Not made
     /// when the grace period is not the pod's own (`--deletion-grace-period`: it is not
     /// in the file) or a hook never ends (no period is long enough).

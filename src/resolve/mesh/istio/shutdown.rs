@@ -160,6 +160,7 @@ pub(super) fn note_moot_drain(b: &mut Builder, config: &Effective, exits_on_sign
                 value: config.termination_drain.value,
                 by: "MINIMUM_DRAIN_DURATION",
                 by_value: config.minimum_drain.value,
+                by_set: config.minimum_drain_set,
                 mode: "EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
             }),
         });
