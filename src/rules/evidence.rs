@@ -39,7 +39,7 @@ pub struct Premise {
 pub enum Subject {
     /// A reading of the plan that the manifest does not state (a version's default, a
     /// hook's length).
-    Plan(Assumed),
+    Plan(Box<Assumed>),
     /// The app's shutdown time (SIGTERM to exit) is the default.
     AppShutdown {
         /// The app.
@@ -203,7 +203,7 @@ pub fn add_plan(evidence: &mut Evidence, plan: &PodPlan, rule: &RuleMeta, contai
         };
         if assumption.source == Source::Default {
             evidence.premise(Premise {
-                subject: Subject::Plan(assumption.assumed.clone()),
+                subject: Subject::Plan(Box::new(assumption.assumed.clone())),
                 weight,
                 settle,
             });
