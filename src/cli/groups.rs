@@ -180,11 +180,21 @@ pub struct RuleArgs {
     /// Skip these rules (ids or names, comma-separated or repeated).
     #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = values::RULE, hide_possible_values = true, help_heading = "Rules")]
     pub ignore: Vec<String>,
+
+    /// How a finding that rests on a premise the input does not prove counts:
+    /// `lowered` as its rule's doc states, or `full`, at the rule's severity (default).
+    #[arg(long, value_name = "HOW", value_parser = ["lowered", "full"], help_heading = "Rules")]
+    pub assumed_losses: Option<String>,
 }
 
 impl RuleArgs {
     /// The rules these flags run, or why a name is not one.
     pub fn policy(&self) -> Result<crate::rules::selector::Policy, String> {
-        crate::rules::selector::Policy::from_flags(&self.select, &self.ignore)
+        let mut policy = crate::rules::selector::Policy::from_flags(&self.select, &self.ignore)?;
+        policy.assumed_losses = self
+            .assumed_losses
+            .as_deref()
+            .and_then(crate::rules::AssumedLosses::parse);
+        Ok(policy)
     }
 }

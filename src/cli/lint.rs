@@ -50,6 +50,7 @@ fn once(args: &LintArgs) -> io::Result<u8> {
     let policy = match policy
         .with_config_rules(&prepared.profile.rules)
         .and_then(|policy| policy.with_fixable(&prepared.profile.fixable))
+        .map(|policy| policy.with_assumed_losses(prepared.profile.assumed_losses))
     {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, stderr_style),

@@ -138,6 +138,7 @@ pub fn run(args: ServeArgs) -> io::Result<u8> {
     let policy = match policy
         .with_config_rules(&profile.rules)
         .and_then(|policy| policy.with_fixable(&profile.fixable))
+        .map(|policy| policy.with_assumed_losses(profile.assumed_losses))
     {
         Ok(policy) => policy,
         Err(errors) => return profile_errors(&errors, style),

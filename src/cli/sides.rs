@@ -168,7 +168,10 @@ pub fn run(
         Ok(policy) => policy,
         Err(message) => return usage_error(message).map(Err),
     };
-    let policy = match policy.with_config_rules(&after.profile.rules) {
+    let policy = match policy
+        .with_config_rules(&after.profile.rules)
+        .map(|policy| policy.with_assumed_losses(after.profile.assumed_losses))
+    {
         Ok(policy) => policy,
         Err(errors) => return super::profile_errors(&errors, stderr_style).map(Err),
     };

@@ -233,7 +233,8 @@ impl Workspace {
         };
         let policy = Policy::from_flags(&overrides.select, &overrides.ignore)
             .unwrap_or_default()
-            .with_config_rules(&profile.rules);
+            .with_config_rules(&profile.rules)
+            .map(|policy| policy.with_assumed_losses(profile.assumed_losses));
         let policy = match policy {
             Ok(policy) => policy,
             Err(errors) => return Prepared::Unusable { config, errors },

@@ -88,6 +88,10 @@ pub fn range(snapshot: &Snapshot, start: Pos, end: Pos) -> Range {
 pub fn finding(snapshot: &Snapshot, located: &Located, analysis: Option<&Analysis>) -> Diagnostic {
     let finding = &located.finding;
     let mut message = finding.message.clone();
+    if let Some(brief) = crate::report::evidence::brief(&finding.evidence) {
+        message.push('\n');
+        message.push_str(&brief);
+    }
     if let Some(analysis) = analysis {
         for assumption in &analysis.plan.assumptions {
             message.push_str("\nassumed: ");
@@ -116,7 +120,10 @@ pub fn finding(snapshot: &Snapshot, located: &Located, analysis: Option<&Analysi
         message,
         related_information: (!related.is_empty()).then_some(related),
         tags: tags(located),
-        data: None,
+        data: serde_json::to_value(serde_json::json!({
+            "evidence": crate::report::evidence::json(&finding.evidence),
+        }))
+        .ok(),
     }
 }
 

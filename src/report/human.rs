@@ -526,8 +526,15 @@ impl Diagnostic for FindingDiagnostic<'_> {
         })
     }
 
+    /// The help, and the premises the finding rests on with how to settle them.
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(escape::controls(&self.located.finding.help)))
+        let finding = &self.located.finding;
+        match crate::report::evidence::brief(&finding.evidence) {
+            None => Some(Box::new(escape::controls(&finding.help))),
+            Some(brief) => Some(Box::new(
+                escape::controls(&format!("{}\n{brief}", finding.help)).into_owned(),
+            )),
+        }
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {

@@ -67,6 +67,8 @@ struct FindingJson<'a> {
     /// The baseline in use holds it (listed with `--show-baselined` only).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     baselined: bool,
+    /// What it rests on: facts, and premises the input does not prove.
+    evidence: super::evidence::EvidenceJson,
 }
 
 /// A fix: how safe it is, what it does, and its edits (none when display-only).
@@ -194,6 +196,7 @@ fn finding_json<'a>(located: &'a Located, sources: &'a Sources) -> FindingJson<'
                 .collect(),
         }),
         baselined: located.baselined,
+        evidence: super::evidence::json(&finding.evidence),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod assumptions;
 pub mod catalog;
 pub mod diff;
+pub mod evidence;
 pub mod excerpt;
 pub mod explain;
 pub mod fingerprint;

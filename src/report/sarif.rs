@@ -236,6 +236,7 @@ impl<W: Write> SarifReporter<W> {
                 helm_template: located.origin.clone(),
                 manifest_path: located.primary.path.clone(),
                 source: object,
+                evidence: super::evidence::json(&finding.evidence),
             },
         }
     }
@@ -608,6 +609,8 @@ struct ResultProperties {
     /// The object read from a cluster, for results that were not read from a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<ObjectSource>,
+    /// What the result rests on: facts, and premises the input does not prove.
+    evidence: super::evidence::EvidenceJson,
 }
 
 #[derive(Serialize)]

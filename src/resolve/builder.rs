@@ -355,6 +355,11 @@ impl<'a> Builder<'a> {
             deadline_termination: self.settings.restartable_sidecars_during_termination.value,
             restart_policy,
             share_process_namespace: spec.share_process_namespace == Some(true),
+            labelled: workload
+                .pod_metadata
+                .labels
+                .as_ref()
+                .is_some_and(|labels| !labels.is_empty()),
             containers: containers.into_iter().collect(),
             meshes: self.meshes,
             scenario: self.scenario,

@@ -4,6 +4,7 @@
 use k8s_openapi::api::core::v1::{Container, Probe};
 
 use super::hooks::{self, HookKind, Owner};
+use super::traffic::Traffic;
 use super::{
     Builder, ContainerList, ExitPolicy, NetworkUse, PlannedContainer, ProbeTiming, Provenance,
     Role, ServedBy, StartGate, images, kubexit, shell, stop_signal,
@@ -119,6 +120,7 @@ impl<'a> Builder<'a> {
             status_port_off: None,
             startup_probe_off: None,
             network_use,
+            network: self.network(container, &command.argv),
             run_as_user: self.run_as_user(container),
             missing_tools: container
                 .image
@@ -126,6 +128,26 @@ impl<'a> Builder<'a> {
                 .map(|image| images::missing_tools(image, self.lexicon))
                 .unwrap_or_default(),
         }
+    }
+
+    /// What `container` (running `argv`) is seen to do on the network; a Service of
+    /// the input that selects the pod counts as serving.
+    fn network(&self, container: &Container, argv: &[String]) -> Traffic {
+        let labels = self
+            .workload
+            .pod_metadata
+            .labels
+            .clone()
+            .unwrap_or_default();
+        let service = (!labels.is_empty())
+            .then(|| {
+                self.settings.services.iter().find(|(service, _)| {
+                    service.selects(self.workload.namespace.as_deref(), &labels)
+                })
+            })
+            .flatten()
+            .map(|(service, _)| service.qualified_name());
+        Traffic::of(container, argv, service.as_deref())
     }
 
     /// The Service of the input that sends requests to `container`, which declares no

@@ -22,6 +22,7 @@ pub mod problems;
 pub mod reading;
 pub mod shell;
 pub mod stop_signal;
+pub mod traffic;
 pub mod vocabulary;
 
 use crate::settings::Settings;

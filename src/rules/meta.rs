@@ -127,6 +127,9 @@ pub struct RuleMeta {
     /// Whether the rule speaks about a pod that is not admitted (the manifest itself).
     /// The others need the pod to run, and stay silent when it would be rejected.
     pub admission: bool,
+    /// How far a finding that rests on a premise is lowered: one level, or to info
+    /// (its doc's `## Evidence` says which).
+    pub assumed: super::evidence::Weight,
     /// The doc comment of the rule's struct, in Markdown.
     pub raw_doc: &'static str,
 }

@@ -6,6 +6,7 @@
 
 pub mod configuration;
 pub mod describe;
+pub mod evidence;
 mod fixes;
 mod headroom;
 mod help;
@@ -20,6 +21,8 @@ pub mod suppression;
 pub mod termination;
 mod violation;
 
+pub use crate::settings::config::AssumedLosses;
+pub use evidence::{Evidence, Premise, Subject, Weight};
 pub use meta::{FixAvailability, Group, RuleMeta, Severity};
 pub(crate) use rule::declare_rule;
 pub use rule::{Declared, Finding, Label, Pod, Rule, Window};
@@ -72,7 +75,25 @@ pub fn check(pod: &Pod) -> Vec<Finding> {
         .iter()
         .filter(|rule| admitted || rule.meta().admission)
     {
+        let first = findings.len();
         rule.check(pod, &mut findings);
+        for finding in &mut findings[first..] {
+            let mut containers: Vec<&str> = Vec::new();
+            containers.extend(finding.container.as_deref());
+            containers.extend(finding.window.as_ref().and_then(|w| w.container.as_deref()));
+            let mut evidence = std::mem::take(&mut finding.evidence);
+            evidence::add_plan(&mut evidence, pod.plan, finding.rule, &containers);
+            finding.evidence = evidence;
+        }
     }
     findings
+}
+
+/// The weight a rule declares for its assumed case: one level lower unless it says
+/// `assumed: Info`.
+pub const fn declared_weight(declared: &[Weight]) -> Weight {
+    match declared {
+        [weight] => *weight,
+        _ => Weight::Lower,
+    }
 }

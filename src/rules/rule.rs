@@ -10,6 +10,7 @@ use crate::resolve::PodPlan;
 use crate::simulate::{Phase, Timeline};
 use crate::time::Millis;
 
+use super::evidence::{Evidence, Premise};
 use super::meta::{RuleMeta, Severity};
 use super::violation::Violation;
 
@@ -101,6 +102,8 @@ pub struct Finding {
     pub window: Option<Window>,
     /// The remedy `lint --fix` can make, when there is a mechanical one.
     pub fix: Option<Remedy>,
+    /// What it rests on: facts, and premises that lower it.
+    pub evidence: Evidence,
 }
 
 impl Finding {
@@ -120,6 +123,7 @@ impl Finding {
             related: Vec::new(),
             window: None,
             fix: None,
+            evidence: Evidence::default(),
         }
     }
 
@@ -138,6 +142,26 @@ impl Finding {
     /// Adds a label on the other side of a comparison.
     pub fn related(mut self, label: Label) -> Self {
         self.related.push(label);
+        self
+    }
+
+    /// Adds a premise the finding needs that the input does not prove.
+    pub fn premise(mut self, premise: Premise) -> Self {
+        self.evidence.premise(premise);
+        self
+    }
+
+    /// Adds premises the finding needs that the input does not prove.
+    pub fn premises(mut self, premises: impl IntoIterator<Item = Premise>) -> Self {
+        for premise in premises {
+            self.evidence.premise(premise);
+        }
+        self
+    }
+
+    /// Adds a fact the finding rests on.
+    pub fn fact(mut self, fact: impl Into<String>) -> Self {
+        self.evidence.fact(fact.into());
         self
     }
 
@@ -179,7 +203,8 @@ macro_rules! declare_rule {
             group: $group:ident,
             summary: $summary:literal,
             since: $since:literal
-            $(, admission: $admission:literal)? $(,)?
+            $(, admission: $admission:literal)?
+            $(, assumed: $assumed:ident)? $(,)?
         }
     ) => {
         $(#[doc = $doc])*
@@ -196,6 +221,7 @@ macro_rules! declare_rule {
                 summary: $summary,
                 since: $since,
                 admission: false $(|| $admission)?,
+                assumed: $crate::rules::declared_weight(&[$($crate::rules::Weight::$assumed)?]),
                 raw_doc: concat!($($doc, "\n"),*),
             };
         }

@@ -19,6 +19,9 @@ pub struct Policy {
     /// Rules whose findings carry no fix (`fixable:`/`unfixable:` of the config file):
     /// shown, never fixed.
     pub unfixable: Vec<&'static str>,
+    /// How findings that rest on a premise count: lowered, or at full severity; `None`
+    /// until a flag or the config file says (full).
+    pub assumed_losses: Option<super::AssumedLosses>,
 }
 
 impl Policy {
@@ -128,6 +131,12 @@ impl Policy {
         }
     }
 
+    /// Adds the config file's `assumedLosses:`, unless a flag said already.
+    pub fn with_assumed_losses(mut self, config: Option<super::AssumedLosses>) -> Policy {
+        self.assumed_losses = self.assumed_losses.or(config);
+        self
+    }
+
     /// Whether the rule `id` runs.
     pub fn applies(&self, id: &str) -> bool {
         (self.selected.is_empty() || self.selected.contains(&id)) && !self.disabled.contains(&id)
@@ -148,10 +157,17 @@ impl Policy {
 
     /// The severity the policy gives `finding`, whether its rule runs or not: what the
     /// fix loop weighs findings by.
+    /// A finding that rests on a premise is lowered as its rule's doc states, unless
+    /// assumed losses count at full severity.
     pub fn grade(&self, finding: &Finding) -> Severity {
-        self.severities
+        let severity = self
+            .severities
             .get(finding.rule.id)
             .copied()
-            .unwrap_or(finding.severity)
+            .unwrap_or(finding.severity);
+        match self.assumed_losses.unwrap_or_default() {
+            super::AssumedLosses::Full => severity,
+            super::AssumedLosses::Lowered => finding.evidence.lowered(severity, finding.rule),
+        }
     }
 }

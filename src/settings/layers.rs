@@ -35,6 +35,8 @@ pub struct Profile {
     pub rules: Vec<RuleSetting>,
     /// The config file's `fixable:` and `unfixable:`, for the rule selector.
     pub fixable: config::Fixable,
+    /// The config file's `assumedLosses:`, for the rule selector.
+    pub assumed_losses: Option<config::AssumedLosses>,
     /// What is wrong in the mesh configuration read from the cluster: input errors of
     /// the run, which goes on with the rest of it.
     pub cluster_errors: Vec<InputError>,
@@ -46,6 +48,7 @@ pub struct FileLayers {
     settings: Settings,
     rules: Vec<RuleSetting>,
     fixable: config::Fixable,
+    assumed_losses: Option<config::AssumedLosses>,
     errors: Vec<InputError>,
     /// The config file's `exclude:` globs, relative to its directory.
     pub exclude: Option<Exclude>,
@@ -88,6 +91,7 @@ impl FileLayers {
             settings: Settings::default(),
             rules: Vec::new(),
             fixable: config::Fixable::default(),
+            assumed_losses: None,
             errors: Vec::new(),
             exclude: None,
             files: Vec::new(),
@@ -117,6 +121,7 @@ impl FileLayers {
                                 text: timeout.to_string(),
                             });
                     layers.fixable = extras.fixable;
+                    layers.assumed_losses = extras.assumed_losses;
                     mesh_paths.extend(extras.mesh_config);
                     if !extras.exclude.is_empty() {
                         layers.exclude = Some(Exclude {
@@ -162,6 +167,7 @@ impl FileLayers {
             mut settings,
             rules,
             fixable,
+            assumed_losses,
             mut errors,
             ..
         } = self;
@@ -180,6 +186,7 @@ impl FileLayers {
                 settings,
                 rules,
                 fixable,
+                assumed_losses,
                 cluster_errors,
             })
         } else {

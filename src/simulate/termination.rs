@@ -381,8 +381,13 @@ fn finish(
         }
     };
     let exit = natural.min(kill);
+    // A PID-1 shell that drops the signal keeps it from the program: what the program
+    // does on its signal (refuse new connections, start its drain) never happens, and
+    // it carries traffic until it is killed (§2.7).
+    let deaf = dropped.is_some_and(|d| !d.shared_pids);
     let cut_at = |cut: Cut| match cut {
         Cut::PreStop if hook.is_some() => Some(Millis::ZERO),
+        Cut::PreStop | Cut::Signal | Cut::AfterSignal(_) if deaf => Some(exit),
         Cut::PreStop | Cut::Signal => Some(signal.min(exit)),
         Cut::AfterSignal(delay) => Some((signal + delay).min(exit)),
         Cut::Exit => Some(exit),

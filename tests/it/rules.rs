@@ -76,7 +76,10 @@ fn every_rule_has_fixtures_that_fire_and_that_stay_silent() {
 
 #[test]
 fn app_starts_before_proxy_is_an_error_in_jobs() {
-    let (report, _) = lint_json(&testdata("rules/ml101-fire-job.yaml"), &[]);
+    let (report, _) = lint_json(
+        &testdata("rules/ml101-fire-job.yaml"),
+        &["--istio-version", "1.26"],
+    );
     let ml101 = report["findings"]
         .as_array()
         .unwrap()
@@ -204,5 +207,79 @@ fn a_proxy_written_in_the_manifest_gets_no_injector_setting_for_its_shutdown() {
             // fixes' 5 s of headroom.
             .contains("config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"20\""),
         "{ml203}"
+    );
+}
+
+/// The severity and premises of the one finding of `rule` in the fixture `name`.
+fn graded(name: &str, rule: &str, args: &[&str]) -> (String, Vec<String>) {
+    let (report, _) = lint_json(&testdata(&format!("rules/{name}")), args);
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["ruleId"] == rule)
+        .unwrap_or_else(|| panic!("{rule} fires on {name}: {report}"));
+    let premises = finding["evidence"]["premises"]
+        .as_array()
+        .expect("every finding carries its evidence")
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap().to_owned())
+        .collect();
+    (finding["severity"].as_str().unwrap().to_owned(), premises)
+}
+
+#[test]
+fn a_proxy_gone_before_the_app_is_an_error_only_where_the_app_is_seen_to_call_out() {
+    let version = ["--istio-version", "1.26", "--assumed-losses", "lowered"];
+    for fixture in [
+        "ml202-fire-frontend-fans-out.yaml",
+        "ml202-fire-loadgenerator.yaml",
+    ] {
+        let (severity, premises) = graded(fixture, "ML202", &version);
+        assert_eq!(
+            (severity.as_str(), premises.len()),
+            ("error", 0),
+            "{fixture}"
+        );
+    }
+    // A static nginx only answers: information, naming the premise.
+    let (severity, premises) = graded("ml202-fire-static-nginx-info.yaml", "ML202", &version);
+    assert_eq!(severity, "info");
+    assert_eq!(premises, ["callsOut"]);
+    // Counted in full by default.
+    let full = ["--istio-version", "1.26"];
+    let (severity, _) = graded("ml202-fire-static-nginx-info.yaml", "ML202", &full);
+    assert_eq!(severity, "error");
+    // An unknown Istio release could inject a native sidecar: the verdict rests on it.
+    let lowered = ["--assumed-losses", "lowered"];
+    let (severity, premises) = graded("ml202-fire-frontend-fans-out.yaml", "ML202", &lowered);
+    assert_eq!(
+        (severity.as_str(), premises),
+        ("warning", vec!["plan".to_owned()])
+    );
+}
+
+#[test]
+fn an_app_whose_calls_the_input_does_not_show_gets_its_start_up_finding_lowered() {
+    let version = ["--istio-version", "1.26", "--assumed-losses", "lowered"];
+    let (severity, premises) = graded("ml101-fire-job.yaml", "ML101", &version);
+    assert_eq!((severity.as_str(), premises.len()), ("error", 0));
+    let (severity, premises) = graded("ml101-fire-job-unknown-calls.yaml", "ML101", &version);
+    assert_eq!(severity, "warning");
+    assert_eq!(premises, ["callsOut"]);
+}
+
+#[test]
+fn the_human_report_names_the_premise_and_how_to_settle_it() {
+    let output = assert_cmd::Command::cargo_bin("kubectl-mesh_lifecycle")
+        .unwrap()
+        .args(["lint", "--istio-version", "1.26", "--color", "never"])
+        .arg(testdata("rules/ml202-fire-static-nginx-info.yaml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("assumed: `nginx` calls out while its proxy is gone"),
+        "{text}"
     );
 }

@@ -298,6 +298,22 @@ fn card(page: &mut String, workload: &str, index: usize, located: &Located, on_t
         finding.rule.id, finding.rule.name
     );
     let _ = writeln!(page, "<p>{}</p>", escape(&finding.message));
+    let evidence = &finding.evidence;
+    if !evidence.facts.is_empty() || !evidence.proven() {
+        let _ = writeln!(page, "<ul class=\"evidence\">");
+        for fact in &evidence.facts {
+            let _ = writeln!(page, "<li class=\"fact\">{}</li>", escape(fact));
+        }
+        for premise in &evidence.premises {
+            let _ = writeln!(
+                page,
+                "<li class=\"premise\">assumed: {} <span class=\"settle\">({})</span></li>",
+                escape(&crate::report::evidence::premise_text(premise)),
+                escape(&premise.settle)
+            );
+        }
+        let _ = writeln!(page, "</ul>");
+    }
     let mut place = format!(
         "{}:{}:{}",
         located.file, located.primary.start.line, located.primary.start.column

@@ -86,6 +86,9 @@ pub struct PlannedContainer {
     pub probe_grace: Option<i64>,
     /// The first command of an init container that uses the network.
     pub network_use: Option<NetworkUse>,
+    /// What it is seen to do on the network: call out, serve, idle (none known for a
+    /// container an injector adds).
+    pub network: crate::resolve::traffic::Traffic,
     /// The UID the container runs as, from its own or the pod's security context.
     pub run_as_user: Option<i64>,
     /// The image most likely has no shell or `sleep` (distroless, static).
@@ -165,6 +168,7 @@ impl PlannedContainer {
             status_port_off: None,
             startup_probe_off: None,
             network_use: None,
+            network: Default::default(),
             run_as_user: None,
             missing_tools: Default::default(),
             restart_in_place: None,

@@ -58,6 +58,9 @@ pub struct PodPlan {
     pub restart_policy: RestartPolicy,
     /// `shareProcessNamespace: true`: containers can signal each other's processes.
     pub share_process_namespace: bool,
+    /// The pod template has labels: a Service can select it, and endpoints can route to
+    /// it. A pod without labels receives no traffic through a Service.
+    pub labelled: bool,
     /// In the kubelet's start order: init containers (native sidecars among them in
     /// place), then regular containers.
     pub containers: ByContainer<PlannedContainer>,

@@ -37,6 +37,10 @@ declare_rule! {
     /// ```
     /// No automatic fix: the fields the new version requires are the author's.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.4 (API versions served)
     /// - kubernetes/website `content/en/docs/reference/using-api/deprecation-guide.md`

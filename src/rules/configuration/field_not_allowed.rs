@@ -41,6 +41,10 @@ declare_rule! {
     /// within the revision's `timeoutSeconds` (its grace period). The automatic fix
     /// removes the field and is unsafe: a postStart the app relied on goes with it.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §5.6 (Knative Serving)
     /// - knative/serving `pkg/apis/serving/fieldmask.go` (`ContainerMask`) and

@@ -52,6 +52,10 @@ declare_rule! {
     /// the release does not read is answered by an older key or by upgrading the
     /// mesh, and which is the operator's choice.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.1 (stage 1 reads labels only), §3.3 (the native-sidecar annotation per Istio version), §4.1 (Linkerd's annotation and values), §4.2 (Linkerd's native-sidecar keys per version)
     /// - https://istio.io/latest/docs/setup/additional-setup/sidecar-injection/

@@ -35,6 +35,10 @@ declare_rule! {
     /// mesh, whether the pod is to be injected, a native proxy or a classic one with a
     /// wait) is the owner's choice.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.1 (stage 2: the label wins over the annotation), §4.1 (Linkerd's annotation)
     /// - https://istio.io/latest/docs/setup/additional-setup/sidecar-injection/#controlling-the-injection-policy

@@ -33,6 +33,10 @@ declare_rule! {
     /// seconds or milliseconds, a misspelt key any of several), so only its author can
     /// say what was meant.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.7 (ProxyConfig sources and format), §4.2 and §4.3 (Linkerd annotations), §5 (other sidecars' annotations), §2.1
     /// - https://istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/#ProxyConfig

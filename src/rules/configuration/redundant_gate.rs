@@ -37,6 +37,10 @@ declare_rule! {
     /// the manifest (mesh config, Helm values, a preset) gets no fix: it is not in the
     /// file, and it may still hold the classic sidecars of other pods.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.2 (layout C ignores hold), §1.2 (startupProbe gating), §4.2 (Linkerd native), §5.3 (Kuma's native sidecar replaces the `kuma-dp wait` postStart), §7 F9
     /// - https://github.com/istio/istio/issues/59690

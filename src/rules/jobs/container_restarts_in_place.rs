@@ -59,6 +59,10 @@ declare_rule! {
     /// `startupProbe`). The only container of a pod, or one whose policy is not
     /// `Always`, gets no fix: it is the work, and what it should do is its author's.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.9 (per-container restart policy)
     /// - https://kep.k8s.io/5307

@@ -47,6 +47,12 @@ declare_rule! {
     /// `lint --fix` makes no change: it would rewrite the Job's own script, whose shell,
     /// `exec` and exit status belong to the work and are its author's to change.
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): warning, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §5.7 (Argo Workflows' kill commands), §7 F2, F3, F19
     /// - https://github.com/istio/istio/issues/11659

@@ -117,6 +117,12 @@ declare_rule! {
     /// a command that is not a script (in `sh -c`, or `linkerd-await --shutdown --`)
     /// changes how it runs, which is the user's to decide.
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): warning, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (pod phase and Jobs), §2.8 (stops written in ConfigMap scripts; a container that only stops the others is not the work), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown`), §5.7 (Argo Workflows stops a step's sidecars itself), §7 F1
     /// - https://github.com/istio/istio/issues/11045

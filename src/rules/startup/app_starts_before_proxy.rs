@@ -1,4 +1,5 @@
 use crate::resolve::PlannedContainer;
+use crate::rules::evidence;
 use crate::rules::help::{container_label_path, hold_app, is_in_manifest, status_off_remedy};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
 use crate::simulate::Phase;
@@ -64,6 +65,18 @@ declare_rule! {
     /// move it first in `containers` with the postStart its injector would add (Istio
     /// `pilot-agent wait`, Linkerd `linkerd-await --timeout=2m --port=4191`, Kuma
     /// `kuma-dp wait`; docs/lifecycle.md §3.2, §4.2, §5.3).
+    ///
+    /// ## Evidence
+    /// Proven when the input shows the app calling out (an env value that is a URL or a
+    /// `host:port` address, a network client in its command, an image whose only job is to
+    /// call out): the finding keeps its severity (error in a Job, warning elsewhere).
+    /// Assumed when the input does not say what the app does on the network: one level
+    /// lower, with the premise "the app calls out"; info when the app is seen only to serve;
+    /// none for an app that only idles (`sleep 3600`, `tail -f /dev/null`, a shell image
+    /// with no command) or only stops the sidecars. A version default or a hook reading
+    /// the verdict needs lowers it one level too. `--assumed-losses full` (config
+    /// `assumedLosses: full`) keeps every assumed finding at full severity; it is the default, and `lowered`
+    /// applies the assumed case above.
     ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §5.1 (Dapr's native daprd has no startup probe), §5.3 (`kuma-dp wait`), §2.8 (a container that only stops the sidecars is not the app)
@@ -161,6 +174,10 @@ impl Rule for AppStartsBeforeProxy {
             let Some((app, first_use)) = exposed else {
                 continue;
             };
+            // An app that only idles makes no call before the proxy is ready.
+            let Some(calls_out) = evidence::calls_out_premise(app) else {
+                continue;
+            };
             let (hold, fix) = hold_app(proxy, plan);
             let violation = CallsBeforeProxyReady {
                 app,
@@ -198,6 +215,10 @@ impl Rule for AppStartsBeforeProxy {
                     path.key("name"),
                     format!("starts at {first_use}"),
                 ));
+            }
+            finding.evidence.facts.extend(evidence::traffic_fact(app));
+            if let Some(premise) = calls_out {
+                finding = finding.premise(premise);
             }
             findings.push(finding);
         }

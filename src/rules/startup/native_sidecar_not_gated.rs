@@ -59,6 +59,12 @@ declare_rule! {
     /// sidecar without a readinessProbe gets no fix: the manifest does not say which
     /// endpoint tells that it is ready.
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its warning. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): info, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the warning.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe), §5.1 (Dapr's native daprd has none)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/

@@ -34,6 +34,10 @@ declare_rule! {
     /// `lint --fix` makes no change: the remedy is a cluster upgrade or a new start and
     /// stop order for the pod, a design choice rather than an edit of this file.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.2 (`SidecarContainers`: alpha 1.28, beta and on 1.29, GA 1.33), §3.3 (Istio enables native sidecars only on nodes ≥ 1.33 by itself)
     /// - https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/

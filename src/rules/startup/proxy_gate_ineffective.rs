@@ -63,6 +63,12 @@ declare_rule! {
     /// injector wrote would be undone by the next injection; the status port was turned
     /// off on purpose, and which way to go is the user's choice.
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): warning, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (only later containers wait), §3.2 (layouts B and D), §3.5, §7 F8
     /// - `pilot/cmd/pilot-agent/app/wait.go`, `tools/packaging/common/envoy_bootstrap.json`

@@ -4,6 +4,7 @@ use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::{HookAction, HookDuration, PlannedContainer};
 use crate::rules::headroom::Headroom;
 use crate::rules::help::container_label;
+use crate::rules::termination::inbound_closed_before_endpoints_removed::request_premises;
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 use crate::simulate::Phase;
@@ -55,6 +56,12 @@ declare_rule! {
     /// `tcpSocket` one, which the kubelet fails at once, or a command other than
     /// `[sleep, "N"]`) is left to the user: replacing it would drop what it does, and
     /// its length is not one number to raise.
+    ///
+    /// ## Evidence
+    /// Info either way, as its default: proven when a Service of the input selects the pod
+    /// and the app's signal comes at 0 s; otherwise it names the premises it needs
+    /// ("requests arrive", the default endpoint propagation) with how to settle them. A pod
+    /// without labels is in no Service's endpoints: no finding.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal races SIGTERM), §2.3 (the sleep action), §6 (endpoint propagation), §7 F11
@@ -128,7 +135,8 @@ impl Violation for SignalledWhileRouted<'_> {
 impl Rule for AppWithoutPrestopDelay {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        if plan.runs_to_completion() {
+        // A pod without labels is in no Service's endpoints.
+        if plan.runs_to_completion() || !plan.labelled {
             return;
         }
         let termination = &pod.timeline.termination;
@@ -179,7 +187,8 @@ impl Rule for AppWithoutPrestopDelay {
                 Finding::new(&violation, primary)
                     .container(&app.name)
                     .window(Phase::Termination, stop.signal, removed, Some(&app.name))
-                    .with_fix(delay(app, removed, plan.kubernetes.value)),
+                    .with_fix(delay(app, removed, plan.kubernetes.value))
+                    .premises(request_premises(plan, stop.signal)),
             );
         }
     }

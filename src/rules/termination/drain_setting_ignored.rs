@@ -45,6 +45,10 @@ declare_rule! {
     /// entry is left for the user: removing its value would set the variable to the
     /// empty string.
     ///
+    /// ## Evidence
+    /// Info, proven or assumed; an assumed one names the reading it needs (a hook of
+    /// unknown length, a version's default) and how to settle it.
+    ///
     /// ## References
     /// - docs/lifecycle.md §3.3 (a native proxy's drain preStop, and when it fails and the drain settings are used again), §3.6 (the two shutdown paths of pilot-agent), §3.8 (1.12), §7 F12, F18
     /// - https://github.com/istio/istio/issues/44690

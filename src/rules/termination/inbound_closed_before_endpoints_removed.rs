@@ -1,4 +1,7 @@
+use crate::resolve::PodPlan;
+use crate::resolve::traffic::Serves;
 use crate::resolve::{Cut, HookEffect, PlannedContainer};
+use crate::rules::Premise;
 use crate::rules::help::container_label;
 use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
@@ -55,6 +58,17 @@ declare_rule! {
     /// injector renders no wait for it (2.15 to 2.19 deny the pod, ML402; 2.20 ignores
     /// the wait), and the kubelet stops it only once the app has exited, so the help
     /// says to keep the app running past endpoint propagation.
+    ///
+    /// ## Evidence
+    /// Proven when a Service of the input selects the pod and the proxy refuses inbound at
+    /// once (at 0 s, before any removal can propagate): a warning. Assumed, info, when no
+    /// Service of the input selects the pod (premise "requests arrive"; lint the Service
+    /// with the pod) or when the refusal comes later and only the default endpoint
+    /// propagation makes it early (settle with `--endpoint-propagation` or
+    /// `mesh-lifecycle.io/endpoint-propagation`), or when a version default decides the
+    /// proxy. A pod without labels is in no Service's endpoints: no finding.
+    /// These lowerings apply under `--assumed-losses lowered`; `full`, the default, keeps
+    /// the warning.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16
@@ -173,7 +187,9 @@ fn refusal(proxy: &PlannedContainer) -> &'static str {
 impl Rule for InboundClosedBeforeEndpointsRemoved {
     fn check(&self, pod: &Pod, findings: &mut Vec<Finding>) {
         let plan = pod.plan;
-        if plan.runs_to_completion() || !plan.apps().any(|(_, app)| app.serves()) {
+        // A pod without labels is in no Service's endpoints.
+        if plan.runs_to_completion() || !plan.labelled || !plan.apps().any(|(_, app)| app.serves())
+        {
             return;
         }
         let termination = &pod.timeline.termination;
@@ -209,7 +225,8 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                     )
                     .container(&proxy.name)
                     .window(Phase::Termination, refused, removed, Some(&proxy.name))
-                    .with_fix(fix),
+                    .with_fix(fix)
+                    .premises(request_premises(plan, refused)),
                 );
                 continue;
             }
@@ -247,4 +264,23 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
             }
         }
     }
+}
+
+/// What a loss of requests routed to a pod whose proxy refuses them from `refused`
+/// needs that the input may not prove: a Service that sends them (none of the input
+/// selects the pod), and an endpoint propagation longer than `refused` (when it is the
+/// default; a refusal at 0 loses requests however fast the removal).
+pub(crate) fn request_premises(plan: &PodPlan, refused: Millis) -> Vec<Premise> {
+    let mut premises = Vec::new();
+    let selected = plan
+        .apps()
+        .any(|(_, app)| matches!(app.network.serves, Some(Serves::Service(_))));
+    if !selected {
+        premises.push(Premise::requests_arrive());
+    }
+    let propagation = &plan.scenario.endpoint_propagation;
+    if !propagation.is_explicit() && refused > Millis::ZERO {
+        premises.push(Premise::endpoint_propagation(propagation.value));
+    }
+    premises
 }

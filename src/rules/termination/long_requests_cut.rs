@@ -43,6 +43,12 @@ declare_rule! {
     /// setting of its own gets no fix (there is nothing to set), nor a grace period set
     /// outside the manifest (`--deletion-grace-period`: it is not in the file).
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its warning. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): info, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the warning.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10
     /// - Alibaba Cloud ASM, "Why long-running requests fail after sidecar proxy injection"

@@ -41,6 +41,12 @@ declare_rule! {
     /// delay, run by a program that is there. A hook that does more than sleep gets no
     /// fix: it has no `sleep` action to become, and the other remedy is a new image.
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its warning. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): info, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the warning.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.3 (the sleep action runs in the kubelet), §2.2, §1.1 (a failed postStart kills the container)
     /// - https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/

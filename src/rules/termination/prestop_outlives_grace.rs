@@ -53,6 +53,12 @@ declare_rule! {
     /// when the grace period is not the pod's own (`--deletion-grace-period`: it is not
     /// in the file) or a hook never ends (no period is long enough).
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): warning, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (preStop time counts against the grace period; `minimumGracePeriodInSeconds`)
     /// - https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination

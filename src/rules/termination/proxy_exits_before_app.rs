@@ -1,4 +1,5 @@
 use crate::resolve::{PlannedContainer, Role};
+use crate::rules::evidence::{self, Premise};
 use crate::rules::help::{PendingRequests, container_label, keep_proxy_until_app_exits};
 use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
@@ -66,6 +67,22 @@ declare_rule! {
     /// a Job, whose proxy is better made a native sidecar (ML301's fix, which clears
     /// this too, and which Linkerd before 2.20 refuses beside a wait); and none that
     /// the check against the timeline refuses (a value past the grace period).
+    ///
+    /// ## Evidence
+    /// Proven when the input shows the app calling out (an env value that is a URL or a
+    /// `host:port` address, a network client in its command, an image whose only job is to
+    /// call out, or a proxy that carries only outbound connections, as the Cloud SQL proxy
+    /// does) and the app outlives the proxy by what the input states (its preStop, its
+    /// grace period): an error. Assumed, one level lower (warning), when the app's role is
+    /// unknown (premise "the app calls out while its proxy is gone"), when only the default
+    /// app shutdown time makes it outlive the proxy (settle with `--app-shutdown` or
+    /// `mesh-lifecycle.io/app-shutdown`), or when a version default decides the proxy's
+    /// layout (settle with the mesh's version flag). Info when the app is seen only to serve
+    /// (ports, probes, a Service, and no call out). No finding for an app that only idles.
+    /// A proxy whose PID-1 shell drops SIGTERM never refuses connections on its signal: it
+    /// carries traffic until SIGKILL, as the timeline and ML210 say. `--assumed-losses
+    /// full` (config `assumedLosses: full`), the default, keeps every assumed finding an
+    /// error; `lowered` applies the cases above.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §2.7 (an app whose shell drops SIGTERM runs until SIGKILL), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10
@@ -176,6 +193,17 @@ impl Rule for ProxyExitsBeforeApp {
             else {
                 continue;
             };
+            // An app that only idles makes no call the proxy could drop. A proxy that
+            // carries no inbound traffic (the Cloud SQL proxy) is there for the app's
+            // calls out: the pod shows them.
+            let outbound_only = proxy.traffic.is_some_and(|t| {
+                t.inbound_refused == crate::resolve::Cut::Never
+                    && t.inbound_drained == crate::resolve::Cut::Never
+            });
+            let Some(calls_out) = evidence::calls_out_premise(app) else {
+                continue;
+            };
+            let calls_out = calls_out.filter(|_| !outbound_only);
             // Linkerd refuses new connections from its signal but lets in-flight ones
             // finish; Istio's Envoy carries everything until it is killed.
             let refuses_new = proxy
@@ -201,6 +229,25 @@ impl Rule for ProxyExitsBeforeApp {
                 .with_fix(fix);
             if let Some(label) = app_label(app, app_stop) {
                 finding = finding.related(label);
+            }
+            finding.evidence.facts.extend(evidence::traffic_fact(app));
+            if outbound_only {
+                finding = finding.fact(format!(
+                    "`{}` carries only the pod's outbound connections",
+                    proxy.name
+                ));
+            }
+            if let Some(premise) = calls_out {
+                finding = finding.premise(premise);
+            }
+            // The app outlives the proxy only for its assumed shutdown time.
+            let shutdown = app_stop.exit - app_stop.signal;
+            if violation.shutdown_assumed
+                && violation.requests.is_none()
+                && app.role == Role::App
+                && app_stop.exit - shutdown <= gone
+            {
+                finding = finding.premise(Premise::app_shutdown(&app.name, shutdown));
             }
             findings.push(finding);
         }

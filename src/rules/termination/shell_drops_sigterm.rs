@@ -63,6 +63,12 @@ declare_rule! {
     /// as the shell did), and it reaps no orphans a shell would have. A script from a
     /// ConfigMap gets no fix: it is edited in the ConfigMap.
     ///
+    /// ## Evidence
+    /// Proven from the manifest and the timeline: it keeps its warning. Assumed when it needs a
+    /// reading the input does not state (a hook of unknown length or whose program the image
+    /// lacks, a version's default where releases differ): info, naming the reading and
+    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the warning.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.7 (PID 1, shells and SIGTERM), §2.2 (grace accounting)
     /// - man-pages `pid_namespaces(7)`; Linux `kernel/signal.c`, `sig_task_ignored`

@@ -47,6 +47,10 @@ declare_rule! {
     /// changes the delay the author chose, and a longer grace period is ML206's remedy
     /// to weigh, not this rule's.
     ///
+    /// ## Evidence
+    /// The manifest and the profile's versions alone: nothing it rests on is assumed, so
+    /// it keeps its severity.
+    ///
     /// ## References
     /// - docs/lifecycle.md §2.3 (`PodLifecycleSleepAction`: alpha 1.29, on 1.30, GA 1.34; bounds and `PodLifecycleSleepActionAllowZero`)
     /// - https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/3960-pod-lifecycle-sleep-action

@@ -150,6 +150,29 @@ pub struct RuleSetting {
     pub source: SourceText,
 }
 
+/// How findings that rest on a premise count (`assumedLosses:`, `--assumed-losses`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssumedLosses {
+    /// Lowered as each rule's doc states: one level, or to info.
+    Lowered,
+    /// At the rule's full severity, as a proven loss: the default for now, while the
+    /// corpus verdicts under `lowered` are reviewed.
+    #[default]
+    Full,
+}
+
+impl AssumedLosses {
+    /// Parses `lowered` or `full`.
+    pub fn parse(text: &str) -> Option<AssumedLosses> {
+        match text {
+            "lowered" => Some(AssumedLosses::Lowered),
+            "full" => Some(AssumedLosses::Full),
+            _ => None,
+        }
+    }
+}
+
 /// What `rules:` sets a rule to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -228,6 +251,8 @@ pub struct ConfigExtras {
     pub rules: Vec<RuleSetting>,
     /// `fixable:` and `unfixable:`.
     pub fixable: Fixable,
+    /// `assumedLosses:`.
+    pub assumed_losses: Option<AssumedLosses>,
     /// `istio.meshConfig`, resolved against the config file's directory.
     pub mesh_config: Option<PathBuf>,
     /// `exclude:`: globs of paths that directory searches leave out, relative to the

@@ -38,6 +38,9 @@ crate::documented! {
         /// Rules whose findings are reported without a fix, even if `fixable` names
         /// them.
         unfixable: Option<Vec<String>> = "none",
+        /// How a finding that rests on a premise the input does not prove counts:
+        /// `lowered` as its rule's doc states, or `full`, at the rule's severity.
+        assumed_losses: Option<AssumedLosses> = "full",
         /// Sidecars the linter should know by container name, with their timings.
         sidecars: Option<Vec<SidecarConfig>> = "none",
         /// Commands that stop the sidecar when a Job's work ends
@@ -241,6 +244,7 @@ crate::value_kinds! {
     WholeSeconds => "whole number of seconds",
     NativeSidecars => "`true`, `false` or `auto`",
     RuleLevel => "`off`, `error`, `warning` or `info`",
+    AssumedLosses => "`lowered` or `full`",
 }
 
 /// A field of a section whose decoder is not a [`documented!`](crate::documented)
@@ -552,6 +556,7 @@ impl ConfigFile {
             fixable: self.fixable.map(|rules| names("fixable", rules)),
             unfixable: names("unfixable", self.unfixable.unwrap_or_default()),
         };
+        extras.assumed_losses = self.assumed_losses;
         for sidecar in self.sidecars.unwrap_or_default() {
             settings.declared_sidecars.push(DeclaredSidecar {
                 name: sidecar.name,

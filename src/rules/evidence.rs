@@ -1,0 +1,260 @@
+//! What a finding rests on: the facts read from the input and the profile, and the
+//! premises it needed that the input does not prove (an assumed time, a version's
+//! default, "the app calls out during shutdown"), each with how to settle it. With
+//! `--assumed-losses lowered` (config `assumedLosses: lowered`) a loss that rests on a
+//! premise is reported lower ([`Evidence::lowered`]); `full`, the default, counts it at
+//! the rule's severity.
+
+use serde::Serialize;
+
+use super::meta::{Group, RuleMeta, Severity};
+use crate::resolve::traffic::{CallsOut, Serves, Traffic, TrafficRole};
+use crate::resolve::{Assumed, Assumption, PlannedContainer, PodPlan};
+use crate::settings::Source;
+use crate::time::Millis;
+
+/// What one finding rests on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// What the input and profile show, in words.
+    pub facts: Vec<String>,
+    /// What the finding needed that the input does not prove.
+    pub premises: Vec<Premise>,
+}
+
+/// A premise: what is assumed, how much it lowers the finding, how to settle it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Premise {
+    /// What is assumed.
+    pub subject: Subject,
+    /// How far a finding resting on it is lowered.
+    pub weight: Weight,
+    /// How to settle it: a flag, a config key, an annotation, or what in the manifest
+    /// shows it.
+    pub settle: String,
+}
+
+/// What a premise assumes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A reading of the plan that the manifest does not state (a version's default, a
+    /// hook's length).
+    Plan(Box<Assumed>),
+    /// The app's shutdown time (SIGTERM to exit) is the default.
+    AppShutdown {
+        /// The app.
+        container: String,
+        /// The time assumed.
+        value: Millis,
+    },
+    /// Endpoint removal takes the default time to reach every client.
+    EndpointPropagation(Millis),
+    /// The app calls out while the proxy is gone (the input shows no outbound call).
+    CallsOut {
+        /// The app.
+        container: String,
+    },
+    /// Requests arrive: something routes traffic to the pod (no Service of the input
+    /// selects it).
+    RequestsArrive,
+}
+
+/// How far a premise lowers a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Weight {
+    /// One level lower (error to warning, warning to info), or as the rule's doc says.
+    Lower,
+    /// To info whatever the rule's severity: the input points the other way.
+    Info,
+}
+
+impl Evidence {
+    /// Whether the finding rests on no premise: the input proves it.
+    pub fn proven(&self) -> bool {
+        self.premises.is_empty()
+    }
+
+    /// `severity` lowered for the premises: unchanged when proven, info when a premise
+    /// or the rule's doc says so, else one level lower.
+    pub fn lowered(&self, severity: Severity, rule: &RuleMeta) -> Severity {
+        let Some(weight) = self.premises.iter().map(|p| p.weight).max() else {
+            return severity;
+        };
+        if weight == Weight::Info || rule.assumed == Weight::Info {
+            return Severity::Info;
+        }
+        match severity {
+            Severity::Error => Severity::Warning,
+            Severity::Warning | Severity::Info => Severity::Info,
+        }
+    }
+
+    /// Adds `premise` unless it is there.
+    pub fn premise(&mut self, premise: Premise) {
+        if !self.premises.iter().any(|p| p.subject == premise.subject) {
+            self.premises.push(premise);
+        }
+    }
+
+    /// Adds `fact` unless it is there.
+    pub fn fact(&mut self, fact: String) {
+        if !self.facts.contains(&fact) {
+            self.facts.push(fact);
+        }
+    }
+}
+
+impl Premise {
+    /// The app `container` calls out while its proxy is gone; `weight` is info when the
+    /// input shows it only serving.
+    pub fn calls_out(container: &str, weight: Weight) -> Premise {
+        Premise {
+            subject: Subject::CallsOut {
+                container: container.to_owned(),
+            },
+            weight,
+            settle: "an env URL or `host:port`, or a client in its command, shows it".to_owned(),
+        }
+    }
+
+    /// The app's shutdown time is the default.
+    pub fn app_shutdown(container: &str, value: Millis) -> Premise {
+        Premise {
+            subject: Subject::AppShutdown {
+                container: container.to_owned(),
+                value,
+            },
+            weight: Weight::Lower,
+            settle: "set --app-shutdown, config `scenario.appShutdown` or annotation `mesh-lifecycle.io/app-shutdown`".to_owned(),
+        }
+    }
+
+    /// Endpoint propagation takes its default time.
+    pub fn endpoint_propagation(value: Millis) -> Premise {
+        Premise {
+            subject: Subject::EndpointPropagation(value),
+            weight: Weight::Lower,
+            settle: "set --endpoint-propagation, config `scenario.endpointPropagation` or annotation `mesh-lifecycle.io/endpoint-propagation`".to_owned(),
+        }
+    }
+
+    /// Requests arrive though no Service of the input selects the pod.
+    pub fn requests_arrive() -> Premise {
+        Premise {
+            subject: Subject::RequestsArrive,
+            weight: Weight::Lower,
+            settle: "lint the Service that selects the pod with it".to_owned(),
+        }
+    }
+}
+
+/// What the input shows `container` doing on the network, in words, when it shows
+/// anything.
+pub fn traffic_fact(container: &PlannedContainer) -> Option<String> {
+    let name = &container.name;
+    let Traffic {
+        calls_out,
+        serves,
+        idle,
+    } = &container.network;
+    if let Some(call) = calls_out {
+        return Some(match call {
+            CallsOut::Env { name: var, value } => {
+                format!("`{name}` calls out: env {var}={value}")
+            }
+            CallsOut::Command(command) => format!("`{name}` calls out: `{command}`"),
+            CallsOut::Image(image) => format!("`{name}` calls out: image {image}"),
+        });
+    }
+    if *idle {
+        return Some(format!("`{name}` only idles"));
+    }
+    serves.as_ref().map(|serves| match serves {
+        Serves::Ports => format!("`{name}` serves: it declares ports"),
+        Serves::Probe => format!("`{name}` serves: a probe asks it on a port"),
+        Serves::Service(service) => format!("`{name}` serves: Service {service} selects the pod"),
+    })
+}
+
+/// The premise an app's traffic role needs for a loss of its outbound calls: none when
+/// it is seen to call out, info when it is seen only to serve, one level lower when
+/// the input does not say; `None` for an app that only idles (there is no loss).
+pub fn calls_out_premise(app: &PlannedContainer) -> Option<Option<Premise>> {
+    match app.network.role() {
+        TrafficRole::CallsOut => Some(None),
+        TrafficRole::Serves => Some(Some(Premise::calls_out(&app.name, Weight::Info))),
+        TrafficRole::Unknown => Some(Some(Premise::calls_out(&app.name, Weight::Lower))),
+        TrafficRole::Idle => None,
+    }
+}
+
+/// Adds to `evidence` what the plan gives every finding of `rule` about `containers`:
+/// its readings as premises where they are defaults the verdict depends on, as facts
+/// where the profile or the input states them. Configuration findings rest on the
+/// manifest alone.
+pub fn add_plan(evidence: &mut Evidence, plan: &PodPlan, rule: &RuleMeta, containers: &[&str]) {
+    if rule.group == Group::Configuration || rule.admission {
+        return;
+    }
+    for assumption in &plan.assumptions {
+        let Some((weight, settle)) = bearing(assumption, plan, containers) else {
+            continue;
+        };
+        if assumption.source == Source::Default {
+            evidence.premise(Premise {
+                subject: Subject::Plan(Box::new(assumption.assumed.clone())),
+                weight,
+                settle,
+            });
+        }
+    }
+}
+
+/// Whether a plan's reading bears on a finding about `containers`, and if so how far
+/// it lowers it and how it is settled. Readings that are the documented behaviour
+/// (kubectl's grace period of 0, a namespace's unknown labels) bear on none.
+fn bearing(
+    assumption: &Assumption,
+    plan: &PodPlan,
+    containers: &[&str],
+) -> Option<(Weight, String)> {
+    let about = |container: &str| containers.contains(&container);
+    let version = "set --kubernetes-version or config `kubernetesVersion`".to_owned();
+    match &assumption.assumed {
+        Assumed::SleepActionDropped { container, .. }
+        | Assumed::SleepActionBeta { container, .. } => {
+            about(container).then_some((Weight::Lower, version))
+        }
+        Assumed::HookProgramMissing {
+            container, program, ..
+        } => about(container).then(|| {
+            (
+                Weight::Lower,
+                format!("give the hook a program the image has, or an image with `{program}`"),
+            )
+        }),
+        Assumed::HookLengthUnknown { container, .. } => about(container).then(|| {
+            (
+                Weight::Lower,
+                "write the hook's length as a `sleep` the linter reads".to_owned(),
+            )
+        }),
+        Assumed::SettingTooNew { .. } => Some((
+            Weight::Lower,
+            "give the mesh's version (--istio-version, --linkerd-version)".to_owned(),
+        )),
+        Assumed::NativeByDefault { mesh, .. } => Some((
+            Weight::Lower,
+            format!("lint the injected pod, or give {mesh}'s release"),
+        )),
+        Assumed::MeshVersionUnknown {
+            native_nodes, flag, ..
+        } => native_nodes
+            .is_none_or(|nodes| plan.kubernetes.value >= nodes)
+            .then(|| (Weight::Lower, format!("set {flag}"))),
+        Assumed::DeletionGraceZero
+        | Assumed::NamespaceLabelsUnknown { .. }
+        | Assumed::NamespaceAnnotationsUnknown { .. } => None,
+    }
+}
