@@ -223,7 +223,8 @@ fn bearing(
     let version = "set --kubernetes-version or config `kubernetesVersion`".to_owned();
     match &assumption.assumed {
         Assumed::SleepActionDropped { container, .. }
-        | Assumed::SleepActionBeta { container, .. } => {
+        | Assumed::SleepActionBeta { container, .. }
+        | Assumed::ContainerRestartPolicyDropped { container, .. } => {
             about(container).then_some((Weight::Lower, version))
         }
         Assumed::HookProgramMissing {
