@@ -133,21 +133,23 @@ impl<'a> Builder<'a> {
     /// What `container` (running `argv`) is seen to do on the network; a Service of
     /// the input that selects the pod counts as serving.
     fn network(&self, container: &Container, argv: &[String]) -> Traffic {
-        let labels = self
-            .workload
-            .pod_metadata
-            .labels
-            .clone()
-            .unwrap_or_default();
-        let service = (!labels.is_empty())
-            .then(|| {
-                self.settings.services.iter().find(|(service, _)| {
-                    service.selects(self.workload.namespace.as_deref(), &labels)
-                })
-            })
-            .flatten()
+        let service = self
+            .selecting_services()
+            .next()
             .map(|(service, _)| service.qualified_name());
         Traffic::of(container, argv, service.as_deref())
+    }
+
+    /// The input's Services whose selector picks the pod (none for a pod without
+    /// labels: an empty selector selects nothing).
+    fn selecting_services(
+        &self,
+    ) -> impl Iterator<Item = &(crate::workload::Service, crate::settings::Source)> {
+        let labels = self.workload.pod_metadata.labels.as_ref();
+        let namespace = self.workload.namespace.as_deref();
+        self.settings.services.iter().filter(move |(service, _)| {
+            labels.is_some_and(|labels| service.selects(namespace, labels))
+        })
     }
 
     /// The Service of the input that sends requests to `container`, which declares no
@@ -163,12 +165,6 @@ impl<'a> Builder<'a> {
         {
             return None;
         }
-        let labels = self
-            .workload
-            .pod_metadata
-            .labels
-            .clone()
-            .unwrap_or_default();
         let declared: Vec<i32> = self
             .workload
             .pod_spec
@@ -177,21 +173,17 @@ impl<'a> Builder<'a> {
             .flat_map(|c| c.ports.iter().flatten())
             .map(|port| port.container_port)
             .collect();
-        self.settings
-            .services
-            .iter()
-            .filter(|(service, _)| service.selects(self.workload.namespace.as_deref(), &labels))
-            .find_map(|(service, source)| {
-                let port = service.target_ports.iter().find_map(|port| match port {
-                    crate::workload::TargetPort::Number(n) if !declared.contains(n) => Some(*n),
-                    _ => None,
-                })?;
-                Some(ServedBy {
-                    service: service.qualified_name(),
-                    target_port: port,
-                    source: source.clone(),
-                })
+        self.selecting_services().find_map(|(service, source)| {
+            let port = service.target_ports.iter().find_map(|port| match port {
+                crate::workload::TargetPort::Number(n) if !declared.contains(n) => Some(*n),
+                _ => None,
+            })?;
+            Some(ServedBy {
+                service: service.qualified_name(),
+                target_port: port,
+                source: source.clone(),
             })
+        })
     }
 
     /// The UID `container` runs as: its own security context's, else the pod's.
