@@ -182,7 +182,7 @@ pub struct RuleArgs {
     pub ignore: Vec<String>,
 
     /// How a finding that rests on a premise the input does not prove counts:
-    /// `lowered` as its rule's doc states, or `full`, at the rule's severity (default).
+    /// `lowered` as its rule's doc states (default), or `full`, at the rule's severity.
     #[arg(long, value_name = "HOW", value_parser = ["lowered", "full"], help_heading = "Rules")]
     pub assumed_losses: Option<String>,
 }

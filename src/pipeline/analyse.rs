@@ -242,10 +242,11 @@ fn analysis<'d>(
 ) -> Analysis {
     let plan = resolve::resolve_with(workload, settings, options.models);
     let timeline = simulate::simulate(&plan);
-    let findings = rules::check(&rules::Pod {
+    let mut findings = rules::check(&rules::Pod {
         plan: &plan,
         timeline: &timeline,
     });
+    super::releases::settle(&mut findings, workload, settings, options.models);
     let reference = workload.reference();
     if options.fixes != FixMode::Unchecked {
         graded.extend(findings.iter().map(|finding| {

@@ -23,6 +23,7 @@ mod attribute;
 pub mod fix;
 pub mod located;
 mod options;
+mod releases;
 
 use fix::rounds;
 pub use located::{Analysis, DocumentReport, Located, Place};

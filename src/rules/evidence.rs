@@ -1,9 +1,8 @@
 //! What a finding rests on: the facts read from the input and the profile, and the
 //! premises it needed that the input does not prove (an assumed time, a version's
-//! default, "the app calls out during shutdown"), each with how to settle it. With
-//! `--assumed-losses lowered` (config `assumedLosses: lowered`) a loss that rests on a
-//! premise is reported lower ([`Evidence::lowered`]); `full`, the default, counts it at
-//! the rule's severity.
+//! default, "the app calls out during shutdown"), each with how to settle it. By default a loss
+//! that rests on a premise is reported lower ([`Evidence::lowered`]); `--assumed-losses
+//! full` (config `assumedLosses: full`) counts it at the rule's severity.
 
 use serde::Serialize;
 

@@ -10,6 +10,7 @@ pub mod istio;
 pub mod layers;
 pub mod linkerd;
 pub mod mesh_config;
+mod newest;
 pub mod overlay;
 pub mod preset;
 pub mod source;
@@ -17,6 +18,7 @@ pub mod version;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::time::Millis;
 
@@ -225,6 +227,18 @@ pub struct Settings {
     /// otherwise the version's default (alpha and off in 1.34, beta and on from 1.35).
     /// docs/lifecycle.md §2.9.
     pub container_restart_rules: Option<Sourced<bool>>,
+    /// These settings with each mesh's newest release where it is unknown, built on
+    /// first use ([`Settings::with_newest_release`]).
+    pub newest_releases: newest::BuiltOnce<NewestRelease>,
+}
+
+/// The settings as a mesh's newest release reads them, where its release is unknown.
+#[derive(Debug)]
+pub struct NewestRelease {
+    /// The settings, with that release.
+    pub settings: Settings,
+    /// The release, in words (`Istio 1.29`).
+    pub release: String,
 }
 
 impl Settings {
@@ -255,6 +269,42 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// These settings with the newest release the model knows of the mesh `id` in place
+    /// of an unknown one, built once: an unknown release is read as a classic one, the
+    /// reading that can lose traffic, and a finding the newest release's reading gives
+    /// too does not rest on it. `None` when the mesh's release is known, or is no setting.
+    pub fn with_newest_release(&self, id: &'static str) -> Option<Arc<NewestRelease>> {
+        self.newest_releases
+            .get_or_build(id, || self.newest_release(id))
+    }
+
+    fn newest_release(&self, id: &str) -> Option<NewestRelease> {
+        let mut settings = self.clone();
+        let release = match id {
+            "istio" => {
+                let newest = Sourced::new(IstioVersion::NEWEST_KNOWN, Source::Default);
+                let mut unknown = false;
+                for istio in std::iter::once(&mut settings.istio)
+                    .chain(settings.istio_revisions.values_mut())
+                    .filter(|istio| istio.version.is_none())
+                {
+                    istio.version = Some(newest.clone());
+                    unknown = true;
+                }
+                unknown.then(|| format!("Istio {}", IstioVersion::NEWEST_KNOWN))
+            }
+            "linkerd" if settings.linkerd.version.is_none() => {
+                let newest = LinkerdVersion::NEWEST_STABLE;
+                settings.linkerd.version = Some(Sourced::new(newest, Source::Default));
+                Some(format!("Linkerd {newest}"))
+            }
+            _ => None,
+        }?;
+        Some(NewestRelease { settings, release })
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -274,6 +324,43 @@ impl Default for Settings {
             deletion_grace_period: None,
             restartable_sidecars_during_termination: Sourced::default_value(false),
             container_restart_rules: None,
+            newest_releases: newest::BuiltOnce::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_release_is_replaced_by_the_newest_and_a_known_one_kept() {
+        let settings = Settings::default();
+        let newer = settings.with_newest_release("istio").expect("unknown");
+        assert_eq!(
+            newer.settings.istio.version.as_ref().map(|v| v.value),
+            Some(IstioVersion::NEWEST_KNOWN)
+        );
+        assert_eq!(
+            newer.release,
+            format!("Istio {}", IstioVersion::NEWEST_KNOWN)
+        );
+        assert!(
+            settings.istio.version.is_none(),
+            "the original is unchanged"
+        );
+        let mut known = Settings::default();
+        known.linkerd.version = Some(Sourced::new(
+            LinkerdVersion::Stable { minor: 14 },
+            Source::Default,
+        ));
+        assert!(known.with_newest_release("linkerd").is_none());
+        assert!(known.with_newest_release("dapr").is_none());
+        let mut changed = settings.clone();
+        changed.istio.version = Some(Sourced::new(IstioVersion::new(20), Source::Default));
+        assert!(
+            changed.with_newest_release("istio").is_none(),
+            "a clone does not share what the original built"
+        );
     }
 }

@@ -147,7 +147,7 @@ fn junit_cases(args: &[&str]) -> (usize, usize, i32) {
 #[test]
 fn junit_fails_only_what_fails_the_run() {
     // A warning and an info: the run passes at the default gate.
-    let warning = testdata("rules/ml101-fire-inject-label.yaml");
+    let warning = testdata("rules/ml208-fire-istio-distroless-proxy.yaml");
     let warning = warning.to_str().unwrap();
     assert_eq!(junit_cases(&[warning]), (0, 2, 0));
     assert_eq!(junit_cases(&["--fail-on", "warning", warning]), (1, 1, 1));

@@ -239,7 +239,7 @@ fn the_lint_step_annotates_writes_sarif_and_gates() {
             .env("INPUT_PATHS", "job.yaml")
             .env("INPUT_FAIL_ON", fail_on)
             .env("INPUT_SARIF", "out.sarif")
-            .env("INPUT_ARGS", "--no-config")
+            .env("INPUT_ARGS", "--no-config --istio-version 1.26")
             .env_remove("GITHUB_OUTPUT")
             .env_remove("GITHUB_STEP_SUMMARY")
             .output()

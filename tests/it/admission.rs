@@ -95,7 +95,9 @@ struct Server {
 }
 
 /// The profile the server is given: Istio 1.24, and `shop` labelled for injection.
-const PROFILE: &str = "istio:\n  version: '1.24'\nnamespaces:\n  shop:\n    labels: {istio-injection: enabled}\n  quiet:\n    labels: {mesh-lifecycle.io/admission: disabled}\n";
+/// The cluster's profile; its gate counts every possible loss in full, as an admission
+/// gate that denies on findings is set to.
+const PROFILE: &str = "assumedLosses: full\nistio:\n  version: '1.24'\nnamespaces:\n  shop:\n    labels: {istio-injection: enabled}\n  quiet:\n    labels: {mesh-lifecycle.io/admission: disabled}\n";
 
 impl Server {
     fn start(pki: &Pki, flags: &[&str]) -> Server {

@@ -56,7 +56,7 @@ fn help_speaks_as_a_kubectl_plugin() {
 
 #[test]
 fn exit_status_follows_fail_on() {
-    let warning_only = testdata("rules/ml101-fire-inject-label.yaml");
+    let warning_only = testdata("rules/ml208-fire-istio-distroless-proxy.yaml");
     cli().arg("lint").arg(&warning_only).assert().code(0);
     cli()
         .args(["lint", "--fail-on", "warning"])

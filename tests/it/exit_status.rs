@@ -253,7 +253,7 @@ rows! {
     }
     diff_added: "`diff`", "a finding at or above `--fail-on-new` added, or raised to it" => "1" {
         // Back to classic sidecars an error is added, whoever reads the report.
-        let args = ["diff", "--no-config", "--from", "istio=1.27", "--from", "kubernetes=1.33", &data(DIFF)];
+        let args = ["diff", "--no-config", "--from", "istio=1.27", "--from", "kubernetes=1.33", "--to", "istio=1.26", &data(DIFF)];
         assert_eq!(status(&args, Sink::Read, Sink::Read), 1);
         assert_eq!(status(&args, Sink::Closed, Sink::Read), 1);
         let args = ["diff", "--no-config", "--to", "istio=1.27", "--to", "kubernetes=1.33", "--fail-on-new", "info", &data(DIFF)];

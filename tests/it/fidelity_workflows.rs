@@ -160,7 +160,10 @@ fn a_template_sidecar_is_killed_after_the_grace_period_and_istio_waits_for_its_f
 // exec fails, nothing is signalled, the pod stays Running and the step hangs.
 #[test]
 fn a_kill_command_that_needs_a_shell_hangs_a_linkerd_step() {
-    let (report, status) = lint_json(&testdata("workflows/linkerd-kill-cmd-shell.yaml"), &[]);
+    let (report, status) = lint_json(
+        &testdata("workflows/linkerd-kill-cmd-shell.yaml"),
+        &["--linkerd-version", "2.15"],
+    );
     assert_eq!(status, 1);
     let ml304 = findings(&report, "ML304");
     assert_eq!(ml304.len(), 1, "{report}");
@@ -224,7 +227,10 @@ fn argos_linkerd_kill_command_works_only_where_shutdown_answers() {
 // JSON list of strings, `signalContainer` returns the error and nothing is exec'd.
 #[test]
 fn an_unreadable_kill_command_signals_nothing() {
-    let (report, status) = lint_json(&testdata("workflows/linkerd-kill-cmd-unreadable.yaml"), &[]);
+    let (report, status) = lint_json(
+        &testdata("workflows/linkerd-kill-cmd-unreadable.yaml"),
+        &["--linkerd-version", "2.15"],
+    );
     assert_eq!(status, 1);
     let ml304 = findings(&report, "ML304");
     assert_eq!(ml304.len(), 1, "{report}");

@@ -338,7 +338,14 @@ fn helm_output_gets_the_diff_and_every_other_file_is_fixed_in_every_format() {
         let report = dir.path().join("report.out");
         let output = common::cli()
             .current_dir(dir.path())
-            .args(["lint", "--fix", "--fail-on", "warning"])
+            .args([
+                "lint",
+                "--fix",
+                "--fail-on",
+                "warning",
+                "--assumed-losses",
+                "full",
+            ])
             .args(["--format", format, "--output-file", "report.out"])
             .args(["rendered.yaml", "plain.yaml", "hand.yaml"])
             .output()
@@ -398,7 +405,15 @@ fn standard_input_round_trips_and_its_status_is_the_input_s() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), fixture(UNSAFE));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let output = common::cli()
-        .args(["lint", "--fix", "--fail-on", "warning", "-"])
+        .args([
+            "lint",
+            "--fix",
+            "--fail-on",
+            "warning",
+            "--assumed-losses",
+            "full",
+            "-",
+        ])
         .write_stdin(fixture(SAFE))
         .output()
         .unwrap();
@@ -420,7 +435,15 @@ fn standard_input_round_trips_and_its_status_is_the_input_s() {
 #[test]
 fn a_stream_gets_the_diff_and_its_status() {
     let output = common::cli()
-        .args(["lint", "--fix", "--fail-on", "warning", "/dev/stdin"])
+        .args([
+            "lint",
+            "--fix",
+            "--fail-on",
+            "warning",
+            "--assumed-losses",
+            "full",
+            "/dev/stdin",
+        ])
         .write_stdin(fixture(SAFE))
         .output()
         .unwrap();

@@ -30,7 +30,7 @@ fn stdout(output: &Output) -> String {
 }
 
 const ERROR: &str = "testdata/rules/ml206-fire-sleep-45.yaml";
-const WARNING_ONLY: &str = "testdata/rules/ml101-fire-inject-label.yaml";
+const WARNING_ONLY: &str = "testdata/rules/ml208-fire-istio-distroless-proxy.yaml";
 const CLEAN: &str = "testdata/rules/ml206-silent-short-sleep.yaml";
 const ALL_SUPPRESSED: &str = "testdata/suppressions/all-suppressed.yaml";
 const UNREADABLE: &str = "testdata/bad/unclosed-flow.yaml";
@@ -451,9 +451,9 @@ fn github_annotations_point_at_the_node() {
     let message = unescape(message);
     assert!(message.starts_with("Deployment api: `istio-proxy` needs until 35 s"));
     assert!(message.contains("\n\nFix: raise `terminationGracePeriodSeconds`"));
-    let (level, properties, _) = find("ML101");
+    let (level, properties, _) = find("ML208");
     assert_eq!(level, "warning");
-    assert_eq!(properties["line"], "14");
+    assert_eq!(properties["line"], "32");
     let (level, properties, message) = find("input error");
     assert_eq!(level, "error");
     assert_eq!(
@@ -725,7 +725,7 @@ fn the_human_report_groups_infos_by_rule() {
         "testdata/rules/ml207-fire-no-prestop.yaml",
         "testdata/rules/ml207-fire-short-prestop.yaml",
         "testdata/rules/ml207-fire-tcp-socket-prestop.yaml",
-        "testdata/rules/ml101-fire-inject-label.yaml",
+        "testdata/rules/ml208-fire-istio-distroless-proxy.yaml",
         "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
     ];
     let run = |extra: &[&str]| {
@@ -744,10 +744,7 @@ fn the_human_report_groups_infos_by_rule() {
         grouped.contains("ML201(grace-period-exceeded)"),
         "{grouped}"
     );
-    assert!(
-        grouped.contains("ML101(app-starts-before-proxy)"),
-        "{grouped}"
-    );
+    assert!(grouped.contains("ML208(prestop-needs-shell)"), "{grouped}");
     assert!(
         !grouped.contains("ML207(app-without-prestop-delay)"),
         "{grouped}"

@@ -426,7 +426,7 @@ fn an_empty_proxy_lifecycle_keeps_the_injected_hooks() {
     assert_eq!(status, 0, "{stderr}");
     assert_eq!(report["findings"], Value::Array(vec![]), "{report}");
     let (report, stderr, status) = with_config(
-        "istio:\n  lifecycle:\n    preStop: {exec: {command: [sleep, '5']}}\n",
+        "istio:\n  version: '1.26'\n  lifecycle:\n    preStop: {exec: {command: [sleep, '5']}}\n",
         &manifest,
     );
     assert_eq!(status, 1, "{stderr}");

@@ -110,6 +110,8 @@ fn kustomize_output_piped_into_the_plugin() {
         .args([
             "mesh-lifecycle",
             "lint",
+            "--assumed-losses",
+            "full",
             "--format",
             "json",
             "--select",
@@ -214,8 +216,10 @@ fn kustomize_of_each_kubectl_release_gives_the_same_findings() {
 /// overlay's doing, and only the rendered output shows it.
 #[test]
 fn the_kustomize_base_alone_lacks_the_overlays_hazard() {
-    let (report, status) =
-        common::lint_json(&testdata("kustomize/base"), &["--select", OVERLAY_RULES]);
+    let (report, status) = common::lint_json(
+        &testdata("kustomize/base"),
+        &["--select", OVERLAY_RULES, "--assumed-losses", "full"],
+    );
     assert_eq!(status, 1);
     let rules: Vec<String> = findings(&report).into_iter().map(|f| f.0).collect();
     assert_eq!(rules, ["ML101", "ML301"]);
@@ -226,7 +230,8 @@ fn helm_template_output_on_standard_input_names_the_template() {
     let text = std::fs::read_to_string(testdata("helm/shop-rendered.yaml")).unwrap();
     let drain = line_of(&text, "kind: Deployment", "terminationDrainDuration");
     let output = cli()
-        .args(["lint", "--format", "json", "--select", "ML201", "-"])
+        .args(["lint", "--assumed-losses", "full", "--format", "json"])
+        .args(["--select", "ML201", "-"])
         .write_stdin(text.clone())
         .output()
         .unwrap();

@@ -9,7 +9,8 @@ use clap::CommandFactory;
 use common::{cli, testdata};
 use mesh_lifecycle::cli::Cli;
 
-const JOB: &str = "rules/ml101-fire-job.yaml";
+/// A pod whose proxy the manifest puts after the app: an error the input proves.
+const PROXY_NOT_FIRST: &str = "rules/ml102-fire-proxy-not-first.yaml";
 const ERROR: &str = "rules/ml206-fire-sleep-45.yaml";
 
 /// The files in `dir`, by name, sorted.
@@ -29,7 +30,7 @@ fn dash_o_json_prints_json_on_standard_output_and_writes_no_file() {
         let output = cli()
             .current_dir(dir.path())
             .args(["lint", spelling, "json"])
-            .arg(testdata(JOB))
+            .arg(testdata(PROXY_NOT_FIRST))
             .output()
             .unwrap();
         let report: serde_json::Value = serde_json::from_slice(&output.stdout)
@@ -40,7 +41,11 @@ fn dash_o_json_prints_json_on_standard_output_and_writes_no_file() {
     }
     // As kubectl spells it too: `-ojson`, `--output=json`.
     for spelling in ["-ojson", "--output=json"] {
-        let output = cli().arg("lint").arg(spelling).arg(testdata(JOB)).output();
+        let output = cli()
+            .arg("lint")
+            .arg(spelling)
+            .arg(testdata(PROXY_NOT_FIRST))
+            .output();
         let output = output.unwrap();
         assert!(output.stdout.starts_with(b"{"), "{spelling}");
     }
@@ -53,7 +58,7 @@ fn a_file_name_given_as_the_format_is_refused_with_the_flag_that_writes_it() {
         let output = cli()
             .current_dir(dir.path())
             .args(["lint", spelling, "report.sarif"])
-            .arg(testdata(JOB))
+            .arg(testdata(PROXY_NOT_FIRST))
             .output()
             .unwrap();
         assert_eq!(output.status.code(), Some(2), "{spelling}");
@@ -69,7 +74,7 @@ fn a_file_name_given_as_the_format_is_refused_with_the_flag_that_writes_it() {
     cli()
         .current_dir(dir.path())
         .args(["lint", "-o", "sarif", "--output-file", "report.sarif"])
-        .arg(testdata(JOB))
+        .arg(testdata(PROXY_NOT_FIRST))
         .assert()
         .code(1)
         .stdout("");
@@ -78,7 +83,7 @@ fn a_file_name_given_as_the_format_is_refused_with_the_flag_that_writes_it() {
     // kubectl's `-o yaml` is answered with the machine format there is.
     let output = cli()
         .args(["lint", "-o", "yaml"])
-        .arg(testdata(JOB))
+        .arg(testdata(PROXY_NOT_FIRST))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -93,7 +98,7 @@ fn every_command_takes_dash_o_for_its_format() {
             panic!("{args:?}: {e}\n{}", String::from_utf8_lossy(&output.stderr))
         })
     };
-    let job = testdata(JOB);
+    let job = testdata(PROXY_NOT_FIRST);
     let job = job.to_str().unwrap();
     assert!(json(&["rules", "-o", "json"]).is_array());
     assert!(json(&["explain", "-o", "json", job]).is_object());
@@ -102,7 +107,7 @@ fn every_command_takes_dash_o_for_its_format() {
 
 #[test]
 fn dash_f_reads_files_as_arguments_do() {
-    let (job, error) = (testdata(JOB), testdata(ERROR));
+    let (job, error) = (testdata(PROXY_NOT_FIRST), testdata(ERROR));
     let files = |args: &[&std::ffi::OsStr]| -> Vec<String> {
         let output = cli()
             .args(["lint", "-o", "json"])
@@ -138,7 +143,7 @@ fn dash_f_reads_files_as_arguments_do() {
     // With --cluster the arguments are TYPE/NAME: a file there is refused.
     let output = cli()
         .args(["lint", "--cluster", "-f"])
-        .arg(testdata(JOB))
+        .arg(testdata(PROXY_NOT_FIRST))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -200,7 +205,7 @@ fn a_report_file_that_cannot_be_written_is_named() {
     }
     let output = cli()
         .args(["lint", "--output-file", "/dev/full"])
-        .arg(testdata(JOB))
+        .arg(testdata(PROXY_NOT_FIRST))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));

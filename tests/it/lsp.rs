@@ -59,6 +59,29 @@ fn codes(diagnostics: &[Value]) -> Vec<(String, u64, u64)> {
 
 /// `(ruleId, line, column)` of each finding `lint --format json` reports for `file`
 /// run in `dir`, sorted.
+/// The severity lint gives each finding of `file` in `dir`, by rule id and line.
+fn lint_severities(dir: &Path, file: &str) -> std::collections::BTreeMap<(String, u64), String> {
+    let output = cli()
+        .current_dir(dir)
+        .args(["lint", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["file"] == file)
+        .map(|f| {
+            let key = (
+                f["ruleId"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            );
+            (key, f["severity"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
 fn lint_findings(dir: &Path, file: &str, flags: &[&str]) -> Vec<(String, u64, u64)> {
     let output = cli()
         .current_dir(dir)
@@ -138,13 +161,16 @@ fn diagnostics_are_lints_findings_with_codes_ranges_and_related_places() {
         let expected = lint_findings(dir.path(), name, &["--no-config"]);
         assert!(!expected.is_empty(), "{name} has findings");
         assert_eq!(codes(&diagnostics), expected, "{name}");
+        let graded = lint_severities(dir.path(), name);
         for diagnostic in &diagnostics {
             let code = diagnostic["code"].as_str().unwrap();
             let rule = mesh_lifecycle::rules::find(code).unwrap().meta();
-            let severity = match rule.severity {
-                mesh_lifecycle::rules::Severity::Error => 1,
-                mesh_lifecycle::rules::Severity::Warning => 2,
-                mesh_lifecycle::rules::Severity::Info => 3,
+            // The severity lint gives it, its evidence weighed.
+            let line = diagnostic["range"]["start"]["line"].as_u64().unwrap() + 1;
+            let severity = match graded[&(code.to_owned(), line)].as_str() {
+                "error" => 1,
+                "warning" => 2,
+                _ => 3,
             };
             assert_eq!(diagnostic["severity"], severity, "{diagnostic:#}");
             assert_eq!(diagnostic["source"], "mesh-lifecycle");

@@ -57,6 +57,7 @@ mod not_linted;
 mod one_answer;
 mod packaging;
 mod patterns;
+mod precision;
 mod properties;
 mod reading;
 mod references;

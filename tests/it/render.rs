@@ -17,11 +17,20 @@ use serde_json::Value;
 
 /// `lint --format json` over `paths` from the repository root with `env`: the report,
 /// standard error and the exit status.
+/// Lints `paths` as JSON. Rendering is what these tests are about: every finding counts
+/// in full, so that the status follows what the rendered manifests show.
 fn lint(paths: &[&str], flags: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (Value, String, i32) {
     let mut command = cli();
     command
         .current_dir(root())
-        .args(["lint", "--no-config", "--format", "json"])
+        .args([
+            "lint",
+            "--no-config",
+            "--assumed-losses",
+            "full",
+            "--format",
+            "json",
+        ])
         .args(flags)
         .args(paths);
     for (key, value) in env {
@@ -432,7 +441,14 @@ fn diff_compares_two_kustomizations_as_they_render() {
     let dir = two_kustomizations();
     let output = cli()
         .current_dir(dir.path())
-        .args(["diff", "--no-config", "--format", "json"])
+        .args([
+            "diff",
+            "--no-config",
+            "--assumed-losses",
+            "full",
+            "--format",
+            "json",
+        ])
         .args(["--base-dir", "v1", "v2"])
         .output()
         .unwrap();

@@ -330,7 +330,9 @@ fn nothing_is_left_behind() {
     // Rendering a kustomization writes a temporary one, in TMPDIR, and removes it.
     if common::kubectl_binary().is_some() {
         let mut command = Command::new(binary());
-        command.arg("lint").arg(testdata("kustomize"));
+        command
+            .args(["lint", "--assumed-losses", "full"])
+            .arg(testdata("kustomize"));
         isolate(&mut command);
         let output = run(command, None);
         assert_eq!(output.status.code(), Some(1), "{output:?}");

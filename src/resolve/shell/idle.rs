@@ -1,6 +1,7 @@
 //! Whether a command only idles: it sleeps or follows a file, with set-up commands
-//! around it (`sleep infinity`, `touch /tmp/healthy; sleep 3600`, `tail -f /dev/null`),
-//! so the container listens on nothing whatever a Service sends it.
+//! around it that only touch local files or print (`sleep infinity`, `touch /tmp/healthy;
+//! sleep 3600`, `cat /config/app.conf; while true; do sleep 3600; done`, `tail -f
+//! /dev/null`), so the container listens on nothing whatever a Service sends it.
 
 use super::hook_length::is_noop;
 use super::syntax::{Command, List};
@@ -18,7 +19,20 @@ pub fn only_idles(list: &List) -> bool {
             is_noop(command)
                 || matches!(
                     command.name(),
-                    Some("sleep" | "tail" | "touch" | "rm" | "mkdir" | "wait" | "trap")
+                    Some(
+                        "sleep"
+                            | "tail"
+                            | "touch"
+                            | "rm"
+                            | "mkdir"
+                            | "wait"
+                            | "trap"
+                            | "cat"
+                            | "echo"
+                            | "printf"
+                            | "date"
+                            | "ls"
+                    )
                 )
         })
         && commands
@@ -39,6 +53,10 @@ mod tests {
         )));
         assert!(only_idles(&parse("tail -f /dev/null")));
         assert!(only_idles(&parse("while true; do sleep 5; done")));
+        assert!(only_idles(&parse(
+            "echo \"greeting=hello\" > /config/app.conf; cat /config/app.conf; while true; do sleep 3600; done"
+        )));
+        assert!(!only_idles(&parse("cat /config/app.conf")));
         assert!(!only_idles(&parse("nginx -g 'daemon off;'")));
         assert!(!only_idles(&parse("sleep 5; ./serve --port 8080")));
         assert!(!only_idles(&parse("touch /tmp/ready")));

@@ -51,7 +51,7 @@ declare_rule! {
     /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
     /// reading the input does not state (a hook of unknown length or whose program the image
     /// lacks, a version's default where releases differ): warning, naming the reading and
-    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    /// how to settle it (the default; `--assumed-losses full` keeps the error).
     ///
     /// ## References
     /// - docs/lifecycle.md §3.4 (agent endpoints: POST only, port 15020; Envoy's exit ends pilot-agent from 1.4), §4.3 (`/shutdown` off since 2.16), §5.4 (Cloud SQL `--quitquitquit`, admin port 9091), §5.7 (Argo Workflows' kill commands), §7 F2, F3, F19

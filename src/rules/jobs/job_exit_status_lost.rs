@@ -63,7 +63,7 @@ declare_rule! {
     /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
     /// reading the input does not state (a hook of unknown length or whose program the image
     /// lacks, a version's default where releases differ): warning, naming the reading and
-    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    /// how to settle it (the default; `--assumed-losses full` keeps the error).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (phase from exit codes), §3.4 (`/quitquitquit`), §4.3 (`linkerd-await --shutdown` keeps the child's code), §5.4 (Cloud SQL proxy exit 143), §2.8 (a container that only stops the sidecars is not the work), §7 F1, F4

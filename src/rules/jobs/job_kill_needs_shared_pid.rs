@@ -49,7 +49,7 @@ declare_rule! {
     /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
     /// reading the input does not state (a hook of unknown length or whose program the image
     /// lacks, a version's default where releases differ): warning, naming the reading and
-    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    /// how to settle it (the default; `--assumed-losses full` keeps the error).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.6 (a running regular container keeps the pod Running), §3.4 (the agent's `/quitquitquit`), §7 F1

@@ -74,9 +74,9 @@ declare_rule! {
     /// lower, with the premise "the app calls out"; info when the app is seen only to serve;
     /// none for an app that only idles (`sleep 3600`, `tail -f /dev/null`, a shell image
     /// with no command) or only stops the sidecars. A version default or a hook reading
-    /// the verdict needs lowers it one level too. `--assumed-losses full` (config
-    /// `assumedLosses: full`) keeps every assumed finding at full severity; it is the default, and `lowered`
-    /// applies the assumed case above.
+    /// the verdict needs lowers it one level too. These lowerings are the
+    /// default; `--assumed-losses full` (config `assumedLosses: full`) keeps every assumed
+    /// finding at full severity.
     ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (postStart blocks the next container), §3.2 (layouts A and B), §3.5 (`pilot-agent wait`), §4.2 (`linkerd-await`), §5.1 (Dapr's native daprd has no startup probe), §5.3 (`kuma-dp wait`), §2.8 (a container that only stops the sidecars is not the app)

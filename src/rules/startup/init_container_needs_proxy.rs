@@ -54,8 +54,8 @@ declare_rule! {
     /// ## Evidence
     /// Proven: the init container's command shows the call (a network client or a URL),
     /// so the finding keeps its warning. Assumed: a version default or a hook reading the
-    /// verdict needs (named with how to settle it) makes it info under `--assumed-losses
-    /// lowered`; `full`, the default, keeps the warning.
+    /// verdict needs (named with how to settle it) makes it info, the default;
+    /// `--assumed-losses full` keeps the warning.
     ///
     /// ## References
     /// - docs/lifecycle.md §1.1 (init containers run first, in order), §3.2 (layout A and the CNI note; layout C places the proxy first), §4.2 (Linkerd's native proxy goes right after `linkerd-init`, first), §5.2 (Consul appends its native dataplane after the pod's init containers)

@@ -63,7 +63,7 @@ declare_rule! {
     /// Proven from the manifest and the timeline: it keeps its warning. Assumed when it needs a
     /// reading the input does not state (a hook of unknown length or whose program the image
     /// lacks, a version's default where releases differ): info, naming the reading and
-    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the warning.
+    /// how to settle it (the default; `--assumed-losses full` keeps the warning).
     ///
     /// ## References
     /// - docs/lifecycle.md §1.2 (only startupProbe gates the next container), §1.3 (when the prober worker runs a probe), §3.2 (the injected startup probe, on since Istio 1.20), §4.2 (Linkerd's native startup probe), §5.1 (Dapr's native daprd has none)

@@ -68,7 +68,7 @@ declare_rule! {
     /// Proven from the manifest and the timeline: it keeps its error. Assumed when it needs a
     /// reading the input does not state (a hook of unknown length or whose program the image
     /// lacks, a version's default where releases differ): warning, naming the reading and
-    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the error.
+    /// how to settle it (the default; `--assumed-losses full` keeps the error).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (grace accounting, the 2-second floor), §3.3 (a native Istio proxy whose drain preStop fails drains again on SIGTERM), §3.6 (pilot-agent drain), §5.1 (daprd's block), §5.2 (Consul's grace period, also for a native dataplane), §5.3 (Kuma: a classic sidecar waits its drain time, a native one exits at its SIGTERM), §6 (timing constraints), §8 (the assumed app shutdown); a shell that drops SIGTERM is ML210's (§2.7)

@@ -67,8 +67,7 @@ declare_rule! {
     /// propagation makes it early (settle with `--endpoint-propagation` or
     /// `mesh-lifecycle.io/endpoint-propagation`), or when a version default decides the
     /// proxy. A pod without labels is in no Service's endpoints: no finding.
-    /// These lowerings apply under `--assumed-losses lowered`; `full`, the default, keeps
-    /// the warning.
+    /// These lowerings are the default; `--assumed-losses full` keeps the warning.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16

@@ -47,7 +47,7 @@ declare_rule! {
     /// Proven from the manifest and the timeline: it keeps its warning. Assumed when it needs a
     /// reading the input does not state (a hook of unknown length or whose program the image
     /// lacks, a version's default where releases differ): info, naming the reading and
-    /// how to settle it, under `--assumed-losses lowered`; `full`, the default, keeps the warning.
+    /// how to settle it (the default; `--assumed-losses full` keeps the warning).
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1, §2.2 (SIGKILL at the grace period), §3.6 (the 5 s default drain), §4.3, §7 F10

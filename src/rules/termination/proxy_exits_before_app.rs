@@ -80,9 +80,9 @@ declare_rule! {
     /// layout (settle with the mesh's version flag). Info when the app is seen only to serve
     /// (ports, probes, a Service, and no call out). No finding for an app that only idles.
     /// A proxy whose PID-1 shell drops SIGTERM never refuses connections on its signal: it
-    /// carries traffic until SIGKILL, as the timeline and ML210 say. `--assumed-losses
-    /// full` (config `assumedLosses: full`), the default, keeps every assumed finding an
-    /// error; `lowered` applies the cases above.
+    /// carries traffic until SIGKILL, as the timeline and ML210 say. These lowerings
+    /// are the default; `--assumed-losses full` (config `assumedLosses: full`) keeps every
+    /// assumed finding an error.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.2 (independent kills), §2.4 (native ordering), §2.7 (an app whose shell drops SIGTERM runs until SIGKILL), §3.6 (pilot-agent shutdown), §4.3 (Linkerd shutdown), §5.1 (daprd), §6 (`p_app + s_app ≤ p_sc + D`), §7 F10

@@ -154,11 +154,10 @@ pub struct RuleSetting {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AssumedLosses {
-    /// Lowered as each rule's doc states: one level, or to info.
-    Lowered,
-    /// At the rule's full severity, as a proven loss: the default for now, while the
-    /// corpus verdicts under `lowered` are reviewed.
+    /// Lowered as each rule's doc states: one level, or to info (the default).
     #[default]
+    Lowered,
+    /// At the rule's full severity, as a proven loss.
     Full,
 }
 

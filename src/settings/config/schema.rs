@@ -40,7 +40,7 @@ crate::documented! {
         unfixable: Option<Vec<String>> = "none",
         /// How a finding that rests on a premise the input does not prove counts:
         /// `lowered` as its rule's doc states, or `full`, at the rule's severity.
-        assumed_losses: Option<AssumedLosses> = "full",
+        assumed_losses: Option<AssumedLosses> = "lowered",
         /// Sidecars the linter should know by container name, with their timings.
         sidecars: Option<Vec<SidecarConfig>> = "none",
         /// Commands that stop the sidecar when a Job's work ends
