@@ -18,6 +18,9 @@ use std::process::{Command, Output, Stdio};
 const SAFE: &str = "rules/ml101-fire-inject-label.yaml";
 /// A pod with ML201 (an error whose fix is unsafe): it remains after `--fix`.
 const UNSAFE: &str = "rules/ml201-fire-prestop-plus-drain.yaml";
+/// A gate on warnings that counts every finding in full: these tests are about what
+/// is written, and their status must not hang on the evidence of `SAFE`'s finding.
+const WARNINGS_IN_FULL: [&str; 4] = ["--fail-on", "warning", "--assumed-losses", "full"];
 
 fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("kubectl-mesh_lifecycle")
@@ -338,14 +341,8 @@ fn helm_output_gets_the_diff_and_every_other_file_is_fixed_in_every_format() {
         let report = dir.path().join("report.out");
         let output = common::cli()
             .current_dir(dir.path())
-            .args([
-                "lint",
-                "--fix",
-                "--fail-on",
-                "warning",
-                "--assumed-losses",
-                "full",
-            ])
+            .args(["lint", "--fix"])
+            .args(WARNINGS_IN_FULL)
             .args(["--format", format, "--output-file", "report.out"])
             .args(["rendered.yaml", "plain.yaml", "hand.yaml"])
             .output()
@@ -405,15 +402,9 @@ fn standard_input_round_trips_and_its_status_is_the_input_s() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), fixture(UNSAFE));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let output = common::cli()
-        .args([
-            "lint",
-            "--fix",
-            "--fail-on",
-            "warning",
-            "--assumed-losses",
-            "full",
-            "-",
-        ])
+        .args(["lint", "--fix"])
+        .args(WARNINGS_IN_FULL)
+        .arg("-")
         .write_stdin(fixture(SAFE))
         .output()
         .unwrap();
@@ -435,15 +426,9 @@ fn standard_input_round_trips_and_its_status_is_the_input_s() {
 #[test]
 fn a_stream_gets_the_diff_and_its_status() {
     let output = common::cli()
-        .args([
-            "lint",
-            "--fix",
-            "--fail-on",
-            "warning",
-            "--assumed-losses",
-            "full",
-            "/dev/stdin",
-        ])
+        .args(["lint", "--fix"])
+        .args(WARNINGS_IN_FULL)
+        .arg("/dev/stdin")
         .write_stdin(fixture(SAFE))
         .output()
         .unwrap();
