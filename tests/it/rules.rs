@@ -247,10 +247,21 @@ fn a_proxy_gone_before_the_app_is_an_error_only_where_the_app_is_seen_to_call_ou
             "{fixture}"
         );
     }
-    // A static nginx only answers: information, naming the premise.
-    let (severity, premises) = graded("ml202-fire-static-nginx-info.yaml", "ML202", &version);
-    assert_eq!(severity, "info");
-    assert_eq!(premises, ["callsOut"]);
+    // Apps that only answer (a static nginx, an Envoy with only direct responses, a
+    // gRPC adder, Knative's event_display): information, naming the premise.
+    for fixture in [
+        "ml202-fire-static-nginx-info.yaml",
+        "ml202-fire-envoy-direct-response-info.yaml",
+        "ml202-fire-adder-server-info.yaml",
+        "ml202-fire-event-display-info.yaml",
+    ] {
+        let (severity, premises) = graded(fixture, "ML202", &version);
+        assert_eq!(
+            (severity.as_str(), premises),
+            ("info", vec!["callsOut".to_owned()]),
+            "{fixture}"
+        );
+    }
     // Counted in full on request.
     let full = ["--istio-version", "1.26", "--assumed-losses", "full"];
     let (severity, _) = graded("ml202-fire-static-nginx-info.yaml", "ML202", &full);
