@@ -10,7 +10,7 @@ use clap::Args;
 use crate::load::{InputError, Inputs, Limits};
 use crate::settings::config;
 use crate::settings::layers::{FileLayers, Flags, Layer, Profile};
-use crate::settings::{IstioVersion, KubeVersion, LinkerdVersion};
+use crate::settings::{IstioVersion, KubeVersion, LinkerdVersion, MeshVersion};
 use crate::time::{Millis, parse_go_duration};
 
 /// What the cluster is like, and the scenario to simulate.
@@ -44,11 +44,23 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "1.x", value_parser = KubeVersion::parse_known)]
     pub node_version: Option<KubeVersion>,
 
-    /// Istio version (unknown by default: classic sidecars assumed).
+    /// A mesh's release, MESH one of istio, linkerd, kuma, consul (consul-k8s), dapr,
+    /// cloud-sql-proxy; repeat it or separate with commas (unknown by default: each
+    /// mesh read as its releases before native sidecars).
+    #[arg(
+        long,
+        value_name = "MESH=VERSION",
+        value_delimiter = ',',
+        value_parser = MeshVersion::parse_known
+    )]
+    pub mesh_version: Vec<MeshVersion>,
+
+    /// Istio version, the same as --mesh-version istio=VERSION.
     #[arg(long, value_name = "1.x", value_parser = IstioVersion::parse_known)]
     pub istio_version: Option<IstioVersion>,
 
-    /// Linkerd version (2.x, version-2.x or edge-yy.m.n).
+    /// Linkerd version (2.x, version-2.x or edge-yy.m.n), the same as --mesh-version
+    /// linkerd=VERSION.
     #[arg(long, value_name = "VERSION", value_parser = LinkerdVersion::parse_known)]
     pub linkerd_version: Option<LinkerdVersion>,
 
@@ -141,6 +153,7 @@ impl ProfileArgs {
             node_version: self.node_version,
             istio_version: self.istio_version,
             linkerd_version: self.linkerd_version,
+            mesh_versions: self.mesh_version.clone(),
             scenario: scenario
                 .into_iter()
                 .filter_map(|(key, value)| Some((key, value?)))

@@ -46,6 +46,9 @@ pub struct Profile {
     pub istio_version: Option<String>,
     /// Linkerd version (2.x, version-2.x or edge-yy.m.n).
     pub linkerd_version: Option<String>,
+    /// Mesh releases, `MESH=VERSION` separated by commas (MESH one of istio, linkerd,
+    /// kuma, consul, dapr, cloud-sql-proxy).
+    pub mesh_version: Option<String>,
 }
 
 /// `lint`'s arguments.
@@ -381,6 +384,7 @@ fn profile_args(mut args: Args, profile: &Profile) -> Args {
         ("--kubernetes-version", &profile.kubernetes_version),
         ("--istio-version", &profile.istio_version),
         ("--linkerd-version", &profile.linkerd_version),
+        ("--mesh-version", &profile.mesh_version),
     ];
     for (flag, value) in flags {
         if let Some(value) = value {

@@ -62,6 +62,19 @@ pub fn beyond_model(settings: &Settings) -> Vec<crate::load::InputError> {
     if let Some(v) = &settings.linkerd.version {
         found.extend(v.value.beyond().map(|b| (b, &v.source)));
     }
+    let versions = &settings.versions;
+    if let Some(v) = &versions.kuma {
+        found.extend(v.value.beyond().map(|b| (b, &v.source)));
+    }
+    if let Some(v) = &versions.consul {
+        found.extend(v.value.beyond().map(|b| (b, &v.source)));
+    }
+    if let Some(v) = &versions.dapr {
+        found.extend(v.value.beyond().map(|b| (b, &v.source)));
+    }
+    if let Some(v) = &versions.cloud_sql_proxy {
+        found.extend(v.value.beyond().map(|b| (b, &v.source)));
+    }
     let mut notes: Vec<crate::load::InputError> = Vec::new();
     for (beyond, source) in found {
         let file: std::sync::Arc<str> = match source {
@@ -160,6 +173,21 @@ pub fn items(settings: &Settings) -> Vec<String> {
         Some(v) => version("Linkerd", v, v.value.beyond()),
         None => "Linkerd version unknown (classic proxy)".to_owned(),
     });
+    // The other meshes' releases, where given; unknown, each is read as its releases
+    // before native sidecars, which the plans that rest on it say.
+    let versions = &settings.versions;
+    if let Some(v) = &versions.kuma {
+        items.push(version("Kuma", v, v.value.beyond()));
+    }
+    if let Some(v) = &versions.consul {
+        items.push(version("consul-k8s", v, v.value.beyond()));
+    }
+    if let Some(v) = &versions.dapr {
+        items.push(version("Dapr", v, v.value.beyond()));
+    }
+    if let Some(v) = &versions.cloud_sql_proxy {
+        items.push(version("Cloud SQL Auth Proxy", v, v.value.beyond()));
+    }
     if let Some(grace) = &settings.deletion_grace_period {
         items.push(format!(
             "deletion grace period {} s ({})",
@@ -261,26 +289,24 @@ pub fn assumed(assumed: &Assumed) -> String {
         Assumed::NamespaceAnnotationsUnknown { mesh, namespace } => format!(
             "namespace {namespace}: annotations unknown; the pod's own {mesh} settings are used"
         ),
-        Assumed::NativeByDefault {
-            mesh,
-            since,
-            kubernetes,
-            off,
-        } => format!(
-            "{mesh} version unknown: native sidecar assumed, its injector's default from {mesh} {since} on Kubernetes ≥ {kubernetes} (classic before {since}, or with `{off}`); lint the injected pod to read its layout as written"
-        ),
         Assumed::MeshVersionUnknown {
             mesh,
             native_since,
             native_nodes,
-            flag,
+            flag_name,
+            api_server,
         } => {
-            let (_, proxy) = mesh.words().classic;
+            let (proxy, _) = mesh.words().classic;
+            let product = native_since.product();
             let nodes = native_nodes
-                .map(|nodes| format!(" on Kubernetes ≥ {nodes}"))
+                .map(|nodes| match api_server {
+                    true => format!(", or where the API server is before Kubernetes {nodes}"),
+                    false => format!(", or on nodes before Kubernetes {nodes}"),
+                })
                 .unwrap_or_default();
             format!(
-                "{mesh} version unknown: classic {proxy} assumed ({mesh} {native_since}+ injects native sidecars{nodes}); set {flag}"
+                "{mesh} version unknown: read as a release before {native_since} (classic {proxy}); holds for {product} before {native_since}{nodes}; {}",
+                crate::settings::version::mesh::how_to_give(flag_name)
             )
         }
     }

@@ -85,20 +85,10 @@ pub enum Assumed {
         /// The namespace.
         namespace: String,
     },
-    /// The mesh's release and control-plane settings are unknown: its injector is taken
-    /// to add a native sidecar, as its current releases do by default.
-    NativeByDefault {
-        /// The mesh.
-        mesh: Mesh,
-        /// The first release whose injector does so by default (`2.14`).
-        since: &'static str,
-        /// The API server version from which it does.
-        kubernetes: KubeVersion,
-        /// The control-plane setting that turns it off.
-        off: &'static str,
-    },
-    /// The mesh's release is unknown: its injector is taken to add a classic proxy,
-    /// though later releases inject native sidecars.
+    /// The mesh's release is unknown: it is read as a release before its
+    /// native-sidecar default, so its injector adds a classic proxy (the reading that
+    /// can lose traffic); the finding holds for those releases, or where the nodes
+    /// (the API server, for Kuma) are older than `native_nodes`.
     MeshVersionUnknown {
         /// The mesh.
         mesh: Mesh,
@@ -108,7 +98,10 @@ pub enum Assumed {
         /// The Kubernetes version from which that release's default is native, when
         /// the default depends on the nodes.
         native_nodes: Option<KubeVersion>,
-        /// The flag that gives the release.
-        flag: &'static str,
+        /// The mesh as `--mesh-version` names it (`kuma`).
+        flag_name: &'static str,
+        /// Whether `native_nodes` is the API server's version rather than the
+        /// kubelets'.
+        api_server: bool,
     },
 }

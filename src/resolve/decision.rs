@@ -5,7 +5,7 @@
 
 use super::Mesh;
 use crate::load::JsonPath;
-use crate::settings::{IstioVersion, KubeVersion, LinkerdVersion, Source};
+use crate::settings::{IstioVersion, KubeVersion, KumaVersion, LinkerdVersion, Source};
 
 /// A decision about one mesh for this pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,9 +248,15 @@ pub enum NativeReason {
         release: Release,
         /// Whether it injects native sidecars.
         native: bool,
+        /// Where the release was given.
+        source: Source,
     },
-    /// The release is unknown: a classic proxy is assumed.
-    UnknownRelease,
+    /// The release is unknown: it is read as a release before `before`, the first
+    /// whose injector makes native sidecars by default, so a classic proxy.
+    UnknownRelease {
+        /// The first release that injects native sidecars by default.
+        before: Release,
+    },
 }
 
 /// Where a setting's `auto` comes from.
@@ -258,8 +264,8 @@ pub enum NativeReason {
 pub enum AutoFrom {
     /// Set so here.
     Setting(Source),
-    /// The release's default.
-    ReleaseDefault(IstioVersion),
+    /// The default of this release, given there.
+    ReleaseDefault(IstioVersion, Source),
 }
 
 /// A mesh release.
@@ -269,6 +275,19 @@ pub enum Release {
     Istio(IstioVersion),
     /// A Linkerd release.
     Linkerd(LinkerdVersion),
+    /// A Kuma release.
+    Kuma(KumaVersion),
+}
+
+impl Release {
+    /// The product, as reports name it.
+    pub fn product(self) -> &'static str {
+        match self {
+            Release::Istio(_) => "Istio",
+            Release::Linkerd(_) => "Linkerd",
+            Release::Kuma(_) => "Kuma",
+        }
+    }
 }
 
 impl std::fmt::Display for Release {
@@ -276,6 +295,7 @@ impl std::fmt::Display for Release {
         match self {
             Release::Istio(version) => version.fmt(f),
             Release::Linkerd(version) => version.fmt(f),
+            Release::Kuma(version) => version.fmt(f),
         }
     }
 }

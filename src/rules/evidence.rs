@@ -242,17 +242,20 @@ fn bearing(
         }),
         Assumed::SettingTooNew { .. } => Some((
             Weight::Lower,
-            "give the mesh's version (--istio-version, --linkerd-version)".to_owned(),
+            "give the mesh's version (--mesh-version MESH=VERSION)".to_owned(),
         )),
-        Assumed::NativeByDefault { mesh, .. } => Some((
-            Weight::Lower,
-            format!("lint the injected pod, or give {mesh}'s release"),
-        )),
+        // Where the nodes (the API server) are too old for the native default, the
+        // release does not matter: the reading is the one every release makes.
         Assumed::MeshVersionUnknown {
-            native_nodes, flag, ..
+            native_nodes,
+            flag_name,
+            ..
         } => native_nodes
             .is_none_or(|nodes| plan.kubernetes.value >= nodes)
-            .then(|| (Weight::Lower, format!("set {flag}"))),
+            .then(|| {
+                let settle = crate::settings::version::mesh::how_to_give(flag_name);
+                (Weight::Lower, settle)
+            }),
         Assumed::DeletionGraceZero
         | Assumed::NamespaceLabelsUnknown { .. }
         | Assumed::NamespaceAnnotationsUnknown { .. } => None,

@@ -7,7 +7,7 @@ use std::fmt;
 use crate::fix::Remedy;
 use crate::load::JsonPath;
 use crate::resolve::mesh::{Displaced, Displacement, NativeSwitch, StatusOff, StopAfterWork};
-use crate::resolve::{PlannedContainer, PodPlan, Release};
+use crate::resolve::{PlannedContainer, PodPlan};
 use crate::settings::Sourced;
 use crate::settings::version::KubeVersion;
 use crate::simulate::StopEntry;
@@ -470,10 +470,7 @@ pub fn displacement(displaced: &Displaced) -> String {
             "native mode ignores it, as the proxy's startup probe holds the app".to_owned()
         }
         Displacement::DeniedBy(release) => {
-            let product = match release {
-                Release::Istio(_) => "Istio",
-                Release::Linkerd(_) => "Linkerd",
-            };
+            let product = release.product();
             format!("{product} {release}'s injector denies a native proxy beside it")
         }
         Displacement::DroppedOrDenied => {

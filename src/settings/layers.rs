@@ -10,8 +10,8 @@ use std::sync::Arc;
 use super::config::{self, RuleSetting};
 use super::file::SettingsFile;
 use super::{
-    IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
-    mesh_config, preset,
+    IstioVersion, KubeVersion, LinkerdVersion, MeshVersion, NamespaceInfo, Settings, Source,
+    Sourced, mesh_config, preset,
 };
 use crate::load::discover::Exclude;
 use crate::load::inputs::{Inputs, declared_kinds, declares_kind};
@@ -75,6 +75,10 @@ pub struct Flags {
     pub istio_version: Option<IstioVersion>,
     /// `--linkerd-version`.
     pub linkerd_version: Option<LinkerdVersion>,
+    /// `--mesh-version`, each mesh's release; `--istio-version` and
+    /// `--linkerd-version` are the same thing, and two different values for one mesh
+    /// are an error.
+    pub mesh_versions: Vec<MeshVersion>,
     /// Scenario values: the value's name, the value and the flag that set it.
     pub scenario: Vec<(ScenarioKey, Millis)>,
     /// `--deletion-grace-period`.
@@ -178,8 +182,8 @@ impl FileLayers {
         {
             errors.push(InputError::whole("--preset", message));
         }
-        if let Err(message) = flags.apply(&mut settings) {
-            errors.push(InputError::whole("--feature-gates", message));
+        if let Err((flag, message)) = flags.apply(&mut settings) {
+            errors.push(InputError::whole(flag, message));
         }
         if errors.is_empty() {
             Ok(Profile {
@@ -299,25 +303,17 @@ fn apply_mesh_objects(
 }
 
 impl Flags {
-    /// Applies the flags on top of `settings`; `Err` names a feature gate that is wrong.
-    pub fn apply(&self, settings: &mut Settings) -> Result<(), String> {
+    /// Applies the flags on top of `settings`; `Err` names the flag that is wrong and
+    /// why (a feature gate, two versions of one mesh).
+    pub fn apply(&self, settings: &mut Settings) -> Result<(), (&'static str, String)> {
         if let Some(version) = self.kubernetes_version {
             settings.kubernetes = Sourced::new(version, Source::Flag("--kubernetes-version"));
         }
         if let Some(version) = self.node_version {
             settings.nodes = Some(Sourced::new(version, Source::Flag("--node-version")));
         }
-        if let Some(version) = self.istio_version {
-            let version = Sourced::new(version, Source::Flag("--istio-version"));
-            for istio in
-                std::iter::once(&mut settings.istio).chain(settings.istio_revisions.values_mut())
-            {
-                istio.version = Some(version.clone());
-            }
-        }
-        if let Some(version) = self.linkerd_version {
-            settings.linkerd.version =
-                Some(Sourced::new(version, Source::Flag("--linkerd-version")));
+        for (version, flag) in self.mesh_versions()? {
+            apply_mesh_version(version, flag, settings);
         }
         for &(key, value) in &self.scenario {
             settings.scenario.set(key, value, Source::Flag(key.flag()));
@@ -333,7 +329,12 @@ impl Flags {
             let on = match value {
                 "true" => true,
                 "false" => false,
-                other => return Err(format!("`{other}` is not true or false in `{gate}`")),
+                other => {
+                    return Err((
+                        "--feature-gates",
+                        format!("`{other}` is not true or false in `{gate}`"),
+                    ));
+                }
             };
             let version = settings.kubernetes.value;
             match name {
@@ -342,8 +343,11 @@ impl Flags {
                         Sourced::new(on, Source::Flag("--feature-gates"));
                 }
                 "ContainerRestartRules" if !version.has_container_restart_rules_gate() => {
-                    return Err(format!(
-                        "Kubernetes {version} has no feature gate `ContainerRestartRules` (alpha from 1.34, beta and on from 1.35)"
+                    return Err((
+                        "--feature-gates",
+                        format!(
+                            "Kubernetes {version} has no feature gate `ContainerRestartRules` (alpha from 1.34, beta and on from 1.35)"
+                        ),
                     ));
                 }
                 "ContainerRestartRules" => {
@@ -351,13 +355,86 @@ impl Flags {
                         Some(Sourced::new(on, Source::Flag("--feature-gates")));
                 }
                 other => {
-                    return Err(format!(
-                        "unknown feature gate `{other}`; the simulator models SidecarsRestartableDuringPodTermination and ContainerRestartRules"
+                    return Err((
+                        "--feature-gates",
+                        format!(
+                            "unknown feature gate `{other}`; the simulator models SidecarsRestartableDuringPodTermination and ContainerRestartRules"
+                        ),
                     ));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Every mesh version the flags give, with the flag that gives it: one per mesh,
+    /// the same value given twice being one.
+    fn mesh_versions(&self) -> Result<Vec<(MeshVersion, &'static str)>, (&'static str, String)> {
+        let given = self
+            .istio_version
+            .map(|v| (MeshVersion::Istio(v), "--istio-version"))
+            .into_iter()
+            .chain(
+                self.linkerd_version
+                    .map(|v| (MeshVersion::Linkerd(v), "--linkerd-version")),
+            )
+            .chain(self.mesh_versions.iter().map(|v| (*v, "--mesh-version")));
+        let mut versions: Vec<(MeshVersion, &'static str)> = Vec::new();
+        for (version, flag) in given {
+            match versions.iter().find(|(v, _)| v.mesh() == version.mesh()) {
+                Some((earlier, _)) if *earlier == version => {}
+                Some((earlier, earlier_flag)) => {
+                    let written = |flag: &str, v: &MeshVersion| match flag {
+                        "--mesh-version" => format!("--mesh-version {v}"),
+                        _ => format!(
+                            "{flag} {}",
+                            v.to_string().split_once('=').map_or("", |(_, v)| v)
+                        ),
+                    };
+                    return Err((
+                        flag,
+                        format!(
+                            "{} and {} give {} two versions; give one",
+                            written(earlier_flag, earlier),
+                            written(flag, &version),
+                            version.mesh()
+                        ),
+                    ));
+                }
+                None => versions.push((version, flag)),
+            }
+        }
+        Ok(versions)
+    }
+}
+
+/// Sets the version of one mesh, given by `flag`.
+fn apply_mesh_version(version: MeshVersion, flag: &'static str, settings: &mut Settings) {
+    let source = Source::Flag(flag);
+    match version {
+        MeshVersion::Istio(version) => {
+            let version = Sourced::new(version, source);
+            for istio in
+                std::iter::once(&mut settings.istio).chain(settings.istio_revisions.values_mut())
+            {
+                istio.version = Some(version.clone());
+            }
+        }
+        MeshVersion::Linkerd(version) => {
+            settings.linkerd.version = Some(Sourced::new(version, source));
+        }
+        MeshVersion::Kuma(version) => {
+            settings.versions.kuma = Some(Sourced::new(version, source));
+        }
+        MeshVersion::Consul(version) => {
+            settings.versions.consul = Some(Sourced::new(version, source));
+        }
+        MeshVersion::Dapr(version) => {
+            settings.versions.dapr = Some(Sourced::new(version, source));
+        }
+        MeshVersion::CloudSqlProxy(version) => {
+            settings.versions.cloud_sql_proxy = Some(Sourced::new(version, source));
+        }
     }
 }
 
@@ -398,7 +475,7 @@ mod tests {
             ..Flags::default()
         };
         assert_eq!(
-            wrong.apply(&mut settings).unwrap_err(),
+            wrong.apply(&mut settings).unwrap_err().1,
             "`yes` is not true or false in `SidecarsRestartableDuringPodTermination=yes`"
         );
         // A gate the version does not have is refused, by name, not ignored.
@@ -408,7 +485,7 @@ mod tests {
             ..Flags::default()
         };
         assert_eq!(
-            too_old.apply(&mut settings).unwrap_err(),
+            too_old.apply(&mut settings).unwrap_err().1,
             "Kubernetes 1.33 has no feature gate `ContainerRestartRules` (alpha from 1.34, beta and on from 1.35)"
         );
         let on = Flags {
@@ -418,5 +495,42 @@ mod tests {
         };
         on.apply(&mut settings).unwrap();
         assert!(settings.container_restart_rules());
+    }
+
+    #[test]
+    fn mesh_versions_are_one_per_mesh_whichever_flag_gives_them() {
+        let version = |text| MeshVersion::parse_known(text).unwrap();
+        let mut settings = Settings::default();
+        let flags = Flags {
+            istio_version: IstioVersion::parse("1.24"),
+            mesh_versions: vec![
+                version("istio=1.24"),
+                version("kuma=2.13"),
+                version("dapr=1.17"),
+            ],
+            ..Flags::default()
+        };
+        flags.apply(&mut settings).unwrap();
+        assert_eq!(settings.istio.version.as_ref().unwrap().value.minor, 24);
+        let kuma = settings.versions.kuma.as_ref().unwrap();
+        assert_eq!(kuma.value.to_string(), "2.13");
+        assert_eq!(kuma.source, Source::Flag("--mesh-version"));
+        assert_eq!(
+            settings.versions.dapr.as_ref().unwrap().value.to_string(),
+            "1.17"
+        );
+        assert!(settings.versions.consul.is_none());
+        let twice = Flags {
+            linkerd_version: LinkerdVersion::parse("2.16"),
+            mesh_versions: vec![version("linkerd=2.18")],
+            ..Flags::default()
+        };
+        assert_eq!(
+            twice.apply(&mut Settings::default()).unwrap_err(),
+            (
+                "--mesh-version",
+                "--linkerd-version 2.16 and --mesh-version linkerd=2.18 give linkerd two versions; give one".to_owned()
+            )
+        );
     }
 }

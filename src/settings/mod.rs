@@ -25,7 +25,11 @@ use crate::time::Millis;
 pub use istio::IstioSettings;
 pub use linkerd::LinkerdSettings;
 pub use source::{Source, Sourced};
-pub use version::{IstioVersion, KubeVersion, LinkerdVersion};
+pub use version::mesh::MeshVersion;
+pub use version::{
+    CloudSqlProxyVersion, ConsulVersion, DaprVersion, IstioVersion, KubeVersion, KumaVersion,
+    LinkerdVersion,
+};
 
 /// The scenario values: what no manifest says about the application. Each is named,
 /// printed with every `explain`, and overridable by flag, config and per-workload
@@ -181,6 +185,23 @@ pub struct DeclaredSidecar {
     pub carries_traffic: bool,
 }
 
+/// The releases of the meshes other than Istio and Linkerd, each unknown unless given
+/// (`--mesh-version`, the config file): unknown, each mesh is read as its releases
+/// before its native-sidecar default, and a setting the manifest writes as written
+/// (docs/configuration.md, "Mesh versions").
+#[derive(Clone, Debug, Default)]
+pub struct SidecarVersions {
+    /// Kuma's control plane.
+    pub kuma: Option<Sourced<KumaVersion>>,
+    /// consul-k8s (its connect injector).
+    pub consul: Option<Sourced<ConsulVersion>>,
+    /// Dapr's sidecar injector.
+    pub dapr: Option<Sourced<DaprVersion>>,
+    /// The Cloud SQL Auth Proxy v2, for every proxy of the pod; a proxy whose image
+    /// tag is a version is read by that tag unless this is given by flag.
+    pub cloud_sql_proxy: Option<Sourced<CloudSqlProxyVersion>>,
+}
+
 /// Everything resolve needs beyond the manifest.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -198,6 +219,9 @@ pub struct Settings {
     pub istio_revisions: BTreeMap<String, IstioSettings>,
     /// Linkerd's version and install values.
     pub linkerd: LinkerdSettings,
+    /// The releases of Kuma, consul-k8s, Dapr and the Cloud SQL Auth Proxy, where
+    /// given.
+    pub versions: SidecarVersions,
     /// Namespaces known from config and from `Namespace` objects in the input.
     pub namespaces: BTreeMap<String, NamespaceInfo>,
     /// `Service` objects in the input, with the file each is in: the pods they select
@@ -294,6 +318,11 @@ impl Settings {
                 }
                 unknown.then(|| format!("Istio {}", IstioVersion::NEWEST_KNOWN))
             }
+            "kuma" if settings.versions.kuma.is_none() => {
+                let newest = version::KumaVersion::NEWEST_KNOWN;
+                settings.versions.kuma = Some(Sourced::new(newest, Source::Default));
+                Some(format!("Kuma {newest}"))
+            }
             "linkerd" if settings.linkerd.version.is_none() => {
                 let newest = LinkerdVersion::NEWEST_STABLE;
                 settings.linkerd.version = Some(Sourced::new(newest, Source::Default));
@@ -313,6 +342,7 @@ impl Default for Settings {
             istio: IstioSettings::default(),
             istio_revisions: BTreeMap::new(),
             linkerd: LinkerdSettings::default(),
+            versions: SidecarVersions::default(),
             namespaces: BTreeMap::new(),
             services: Vec::new(),
             config_maps: Vec::new(),

@@ -5,7 +5,7 @@
 //! A key is a setting of the config file by its dotted path (`istio.nativeSidecars`,
 //! `scenario.appShutdown`, `linkerd.nativeSidecar`), or one of the short names of the
 //! version flags and the other profile flags (`kubernetes`, `nodes`, `istio`,
-//! `linkerd`, `preset`, `mesh-config`, `app-shutdown`…). The changes are decoded as the
+//! `linkerd`, `kuma`, `consul`, `dapr`, `cloud-sql-proxy`, `preset`, `mesh-config`, `app-shutdown`…). The changes are decoded as the
 //! config file is, so every key and value is checked the same way and each value is
 //! printed as coming from the flag.
 
@@ -27,6 +27,10 @@ const ALIASES: &[(&str, &str)] = &[
     ("istio-version", "istio.version"),
     ("linkerd", "linkerd.version"),
     ("linkerd-version", "linkerd.version"),
+    ("kuma", "kuma.version"),
+    ("consul", "consul.version"),
+    ("dapr", "dapr.version"),
+    ("cloud-sql-proxy", "cloudSqlProxy.version"),
     ("native-sidecars", "istio.nativeSidecars"),
     ("proxy-startup", "scenario.proxyStartup"),
     ("endpoint-propagation", "scenario.endpointPropagation"),

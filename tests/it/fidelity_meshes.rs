@@ -491,7 +491,7 @@ fn kuma(annotations: &str, app: &str) -> String {
 /// 5 + 30 s.
 #[test]
 fn a_kuma_injected_pod_gets_a_native_sidecar_that_exits_at_its_sigterm() {
-    let report = explain(&kuma("", ""), &[]);
+    let report = explain(&kuma("", ""), &KUMA_2_14);
     assert_eq!(
         names_in(&report, "initContainers"),
         ["kuma-sidecar", "migrate"]
@@ -524,20 +524,22 @@ fn a_kuma_injected_pod_gets_a_native_sidecar_that_exits_at_its_sigterm() {
     assert!(
         notes(&report)
             .iter()
-            .any(|n| n.starts_with("Kuma version unknown: native sidecar assumed")),
-        "{report}"
+            .all(|n| !n.contains("Kuma version unknown"))
     );
-    let (report, status) = lint(&kuma("", ""), &[]);
+    let (report, status) = lint(&kuma("", ""), &KUMA_2_14);
     assert!(findings(&report, "ML201").is_empty(), "{report}");
     assert_eq!(status, 0);
 }
+
+/// Kuma 2.14, whose control plane injects native sidecars by default.
+const KUMA_2_14: [&str; 2] = ["--mesh-version", "kuma=2.14"];
 
 /// kumahq/kuma v2.14.3 as above: with an app preStop `sleep 20` the app exits at 25 and
 /// the sidecar, drained since 0, exits at its SIGTERM at 25.
 #[test]
 fn a_native_kuma_sidecar_follows_a_late_app_out() {
     let app = "        lifecycle:\n          preStop:\n            sleep: {seconds: 20}\n";
-    let report = explain(&kuma("", app), &[]);
+    let report = explain(&kuma("", app), &KUMA_2_14);
     assert_eq!(stop(&report, "web"), (Some(20_000), Some(25_000)));
     assert_eq!(stop(&report, "kuma-sidecar"), (Some(25_000), Some(25_000)));
 }
@@ -555,7 +557,13 @@ fn a_classic_kuma_sidecar_waits_its_drain_time_and_ml201_names_it() {
     let report = explain(&kuma("", ""), &classic);
     assert_eq!(names_in(&report, "containers"), ["kuma-sidecar", "web"]);
     assert_eq!(stop(&report, "kuma-sidecar"), (Some(0), Some(30_000)));
-    assert!(notes(&report).iter().all(|n| !n.contains("Kuma version")));
+    // Every release is classic here; the note says which releases the reading is for.
+    assert!(
+        notes(&report)
+            .iter()
+            .any(|n| n.contains("where the API server is before Kubernetes 1.29")),
+        "{report}"
+    );
     let (report, _) = lint(&kuma("", ""), &classic);
     assert!(findings(&report, "ML201").is_empty(), "{report}");
     let long = kuma("        kuma.io/sidecar-drain-time: 45s\n", "");
@@ -583,9 +591,9 @@ fn a_classic_kuma_sidecar_waits_its_drain_time_and_ml201_names_it() {
 #[test]
 fn wait_for_dataplane_ready_is_moot_for_a_native_kuma_sidecar() {
     let wait = "        kuma.io/wait-for-dataplane-ready: \"true\"\n";
-    let report = explain(&kuma(wait, ""), &[]);
+    let report = explain(&kuma(wait, ""), &KUMA_2_14);
     assert_eq!(container(&report, "kuma-sidecar")["postStart"], Value::Null);
-    let (report, _) = lint(&kuma(wait, ""), &[]);
+    let (report, _) = lint(&kuma(wait, ""), &KUMA_2_14);
     assert_eq!(findings(&report, "ML403").len(), 1, "{report}");
     let report = explain(&kuma(wait, ""), &["--kubernetes-version", "1.28"]);
     assert_eq!(

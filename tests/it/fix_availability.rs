@@ -15,7 +15,9 @@ use mesh_lifecycle::load::{Inputs, Limits};
 use mesh_lifecycle::pipeline::{self, RunOptions};
 use mesh_lifecycle::rules::{FixAvailability, RULES};
 use mesh_lifecycle::settings::layers::{FileLayers, Flags};
-use mesh_lifecycle::settings::{IstioVersion, KubeVersion, LinkerdVersion, ScenarioKey};
+use mesh_lifecycle::settings::{
+    IstioVersion, KubeVersion, LinkerdVersion, MeshVersion, ScenarioKey,
+};
 use mesh_lifecycle::time::parse_go_duration;
 
 /// What one rule's findings carried over the inputs.
@@ -49,6 +51,9 @@ fn flags(profile: &[String], fixture: &str) -> Flags {
             "--linkerd-version" => {
                 flags.linkerd_version = Some(LinkerdVersion::parse_known(value).unwrap())
             }
+            "--mesh-version" => flags
+                .mesh_versions
+                .push(MeshVersion::parse_known(value).unwrap()),
             "--preset" => flags.preset = Some(value.clone()),
             "--deletion-grace-period" => flags.deletion_grace_period = Some(value.parse().unwrap()),
             "--feature-gates" => flags.feature_gates.push(value.clone()),

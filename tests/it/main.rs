@@ -51,6 +51,7 @@ mod list;
 mod lsp;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod mesh_versions;
 mod native_advice;
 mod neovim;
 mod not_linted;

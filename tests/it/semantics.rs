@@ -13,8 +13,8 @@ use mesh_lifecycle::resolve::{
 };
 use mesh_lifecycle::settings::istio::NativeSidecars;
 use mesh_lifecycle::settings::{
-    IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, ScenarioKey, Settings, Source,
-    Sourced,
+    IstioVersion, KubeVersion, KumaVersion, LinkerdVersion, NamespaceInfo, ScenarioKey, Settings,
+    Source, Sourced,
 };
 use mesh_lifecycle::simulate::Outcome;
 use mesh_lifecycle::time::Millis;
@@ -1051,7 +1051,13 @@ fn s5_consul_dataplane_and_kuma_wait_30_seconds() {
         settings.kubernetes = Sourced::new(KubeVersion { minor: 28 }, Source::Default)
     });
     assert_eq!(exit_after_signal(&a, "kuma-sidecar"), s(30.0));
+    // An unknown release is read as one before 2.14: classic on 1.29 too.
     let a = analyze_one(&yaml, |_| {});
+    assert_eq!(exit_after_signal(&a, "kuma-sidecar"), s(30.0));
+    let a = analyze_one(&yaml, |settings| {
+        let kuma = KumaVersion::new(2, 14, 0);
+        settings.versions.kuma = Some(Sourced::new(kuma, Source::Default));
+    });
     assert_eq!(exit_after_signal(&a, "kuma-sidecar"), s(0.0));
 }
 

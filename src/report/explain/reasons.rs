@@ -176,22 +176,38 @@ fn native(mesh: Mesh, reason: &NativeReason) -> String {
         } => {
             let context = match from {
                 AutoFrom::Setting(source) => format!("{name}=auto from {source}"),
-                AutoFrom::ReleaseDefault(release) => {
-                    format!("{mesh} {release} defaults {name} to auto")
+                AutoFrom::ReleaseDefault(release, source) => {
+                    format!(
+                        "{mesh} {release} ({}) defaults {name} to auto",
+                        given(source)
+                    )
                 }
             };
             format!(
                 "{context} (native when every node's kubelet is ≥ {native_from}; the oldest here is {kubernetes})"
             )
         }
-        NativeReason::ReleaseDefault { release, native } => format!(
-            "{mesh} {release} injects {} sidecars by default",
+        NativeReason::ReleaseDefault {
+            release,
+            native,
+            source,
+        } => format!(
+            "{mesh} {release} ({}) injects {} sidecars by default",
+            given(source),
             if *native { "native" } else { "classic" }
         ),
-        NativeReason::UnknownRelease => {
+        NativeReason::UnknownRelease { before } => {
             let (proxy, _) = mesh.words().classic;
-            format!("{mesh} version unknown: classic {proxy} assumed")
+            format!("{mesh} version unknown: read as a release before {before} (classic {proxy})")
         }
+    }
+}
+
+/// Where a release was given: `--mesh-version`, `config .mesh-lifecycle.yaml`.
+fn given(source: &Source) -> String {
+    match source {
+        Source::Default => "default".to_owned(),
+        other => other.to_string(),
     }
 }
 

@@ -4,11 +4,13 @@
 use super::{
     Description, Measure, Remedies, SidecarModel, Stay, StopRequest, StopVerdict, Suggestion,
 };
+use crate::resolve::assumption::Assumed;
 use crate::resolve::plan::*;
 use crate::resolve::shell::StopTarget;
 use crate::resolve::vocabulary::ShellLessImage;
 use crate::resolve::vocabulary::{KnownHook, StartWait, StopAsked, StopCommand, Vocabulary};
 use crate::resolve::{Builder, argv_of};
+use crate::settings::{CloudSqlProxyVersion, Source, Sourced};
 use crate::time::Millis;
 
 /// A Cloud SQL proxy of one generation.
@@ -176,7 +178,9 @@ impl CloudSqlProxy {
                 sidecar: self.kind(),
                 command,
             })
-        } else if flag(b, "--quitquitquit") {
+        } else if flag(b, "--quitquitquit")
+            && pod_version(b).is_none_or(|v| v.value.has_quitquitquit())
+        {
             Ok(())
         } else {
             Err(StopFailure::SwitchedOff {
@@ -223,6 +227,44 @@ fn v2_argv(b: &Builder) -> Vec<String> {
         .filter_map(|c| b.manifest_container(c))
         .flat_map(argv_of)
         .collect()
+}
+
+/// The release of a v2 proxy: `--mesh-version cloud-sql-proxy=…`, else its image's
+/// tag when that is a version (`cloud-sql-proxy:2.14.1-alpine`), else the config
+/// file's `cloudSqlProxy.version`; `None` when unknown, and every flag is read as
+/// written.
+fn proxy_version(
+    b: &Builder,
+    container: &PlannedContainer,
+) -> Option<Sourced<CloudSqlProxyVersion>> {
+    let given = b.settings.versions.cloud_sql_proxy.clone();
+    if let Some(version) = given
+        .as_ref()
+        .filter(|v| matches!(v.source, Source::Flag(_)))
+    {
+        return Some(version.clone());
+    }
+    let tagged = container
+        .image
+        .as_deref()
+        .and_then(|image| image.rsplit_once(':'))
+        .and_then(|(_, tag)| CloudSqlProxyVersion::parse(tag))
+        .filter(|v| v.0.major == 2);
+    match (tagged, container.manifest_path()) {
+        (Some(version), Some(path)) => {
+            Some(Sourced::new(version, Source::Manifest(path.key("image"))))
+        }
+        _ => given,
+    }
+}
+
+/// The release of the pod's first v2 proxy.
+fn pod_version(b: &Builder) -> Option<Sourced<CloudSqlProxyVersion>> {
+    b.init
+        .iter()
+        .chain(&b.regular)
+        .find(|c| c.sidecar().is_some_and(|s| s.kind == V2.kind()))
+        .and_then(|c| proxy_version(b, c))
 }
 
 /// Whether a v2 proxy of the pod is started with `flag` on.
@@ -371,6 +413,34 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
         .iter()
         .any(|arg| arg == "--exit-zero-on-sigterm" || arg == "--exit-zero-on-sigterm=true");
     let min_delay = flag("--min-sigterm-delay").and_then(|d| crate::time::parse_go_duration(&d));
+    // A flag this release does not have yet is ignored (the proxy would refuse to
+    // start with it; the model reads the rest of the pod as if it ran without).
+    let version = proxy_version(b, &b.regular[index]);
+    let too_new = |has: fn(CloudSqlProxyVersion) -> bool| {
+        version
+            .as_ref()
+            .filter(|v| !has(v.value))
+            .map(|v| v.source.clone())
+    };
+    let exit_zero = match too_new(CloudSqlProxyVersion::has_exit_zero_on_sigterm) {
+        Some(source) if exit_zero => {
+            b.assume(
+                setting_too_new("--exit-zero-on-sigterm", "Cloud SQL Auth Proxy 2.6"),
+                source,
+            );
+            false
+        }
+        _ => exit_zero,
+    };
+    let quits = argv
+        .iter()
+        .any(|arg| arg == "--quitquitquit" || arg == "--quitquitquit=true");
+    if let Some(source) = too_new(CloudSqlProxyVersion::has_quitquitquit).filter(|_| quits) {
+        b.assume(
+            setting_too_new("--quitquitquit", "Cloud SQL Auth Proxy 2.1"),
+            source,
+        );
+    }
     let container = &mut b.regular[index];
     container.exit_code_on_signal = if exit_zero { 0 } else { 143 };
     let minimum = min_delay.unwrap_or(Millis::ZERO);
@@ -387,6 +457,15 @@ fn cloud_sql_proxy(b: &mut Builder, index: usize) {
         inbound_drained: Cut::Never,
         outbound_refused: Cut::AfterSignal(minimum),
     });
+}
+
+/// `flag` needs release `since`; this one ignores it.
+fn setting_too_new(setting: &'static str, since: &'static str) -> Assumed {
+    Assumed::SettingTooNew {
+        setting,
+        layer: None,
+        since,
+    }
 }
 
 /// What the Cloud SQL Auth Proxy's own flags offer against each hazard.

@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 
 use super::injected::{self, OptIn, PodSwitch, SidecarMesh};
 use crate::fix::{Applicability, Change, Remedy};
+use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::{
     Description, InManifestWords, Measure, Mesh, MeshInfo, SidecarModel, Stay, Suggestion, Words,
@@ -43,16 +44,38 @@ const DATAPLANE: SidecarMesh = SidecarMesh {
         failure_threshold: 10,
     }),
     hold: None,
-    // Read from consul-k8s v1.9.0; the release is not an input, so the fix that sets
-    // it says it assumes one that reads it.
+    // Read from consul-k8s v1.9.0, v1.8.2, v1.7.5 and v1.6.9; an unknown release is
+    // taken to read it.
     native_switch: Some(PodSwitch {
         annotation: NATIVE,
         wait_after_signal: Some(GRACE),
         needs: None,
         // Appended to the init containers, after the pod's own.
         leads_inits: false,
+        read: reads_native,
     }),
 };
+
+/// The releases of each line that first read [`NATIVE`].
+const NATIVE_SINCE: &str = "consul-k8s 1.6.9, 1.7.5, 1.8.2 or 1.9.0";
+
+/// Whether the release in force reads [`NATIVE`] (an unknown one is taken to, so the
+/// annotation is read as written).
+fn reads_native(b: &Builder) -> bool {
+    b.settings
+        .versions
+        .consul
+        .as_ref()
+        .is_none_or(|v| v.value.reads_dataplane_as_sidecar())
+}
+
+/// [`NATIVE`] as the pod sets it, read with `strconv.ParseBool`.
+fn native_asked(b: &Builder) -> bool {
+    b.workload
+        .pod_annotation(NATIVE)
+        .and_then(|(v, _)| parse_go_bool(v))
+        .unwrap_or(false)
+}
 
 /// Consul's dataplane.
 pub struct Consul;
@@ -142,6 +165,19 @@ impl SidecarModel for Consul {
     }
 
     fn resolve(&self, b: &mut Builder) {
+        if native_asked(b)
+            && !reads_native(b)
+            && let Some(version) = b.settings.versions.consul.clone()
+        {
+            let setting = NATIVE;
+            let since = NATIVE_SINCE;
+            let too_new = Assumed::SettingTooNew {
+                setting,
+                layer: None,
+                since,
+            };
+            b.assume(too_new, version.source);
+        }
         let grace = shutdown_grace(b);
         injected::resolve(b, &DATAPLANE, opt_in, |dataplane| {
             injected::drain_then_exit(dataplane, grace);
@@ -154,13 +190,9 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
     if value != "true" {
         return None;
     }
-    // `enable-consul-dataplane-as-sidecar`, read with `strconv.ParseBool` (consul-k8s
-    // v1.9.0+; Helm `dataplaneAsSidecarInitContainer.defaultEnabled: false`).
-    let native = b
-        .workload
-        .pod_annotation(NATIVE)
-        .and_then(|(v, _)| parse_go_bool(v))
-        .unwrap_or(false);
+    // `enable-consul-dataplane-as-sidecar`, read with `strconv.ParseBool` where the
+    // release reads it (Helm `dataplaneAsSidecarInitContainer.defaultEnabled: false`).
+    let native = native_asked(b) && reads_native(b);
     Some(OptIn {
         trigger,
         reason: DecisionReason::PodOptIn(PodMetadata {

@@ -12,6 +12,7 @@
 
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::Builder;
+use crate::resolve::assumption::Assumed;
 use crate::resolve::decision::{DecisionReason, MetadataKind, PodMetadata};
 use crate::resolve::mesh::injected::{self, OptIn, PodSwitch, SidecarMesh};
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, SidecarModel, Words};
@@ -20,7 +21,7 @@ use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::shell::{HttpMethod, StopTarget};
 use crate::resolve::vocabulary::Vocabulary;
-use crate::settings::Sourced;
+use crate::settings::{DaprVersion, Sourced};
 use crate::time::Millis;
 use serde_json::Value as Json;
 
@@ -49,8 +50,46 @@ const DAPRD: SidecarMesh = SidecarMesh {
         wait_after_signal: None,
         needs: Some("Dapr 1.18"),
         leads_inits: false,
+        read: reads_native,
     }),
 };
+
+/// Whether the release in force reads `dapr.io/enable-native-sidecar` (v1.18.0+; an
+/// unknown release is taken to, so the annotation is read as written).
+fn reads_native(b: &Builder) -> bool {
+    version(b).is_none_or(|v| v.value.reads_native_sidecar())
+}
+
+/// Dapr's release, where given.
+fn version<'a>(b: &'a Builder) -> Option<&'a Sourced<DaprVersion>> {
+    b.settings.versions.dapr.as_ref()
+}
+
+/// Whether the pod's `key` asks for something (read with `IsTruthy`: y, yes, true, t,
+/// on, 1).
+fn truthy(b: &Builder, key: &str) -> bool {
+    b.workload.pod_annotation(key).is_some_and(|(v, _)| {
+        matches!(
+            v.to_ascii_lowercase().as_str(),
+            "y" | "yes" | "true" | "t" | "on" | "1"
+        )
+    })
+}
+
+/// A setting of the pod the given release does not read yet: it is ignored, and the
+/// plan says so.
+fn ignored(b: &mut Builder, setting: &'static str, since: &'static str) {
+    if let Some(version) = version(b).cloned() {
+        b.assume(
+            Assumed::SettingTooNew {
+                setting,
+                layer: None,
+                since,
+            },
+            version.source,
+        );
+    }
+}
 
 /// Dapr's `daprd`.
 pub struct Dapr;
@@ -85,6 +124,9 @@ impl SidecarModel for Dapr {
     }
 
     fn resolve(&self, b: &mut Builder) {
+        if truthy(b, NATIVE) && !reads_native(b) {
+            ignored(b, NATIVE, "Dapr 1.18");
+        }
         let graceful = graceful_shutdown(b);
         let block = block_shutdown(b);
         injected::resolve(b, &DAPRD, opt_in, |daprd| {
@@ -138,13 +180,8 @@ fn opt_in(b: &Builder) -> Option<OptIn> {
     if !value.eq_ignore_ascii_case("true") {
         return None;
     }
-    // Boolean annotations are read with `IsTruthy`: y, yes, true, t, on, 1.
-    let native = b.workload.pod_annotation(NATIVE).is_some_and(|(v, _)| {
-        matches!(
-            v.to_ascii_lowercase().as_str(),
-            "y" | "yes" | "true" | "t" | "on" | "1"
-        )
-    });
+    // Boolean annotations are read with `IsTruthy`; a release before 1.18 reads none.
+    let native = truthy(b, NATIVE) && reads_native(b);
     Some(OptIn {
         trigger,
         reason: DecisionReason::PodOptIn(PodMetadata {
@@ -176,8 +213,14 @@ fn graceful_shutdown(b: &mut Builder) -> Option<Sourced<Millis>> {
 }
 
 /// How long daprd keeps serving after SIGTERM (`--dapr-block-shutdown-duration`, Dapr
-/// 1.13+; 0 unless set).
+/// 1.13+; 0 unless set, and for a release before 1.13, which ignores it).
 fn block_shutdown(b: &mut Builder) -> Millis {
+    if version(b).is_some_and(|v| !v.value.reads_block_shutdown()) {
+        if b.workload.pod_annotation(BLOCK).is_some() {
+            ignored(b, BLOCK, "Dapr 1.13");
+        }
+        return Millis::ZERO;
+    }
     b.read_annotation(BLOCK, &Reading::duration("10s"))
         .map_or(Millis::ZERO, |block| block.value)
 }

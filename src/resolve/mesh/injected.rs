@@ -44,6 +44,9 @@ pub(super) struct PodSwitch {
     /// Whether the injector puts the native sidecar before the pod's own init
     /// containers rather than after them.
     pub leads_inits: bool,
+    /// Whether the mesh's release in force reads the annotation (an unknown release
+    /// is taken to): no switch is offered where it does not.
+    pub read: fn(&Builder) -> bool,
 }
 
 /// A postStart hook that holds the next container until the sidecar is ready; the
@@ -158,7 +161,10 @@ pub(super) fn resolve(
 /// its signal set to `"0"` where it waits, gated where the injector gives the native
 /// sidecar a startup probe.
 fn native_switch(b: &Builder, mesh: &SidecarMesh, exit: &ExitPolicy) -> Option<NativeSwitch> {
-    let switch = mesh.native_switch.as_ref()?;
+    let switch = mesh
+        .native_switch
+        .as_ref()
+        .filter(|switch| (switch.read)(b))?;
     let waits = matches!(exit, ExitPolicy::After(wait) if wait.value > Millis::ZERO);
     Some(NativeSwitch {
         displaces: switch

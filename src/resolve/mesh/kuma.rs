@@ -1,7 +1,8 @@
 //! Kuma and Kong Mesh's `kuma-sidecar` (docs/lifecycle.md §5.3).
 //!
 //! The label `kuma.io/sidecar-injection: enabled` adds the sidecar. From Kuma 2.14 the
-//! injector makes it a native sidecar where the API server is 1.29 or later: right
+//! injector makes it a native sidecar where the API server is 1.29 or later (an
+//! unknown release is read as one before 2.14, the classic sidecar): right
 //! after `kuma-init`, before the pod's own init containers, with a startup probe and
 //! the preStop `killall -USR2 kuma-dp`, which drains inbound listeners at T0; the
 //! SIGTERM that follows once the apps have exited finds it drained and kuma-dp exits at
@@ -15,7 +16,9 @@ use super::injected::{self, Hold, OptIn, SidecarMesh};
 use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
 use crate::resolve::assumption::Assumed;
-use crate::resolve::decision::{DecisionReason, Injection, MetadataKind, PodMetadata, ProxyMode};
+use crate::resolve::decision::{
+    DecisionReason, Injection, MetadataKind, NativeReason, PodMetadata, ProxyMode, Release,
+};
 use crate::resolve::hooks::HookKind;
 use crate::resolve::mesh::Advice;
 use crate::resolve::mesh::{Description, Mesh, MeshInfo, OptInWords, SidecarModel, Words};
@@ -23,7 +26,7 @@ use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::vocabulary::Vocabulary;
 use crate::resolve::{Builder, Remedies};
-use crate::settings::{KubeVersion, Source, Sourced};
+use crate::settings::{KubeVersion, KumaVersion, Source, Sourced};
 use crate::time::Millis;
 use serde_json::Value as Json;
 
@@ -38,6 +41,10 @@ const DRAIN_ENV: &str = "KUMA_DATAPLANE_DRAIN_TIME";
 /// The API server version from which the injector makes native sidecars
 /// (`sidecarContainerVersion`, `pkg/plugins/runtime/k8s/plugin.go`, v2.14.3).
 const NATIVE_FROM: KubeVersion = KubeVersion { minor: 29 };
+
+/// The first release whose control plane makes native sidecars by default
+/// (`experimental.sidecarContainers: true`, v2.14.0; opt-in from v2.7.0).
+const NATIVE_SINCE: KumaVersion = KumaVersion::new(2, 14, 0);
 
 /// The native sidecar's preStop (`injector.go`, `Inject`, v2.7.0 to v2.14.3): SIGUSR2
 /// makes kuma-dp drain Envoy's inbound listeners without exiting.
@@ -83,6 +90,7 @@ pub const MESH: Mesh = Mesh::new(&MeshInfo {
     injector: "sidecar injector",
     captures_traffic: true,
     words: Words {
+        classic: ("sidecar", "sidecar"),
         quoted_values: false,
         pod_opt_in: OptInWords::KeyValueOnPod,
         held_waits_for: Some("the dataplane"),
@@ -139,7 +147,7 @@ impl SidecarModel for Kuma {
             }
             apply_shutdown(sidecar, drain);
         });
-        note_native_default(b);
+        note_release(b);
     }
 }
 
@@ -182,28 +190,41 @@ fn starts_drain(action: &HookAction) -> bool {
     usr2 && words.contains(&"kuma-dp")
 }
 
-/// A sidecar the injector adds natively rests on the release's default: say so, and
-/// that the hold it would have added to a classic sidecar is gone (the native
-/// sidecar's lifecycle replaces the postStart).
-fn note_native_default(b: &mut Builder) {
-    let native = b.meshes.iter().any(|decision| {
-        decision.mesh == MESH
-            && matches!(decision.injection, Injection::WillInject { .. })
-            && decision.mode == ProxyMode::Native
-    });
+/// A sidecar the injector adds rests on the release: unknown, it is read as one before
+/// 2.14 (classic), and the finding holds for those releases; given, `explain` names it.
+/// A native sidecar's lifecycle replaces the postStart hold (the hold is moot).
+fn note_release(b: &mut Builder) {
+    let Some(index) = b.meshes.iter().rposition(|decision| {
+        decision.mesh == MESH && matches!(decision.injection, Injection::WillInject { .. })
+    }) else {
+        return;
+    };
+    let native = b.meshes[index].mode == ProxyMode::Native;
+    let reason = match b.settings.versions.kuma.clone() {
+        None => {
+            b.assume(
+                Assumed::MeshVersionUnknown {
+                    mesh: MESH,
+                    native_since: Release::Kuma(NATIVE_SINCE),
+                    native_nodes: Some(NATIVE_FROM),
+                    flag_name: "kuma",
+                    api_server: true,
+                },
+                Source::Default,
+            );
+            let before = Release::Kuma(NATIVE_SINCE);
+            NativeReason::UnknownRelease { before }
+        }
+        Some(version) => NativeReason::ReleaseDefault {
+            release: Release::Kuma(version.value),
+            native,
+            source: version.source,
+        },
+    };
+    b.meshes[index].reasons.push(DecisionReason::Native(reason));
     if !native {
         return;
     }
-    let source = Source::Manifest(b.workload.paths.pod_metadata.clone());
-    b.assume(
-        Assumed::NativeByDefault {
-            mesh: MESH,
-            since: "2.14",
-            kubernetes: NATIVE_FROM,
-            off: "experimental.sidecarContainers: false",
-        },
-        source,
-    );
     if let Some((_, path)) = wait_asked(b) {
         b.moot.push(MootSetting {
             source: Source::Manifest(path),
@@ -214,7 +235,15 @@ fn note_native_default(b: &mut Builder) {
 
 fn opt_in(b: &Builder) -> Option<OptIn> {
     let (trigger, reason) = injection(b)?;
-    let native = b.settings.kubernetes.value >= NATIVE_FROM;
+    // Native by the release's default on an API server that runs native sidecars;
+    // an unknown release is read as one before that default.
+    let release_native = b
+        .settings
+        .versions
+        .kuma
+        .as_ref()
+        .is_some_and(|version| version.value.native_by_default());
+    let native = release_native && b.settings.kubernetes.value >= NATIVE_FROM;
     let hold = wait_asked(b).filter(|_| !native).map(|(value, path)| {
         let value = Some(value);
         (path, GateSetting::Setting { name: WAIT, value })

@@ -54,8 +54,8 @@ use super::istio::{self, IstioOverlay, NativeSidecars};
 use super::linkerd::LinkerdOverlay;
 use super::mesh_config;
 use super::{
-    DeclaredSidecar, IstioVersion, KubeVersion, LinkerdVersion, NamespaceInfo, Settings, Source,
-    Sourced,
+    CloudSqlProxyVersion, ConsulVersion, DaprVersion, DeclaredSidecar, IstioVersion, KubeVersion,
+    KumaVersion, LinkerdVersion, NamespaceInfo, Settings, Source, Sourced,
 };
 use crate::documented::{self, Documented, Row};
 use crate::load::{EntryPart, InputError, JsonPath, Node, Pos, SourceText};
@@ -378,6 +378,47 @@ mod tests {
             })
         );
         assert!(errors[0].message.contains("(1.22 to 1.36)"), "{errors:?}");
+    }
+
+    #[test]
+    fn every_mesh_has_its_version_key_checked_at_its_line() {
+        let (settings, _) = read(
+            "kuma: {version: 2.10}\nconsul: {version: 1.6.9}\ndapr: {version: '1.18'}\ncloudSqlProxy: {version: 2.14.1}\n",
+        )
+        .unwrap();
+        let versions = &settings.versions;
+        assert_eq!(
+            versions.kuma.as_ref().unwrap().value,
+            KumaVersion::new(2, 10, 0)
+        );
+        assert_eq!(
+            versions.consul.as_ref().unwrap().value,
+            ConsulVersion::new(1, 6, 9)
+        );
+        assert_eq!(
+            versions.dapr.as_ref().unwrap().value,
+            DaprVersion::new(1, 18, 0)
+        );
+        assert_eq!(
+            versions.cloud_sql_proxy.as_ref().unwrap().value,
+            CloudSqlProxyVersion::new(2, 14, 1)
+        );
+        let refused = [
+            ("kuma", "2.3", "(2.4 to 2.14)"),
+            ("consul", "0.49.0", "(1.0 to 2.0)"),
+            ("dapr", "1.5", "(1.6 to 1.18)"),
+            ("cloudSqlProxy", "1.33.0", "(2.0 to 2.25)"),
+        ];
+        for (key, version, range) in refused {
+            let text = format!("kubernetesVersion: '1.30'\n{key}:\n  version: {version}\n");
+            let errors = read(&text).unwrap_err();
+            assert_eq!(errors[0].pos.map(|pos| pos.line), Some(3), "{errors:?}");
+            assert!(errors[0].message.contains(range), "{errors:?}");
+            assert!(
+                errors[0].message.starts_with(&format!("{key}.version")),
+                "{errors:?}"
+            );
+        }
     }
 
     #[test]

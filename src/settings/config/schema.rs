@@ -22,6 +22,14 @@ crate::documented! {
         istio: Option<IstioConfig> = "upstream defaults",
         /// The values of Linkerd's control-plane chart.
         linkerd: Option<LinkerdConfig> = "upstream defaults",
+        /// Kuma's control plane.
+        kuma: Option<KumaConfig> = "upstream defaults",
+        /// consul-k8s, the chart and connect injector.
+        consul: Option<ConsulConfig> = "upstream defaults",
+        /// Dapr's sidecar injector.
+        dapr: Option<DaprConfig> = "upstream defaults",
+        /// The Cloud SQL Auth Proxy v2.
+        cloud_sql_proxy: Option<CloudSqlProxyConfig> = "upstream defaults",
         /// Namespaces by name, with what their labels and annotations say about
         /// injection (a `Namespace` among the inputs says the same). An object without
         /// `metadata.namespace` is read in `default`, where `kubectl apply` puts it
@@ -121,6 +129,51 @@ crate::documented! {
         /// Helm `proxy.enableShutdownEndpoint`: the proxy's `/shutdown` endpoint,
         /// which a Job calls to stop it.
         enable_shutdown_endpoint: Option<bool> = "Linkerd's",
+    }
+}
+
+crate::documented! {
+    /// `kuma:`: Kuma's control plane.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct KumaConfig {
+        /// Kuma's version (2.4 or later): native sidecars by default from 2.14 where
+        /// the API server is 1.29 or later.
+        version: Option<KumaVersion> = "unknown: the classic sidecar assumed",
+    }
+}
+
+crate::documented! {
+    /// `consul:`: consul-k8s.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct ConsulConfig {
+        /// consul-k8s's version (1.0 or later; the chart's, not the Consul servers'),
+        /// which decides the annotations its injector reads.
+        version: Option<ConsulVersion> = "unknown: annotations read as written",
+    }
+}
+
+crate::documented! {
+    /// `dapr:`: Dapr's sidecar injector.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct DaprConfig {
+        /// Dapr's version (1.6 or later), which decides the annotations its injector
+        /// reads.
+        version: Option<DaprVersion> = "unknown: annotations read as written",
+    }
+}
+
+crate::documented! {
+    /// `cloudSqlProxy:`: the Cloud SQL Auth Proxy v2.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct CloudSqlProxyConfig {
+        /// The proxy's version (2.0 or later), which decides the flags it has; a
+        /// proxy's image tag, when it is a version, says so for that pod instead.
+        version: Option<CloudSqlProxyVersion> =
+            "the image tag's, else unknown: flags read as written",
     }
 }
 
@@ -240,6 +293,10 @@ crate::value_kinds! {
     KubeVersion => "version (`\"1.30\"`)",
     IstioVersion => "version (`\"1.24\"`)",
     LinkerdVersion => "version (`\"2.16\"`, `edge-24.11.8`)",
+    KumaVersion => "version (`\"2.14\"`)",
+    ConsulVersion => "version (`\"1.9.0\"`)",
+    DaprVersion => "version (`\"1.18\"`)",
+    CloudSqlProxyVersion => "version (`\"2.14.1\"`)",
     GoDuration => "duration (`5s`, `1m30s`)",
     WholeSeconds => "whole number of seconds",
     NativeSidecars => "`true`, `false` or `auto`",
@@ -497,6 +554,19 @@ impl ConfigFile {
                 shutdown_endpoint: linkerd.enable_shutdown_endpoint,
             }
             .lay(&mut settings.linkerd, origin);
+        }
+        let versions = &mut settings.versions;
+        if let Some(version) = self.kuma.and_then(|kuma| kuma.version) {
+            versions.kuma = Some(Sourced::new(version, origin.clone()));
+        }
+        if let Some(version) = self.consul.and_then(|consul| consul.version) {
+            versions.consul = Some(Sourced::new(version, origin.clone()));
+        }
+        if let Some(version) = self.dapr.and_then(|dapr| dapr.version) {
+            versions.dapr = Some(Sourced::new(version, origin.clone()));
+        }
+        if let Some(version) = self.cloud_sql_proxy.and_then(|proxy| proxy.version) {
+            versions.cloud_sql_proxy = Some(Sourced::new(version, origin.clone()));
         }
         for (name, namespace) in self.namespaces.unwrap_or_default() {
             let namespace = namespace.unwrap_or_default();

@@ -1,4 +1,4 @@
-//! Release versions of Kubernetes, Istio and Linkerd, and the boundaries the model uses.
+//! Release versions of Kubernetes and the meshes, and the boundaries the model uses.
 //!
 //! Each has the range of releases the model knows: the facts it encodes
 //! (`docs/lifecycle.md`) were read at these releases. A version older than the range is
@@ -10,7 +10,14 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+pub mod lines;
+pub mod mesh;
+pub mod range;
 pub mod read;
+
+pub use lines::{CloudSqlProxyVersion, ConsulVersion, DaprVersion, KumaVersion, Semver};
+pub use range::Beyond;
+use range::{KnownOrder, beyond, known};
 
 /// A Kubernetes minor release (`1.29`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -262,34 +269,6 @@ impl fmt::Display for LinkerdVersion {
     }
 }
 
-/// `version` unless it is older than `oldest`: then the error with the range. A version
-/// newer than `newest` is taken, to behave as `newest` does ([`Beyond`]).
-fn known<V: Copy + fmt::Display + KnownOrder>(
-    product: &str,
-    version: V,
-    oldest: V,
-    newest: V,
-) -> Result<V, String> {
-    if version.order() >= oldest.order() {
-        return Ok(version);
-    }
-    Err(format!(
-        "{product} {version} is outside the releases the linter models ({oldest} to {newest}); give the nearest of those it behaves like"
-    ))
-}
-
-/// A version newer than the newest the model knows: it behaves as that one, and the
-/// reports say so, naming both.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Beyond {
-    /// `Kubernetes`, `Istio`, `Linkerd`.
-    pub product: &'static str,
-    /// The version given or read.
-    pub version: String,
-    /// The newest the model knows, whose behaviour it gets.
-    pub newest: String,
-}
-
 impl KubeVersion {
     /// When newer than the model knows, what it is taken as.
     pub fn beyond(self) -> Option<Beyond> {
@@ -313,23 +292,6 @@ impl LinkerdVersion {
         };
         beyond("Linkerd", self, newest)
     }
-}
-
-fn beyond<V: Copy + fmt::Display + KnownOrder>(
-    product: &'static str,
-    version: V,
-    newest: V,
-) -> Option<Beyond> {
-    (version.order() > newest.order()).then(|| Beyond {
-        product,
-        version: version.to_string(),
-        newest: newest.to_string(),
-    })
-}
-
-/// How versions of one kind compare, for [`known`].
-trait KnownOrder {
-    fn order(self) -> (u32, u32, u32);
 }
 
 impl KnownOrder for KubeVersion {

@@ -6,7 +6,10 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
-use super::{IstioVersion, KubeVersion, LinkerdVersion};
+use super::{
+    CloudSqlProxyVersion, ConsulVersion, DaprVersion, IstioVersion, KubeVersion, KumaVersion,
+    LinkerdVersion,
+};
 
 /// A product's release numbers, read from settings.
 pub trait Release: Copy + Sized {
@@ -72,7 +75,36 @@ macro_rules! deserialize_known {
     )*};
 }
 
-deserialize_known!(KubeVersion, IstioVersion, LinkerdVersion);
+macro_rules! release_of_line {
+    ($($type:ty),*) => {$(
+        impl Release for $type {
+            const EXAMPLE: &'static str = <$type>::EXAMPLE;
+            fn parse(text: &str) -> Option<Self> {
+                <$type>::parse(text)
+            }
+            fn parse_known(text: &str) -> Result<Self, String> {
+                <$type>::parse_known(text)
+            }
+        }
+    )*};
+}
+
+release_of_line!(
+    KumaVersion,
+    ConsulVersion,
+    DaprVersion,
+    CloudSqlProxyVersion
+);
+
+deserialize_known!(
+    KubeVersion,
+    IstioVersion,
+    LinkerdVersion,
+    KumaVersion,
+    ConsulVersion,
+    DaprVersion,
+    CloudSqlProxyVersion
+);
 
 /// An image tag or chart value that may hold a release (`global.tag: 1.24.2`): a tag
 /// that is no version (`latest`, a build name) says nothing and is `None`; a version the

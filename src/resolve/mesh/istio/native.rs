@@ -131,6 +131,10 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
         };
         (kubernetes >= AUTO_NATIVE_FROM, reason)
     };
+    let given = revision_settings(b)
+        .version
+        .as_ref()
+        .map(|v| v.source.clone());
     match (revision_settings(b).native_sidecars.clone(), version(b)) {
         (Some(setting), v) => match setting.value {
             NativeSidecars::On | NativeSidecars::Off => {
@@ -155,7 +159,10 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
                 _ => auto(AutoFrom::Setting(setting.source)),
             },
         },
-        (None, Some(v)) if v >= AUTO_SINCE => auto(AutoFrom::ReleaseDefault(v)),
+        (None, Some(v)) if v >= AUTO_SINCE => auto(AutoFrom::ReleaseDefault(
+            v,
+            given.unwrap_or(Source::Default),
+        )),
         (None, Some(v)) => {
             let release = Release::Istio(v);
             (
@@ -163,6 +170,7 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
                 NativeReason::ReleaseDefault {
                     release,
                     native: false,
+                    source: given.unwrap_or(Source::Default),
                 },
             )
         }
@@ -172,11 +180,13 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
                     mesh: MESH,
                     native_since: Release::Istio(AUTO_SINCE),
                     native_nodes: Some(AUTO_NATIVE_FROM),
-                    flag: "--istio-version",
+                    flag_name: "istio",
+                    api_server: false,
                 },
                 Source::Default,
             );
-            (false, NativeReason::UnknownRelease)
+            let before = Release::Istio(AUTO_SINCE);
+            (false, NativeReason::UnknownRelease { before })
         }
     }
 }

@@ -136,6 +136,9 @@ pub(super) fn native_setting(b: &Builder, key: &str) -> Option<(String, Source)>
     setting(b, key)
 }
 
+/// The first release that injects native sidecars by default (2.20, edge-26.5.2).
+const NATIVE_DEFAULT_SINCE: Release = Release::Linkerd(LinkerdVersion::Stable { minor: 20 });
+
 /// The mode when no annotation decides: Helm `proxy.nativeSidecar`, else the release's
 /// default (native from 2.20).
 pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
@@ -151,19 +154,27 @@ pub(super) fn native_by_default(b: &mut Builder) -> (bool, NativeReason) {
         Some(version) => {
             let native = version.value.native_by_default();
             let release = Release::Linkerd(version.value);
-            (native, NativeReason::ReleaseDefault { release, native })
+            let source = version.source.clone();
+            let reason = NativeReason::ReleaseDefault {
+                release,
+                native,
+                source,
+            };
+            (native, reason)
         }
         None => {
             b.assume(
                 Assumed::MeshVersionUnknown {
                     mesh: MESH,
-                    native_since: Release::Linkerd(LinkerdVersion::Stable { minor: 20 }),
+                    native_since: NATIVE_DEFAULT_SINCE,
                     native_nodes: None,
-                    flag: "--linkerd-version",
+                    flag_name: "linkerd",
+                    api_server: false,
                 },
                 Source::Default,
             );
-            (false, NativeReason::UnknownRelease)
+            let before = NATIVE_DEFAULT_SINCE;
+            (false, NativeReason::UnknownRelease { before })
         }
     }
 }
