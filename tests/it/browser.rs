@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use common::{cli, root};
 
-const FIXTURES: [&str; 8] = [
+const FIXTURES: [&str; 9] = [
     "testdata/rules/ml201-fire-prestop-plus-drain.yaml",
     "testdata/rules/ml203-fire-linkerd-injected.yaml",
     "testdata/rules/ml101-fire-job.yaml",
@@ -31,6 +31,8 @@ const FIXTURES: [&str; 8] = [
     // An info hazard and a Job's completion.
     "testdata/rules/ml207-fire-no-prestop.yaml",
     "testdata/rules/ml301-fire-injected-job.yaml",
+    // A start-up race the input proves: a warning in a Deployment.
+    "testdata/rules/ml202-fire-frontend-fans-out.yaml",
 ];
 
 /// Chromium on PATH, or `None` when the test is skipped ([`tools::program`]).
@@ -104,6 +106,8 @@ fn explain(format: &str) -> String {
     let output = cli()
         .current_dir(root())
         .args(["explain", "--no-config", "--format", format])
+        // A known release: the Istio Job's findings are errors the input proves.
+        .args(["--istio-version", "1.26"])
         .args(FIXTURES)
         .output()
         .unwrap();
