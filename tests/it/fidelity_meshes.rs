@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::reports::{at, explain, findings, lint, rule_ids};
+use common::reports::{at, explain, findings, lint, names_in, notes, rule_ids};
 use common::testdata;
 use serde_json::Value;
 
@@ -19,27 +19,6 @@ fn container<'a>(report: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|c| c["name"] == name)
         .unwrap_or_else(|| panic!("no container {name} in {report}"))
-}
-
-/// The plan's containers of `list` (`initContainers`, `containers`), in order.
-fn names_in(report: &Value, list: &str) -> Vec<String> {
-    report["workloads"][0]["plan"]["containers"]
-        .as_array()
-        .expect("containers is an array")
-        .iter()
-        .filter(|c| c["list"] == list)
-        .map(|c| c["name"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-/// The notes of `explain`'s assumptions block.
-fn notes(report: &Value) -> Vec<String> {
-    report["workloads"][0]["assumptions"]["notes"]
-        .as_array()
-        .expect("notes is an array")
-        .iter()
-        .map(|n| n.as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// When `name` stops: (SIGTERM, exit), in ms.

@@ -6,29 +6,8 @@
 
 use crate::common;
 
-use common::reports::{explain, findings, lint};
+use common::reports::{explain, findings, lint, names_in, notes};
 use serde_json::Value;
-
-/// The first workload's containers of `list` in the plan, in order.
-fn names_in(report: &Value, list: &str) -> Vec<String> {
-    report["workloads"][0]["plan"]["containers"]
-        .as_array()
-        .expect("containers is an array")
-        .iter()
-        .filter(|c| c["list"] == list)
-        .map(|c| c["name"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-/// The notes of `explain`'s assumptions block.
-fn notes(report: &Value) -> Vec<String> {
-    report["workloads"][0]["assumptions"]["notes"]
-        .as_array()
-        .expect("notes is an array")
-        .iter()
-        .map(|n| n.as_str().unwrap().to_owned())
-        .collect()
-}
 
 /// The reasons `explain` gives for `mesh`'s decision.
 fn reasons(report: &Value, mesh: &str) -> Vec<String> {
@@ -148,10 +127,7 @@ fn the_premise_of_an_unknown_release_names_the_releases_it_holds_for() {
         .arg(&istio)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = common::unwrapped(&String::from_utf8_lossy(&output.stdout));
     assert!(
         text.contains("holds for Istio before 1.27, or on nodes before Kubernetes 1.33"),
         "{text}"

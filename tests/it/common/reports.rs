@@ -92,3 +92,25 @@ pub fn rule_ids(report: &Value) -> Vec<String> {
     ids.sort();
     ids
 }
+
+/// The first workload's containers of `list` (`initContainers`, `containers`) in the
+/// plan, in order.
+pub fn names_in(report: &Value, list: &str) -> Vec<String> {
+    report["workloads"][0]["plan"]["containers"]
+        .as_array()
+        .expect("containers is an array")
+        .iter()
+        .filter(|c| c["list"] == list)
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The notes of the first workload's assumptions block in `explain`.
+pub fn notes(report: &Value) -> Vec<String> {
+    report["workloads"][0]["assumptions"]["notes"]
+        .as_array()
+        .expect("notes is an array")
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect()
+}
