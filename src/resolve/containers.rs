@@ -34,7 +34,10 @@ impl<'a> Builder<'a> {
             Owner::App
         };
         let command = self.readable_command(container);
-        let network_use = (list == ContainerList::Init && !restart_always)
+        let network = self.network(container, &command.argv);
+        // A command that only stops processes calls nothing out, its quit calls on
+        // localhost included.
+        let network_use = (list == ContainerList::Init && !restart_always && !network.only_stops)
             .then(|| shell::network_use(&command.argv))
             .flatten()
             .map(|(call, ports)| NetworkUse {
@@ -120,7 +123,8 @@ impl<'a> Builder<'a> {
             status_port_off: None,
             startup_probe_off: None,
             network_use,
-            network: self.network(container, &command.argv),
+            call_delay: shell::leading_sleep(&shell::parse_argv(&command.argv), &shell::Env::new()),
+            network,
             run_as_user: self.run_as_user(container),
             missing_tools: container
                 .image
@@ -137,7 +141,16 @@ impl<'a> Builder<'a> {
             .selecting_services()
             .next()
             .map(|(service, _)| service.qualified_name());
-        Traffic::of(container, argv, service.as_deref())
+        Traffic::of(container, argv, service.as_deref(), self.known_stops())
+    }
+
+    /// What the shell reader knows of stop calls in this pod: the wrappers the config
+    /// declares and the sidecars' own words.
+    pub(crate) fn known_stops(&self) -> shell::Known<'a> {
+        shell::Known {
+            wrappers: &self.settings.stop_wrappers,
+            lexicon: self.lexicon,
+        }
     }
 
     /// The input's Services whose selector picks the pod (none for a pod without
@@ -160,8 +173,10 @@ impl<'a> Builder<'a> {
         // A command that only sleeps listens on nothing: a client pod a Service names
         // for its identity (Istio's `sleep` and `curl` samples).
         let argv = self.readable_command(container).argv;
+        let list = shell::parse_argv(&argv);
         if container.ports.as_ref().is_some_and(|p| !p.is_empty())
-            || (!argv.is_empty() && shell::only_idles(&shell::parse_argv(&argv)))
+            || (!argv.is_empty() && shell::only_idles(&list))
+            || shell::only_stops_processes(&list, self.known_stops())
         {
             return None;
         }

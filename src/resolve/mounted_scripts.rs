@@ -6,6 +6,11 @@
 //! work, start the app) counts. The ConfigMaps come from the input's context, read
 //! with the Namespaces and Services before the workloads
 //! ([`crate::settings::layers::gather_context`]).
+//!
+//! A script that runs another file of such a ConfigMap (`. /scripts/wait.sh job.sh
+//! proxy`, `bash /scripts/run.sh`) has that file's text read in place of the call, its
+//! positional parameters bound to the call's arguments ([`shell::file_calls`]), to a
+//! bounded depth, so that a file that runs itself is read once.
 
 use k8s_openapi::api::core::v1::{Container, PodSpec, Volume};
 
@@ -42,7 +47,21 @@ pub struct ReadableCommand {
     pub argv: Vec<String>,
     /// The script read in place of its file, when there is one.
     pub mounted: Option<MountedScript>,
+    /// The files the script runs (`. FILE`, `sh FILE`) whose text is read in place of
+    /// their calls, in the order they are read.
+    pub sourced: Vec<MountedScript>,
 }
+
+impl ReadableCommand {
+    /// Whether the command reads as the manifest writes it, no file's text read into
+    /// it: only then can a fix edit what the reader read.
+    pub fn as_written(&self) -> bool {
+        self.mounted.is_none() && self.sourced.is_empty()
+    }
+}
+
+/// How many files deep the calls of files that run files are followed.
+const MAX_FILE_DEPTH: usize = 8;
 
 /// `container`'s command as the shell reader reads it: a script file from a ConfigMap
 /// volume replaced by its text. The file is found when the command runs it directly
@@ -71,7 +90,7 @@ pub fn readable_command(
                 (shebang.program.to_owned(), shebang.errexit)
             }
         };
-        Some(MountedScript {
+        let script = MountedScript {
             path: run.path,
             config_map,
             key,
@@ -79,22 +98,130 @@ pub fn readable_command(
             errexit,
             contents: text,
             source,
-        })
+        };
+        Some((script, run.arguments))
     });
-    match mounted {
-        Some(script) => ReadableCommand {
-            argv: [script.shell.as_str()]
+    let mut argv = match &mounted {
+        Some((script, arguments)) => {
+            let text = bound(&script.contents, Some(arguments));
+            [script.shell.as_str()]
                 .into_iter()
                 .chain(script.errexit.then_some("-e"))
-                .chain(["-c", script.contents.as_str()])
+                .chain(["-c", text.as_str()])
                 .map(str::to_owned)
-                .collect(),
-            mounted: Some(script),
-        },
-        None => ReadableCommand {
-            argv,
-            mounted: None,
-        },
+                .collect()
+        }
+        None => argv,
+    };
+    let mounted = mounted.map(|(script, _)| script);
+    let mut sourced = Vec::new();
+    if let Some(at) = shell::script_index(&argv) {
+        let shell_name = match shell::basename(&argv[0]) {
+            "busybox" => "sh",
+            name => name,
+        }
+        .to_owned();
+        let mut chain: Vec<String> = mounted.iter().map(|m| m.path.clone()).collect();
+        let files = Files {
+            container,
+            spec,
+            namespace,
+            config_maps,
+        };
+        if let Some(text) = files.read_in(&argv[at], &shell_name, &mut chain, &mut sourced) {
+            argv[at] = text;
+        }
+    }
+    ReadableCommand {
+        argv,
+        mounted,
+        sourced,
+    }
+}
+
+/// `text` with its positional parameters bound to `arguments`, when the call gives
+/// any and the script does not change them; else as written.
+fn bound(text: &str, arguments: Option<&Vec<String>>) -> String {
+    arguments
+        .filter(|arguments| !arguments.is_empty())
+        .and_then(|arguments| shell::bind_positional(text, arguments))
+        .unwrap_or_else(|| text.to_owned())
+}
+
+/// Where a container's files are looked up: its mounts, its pod's volumes and the
+/// input's ConfigMaps.
+struct Files<'a> {
+    container: &'a Container,
+    spec: &'a PodSpec,
+    namespace: Option<&'a str>,
+    config_maps: &'a [(ConfigMap, Source)],
+}
+
+impl Files<'_> {
+    /// `script` (run by `shell`) with each call of a file the input holds replaced by
+    /// the file's text: `{ … }` for `.` and `source`, which run it in the shell
+    /// itself, `( … )` for a child shell, with that shell's errexit. `None` where no
+    /// call is replaced. `chain` holds the files being read, which are not read again
+    /// inside themselves; each file read is added to `read`.
+    fn read_in(
+        &self,
+        script: &str,
+        shell: &str,
+        chain: &mut Vec<String>,
+        read: &mut Vec<MountedScript>,
+    ) -> Option<String> {
+        if chain.len() >= MAX_FILE_DEPTH {
+            return None;
+        }
+        let mut text = script.to_owned();
+        let mut replaced = false;
+        // From the last, so that the places of the earlier calls hold.
+        for call in shell::file_calls(script, shell).into_iter().rev() {
+            if !call.file.starts_with('/') || chain.contains(&call.file) {
+                continue;
+            }
+            let Some((contents, config_map, key, _, source)) = file_text(
+                self.container,
+                self.spec,
+                self.namespace,
+                self.config_maps,
+                &call.file,
+            ) else {
+                continue;
+            };
+            let inner_shell = call
+                .child
+                .as_ref()
+                .map_or(shell, |child| child.shell.as_str())
+                .to_owned();
+            let errexit = call.child.as_ref().is_some_and(|child| child.errexit);
+            let body = bound(&contents, call.arguments.as_ref());
+            chain.push(call.file.clone());
+            let mut inner = Vec::new();
+            let body = self
+                .read_in(&body, &inner_shell, chain, &mut inner)
+                .unwrap_or(body);
+            chain.pop();
+            let block = match call.child {
+                Some(_) => format!("(\nset {}e\n{body}\n)", if errexit { '-' } else { '+' }),
+                None => format!("{{\n{body}\n}}"),
+            };
+            text.replace_range(call.span.clone(), &block);
+            replaced = true;
+            let script = MountedScript {
+                path: call.file,
+                config_map,
+                key,
+                shell: inner_shell,
+                errexit,
+                contents,
+                source,
+            };
+            // In reading order: this file, then the files it runs.
+            inner.insert(0, script);
+            read.splice(0..0, inner);
+        }
+        replaced.then_some(text)
     }
 }
 
@@ -108,29 +235,33 @@ struct ScriptFile<'a> {
     shell: Option<&'a str>,
     /// Whether that shell starts with errexit on (`bash -e /scripts/x.sh`).
     errexit: bool,
+    /// The arguments after the file: its positional parameters.
+    arguments: Vec<String>,
 }
 
 /// The script file `argv` runs: directly (`[/scripts/x.sh]`, or the one command of
 /// `sh -c`), or as a shell's operand, after its options (`[bash, -eo, pipefail,
 /// /scripts/x.sh]`).
 fn script_file(argv: &[String]) -> Option<ScriptFile<'_>> {
-    let direct = |path: &String| ScriptFile {
+    let direct = |path: &String, arguments: Vec<String>| ScriptFile {
         path: path.clone(),
         shell: None,
         errexit: false,
+        arguments,
     };
     let first = argv.first()?;
     if first.starts_with('/') && !is_shell(first) {
-        return Some(direct(first));
+        return Some(direct(first, argv[1..].to_vec()));
     }
     if let Some(script) = shell::shell_script(argv) {
         let list = shell::parse(script);
         let [command] = list.simple_commands()[..] else {
             return None;
         };
-        let file = &command.argv().first()?.0;
-        return (list.0.len() == 1 && file.starts_with('/') && !is_shell(file))
-            .then(|| direct(file));
+        let (file, arguments) = command.argv().split_first()?;
+        let arguments = arguments.iter().map(|word| word.0.clone()).collect();
+        return (list.0.len() == 1 && file.0.starts_with('/') && !is_shell(&file.0))
+            .then(|| direct(&file.0, arguments));
     }
     let run = shell::script_file_run(argv)?;
     let file = &argv[run.file];
@@ -138,6 +269,7 @@ fn script_file(argv: &[String]) -> Option<ScriptFile<'_>> {
         path: file.clone(),
         shell: Some(run.shell),
         errexit: run.errexit,
+        arguments: argv[run.file + 1..].to_vec(),
     })
 }
 
@@ -234,9 +366,16 @@ mod tests {
             path: "/scripts/run.sh".to_owned(),
             shell,
             errexit,
+            arguments: Vec::new(),
         };
         let cases: [(&[&str], Option<ScriptFile>); 8] = [
-            (&["/scripts/run.sh", "x"], Some(run(None, false))),
+            (
+                &["/scripts/run.sh", "x"],
+                Some(ScriptFile {
+                    arguments: words(&["x"]),
+                    ..run(None, false)
+                }),
+            ),
             (&["sh", "-c", "/scripts/run.sh"], Some(run(None, false))),
             (&["sh", "/scripts/run.sh"], Some(run(Some("sh"), false))),
             (

@@ -57,7 +57,7 @@ pub fn dropped(
     };
     let image_sh = container.image.as_deref().and_then(images::sh_family);
     let pid1 = shell::stays_pid1(run, image_sh)?;
-    let script = command.mounted.is_none().then(|| ScriptItem {
+    let script = command.as_written().then(|| ScriptItem {
         item: super::script_item(container, path, at),
         script: command.argv[at].clone(),
     });

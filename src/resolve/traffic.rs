@@ -2,12 +2,13 @@
 //! value that is a URL or a service address, a network client in its command, an image
 //! whose only job is to call out), it serves (ports, a probe on a port, a Service of
 //! the input selecting the pod), it idles (a sleep loop, `tail -f /dev/null`, a shell
-//! image with no command), or the input does not say. Rules about traffic a proxy
+//! image with no command, or a command that only waits for and stops processes), or
+//! the input does not say. Rules about traffic a proxy
 //! carries read it, so that a loss is proven only where the traffic is seen.
 
 use k8s_openapi::api::core::v1::Container;
 
-use super::shell;
+use super::shell::{self, Known};
 
 /// A container's part in the pod's traffic, read from the input.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -18,6 +19,10 @@ pub struct Traffic {
     pub serves: Option<Serves>,
     /// Its command only waits (or a shell image runs no command): it has no traffic.
     pub idle: bool,
+    /// Its command only inspects, waits for and stops processes (`ps`, `sleep`,
+    /// `killall cloud_sql_proxy`, a sidecar's quit call on localhost): it has no
+    /// traffic, whatever its env holds.
+    pub only_stops: bool,
 }
 
 /// What shows a container calls out.
@@ -54,16 +59,20 @@ pub enum TrafficRole {
     CallsOut,
     /// It is seen to serve and not to call out.
     Serves,
-    /// It has no traffic.
+    /// It has no traffic: it idles, or only stops processes.
     Idle,
     /// The input does not say.
     Unknown,
 }
 
 impl Traffic {
-    /// What the evidence adds up to: calling out wins, then idling, then serving.
+    /// What the evidence adds up to: a command that only stops processes wins (its
+    /// localhost quit call is no call out, and its env is not used), then calling out,
+    /// then idling, then serving.
     pub fn role(&self) -> TrafficRole {
-        if self.calls_out.is_some() {
+        if self.only_stops {
+            TrafficRole::Idle
+        } else if self.calls_out.is_some() {
             TrafficRole::CallsOut
         } else if self.idle {
             TrafficRole::Idle
@@ -75,8 +84,14 @@ impl Traffic {
     }
 
     /// The traffic of a manifest container with command `argv` (command then args);
-    /// `service` names the input's Service that selects the pod, when one does.
-    pub fn of(container: &Container, argv: &[String], service: Option<&str>) -> Traffic {
+    /// `service` names the input's Service that selects the pod, when one does; `known`
+    /// holds the sidecars' stop calls.
+    pub fn of(
+        container: &Container,
+        argv: &[String],
+        service: Option<&str>,
+        known: Known,
+    ) -> Traffic {
         let image = container.image.as_deref().unwrap_or_default();
         let calls_out = env_call(container)
             .or_else(|| shell::network_use(argv).map(|(call, _)| CallsOut::Command(call)))
@@ -99,10 +114,12 @@ impl Traffic {
         } else {
             shell::only_idles(&shell::parse_argv(argv))
         };
+        let only_stops = shell::only_stops_processes(&shell::parse_argv(argv), known);
         Traffic {
             calls_out,
             serves,
             idle,
+            only_stops,
         }
     }
 }
@@ -201,6 +218,13 @@ mod tests {
         serde_json::from_value(json).unwrap()
     }
 
+    fn known() -> Known<'static> {
+        Known {
+            wrappers: &[],
+            lexicon: &crate::resolve::Registry::standard().lexicon,
+        }
+    }
+
     #[test]
     fn addresses() {
         assert!(is_address("http://productcatalogservice:3550"));
@@ -220,22 +244,65 @@ mod tests {
             "name": "web", "image": "frontend", "ports": [{"containerPort": 8080}],
             "env": [{"name": "CART", "value": "cartservice:7070"}],
         }));
-        assert_eq!(Traffic::of(&web, &[], None).role(), TrafficRole::CallsOut);
+        assert_eq!(
+            Traffic::of(&web, &[], None, known()).role(),
+            TrafficRole::CallsOut
+        );
         let nginx = container(serde_json::json!({
             "name": "web", "image": "nginx", "ports": [{"containerPort": 80}],
         }));
-        assert_eq!(Traffic::of(&nginx, &[], None).role(), TrafficRole::Serves);
+        assert_eq!(
+            Traffic::of(&nginx, &[], None, known()).role(),
+            TrafficRole::Serves
+        );
         let busybox = container(serde_json::json!({"name": "b", "image": "busybox"}));
-        assert_eq!(Traffic::of(&busybox, &[], None).role(), TrafficRole::Idle);
+        assert_eq!(
+            Traffic::of(&busybox, &[], None, known()).role(),
+            TrafficRole::Idle
+        );
         let sleeper = container(serde_json::json!({"name": "s", "image": "curlimages/curl"}));
         let argv = ["sleep".to_owned(), "3600".to_owned()];
-        assert_eq!(Traffic::of(&sleeper, &argv, None).role(), TrafficRole::Idle);
+        assert_eq!(
+            Traffic::of(&sleeper, &argv, None, known()).role(),
+            TrafficRole::Idle
+        );
         let load =
             container(serde_json::json!({"name": "l", "image": "gcr.io/x/loadgenerator:v1"}));
-        assert_eq!(Traffic::of(&load, &[], None).role(), TrafficRole::CallsOut);
+        assert_eq!(
+            Traffic::of(&load, &[], None, known()).role(),
+            TrafficRole::CallsOut
+        );
         let worker = container(serde_json::json!({"name": "w", "image": "example/worker"}));
-        assert_eq!(Traffic::of(&worker, &[], None).role(), TrafficRole::Unknown);
-        let served = Traffic::of(&worker, &[], Some("api"));
+        assert_eq!(
+            Traffic::of(&worker, &[], None, known()).role(),
+            TrafficRole::Unknown
+        );
+        let served = Traffic::of(&worker, &[], Some("api"), known());
         assert_eq!(served.serves, Some(Serves::Service("api".to_owned())));
+        // A stopper idles, even with a database URL in its env and a quit call to make.
+        let stopper = container(serde_json::json!({
+            "name": "stopper", "image": "curlimages/curl",
+            "env": [{"name": "DATABASE_URL", "value": "postgres://app@127.0.0.1:5432/app"}],
+        }));
+        let argv = [
+            "sh",
+            "-c",
+            "sleep 30; ps; curl -X POST localhost:9091/quitquitquit",
+        ]
+        .map(str::to_owned);
+        assert_eq!(
+            Traffic::of(&stopper, &argv, None, known()).role(),
+            TrafficRole::Idle
+        );
+        let argv = [
+            "sh",
+            "-c",
+            "sleep 30; psql -c 'select 1'; killall cloud_sql_proxy",
+        ]
+        .map(str::to_owned);
+        assert_eq!(
+            Traffic::of(&stopper, &argv, None, known()).role(),
+            TrafficRole::CallsOut
+        );
     }
 }

@@ -156,7 +156,11 @@ pub fn traffic_fact(container: &PlannedContainer) -> Option<String> {
         calls_out,
         serves,
         idle,
+        only_stops,
     } = &container.network;
+    if *only_stops {
+        return Some(format!("`{name}` only waits for and stops processes"));
+    }
     if let Some(call) = calls_out {
         return Some(match call {
             CallsOut::Env { name: var, value } => {
@@ -178,7 +182,8 @@ pub fn traffic_fact(container: &PlannedContainer) -> Option<String> {
 
 /// The premise an app's traffic role needs for a loss of its outbound calls: none when
 /// it is seen to call out, info when it is seen only to serve, one level lower when
-/// the input does not say; `None` for an app that only idles (there is no loss).
+/// the input does not say; `None` for an app that only idles or only stops processes
+/// (there is no loss).
 pub fn calls_out_premise(app: &PlannedContainer) -> Option<Option<Premise>> {
     match app.network.role() {
         TrafficRole::CallsOut => Some(None),

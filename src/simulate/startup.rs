@@ -44,7 +44,8 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
             clock = clock.map(|_| gone);
         }
     }
-    // Apps that gate themselves on a proxy start using the network once it is ready.
+    // Apps that gate themselves on a proxy start using the network once it is ready;
+    // an app whose command sleeps first, once that sleep is over.
     let proxies_ready = plan
         .proxies()
         .filter_map(|(id, _)| timeline[id].start.ready)
@@ -54,13 +55,13 @@ pub fn simulate(plan: &PodPlan, timeline: &mut ByContainer<ContainerTimeline>) -
             continue;
         }
         let entry = &mut timeline[id].start;
-        entry.first_network_use =
-            entry
-                .started
-                .map(|started| match (&container.start_gate, proxies_ready) {
-                    (Some(_), Some(ready)) => started.max(ready),
-                    _ => started,
-                });
+        entry.first_network_use = entry.started.map(|started| {
+            let first = started + container.call_delay;
+            match (&container.start_gate, proxies_ready) {
+                (Some(_), Some(ready)) => first.max(ready),
+                _ => first,
+            }
+        });
     }
     for (id, container) in plan.containers.with_ids() {
         let entry = &mut timeline[id].start;

@@ -330,3 +330,76 @@ fn the_human_report_names_the_premise_and_how_to_settle_it() {
         "{text}"
     );
 }
+
+/// The findings of `rule` in the fixture `name`, each as its severity and message.
+fn findings_of(name: &str, rule: &str) -> Vec<(String, String)> {
+    let (report, _) = lint_json(&testdata(&format!("rules/{name}")), &[]);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == rule)
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_owned(),
+                f["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_script_sourced_with_its_arguments_reads_as_if_written_inline() {
+    // `. /scripts/wait-to-complete-sidecar.sh "job.sh" "cloud_sql_proxy"`: the stop
+    // in the sourced file reaches the proxy, and the `psql` of the file it runs in turn
+    // shows the work calling out, so the start-up loss is proven.
+    assert_eq!(
+        findings_of("ml301-silent-sourced-stop-script.yaml", "ML301"),
+        []
+    );
+    let ml101 = findings_of("ml301-silent-sourced-stop-script.yaml", "ML101");
+    assert_eq!(ml101.len(), 1, "{ml101:?}");
+    assert_eq!(ml101[0].0, "error", "{ml101:?}");
+    // The same call with its arguments swapped stops nothing.
+    let ml301 = findings_of(
+        "ml301-fire-sourced-stop-script-swapped-arguments.yaml",
+        "ML301",
+    );
+    assert_eq!(ml301.len(), 1, "{ml301:?}");
+    assert_eq!(ml301[0].0, "error", "{ml301:?}");
+}
+
+#[test]
+fn a_container_that_only_stops_processes_makes_no_call_out() {
+    // The stopper gets no start-up finding and no exit-status finding; the client's
+    // 20 s sleep puts its first call after the proxy is ready.
+    for rule in ["ML101", "ML302"] {
+        assert_eq!(
+            findings_of("ml101-silent-proxy-stopper.yaml", rule),
+            [],
+            "{rule}"
+        );
+    }
+    let ml202 = findings_of("ml101-silent-proxy-stopper.yaml", "ML202");
+    assert!(
+        ml202.len() == 1 && ml202[0].1.contains("`db-client`"),
+        "{ml202:?}"
+    );
+    // A stopper that queries the database itself calls out before the proxy is ready.
+    let ml101 = findings_of("ml101-fire-stopper-that-queries.yaml", "ML101");
+    assert!(
+        ml101.len() == 1 && ml101[0].0 == "error" && ml101[0].1.contains("`proxy-stopper`"),
+        "{ml101:?}"
+    );
+    // A sleep shorter than the proxy's start-up leaves part of the window.
+    let ml101 = findings_of("ml101-fire-leading-sleep-too-short.yaml", "ML101");
+    assert!(
+        ml101.len() == 1
+            && ml101[0].0 == "error"
+            && ml101[0]
+                .1
+                .contains("`db-client` makes its first call at 1 s (its command sleeps 1 s first)")
+            && ml101[0].1.contains("in those 1 s can fail"),
+        "{ml101:?}"
+    );
+}

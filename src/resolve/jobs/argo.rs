@@ -203,7 +203,7 @@ fn judge_kill(
             program: program.to_owned(),
         });
     }
-    shell::stop_calls(argv, known(b))
+    shell::stop_calls(argv, b.known_stops())
         .into_iter()
         .map(|call| judge_call(b, models, &call, None))
         .find(|verdict| verdict.method.reaches_container(container))

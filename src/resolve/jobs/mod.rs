@@ -16,7 +16,7 @@ use self_stop::*;
 
 use super::mesh::{Registry, StopRequest, StopVerdict};
 use super::plan::*;
-use super::shell::{self, Awaited, Known, StopCall, StopTarget};
+use super::shell::{self, Awaited, StopCall, StopTarget};
 use super::{Builder, argv_of, command_path, kubexit, script_item};
 use crate::load::JsonPath;
 
@@ -37,7 +37,7 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
     for (index, container, path) in written_regular(b, |c| c.role == Role::App) {
         let command = b.readable_command(container);
         let argv = &command.argv;
-        let calls = shell::stop_calls(argv, known(b));
+        let calls = shell::stop_calls(argv, b.known_stops());
         let work_user = b.run_as_user(container);
         let mut stops: Vec<SidecarStop> = calls
             .into_iter()
@@ -49,8 +49,7 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
                 Some(SidecarStop {
                     // A script from a ConfigMap is not the manifest's to rewrite.
                     script: command
-                        .mounted
-                        .is_none()
+                        .as_written()
                         .then(|| script_call(container, &path, argv, &call))
                         .flatten(),
                     path: call_path(container, &path, &call),
@@ -64,23 +63,14 @@ pub fn resolve(b: &mut Builder, models: &Registry) {
             .collect();
         stops.extend(kubexit_stops(b, container, &path));
         stops.extend(process_stops(b, container, &path));
-        let only_stops =
-            !stops.is_empty() && shell::only_stops_others(&shell::parse_argv(argv), known(b));
+        let only_stops = !stops.is_empty()
+            && shell::only_stops_others(&shell::parse_argv(argv), b.known_stops());
         b.regular[index].sidecar_stops = stops;
         b.regular[index].only_stops = only_stops;
     }
     drop_misses_of_stopped_sidecars(b);
     controller_stop(b, models);
     b.stop_endpoints = stop_endpoints(b, models);
-}
-
-/// What the shell reader knows of stop calls in this pod: the wrappers the config
-/// declares and the sidecars' own words.
-fn known<'b>(b: &'b Builder) -> Known<'b> {
-    Known {
-        wrappers: &b.settings.stop_wrappers,
-        lexicon: b.lexicon,
-    }
 }
 
 /// The call that stops each classic sidecar in `containers` whose model knows one, where
@@ -100,7 +90,9 @@ fn stop_endpoints(b: &Builder, models: &Registry) -> Vec<StopEndpoint> {
         .filter_map(|sidecar| {
             let call = sidecar.sidecar()?.kind.model()?.stop_command(b)?;
             let argv = ["sh".to_owned(), "-c".to_owned(), call.clone()];
-            let parsed = shell::stop_calls(&argv, known(b)).into_iter().next()?;
+            let parsed = shell::stop_calls(&argv, b.known_stops())
+                .into_iter()
+                .next()?;
             let verdict = judge_call(b, models, &parsed, None);
             (verdict.effective.is_ok() && verdict.method.reaches_container(sidecar)).then(|| {
                 StopEndpoint {

@@ -108,6 +108,9 @@ pub struct PlannedContainer {
     /// Its command only waits (`sleep infinity`, `tail -f /dev/null`, a loop of
     /// `sleep`): it has no work, and no shutdown, of its own.
     pub only_idles: bool,
+    /// How long its command sleeps before it runs anything else (`sleep 20 && psql
+    /// …`): its first call out comes that long after it starts.
+    pub call_delay: Millis,
     /// A regular container's own `restartPolicy: Always`, which this Kubernetes honours
     /// (`ContainerRestartRules`, on from 1.35): the kubelet restarts it in place after
     /// every exit, whatever the pod's policy, and it is no sidecar. Where it is set.
@@ -163,6 +166,7 @@ impl PlannedContainer {
             dropped_signal: None,
             only_stops: false,
             only_idles: false,
+            call_delay: Millis::ZERO,
             native_switch: None,
             native_install: None,
             status_port_off: None,

@@ -73,7 +73,10 @@ declare_rule! {
     /// Assumed when the input does not say what the app does on the network: one level
     /// lower, with the premise "the app calls out"; info when the app is seen only to serve;
     /// none for an app that only idles (`sleep 3600`, `tail -f /dev/null`, a shell image
-    /// with no command) or only stops the sidecars. A version default or a hook reading
+    /// with no command), only stops the sidecars, or only waits for and stops processes
+    /// (`sleep 30; killall cloud_sql_proxy`). An app whose command sleeps before anything
+    /// else (`sleep 20 && psql …`) makes its first call when the sleep is over: no finding
+    /// where the proxy is ready by then. A version default or a hook reading
     /// the verdict needs lowers it one level too. These lowerings are the
     /// default; `--assumed-losses full` (config `assumedLosses: full`) keeps every assumed
     /// finding at full severity.
@@ -117,10 +120,18 @@ impl Violation for CallsBeforeProxyReady<'_> {
         } else {
             ""
         };
+        // A command that sleeps first calls out once the sleep is over.
+        let starts = if self.app.call_delay > Millis::ZERO {
+            format!(
+                "makes its first call at {} (its command sleeps {} first)",
+                self.first_use, self.app.call_delay
+            )
+        } else {
+            format!("starts at {}", self.first_use)
+        };
         format!(
-            "app container `{}` starts at {} but `{}` is ready only at {}{}: its outbound calls in those {} can fail",
+            "app container `{}` {starts} but `{}` is ready only at {}{}: its outbound calls in those {} can fail",
             self.app.name,
-            self.first_use,
             self.proxy.name,
             self.ready,
             assumed,
@@ -165,17 +176,18 @@ impl Rule for AppStartsBeforeProxy {
                 continue;
             };
             // The work container that uses the network earliest before the proxy is
-            // ready (one that only stops the sidecars calls them on localhost).
+            // ready (one that only stops the sidecars calls them on localhost; one
+            // that only idles or stops processes makes no call at all).
             let exposed = plan
                 .work()
-                .filter_map(|(i, app)| timeline.start(i).first_network_use.map(|at| (app, at)))
-                .filter(|(_, at)| *at < ready)
-                .min_by_key(|(_, at)| *at);
-            let Some((app, first_use)) = exposed else {
-                continue;
-            };
-            // An app that only idles makes no call before the proxy is ready.
-            let Some(calls_out) = evidence::calls_out_premise(app) else {
+                .filter_map(|(i, app)| {
+                    let calls_out = evidence::calls_out_premise(app)?;
+                    let at = timeline.start(i).first_network_use?;
+                    Some((app, at, calls_out))
+                })
+                .filter(|(_, at, _)| *at < ready)
+                .min_by_key(|(_, at, _)| *at);
+            let Some((app, first_use, calls_out)) = exposed else {
                 continue;
             };
             let (hold, fix) = hold_app(proxy, plan);
@@ -213,7 +225,11 @@ impl Rule for AppStartsBeforeProxy {
             if let Some(path) = app.manifest_path() {
                 finding = finding.related(Label::value(
                     path.key("name"),
-                    format!("starts at {first_use}"),
+                    if app.call_delay > Millis::ZERO {
+                        format!("first calls out at {first_use}")
+                    } else {
+                        format!("starts at {first_use}")
+                    },
                 ));
             }
             finding.evidence.facts.extend(evidence::traffic_fact(app));
