@@ -23,11 +23,19 @@ pub fn premise_text(premise: &Premise) -> String {
         Subject::RequestsArrive => {
             "requests arrive: a Service outside the input selects the pod".to_owned()
         }
+        Subject::ThroughSidecar { container, ports } => format!(
+            "requests reach the pod through `{container}` (port {}), not only on the app's own port",
+            ports
+                .iter()
+                .map(i32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
 /// What a premise is about, for machines: `plan`, `appShutdown`, `endpointPropagation`,
-/// `callsOut`, `requestsArrive`.
+/// `callsOut`, `requestsArrive`, `throughSidecar`.
 pub fn premise_kind(premise: &Premise) -> &'static str {
     match premise.subject {
         Subject::Plan(_) => "plan",
@@ -35,6 +43,7 @@ pub fn premise_kind(premise: &Premise) -> &'static str {
         Subject::EndpointPropagation(_) => "endpointPropagation",
         Subject::CallsOut { .. } => "callsOut",
         Subject::RequestsArrive => "requestsArrive",
+        Subject::ThroughSidecar { .. } => "throughSidecar",
     }
 }
 

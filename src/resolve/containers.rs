@@ -105,6 +105,7 @@ impl<'a> Builder<'a> {
             runs_for,
             exit: ExitPolicy::After(self.scenario.app_shutdown.clone()),
             traffic: None,
+            own_inbound: None,
             sidecar_stops: Vec::new(),
             gate_request: None,
             probe_grace: container
@@ -198,6 +199,32 @@ impl<'a> Builder<'a> {
                 target_port: port,
                 source: source.clone(),
             })
+        })
+    }
+
+    /// The input's Service that selects the pod and sends requests to one of `ports`
+    /// (a numeric `targetPort`, or one named for a port the pod declares with that
+    /// number), by its qualified name.
+    pub(crate) fn service_to_ports(&self, ports: &[i32]) -> Option<String> {
+        let named = |name: &str| {
+            self.workload
+                .pod_spec
+                .containers
+                .iter()
+                .flat_map(|c| c.ports.iter().flatten())
+                .any(|port| {
+                    port.name.as_deref() == Some(name) && ports.contains(&port.container_port)
+                })
+        };
+        self.selecting_services().find_map(|(service, _)| {
+            service
+                .target_ports
+                .iter()
+                .any(|port| match port {
+                    crate::workload::TargetPort::Number(n) => ports.contains(n),
+                    crate::workload::TargetPort::Name(name) => named(name),
+                })
+                .then(|| service.qualified_name())
         })
     }
 

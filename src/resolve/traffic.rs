@@ -52,6 +52,17 @@ pub enum Serves {
     Service(String),
 }
 
+/// Where a sidecar that proxies none of the pod's own traffic (Dapr's daprd) takes
+/// requests from outside the pod: only on its own ports, so a client of the app's own
+/// port never goes through it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnInbound {
+    /// Its ports that take requests from outside the pod.
+    pub ports: &'static [i32],
+    /// The input's Service that sends requests to one of them, when one does.
+    pub service: Option<String>,
+}
+
 /// The role [`Traffic`] adds up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TrafficRole {

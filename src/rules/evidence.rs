@@ -56,6 +56,14 @@ pub enum Subject {
     /// Requests arrive: something routes traffic to the pod (no Service of the input
     /// selects it).
     RequestsArrive,
+    /// Requests reach the pod through a sidecar that proxies none of its own traffic,
+    /// on that sidecar's ports (no Service of the input sends any there).
+    ThroughSidecar {
+        /// The sidecar.
+        container: String,
+        /// Its ports that take requests from outside the pod.
+        ports: Vec<i32>,
+    },
 }
 
 /// How far a premise lowers a finding.
@@ -135,6 +143,27 @@ impl Premise {
             subject: Subject::EndpointPropagation(value),
             weight: Weight::Lower,
             settle: "set --endpoint-propagation, config `scenario.endpointPropagation` or annotation `mesh-lifecycle.io/endpoint-propagation`".to_owned(),
+        }
+    }
+
+    /// Requests reach the pod through `container`, a sidecar that proxies none of the
+    /// pod's own traffic, on its `ports`: to info, as the input points the other way
+    /// (its clients reach the app's own port, which the sidecar never sees).
+    pub fn through_sidecar(container: &str, ports: &[i32]) -> Premise {
+        Premise {
+            subject: Subject::ThroughSidecar {
+                container: container.to_owned(),
+                ports: ports.to_vec(),
+            },
+            weight: Weight::Info,
+            settle: format!(
+                "lint the Service that sends requests to `{container}` (targetPort {}) with it, or the workload that calls the app through it",
+                ports
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 

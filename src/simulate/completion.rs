@@ -5,7 +5,7 @@
 //! `Succeeded` only when the last of them has exited.
 
 use super::termination;
-use super::timeline::{Completion, ContainerTimeline, Outcome};
+use super::timeline::{Completion, ContainerTimeline, ControllerSignal, Outcome};
 use crate::resolve::{ByContainer, ContainerId, ExitPolicy, PodPlan, RestartPolicy, StopMethod};
 use crate::time::Millis;
 
@@ -37,11 +37,25 @@ pub fn simulate(
         if container.sidecar().is_none() {
             continue;
         }
-        let stop = plan
-            .apps()
-            .flat_map(|(_, app)| &app.sidecar_stops)
-            .find(|stop| stop.effective.is_ok() && stop.method.reaches_container(container));
-        let Some(stop) = stop else { continue };
+        let stops = || {
+            plan.apps()
+                .flat_map(|(_, app)| &app.sidecar_stops)
+                .filter(|stop| stop.method.reaches_container(container))
+        };
+        // The workload's controller execs its kill command whether or not it works.
+        if let Some(stop) =
+            stops().find(|stop| matches!(stop.method, StopMethod::Controller { .. }))
+        {
+            timeline[id].job.controller_signal = Some(ControllerSignal {
+                at: work_done,
+                delivered: stop.effective.is_ok(),
+                dropped: stop.effective.is_ok() && container.dropped_signal.is_some(),
+                killed: None,
+            });
+        }
+        let Some(stop) = stops().find(|stop| stop.effective.is_ok()) else {
+            continue;
+        };
         if container.restart_in_place.is_some() {
             // Stopped, and started again in place.
             continue;
@@ -57,10 +71,12 @@ pub fn simulate(
             // only where one can reach it (docs/lifecycle.md §5.7).
             StopMethod::Controller { kill_after, .. } => {
                 let natural = container.dropped_signal.is_none().then_some(takes);
-                match (natural, *kill_after) {
-                    (Some(takes), Some(kill)) => Some(takes.min(kill)),
-                    (natural, kill) => natural.or(kill),
+                let kill = kill_after.filter(|kill| natural.is_none_or(|takes| *kill < takes));
+                if let (Some(signal), Some(kill)) = (&mut timeline[id].job.controller_signal, kill)
+                {
+                    signal.killed = Some(work_done + kill);
                 }
+                kill.or(natural)
             }
             _ => Some(takes),
         };

@@ -1,7 +1,7 @@
 //! Flattens a Timeline into events, for drawing and for JSON.
 
 use super::timeline::{Event, EventKind, Phase, StopEntry, Timeline};
-use crate::resolve::{ContainerId, PodPlan};
+use crate::resolve::{ContainerId, PodPlan, Role};
 use crate::time::Millis;
 
 /// Every event of the timeline, sorted by phase, time, then container order.
@@ -78,6 +78,17 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             EventKind::WorkDone,
         );
         for (id, record) in timeline.containers.with_ids() {
+            if let Some(signal) = &record.job.controller_signal {
+                let kind = match (signal.delivered, signal.dropped) {
+                    (false, _) => EventKind::ControllerSigtermFails,
+                    (true, true) => EventKind::SigtermDropped,
+                    (true, false) => EventKind::ControllerSigterm,
+                };
+                push(Phase::Completion, signal.at, Some(id), kind);
+                if let Some(at) = signal.killed {
+                    push(Phase::Completion, at, Some(id), EventKind::Sigkill);
+                }
+            }
             match (&record.job.sidecar_stop, completion.regular_done) {
                 (Some(entry), Some(origin)) => {
                     stop_events(Phase::Completion, origin, id, entry, &mut push);
@@ -99,9 +110,24 @@ pub fn events(plan: &PodPlan, timeline: &Timeline) -> Vec<Event> {
             ),
         }
     }
-    // Pod-wide events come after the containers' at the same instant.
+    // Pod-wide events come after the containers' at the same instant; in a Job's
+    // completion, the work's end comes before what it sets off.
+    let work_ends = |phase: Phase, container: Option<ContainerId>, kind: EventKind| {
+        phase == Phase::Completion
+            && match container {
+                Some(id) => kind == EventKind::Exited && plan.containers[id].role == Role::App,
+                None => kind == EventKind::WorkDone,
+            }
+    };
     events.sort_by_key(|(phase, at, container, event)| {
-        (*phase, *at, container.is_none(), *container, event.kind)
+        (
+            *phase,
+            *at,
+            !work_ends(*phase, *container, event.kind),
+            container.is_none(),
+            *container,
+            event.kind,
+        )
     });
     events.into_iter().map(|(_, _, _, event)| event).collect()
 }

@@ -13,8 +13,8 @@ pub mod timeline;
 
 pub use events::events;
 pub use timeline::{
-    Completion, ContainerTimeline, Event, EventKind, JobEntry, Outcome, Phase, StartEntry, Startup,
-    StopEntry, Termination, Timeline,
+    Completion, ContainerTimeline, ControllerSignal, Event, EventKind, JobEntry, Outcome, Phase,
+    StartEntry, Startup, StopEntry, Termination, Timeline,
 };
 
 use crate::resolve::PodPlan;

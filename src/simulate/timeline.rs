@@ -51,6 +51,24 @@ pub struct JobEntry {
     /// For a native sidecar: how the kubelet stops it once the regular containers are
     /// done, preStop, signal and exit on the completion timeline.
     pub sidecar_stop: Option<StopEntry>,
+    /// For a sidecar the workload's controller signals once the work is done (Argo
+    /// Workflows): when its kill command is exec'd, and what came of it.
+    pub controller_signal: Option<ControllerSignal>,
+}
+
+/// The workload's controller signalling a sidecar once the work is done
+/// (docs/lifecycle.md §5.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControllerSignal {
+    /// When the controller execs the kill command: once the work is done.
+    pub at: Millis,
+    /// Whether the command delivers SIGTERM (the image has its program, and it stops
+    /// the sidecar); when not, the sidecar runs on.
+    pub delivered: bool,
+    /// Whether its PID 1 drops the signal (a shell without a handler).
+    pub dropped: bool,
+    /// When a SIGKILL ends it, where one does before it would exit.
+    pub killed: Option<Millis>,
 }
 
 /// Start-up, from pod sandbox creation (0).
@@ -251,6 +269,12 @@ pub enum EventKind {
     /// It gets the stop signal, which never reaches its program: PID 1 is a shell
     /// without a handler for it (docs/lifecycle.md §2.7).
     SigtermDropped,
+    /// The workload's controller execs its kill command in it once the work is done,
+    /// which delivers SIGTERM (Argo Workflows, docs/lifecycle.md §5.7).
+    ControllerSigterm,
+    /// The workload's controller execs its kill command in it, which signals nothing
+    /// (the image lacks its program): it runs on.
+    ControllerSigtermFails,
     /// It refuses new inbound connections.
     InboundRefused,
     /// New outbound calls through it fail.

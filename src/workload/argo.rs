@@ -32,6 +32,16 @@ use crate::load::{Document, JsonPath, Node, Value};
 /// How Argo stops a step's sidecars, for messages.
 pub const SIDECAR_STOP: &str = "Argo Workflows signals every container still running once `main` has exited (`argoexec kill 15 1` exec'd in it, `/bin/sh -c 'kill -15 1'` in an injected one; SIGKILL after the grace period reaches only the template's own sidecars)";
 
+/// Who execs a kill command in a step's running containers once `main` has exited:
+/// the workflow controller (`terminateContainers`, `workflow/controller/pod/queue.go`,
+/// v3.4.0 on; before, the `wait` container's `KillSidecars` signalled the template's
+/// own sidecars first, removed by argo-workflows#8475).
+pub const CONTROLLER: &str = "Argo's controller";
+/// Who stops a template's own sidecar once `main` has exited, whatever the controller's
+/// exec does: the `argoexec emissary` that is its PID 1 (`cmd/argoexec/commands/emissary.go`,
+/// v3.6.11, v3.7.1, v4.0.0 on).
+pub const EMISSARY: &str = "Argo's emissary";
+
 /// The name Argo gives a template's container (`common.MainContainerName`).
 pub const MAIN: &str = "main";
 /// Argo's init container (`common.InitContainerName`).

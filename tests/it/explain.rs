@@ -37,7 +37,7 @@ fn explain(format: &str, file: &str) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-const SNAPSHOTS: [(&str, &str); 4] = [
+const SNAPSHOTS: [(&str, &str); 5] = [
     (
         "istio_classic_job",
         "testdata/corpus/istio-inject/istio-1.24.0/job.yaml.injected",
@@ -53,6 +53,10 @@ const SNAPSHOTS: [(&str, &str); 4] = [
     (
         "nginx_quits_in_prestop",
         "testdata/corpus/k8s-examples/kubernetes-website/pods/lifecycle-events.yaml",
+    ),
+    (
+        "argo_step_injected_proxy",
+        "testdata/rules/ml304-fire-argo-step-injected-proxy.yaml",
     ),
 ];
 

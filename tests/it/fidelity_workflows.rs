@@ -303,3 +303,134 @@ fn a_knative_container_with_its_own_lifecycle_is_refused_at_the_field() {
         pod["events"]
     );
 }
+
+/// The completion events of `container`, in order, as (ms, kind).
+fn completion_events(workload: &Value, container: &str) -> Vec<(i64, String)> {
+    workload["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["phase"] == "completion" && e["container"] == container)
+        .map(|e| {
+            let kind = e["kind"].as_str().unwrap().to_owned();
+            (e["atMs"].as_i64().unwrap(), kind)
+        })
+        .collect()
+}
+
+// Who signals what, once `main` has exited (12 s). argo-workflows v4.1.2
+// `workflow/controller/pod/queue.go` `signalContainers`: every running container
+// (`pod.Status.ContainerStatuses`, regular containers only) gets the exec of
+// `workflow/signal/signal.go` `killCommand`, so the injected proxy gets
+// `/bin/sh -c 'kill -15 1'`; `cmd/argoexec/commands/emissary.go` (l.240-262, for each
+// of `template.GetSidecarNames()`): a template sidecar's emissary waits for the main
+// containers and then `em.Kill`s its own container (SIGTERM through its signal file,
+// SIGKILL after `TerminationGracePeriodDuration`). The text names each signaller and
+// puts the work's end before what it sets off.
+#[test]
+fn the_completion_timeline_shows_who_signals_each_sidecar() {
+    let step = explained("workflows/istio-db-sidecar.yaml", &[]);
+    let signal = |events: Vec<(i64, String)>| events.first().cloned();
+    for container in ["istio-proxy", "wait", "db"] {
+        assert_eq!(
+            signal(completion_events(&step, container)),
+            Some((12_000, "controllerSigterm".to_owned())),
+            "{container}"
+        );
+    }
+    // The work's own container gets no signal: it has exited.
+    assert_eq!(
+        completion_events(&step, "main"),
+        [(12_000, "exited".to_owned())]
+    );
+    let output = cli()
+        .args(["explain", "--no-config"])
+        .arg(testdata("workflows/istio-db-sidecar.yaml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let completion = &text[text.find("Completion (").unwrap()..];
+    let lines = [
+        "12 s  main         exits",
+        "12 s  istio-proxy  Argo's controller sends SIGTERM (`/bin/sh -c 'kill -15 1'` exec'd in it)",
+        "12 s  db           Argo's emissary sends SIGTERM (to its process group, once `main` has",
+    ];
+    let mut from = 0;
+    for line in lines {
+        let at = completion[from..]
+            .find(line)
+            .unwrap_or_else(|| panic!("no `{line}` after the previous line:\n{completion}"));
+        from += at + line.len();
+    }
+    // The lanes mark the signal and draw the stopping.
+    assert!(completion.contains("▼──"), "{completion}");
+}
+
+// A template sidecar with a kill command its image cannot run (a shell, in a
+// distroless image): the controller's exec fails, but its emissary stops it all the
+// same (`emissary.go`, as above), so the step completes and no rule fires. Before, the
+// annotation was judged as the only stop, and ML304 said the step never completes.
+#[test]
+fn a_template_sidecars_emissary_stops_it_whatever_its_kill_command() {
+    let step = explained(
+        "rules/ml304-silent-argo-template-sidecar-kill-cmd.yaml",
+        &[],
+    );
+    assert_eq!(
+        completion_events(&step, "metrics"),
+        [
+            (10_000, "controllerSigterm".to_owned()),
+            (15_000, "exited".to_owned())
+        ]
+    );
+    assert_eq!(at(&step, "completion", None, "jobComplete"), Some(15_000));
+    let (report, status) = lint_json(
+        &testdata("rules/ml304-silent-argo-template-sidecar-kill-cmd.yaml"),
+        &[],
+    );
+    assert_eq!(status, 0, "{report}");
+    assert!(rule_lines(&report).is_empty(), "{report}");
+}
+
+// The injected proxy has no emissary: only the controller's exec can stop it, and
+// Linkerd's proxy image has no shell for `/bin/sh -c 'kill -15 1'`. The event says
+// the exec fails; the template's `db` is stopped by its emissary; the step never
+// completes (ML304).
+#[test]
+fn an_injected_proxy_the_controller_cannot_signal_runs_on() {
+    let step = explained("rules/ml304-fire-argo-step-injected-proxy.yaml", &[]);
+    assert_eq!(
+        completion_events(&step, "linkerd-proxy"),
+        [(12_000, "controllerSigtermFails".to_owned())]
+    );
+    assert_eq!(
+        completion_events(&step, "db").first(),
+        Some(&(12_000, "controllerSigterm".to_owned()))
+    );
+    assert_eq!(at(&step, "completion", None, "jobComplete"), None);
+    assert_eq!(
+        at(&step, "completion", None, "neverCompletes"),
+        Some(12_000)
+    );
+}
+
+// A failing stop call in `main` is moot where Argo stops the sidecar anyway: a GET to
+// pilot-agent's `/quitquitquit` (405) and a `pkill` without a shared process namespace
+// leave no proxy running, since the controller execs `/bin/sh -c 'kill -15 1'` in it
+// (`signalContainers`, as above). ML304 and ML303 stay silent; the step completes.
+#[test]
+fn a_failing_stop_call_of_main_is_moot_when_argo_stops_the_sidecar() {
+    for file in [
+        "rules/ml304-silent-argo-step-get-to-pilot-agent.yaml",
+        "rules/ml303-silent-argo-step-pkill.yaml",
+    ] {
+        let (report, status) = lint_json(&testdata(file), &[]);
+        assert_eq!(status, 0, "{file}: {report}");
+        assert!(rule_lines(&report).is_empty(), "{file}: {report}");
+        let step = explained(file, &[]);
+        assert!(
+            at(&step, "completion", None, "jobComplete").is_some(),
+            "{file}"
+        );
+    }
+}

@@ -403,3 +403,153 @@ fn a_container_that_only_stops_processes_makes_no_call_out() {
         "{ml101:?}"
     );
 }
+
+/// The message and help of the only ML304 finding of `report`.
+fn ml304_wording(report: &serde_json::Value) -> (String, String) {
+    let found: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML304")
+        .collect();
+    assert_eq!(found.len(), 1, "{report}");
+    let text = |key: &str| found[0][key].as_str().unwrap().to_owned();
+    (text("message"), text("help"))
+}
+
+// ML304 names the sidecar the pod runs. In a Consul-injected Job (consul-k8s's
+// acceptance `job-client`), pilot-agent's stop call reaches nothing: the finding says
+// whose call it is and names the dataplane, and its help is the dataplane's own way
+// out, with no word of pilot-agent; in an Istio Job the same call's GET is pilot-agent's
+// 405, as Istio's model words it.
+#[test]
+fn ml304_names_the_sidecar_the_pod_runs() {
+    let (report, _) = lint_json(
+        &testdata("rules/ml304-fire-consul-job-istio-stop-call.yaml"),
+        &[],
+    );
+    let (message, help) = ml304_wording(&report);
+    assert!(
+        message.contains("it is the Istio proxy's stop call, and this pod runs none: its sidecar is the Consul dataplane `consul-dataplane`"),
+        "{message}"
+    );
+    assert!(help.contains("`consul-dataplane`"), "{help}");
+    for text in [&message, &help] {
+        assert!(!text.contains("pilot-agent"), "{text}");
+    }
+    // ML301 leaves the call that tries to ML304.
+    assert!(
+        !rule_lines(&report).iter().any(|(rule, _)| rule == "ML301"),
+        "{report}"
+    );
+    let (report, _) = lint_json(&testdata("rules/ml304-fire-get-to-pilot-agent.yaml"), &[]);
+    let (message, help) = ml304_wording(&report);
+    assert!(
+        message.contains(
+            "pilot-agent's /quitquitquit only accepts POST; this call sends GET and gets 405"
+        ),
+        "{message}"
+    );
+    assert!(help.contains("call pilot-agent with POST"), "{help}");
+}
+
+// Every mesh the rule fires on: another mesh's stop call in its pod names the pod's
+// own sidecar, by its model's label and its container.
+#[test]
+fn ml304_names_each_meshs_sidecar_for_another_meshs_stop_call() {
+    let cases = [
+        (
+            "linkerd.io/inject: enabled",
+            "Linkerd proxy `linkerd-proxy`",
+            ":15020/quitquitquit",
+            "Istio proxy",
+        ),
+        (
+            "dapr.io/enabled: \"true\"",
+            "Dapr sidecar `daprd`",
+            ":15020/quitquitquit",
+            "Istio proxy",
+        ),
+        (
+            "kuma.io/sidecar-injection: enabled",
+            "Kuma sidecar `kuma-sidecar`",
+            ":15020/quitquitquit",
+            "Istio proxy",
+        ),
+        (
+            "consul.hashicorp.com/connect-inject: \"true\"",
+            "Consul dataplane `consul-dataplane`",
+            ":15020/quitquitquit",
+            "Istio proxy",
+        ),
+        (
+            "sidecar.istio.io/inject: \"true\"",
+            "Istio proxy `istio-proxy`",
+            ":4191/shutdown",
+            "Linkerd proxy",
+        ),
+        (
+            "sidecar.istio.io/inject: \"true\"",
+            "Istio proxy `istio-proxy`",
+            ":3500/v1.0/shutdown",
+            "Dapr sidecar",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (opt_in, sidecar, call, owner) in cases {
+        let yaml = format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    metadata:\n      annotations:\n        {opt_in}\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        image: alpine/curl:3.14\n        command: [/bin/sh, -c]\n        args:\n        - |\n          trap 'curl -fsS -X POST http://localhost{call}' EXIT\n          /work\n"
+        );
+        let path = dir.path().join("job.yaml");
+        std::fs::write(&path, yaml).unwrap();
+        let (report, _) = lint_json(&path, &["--no-config"]);
+        let (message, _) = ml304_wording(&report);
+        let expected = format!(
+            "it is the {owner}'s stop call, and this pod runs none: its sidecar is the {sidecar}"
+        );
+        assert!(message.contains(&expected), "{opt_in}: {message}");
+    }
+}
+
+/// The severity and premise kinds of the only ML203 finding of `file`.
+fn ml203_verdict(file: &str) -> (String, Vec<String>) {
+    let (report, _) = lint_json(&testdata(file), &[]);
+    let found: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["ruleId"] == "ML203")
+        .collect();
+    assert_eq!(found.len(), 1, "{file}: {report}");
+    let kinds = found[0]["evidence"]["premises"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap().to_owned())
+        .collect();
+    (found[0]["severity"].as_str().unwrap().to_owned(), kinds)
+}
+
+// daprd proxies none of the pod's traffic: it takes requests only on its own ports
+// (dapr/dapr `pkg/injector/sidecar/consts.go`: 3500, 50001, 50002). Where a Service of
+// the input sends requests there (the operator's `<app-id>-dapr` Service), closing
+// them on SIGTERM refuses them: ML203 keeps its warning, proven. Where the app's
+// clients reach only its own port, ML203 is info and names the premise it rests on.
+#[test]
+fn ml203_on_daprd_follows_what_sends_requests_through_it() {
+    let (severity, premises) = ml203_verdict("rules/ml203-fire-daprd-service-to-sidecar.yaml");
+    assert_eq!(severity, "warning");
+    assert!(premises.is_empty(), "{premises:?}");
+    let (severity, premises) = ml203_verdict("rules/ml203-fire-daprd-app-port-only-info.yaml");
+    assert_eq!(severity, "info");
+    assert!(
+        premises.contains(&"throughSidecar".to_owned()),
+        "{premises:?}"
+    );
+    // Istio's proxy carries the pod's inbound traffic on any port: no such premise.
+    let (_, premises) = ml203_verdict("rules/ml203-fire-linkerd-injected.yaml");
+    assert!(
+        !premises.contains(&"throughSidecar".to_owned()),
+        "{premises:?}"
+    );
+}

@@ -9,7 +9,7 @@ use super::scale::Scale;
 use crate::pipeline::located::Analysis;
 use crate::report::style::{Style, Tone};
 use crate::report::wrap;
-use crate::resolve::HookDuration;
+use crate::resolve::{HookDuration, StopMethod};
 use crate::rules::{Severity, describe};
 use crate::simulate::{Event, EventKind, Phase, events};
 use crate::time::Millis;
@@ -440,6 +440,18 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
             ),
             None => "SIGTERM, dropped".to_owned(),
         },
+        EventKind::ControllerSigterm => match container.and_then(|c| controller_kill(plan, c)) {
+            Some((by, delivery)) => format!("{by} sends SIGTERM ({delivery})"),
+            None => "SIGTERM from the workload's controller".to_owned(),
+        },
+        EventKind::ControllerSigtermFails => {
+            match container.and_then(|c| controller_kill(plan, c)) {
+                Some((by, delivery)) => {
+                    format!("{by} cannot send SIGTERM ({delivery}: the exec fails): it runs on")
+                }
+                None => "the workload's controller cannot signal it: it runs on".to_owned(),
+            }
+        }
         EventKind::Sigkill => "SIGKILL".to_owned(),
         EventKind::InboundDrained => {
             "drains inbound connections (GOAWAY / Connection: close)".to_owned()
@@ -454,6 +466,20 @@ fn describe(event: &Event, analysis: &Analysis) -> String {
         EventKind::JobFails => "the pod fails: a stopped sidecar exited non-zero".to_owned(),
         EventKind::NeverCompletes => "the Job never completes".to_owned(),
     }
+}
+
+/// Who signals `container` once the work is done, and how the signal gets there, when
+/// the workload's controller does (Argo Workflows).
+fn controller_kill<'a>(
+    plan: &'a crate::resolve::PodPlan,
+    container: &crate::resolve::PlannedContainer,
+) -> Option<(&'static str, &'a str)> {
+    plan.work_stops().find_map(|(_, stop)| match &stop.method {
+        StopMethod::Controller { by, delivery, .. } if stop.method.reaches_container(container) => {
+            Some((*by, delivery.as_str()))
+        }
+        _ => None,
+    })
 }
 
 fn list_events(out: &mut String, analysis: &Analysis, all: &[Event], phase: Phase, style: Style) {

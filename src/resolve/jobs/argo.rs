@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::time::Millis;
-use crate::workload::argo::{INIT, MAIN, WAIT};
+use crate::workload::argo::{CONTROLLER, EMISSARY, INIT, MAIN, WAIT};
 
 /// Argo's volume, where `argoexec` is (`VarRunArgoPath`, `ArgoExecBinMountPath`).
 pub(super) const ARGO_MOUNTS: [&str; 2] = ["/var/run/argo", "/argo-bin"];
@@ -83,19 +83,30 @@ pub(super) fn controller_stop(b: &mut Builder, models: &Registry) {
             continue;
         };
         let emissary = under_emissary(b, container);
-        if emissary {
+        // A template's own sidecar is stopped by its emissary once `main` has exited,
+        // whatever the controller's exec in it does; any other container only by what
+        // the controller execs.
+        let (by, delivery, command, effective, annotated) = if emissary {
             wrapped.push(index);
-        }
-        let (command, effective) = kill_command(b, models, container, emissary);
-        // A kill command of the pod's own is where its failure lies.
-        let annotated = b
-            .workload
-            .pod_annotation(&format!("{KILL_CMD}{}", container.name))
-            .map(|(_, path)| path);
+            let delivery = format!("to its process group, once `{MAIN}` has exited");
+            (EMISSARY, delivery, String::new(), Ok(()), None)
+        } else {
+            let (command, effective) = kill_command(b, models, container);
+            // A kill command of the pod's own is where its failure lies.
+            let annotated = b
+                .workload
+                .pod_annotation(&format!("{KILL_CMD}{}", container.name))
+                .map(|(_, path)| path);
+            let delivery = format!("`{command}` exec'd in it");
+            (CONTROLLER, delivery, command, effective, annotated)
+        };
         stops.push(SidecarStop {
             path: annotated.unwrap_or_else(|| stop.path.clone()),
             method: StopMethod::Controller {
                 sidecar: sidecar.kind.clone(),
+                container: container.name.clone(),
+                by,
+                delivery,
                 kill_after: emissary.then_some(grace),
             },
             status: ExitStatus::Kept,
@@ -132,13 +143,12 @@ fn under_emissary(b: &Builder, container: &PlannedContainer) -> bool {
         })
 }
 
-/// The command Argo execs in `container` to send SIGTERM, shell-quoted, and whether
-/// it stops the container.
+/// The command Argo's controller execs in `container`, one not under the emissary, to
+/// send SIGTERM, shell-quoted, and whether it stops the container.
 fn kill_command(
     b: &Builder,
     models: &Registry,
     container: &PlannedContainer,
-    emissary: bool,
 ) -> (String, Result<(), StopFailure>) {
     let annotation = format!("{KILL_CMD}{}", container.name);
     let missing = container
@@ -160,7 +170,8 @@ fn kill_command(
         let effective = judge_kill(b, models, container, &argv);
         return (shell_words(&argv), effective);
     }
-    if emissary || container.name == WAIT {
+    if container.name == WAIT {
+        // Argo's own container: `argoexec` is in its image.
         return ("/var/run/argo/argoexec kill 15 1".to_owned(), Ok(()));
     }
     let written = "/bin/sh -c 'kill -15 1'".to_owned();

@@ -288,10 +288,39 @@ fn judge_call(
         }
         _ => models.models.iter().collect(),
     };
-    if let Some(verdict) = candidates
-        .iter()
-        .find_map(|model| model.judge_stop(&request, b))
-    {
+    // The first sidecar of the pod that a model knows, and whether `model` is its.
+    let pod_sidecar = b.init.iter().chain(&b.regular).find_map(|c| {
+        c.sidecar()
+            .filter(|s| s.kind.model().is_some())
+            .map(|s| (c, s))
+    });
+    let in_pod = |model: &dyn super::SidecarModel| {
+        b.init.iter().chain(&b.regular).any(|c| {
+            c.sidecar()
+                .and_then(|s| s.kind.model())
+                .is_some_and(|m| m.description().id == model.description().id)
+        })
+    };
+    // The models of the pod's own sidecars judge first.
+    let mut candidates = candidates;
+    candidates.sort_by_key(|model| !in_pod(**model));
+    if let Some((model, verdict)) = candidates.iter().find_map(|model| {
+        model
+            .judge_stop(&request, b)
+            .map(|verdict| (model, verdict))
+    }) {
+        // An endpoint or command of a sidecar the pod does not run, in a pod whose
+        // sidecar is another: the call reaches nothing (a signal's process name, as
+        // `envoy`, may be any proxy's, so it is judged as it is).
+        let foreign = !matches!(call.target, StopTarget::Signal { .. }) && !in_pod(**model);
+        if let Some((container, sidecar)) = pod_sidecar.filter(|_| foreign) {
+            let failure = StopFailure::NotInPod {
+                written_for: SidecarKind::Known(**model),
+                in_pod: sidecar.kind.clone(),
+                container: container.name.clone(),
+            };
+            return StopVerdict::new(verdict.method, Err(failure));
+        }
         return verdict;
     }
     match &call.target {

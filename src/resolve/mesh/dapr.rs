@@ -20,6 +20,7 @@ use crate::resolve::mesh::{Measure, Remedies, Stay, StopRequest, StopVerdict, Su
 use crate::resolve::plan::*;
 use crate::resolve::reading::Reading;
 use crate::resolve::shell::{HttpMethod, StopTarget};
+use crate::resolve::traffic::OwnInbound;
 use crate::resolve::vocabulary::Vocabulary;
 use crate::settings::{DaprVersion, Sourced};
 use crate::time::Millis;
@@ -129,8 +130,13 @@ impl SidecarModel for Dapr {
         }
         let graceful = graceful_shutdown(b);
         let block = block_shutdown(b);
+        let service = b.service_to_ports(&INBOUND_PORTS);
         injected::resolve(b, &DAPRD, opt_in, |daprd| {
             apply_shutdown(daprd, graceful, block);
+            daprd.own_inbound = Some(OwnInbound {
+                ports: &INBOUND_PORTS,
+                service,
+            });
         });
     }
 
@@ -159,6 +165,14 @@ impl SidecarModel for Dapr {
         Some(StopVerdict::new(method, effective))
     }
 }
+
+/// The ports on which daprd takes requests from outside the pod
+/// (`pkg/injector/sidecar/consts.go`): its HTTP API (`SidecarHTTPPort`, 3500), its gRPC
+/// API (`SidecarAPIGRPCPort`, 50001) and the internal gRPC port other apps' sidecars
+/// invoke this app through (`SidecarInternalGRPCPort`, 50002, behind the operator's
+/// `<app-id>-dapr` Service). daprd proxies nothing else: a client of the app's own
+/// port reaches the app directly, and daprd's shutdown does not refuse it.
+const INBOUND_PORTS: [i32; 3] = [3500, 50001, 50002];
 
 /// daprd's stop endpoint.
 const SHUTDOWN: &str = "/v1.0/shutdown";

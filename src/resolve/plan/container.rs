@@ -76,6 +76,11 @@ pub struct PlannedContainer {
     pub exit: ExitPolicy,
     /// For proxies: when traffic through it stops working.
     pub traffic: Option<TrafficCuts>,
+    /// For a sidecar that proxies none of the pod's own traffic (Dapr's daprd): the
+    /// ports on which it serves requests from outside the pod, and the input's Service
+    /// that sends requests to one of them, when one does. `None` for a proxy that
+    /// carries the pod's inbound traffic whatever port it arrives on.
+    pub own_inbound: Option<crate::resolve::traffic::OwnInbound>,
     /// In a Job, how this work container stops the sidecars when it is done.
     pub sidecar_stops: Vec<SidecarStop>,
     /// For proxies: the setting that asks the app to wait for this proxy
@@ -158,6 +163,7 @@ impl PlannedContainer {
             runs_for: None,
             exit: ExitPolicy::Immediately,
             traffic: None,
+            own_inbound: None,
             sidecar_stops: Vec::new(),
             gate_request: None,
             probe_grace: None,

@@ -217,6 +217,27 @@ impl PodPlan {
             .flat_map(|(_, app)| app.sidecar_stops.iter().map(move |stop| (app, stop)))
     }
 
+    /// Whether the workload's controller stops every sidecar a call of the work is
+    /// meant for, whatever the call does (an Argo step's `main` calling its proxy's
+    /// stop endpoint): its failure leaves no sidecar running (docs/lifecycle.md §5.7).
+    pub fn controller_stops_anyway(&self, stop: &SidecarStop) -> bool {
+        if matches!(stop.method, StopMethod::Controller { .. }) {
+            return false;
+        }
+        let mut meant_for = self
+            .regular()
+            .filter(|(_, c)| c.sidecar().is_some() && stop.method.reaches_container(c))
+            .peekable();
+        meant_for.peek().is_some()
+            && meant_for.all(|(_, sidecar)| {
+                self.work_stops().any(|(_, other)| {
+                    matches!(other.method, StopMethod::Controller { .. })
+                        && other.effective.is_ok()
+                        && other.method.reaches_container(sidecar)
+                })
+            })
+    }
+
     /// Sidecars that carry the pod's traffic (mesh proxies).
     pub fn proxies(&self) -> impl Iterator<Item = (ContainerId, &PlannedContainer)> {
         self.containers

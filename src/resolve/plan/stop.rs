@@ -152,6 +152,16 @@ pub enum StopFailure {
         /// The call is the sidecar's own command rather than its HTTP endpoint.
         command: bool,
     },
+    /// The call is another sidecar's (its endpoint or command) than the one the pod
+    /// runs: nothing in the pod answers it.
+    NotInPod {
+        /// The sidecar the call was written for.
+        written_for: SidecarKind,
+        /// The pod's sidecar.
+        in_pod: SidecarKind,
+        /// Its container.
+        container: String,
+    },
     /// Nothing in the pod serves the stop path on this port.
     NothingOnPort {
         /// The port called.
@@ -369,6 +379,14 @@ pub enum StopMethod {
         /// The sidecar it signals (one stop per sidecar: whether the signal can be
         /// delivered depends on each container's image).
         sidecar: SidecarKind,
+        /// The container it signals: each one has its own kill command, so a stop
+        /// reaches that container alone, not every sidecar of its kind.
+        container: String,
+        /// Who signals it (`Argo's controller`, `Argo's emissary`).
+        by: &'static str,
+        /// How the signal gets there (the command exec'd in the container,
+        /// shell-quoted, or the emissary's own signal to its process group).
+        delivery: String,
         /// How long after the signal a SIGKILL ends it, when one can (Argo's emissary
         /// kills its child's process group); `None`: nothing can kill a PID 1 from
         /// inside its container, so it exits only when it chooses.
@@ -426,10 +444,15 @@ impl StopMethod {
     }
 
     /// Whether this way of stopping addresses `container`: a self-stop only the
-    /// sidecar that waits for it, any other way the sidecars of the kind it reaches.
+    /// sidecar that waits for it, a controller's kill only the container it is exec'd
+    /// in, any other way the sidecars of the kind it reaches.
     pub fn reaches_container(&self, container: &PlannedContainer) -> bool {
         match self {
             StopMethod::SelfStop { sidecar, .. } => *sidecar == container.name,
+            StopMethod::Controller {
+                container: signalled,
+                ..
+            } => *signalled == container.name,
             _ => container.sidecar().is_some_and(|s| self.reaches(&s.kind)),
         }
     }

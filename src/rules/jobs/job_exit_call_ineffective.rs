@@ -13,11 +13,13 @@ declare_rule! {
     /// never sees: a file the work creates in another volume than the one the sidecar
     /// watches, or in one whose sidecar runs its image's entrypoint and watches nothing,
     /// a kubexit tombstone in another graveyard or not among the sidecar's
-    /// `KUBEXIT_DEATH_DEPS`. In an Argo Workflows step, the kill command Argo execs in a
-    /// sidecar once `main` has exited: `/bin/sh -c 'kill -15 1'` in an injected proxy
-    /// whose image has no shell, a `workflows.argoproj.io/kill-cmd-<container>`
+    /// `KUBEXIT_DEATH_DEPS`. In an Argo Workflows step, the kill command Argo's controller
+    /// execs in an injected sidecar once `main` has exited: `/bin/sh -c 'kill -15 1'` in
+    /// a proxy whose image has no shell, a `workflows.argoproj.io/kill-cmd-<container>`
     /// annotation whose program the image lacks or that is not a JSON list, or one that
-    /// is the sidecar's own stop call where that call is off (Linkerd's `/shutdown`).
+    /// is the sidecar's own stop call where that call is off (Linkerd's `/shutdown`). A
+    /// template's own sidecar stays silent whatever its kill command (its emissary
+    /// stops it), and so does a failing call of `main`'s to a sidecar Argo stops.
     ///
     /// ## Why it loses traffic
     /// The sidecar keeps running, so the pod stays `Running` and the Job (or the Argo
@@ -122,6 +124,16 @@ impl Violation for CallFails<'_> {
                 "make `{sidecar}` exit once the file is there, with a command that runs its process in the background and then `until [ -f {file} ]; do sleep 1; done; kill $!`; or {}",
                 self.working_call
             ),
+            // The pod's own sidecar, stopped as its model says.
+            StopFailure::NotInPod { container, .. } => self
+                .plan
+                .containers
+                .iter()
+                .find(|c| c.name == *container)
+                .map_or_else(
+                    || self.working_call.to_owned(),
+                    |sidecar| crate::rules::help::stop_sidecar(sidecar, self.plan),
+                ),
             StopFailure::KubexitNotADeathDep { name, .. } => format!(
                 "add `{name}` (the work's KUBEXIT_NAME) to the sidecar's KUBEXIT_DEATH_DEPS"
             ),
@@ -144,6 +156,10 @@ impl Rule for JobExitCallIneffective {
                 continue;
             };
             if failure.is_unreachable_signal() {
+                continue;
+            }
+            // The workload's controller stops the sidecar anyway (an Argo step).
+            if plan.controller_stops_anyway(stop) {
                 continue;
             }
             let violation = CallFails {
@@ -185,6 +201,15 @@ fn reason(failure: &StopFailure) -> String {
                 sidecar.label()
             ),
         },
+        StopFailure::NotInPod {
+            written_for,
+            in_pod,
+            container,
+        } => format!(
+            "it is the {}'s stop call, and this pod runs none: its sidecar is the {} `{container}`, which the call does not reach",
+            written_for.label(),
+            in_pod.label()
+        ),
         StopFailure::NothingOnPort { port, path, served } => format!(
             "nothing in this pod serves {path} on port {port}; {} listens on {}",
             served.by, served.port

@@ -10,7 +10,9 @@ declare_rule! {
     /// A Job's work stops its sidecar by signalling the sidecar's process (`pkill`,
     /// `kill`, `killall`) when it cannot: without `shareProcessNamespace: true` the
     /// process is not visible from the work's container, and a work container running
-    /// as another non-root user may not signal it.
+    /// as another non-root user may not signal it. An Argo Workflows step stays silent
+    /// where Argo signals that sidecar itself once `main` has exited (docs/lifecycle.md
+    /// §5.7).
     ///
     /// ## Why it loses traffic
     /// The signal goes nowhere, the sidecar keeps running, the pod stays `Running`, and
@@ -131,6 +133,10 @@ impl Rule for JobKillNeedsSharedPid {
             };
             // A signal that stops the wrong process, or is never sent, is ML304's.
             if !failure.is_unreachable_signal() {
+                continue;
+            }
+            // The workload's controller stops the sidecar anyway (an Argo step).
+            if plan.controller_stops_anyway(stop) {
                 continue;
             }
             // The stop API of the sidecar the signal is meant for.

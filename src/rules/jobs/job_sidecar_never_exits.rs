@@ -3,7 +3,7 @@ use serde_json::Value as Json;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::resolve::mesh::Displaced;
 use crate::resolve::shell::with_exit_trap;
-use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind};
+use crate::resolve::{PlannedContainer, PodPlan, SelfStopTrigger, SidecarKind, StopFailure};
 use crate::rules::help::{
     container_label_path, displacement, is_in_manifest, quoted_list, stop_sidecar,
 };
@@ -222,11 +222,13 @@ impl Rule for JobSidecarNeverExits {
             let Some(kind) = sidecar.sidecar().map(|s| &s.kind) else {
                 continue;
             };
-            // Calls that try and fail are ML303/ML304's.
+            // Calls that try and fail are ML303/ML304's, another sidecar's stop call
+            // made in this sidecar's pod among them.
             let tried = plan.apps().any(|(_, app)| {
-                app.sidecar_stops
-                    .iter()
-                    .any(|stop| stop.method.reaches_container(sidecar))
+                app.sidecar_stops.iter().any(|stop| {
+                    stop.method.reaches_container(sidecar)
+                        || matches!(&stop.effective, Err(StopFailure::NotInPod { container, .. }) if *container == sidecar.name)
+                })
             });
             if tried {
                 continue;

@@ -1,10 +1,10 @@
 use crate::resolve::PodPlan;
 use crate::resolve::traffic::Serves;
 use crate::resolve::{Cut, HookEffect, PlannedContainer};
-use crate::rules::Premise;
 use crate::rules::help::container_label;
 use crate::rules::stay::{self, StayAnswer};
 use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Severity, Violation, declare_rule};
+use crate::rules::{Premise, Subject};
 use crate::simulate::Phase;
 use crate::time::Millis;
 
@@ -66,8 +66,12 @@ declare_rule! {
     /// with the pod) or when the refusal comes later and only the default endpoint
     /// propagation makes it early (settle with `--endpoint-propagation` or
     /// `mesh-lifecycle.io/endpoint-propagation`), or when a version default decides the
-    /// proxy. A pod without labels is in no Service's endpoints: no finding.
-    /// These lowerings are the default; `--assumed-losses full` keeps the warning.
+    /// proxy. A pod without labels is in no Service's endpoints: no finding. A sidecar
+    /// that proxies none of the pod's own traffic (Dapr's daprd) refuses only what is
+    /// sent to its own ports: proven where a Service of the input sends requests there
+    /// (the `<app-id>-dapr` Service), else info (premise "requests reach the pod through
+    /// the sidecar": the app's clients may reach only its own port, which daprd never
+    /// sees; docs/lifecycle.md §5.1). These lowerings are the default; `--assumed-losses full` keeps the warning.
     ///
     /// ## References
     /// - docs/lifecycle.md §2.1 (endpoint removal is asynchronous), §3.3 (the native Istio proxy's drain preStop, and the status ports on which it drains nothing), §3.6 (Envoy's inbound drain), §4.3 (Linkerd refuses new connections on SIGTERM), §5.1 (daprd closes its servers on SIGTERM), §5.3 (Kuma's native preStop drains at T0), §6 (endpoint propagation), §7 F11, F16
@@ -225,7 +229,12 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                     .container(&proxy.name)
                     .window(Phase::Termination, refused, removed, Some(&proxy.name))
                     .with_fix(fix)
-                    .premises(request_premises(plan, refused)),
+                    .premises(
+                        request_premises(plan, refused)
+                            .into_iter()
+                            .filter(|premise| !sent_to_sidecar(proxy, premise)),
+                    )
+                    .premises(through_sidecar(proxy)),
                 );
                 continue;
             }
@@ -269,6 +278,28 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
 /// needs that the input may not prove: a Service that sends them (none of the input
 /// selects the pod), and an endpoint propagation longer than `refused` (when it is the
 /// default; a refusal at 0 loses requests however fast the removal).
+/// A sidecar that proxies none of the pod's own traffic refuses only what comes to its
+/// own ports: where nothing of the input sends requests there, the app's clients reach
+/// its own port and never see the refusal.
+fn through_sidecar(proxy: &PlannedContainer) -> Vec<Premise> {
+    match &proxy.own_inbound {
+        Some(inbound) if inbound.service.is_none() => {
+            vec![Premise::through_sidecar(&proxy.name, inbound.ports)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `premise`, that requests arrive, is settled by a Service of the input that
+/// sends them to the sidecar's own ports (it selects the pod).
+fn sent_to_sidecar(proxy: &PlannedContainer, premise: &Premise) -> bool {
+    premise.subject == Subject::RequestsArrive
+        && proxy
+            .own_inbound
+            .as_ref()
+            .is_some_and(|inbound| inbound.service.is_some())
+}
+
 pub(crate) fn request_premises(plan: &PodPlan, refused: Millis) -> Vec<Premise> {
     let mut premises = Vec::new();
     let selected = plan

@@ -341,10 +341,31 @@ fn completion(analysis: &Analysis) -> Option<Panel> {
         }
         let mut lane = lane(container);
         let started = record.start.started.unwrap_or_default();
+        // The SIGTERM the workload's controller delivers once the work is done.
+        let signalled = record
+            .job
+            .controller_signal
+            .filter(|signal| signal.delivered && !signal.dropped)
+            .map(|signal| signal.at);
         match record.job.exit {
             Some(exit) => {
-                segment(&mut lane, started, exit, State::Running);
-                mark(&mut lane, exit, MarkKind::Exit);
+                let stopping = signalled.filter(|at| *at < exit);
+                segment(&mut lane, started, stopping.unwrap_or(exit), State::Running);
+                if let Some(at) = stopping {
+                    segment(&mut lane, at, exit, State::Stopping);
+                    mark(&mut lane, at, MarkKind::Sigterm);
+                }
+                match record
+                    .job
+                    .controller_signal
+                    .and_then(|signal| signal.killed)
+                {
+                    Some(at) => {
+                        mark(&mut lane, at, MarkKind::Sigkill);
+                        lane.note = Some(format!("SIGKILL at {at}"));
+                    }
+                    None => mark(&mut lane, exit, MarkKind::Exit),
+                }
             }
             None => {
                 segment(&mut lane, started, completion.work_done, State::Running);
