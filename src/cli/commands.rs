@@ -61,6 +61,11 @@ pub struct LintArgs {
     #[arg(long, help_heading = "Fixes")]
     pub diff: bool,
 
+    /// With --diff, name the files in the headers without git's a/ and b/ prefixes, so
+    /// that `patch -p0` applies the diff (without it: `patch -p1` or `git apply`).
+    #[arg(long, requires = "diff", help_heading = "Fixes")]
+    pub no_prefix: bool,
+
     /// Report only the findings the baseline FILE does not hold: the ones it holds are
     /// counted in the summary and never fail the run, and its entries that match no
     /// finding any more are named.

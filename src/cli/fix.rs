@@ -5,7 +5,8 @@
 //! Each input is taken on its own terms. A file is fixed in place, except its
 //! documents Helm rendered (`# Source: chart/templates/…`), whose fixes belong in the
 //! chart and are shown as a diff. Standard input is printed back, fixed, on standard
-//! output (the report then goes to `--output-file`, or standard error). A stream (`<(…)`),
+//! output (the report, of the stream printed, then goes to `--output-file`, or
+//! standard error). A stream (`<(…)`),
 //! the output of a kustomization or a chart the run rendered, and an object read with
 //! `--cluster` cannot be written back: they get the diff. A
 //! file that cannot be written is an error of that file alone: the others are fixed,
@@ -27,7 +28,8 @@ use crate::rules::RuleMeta;
 /// What the fixes came to, for the report that follows them.
 #[derive(Debug, Default)]
 pub struct Done {
-    /// Findings whose fix was written back to a file.
+    /// Findings whose fix was written back to a file or made in the fixed standard
+    /// input printed, with those another finding's fix cleared.
     pub fixed: usize,
     /// Those fixes, by file and rule, for `--show-fixes`.
     pub by_file: Vec<(String, Vec<(&'static RuleMeta, usize)>)>,
@@ -39,6 +41,10 @@ pub struct Done {
     /// Whether the fixed standard input took standard output, so the report goes
     /// elsewhere.
     pub stdout_taken: bool,
+    /// The fixed standard input printed on standard output: the report that follows is
+    /// of it, as ruff reports a fixed standard input, so that it offers no fix `--fix`
+    /// already made.
+    pub stdin_fixed: Option<String>,
 }
 
 /// How the run goes on.
@@ -120,9 +126,15 @@ struct Session<'a> {
     stdout: io::StdoutLock<'static>,
     /// Whether standard output (or the diff's file) went away.
     closed: bool,
-    /// Findings `--diff` would fix, and whether any file would change.
+    /// Findings `--diff` would fix (those `--fix` writes back), those it shows but
+    /// `--fix` could not write back either (rendered, streamed or read from the
+    /// cluster), and whether any file would change.
     would_fix: usize,
+    would_show: usize,
     changed: bool,
+    /// Findings with an unsafe fix that passed its check, which a run without
+    /// `--unsafe-fixes` leaves (ruff's "hidden fixes").
+    hidden: usize,
     /// What could not be read, for `--diff` and `--fix-only`, which print no report.
     errors: usize,
     base: Option<PathBase>,
@@ -144,7 +156,9 @@ impl<'a> Session<'a> {
             stdout: io::stdout().lock(),
             closed: false,
             would_fix: 0,
+            would_show: 0,
             changed: false,
+            hidden: 0,
             errors: prepared.errors.len(),
             base: PathBase::current_dir().ok(),
             done: Done::default(),
@@ -188,15 +202,7 @@ impl<'a> Session<'a> {
         }
         let path = self.diff_path(name);
         let all_made = fixed.made.len() + fixed.made_rendered.len();
-        if self.args.diff {
-            self.would_fix += all_made;
-            if fixed.fixed != fixed.original {
-                self.changed = true;
-                let diff = fix::unified_diff(&path, &fixed.original, &fixed.fixed);
-                self.emit_diff(&diff);
-            }
-            return;
-        }
+        self.hidden += fixed.hidden;
         let rendered_by = rendering.map(|rendering| match rendering.renderer {
             Renderer::Kustomize => {
                 "it was rendered by kubectl kustomize; change the kustomization's files instead"
@@ -216,6 +222,23 @@ impl<'a> Session<'a> {
                 }
             }
         };
+        if self.args.diff {
+            // Counted as `--fix` would write them: a Helm-rendered document's fixes and
+            // those of an input that is not written back apart.
+            let written = match target {
+                Target::File(_) if !fixed.incomplete => fixed.made.len(),
+                Target::Stdout if !fixed.incomplete => all_made,
+                _ => 0,
+            };
+            self.would_fix += written;
+            self.would_show += all_made - written;
+            if fixed.fixed != fixed.original {
+                self.changed = true;
+                let diff = self.diff(&path, &fixed.original, &fixed.fixed);
+                self.emit_diff(&diff);
+            }
+            return;
+        }
         if matches!(target, Target::Stdout) {
             // Standard output holds the fixed stream, or nothing rather than half of it.
             self.done.stdout_taken = true;
@@ -247,7 +270,7 @@ impl<'a> Session<'a> {
                 } else if fixed.in_place != fixed.original {
                     match fix::write::replace(file, &fixed.original, &fixed.in_place) {
                         Ok(()) => {
-                            self.done.fixed += fixed.made.len();
+                            self.done.fixed += fixed.made.len() + fixed.also_cleared;
                             self.done
                                 .by_file
                                 .push((name.to_string(), by_rule(&fixed.made)));
@@ -284,10 +307,12 @@ impl<'a> Session<'a> {
                 }
                 if all_made > 0 {
                     self.note(&format!(
-                        "{name}: {} made in the stream printed on standard output; the input keeps its findings",
+                        "{name}: {} made in the stream printed on standard output",
                         count(all_made)
                     ));
                 }
+                self.done.fixed += all_made + fixed.also_cleared;
+                self.done.stdin_fixed = Some(fixed.fixed);
             }
             Target::DiffOnly(why) => {
                 if fixed.fixed != fixed.original {
@@ -334,7 +359,15 @@ impl<'a> Session<'a> {
                 return Err(error);
             }
             if !self.args.quiet {
-                super::diagnostic(&format!("Would fix {}.\n", findings(self.would_fix)));
+                let mut line = format!("Would fix {}", findings(self.would_fix));
+                if self.would_show > 0 {
+                    line.push_str(&format!(
+                        "; {} more in the diff in rendered, streamed or cluster documents, \
+                         which --fix cannot write back: make them in their sources",
+                        self.would_show
+                    ));
+                }
+                super::diagnostic(&format!("{line}{}.\n", self.hidden_fixes()));
             }
             return Ok(Next::Exit(if self.errors > 0 {
                 2
@@ -343,7 +376,11 @@ impl<'a> Session<'a> {
             }));
         }
         if self.args.fix_only {
-            let line = format!("Fixed {}.\n", findings(self.done.fixed));
+            let line = format!(
+                "Fixed {}{}.\n",
+                findings(self.done.fixed),
+                self.hidden_fixes()
+            );
             if !self.args.quiet || self.done.fixed > 0 {
                 super::diagnostic(&line);
             }
@@ -355,6 +392,27 @@ impl<'a> Session<'a> {
             return Ok(Next::Exit(status));
         }
         Ok(Next::Report(self.done))
+    }
+
+    /// " (2 hidden fixes can be enabled with the `--unsafe-fixes` option)", as ruff
+    /// ends its `--diff` and `--fix` lines, when the run leaves unsafe fixes; else "".
+    fn hidden_fixes(&self) -> String {
+        match self.hidden {
+            0 => String::new(),
+            _ if self.args.unsafe_fixes => String::new(),
+            1 => " (1 hidden fix can be enabled with the `--unsafe-fixes` option)".to_owned(),
+            n => format!(" ({n} hidden fixes can be enabled with the `--unsafe-fixes` option)"),
+        }
+    }
+
+    /// The diff `--diff` prints of `path`: git's headers, or without their prefixes
+    /// with `--no-prefix`.
+    fn diff(&self, path: &str, from: &str, to: &str) -> String {
+        if self.args.no_prefix {
+            fix::unified_diff_without_prefix(path, from, to)
+        } else {
+            fix::unified_diff(path, from, to)
+        }
     }
 
     /// The path the headers of an input's diff name: relative to the current directory

@@ -180,8 +180,11 @@ fn once(args: &LintArgs) -> io::Result<u8> {
     // After `--fix` the report reads the files as written: nothing the context pass
     // parsed or kept of them before the fixes is reused.
     let reread;
-    let inputs = if fixed.is_some() {
-        reread = prepared.inputs.unparsed();
+    let inputs = if let Some(done) = &fixed {
+        reread = match &done.stdin_fixed {
+            Some(text) => prepared.inputs.unparsed_with_stdin(text),
+            None => prepared.inputs.unparsed(),
+        };
         &reread
     } else {
         &prepared.inputs

@@ -15,14 +15,26 @@ use similar::TextDiff;
 /// ends are kept as they are; a last line without a line break is marked
 /// `\ No newline at end of file`.
 pub fn unified_diff(path: &str, original: &str, fixed: &str) -> String {
+    let path = path.trim_start_matches('/');
+    diff(original, fixed, &header("a/", path), &header("b/", path))
+}
+
+/// [`unified_diff`] with the path as it is in both headers, without git's `a/` and
+/// `b/` (`--no-prefix`, as `git diff --no-prefix` writes them): `patch -p0` applies it
+/// where `path` is relative to, and `git apply -p0`.
+pub fn unified_diff_without_prefix(path: &str, original: &str, fixed: &str) -> String {
+    let name = header("", path);
+    diff(original, fixed, &name, &name)
+}
+
+fn diff(original: &str, fixed: &str, from: &str, to: &str) -> String {
     if original == fixed {
         return String::new();
     }
-    let path = path.trim_start_matches('/');
     TextDiff::from_lines(original, fixed)
         .unified_diff()
         .context_radius(3)
-        .header(&header("a/", path), &header("b/", path))
+        .header(from, to)
         .to_string()
 }
 

@@ -72,7 +72,8 @@ pub(super) struct KeyComments {
     pub leading_start: usize,
     /// Where the key's line starts.
     pub key_line: usize,
-    /// The comment after the key's value on its line.
+    /// The comment after the key's value on its line, with the spaces before it as
+    /// the user wrote them (a comment column they aligned stays aligned).
     pub trailing: Option<String>,
 }
 
@@ -212,7 +213,19 @@ impl<'t> Editor<'t> {
             let roots =
                 parse_documents(&text, self.first_line, &limits).map_err(|_| unreadable())?;
             let root = roots.get(document).ok_or_else(unreadable)?;
-            let mut step = Editor::starting_at(&text, self.first_line, root).change(change)?;
+            // Laid out as the document as read is: a change before may have left it
+            // nothing to tell the layout by (`metadata: {}`).
+            let lines = LineStarts::new(&text);
+            let layout = self.laid_out.then_some(self.layout);
+            let step_editor = Editor::with_lines(
+                &text,
+                self.first_line,
+                root,
+                Cow::Owned(lines.starts().to_vec()),
+                self.layout.newline,
+                layout,
+            );
+            let mut step = step_editor.change(change)?;
             // Offsets of the step are the original text's while no change came before.
             if let Some(decorate) = decorate {
                 decorate(change, &mut step, edits.is_empty());
@@ -267,9 +280,7 @@ impl<'t> Editor<'t> {
             Value::Map(_) | Value::Seq(_) => None,
             _ => {
                 let comment = rest.trim_start();
-                comment
-                    .starts_with('#')
-                    .then(|| comment.trim_end().to_owned())
+                comment.starts_with('#').then(|| rest.trim_end().to_owned())
             }
         };
         (!leading.is_empty() || trailing.is_some()).then_some(KeyComments {
@@ -430,7 +441,9 @@ impl<'t> Editor<'t> {
     /// Replaces the scalar at `path` with `value`, a scalar, written in the old
     /// value's quoting style where that style holds the new value with its type (a
     /// number replacing `"30"` is written plain). A literal or folded block stays a
-    /// literal block, with its header comment and indentation.
+    /// block scalar with its header as written (`|` or `>`, chomping, indentation
+    /// indicator) when the new text reads back through it, else a literal block; its
+    /// header comment and indentation are kept.
     pub fn replace_scalar(&self, path: &JsonPath, value: &Json) -> Result<Vec<Edit>, EditError> {
         if let Some((outer, inner)) = split_embedded(path) {
             return self.edit_embedded(&outer, |editor| editor.replace_scalar(&inner, value));
@@ -476,27 +489,36 @@ impl<'t> Editor<'t> {
             let indent = node.span.start.column.saturating_sub(1) as usize;
             let content_start = self.line_start(node.span.start);
             let ends_line = self.text[..end].ends_with(['\n', '\r']);
-            if let Some(block) = render::literal_block(text, indent, self.layout.newline) {
-                let (new_header, lines) = block
-                    .split_once(self.layout.newline)
-                    .unwrap_or((&block, ""));
-                let mut lines = lines.to_owned();
-                if ends_line {
-                    lines.push_str(self.layout.newline);
-                }
-                let header_end = header
-                    + self.text[header..]
-                        .find(|c: char| c.is_whitespace())
-                        .unwrap_or(self.text.len() - header);
+            let header_end = header
+                + self.text[header..]
+                    .find(|c: char| c.is_whitespace())
+                    .unwrap_or(self.text.len() - header);
+            let newline = self.layout.newline;
+            let ending = if ends_line { newline } else { "" };
+            // The header as written (`>`, `|2`, `|+`) when the new text reads back
+            // through it, else a literal block's own.
+            let written = &self.text[header..header_end];
+            let lines = match node.style {
+                Style::Folded => render::folded_lines(text, indent, newline),
+                _ => render::block_lines(text, indent, newline),
+            };
+            let kept = lines
+                .map(|(_, lines)| lines)
+                .filter(|lines| self.reads_back(header, header_end, lines, ending, text));
+            let rewritten = kept.map(|lines| (written.to_owned(), lines)).or_else(|| {
+                let block = render::literal_block(text, indent, newline)?;
+                let (new_header, lines) = block.split_once(newline).unwrap_or((&block, ""));
+                Some((new_header.to_owned(), format!("{newline}{lines}")))
+            });
+            if let Some((new_header, lines)) = rewritten {
+                let lines = lines.strip_prefix(newline).unwrap_or(&lines);
                 return Ok(vec![
                     Edit::replace(header..header_end, new_header),
-                    Edit::replace(content_start..end, lines),
+                    Edit::replace(content_start..end, format!("{lines}{ending}")),
                 ]);
             }
             let mut quoted = render::double_quoted(text);
-            if ends_line {
-                quoted.push_str(self.layout.newline);
-            }
+            quoted.push_str(ending);
             return Ok(vec![Edit::replace(header..end, quoted)]);
         }
         let start = self.after_properties(self.offset(node.span.start), end);
@@ -511,6 +533,33 @@ impl<'t> Editor<'t> {
         };
         let text = render::scalar(value, style, context).unwrap_or_default();
         Ok(vec![Edit::replace(start..end, text)])
+    }
+
+    /// Whether the block scalar whose header runs from `header` to `header_end` reads
+    /// as `text` with its content `lines` (as [`render::block_lines`] writes them) and
+    /// `ending`: its header line as written, then those lines, read on their own with
+    /// the loader.
+    fn reads_back(
+        &self,
+        header: usize,
+        header_end: usize,
+        lines: &str,
+        ending: &str,
+        text: &str,
+    ) -> bool {
+        let line = self.text[..header]
+            .rfind(['\n', '\r'])
+            .map_or(0, |at| at + 1);
+        let alone = format!(
+            "{}{lines}{ending}",
+            &self.text[line..line_end(self.text, header_end)]
+        );
+        let Ok(roots) = parse_documents(&alone, 1, &Limits::default()) else {
+            return false;
+        };
+        roots
+            .first()
+            .is_some_and(|root| first_block_scalar(root) == Some(text))
     }
 
     /// Inserts `value` at `path`, which must not exist yet. Mappings missing on the way
@@ -548,6 +597,25 @@ impl<'t> Editor<'t> {
         });
         let parent = JsonPath::from_segments(&segments[..found.depth]);
         match &found.node.value {
+            // `{}` as the value of a block key is how block YAML writes an empty mapping
+            // (`kubectl get -o yaml`, Helm's `toYaml`, a key whose last entry a fix
+            // removed): what goes in it is written as a block, as kubectl writes it
+            // once the mapping has keys. A `{}` inside a flow collection stays flow.
+            Value::Map(entries)
+                if entries.is_empty()
+                    && self.is_flow(found.node)
+                    && self.laid_out
+                    && !found.in_flow =>
+            {
+                match found.entry {
+                    Some(entry) => {
+                        let mut map = serde_json::Map::new();
+                        map.insert((*first).to_owned(), nested);
+                        self.fill_null(entry, &Json::Object(map), false)
+                    }
+                    None => Ok(vec![self.insert_into_flow_map(found.node, first, &nested)]),
+                }
+            }
             Value::Map(_) if self.is_flow(found.node) => {
                 Ok(vec![self.insert_into_flow_map(found.node, first, &nested)])
             }
@@ -981,11 +1049,11 @@ impl<'t> Editor<'t> {
         }
     }
 
-    /// Gives the empty value of `entry` (`key:`, `key: ~`, `key: null`) the mapping
-    /// `map`.
+    /// Gives the empty value of `entry` (`key:`, `key: ~`, `key: null`, `key: {}`) the
+    /// mapping `map`.
     fn fill_null(&self, entry: &Entry, map: &Json, in_flow: bool) -> Result<Vec<Edit>, EditError> {
         let colon = self.colon_after(entry)?;
-        let value_end = self.offset(entry.value.span.end).max(colon + 1);
+        let value_end = self.node_end(&entry.value).max(colon + 1);
         if in_flow {
             let text = format!(" {}", render::flow(map, false));
             return Ok(vec![Edit::replace(colon + 1..value_end, text)]);
@@ -1308,6 +1376,18 @@ impl Editor<'_> {
 
 /// Whether two trees hold the same values under the same keys, wherever and however
 /// they are written.
+/// The text of the first literal or folded block scalar under `node`.
+fn first_block_scalar(node: &Node) -> Option<&str> {
+    match (&node.value, node.style) {
+        (Value::String(text), Style::Literal | Style::Folded) => Some(text),
+        (Value::Map(entries), _) => entries
+            .iter()
+            .find_map(|entry| first_block_scalar(&entry.value)),
+        (Value::Seq(items), _) => items.iter().find_map(first_block_scalar),
+        _ => None,
+    }
+}
+
 fn same_values(a: &Node, b: &Node) -> bool {
     match (&a.value, &b.value) {
         (Value::Map(x), Value::Map(y)) => {

@@ -55,7 +55,7 @@ pub mod vocabulary;
 pub mod write;
 
 pub use apply::{Applied, Outcome, apply_fixes};
-pub use diff::unified_diff;
+pub use diff::{unified_diff, unified_diff_without_prefix};
 pub use edit::{EditError, Editor};
 pub use verify::{Rejection, verify, verify_all};
 pub use vocabulary::{Applicability, Change, Edit, Fix, Planned, Remedy};

@@ -232,7 +232,6 @@ fn insert_comments(to: &JsonPath, comments: &KeyComments, step: &mut [Edit], new
         }
         out.push_str(line);
         if let Some(trailing) = &comments.trailing {
-            out.push_str("  ");
             out.push_str(trailing);
         }
         out.push_str(ending);

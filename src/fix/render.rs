@@ -83,23 +83,34 @@ pub(super) fn key(text: &str, context: Context) -> String {
 /// cannot hold it exactly (a leading space on the first line would need an
 /// indentation indicator; control characters need escapes).
 pub(super) fn literal_block(text: &str, indent: usize, newline: &str) -> Option<String> {
+    if text.starts_with(' ') {
+        return None;
+    }
+    let (trailing, lines) = block_lines(text, indent, newline)?;
+    let header = match trailing {
+        0 => "|-",
+        1 => "|",
+        _ => "|+",
+    };
+    Some(format!("{header}{lines}"))
+}
+
+/// The content lines of a block scalar holding `text` after its header line, each
+/// starting with a line break and indented by `indent`, then the empty lines of a
+/// kept (`+`) ending; with how many line breaks end `text`. `None` when no block
+/// scalar holds it (nothing but line breaks, control characters that need escapes).
+pub(super) fn block_lines(text: &str, indent: usize, newline: &str) -> Option<(usize, String)> {
     let body = text.trim_end_matches('\n');
     let trailing = text.len() - body.len();
     if body.is_empty()
-        || body.starts_with(' ')
         || body
             .chars()
             .any(|c| c.is_control() && c != '\n' && c != '\t')
     {
         return None;
     }
-    let header = match trailing {
-        0 => "|-",
-        1 => "|",
-        _ => "|+",
-    };
     let pad = " ".repeat(indent);
-    let mut out = header.to_owned();
+    let mut out = String::new();
     for line in body.split('\n') {
         out.push_str(newline);
         if !line.is_empty() {
@@ -110,7 +121,36 @@ pub(super) fn literal_block(text: &str, indent: usize, newline: &str) -> Option<
     for _ in 1..trailing {
         out.push_str(newline);
     }
-    Some(out)
+    Some((trailing, out))
+}
+
+/// [`block_lines`] for a folded block scalar (`>`): a line break between two lines
+/// that are not more indented reads as a space there, so each such break is written
+/// with one empty line more.
+pub(super) fn folded_lines(text: &str, indent: usize, newline: &str) -> Option<(usize, String)> {
+    let body = text.trim_end_matches('\n');
+    let normal = |line: &str| !line.is_empty() && !line.starts_with([' ', '\t']);
+    let mut unfolded = String::with_capacity(body.len());
+    let mut previous: Option<&str> = None;
+    let mut empty = 0;
+    for line in body.split('\n') {
+        if line.is_empty() {
+            empty += 1;
+            continue;
+        }
+        let folds = previous.is_some_and(|before| normal(before) && normal(line));
+        if previous.is_some() {
+            unfolded.push('\n');
+        }
+        for _ in 0..empty + usize::from(folds) {
+            unfolded.push('\n');
+        }
+        unfolded.push_str(line);
+        previous = Some(line);
+        empty = 0;
+    }
+    unfolded.push_str(&text[body.len()..]);
+    block_lines(&unfolded, indent, newline)
 }
 
 /// `value` in flow style (`{a: 1, b: [x, y]}`); `json` writes JSON itself, for a

@@ -203,6 +203,18 @@ impl Inputs {
         inputs
     }
 
+    /// [`Inputs::unparsed`] with standard input's text replaced by `text`: after
+    /// `lint --fix` printed standard input fixed, the report is of what was printed.
+    pub fn unparsed_with_stdin(&self, text: &str) -> Inputs {
+        let mut inputs = self.unparsed();
+        for source in &mut inputs.sources {
+            if let Source::Stdin { name, .. } = source {
+                *source = Source::stdin(Some(name.clone()), text.as_bytes(), &self.limits);
+            }
+        }
+        inputs
+    }
+
     /// Inputs already taken.
     pub fn from_sources(sources: Vec<Source>, limits: ReadLimits) -> Inputs {
         Inputs {

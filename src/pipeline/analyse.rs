@@ -38,6 +38,8 @@ pub(super) fn unchanged(text: Arc<str>, first_line: u32) -> FixedPiece {
         text,
         first_line,
         made: Vec::new(),
+        also_cleared: 0,
+        hidden: 0,
         refused: Vec::new(),
         rendered_from: None,
         unfinished: false,

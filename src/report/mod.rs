@@ -91,7 +91,8 @@ pub struct FixCounts {
     /// Unsuppressed findings with an unsafe fix that passed its check.
     #[serde(rename = "unsafe")]
     pub unsafe_: usize,
-    /// With `lint --fix`: findings whose fix was written back.
+    /// With `lint --fix`: findings whose fix was written back (or made in the standard
+    /// input printed), with those another finding's fix cleared on the way.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed: Option<usize>,
     /// With `lint --fix`: findings whose fix could not be written back where it was

@@ -1436,3 +1436,168 @@ fn kuma_s_classic_sidecar_is_held_by_its_own_wait_for_the_dataplane() {
         fixed.text
     );
 }
+
+/// ML404 and ML101 fixed in one run on a pod template whose metadata holds only the
+/// opt-in annotation: `metadata:` stays a block (not `metadata: {labels: {…}}`), the
+/// hold is a literal block, the script's literal block is untouched, and the moved
+/// comment keeps the spaces that align it.
+#[test]
+fn ml404_on_a_template_of_one_annotation_keeps_the_blocks_and_the_comments() {
+    let fixed = common::fixing::fix_fixture(
+        "fixes/ml404-template-annotation-only.yaml",
+        "ML404",
+        &["--unsafe-fixes"],
+    );
+    let original = std::fs::read_to_string(common::testdata(
+        "fixes/ml404-template-annotation-only.yaml",
+    ))
+    .unwrap();
+    let expected = original.replace(
+        "      annotations:\n        sidecar.istio.io/inject: \"true\"    # the mesh, per pod\n",
+        "      labels:\n        sidecar.istio.io/inject: \"true\"    # the mesh, per pod\n      annotations:\n        proxy.istio.io/config: |\n          holdApplicationUntilProxyStarts: true\n",
+    );
+    assert_ne!(expected, original);
+    assert_eq!(fixed.text, expected);
+}
+
+/// The lines a run ends with, on standard error.
+fn stderr_of(args: &[&str], path: &Path) -> String {
+    let output = common::cli()
+        .arg("lint")
+        .args(args)
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `--diff` and `--fix-only` say how many unsafe fixes a run without `--unsafe-fixes`
+/// leaves, as ruff does; with it, they are made and nothing is said.
+#[test]
+fn diff_and_fix_only_name_the_unsafe_fixes_left() {
+    let (_dir, path) = copy("ml201-fire-prestop-plus-drain.yaml");
+    let hidden = "(1 hidden fix can be enabled with the `--unsafe-fixes` option).\n";
+    assert!(
+        stderr_of(&["--diff"], &path).ends_with(&format!("Would fix 0 findings {hidden}")),
+        "{}",
+        stderr_of(&["--diff"], &path)
+    );
+    let unsafe_diff = stderr_of(&["--diff", "--unsafe-fixes"], &path);
+    assert!(
+        unsafe_diff.ends_with("Would fix 1 finding.\n"),
+        "{unsafe_diff}"
+    );
+    assert!(
+        stderr_of(&["--fix-only"], &path).ends_with(&format!("Fixed 0 findings {hidden}")),
+        "{}",
+        stderr_of(&["--fix-only"], &path)
+    );
+}
+
+/// "Would fix N" counts what `--fix` writes: the fixes of a Helm-rendered document
+/// are in the diff but counted apart, and `--fix` writes none of them.
+#[test]
+fn would_fix_counts_what_fix_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rendered.yaml");
+    std::fs::copy(common::testdata("fixes/helm-rendered.yaml"), &path).unwrap();
+    let diff = stderr_of(&["--diff"], &path);
+    assert!(
+        diff.starts_with("Would fix 0 findings; 1 more in the diff in rendered"),
+        "{diff}"
+    );
+    let (report, _) = common::lint_json(&path, &["--fix"]);
+    assert_eq!(report["summary"]["fixes"]["fixed"], 0, "{report}");
+}
+
+/// After `--fix`, "Found" counts every finding there was, those another finding's fix
+/// cleared with it among the fixed (ruff's "Found N errors (M fixed, K remaining)").
+#[test]
+fn the_found_total_counts_the_findings_a_fix_cleared_with_it() {
+    let (_dir, path) = copy("ml301-fire-written-sidecar.yaml");
+    let (report, _) = common::lint_json(&path, &[]);
+    let summary = &report["summary"];
+    let before = ["errors", "warnings", "infos"]
+        .iter()
+        .map(|key| summary[key].as_u64().unwrap())
+        .sum::<u64>();
+    assert!(before > 1, "{summary}");
+    let errors = stderr_of(&["--fix", "--unsafe-fixes", "-q"], &path);
+    assert!(
+        errors.contains(&format!(
+            "Found {before} findings ({before} fixed, 0 remaining)."
+        )),
+        "{errors}"
+    );
+}
+
+/// `--fix` on standard input reports the stream it printed: no fix it made is offered
+/// again as "fixable with `--fix`".
+#[test]
+fn fixed_standard_input_offers_no_fix_it_made() {
+    let text =
+        std::fs::read_to_string(common::testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
+    let output = common::cli()
+        .args(["lint", "--fix", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let errors = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(String::from_utf8_lossy(&output.stdout), text);
+    assert!(!errors.contains("fixable with `--fix`"), "{errors}");
+    assert!(errors.contains("(1 fixed, "), "{errors}");
+}
+
+/// The diff `--diff` prints applies with `patch`: `-p1` with git's `a/` and `b/`
+/// prefixes, `-p0` with `--no-prefix`, in the directory the paths are relative to.
+#[test]
+fn the_diff_applies_with_patch() {
+    if common::tools::program("patch").is_none() {
+        return;
+    }
+    let fixture = "fixes/ml404-template-annotation-only.yaml";
+    let original = std::fs::read_to_string(common::testdata(fixture)).unwrap();
+    for (flags, strip) in [(&[][..], "-p1"), (&["--no-prefix"][..], "-p0")] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("deploy")).unwrap();
+        let path = dir.path().join("deploy/web.yaml");
+        std::fs::write(&path, &original).unwrap();
+        let fixed_dir = tempfile::tempdir().unwrap();
+        let fixed = fixed_dir.path().join("web.yaml");
+        std::fs::write(&fixed, &original).unwrap();
+        common::cli()
+            .args(["lint", "--fix", "--unsafe-fixes"])
+            .arg(&fixed)
+            .assert()
+            .code(predicates::ord::lt(2));
+        let diff = common::cli()
+            .current_dir(dir.path())
+            .args(["lint", "--diff", "--unsafe-fixes"])
+            .args(flags)
+            .arg("deploy/web.yaml")
+            .output()
+            .unwrap();
+        assert_eq!(diff.status.code(), Some(1), "{diff:?}");
+        let applied = std::process::Command::new(common::tools::path_of("patch"))
+            .current_dir(dir.path())
+            .args([strip, "--batch", "--silent"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(&diff.stdout)?;
+                child.wait()
+            })
+            .unwrap();
+        assert!(
+            applied.success(),
+            "patch {strip} failed on:\n{}",
+            String::from_utf8_lossy(&diff.stdout)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            std::fs::read_to_string(&fixed).unwrap(),
+            "{flags:?}"
+        );
+    }
+}

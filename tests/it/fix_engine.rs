@@ -1024,7 +1024,8 @@ fn changes_compose_in_one_mapping_and_after_a_move() {
         ),
         "kind: A\n---\nspec:\n  initContainers:\n  - name: shipper\n    image: s # pinned\n    restartPolicy: Always\n  containers:\n  - name: work\n---\nkind: C\n"
     );
-    // A key removed from a mapping another change inserts into.
+    // A key removed from a mapping another change inserts into: the block mapping
+    // stays a block.
     let text = "hook:\n  sleep:\n    seconds: 5\n";
     assert_eq!(
         remedied(
@@ -1035,7 +1036,7 @@ fn changes_compose_in_one_mapping_and_after_a_move() {
                 Change::Set(path("hook.exec.command"), json!(["sleep", "5"])),
             ]
         ),
-        "hook: {exec: {command: [sleep, \"5\"]}}\n"
+        "hook:\n  exec:\n    command:\n    - sleep\n    - \"5\"\n"
     );
 }
 
@@ -1147,5 +1148,105 @@ fn a_moved_key_keeps_its_comments() {
             ]
         ),
         "metadata:\n  labels:\n    app: web\n    # the mesh, per pod\n    sidecar.istio.io/inject: \"true\"  # ticket 42\n"
+    );
+}
+
+/// ML404 moving a pod template's only annotation: the block `metadata:` that held
+/// nothing else stays a block, the emptied `annotations:` goes (as kubectl leaves no
+/// empty `annotations:` behind), and the comment after the value keeps its spacing.
+#[test]
+fn a_key_moved_out_of_the_only_mapping_keeps_the_block_style() {
+    let annotation = inject_annotation();
+    let label = path("metadata.labels").key("sidecar.istio.io/inject");
+    let only = "metadata:\n  annotations:\n    sidecar.istio.io/inject: \"true\"    # mesh opt-in\nspec: {}\n";
+    assert_eq!(
+        remedied_as(
+            only,
+            vec![
+                Change::Remove(annotation.clone()),
+                Change::Set(label.clone(), json!("true")),
+            ],
+            &[
+                Change::Remove(path("metadata.annotations")),
+                Change::Set(label.clone(), json!("true")),
+            ]
+        ),
+        "metadata:\n  labels:\n    sidecar.istio.io/inject: \"true\"    # mesh opt-in\nspec: {}\n"
+    );
+    // A flow mapping stays flow.
+    let flow = "metadata: {annotations: {sidecar.istio.io/inject: \"true\"}}\nspec: {}\n";
+    assert_eq!(
+        remedied_as(
+            flow,
+            vec![
+                Change::Remove(annotation),
+                Change::Set(label.clone(), json!("true")),
+            ],
+            &[
+                Change::Remove(path("metadata.annotations")),
+                Change::Set(label, json!("true")),
+            ]
+        ),
+        "metadata: {labels: {sidecar.istio.io/inject: \"true\"}}\nspec: {}\n"
+    );
+}
+
+/// `{}` under a block key, as `kubectl get -o yaml` writes an empty mapping, gets
+/// block entries; inside a flow collection it stays flow.
+#[test]
+fn an_empty_mapping_under_a_block_key_gets_block_entries() {
+    let text = "metadata:\n  name: web\n  labels: {}  # none yet\nspec: {}\n";
+    assert_eq!(
+        set(text, &path("metadata.labels.app"), json!("web")),
+        "metadata:\n  name: web\n  labels:  # none yet\n    app: web\nspec: {}\n"
+    );
+    let flow = "metadata: {name: web, labels: {}}\n";
+    assert_eq!(
+        set(flow, &path("metadata.labels.app"), json!("web")),
+        "metadata: {name: web, labels: {app: web}}\n"
+    );
+}
+
+/// An edit inside a block scalar keeps its header as written: indicator (`|`, `>`),
+/// chomping (`-`, `+`) and indentation indicator; a folded block gets the empty lines
+/// that keep its new lines apart.
+#[test]
+fn a_block_scalar_keeps_its_indicator_chomping_and_indentation() {
+    let config = path("metadata.annotations").key("proxy.istio.io/config");
+    let hold = json!(true);
+    let embedded = config
+        .clone()
+        .embedded()
+        .key("holdApplicationUntilProxyStarts");
+    for header in ["|", "|-", "|+", "|4", ">", ">-", "|2-"] {
+        let indent = if header.starts_with("|2") { 6 } else { 8 };
+        let pad = " ".repeat(indent);
+        let text = format!(
+            "metadata:\n  annotations:\n    proxy.istio.io/config: {header}  # proxy\n{pad}proxyStatsMatcher:\n{pad}  inclusionPrefixes: [a]\nspec: {{}}\n"
+        );
+        let fixed = fixed(
+            &text,
+            0,
+            |editor| editor.set(&embedded, &hold),
+            &[Change::Set(embedded.clone(), hold.clone())],
+        );
+        assert!(
+            fixed.contains(&format!("proxy.istio.io/config: {header}  # proxy\n")),
+            "{header}:\n{fixed}"
+        );
+        assert!(
+            fixed.contains(&format!("{pad}holdApplicationUntilProxyStarts: true\n")),
+            "{header}:\n{fixed}"
+        );
+    }
+    let folded = "metadata:\n  annotations:\n    proxy.istio.io/config: >\n      terminationDrainDuration: 5s\nspec: {}\n";
+    assert_eq!(
+        fixed(
+            folded,
+            0,
+            |editor| editor.set(&embedded, &hold),
+            &[Change::Set(embedded.clone(), hold.clone())],
+        ),
+        "metadata:\n  annotations:\n    proxy.istio.io/config: >\n      terminationDrainDuration: 5s\n\n      holdApplicationUntilProxyStarts: true\nspec: {}\n"
     );
 }

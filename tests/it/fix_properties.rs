@@ -15,9 +15,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mesh_lifecycle::fix::{Change, verify::decode_stream};
+use mesh_lifecycle::fix::{Change, Outcome, apply_fixes, verify::decode_stream};
+use mesh_lifecycle::load::parse::parse_documents;
 use mesh_lifecycle::load::path::{JsonPath, Segment};
-use mesh_lifecycle::load::{Inputs, Limits, ReadLimits, Source};
+use mesh_lifecycle::load::{Inputs, Limits, Node, ReadLimits, Source, Value as LoadValue};
 use mesh_lifecycle::pipeline::fix::compare::{Graded, no_worse};
 use mesh_lifecycle::pipeline::{self, RunOptions};
 use mesh_lifecycle::settings::layers::{FileLayers, Flags};
@@ -356,6 +357,212 @@ fn no_fix_shares_the_process_namespace() {
     });
     assert!(offered > 100, "only {offered} fixes offered");
     assert_eq!(sharing, Vec::<String>::new());
+}
+
+/// Each fix offered on the rule fixtures, the corpus and the fix fixtures, made alone,
+/// keeps every line of its document byte for byte and in order but the lines of the
+/// nodes its changes replace or remove (with the comment lines just above a removed key
+/// or item, which go with it), the `key:` line of a mapping or sequence it leaves empty
+/// (`{}`, `[]`) and that of an empty one it fills: around what it changes it rewrites
+/// nothing (no block mapping becomes a flow line, no block scalar a quoted string, no
+/// comment is re-spaced). Lines it adds are the structure it must add; what they hold
+/// is checked by the fix's verification.
+#[test]
+fn a_fix_rewrites_no_line_outside_what_it_changes() {
+    let mut files = Vec::new();
+    for dir in ["rules", "corpus", "fixes"] {
+        let root = common::testdata(dir);
+        files.extend(
+            yaml_files(&root)
+                .into_iter()
+                .map(|relative| (format!("{dir}/{}", relative.display()), root.join(relative))),
+        );
+    }
+    let mut made = 0;
+    let mut outside = Vec::new();
+    for_each_finding(&files, |located| {
+        if let Some(rewritten) = rewritten_outside(located) {
+            made += 1;
+            outside.extend(rewritten);
+        }
+    });
+    assert!(made > 100, "only {made} fixes made");
+    assert!(outside.is_empty(), "{}", outside.join("\n\n"));
+}
+
+/// The lines the offered fix of `located`, made alone on its document, rewrites outside
+/// what its changes may (see [`a_fix_rewrites_no_line_outside_what_it_changes`]), each
+/// described; `None` when it offers no fix to make.
+fn rewritten_outside(located: &pipeline::Located) -> Option<Vec<String>> {
+    let Some(Ok(planned)) = &located.fix else {
+        return None;
+    };
+    if planned.fix.edits.is_empty() {
+        return None;
+    }
+    let text = &located.source.text;
+    let first_line = located.source.first_line;
+    let round = apply_fixes(text, std::slice::from_ref(&planned.fix), true);
+    assert_eq!(round.outcomes, [Outcome::Applied], "{}", located.file);
+    let fixed = round.text;
+    let roots = parse_documents(text, first_line, &Limits::default()).ok()?;
+    let fixed_roots = parse_documents(&fixed, first_line, &Limits::default()).ok()?;
+    let ([root], [fixed_root]) = (roots.as_slice(), fixed_roots.as_slice()) else {
+        return None;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |line: u32| line.saturating_sub(first_line) as usize;
+    let mut allowed = std::collections::BTreeSet::new();
+    for change in &planned.changes {
+        let (path, removed) = match change {
+            Change::Set(path, _) => (path, false),
+            Change::Remove(path) => (path, true),
+            Change::Move { from, .. } => (from, true),
+        };
+        let mut paths = vec![(path, removed)];
+        if let Change::Move { from, to } = change {
+            // A move reorders the lines from the item's sequence through the one it
+            // goes to: which of them a line diff keeps in place is its choice.
+            paths.push((to, false));
+            let sequence = |path: &JsonPath| {
+                let segments = path.segments();
+                let sequence = JsonPath::from_segments(&segments[..segments.len() - 1]);
+                let walked = walk(root, &sequence);
+                (walked.len() == walkable(&sequence)).then(|| {
+                    let (node, key_line) = walked[walked.len() - 1];
+                    (key_line.unwrap_or(node.span.start.line), node.span.end.line)
+                })
+            };
+            let spans: Vec<(u32, u32)> = [sequence(from), sequence(to)]
+                .into_iter()
+                .flatten()
+                .collect();
+            if let (Some(start), Some(end)) = (
+                spans.iter().map(|span| span.0).min(),
+                spans.iter().map(|span| span.1).max(),
+            ) {
+                allowed.extend(at(start)..=at(end).min(lines.len().saturating_sub(1)));
+            }
+        }
+        for (path, removed) in paths {
+            let mut walked = walk(root, path);
+            let whole = walked.len() == walkable(path);
+            let (node, key_line) = walked.pop().expect("the root is walked");
+            if !whole {
+                // An insertion: into an empty `{}`, `[]` or `key:`, its line.
+                if is_empty(node)
+                    && let Some(line) = key_line
+                {
+                    allowed.insert(at(line));
+                }
+                continue;
+            }
+            let start = at(key_line.unwrap_or(node.span.start.line));
+            let end = at(node.span.end.line).min(lines.len().saturating_sub(1));
+            allowed.extend(start..=end);
+            if removed {
+                let mut above = start;
+                while above > 0 && lines[above - 1].trim_start().starts_with('#') {
+                    above -= 1;
+                    allowed.insert(above);
+                }
+            }
+            // The mapping or sequence it leaves empty becomes `{}` or `[]` on its line.
+            let parent = JsonPath::from_segments(&path.segments()[..walked.len() - 1]);
+            let left = walk(fixed_root, &parent);
+            if let (Some((_, Some(line))), true) = (walked.last(), left.len() == walkable(&parent))
+                && left.last().is_some_and(|(node, _)| is_empty(node))
+            {
+                allowed.insert(at(*line));
+            }
+        }
+    }
+    Some(
+        rewritten_lines(text, &fixed)
+            .into_iter()
+            .filter(|line| !allowed.contains(line))
+            .map(|line| {
+                format!(
+                    "{}:{}: {} rewrote `{}`:\n{fixed}",
+                    located.file,
+                    line as u32 + first_line,
+                    located.finding.rule.id,
+                    lines[line]
+                )
+            })
+            .collect(),
+    )
+}
+
+/// How many segments of `path` [`walk`] follows: those before a step into a string.
+fn walkable(path: &JsonPath) -> usize {
+    path.segments()
+        .iter()
+        .take_while(|segment| !matches!(segment, Segment::Embedded | Segment::Line(_)))
+        .count()
+        + 1
+}
+
+/// The nodes `path` leads through from `root` (the root first), each with the line of
+/// the key it was reached by, as far as the tree has them and up to a step into a
+/// string (the YAML of an annotation, a script's line).
+fn walk<'n>(root: &'n Node, path: &JsonPath) -> Vec<(&'n Node, Option<u32>)> {
+    let mut walked = vec![(root, None)];
+    for segment in &path.segments()[..walkable(path) - 1] {
+        let (node, _) = walked[walked.len() - 1];
+        let next = match (segment, &node.value) {
+            (Segment::Key(key), LoadValue::Map(entries)) => entries
+                .iter()
+                .find(|entry| &entry.key == key)
+                .map(|entry| (&entry.value, Some(entry.key_span.start.line))),
+            (Segment::Index(index), LoadValue::Seq(items)) => {
+                items.get(*index).map(|item| (item, None))
+            }
+            _ => None,
+        };
+        match next {
+            Some(next) => walked.push(next),
+            None => break,
+        }
+    }
+    walked
+}
+
+/// Whether `node` is an empty mapping, sequence or value.
+fn is_empty(node: &Node) -> bool {
+    match &node.value {
+        LoadValue::Map(entries) => entries.is_empty(),
+        LoadValue::Seq(items) => items.is_empty(),
+        LoadValue::Null => true,
+        _ => false,
+    }
+}
+
+/// The lines (0-based, in the document's text) of `text` that are not in `fixed` as
+/// they were and in the same order: the lines a line diff removes.
+fn rewritten_lines(text: &str, fixed: &str) -> Vec<usize> {
+    // A last line without a line break counts as the same line once one is added.
+    let ended = |text: &str| {
+        let mut text = text.to_owned();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
+    };
+    let (text, fixed) = (ended(text), ended(fixed));
+    similar::TextDiff::from_lines(&text, &fixed)
+        .ops()
+        .iter()
+        .flat_map(|op| match op {
+            similar::DiffOp::Delete {
+                old_index, old_len, ..
+            }
+            | similar::DiffOp::Replace {
+                old_index, old_len, ..
+            } => *old_index..old_index + old_len,
+            _ => 0..0,
+        })
+        .collect()
 }
 
 mod generated {

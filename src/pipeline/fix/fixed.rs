@@ -49,6 +49,12 @@ pub struct FixedPiece {
     pub first_line: u32,
     /// The fixes made, in the order they were made.
     pub made: Vec<Made>,
+    /// Findings the fixes cleared beyond those whose fix was made: a finding gone
+    /// because another finding's fix removed its cause (ruff counts them as fixed).
+    pub also_cleared: usize,
+    /// Findings left with an unsafe fix that passed its check, when only safe fixes
+    /// were made: what `--unsafe-fixes` would make too.
+    pub hidden: usize,
     /// Selected fixes that were not made, as they stand at the end.
     pub refused: Vec<Refused>,
     /// The Helm template the piece was rendered from, when it was (`# Source:` as

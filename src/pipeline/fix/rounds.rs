@@ -58,6 +58,7 @@ pub fn fix(
             remedy.applicability >= at_least && remedy.applicability != Applicability::DisplayOnly
         })
     };
+    let found = standing(&state);
     let mut made = Vec::new();
     let mut rounds = 0;
     let mut unfinished = false;
@@ -124,16 +125,63 @@ pub fn fix(
         };
     }
     let refused = refusals(&state, wanted);
+    let hidden = if at_least == Applicability::Safe {
+        hidden(&mut state, analyzer)
+    } else {
+        0
+    };
+    let also_cleared = found
+        .saturating_sub(standing(&state))
+        .saturating_sub(made.len());
     let fixed = FixedPiece {
         original,
         text: state.text.clone(),
         first_line,
         made,
+        also_cleared,
+        hidden,
         refused,
         rendered_from,
         unfinished,
     };
     (state, fixed)
+}
+
+/// How many findings of `state`, not suppressed, have an unsafe fix that passes its
+/// check: those are checked now, as a run that makes only safe fixes leaves them.
+fn hidden(state: &mut Analysed, analyzer: &dyn Analyze) -> usize {
+    let unsafe_fix = |located: &Located| {
+        located.suppressed.is_none()
+            && located
+                .finding
+                .fix
+                .as_ref()
+                .is_some_and(|remedy| remedy.applicability == Applicability::Unsafe)
+    };
+    let _ = checks::checked(state, analyzer, unsafe_fix, Purpose::Check);
+    state
+        .report
+        .analyses
+        .iter()
+        .flat_map(|a| &a.findings)
+        .filter(|located| {
+            unsafe_fix(located)
+                && located
+                    .checked_fix()
+                    .is_some_and(|fix| fix.applicability == Applicability::Unsafe)
+        })
+        .count()
+}
+
+/// How many findings of `state` are not suppressed.
+fn standing(state: &Analysed) -> usize {
+    state
+        .report
+        .analyses
+        .iter()
+        .flat_map(|a| &a.findings)
+        .filter(|located| located.suppressed.is_none())
+        .count()
 }
 
 /// The fixes `wanted` picks that stand refused in `state`, with their reasons: a fix

@@ -152,6 +152,12 @@ pub struct FixedText {
     /// The fixes made, in order, in documents not rendered by Helm: those `in_place`
     /// holds.
     pub made: Vec<Made>,
+    /// Findings of the documents `in_place` holds that the fixes cleared beyond
+    /// those in `made` ([`super::fixed::FixedPiece::also_cleared`]).
+    pub also_cleared: usize,
+    /// Findings of those documents left with an unsafe fix that passed its check, when
+    /// only safe fixes were made ([`super::fixed::FixedPiece::hidden`]).
+    pub hidden: usize,
     /// The fixes made in documents Helm rendered: `fixed` holds them, `in_place` not.
     pub made_rendered: Vec<Made>,
     /// The templates those documents were rendered from, once each.
@@ -196,6 +202,8 @@ impl InputFix {
             None => {
                 text.in_place.push_str(&piece.text);
                 text.made.extend(piece.made.iter().cloned());
+                text.also_cleared += piece.also_cleared;
+                text.hidden += piece.hidden;
             }
         }
         text.refused.extend(piece.refused.iter().cloned());

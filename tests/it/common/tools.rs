@@ -36,6 +36,7 @@ pub const OPTIONAL: &[&str] = &[
     "git",
     "curl",
     "check-jsonschema",
+    "patch",
 ];
 
 /// What the run requires, from [`REQUIRE`].
