@@ -163,6 +163,13 @@ impl<'t> Editor<'t> {
         editor
     }
 
+    /// Whether the tree decides the whole layout (the indentation of mappings and of
+    /// sequences), so that nothing after the entries that decide it can change it.
+    pub fn layout_decided(&self) -> bool {
+        let (unit, sequence) = self.indentation(self.root, None);
+        unit.is_some() && sequence.is_some()
+    }
+
     /// The edits that make `change` on their own: [`Editor::set`], [`Editor::remove`]
     /// or [`Editor::move_item`].
     pub fn change(&self, change: &Change) -> Result<Vec<Edit>, EditError> {

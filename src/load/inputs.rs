@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::items::{BY_ITEM_FROM, ListReader};
 use super::rendered::Rendering;
 use super::source::STDIN_NAME;
 use super::split::Framing;
@@ -34,6 +35,9 @@ pub struct Inputs {
     /// pass holds such a document whole anyway, while a stream of many documents is
     /// held one document at a time.
     kept: Mutex<HashMap<usize, Piece>>,
+    /// What the context pass found wrong in the `List`s it read item by item, by input
+    /// and piece index, for the main pass to report with them.
+    found: Mutex<HashMap<(usize, usize), Vec<InputError>>>,
 }
 
 /// A file of one document at least this large is kept by the context pass
@@ -74,6 +78,9 @@ pub enum Unit {
         count: Option<usize>,
         /// Where the input was rendered from, when it was.
         rendered: Option<Arc<Rendering>>,
+        /// What the context pass found wrong in it (its mesh configuration), reported
+        /// with it: a `List` that pass read item by item, whose trees it did not keep.
+        errors: Vec<InputError>,
     },
     /// An input, or part of one, that could not be read.
     Failed(InputError),
@@ -128,6 +135,7 @@ impl Unit {
                 framing,
                 count,
                 rendered,
+                errors,
             } => super::parse_text(&file, first_line, text, &framing, index, limits, threads).map(
                 |mut documents| {
                     for document in &mut documents {
@@ -136,7 +144,7 @@ impl Unit {
                     }
                     Parsed {
                         documents,
-                        errors: Vec::new(),
+                        errors,
                         framing,
                     }
                 },
@@ -224,6 +232,7 @@ impl Inputs {
             counts: Mutex::default(),
             parsed: Mutex::default(),
             kept: Mutex::default(),
+            found: Mutex::default(),
         }
     }
 
@@ -273,6 +282,7 @@ impl Inputs {
         mut visit: impl FnMut(&Arc<str>, &Document) -> Vec<InputError>,
     ) {
         let mut parsed = HashMap::new();
+        let mut found = HashMap::new();
         let mut counts = HashMap::new();
         let mut kept = self
             .kept
@@ -297,6 +307,25 @@ impl Inputs {
                     continue;
                 };
                 if !wanted(&text) {
+                    continue;
+                }
+                // A large `List` is read item by item, each item a document of its own;
+                // its trees are not kept, only what was found wrong in them.
+                if text.len() >= BY_ITEM_FROM
+                    && let Some(list) = ListReader::of(
+                        file,
+                        first_line,
+                        text.clone(),
+                        &framing,
+                        (index, None),
+                        limits,
+                    )
+                {
+                    let errors = (0..list.len())
+                        .filter_map(|item| list.item_document(item).ok())
+                        .flat_map(|document| visit(file, &document))
+                        .collect();
+                    found.insert((input_index, index), errors);
                     continue;
                 }
                 let Ok(documents) =
@@ -340,6 +369,11 @@ impl Inputs {
                 cache.entry(key).or_insert(documents);
             }
         }
+        if let Ok(mut known) = self.found.lock() {
+            for (key, errors) in found {
+                known.entry(key).or_insert(errors);
+            }
+        }
     }
 
     /// The pieces of input `index`: those kept by the context pass, or read again.
@@ -376,6 +410,11 @@ impl Inputs {
             .lock()
             .map(|mut kept| std::mem::take(&mut *kept))
             .unwrap_or_default();
+        let mut found = self
+            .found
+            .lock()
+            .map(|mut found| std::mem::take(&mut *found))
+            .unwrap_or_default();
         for (input_index, input) in self.sources.iter().enumerate() {
             let count = input
                 .piece_count()
@@ -405,6 +444,7 @@ impl Inputs {
                                 framing,
                                 count,
                                 rendered: rendered.clone(),
+                                errors: found.remove(&(input_index, index)).unwrap_or_default(),
                             },
                         },
                         Piece::Failed(error) => Unit::Failed(error),

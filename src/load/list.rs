@@ -20,8 +20,10 @@
 //! `tests/it/list.rs` checks that the tree put together is the one the document parses to.
 
 use super::json;
-use super::parse::{Limits, check_document_lines, parse_counting_aliases, parse_documents};
-use super::tree::{Node, Span, Value};
+use super::parse::{
+    Limits, SyntaxError, check_document_lines, parse_counting_aliases, parse_documents,
+};
+use super::tree::{Node, Pos, Span, Value};
 
 /// Documents smaller than this are parsed whole: cutting them gains less than the
 /// threads cost.
@@ -51,6 +53,7 @@ pub fn parse_list(
 
 /// Where a block `List`'s items lie: the line ranges of each, and the column of their
 /// dashes.
+#[derive(Debug)]
 struct Cut {
     /// Each item's lines: from its `- ` line, to before the next item or the first line
     /// after the items.
@@ -203,20 +206,53 @@ impl Cut {
         threads: usize,
     ) -> Option<Vec<Node>> {
         let (items, aliases) = self.parse_each(text, threads, |index| {
-            // The line above the item's, which holds the key the item text puts there.
-            let line = first_line + u32::try_from(self.items[index].start - 1).ok()?;
-            let (roots, aliases) =
-                parse_counting_aliases(&self.item_text(text, index), line, limits).ok()?;
-            let [mut root] = <[Node; 1]>::try_from(roots).ok()?;
-            let Value::Map(entries) = &mut root.value else {
-                return None;
-            };
-            let Value::Seq(items) = &mut entries.first_mut()?.value.value else {
-                return None;
-            };
-            (!items.is_empty()).then(|| (items.swap_remove(0), aliases))
+            self.parse_item(text, index, first_line, limits).ok()?
         })?;
         (aliases <= limits.max_alias_nodes).then_some(items)
+    }
+
+    /// Block item `index` of `text`, parsed on its own at the depth it has in the
+    /// document, with the alias nodes it expanded: `Err` with the parser's error when
+    /// it does not parse on its own, `Ok(None)` when it reads as no item.
+    pub(super) fn parse_item(
+        &self,
+        text: &str,
+        index: usize,
+        first_line: u32,
+        limits: &Limits,
+    ) -> Result<Option<(Node, usize)>, SyntaxError> {
+        // The line above the item's, which holds the key the item text puts there.
+        let line = first_line + u32::try_from(self.items[index].start - 1).unwrap_or(u32::MAX);
+        let (roots, aliases) = parse_counting_aliases(&self.item_text(text, index), line, limits)?;
+        let Ok([mut root]) = <[Node; 1]>::try_from(roots) else {
+            return Ok(None);
+        };
+        let Value::Map(entries) = &mut root.value else {
+            return Ok(None);
+        };
+        let Some(Value::Seq(items)) = entries.first_mut().map(|entry| &mut entry.value.value)
+        else {
+            return Ok(None);
+        };
+        Ok((!items.is_empty()).then(|| (items.swap_remove(0), aliases)))
+    }
+
+    /// JSON item `index` of `text`, parsed on its own within the depth left below the
+    /// `List`'s `items`: `Err` with the parser's error when it does not parse.
+    pub(super) fn parse_json_item(
+        &self,
+        text: &str,
+        index: usize,
+        first_line: u32,
+        limits: &Limits,
+    ) -> Result<Option<Node>, SyntaxError> {
+        let below = Limits {
+            max_depth: limits.max_depth.saturating_sub(2),
+            ..*limits
+        };
+        let line = first_line + u32::try_from(self.items[index].start).unwrap_or(u32::MAX);
+        let roots = json::parse_document(&self.json_item(text, index), line, &below)?;
+        Ok(<[Node; 1]>::try_from(roots).ok().map(|[root]| root))
     }
 
     /// `parse` run on every item, on up to `threads` threads each taking a run of
@@ -333,6 +369,11 @@ impl Items {
             Some(cut) => (cut, true),
             None => (Cut::of(text)?, false),
         };
+        Items::cut(&cut, text, json)
+    }
+
+    /// The items `cut` found in `text`, a JSON `List` when `json` says so.
+    fn cut(cut: &Cut, text: &str, json: bool) -> Option<Items> {
         let ranges = (0..cut.items.len())
             .map(|index| {
                 let start = cut.starts[cut.items[index].start];
@@ -432,14 +473,11 @@ pub fn parse_json_list(
         return None;
     }
     let cut = Cut::of_json(text)?;
-    let below = Limits {
-        max_depth: limits.max_depth.checked_sub(2)?,
-        ..*limits
-    };
+    limits.max_depth.checked_sub(2)?;
     let (items, _) = cut.parse_each(text, threads, |index| {
-        let line = first_line + u32::try_from(cut.items[index].start).ok()?;
-        let roots = json::parse_document(&cut.json_item(text, index), line, &below).ok()?;
-        let [root] = <[Node; 1]>::try_from(roots).ok()?;
+        let root = cut
+            .parse_json_item(text, index, first_line, limits)
+            .ok()??;
         Some((root, 0))
     })?;
     let wrapper = json::parse_document(&cut.blanked(text, false), first_line, limits).ok()?;
@@ -453,6 +491,151 @@ pub fn parse_json_list(
         _ => return None,
     }
     Some(vec![root])
+}
+
+/// A `List` cut at its items for reading them one at a time: each item's tree is
+/// parsed on its own, where the parser meets it in the document, so that it is the
+/// node the whole document's tree holds ([`parse_list`], [`parse_json_list`]), and is
+/// put in [`ListCut::root`], the `List`'s own keys with a null in each item's place.
+#[derive(Debug)]
+pub struct ListCut {
+    cut: Cut,
+    json: bool,
+    items: Items,
+    first_line: u32,
+    limits: Limits,
+    /// The `List`'s own keys, its items null but for those [`ListCut::keep`] put there.
+    root: Node,
+}
+
+impl ListCut {
+    /// The cut of `text`, a document starting at `first_line` read as YAML, or as JSON
+    /// when `json` says so, when it is a `List` the cuts can read and whose own keys
+    /// parse: `None` otherwise, and for a text with a CR line end.
+    pub fn of(
+        text: &str,
+        first_line: u32,
+        keeps_separator: bool,
+        json: bool,
+        limits: &Limits,
+    ) -> Option<ListCut> {
+        if text.contains('\r') {
+            return None;
+        }
+        let (cut, root) = if json {
+            limits.max_depth.checked_sub(2)?;
+            let cut = Cut::of_json(text)?;
+            let wrapper =
+                json::parse_document(&cut.blanked(text, false), first_line, limits).ok()?;
+            let [mut root] = <[Node; 1]>::try_from(wrapper).ok()?;
+            let Value::Map(entries) = &mut root.value else {
+                return None;
+            };
+            let entry = entries.iter_mut().find(|entry| entry.key == "items")?;
+            match &entry.value.value {
+                Value::Seq(none) if none.is_empty() => {
+                    let null = Node {
+                        span: Span::default(),
+                        value: Value::Null,
+                        style: Default::default(),
+                    };
+                    entry.value.value = Value::Seq(vec![null; cut.items.len()]);
+                }
+                _ => return None,
+            }
+            (cut, root)
+        } else {
+            let cut = Cut::of(text)?;
+            check_document_lines(text, first_line, keeps_separator).ok()?;
+            let wrapper = parse_documents(&cut.wrapper(text), first_line, limits).ok()?;
+            let [root] = <[Node; 1]>::try_from(wrapper).ok()?;
+            // The tree put together with a null in each item's place, the last item's
+            // end deciding where the items end.
+            let Value::Map(entries) = &root.value else {
+                return None;
+            };
+            let Value::Seq(placeholders) = &entries.iter().find(|e| e.key == "items")?.value.value
+            else {
+                return None;
+            };
+            let mut items = placeholders.clone();
+            let last = items.len() - 1;
+            let (node, _) = cut.parse_item(text, last, first_line, limits).ok()??;
+            items[last] = node;
+            let mut root = cut.assemble(root, items)?.pop()?;
+            let items = items_mut(&mut root)?;
+            items[0].value = Value::Null;
+            items[last].value = Value::Null;
+            (cut, root)
+        };
+        Some(ListCut {
+            items: Items::cut(&cut, text, json)?,
+            cut,
+            json,
+            first_line,
+            limits: *limits,
+            root,
+        })
+    }
+
+    /// Item `index` of `text` (the text the cut was made of), parsed on its own: `Err`
+    /// with the parser's error when it does not parse so, or reads as no item.
+    pub fn parse(&self, text: &str, index: usize) -> Result<Node, SyntaxError> {
+        let at = Pos {
+            line: self.first_line + self.cut.items[index].start as u32,
+            column: 1,
+        };
+        let none = || SyntaxError {
+            message: "the item does not read as one on its own".to_owned(),
+            pos: at,
+            related: None,
+        };
+        if self.json {
+            self.cut
+                .parse_json_item(text, index, self.first_line, &self.limits)?
+                .ok_or_else(none)
+        } else {
+            let (node, _) = self
+                .cut
+                .parse_item(text, index, self.first_line, &self.limits)?
+                .ok_or_else(none)?;
+            Ok(node)
+        }
+    }
+
+    /// The `List`'s own keys, with a null in the place of each item not kept.
+    pub fn root(&self) -> &Node {
+        &self.root
+    }
+
+    /// Puts item `index`'s tree in [`ListCut::root`] for good: an item whose layout
+    /// every item's fixes read.
+    pub fn keep(&mut self, index: usize, node: Node) {
+        if let Some(items) = items_mut(&mut self.root) {
+            items[index] = node;
+        }
+    }
+
+    /// Where the items lie, for the checks of their fixes.
+    pub fn items(&self) -> &Items {
+        &self.items
+    }
+}
+
+/// The items of the `List` whose tree is `root`.
+fn items_mut(root: &mut Node) -> Option<&mut Vec<Node>> {
+    let Value::Map(entries) = &mut root.value else {
+        return None;
+    };
+    match &mut entries
+        .iter_mut()
+        .find(|entry| entry.key == "items")?
+        .value
+        .value
+    {
+        Value::Seq(items) => Some(items),
+        _ => None,
+    }
 }
 
 impl Cut {

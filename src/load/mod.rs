@@ -8,6 +8,7 @@
 pub mod de;
 pub mod discover;
 pub mod inputs;
+pub mod items;
 pub mod json;
 pub mod lines;
 pub mod list;

@@ -188,23 +188,13 @@ fn analyse_document(
     report: &mut DocumentReport,
     graded: &mut Vec<Graded>,
 ) {
-    let context = workload::Context {
-        declared: &settings.workload_kinds,
-        templates: Some(&settings.templates),
-    };
     // Built for the document's first fix, then shared by all its fixes.
     let editor = OnceLock::new();
     let object = |item: Option<usize>, part: &mut (DocumentReport, Vec<Graded>)| {
         let (report, graded) = part;
-        let mut objects = workload::Objects::default();
-        workload::objects_at(document, item, &context, &mut objects);
-        report.errors.extend(objects.errors);
-        report.notes.extend(objects.notes);
-        for workload in &objects.workloads {
-            report.analyses.push(analysis(
-                document, workload, settings, options, locating, &editor, graded,
-            ));
-        }
+        analyse_object(
+            document, item, settings, options, locating, &editor, report, graded,
+        );
     };
     let mut whole = (std::mem::take(report), std::mem::take(graded));
     let threads = threads(options);
@@ -229,6 +219,36 @@ fn analyse_document(
         }
     }
     (*report, *graded) = whole;
+}
+
+/// Runs the stages after loading over one object of `document`: item `item` of a
+/// `List`, else the document's one object. Its results go to `report`, and its
+/// findings graded for the fix loop to `graded`; findings are located only with
+/// `locating`, their fixes built with `editor`, the document's.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn analyse_object<'d>(
+    document: &'d load::Document,
+    item: Option<usize>,
+    settings: &Settings,
+    options: &RunOptions,
+    locating: bool,
+    editor: &OnceLock<fix::Editor<'d>>,
+    report: &mut DocumentReport,
+    graded: &mut Vec<Graded>,
+) {
+    let context = workload::Context {
+        declared: &settings.workload_kinds,
+        templates: Some(&settings.templates),
+    };
+    let mut objects = workload::Objects::default();
+    workload::objects_at(document, item, &context, &mut objects);
+    report.errors.extend(objects.errors);
+    report.notes.extend(objects.notes);
+    for workload in &objects.workloads {
+        report.analyses.push(analysis(
+            document, workload, settings, options, locating, editor, graded,
+        ));
+    }
 }
 
 /// One workload's analysis: its plan, timeline and findings, located (with `locating`);

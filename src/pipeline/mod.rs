@@ -21,6 +21,7 @@ use crate::settings::Settings;
 mod analyse;
 mod attribute;
 pub mod fix;
+mod items;
 pub mod located;
 mod options;
 mod releases;
@@ -30,6 +31,7 @@ pub use located::{Analysis, DocumentReport, Located, Place};
 
 use analyse::{Piece, Reading, Stages, analyze, passed_over, unchanged};
 pub use attribute::{Attributing, attribute};
+use items::Work;
 use options::threads;
 pub use options::{FixMode, RunOptions};
 
@@ -104,9 +106,13 @@ pub fn run_indexed(
         failure: None,
         batches: 0,
     };
-    let work = |unit: Unit| process_contained(unit, settings, options);
+    let work = |work: Work| process_contained(work, settings, options);
+    // Every input in order, as work: a large `List` as runs of its items.
+    let read = |each: &mut dyn FnMut(usize, Work)| {
+        inputs.read_indexed(|input, unit| items::split(unit, options, |work| each(input, work)));
+    };
     if threads <= 1 {
-        inputs.read_indexed(|input, unit| sink(input, work(unit)));
+        read(&mut |input, unit| sink(input, work(unit)));
         return workers;
     }
     let work_batch = |batch: Batch| -> Vec<(usize, DocumentReport)> {
@@ -139,8 +145,8 @@ pub fn run_indexed(
                     seq += 1;
                 };
                 let mut batching = Batching::default();
-                inputs.read_indexed(|input, unit| {
-                    if let Some(batch) = batching.add(input, unit) {
+                read(&mut |input, work| {
+                    if let Some(batch) = batching.add(input, work) {
                         hand(batch);
                     }
                 });
@@ -154,7 +160,7 @@ pub fn run_indexed(
             Err(error) => {
                 // Nothing was started: this thread reads and checks every document itself.
                 workers.failure = Some(load::discover::describe_io(&error));
-                inputs.read_indexed(|input, unit| sink(input, work(unit)));
+                read(&mut |input, unit| sink(input, work(unit)));
                 return;
             }
         };
@@ -220,8 +226,8 @@ pub fn run_indexed(
     workers
 }
 
-/// Documents handed to a worker together, with the index of the input each is from.
-type Batch = Vec<(usize, Unit)>;
+/// Work handed to a worker together, with the index of the input each is from.
+type Batch = Vec<(usize, Work)>;
 
 /// A batch is handed on once its documents hold this many bytes: a large document
 /// goes alone, tiny ones go many together, so that handing work to a thread costs
@@ -241,9 +247,9 @@ struct Batching {
 
 impl Batching {
     /// Adds a document; the batch it completes, if it does.
-    fn add(&mut self, input: usize, unit: Unit) -> Option<Batch> {
-        self.bytes = self.bytes.saturating_add(unit.bytes());
-        self.batch.push((input, unit));
+    fn add(&mut self, input: usize, work: Work) -> Option<Batch> {
+        self.bytes = self.bytes.saturating_add(work.bytes());
+        self.batch.push((input, work));
         (self.bytes >= BATCH_BYTES || self.batch.len() >= BATCH_DOCUMENTS).then(|| {
             self.bytes = 0;
             std::mem::take(&mut self.batch)
@@ -259,9 +265,16 @@ impl Batching {
 /// [`process`], with a bug in it turned into an error about the one document that hit it:
 /// the other inputs are still checked, the exit status says something went wrong, and a
 /// worker that panicked cannot leave the ordered output waiting forever.
-fn process_contained(unit: Unit, settings: &Settings, options: &RunOptions) -> DocumentReport {
-    let (file, pos) = unit.whereabouts();
-    contained(file, pos, || process(unit, settings, options))
+fn process_contained(work: Work, settings: &Settings, options: &RunOptions) -> DocumentReport {
+    let (file, pos) = work.whereabouts();
+    contained(file, pos, || match work {
+        Work::Unit(unit) => process(unit, settings, options),
+        Work::Items {
+            list,
+            items,
+            errors,
+        } => items::process_items(&list, items, errors, settings, options),
+    })
 }
 
 /// Runs `check`, turning a panic into an internal error at `file`/`pos`.
@@ -456,14 +469,17 @@ mod tests {
 
     #[test]
     fn a_batch_is_cut_by_bytes_or_by_documents() {
-        let unit = |bytes: usize| Unit::Text {
-            file: Arc::from("-"),
-            index: 0,
-            first_line: 1,
-            text: Arc::from("x".repeat(bytes)),
-            framing: load::split::Framing::default(),
-            count: None,
-            rendered: None,
+        let unit = |bytes: usize| {
+            Work::Unit(Unit::Text {
+                file: Arc::from("-"),
+                index: 0,
+                first_line: 1,
+                text: Arc::from("x".repeat(bytes)),
+                framing: load::split::Framing::default(),
+                count: None,
+                rendered: None,
+                errors: Vec::new(),
+            })
         };
         let mut batching = Batching::default();
         let sizes: Vec<usize> = (0..BATCH_DOCUMENTS * 2 + 3)

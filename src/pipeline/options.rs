@@ -20,6 +20,10 @@ pub struct RunOptions {
     /// The sidecar models resolve runs: the standard ones unless a caller brings its
     /// own.
     pub models: &'static Registry,
+    /// A `List` document at least this many bytes long is read item by item, each
+    /// item's tree dropped once its findings are reported ([`crate::load::items`]);
+    /// `usize::MAX` reads every `List` whole.
+    pub lists_by_item_from: usize,
 }
 
 impl Default for RunOptions {
@@ -30,6 +34,7 @@ impl Default for RunOptions {
             policy: Policy::default(),
             fixes: FixMode::default(),
             models: Registry::standard(),
+            lists_by_item_from: crate::load::items::BY_ITEM_FROM,
         }
     }
 }

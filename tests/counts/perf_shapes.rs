@@ -234,3 +234,35 @@ fn the_document_limit_holds_for_each_item_of_a_list() {
     assert_eq!(status, 2, "{stderr}");
     assert!(stderr.contains("document larger than 64 KiB"), "{stderr}");
 }
+
+/// A `List` read item by item holds one item's tree per worker at a time, however many
+/// items it has: what keeps `kubectl get -A -o yaml` of a whole cluster within a few
+/// times its size (BENCHMARKS.md).
+#[test]
+fn a_list_read_item_by_item_holds_an_item_per_worker() {
+    let _counting = crate::counting();
+    let pods = 20_000;
+    let yaml: String = (0..pods)
+        .map(|n| {
+            format!(
+                "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p{n}}}\n  spec:\n    containers: [{{name: a, image: x}}]\n"
+            )
+        })
+        .collect();
+    let yaml = format!("apiVersion: v1\nkind: List\nitems:\n{yaml}");
+    let documents: Vec<String> = (0..pods)
+        .map(|n| format!("kind: Pod\napiVersion: v1\nmetadata:\n  name: p{n}\n"))
+        .collect();
+    let (json, _) = json_shapes(&documents);
+    for (shape, text) in [("YAML", &yaml), ("JSON", &json)] {
+        mesh_lifecycle::load::items::most_alive();
+        for threads in [1, 2, 4] {
+            common::in_process::each_finding_on(text, threads, |_| {});
+            let most = mesh_lifecycle::load::items::most_alive();
+            assert!(
+                (1..=threads).contains(&most),
+                "{shape}, -j {threads}: {most} item trees alive at once"
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! item's end), and the whole parse is left to decide whenever an item does not read
 //! the same on its own.
 
+use crate::common::lists::list_of;
 use mesh_lifecycle::load::json::parse_document;
 use mesh_lifecycle::load::list::{PARALLEL_FROM_BYTES, parse_json_list, parse_list};
 use mesh_lifecycle::load::parse::{Limits, parse_stream_chunk};
@@ -215,4 +216,178 @@ fn a_json_list_cut_at_its_items_parses_to_the_whole_documents_tree() {
     let broken = four.replacen("\"kind\": \"Deployment\",", "\"kind\": Deployment,", 1);
     assert!(parse_document(&broken, 1, &limits).is_err());
     assert!(parse_json_list(&broken, 1, &limits, 3).is_none());
+}
+
+/// The rule fixtures of one object each (no `---`, no CR), without the comments above
+/// their first key: the objects of a `List` gathered from them.
+fn fixture_objects() -> Vec<String> {
+    crate::common::rule_fixtures()
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.lines().any(|line| line.starts_with("---")) || text.contains('\r') {
+                return None;
+            }
+            let body: Vec<&str> = text
+                .lines()
+                .skip_while(|line| line.starts_with('#') || line.trim().is_empty())
+                .collect();
+            (!body.is_empty()).then(|| body.join("\n") + "\n")
+        })
+        .collect()
+}
+
+/// `objects` as one JSON `List`, as `kubectl get -o json` prints it.
+fn json_list_of(objects: &[String]) -> String {
+    let items: Vec<serde_json::Value> = objects
+        .iter()
+        .map(|text| parse_stream_chunk(text, 1, false, &Limits::default()).unwrap()[0].to_json())
+        .collect();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    serde_json::to_string_pretty(&list).unwrap() + "\n"
+}
+
+/// What a lint of `text` (standard input) reports, on `threads` threads, reading a
+/// `List` item by item from `by_item_from` bytes: the JSON and SARIF reports, and each
+/// finding's rule, line, column and fix (its edits at file positions, or why not).
+struct Linted {
+    json: String,
+    sarif: String,
+    findings: Vec<(String, u32, u32, String)>,
+    errors: Vec<String>,
+}
+
+fn linted(text: &str, threads: usize, by_item_from: usize) -> Linted {
+    use mesh_lifecycle::load::Inputs;
+    use mesh_lifecycle::pipeline::{self, RunOptions};
+    use mesh_lifecycle::report::json::JsonReporter;
+    use mesh_lifecycle::report::paths::PathBase;
+    use mesh_lifecycle::report::sarif::SarifReporter;
+    use mesh_lifecycle::report::{Reporter, Summary};
+    use mesh_lifecycle::settings::Settings;
+    let inputs = Inputs::from_bytes(text.as_bytes().to_vec());
+    let options = RunOptions {
+        threads,
+        lists_by_item_from: by_item_from,
+        ..RunOptions::default()
+    };
+    let mut settings = Settings::default();
+    mesh_lifecycle::settings::layers::gather_context(&inputs, options.limits, &mut settings);
+    let (mut json, mut sarif) = (Vec::new(), Vec::new());
+    let mut json_reporter = JsonReporter::new(&mut json);
+    let mut sarif_reporter = SarifReporter::new(&mut sarif, PathBase::new("/"));
+    let mut summary = Summary::default();
+    let mut findings = Vec::new();
+    let mut errors = Vec::new();
+    pipeline::run(&inputs, &settings, &options, |report| {
+        summary.add(&report);
+        for reporter in [
+            &mut json_reporter as &mut dyn Reporter,
+            &mut sarif_reporter as &mut dyn Reporter,
+        ] {
+            for error in &report.errors {
+                reporter.input_error(error).unwrap();
+            }
+            for note in &report.notes {
+                reporter.note(&note.error).unwrap();
+            }
+            reporter.document(&report.analyses).unwrap();
+        }
+        errors.extend(report.errors.iter().map(ToString::to_string));
+        for located in report.analyses.iter().flat_map(|a| &a.findings) {
+            let fix = match (&located.fix, located.fix_edits()) {
+                (_, Some((_, edits))) => format!("{edits:?}"),
+                (Some(Err(reason)), None) => reason.clone(),
+                (None, None) => String::new(),
+                (Some(Ok(_)), None) => unreachable!("a built fix has edits"),
+            };
+            findings.push((
+                located.finding.rule.id.to_owned(),
+                located.primary.start.line,
+                located.primary.start.column,
+                fix,
+            ));
+        }
+    });
+    json_reporter.finish(&summary).unwrap();
+    sarif_reporter.finish(&summary).unwrap();
+    drop((json_reporter, sarif_reporter));
+    Linted {
+        json: String::from_utf8(json).unwrap(),
+        sarif: String::from_utf8(sarif).unwrap(),
+        findings,
+        errors,
+    }
+}
+
+#[test]
+fn a_list_read_item_by_item_reports_what_the_whole_parse_does() {
+    let objects = fixture_objects();
+    assert!(objects.len() > 100, "{} fixtures", objects.len());
+    for (shape, text) in [
+        ("YAML", list_of(&objects)),
+        ("JSON", json_list_of(&objects)),
+    ] {
+        let whole = linted(&text, 1, usize::MAX);
+        assert!(whole.errors.is_empty(), "{shape}: {:?}", whole.errors);
+        assert!(
+            whole.findings.len() > 100 && whole.findings.iter().any(|f| f.3.starts_with('[')),
+            "{shape}: {} findings, some with fixes",
+            whole.findings.len()
+        );
+        for threads in [1, 3] {
+            let by_item = linted(&text, threads, 0);
+            assert_eq!(by_item.findings, whole.findings, "{shape}, -j {threads}");
+            assert_eq!(by_item.errors, whole.errors, "{shape}, -j {threads}");
+            assert_eq!(by_item.json, whole.json, "{shape}, -j {threads}");
+            assert_eq!(by_item.sarif, whole.sarif, "{shape}, -j {threads}");
+        }
+    }
+}
+
+#[test]
+fn an_item_that_does_not_parse_is_an_error_and_the_others_are_read() {
+    let objects = fixture_objects();
+    let yaml = {
+        let mut with_bad = objects.clone();
+        with_bad.insert(
+            3,
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: [broken}\n".into(),
+        );
+        list_of(&with_bad)
+    };
+    let json = {
+        // A broken object on lines of its own, where the fourth item starts.
+        let text = json_list_of(&objects);
+        let fourth = text.match_indices("\n    {\n").nth(3).unwrap().0 + 1;
+        let bad =
+            "    {\n      \"kind\": \"Pod\",\n      \"metadata\": {\"name\": [broken}\n    },\n";
+        format!("{}{bad}{}", &text[..fourth], &text[fourth..])
+    };
+    for (shape, text, good) in [
+        ("YAML", yaml, list_of(&objects)),
+        ("JSON", json, json_list_of(&objects)),
+    ] {
+        let line = text[..text.find("[broken").unwrap()].lines().count();
+        let by_item = linted(&text, 2, 0);
+        let [error] = by_item.errors.as_slice() else {
+            panic!("{shape}: one error expected: {:?}", by_item.errors)
+        };
+        assert!(error.starts_with(&format!("-:{line}:")), "{shape}: {error}");
+        let whole = linted(&text, 2, usize::MAX);
+        assert_eq!(whole.errors.len(), 1, "{shape}: {:?}", whole.errors);
+        assert!(whole.findings.is_empty(), "{shape}");
+        if shape == "JSON" {
+            // Invalid JSON ends the stream where it is, before any item is parsed, as
+            // kubectl stops there: read item by item or whole, the same error.
+            assert_eq!(by_item.errors, whole.errors);
+            assert!(by_item.findings.is_empty());
+            continue;
+        }
+        // Every other item is read: as many findings as the List without the bad one,
+        // where the List read whole is one error and no finding.
+        let good = linted(&good, 2, 0);
+        assert!(!good.findings.is_empty(), "{shape}");
+        assert_eq!(by_item.findings.len(), good.findings.len(), "{shape}");
+    }
 }

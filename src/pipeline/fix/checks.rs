@@ -86,20 +86,21 @@ impl Candidate {
 /// their findings. Fixes the same for several findings are found by their edits'
 /// hash, and checked once. `afters` says whether the analysis of the piece with a fix
 /// made may become its state (the fix loop keeps it), or only decides the check.
+/// `items` are the `List` items of `state`'s text, when it is a `List` the cuts read.
 pub(super) fn checked(
     state: &mut Analysed,
     analyzer: &dyn Analyze,
     wanted: impl Fn(&Located) -> bool,
     afters: Purpose,
+    items: Option<&Items>,
 ) -> Vec<Candidate> {
     let mut candidates = candidates(state, wanted);
-    let items = Items::of(&state.text);
     // The text each fix is checked on: its `List` item alone, or the whole piece.
     let grounds: Vec<Option<usize>> = candidates
         .iter()
         .map(|candidate| {
             let ranges = candidate.planned.fix.edits.iter().map(|edit| &edit.range);
-            items.as_ref().and_then(|items| items.holding(ranges))
+            items.and_then(|items| items.holding(ranges))
         })
         .collect();
     // The candidates on each ground, grounds in the order their first fix comes.
@@ -115,7 +116,7 @@ pub(super) fn checked(
     // The grounds are checked apart from one another: the items of a `List` on
     // several threads, as they are analysed.
     let check_ground = |(ground, on): &(Option<usize>, Vec<usize>)| {
-        let checker = match (&items, *ground) {
+        let checker = match (items, *ground) {
             (Some(items), Some(item)) => Checker::in_item(state, analyzer, items, item),
             _ => Checker::whole(state, analyzer, afters),
         };

@@ -23,6 +23,7 @@ use super::analysed::{Analysed, Analyze, Purpose};
 use super::checks;
 use super::fixed::{FixedPiece, Made, Refused};
 use crate::fix::{Applicability, Fix, Outcome, apply_fixes};
+use crate::load::list::Items;
 use crate::pipeline::located::Located;
 
 /// At most this many rounds are made on one piece (ruff's limit too): fixes whose
@@ -33,7 +34,15 @@ pub const MAX_ROUNDS: usize = 100;
 /// each that fails into `Err(reason)`. Fixes the same for several findings (one remedy
 /// for two rules) are checked once, for all of them.
 pub fn verify(state: &mut Analysed, analyzer: &dyn Analyze) {
-    let _ = checks::checked(state, analyzer, |_| true, Purpose::Check);
+    let items = Items::of(&state.text);
+    verify_in_items(state, analyzer, items.as_ref());
+}
+
+/// [`verify`] of a piece whose text is a `List` with the items `items` (when it is one),
+/// cut once for all its parts: the fixes in a `List` read item by item are checked
+/// on their items without cutting the `List` again.
+pub fn verify_in_items(state: &mut Analysed, analyzer: &dyn Analyze, items: Option<&Items>) {
+    let _ = checks::checked(state, analyzer, |_| true, Purpose::Check, items);
 }
 
 /// Fixes `state`'s text to a fixed point with every fix at least as safe as
@@ -63,7 +72,9 @@ pub fn fix(
     let mut rounds = 0;
     let mut unfinished = false;
     loop {
-        let mut candidates = checks::checked(&mut state, analyzer, wanted, Purpose::State);
+        let items = Items::of(&state.text);
+        let mut candidates =
+            checks::checked(&mut state, analyzer, wanted, Purpose::State, items.as_ref());
         if candidates.is_empty() {
             break;
         }
