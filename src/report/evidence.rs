@@ -4,30 +4,10 @@
 
 use serde::Serialize;
 
-use super::assumptions::assumed;
 use crate::rules::{Evidence, Premise, Subject, Weight};
 
-/// A premise in words: "`web` calls out during shutdown".
-pub fn premise_text(premise: &Premise) -> String {
-    match &premise.subject {
-        Subject::Plan(reading) => assumed(reading),
-        Subject::AppShutdown { container, value } => {
-            format!("`{container}` takes {value} to exit after SIGTERM (the default)")
-        }
-        Subject::EndpointPropagation(value) => {
-            format!("endpoint removal takes {value} to reach every client (the default)")
-        }
-        Subject::CallsOut { container } => {
-            format!("`{container}` calls out while its proxy is gone")
-        }
-        Subject::RequestsArrive => {
-            "requests arrive: a Service outside the input selects the pod".to_owned()
-        }
-    }
-}
-
 /// What a premise is about, for machines: `plan`, `appShutdown`, `endpointPropagation`,
-/// `callsOut`, `requestsArrive`.
+/// `callsOut`, `requestsArrive`, `kubernetesVersion`, `noInjection`.
 pub fn premise_kind(premise: &Premise) -> &'static str {
     match premise.subject {
         Subject::Plan(_) => "plan",
@@ -35,6 +15,8 @@ pub fn premise_kind(premise: &Premise) -> &'static str {
         Subject::EndpointPropagation(_) => "endpointPropagation",
         Subject::CallsOut { .. } => "callsOut",
         Subject::RequestsArrive => "requestsArrive",
+        Subject::KubernetesVersion(_) => "kubernetesVersion",
+        Subject::NoInjection { .. } => "noInjection",
     }
 }
 
@@ -69,16 +51,17 @@ pub fn json(evidence: &Evidence) -> EvidenceJson {
     EvidenceJson {
         proven: evidence.proven(),
         facts: evidence.facts.clone(),
-        premises: evidence
-            .premises
-            .iter()
-            .map(|premise| PremiseJson {
-                kind: premise_kind(premise),
-                text: premise_text(premise),
-                settle: premise.settle.clone(),
-                lowers: premise.weight,
-            })
-            .collect(),
+        premises: evidence.premises.iter().map(premise_json).collect(),
+    }
+}
+
+/// One premise as data.
+pub fn premise_json(premise: &Premise) -> PremiseJson {
+    PremiseJson {
+        kind: premise_kind(premise),
+        text: premise.text(),
+        settle: premise.settle.clone(),
+        lowers: premise.weight,
     }
 }
 
@@ -92,7 +75,7 @@ pub fn brief(evidence: &Evidence) -> Option<String> {
         .premises
         .iter()
         .map(|premise| {
-            let text = premise_text(premise);
+            let text = premise.text();
             if text.contains(&premise.settle) {
                 text
             } else {
