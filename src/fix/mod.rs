@@ -46,6 +46,7 @@
 //! the same loader the linter uses.
 
 pub mod apply;
+pub mod authored;
 pub mod diff;
 pub mod edit;
 pub mod plan;

@@ -13,7 +13,7 @@ use lsp_types::{
 use super::analysis::{Linted, Snapshot, Verdict};
 use crate::load::{InputError, Pos};
 use crate::pipeline::{Analysis, Located};
-use crate::report::assumptions::assumed;
+use crate::rules::describe::assumed;
 use crate::rules::{RuleMeta, Severity};
 
 /// The `source` of every diagnostic: which tool speaks.

@@ -269,6 +269,7 @@ fn analysis<'d>(
         timeline: &timeline,
     });
     super::releases::settle(&mut findings, workload, settings, options.models);
+    findings.iter_mut().for_each(rules::applicability::settle);
     let reference = workload.reference();
     if options.fixes != FixMode::Unchecked {
         graded.extend(findings.iter().map(|finding| {
@@ -352,6 +353,12 @@ fn locate<'d>(
     let related = finding.related.iter().map(place).collect();
     let suppressed = suppression(workload, &finding);
     let fix = finding.fix.as_ref().map(|remedy| {
+        let scope = &workload.paths.pod_spec;
+        if let Some(reason) =
+            fix::authored::spoken_against(&document.source, &document.root, scope, remedy)
+        {
+            return Err(reason);
+        }
         let editor =
             editor.get_or_init(|| fix::Editor::of_document(&document.source, &document.root));
         editor.plan(remedy).map_err(|error| error.reason)

@@ -3,10 +3,13 @@
 //! could carry that reading as a premise; it does only where the newest release's reading
 //! does not give the same finding. Each such pod is resolved, simulated and checked once
 //! more with the newest release; a finding found again there keeps its severity, with a
-//! fact saying that it holds on that release too.
+//! fact saying that it holds on that release too. A finding not found again whose fix
+//! another finding there asks for (ML101's `proxy-await` is ML104's on a native proxy)
+//! keeps its premise, but its fix does not rest on it.
 
 use std::collections::BTreeSet;
 
+use crate::fix::Change;
 use crate::load::JsonPath;
 use crate::resolve::{Assumed, Mesh, Registry};
 use crate::rules::{self, Finding, Subject};
@@ -35,18 +38,31 @@ pub(super) fn settle(
         };
         let plan = resolve::resolve_with(workload, &newest.settings, models);
         let timeline = simulate::simulate(&plan);
-        let found: BTreeSet<Identity> = rules::check(&rules::Pod {
+        let newest_findings = rules::check(&rules::Pod {
             plan: &plan,
             timeline: &timeline,
-        })
-        .iter()
-        .map(identity)
-        .collect();
+        });
+        let found: BTreeSet<Identity> = newest_findings.iter().map(identity).collect();
+        let fixes: Vec<&[Change]> = newest_findings
+            .iter()
+            .filter_map(|finding| Some(finding.fix.as_ref()?.changes.as_slice()))
+            .collect();
         for finding in findings.iter_mut() {
             let bears = |premise: &rules::Premise| {
                 unknown_release(premise).is_some_and(|m| m.id() == mesh.id())
             };
-            if !finding.evidence.premises.iter().any(bears) || !found.contains(&identity(finding)) {
+            let Some(premise) = finding.evidence.premises.iter().find(|p| bears(p)) else {
+                continue;
+            };
+            if !found.contains(&identity(finding)) {
+                let same_fix = finding
+                    .fix
+                    .as_ref()
+                    .is_some_and(|fix| fixes.contains(&fix.changes.as_slice()));
+                if same_fix {
+                    let subject = premise.subject.clone();
+                    finding.fix_holds_without.push(subject);
+                }
                 continue;
             }
             finding.evidence.premises.retain(|premise| !bears(premise));

@@ -1,9 +1,7 @@
 //! The assumptions in force, printed once per run: what the verdict rests on that the
-//! manifests do not say, and where each value came from; and, for `explain`, what each
-//! plan assumes ([`Assumed`]), in words.
+//! manifests do not say, and where each value came from. What each plan assumes is
+//! worded by `rules::describe::assumed`.
 
-use crate::resolve::Assumed;
-use crate::rules::describe;
 use crate::settings::ScenarioKey;
 use crate::settings::{Settings, Source, Sourced};
 
@@ -232,82 +230,4 @@ pub fn items(settings: &Settings) -> Vec<String> {
         });
     }
     items
-}
-
-/// What a plan assumes, as `explain` prints it under the timeline.
-pub fn assumed(assumed: &Assumed) -> String {
-    match assumed {
-        Assumed::SleepActionDropped {
-            container,
-            kubernetes,
-        } => format!(
-            "{container}: Kubernetes {kubernetes} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook"
-        ),
-        Assumed::ContainerRestartPolicyDropped {
-            container,
-            kubernetes,
-        } => format!(
-            "{container}: Kubernetes {kubernetes} drops its restartPolicy (ContainerRestartRules is off): the pod is admitted and the container restarts by the pod's policy"
-        ),
-        Assumed::SleepActionBeta {
-            container,
-            kubernetes,
-        } => format!(
-            "{container}: the sleep action is beta in Kubernetes {kubernetes}; taken as enabled"
-        ),
-        Assumed::DeletionGraceZero => "a deletion grace period of 0 is taken as 1 s, as `kubectl delete --grace-period=0` sends it without --force".to_owned(),
-        Assumed::HookProgramMissing {
-            container,
-            hook,
-            image,
-            program,
-        } => format!(
-            "{container}: `{}` most likely fails at once (`{image}` has no `{program}`); taken as instant",
-            describe::hook(hook)
-        ),
-        Assumed::HookLengthUnknown { container, hook } => {
-            format!(
-                "{container}: `{}` is of unknown length; taken as instant",
-                describe::hook(hook)
-            )
-        }
-        Assumed::SettingTooNew {
-            setting,
-            layer,
-            since,
-        } => {
-            let layer = layer.map(|layer| format!(" in {layer}")).unwrap_or_default();
-            format!("{setting}{layer} needs {since}; this version ignores it")
-        }
-        Assumed::NamespaceLabelsUnknown { namespace } => {
-            let labels = match namespace {
-                Some(namespace) => format!("namespace {namespace}: labels unknown"),
-                None => "namespace unknown".to_owned(),
-            };
-            format!("{labels}; a pod that asks for injection is taken to get it")
-        }
-        Assumed::NamespaceAnnotationsUnknown { mesh, namespace } => format!(
-            "namespace {namespace}: annotations unknown; the pod's own {mesh} settings are used"
-        ),
-        Assumed::MeshVersionUnknown {
-            mesh,
-            native_since,
-            native_nodes,
-            flag_name,
-            api_server,
-        } => {
-            let (proxy, _) = mesh.words().classic;
-            let product = native_since.product();
-            let nodes = native_nodes
-                .map(|nodes| match api_server {
-                    true => format!(", or where the API server is before Kubernetes {nodes}"),
-                    false => format!(", or on nodes before Kubernetes {nodes}"),
-                })
-                .unwrap_or_default();
-            format!(
-                "{mesh} version unknown: read as a release before {native_since} (classic {proxy}); holds for {product} before {native_since}{nodes}; {}",
-                crate::settings::version::mesh::how_to_give(flag_name)
-            )
-        }
-    }
 }

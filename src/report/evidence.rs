@@ -4,38 +4,10 @@
 
 use serde::Serialize;
 
-use super::assumptions::assumed;
 use crate::rules::{Evidence, Premise, Subject, Weight};
 
-/// A premise in words: "`web` calls out during shutdown".
-pub fn premise_text(premise: &Premise) -> String {
-    match &premise.subject {
-        Subject::Plan(reading) => assumed(reading),
-        Subject::AppShutdown { container, value } => {
-            format!("`{container}` takes {value} to exit after SIGTERM (the default)")
-        }
-        Subject::EndpointPropagation(value) => {
-            format!("endpoint removal takes {value} to reach every client (the default)")
-        }
-        Subject::CallsOut { container } => {
-            format!("`{container}` calls out while its proxy is gone")
-        }
-        Subject::RequestsArrive => {
-            "requests arrive: a Service outside the input selects the pod".to_owned()
-        }
-        Subject::ThroughSidecar { container, ports } => format!(
-            "requests reach the pod through `{container}` (port {}), not only on the app's own port",
-            ports
-                .iter()
-                .map(i32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// What a premise is about, for machines: `plan`, `appShutdown`, `endpointPropagation`,
-/// `callsOut`, `requestsArrive`, `throughSidecar`.
+/// `callsOut`, `requestsArrive`, `throughSidecar`, `kubernetesVersion`, `noInjection`.
 pub fn premise_kind(premise: &Premise) -> &'static str {
     match premise.subject {
         Subject::Plan(_) => "plan",
@@ -44,6 +16,8 @@ pub fn premise_kind(premise: &Premise) -> &'static str {
         Subject::CallsOut { .. } => "callsOut",
         Subject::RequestsArrive => "requestsArrive",
         Subject::ThroughSidecar { .. } => "throughSidecar",
+        Subject::KubernetesVersion(_) => "kubernetesVersion",
+        Subject::NoInjection { .. } => "noInjection",
     }
 }
 
@@ -78,16 +52,17 @@ pub fn json(evidence: &Evidence) -> EvidenceJson {
     EvidenceJson {
         proven: evidence.proven(),
         facts: evidence.facts.clone(),
-        premises: evidence
-            .premises
-            .iter()
-            .map(|premise| PremiseJson {
-                kind: premise_kind(premise),
-                text: premise_text(premise),
-                settle: premise.settle.clone(),
-                lowers: premise.weight,
-            })
-            .collect(),
+        premises: evidence.premises.iter().map(premise_json).collect(),
+    }
+}
+
+/// One premise as data.
+pub fn premise_json(premise: &Premise) -> PremiseJson {
+    PremiseJson {
+        kind: premise_kind(premise),
+        text: premise.text(),
+        settle: premise.settle.clone(),
+        lowers: premise.weight,
     }
 }
 
@@ -101,7 +76,7 @@ pub fn brief(evidence: &Evidence) -> Option<String> {
         .premises
         .iter()
         .map(|premise| {
-            let text = premise_text(premise);
+            let text = premise.text();
             if text.contains(&premise.settle) {
                 text
             } else {

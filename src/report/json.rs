@@ -77,6 +77,10 @@ struct FixJson<'a> {
     applicability: &'static str,
     description: &'a str,
     edits: Vec<EditJson>,
+    /// What the fix assumes that the input does not show, which keeps it from being
+    /// safe; absent when it assumes nothing.
+    #[serde(rename = "restsOn", skip_serializing_if = "Vec::is_empty")]
+    rests_on: Vec<super::evidence::PremiseJson>,
 }
 
 /// One edit: the text from `start` to `end` (exclusive) replaced by `replacement`.
@@ -193,6 +197,10 @@ fn finding_json<'a>(located: &'a Located, sources: &'a Sources) -> FindingJson<'
                     end: edit.end.into(),
                     replacement: edit.replacement,
                 })
+                .collect(),
+            rests_on: crate::rules::applicability::rests_on(finding)
+                .into_iter()
+                .map(super::evidence::premise_json)
                 .collect(),
         }),
         baselined: located.baselined,

@@ -348,6 +348,10 @@ fn fix(located: &Located, artifact: &ArtifactLocation) -> Option<SarifFix> {
         }],
         properties: FixProperties {
             applicability: fix.applicability.as_str(),
+            rests_on: crate::rules::applicability::rests_on(&located.finding)
+                .into_iter()
+                .map(super::evidence::premise_json)
+                .collect(),
         },
     })
 }
@@ -571,6 +575,9 @@ struct SarifFix {
 struct FixProperties {
     /// `safe` or `unsafe`, as `lint --fix` and `--unsafe-fixes` select them.
     applicability: &'static str,
+    /// What the fix assumes that the input does not show; absent when nothing.
+    #[serde(rename = "restsOn", skip_serializing_if = "Vec::is_empty")]
+    rests_on: Vec<super::evidence::PremiseJson>,
 }
 
 /// The replacements in one artifact (SARIF 2.1.0, section 3.56).

@@ -360,6 +360,10 @@ impl<'a> Builder<'a> {
                 .labels
                 .as_ref()
                 .is_some_and(|labels| !labels.is_empty()),
+            namespace_known: self
+                .settings
+                .namespace_of(workload.reference().namespace.as_deref())
+                .is_some(),
             containers: containers.into_iter().collect(),
             meshes: self.meshes,
             scenario: self.scenario,

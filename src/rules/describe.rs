@@ -1,8 +1,8 @@
-//! How a hook and an app's start gate are named in messages, explain and the
-//! assumptions: resolve says what they run, these words say it short.
+//! How a hook, an app's start gate and a plan's assumed readings are named in messages,
+//! explain and the evidence: resolve says what they are, these words say it short.
 
 use crate::resolve::shell::{self, GateWait};
-use crate::resolve::{DrainMiss, Hook, HookAction, HookEffect};
+use crate::resolve::{Assumed, DrainMiss, Hook, HookAction, HookEffect};
 
 /// The longest hook text quoted whole; a longer one is cut with `…`.
 const MAX_HOOK_CHARS: usize = 60;
@@ -108,6 +108,118 @@ pub fn moot(why: &crate::resolve::Moot) -> String {
     match why {
         crate::resolve::Moot::Drain(drain) => super::termination::drain_setting_ignored::why(drain),
         crate::resolve::Moot::Gate(gate) => super::configuration::redundant_gate::why(gate),
+    }
+}
+
+/// What a plan assumes, as `explain` prints it under the timeline.
+pub fn assumed(assumed: &Assumed) -> String {
+    match assumed {
+        Assumed::SleepActionDropped {
+            container,
+            kubernetes,
+        } => format!(
+            "{container}: Kubernetes {kubernetes} drops the sleep action (PodLifecycleSleepAction is alpha and off): the pod runs without this hook"
+        ),
+        Assumed::ContainerRestartPolicyDropped {
+            container,
+            kubernetes,
+        } => format!(
+            "{container}: Kubernetes {kubernetes} drops its restartPolicy (ContainerRestartRules is off): the pod is admitted and the container restarts by the pod's policy"
+        ),
+        Assumed::SleepActionBeta {
+            container,
+            kubernetes,
+        } => format!(
+            "{container}: the sleep action is beta in Kubernetes {kubernetes}; taken as enabled"
+        ),
+        Assumed::DeletionGraceZero => "a deletion grace period of 0 is taken as 1 s, as `kubectl delete --grace-period=0` sends it without --force".to_owned(),
+        Assumed::HookProgramMissing {
+            container,
+            hook,
+            image,
+            program,
+        } => format!(
+            "{container}: `{}` most likely fails at once (`{image}` has no `{program}`); taken as instant",
+            self::hook(hook)
+        ),
+        Assumed::HookLengthUnknown { container, hook } => {
+            format!(
+                "{container}: `{}` is of unknown length; taken as instant",
+                self::hook(hook)
+            )
+        }
+        Assumed::SettingTooNew {
+            setting,
+            layer,
+            since,
+        } => {
+            let layer = layer.map(|layer| format!(" in {layer}")).unwrap_or_default();
+            format!("{setting}{layer} needs {since}; this version ignores it")
+        }
+        Assumed::NamespaceLabelsUnknown { namespace } => {
+            let labels = match namespace {
+                Some(namespace) => format!("namespace {namespace}: labels unknown"),
+                None => "namespace unknown".to_owned(),
+            };
+            format!("{labels}; a pod that asks for injection is taken to get it")
+        }
+        Assumed::NamespaceAnnotationsUnknown { mesh, namespace } => format!(
+            "namespace {namespace}: annotations unknown; the pod's own {mesh} settings are used"
+        ),
+        Assumed::MeshVersionUnknown {
+            mesh,
+            native_since,
+            native_nodes,
+            flag_name,
+            api_server,
+        } => {
+            let (proxy, _) = mesh.words().classic;
+            let product = native_since.product();
+            let nodes = native_nodes
+                .map(|nodes| match api_server {
+                    true => format!(", or where the API server is before Kubernetes {nodes}"),
+                    false => format!(", or on nodes before Kubernetes {nodes}"),
+                })
+                .unwrap_or_default();
+            format!(
+                "{mesh} version unknown: read as a release before {native_since} (classic {proxy}); holds for {product} before {native_since}{nodes}; {}",
+                crate::settings::version::mesh::how_to_give(flag_name)
+            )
+        }
+    }
+}
+
+/// What a plan assumes as a short phrase after "it assumes", for a fix's title.
+pub fn assumed_briefly(assumed: &Assumed) -> String {
+    match assumed {
+        Assumed::SleepActionDropped { kubernetes, .. } => {
+            format!("Kubernetes {kubernetes}, which drops the sleep action")
+        }
+        Assumed::ContainerRestartPolicyDropped { kubernetes, .. } => {
+            format!("Kubernetes {kubernetes}, which drops a container's restartPolicy")
+        }
+        Assumed::SleepActionBeta { kubernetes, .. } => {
+            format!("the sleep action enabled in Kubernetes {kubernetes}")
+        }
+        Assumed::DeletionGraceZero => "a deletion grace period of 1 s".to_owned(),
+        Assumed::HookProgramMissing { image, program, .. } => {
+            format!("`{image}` has no `{program}`")
+        }
+        Assumed::HookLengthUnknown { container, .. } => {
+            format!("`{container}`'s preStop hook is instant")
+        }
+        Assumed::SettingTooNew { setting, since, .. } => {
+            format!("a release before {since}, which ignores {setting}")
+        }
+        Assumed::NamespaceLabelsUnknown { .. } => {
+            "a pod that asks for injection gets it".to_owned()
+        }
+        Assumed::NamespaceAnnotationsUnknown { mesh, .. } => {
+            format!("no {mesh} settings on the namespace")
+        }
+        Assumed::MeshVersionUnknown {
+            mesh, native_since, ..
+        } => format!("{mesh} before {native_since}"),
     }
 }
 

@@ -6,10 +6,12 @@
 
 use serde::Serialize;
 
+use super::describe;
 use super::meta::{Group, RuleMeta, Severity};
 use crate::resolve::traffic::{CallsOut, Serves, Traffic, TrafficRole};
 use crate::resolve::{Assumed, Assumption, PlannedContainer, PodPlan};
 use crate::settings::Source;
+use crate::settings::version::KubeVersion;
 use crate::time::Millis;
 
 /// What one finding rests on.
@@ -64,6 +66,15 @@ pub enum Subject {
         /// Its ports that take requests from outside the pod.
         ports: Vec<i32>,
     },
+    /// The Kubernetes version is the default one (what a fix's form needs, such as the
+    /// `sleep` action of 1.30).
+    KubernetesVersion(KubeVersion),
+    /// No mesh injects a proxy into the pod's namespace, whose labels the input does
+    /// not show: a fix sound without a proxy may not be with one.
+    NoInjection {
+        /// The namespace, when the manifest names it.
+        namespace: Option<String>,
+    },
 }
 
 /// How far a premise lowers a finding.
@@ -113,6 +124,94 @@ impl Evidence {
 }
 
 impl Premise {
+    /// The premise in words: "`web` calls out while its proxy is gone".
+    pub fn text(&self) -> String {
+        match &self.subject {
+            Subject::Plan(reading) => describe::assumed(reading),
+            Subject::AppShutdown { container, value } => {
+                format!("`{container}` takes {value} to exit after SIGTERM (the default)")
+            }
+            Subject::EndpointPropagation(value) => {
+                format!("endpoint removal takes {value} to reach every client (the default)")
+            }
+            Subject::CallsOut { container } => {
+                format!("`{container}` calls out while its proxy is gone")
+            }
+            Subject::RequestsArrive => {
+                "requests arrive: a Service outside the input selects the pod".to_owned()
+            }
+            Subject::ThroughSidecar { container, ports } => format!(
+                "requests reach the pod through `{container}` (port {}), not only on the app's own port",
+                ports
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Subject::KubernetesVersion(version) => {
+                format!("the cluster runs Kubernetes {version} (the default)")
+            }
+            Subject::NoInjection { namespace } => format!(
+                "no mesh injects a proxy into {} (its labels are not in the input)",
+                namespace_words(namespace.as_deref())
+            ),
+        }
+    }
+
+    /// The premise as a short phrase after "it assumes", for a fix's title.
+    pub fn phrase(&self) -> String {
+        match &self.subject {
+            Subject::Plan(reading) => describe::assumed_briefly(reading),
+            Subject::AppShutdown { container, value } => {
+                format!("`{container}` exits {value} after SIGTERM")
+            }
+            Subject::EndpointPropagation(value) => format!("endpoints are removed in {value}"),
+            Subject::CallsOut { container } => format!("`{container}` calls out"),
+            Subject::RequestsArrive => "requests arrive".to_owned(),
+            Subject::ThroughSidecar { container, .. } => {
+                format!("requests arrive through `{container}`")
+            }
+            Subject::KubernetesVersion(version) => format!("Kubernetes {version}"),
+            Subject::NoInjection { namespace } => {
+                format!("no mesh injects {}", namespace_words(namespace.as_deref()))
+            }
+        }
+    }
+
+    /// Whether a fix resting on the premise may be wrong: an assumed version may not
+    /// run the fix's form, an assumed time may not be enough, a namespace that injects
+    /// a proxy may need more. Whether the app calls out or requests arrive (through a
+    /// sidecar or not) decides
+    /// whether the loss happens, not whether the fix is right: without it, the fix is
+    /// merely not needed.
+    pub fn bears_on_fix(&self) -> bool {
+        !matches!(
+            self.subject,
+            Subject::CallsOut { .. } | Subject::RequestsArrive | Subject::ThroughSidecar { .. }
+        )
+    }
+
+    /// The cluster runs the default Kubernetes version `version`, which a fix's form
+    /// needs.
+    pub fn kubernetes_version(version: KubeVersion) -> Premise {
+        Premise {
+            subject: Subject::KubernetesVersion(version),
+            weight: Weight::Lower,
+            settle: "set --kubernetes-version or config `kubernetesVersion`".to_owned(),
+        }
+    }
+
+    /// No mesh injects the pod's `namespace`, whose labels the input does not show.
+    pub fn no_injection(namespace: Option<&str>) -> Premise {
+        Premise {
+            subject: Subject::NoInjection {
+                namespace: namespace.map(str::to_owned),
+            },
+            weight: Weight::Lower,
+            settle: "lint the Namespace with the workload, or set the namespace's labels in config `namespaces`".to_owned(),
+        }
+    }
+
     /// The app `container` calls out while its proxy is gone; `weight` is info when the
     /// input shows it only serving.
     pub fn calls_out(container: &str, weight: Weight) -> Premise {
@@ -174,6 +273,14 @@ impl Premise {
             weight: Weight::Lower,
             settle: "lint the Service that selects the pod with it".to_owned(),
         }
+    }
+}
+
+/// "namespace `shop`", or "the pod's namespace" when the manifest names none.
+fn namespace_words(namespace: Option<&str>) -> String {
+    match namespace {
+        Some(namespace) => format!("namespace `{namespace}`"),
+        None => "the pod's namespace".to_owned(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! table and `docs/rules/`), its default severity, and one check that reads the plan and
 //! the timeline top to bottom. A rule never re-derives what resolve or simulate computed.
 
+pub mod applicability;
 pub mod configuration;
 pub mod describe;
 pub mod evidence;

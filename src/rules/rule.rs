@@ -10,7 +10,7 @@ use crate::resolve::PodPlan;
 use crate::simulate::{Phase, Timeline};
 use crate::time::Millis;
 
-use super::evidence::{Evidence, Premise};
+use super::evidence::{Evidence, Premise, Subject};
 use super::meta::{RuleMeta, Severity};
 use super::violation::Violation;
 
@@ -104,6 +104,14 @@ pub struct Finding {
     pub fix: Option<Remedy>,
     /// What it rests on: facts, and premises that lower it.
     pub evidence: Evidence,
+    /// What its fix's value or form needs beyond the finding's own premises (the
+    /// default Kubernetes version for a `sleep` action, an assumed shutdown time in a
+    /// grace period): with those, the fix is not applied unreviewed
+    /// ([`applicability`](super::applicability)).
+    pub fix_rests_on: Vec<Premise>,
+    /// Premises of the finding its fix does not rest on: under the other reading (the
+    /// mesh's newest release) another finding asks for the very same change.
+    pub fix_holds_without: Vec<Subject>,
 }
 
 impl Finding {
@@ -124,12 +132,36 @@ impl Finding {
             window: None,
             fix: None,
             evidence: Evidence::default(),
+            fix_rests_on: Vec::new(),
+            fix_holds_without: Vec::new(),
         }
     }
 
     /// Attaches the remedy `lint --fix` makes (or, display-only, shows).
     pub fn with_fix(mut self, fix: Option<Remedy>) -> Self {
         self.fix = fix;
+        self
+    }
+
+    /// Attaches a remedy with what its value rests on.
+    pub fn with_proposal(self, proposal: Option<super::fixes::Proposal>) -> Self {
+        let Some((remedy, premises)) = proposal else {
+            return self;
+        };
+        premises
+            .into_iter()
+            .fold(self.with_fix(Some(remedy)), Finding::fix_rests_on)
+    }
+
+    /// Adds a premise the fix's value or form needs that the finding does not.
+    pub fn fix_rests_on(mut self, premise: Premise) -> Self {
+        if !self
+            .fix_rests_on
+            .iter()
+            .any(|p| p.subject == premise.subject)
+        {
+            self.fix_rests_on.push(premise);
+        }
         self
     }
 

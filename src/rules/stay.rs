@@ -6,10 +6,11 @@
 //! clears every one of them the setting can clear; both rules word their help and
 //! build their fix from this answer, and say which others it clears.
 
-use crate::fix::{Applicability, Remedy};
 use crate::resolve::mesh::{Measure, Stay, StayAt};
 use crate::resolve::{ContainerId, PlannedContainer, PodPlan, Role};
 use crate::rules::RuleMeta;
+use crate::rules::evidence::Premise;
+use crate::rules::fixes::Proposal;
 use crate::rules::fixes::grace_period_at;
 use crate::rules::headroom::Headroom;
 use crate::rules::termination::{
@@ -146,8 +147,9 @@ pub struct StayAnswer {
     pub clears: Vec<&'static RuleMeta>,
     /// The help: the model's words for the setting at that value.
     pub help: String,
-    /// The change, when the pod's text can say it.
-    pub fix: Option<Remedy>,
+    /// The change, when the pod's text can say it, with the assumed times its value
+    /// rests on.
+    pub fix: Option<Proposal>,
 }
 
 impl StayAnswer {
@@ -191,15 +193,17 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
     if let Some(late) = late_app(plan, timeline, stop) {
         hazards.push((late.gone, late.app.2.exit, &ProxyExitsBeforeApp::META));
         if !plan.scenario.app_shutdown.is_explicit() && late.app.1.role == Role::App {
-            assumed.push(format!("app-shutdown {}", plan.scenario.app_shutdown.value));
+            assumed.push(Premise::app_shutdown(
+                &late.app.1.name,
+                plan.scenario.app_shutdown.value,
+            ));
         }
     }
     if let Some((refused, removed)) = early_refusal(plan, timeline, stop).filter(|_| stay.inbound) {
         hazards.push((refused, removed, &InboundClosedBeforeEndpointsRemoved::META));
         if !plan.scenario.endpoint_propagation.is_explicit() {
-            assumed.push(format!(
-                "endpoint-propagation {}",
-                plan.scenario.endpoint_propagation.value
+            assumed.push(Premise::endpoint_propagation(
+                plan.scenario.endpoint_propagation.value,
             ));
         }
     }
@@ -240,24 +244,14 @@ pub fn answer(plan: &PodPlan, timeline: &Timeline, index: ContainerId) -> Option
                 fix.description
             );
             if grace.is_some() {
-                fix.applicability = Applicability::Unsafe;
                 fix.description = format!(
                     "{}, and raise `terminationGracePeriodSeconds` to {grace_seconds} for it",
                     fix.description
                 );
                 fix.changes.extend(grace.clone());
             }
-            // A value that rests on a time the scenario assumes is a guess to review.
-            if !assumed.is_empty() {
-                fix.applicability = fix.applicability.min(Applicability::Unsafe);
-                let them = if assumed.len() == 1 { "it" } else { "them" };
-                fix.description = format!(
-                    "{}; the value rests on the assumed {}: set {them} to what the pod really takes",
-                    fix.description,
-                    assumed.join(" and ")
-                );
-            }
-            fix
+            // A value resting on a time the scenario assumes is a guess to review.
+            (fix, assumed)
         });
     Some(StayAnswer {
         clears: hazards.into_iter().map(|(_, _, rule)| rule).collect(),

@@ -2035,9 +2035,11 @@ fn fix_on_cluster_objects_prints_the_diff_and_writes_nothing() {
         stderr.contains(r#"+                        "terminationMessagePolicy": "File", "lifecycle": {"preStop": {"sleep": {"seconds": 10}}}"#),
         "{stderr}"
     );
-    // A fix that would make the pod worse is refused here as it is for a file.
+    // ML207's delay on a Linkerd pod goes with the proxy's own wait, as for a file.
     assert!(
-        stderr.contains("Deployment/emojivoto/emoji:45: the fix for ML207 was not made: it would make ML202 worse"),
+        stderr.contains(
+            r#"}, "annotations": {"config.alpha.linkerd.io/proxy-wait-before-exit-seconds": "20"}"#
+        ),
         "{stderr}"
     );
     assert_eq!(

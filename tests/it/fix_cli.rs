@@ -33,8 +33,13 @@ fn fix_fixture(name: &str, rule: &str, flags: &[&str]) -> (String, Option<serde_
 
 #[test]
 fn ml101_istio_gets_the_hold_annotation() {
-    for name in ["ml101-fire-inject-label.yaml", "ml101-fire-job.yaml"] {
-        let (fixed, read) = fix_fixture(name, "ML101", &[]);
+    // A safe fix on a classic sidecar: one the pod asks for, or one of a release
+    // before native sidecars (on an unknown release the hold rests on that reading).
+    for (name, flags) in [
+        ("ml101-fire-inject-label.yaml", &[][..]),
+        ("ml101-fire-job.yaml", &["--mesh-version", "istio=1.26"][..]),
+    ] {
+        let (fixed, read) = fix_fixture(name, "ML101", flags);
         insta::assert_snapshot!(name, fixed);
         if let Some(object) = read {
             assert_eq!(
@@ -78,8 +83,9 @@ fn an_input_is_fixed_with_the_context_of_the_others() {
                     containers:\n      - name: orders\n        image: example/orders:2.3.0\n";
     std::fs::write(&deployment, original).unwrap();
     let namespace_text = std::fs::read_to_string(&namespace).unwrap();
+    // A release before native sidecars: ML101 (not ML104) is the finding.
     common::cli()
-        .args(["lint", "--fix"])
+        .args(["lint", "--fix", "--mesh-version", "linkerd=2.19"])
         .arg(&namespace)
         .arg(&deployment)
         .assert()
@@ -168,18 +174,32 @@ fn pod_spec(object: &serde_json::Value) -> &serde_json::Value {
 
 #[test]
 fn ml201_and_ml206_raise_the_grace_period_to_what_the_timeline_needs() {
-    for (name, rule, seconds) in [
+    // Safe where the manifest gives every time the value adds up; unsafe where an
+    // app's shutdown time is the default, and the fix's title says so.
+    for (name, rule, seconds, safe) in [
         // 25 s of preStop, then the declared 10 s of shutdown, plus a fifth of that
         // as headroom; inserted after the containers, in the pod spec's indentation.
-        ("ml201-fire-app-shutdown.yaml", "ML201", 42),
+        ("ml201-fire-app-shutdown.yaml", "ML201", 42, true),
         // The proxy's 10 s preStop, then its 25 s drain, plus 7 s.
-        ("ml201-fire-prestop-plus-drain.yaml", "ML201", 42),
-        // A 45 s hook, then 5 s of shutdown, plus 10 s.
-        ("ml206-fire-sleep-45.yaml", "ML206", 60),
-        ("ml206-fire-sleep-action.yaml", "ML206", 42),
-        ("ml206-fire-sleep-after-heredoc.yaml", "ML206", 126),
+        ("ml201-fire-prestop-plus-drain.yaml", "ML201", 42, true),
+        // The app's assumed 5 s of shutdown, plus 5 s.
+        ("ml201-fire-assumed-app-shutdown.yaml", "ML201", 10, false),
+        // A 45 s hook, then the assumed 5 s of shutdown, plus 10 s.
+        ("ml206-fire-sleep-45.yaml", "ML206", 60, false),
+        ("ml206-fire-sleep-action.yaml", "ML206", 42, false),
+        ("ml206-fire-sleep-after-heredoc.yaml", "ML206", 126, false),
     ] {
-        let (fixed, read) = fix_unsafe_fixture(name, rule);
+        let (report, _) = common::lint_json(&common::testdata(&format!("rules/{name}")), &[]);
+        let findings = report["findings"].as_array().unwrap();
+        let fix = &findings.iter().find(|f| f["ruleId"] == rule).unwrap()["fix"];
+        let assumes = fix["description"].as_str().unwrap().contains("it assumes");
+        assert_eq!(fix["applicability"] == "safe", safe, "{name}: {fix}");
+        assert_eq!(assumes, !safe, "{name}: {fix}");
+        let (fixed, read) = if safe {
+            fix_fixture(name, rule, &[])
+        } else {
+            fix_unsafe_fixture(name, rule)
+        };
         insta::assert_snapshot!(name, fixed);
         if let Some(object) = read {
             assert_eq!(
@@ -855,9 +875,16 @@ fn json_and_sarif_carry_the_edits_that_fix_writes() {
         })
         .collect();
     // ML207's preStop delay alone would leave the app serving after `istio-proxy` has
-    // exited (a new ML202): refused, so carried by no format.
+    // exited (a new ML202): it goes with the proxy's drain, and rests on the times.
     let ml207 = findings.iter().find(|f| f["ruleId"] == "ML207").unwrap();
-    assert_eq!(ml207.get("fix"), None, "{ml207}");
+    assert_eq!(ml207["fix"]["applicability"], "unsafe", "{ml207}");
+    assert!(
+        ml207["fix"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("terminationDrainDuration"),
+        "{ml207}"
+    );
 
     let output = common::cli()
         .current_dir(path.parent().unwrap())
@@ -901,8 +928,11 @@ fn json_and_sarif_carry_the_edits_that_fix_writes() {
         })
         .collect();
     assert_eq!(sarif_edits, json_edits);
-    let refused = results.iter().find(|r| r["ruleId"] == "ML207").unwrap();
-    assert_eq!(refused.get("fixes"), None, "{refused}");
+    let paired = results.iter().find(|r| r["ruleId"] == "ML207").unwrap();
+    assert_eq!(
+        paired["fixes"][0]["properties"]["applicability"], "unsafe",
+        "{paired}"
+    );
 
     // Made by hand, the edits give exactly the file `--fix` writes.
     let by_hand = apply_positioned(&original, json_edits);
@@ -1220,50 +1250,48 @@ fn ml209_keeps_the_comments_inside_the_hook_it_rewrites() {
     }
 }
 
-/// ML207's delay on a Linkerd pod, whose proxy stops on SIGTERM, would double the
-/// time the app serves without it (ML202): the fix is refused, with or without
-/// `--select ML207` (rules outside the selection are weighed all the same), and JSON
-/// carries no fix for it.
+/// ML207's delay on a Linkerd pod, whose proxy stops on SIGTERM, would alone double
+/// the time the app serves without it (ML202): the fix goes with the proxy's own wait
+/// (`proxy-wait-before-exit-seconds`) until the delayed app has exited, so that both
+/// clear, with or without `--select ML207` (rules outside the selection are weighed
+/// all the same). It rests on the assumed times: unsafe, and its title says so.
 #[test]
-fn ml207_is_not_offered_where_it_would_make_ml202_longer() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("api.yaml");
-    let original = std::fs::read_to_string(common::testdata("fixes/linkerd-ml207.yaml")).unwrap();
-    let (report, _) = common::lint_json(&common::testdata("fixes/linkerd-ml207.yaml"), &[]);
+fn ml207_goes_with_the_proxy_s_own_wait() {
+    const FIXTURE: &str = "fixes/linkerd-ml207.yaml";
+    let (report, _) = common::lint_json(&common::testdata(FIXTURE), &[]);
     let ml207 = common::reports::findings(&report, "ML207");
     assert_eq!(ml207.len(), 1, "{report}");
-    assert_eq!(ml207[0].get("fix"), None, "{report}");
-    assert_eq!(
-        common::reports::findings(&report, "ML202").len(),
-        1,
-        "{report}"
+    let fix = &ml207[0]["fix"];
+    assert_eq!(fix["applicability"], "unsafe", "{fix}");
+    assert!(
+        fix["description"]
+            .as_str()
+            .unwrap()
+            .contains("endpoints are removed in 5 s"),
+        "{fix}"
     );
-    // Unselected, ML202's own fix (the proxy's wait, until the app has exited) is made;
-    // ML207's delay is still not, as the wait covers the app without it only.
-    let with_wait = original.replace(
-        "        linkerd.io/inject: enabled\n",
-        "        linkerd.io/inject: enabled\n        config.alpha.linkerd.io/proxy-wait-before-exit-seconds: \"10\"\n",
+    let replacements: Vec<&str> = fix["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edit| edit["replacement"].as_str().unwrap())
+        .collect();
+    assert!(
+        replacements
+            .iter()
+            .any(|r| r.contains("proxy-wait-before-exit-seconds: \"20\""))
+            && replacements.iter().any(|r| r.contains("seconds: 10")),
+        "{fix}"
     );
-    for (select, expected) in [
-        (&[][..], &with_wait),
-        (&["--select", "ML207"][..], &original),
-    ] {
-        std::fs::write(&path, &original).unwrap();
-        let output = common::cli()
-            .args(["lint", "--fix", "--unsafe-fixes"])
-            .args(select)
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert_eq!(
-            &std::fs::read_to_string(&path).unwrap(),
-            expected,
-            "{select:?}"
-        );
-        let stderr = String::from_utf8_lossy(&output.stderr);
+    for select in [&[][..], &["--select", "ML207"][..]] {
+        let mut flags = vec!["--unsafe-fixes"];
+        flags.extend(select);
+        let fixed = common::fixing::fix_fixture(FIXTURE, "ML207", &flags);
         assert!(
-            stderr.contains("the fix for ML207 was not made: it would"),
-            "{select:?}: {stderr}"
+            fixed.text.contains("preStop:")
+                && fixed.text.contains("proxy-wait-before-exit-seconds"),
+            "{select:?}: {}",
+            fixed.text
         );
     }
 }
@@ -1347,7 +1375,8 @@ fn unfixable_rules_are_reported_without_a_fix() {
 /// finding.
 #[test]
 fn fixable_findings_are_marked_and_counted() {
-    let path = common::testdata("rules/ml201-fire-prestop-plus-drain.yaml");
+    // ML201's grace period rests on the app's assumed shutdown time: an unsafe fix.
+    let path = common::testdata("rules/ml201-fire-assumed-app-shutdown.yaml");
     let human = |flags: &[&str]| {
         let output = common::cli()
             .env("COLUMNS", "120")
@@ -1374,9 +1403,10 @@ fn fixable_findings_are_marked_and_counted() {
         "{with_unsafe}"
     );
     assert!(
-        with_unsafe.contains("Unsafe fix: raise `terminationGracePeriodSeconds` to 42 s (35 s needed plus 7 s headroom)")
-            && with_unsafe.contains("20       │ -       terminationGracePeriodSeconds: 30")
-            && with_unsafe.contains("20 │ +       terminationGracePeriodSeconds: 42"),
+        with_unsafe.contains("Unsafe fix: raise `terminationGracePeriodSeconds` to 10 s (5 s needed plus 5 s headroom)")
+            && with_unsafe.contains("it assumes `web` exits 5 s after SIGTERM")
+            && with_unsafe.contains("16       │ -       terminationGracePeriodSeconds: 1\n")
+            && with_unsafe.contains("16 │ +       terminationGracePeriodSeconds: 10"),
         "{with_unsafe}"
     );
 }
@@ -1389,12 +1419,13 @@ fn consul_s_dataplane_stays_by_its_lifecycle_s_grace_period() {
     const LIFECYCLE: &str = "consul.hashicorp.com/enable-sidecar-proxy-lifecycle";
     const GRACE: &str =
         "consul.hashicorp.com/sidecar-proxy-lifecycle-shutdown-grace-period-seconds";
-    // One fix for both, checked as every fix is: each rule gone, nothing new or worse.
+    // One fix for both, checked as every fix is: each rule gone, nothing new or worse
+    // (ML207's delay, whose fix goes with a longer grace period, is left out).
     for rule in ["ML202", "ML203"] {
         let fixed = common::fixing::fix_fixture(
             "rules/ml203-fire-consul-lifecycle-off.yaml",
             rule,
-            &["--unsafe-fixes"],
+            &["--unsafe-fixes", "--select", "ML202,ML203"],
         );
         assert!(
             fixed.text.contains(&format!("{LIFECYCLE}: \"true\""))

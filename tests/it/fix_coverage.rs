@@ -15,9 +15,32 @@ const COVERAGE_END: &str = "<!-- fix-coverage:end -->";
 /// Per rule: findings, with a safe fix, with an unsafe fix, with none.
 type Counts = BTreeMap<String, [usize; 4]>;
 
+const SUMMARY_START: &str = "<!-- fix-coverage-summary:start -->\n";
+const SUMMARY_END: &str = "<!-- fix-coverage-summary:end -->";
+
+/// What a repository cannot show, given as the values the defaults assume: with them
+/// the same findings rest on nothing assumed, and their fixes can be safe.
+const SETTLED: [&str; 10] = [
+    "--kubernetes-version",
+    "1.36",
+    "--endpoint-propagation",
+    "5s",
+    "--app-shutdown",
+    "5s",
+    "--mesh-version",
+    "istio=1.26",
+    "--mesh-version",
+    "linkerd=2.19",
+];
+
 /// The coverage of `lint --format json` over the corpus, linted as one directory.
 fn corpus_coverage() -> (Counts, String) {
-    let (report, _) = common::lint_json(&common::testdata("corpus"), &[]);
+    corpus_coverage_with(&[])
+}
+
+/// [`corpus_coverage`] with `flags`.
+fn corpus_coverage_with(flags: &[&str]) -> (Counts, String) {
+    let (report, _) = common::lint_json(&common::testdata("corpus"), flags);
     let mut counts = Counts::new();
     let mut severities = BTreeMap::new();
     for finding in report["findings"].as_array().unwrap() {
@@ -64,25 +87,7 @@ fn corpus_coverage() -> (Counts, String) {
 #[test]
 fn documented_coverage_table_is_what_lint_reports_over_the_corpus() {
     let (counts, table) = corpus_coverage();
-    let path = common::root().join("docs/usage.md");
-    let usage = std::fs::read_to_string(&path).unwrap();
-    let start = usage
-        .find(COVERAGE_START)
-        .expect("docs/usage.md has the fix-coverage start marker")
-        + COVERAGE_START.len();
-    let end = usage
-        .find(COVERAGE_END)
-        .expect("docs/usage.md has the fix-coverage end marker");
-    if std::env::var_os("MESH_LIFECYCLE_UPDATE_DOCS").is_some() {
-        let updated = format!("{}{table}{}", &usage[..start], &usage[end..]);
-        std::fs::write(&path, updated).unwrap();
-    } else {
-        assert_eq!(
-            usage[start..end],
-            table,
-            "the fix coverage in docs/usage.md is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it fix_coverage::"
-        );
-    }
+    documented("docs/usage.md", (COVERAGE_START, COVERAGE_END), &table);
     // Every finding the corpus shows with a mechanical remedy carries a fix: ML202 on
     // a Job through ML301's native sidecar, which clears both.
     for rule in ["ML202", "ML203", "ML301"] {
@@ -110,6 +115,62 @@ fn documented_coverage_table_is_what_lint_reports_over_the_corpus() {
             );
         }
     }
+}
+
+/// The text between `markers` in the file at `path` (from the repository's root) is
+/// `text`, or is made so with `MESH_LIFECYCLE_UPDATE_DOCS`.
+fn documented(path: &str, (start_marker, end_marker): (&str, &str), text: &str) {
+    let path = common::root().join(path);
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let start = doc
+        .find(start_marker)
+        .unwrap_or_else(|| panic!("{} has {start_marker}", path.display()))
+        + start_marker.len();
+    let end = doc
+        .find(end_marker)
+        .unwrap_or_else(|| panic!("{} has {end_marker}", path.display()));
+    if std::env::var_os("MESH_LIFECYCLE_UPDATE_DOCS").is_some() {
+        let updated = format!("{}{text}{}", &doc[..start], &doc[end..]);
+        std::fs::write(&path, updated).unwrap();
+    } else {
+        assert_eq!(
+            doc[start..end],
+            *text,
+            "the fix coverage in {} is stale; run MESH_LIFECYCLE_UPDATE_DOCS=1 cargo test --test it fix_coverage::",
+            path.display()
+        );
+    }
+}
+
+/// The findings of every rule and those with a safe and an unsafe fix, summed.
+fn totals(counts: &Counts) -> [usize; 3] {
+    counts.values().fold([0; 3], |[all, safe, unsafe_], row| {
+        [all + row[0], safe + row[1], unsafe_ + row[2]]
+    })
+}
+
+/// The README says how much of the corpus default `--fix` fixes, and how much once
+/// the run is given what the repository cannot show: a fix is safe only where nothing
+/// it rests on is assumed, and giving the assumed values as facts makes the same
+/// findings' fixes safe.
+#[test]
+fn readme_states_the_default_fix_coverage_of_the_corpus() {
+    let [all, safe, unsafe_] = totals(&corpus_coverage().0);
+    let [settled_all, settled_safe, _] = totals(&corpus_coverage_with(&SETTLED).0);
+    assert!(
+        settled_safe > safe,
+        "settling the premises makes fixes safe: {settled_safe} against {safe}"
+    );
+    let summary = format!(
+        "On the real manifests of `testdata/corpus`, `lint` reports {all} findings: `--fix`\n\
+         makes the safe fixes of {safe}, and `--unsafe-fixes` those of {unsafe_} more. A fix is\n\
+         safe only where nothing it rests on is assumed (an unsafe one says what it assumes);\n\
+         given what the repository cannot show, here the very values the defaults assume\n\
+         (`{}`),\n\
+         `--fix` fixes {settled_safe} of the {settled_all} findings it reports.\n",
+        SETTLED.join(" ")
+    );
+    documented("README.md", (SUMMARY_START, SUMMARY_END), &summary);
 }
 
 /// A fixture of `testdata/fixes/coverage/` copied into a fresh directory.
@@ -202,7 +263,15 @@ fn ml202_and_ml203_linkerd_wait_is_set_once_to_the_value_that_clears_both() {
 
 #[test]
 fn ml202_and_ml203_fix_is_safe_once_the_times_it_rests_on_are_set() {
-    let flags = ["--app-shutdown", "5s", "--endpoint-propagation", "5s"];
+    // The times, and the release: on a native proxy (Linkerd 2.20) neither fires.
+    let flags = [
+        "--app-shutdown",
+        "5s",
+        "--endpoint-propagation",
+        "5s",
+        "--mesh-version",
+        "linkerd=2.19",
+    ];
     let (text, _) = fixed("linkerd-wait-3-app-sleep-10.yaml", "ML203", &flags);
     assert!(
         text.contains("proxy-wait-before-exit-seconds: \"20\""),
@@ -275,7 +344,18 @@ fn ml202_has_no_fix_for_a_sidecar_configured_by_its_flags() {
 
 #[test]
 fn ml208_sleep_in_a_shell_becomes_the_sleep_action() {
-    let (text, reads) = fixed("distroless-sh.yaml", "ML208", &[]);
+    // Safe on a Kubernetes version the run is given; on the default one it is unsafe,
+    // and says that it assumes the version.
+    let path = common::testdata("fixes/coverage/distroless-sh.yaml");
+    let (report, _) = common::lint_json(&path, &[]);
+    let fix = &common::reports::findings(&report, "ML208")[0]["fix"];
+    assert_eq!(fix["applicability"], "unsafe", "{fix}");
+    assert_eq!(fix["restsOn"][0]["kind"], "kubernetesVersion", "{fix}");
+    let (text, reads) = fixed(
+        "distroless-sh.yaml",
+        "ML208",
+        &["--kubernetes-version", "1.33"],
+    );
     assert!(!text.contains("[\"/bin/sh\", \"-c\""), "{text}");
     if let Some((_, after)) = reads {
         assert_eq!(

@@ -16,8 +16,9 @@ use std::process::{Command, Output, Stdio};
 
 /// A Deployment with ML101 (a warning with a safe fix) and ML207 (an info).
 const SAFE: &str = "rules/ml101-fire-inject-label.yaml";
-/// A pod with ML201 (an error whose fix is unsafe): it remains after `--fix`.
-const UNSAFE: &str = "rules/ml201-fire-prestop-plus-drain.yaml";
+/// A pod with ML201 (an error whose fix is unsafe, as its value rests on the app's
+/// assumed shutdown time): it remains after `--fix`.
+const UNSAFE: &str = "rules/ml201-fire-assumed-app-shutdown.yaml";
 /// A gate on warnings that counts every finding in full: these tests are about what
 /// is written, and their status must not hang on the evidence of `SAFE`'s finding.
 const WARNINGS_IN_FULL: [&str; 4] = ["--fail-on", "warning", "--assumed-losses", "full"];
@@ -558,7 +559,10 @@ fn a_json_manifest_is_fixed_with_or_without_a_final_newline() {
   "spec": {
     "selector": {"matchLabels": {"app": "web"}},
     "template": {
-      "metadata": {"labels": {"app": "web", "sidecar.istio.io/inject": "true"}},
+      "metadata": {
+        "labels": {"app": "web", "sidecar.istio.io/inject": "true"},
+        "annotations": {"sidecar.istio.io/nativeSidecar": "false"}
+      },
       "spec": {"containers": [{"name": "web", "image": "example/web:1.0"}]}
     }
   }

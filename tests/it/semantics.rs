@@ -310,7 +310,7 @@ fn s2_3_sleep_action_is_dropped_in_1_29_on_from_1_30_and_beta_until_1_34() {
         a.plan
             .assumptions
             .iter()
-            .map(|n| mesh_lifecycle::report::assumptions::assumed(&n.assumed))
+            .map(|n| mesh_lifecycle::rules::describe::assumed(&n.assumed))
             .collect::<Vec<_>>()
             .join("\n")
     };

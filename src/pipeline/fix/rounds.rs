@@ -169,7 +169,8 @@ fn hidden(state: &mut Analysed, analyzer: &dyn Analyze) -> usize {
                 .as_ref()
                 .is_some_and(|remedy| remedy.applicability == Applicability::Unsafe)
     };
-    let _ = checks::checked(state, analyzer, unsafe_fix, Purpose::Check);
+    let items = Items::of(&state.text);
+    let _ = checks::checked(state, analyzer, unsafe_fix, Purpose::Check, items.as_ref());
     state
         .report
         .analyses

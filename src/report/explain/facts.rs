@@ -4,8 +4,8 @@
 
 use super::reasons;
 use crate::pipeline::located::Analysis;
-use crate::report::assumptions::assumed;
 use crate::resolve::PodPlan;
+use crate::rules::describe::assumed;
 use crate::simulate::Timeline;
 
 /// `Deployment shop/api · deploy/all.yaml (document 2 of 5) from chart/templates/api.yaml`.

@@ -308,7 +308,7 @@ fn card(page: &mut String, workload: &str, index: usize, located: &Located, on_t
             let _ = writeln!(
                 page,
                 "<li class=\"premise\">assumed: {} <span class=\"settle\">({})</span></li>",
-                escape(&crate::report::evidence::premise_text(premise)),
+                escape(&premise.text()),
                 escape(&premise.settle)
             );
         }

@@ -3,11 +3,11 @@
 use serde_json::{Value, json};
 
 use crate::pipeline::located::Analysis;
-use crate::report::assumptions::assumed;
 use crate::resolve::{
     ContainerList, ExitPolicy, Hook, HookDuration, Injection, PlannedContainer, Provenance, Role,
 };
 use crate::rules::describe;
+use crate::rules::describe::assumed;
 use crate::settings::Settings;
 use crate::simulate::events;
 

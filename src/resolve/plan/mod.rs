@@ -61,6 +61,9 @@ pub struct PodPlan {
     /// The pod template has labels: a Service can select it, and endpoints can route to
     /// it. A pod without labels receives no traffic through a Service.
     pub labelled: bool,
+    /// The labels of the pod's namespace are known (a Namespace of the input, the
+    /// config or the cluster): whether a mesh injects it is read, not assumed.
+    pub namespace_known: bool,
     /// In the kubelet's start order: init containers (native sidecars among them in
     /// place), then regular containers.
     pub containers: ByContainer<PlannedContainer>,

@@ -1,13 +1,17 @@
 use serde_json::Value as Json;
 
 use crate::fix::{Applicability, Change, Remedy};
-use crate::resolve::{HookAction, HookDuration, PlannedContainer};
+use crate::resolve::{
+    ContainerId, Hook, HookAction, HookDuration, HookEffect, PlannedContainer, PodPlan,
+};
+use crate::rules::fixes::Proposal;
 use crate::rules::headroom::Headroom;
 use crate::rules::help::container_label;
+use crate::rules::stay;
 use crate::rules::termination::inbound_closed_before_endpoints_removed::request_premises;
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::rules::{Finding, Label, Pod, Premise, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
-use crate::simulate::Phase;
+use crate::simulate::{self, Phase};
 use crate::time::Millis;
 
 declare_rule! {
@@ -187,7 +191,7 @@ impl Rule for AppWithoutPrestopDelay {
                 Finding::new(&violation, primary)
                     .container(&app.name)
                     .window(Phase::Termination, stop.signal, removed, Some(&app.name))
-                    .with_fix(delay(app, removed, plan.kubernetes.value))
+                    .with_proposal(delay(plan, index, app, removed))
                     .premises(request_premises(plan, stop.signal)),
             );
         }
@@ -196,16 +200,33 @@ impl Rule for AppWithoutPrestopDelay {
 
 /// A preStop delay until endpoint removal has propagated: the `sleep` action where the
 /// Kubernetes version runs it, else `sleep` run in the container where its image has
-/// it; a short delay of either form is lengthened. Unsafe: every termination of the pod
-/// takes that much longer, and its proxy must serve that long too (the re-lint drops
-/// the fix where it would not). A hook of another kind is the user's to change.
-fn delay(app: &PlannedContainer, removed: Millis, kubernetes: KubeVersion) -> Option<Remedy> {
+/// it; a short delay of either form is lengthened. A hook of another kind is the user's
+/// to change. In a meshed pod the delay goes with each proxy's own setting to stay as
+/// long ([`stay::answer`] on the timeline with the delay), so that the app does not
+/// serve past its proxy (ML202); where the pod shows no proxy but its namespace's
+/// labels are not in the input, a mesh may inject one, and the fix rests on it not.
+/// Safe where nothing it rests on is assumed ([`applicability`](crate::rules::applicability)).
+fn delay(
+    plan: &PodPlan,
+    index: ContainerId,
+    app: &PlannedContainer,
+    removed: Millis,
+) -> Option<Proposal> {
     let container = app.manifest_path()?;
+    let kubernetes = plan.kubernetes.value;
     let delay = Headroom::over((removed.0.saturating_add(999) / 1000).max(1));
     let seconds = delay.seconds();
     let pre_stop = container.key("lifecycle").key("preStop");
+    let mut rests_on = Vec::new();
+    let propagation = &plan.scenario.endpoint_propagation;
+    if !propagation.is_explicit() {
+        rests_on.push(Premise::endpoint_propagation(propagation.value));
+    }
     let change = match app.pre_stop.as_ref().map(|hook| &hook.action) {
         None if kubernetes.has_sleep_action() => {
+            if !plan.kubernetes.is_explicit() {
+                rests_on.push(Premise::kubernetes_version(kubernetes));
+            }
             Change::Set(pre_stop.key("sleep").key("seconds"), Json::from(seconds))
         }
         None if !app.missing_tools.sleep => Change::Set(
@@ -225,9 +246,47 @@ fn delay(app: &PlannedContainer, removed: Millis, kubernetes: KubeVersion) -> Op
         }
         _ => return None,
     };
-    Some(Remedy::new(
-        Applicability::Unsafe,
+    let mut remedy = Remedy::new(
+        Applicability::Safe,
         format!("delay SIGTERM by a preStop sleep of {delay}, past endpoint propagation"),
         vec![change],
-    ))
+    );
+    let proxies: Vec<ContainerId> = plan.proxies().map(|(id, _)| id).collect();
+    if proxies.is_empty() {
+        if let Some(namespace) = injection_unknown(plan) {
+            rests_on.push(Premise::no_injection(namespace));
+        }
+        return Some((remedy, rests_on));
+    }
+    let mut delayed = plan.clone();
+    delayed.containers[index].pre_stop = Some(Hook {
+        path: Some(pre_stop),
+        asked_by: None,
+        action: HookAction::Sleep(seconds),
+        duration: HookDuration::Fixed(Millis::secs(seconds)),
+        effect: HookEffect::None,
+        rendered_from: None,
+    });
+    let timeline = simulate::simulate(&delayed);
+    for proxy in proxies {
+        let Some((stay, premises)) = stay::answer(&delayed, &timeline, proxy).and_then(|a| a.fix)
+        else {
+            continue;
+        };
+        remedy.description = format!("{}; {}", remedy.description, stay.description);
+        for change in stay.changes {
+            if !remedy.changes.contains(&change) {
+                remedy.changes.push(change);
+            }
+        }
+        remedy.applicability = remedy.applicability.min(stay.applicability);
+        rests_on.extend(premises);
+    }
+    Some((remedy, rests_on))
+}
+
+/// The pod's namespace, as the manifest names it, when its labels are not known: a
+/// mesh may inject it.
+fn injection_unknown(plan: &PodPlan) -> Option<Option<&str>> {
+    (!plan.namespace_known).then_some(plan.workload.namespace.as_deref())
 }

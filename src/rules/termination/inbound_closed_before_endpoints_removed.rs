@@ -228,7 +228,7 @@ impl Rule for InboundClosedBeforeEndpointsRemoved {
                     )
                     .container(&proxy.name)
                     .window(Phase::Termination, refused, removed, Some(&proxy.name))
-                    .with_fix(fix)
+                    .with_proposal(fix)
                     .premises(
                         request_premises(plan, refused)
                             .into_iter()

@@ -164,7 +164,7 @@ impl Rule for LongRequestsCut {
                     cut.finishes,
                     Some(&app.name),
                 )
-                .with_fix(fix),
+                .with_proposal(fix),
             );
         }
     }

@@ -42,7 +42,7 @@ fn cut_by_grace<V: Violation>(
     (from, to): (Millis, Millis),
 ) -> Finding {
     Finding::new(violation, primary)
-        .with_fix(raise_grace_period(plan))
+        .with_proposal(raise_grace_period(plan))
         .container(&container.name)
         .related(grace_label(plan))
         .window(Phase::Termination, from, to, Some(&container.name))

@@ -3,7 +3,8 @@ use serde_json::json;
 use crate::fix::{Applicability, Change, Remedy};
 use crate::load::JsonPath;
 use crate::resolve::{HookAction, PlannedContainer, PodPlan, sleep_action_problem};
-use crate::rules::{Finding, Label, Pod, Rule, RuleMeta, Violation, declare_rule};
+use crate::rules::fixes::Proposal;
+use crate::rules::{Finding, Label, Pod, Premise, Rule, RuleMeta, Violation, declare_rule};
 use crate::settings::version::KubeVersion;
 
 declare_rule! {
@@ -125,7 +126,7 @@ impl Rule for PrestopNeedsShell {
                         Label::key(path.key("exec").key("command"), format!("runs `{program}`")),
                     )
                     .container(&container.name)
-                    .with_fix(fix),
+                    .with_proposal(fix),
                 );
             }
         }
@@ -154,18 +155,23 @@ fn sleep_only(argv: &[String]) -> Option<i64> {
 
 /// The hook at `hook` as a sleep that does not need `program`: the kubelet's `sleep`
 /// action where this version runs it with these seconds, else `exec` `sleep` where only
-/// the shell is missing. Safe: the same delay.
+/// the shell is missing. Safe: the same delay; the `sleep` action rests on the
+/// Kubernetes version when that is the default.
 fn sleep_without(
     program: &str,
     container: &PlannedContainer,
     hook: &JsonPath,
     seconds: i64,
     plan: &PodPlan,
-) -> Option<Remedy> {
+) -> Option<Proposal> {
     let version = plan.kubernetes.value;
+    let mut rests_on = Vec::new();
     let (value, form) = if version.has_sleep_action()
         && sleep_action_problem(version, plan.grace_period.value, seconds).is_none()
     {
+        if !plan.kubernetes.is_explicit() {
+            rests_on.push(Premise::kubernetes_version(version));
+        }
         (
             json!({"sleep": {"seconds": seconds}}),
             format!("the kubelet's `sleep: {{seconds: {seconds}}}`"),
@@ -178,9 +184,10 @@ fn sleep_without(
     } else {
         return None;
     };
-    Some(Remedy::new(
+    let remedy = Remedy::new(
         Applicability::Safe,
         format!("run the {seconds} s delay as {form}, which needs no `{program}` in the image"),
         vec![Change::Set(hook.clone(), value)],
-    ))
+    );
+    Some((remedy, rests_on))
 }

@@ -226,7 +226,7 @@ impl Rule for ProxyExitsBeforeApp {
             let mut finding = Finding::new(&violation, proxy_label(proxy, gone))
                 .container(&proxy.name)
                 .window(Phase::Termination, gone, app_stop.exit, Some(&app.name))
-                .with_fix(fix);
+                .with_proposal(fix);
             if let Some(label) = app_label(app, app_stop) {
                 finding = finding.related(label);
             }
