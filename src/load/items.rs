@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::list::{Items, ListCut};
+use super::list::{Items, ListCut, items_mut};
 use super::split::{Framing, Syntax};
 use super::{Document, InputError, Limits, Node, SourceText, Value, json, parse};
 
@@ -261,16 +261,5 @@ impl ListReader {
 
 /// The place of item `index` in the tree of a `List`.
 fn slot(root: &mut Node, index: usize) -> Option<&mut Node> {
-    let Value::Map(entries) = &mut root.value else {
-        return None;
-    };
-    match &mut entries
-        .iter_mut()
-        .find(|entry| entry.key == "items")?
-        .value
-        .value
-    {
-        Value::Seq(items) => items.get_mut(index),
-        _ => None,
-    }
+    items_mut(root)?.get_mut(index)
 }

@@ -623,7 +623,7 @@ impl ListCut {
 }
 
 /// The items of the `List` whose tree is `root`.
-fn items_mut(root: &mut Node) -> Option<&mut Vec<Node>> {
+pub(super) fn items_mut(root: &mut Node) -> Option<&mut Vec<Node>> {
     let Value::Map(entries) = &mut root.value else {
         return None;
     };

@@ -1506,7 +1506,8 @@ fn stderr_of(args: &[&str], path: &Path) -> String {
 /// leaves, as ruff does; with it, they are made and nothing is said.
 #[test]
 fn diff_and_fix_only_name_the_unsafe_fixes_left() {
-    let (_dir, path) = copy("ml201-fire-prestop-plus-drain.yaml");
+    // ML201's grace period rests on the app's assumed shutdown time: unsafe.
+    let (_dir, path) = copy("ml201-fire-assumed-app-shutdown.yaml");
     let hidden = "(1 hidden fix can be enabled with the `--unsafe-fixes` option).\n";
     assert!(
         stderr_of(&["--diff"], &path).ends_with(&format!("Would fix 0 findings {hidden}")),

@@ -512,12 +512,15 @@ fn fix_and_diff_exit_statuses() {
     assert_eq!(status(&["--diff", "--format", "json"], SAFE), 2);
 }
 
-/// `--diff` ends with the count, as ruff does.
+/// `--diff` ends with the count, as ruff does, and the unsafe fixes it leaves (ML207's,
+/// which rests on assumed times).
 #[test]
 fn diff_says_how_many_findings_it_would_fix() {
     let output = lint(&["--diff", common::testdata(SAFE).to_str().unwrap()]);
     assert!(
-        stderr(&output).ends_with("Would fix 1 finding.\n"),
+        stderr(&output).ends_with(
+            "Would fix 1 finding (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+        ),
         "{}",
         stderr(&output)
     );
