@@ -60,23 +60,23 @@ pub fn apply_fixes(text: &str, fixes: &[Fix], unsafe_fixes: bool) -> Applied {
     let mut taken: Vec<&Edit> = Vec::new();
     // The ranges taken, by (start, end), and the applied fixes' edits in order: a
     // round of thousands of fixes (a Pod of as many containers) costs their number,
-    // not its square.
+    // not its square. An edit the very same as one taken is shared, not a conflict:
+    // fixes that each bring one change with another (each app's delay with the one
+    // proxy drain that covers them all) are made together, the shared change once.
     let mut ranges: BTreeSet<(usize, usize)> = BTreeSet::new();
-    let mut applied: HashSet<Vec<&Edit>> = HashSet::new();
+    let mut shared: HashSet<&Edit> = HashSet::new();
     for index in order {
         let edits = &fixes[index].edits;
-        let sorted = sorted_edits(edits);
-        if applied.contains(&sorted) {
-            outcomes[index] = Outcome::Applied;
-        } else if edits
+        let new: Vec<&Edit> = edits.iter().filter(|edit| !shared.contains(edit)).collect();
+        if new
             .iter()
             .any(|edit| conflicts_with_taken(&ranges, &edit.range))
         {
             outcomes[index] = Outcome::Deferred;
         } else {
-            taken.extend(edits);
-            ranges.extend(edits.iter().map(|edit| (edit.range.start, edit.range.end)));
-            applied.insert(sorted);
+            ranges.extend(new.iter().map(|edit| (edit.range.start, edit.range.end)));
+            shared.extend(new.iter().copied());
+            taken.extend(new);
             outcomes[index] = Outcome::Applied;
         }
     }
@@ -210,14 +210,6 @@ fn first_offset(fix: &Fix) -> usize {
         .map(|edit| edit.range.start)
         .min()
         .unwrap_or(0)
-}
-
-/// A fix's edits in the order of their ranges: two fixes with the same edits, in
-/// whatever order, are the same fix.
-fn sorted_edits(edits: &[Edit]) -> Vec<&Edit> {
-    let mut sorted: Vec<&Edit> = edits.iter().collect();
-    sorted.sort_by_key(|edit| (edit.range.start, edit.range.end));
-    sorted
 }
 
 /// Whether two edits of one fix overlap or meet, so that making them apart could
