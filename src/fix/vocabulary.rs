@@ -21,10 +21,12 @@ pub enum Applicability {
     /// Shown as a suggestion, never applied: the remedy needs a choice only the user
     /// can make.
     DisplayOnly,
-    /// Changes behaviour a human should review (a longer grace period, a different
-    /// stop command); applied with `--unsafe-fixes`.
+    /// Changes behaviour a human should review (a different stop command), or rests on
+    /// what the input does not show (an assumed version, time or namespace); applied
+    /// with `--unsafe-fixes`.
     Unsafe,
-    /// Keeps the pod's meaning apart from removing the hazard; applied by `--fix`.
+    /// Keeps the pod's meaning apart from removing the hazard, and rests on nothing
+    /// assumed; applied by `--fix`.
     Safe,
 }
 

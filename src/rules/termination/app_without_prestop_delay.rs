@@ -47,19 +47,23 @@ declare_rule! {
     /// In a meshed pod the proxy must keep serving that long too (ML202 and ML203 check
     /// it).
     ///
-    /// `lint --fix --unsafe-fixes` (unsafe) adds a preStop delay until endpoint removal
-    /// has propagated, in whole seconds: the `sleep` action where the Kubernetes version
-    /// runs it (1.30+), else `exec: {command: [sleep, "N"]}` where the image has `sleep`
-    /// (not a distroless one); an existing `sleep` action or `[sleep, "N"]` command is
-    /// lengthened. Unsafe because every termination then takes that much longer. Where
-    /// the proxy would not outlive the delay (Linkerd, Dapr, the Cloud SQL proxy without
-    /// their own exit delay, Istio's classic proxy draining its default 5 s), the delay
-    /// alone lengthens the time the app serves without it (ML202): the check against
-    /// the timeline refuses the fix, it is offered in no format, and the proxy's delay
-    /// and the app's are to be set together by hand. Another kind of hook (a
-    /// `tcpSocket` one, which the kubelet fails at once, or a command other than
-    /// `[sleep, "N"]`) is left to the user: replacing it would drop what it does, and
-    /// its length is not one number to raise.
+    /// `lint --fix` adds a preStop delay until endpoint removal has propagated, plus
+    /// headroom, in whole seconds: the `sleep` action where the Kubernetes version runs
+    /// it (1.30+), else `exec: {command: [sleep, "N"]}` where the image has `sleep` (not a
+    /// distroless one); an existing `sleep` action or `[sleep, "N"]` command is
+    /// lengthened. In a meshed pod the delay goes with the proxy's own setting to stay
+    /// until the delayed app has exited (Istio's `terminationDrainDuration`, Linkerd's
+    /// `proxy-wait-before-exit-seconds`, Dapr's block), so that the app does not serve
+    /// past its proxy (ML202); where the proxy has no such setting, the check against the
+    /// timeline refuses the fix. The fix is safe only where nothing it rests on is
+    /// assumed: the endpoint propagation, the Kubernetes version for the `sleep` action,
+    /// the app's shutdown time in the proxy's value, and, on a pod that shows no proxy,
+    /// that no mesh injects its namespace (whose labels the input does not show); else it
+    /// is unsafe (`--unsafe-fixes`) and its title says what it assumes. Where a comment
+    /// in the pod spec speaks of the hook ("No pre-stop hook is required"), the change is
+    /// left to the author. Another kind of hook (a `tcpSocket` one, which the kubelet
+    /// fails at once, or a command other than `[sleep, "N"]`) is left to the user:
+    /// replacing it would drop what it does, and its length is not one number to raise.
     ///
     /// ## Evidence
     /// Info either way, as its default: proven when a Service of the input selects the pod

@@ -39,7 +39,8 @@ declare_rule! {
     /// Consul's shutdown grace period), with
     /// the grace period raised to it when it would not fit; where SIGKILL cuts it, the
     /// grace period raised to what every container needs, requests in flight included.
-    /// Unsafe: every deletion of the pod may then take that long. A sidecar with no
+    /// Safe where nothing the value adds up is assumed, as for ML201; otherwise unsafe,
+    /// saying what it assumes. A sidecar with no
     /// setting of its own gets no fix (there is nothing to set), nor a grace period set
     /// outside the manifest (`--deletion-grace-period`: it is not in the file).
     ///

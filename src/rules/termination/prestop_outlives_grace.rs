@@ -35,7 +35,7 @@ declare_rule! {
     /// ```
     /// or shorten the sleep.
     ///
-    /// `lint --fix --unsafe-fixes` (unsafe) sets `terminationGracePeriodSeconds` on the
+    /// `lint --fix` sets `terminationGracePeriodSeconds` on the
     /// pod spec, inserted when it is not set, to the shortest grace period with which
     /// every container of the pod exits on its own on the simulated timeline, plus
     /// headroom: the last
@@ -48,8 +48,10 @@ declare_rule! {
     /// before it is ML203's), so it adds nothing more. The fixes' headroom goes on top
     /// (a fifth of the time needed, at least 5 s: 35 s becomes 42 s; docs/usage.md,
     /// "Values with headroom"), so the SIGKILL does not fall on the second the last
-    /// container exits. Unsafe because every
-    /// deletion of the pod, a rollout's included, may then take that long. Not made
+    /// container exits. Safe where the manifest gives every time the value adds up: the
+    /// pod then exits on its own before the period ends, and only the SIGKILL goes;
+    /// unsafe (`--unsafe-fixes`) where an app's default shutdown time moves the value,
+    /// and its title says so. Not made
     /// when the grace period is not the pod's own (`--deletion-grace-period`: it is not
     /// in the file) or a hook never ends (no period is long enough).
     ///
