@@ -218,7 +218,9 @@ fn fix_returns_the_fixed_text_and_writes_only_when_allowed_under_its_directory()
     let Some(python) = python_with_mcp() else {
         return;
     };
-    let original = std::fs::read_to_string(common::testdata("rules/ml101-fire-job.yaml")).unwrap();
+    // A classic Istio proxy the pod asks for: the hold is a safe fix.
+    let original =
+        std::fs::read_to_string(common::testdata("rules/ml101-fire-inject-label.yaml")).unwrap();
     let work = tempfile::tempdir().unwrap();
     let inside = work.path().join("job.yaml");
     std::fs::write(&inside, &original).unwrap();
