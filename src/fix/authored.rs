@@ -7,7 +7,7 @@
 
 use super::vocabulary::{Change, Remedy};
 use crate::load::path::Segment;
-use crate::load::{JsonPath, Node, SourceText};
+use crate::load::{JsonPath, Node, Pos, SourceText};
 
 /// Why `remedy` is left to the author of `source`: the comment within `scope` (the pod
 /// spec, in the tree `root`) that names a field the remedy adds, when one does.
@@ -28,14 +28,12 @@ pub fn spoken_against(
     if fields.is_empty() {
         return None;
     }
+    // The pod spec's lines alone, through the source's line index: a finding in a
+    // large `List` reads its own object, not the whole text.
     let span = root.at(scope)?.span;
-    let first = source.first_line;
-    let lines = source.text.lines().enumerate().filter_map(|(index, line)| {
-        let number = first + u32::try_from(index).ok()?;
-        (span.start.line..=span.end.line)
-            .contains(&number)
-            .then_some((number, line))
-    });
+    let line_start = |line: u32| source.offset(Pos { line, column: 1 });
+    let text = &source.text[line_start(span.start.line)..line_start(span.end.line + 1)];
+    let lines = (span.start.line..).zip(text.lines());
     for (number, line) in lines {
         let Some(comment) = comment(line) else {
             continue;
